@@ -1,0 +1,107 @@
+/** The HostFs port on Node: node:fs, write-file-atomic for atomic replace, proper-lockfile for inter-process locks. */
+import * as fs from "node:fs"
+import * as fsp from "node:fs/promises"
+import * as path from "node:path"
+import * as Effect from "effect/Effect"
+import lockfile from "proper-lockfile"
+import writeFileAtomic from "write-file-atomic"
+import { type DirEntry, type FileInfo, HostError, type HostErrorReason, type HostFsShape } from "../../core/services/HostFs.ts"
+
+const REASONS: Record<string, HostErrorReason> = {
+  ENOENT: "NotFound",
+  EEXIST: "AlreadyExists",
+  ENOTDIR: "NotDirectory",
+  EISDIR: "IsDirectory",
+  ENOTEMPTY: "NotEmpty",
+  EACCES: "PermissionDenied",
+  EPERM: "PermissionDenied",
+  ELOCKED: "Busy",
+  EBUSY: "Busy"
+}
+
+/** Maps a Node error to a HostError. */
+export const toHostError = (target: string) => (cause: unknown): HostError => {
+  const code = (cause as { code?: string } | undefined)?.code ?? ""
+  return new HostError({ reason: REASONS[code] ?? "Other", path: target, message: cause instanceof Error ? cause.message : String(cause) })
+}
+
+const attempt = <A>(target: string, run: () => Promise<A>) => Effect.tryPromise({ try: run, catch: toHostError(target) })
+
+const typeOf = (stats: fs.Stats | fs.Dirent): FileInfo["type"] =>
+  stats.isSymbolicLink() ? "symlink" : stats.isFile() ? "file" : stats.isDirectory() ? "directory" : "other"
+
+const info = (stats: fs.Stats): FileInfo => ({ type: typeOf(stats), size: stats.size, mode: stats.mode & 0o7777, mtimeMs: stats.mtimeMs })
+
+const statWith = (fn: (p: string) => Promise<fs.Stats>) => (abs: string) =>
+  Effect.tryPromise({
+    try: () =>
+      fn(abs).then(
+        (stats): FileInfo | undefined => info(stats),
+        (error: { code?: string }) => {
+          if (error.code === "ENOENT" || error.code === "ENOTDIR") return undefined
+          throw error
+        }
+      ),
+    catch: toHostError(abs)
+  })
+
+/** Fsyncs a directory so a rename in it survives a crash (best effort where the platform refuses). */
+const syncDir = async (dir: string) => {
+  let handle: fsp.FileHandle | undefined
+  try {
+    handle = await fsp.open(dir, "r")
+    await handle.sync()
+  } catch {
+    // Some platforms cannot open or fsync a directory; the rename is still atomic there.
+  } finally {
+    await handle?.close()
+  }
+}
+
+/** How long a lock holder may be silent before its lock counts as stale (a crashed process). */
+const LOCK_STALE_MS = 10_000
+
+/** The Node filesystem. */
+export const nodeHostFs: HostFsShape = {
+  readFile: (abs) => attempt(abs, () => fsp.readFile(abs).then((buffer) => new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength))),
+  writeFileAtomic: (abs, bytes, options) =>
+    attempt(abs, async () => {
+      await writeFileAtomic(abs, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), {
+        fsync: true,
+        ...(options?.mode === undefined ? {} : { mode: options.mode })
+      })
+      await syncDir(path.dirname(abs))
+    }),
+  appendFile: (abs, bytes) => attempt(abs, () => fsp.appendFile(abs, bytes)),
+  stat: statWith(fsp.stat),
+  lstat: statWith(fsp.lstat),
+  readDir: (abs) =>
+    attempt(abs, () =>
+      fsp.readdir(abs, { withFileTypes: true }).then((entries) => entries.map((entry): DirEntry => ({ name: entry.name, type: typeOf(entry) })))
+    ),
+  mkdir: (abs, options) => attempt(abs, () => fsp.mkdir(abs, { recursive: options?.recursive ?? false }).then(() => undefined)),
+  remove: (abs, options) =>
+    attempt(abs, async () => {
+      const stats = await fsp.lstat(abs)
+      if (stats.isDirectory()) {
+        if (options?.recursive === true) await fsp.rm(abs, { recursive: true })
+        else await fsp.rmdir(abs)
+      } else await fsp.unlink(abs)
+    }),
+  rename: (from, to) => attempt(from, () => fsp.rename(from, to)),
+  chmod: (abs, mode) => attempt(abs, () => fsp.chmod(abs, mode)),
+  realpath: (abs) => attempt(abs, () => fsp.realpath(abs)),
+  withLock: (abs, effect) =>
+    Effect.acquireUseRelease(
+      attempt(abs, () =>
+        lockfile.lock(abs, {
+          realpath: false,
+          stale: LOCK_STALE_MS,
+          update: LOCK_STALE_MS / 4,
+          retries: { retries: 2000, factor: 1.2, minTimeout: 5, maxTimeout: 50, randomize: true }
+        })
+      ),
+      () => effect,
+      (release) => Effect.promise(() => release().catch(() => undefined))
+    )
+}

@@ -1,0 +1,224 @@
+/**
+ * The gate: wraps a tool's interpreter. It hashes the exact operation, asks the pure `decide` for
+ * run / stage / refuse against the approvals store, and only on "run" calls the interpreter; an
+ * approval is consumed only when the interpreter succeeds. Tools never read the permission mode.
+ */
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import type { Artifact, ToolResult } from "../protocol/envelope.ts"
+import { toolError, type ToolError } from "../protocol/errors.ts"
+import { CurrentSettings } from "../services/CurrentSettings.ts"
+import { modeLabel, modeName } from "../settings/settings.ts"
+import { StateStore } from "../store/StateStore.ts"
+import { hashOperation, newId, stableStringify } from "./hash.ts"
+import {
+  APPROVALS_FILE,
+  type ApprovalRecord,
+  type ApprovalState,
+  capRecords,
+  decide,
+  type Decision,
+  type DestructiveReason,
+  emptyState,
+  expireRecords,
+  newestFirst,
+  type RecordKind,
+  type ResumeCall
+} from "./records.ts"
+
+/** Everything the gate needs to know about one mutating call. */
+export interface GateRequest {
+  /** The wire tool name, e.g. "workspace_edit". */
+  readonly tool: string
+  /** The operation name used in envelopes, e.g. "edit.apply". */
+  readonly operation: string
+  readonly kind: Exclude<RecordKind, "plan">
+  /** What the user is asked to approve, e.g. "Commit tx_1234". */
+  readonly title: string
+  /** The normalised operation; its SHA-256 is what an approval is bound to. */
+  readonly normalized: unknown
+  /** Present when the operation is destructive: the command and what made it so. */
+  readonly destructive?: { readonly command: string; readonly reasons: ReadonlyArray<DestructiveReason> }
+  /** The exact call that runs the operation after the user's /accept. */
+  readonly resume: ResumeCall
+  /** The tool's normal preview fields, shown beside a staged approval. */
+  readonly preview?: { readonly data?: Record<string, unknown>; readonly artifacts?: ReadonlyArray<Artifact> }
+}
+
+/** Loads the records with expiry applied (a read: nothing is written). */
+export const loadRecords = Effect.gen(function* () {
+  const store = yield* StateStore
+  const now = yield* Clock.currentTimeMillis
+  const state = (yield* store.readJson<ApprovalState>(APPROVALS_FILE)) ?? emptyState
+  return newestFirst(expireRecords(state.records, now))
+})
+
+/**
+ * A locked read-modify-write of the approvals store: `f` sees the expired, newest-first records and
+ * returns its result and the next records, which are capped before they are written.
+ */
+export const updateRecords = <B, E, R>(
+  f: (records: ReadonlyArray<ApprovalRecord>, now: number) => Effect.Effect<readonly [B, ReadonlyArray<ApprovalRecord>], E, R>
+): Effect.Effect<B, E | ToolError, StateStore | R> =>
+  Effect.gen(function* () {
+    const store = yield* StateStore
+    return yield* store.update<ApprovalState, B, E | ToolError, R>(APPROVALS_FILE, (current) =>
+      Effect.gen(function* () {
+        const now = yield* Clock.currentTimeMillis
+        const records = newestFirst(expireRecords((current ?? emptyState).records, now))
+        const [result, next] = yield* f(records, now)
+        const capped = capRecords(newestFirst(next))
+        if (capped === undefined) {
+          return yield* Effect.fail(
+            toolError(
+              "STORE_FULL",
+              "The approvals store holds 300 records that are all pending, denied or approved plans; the user must decide (/accept or /deny) some pending records before anything new can be staged."
+            )
+          )
+        }
+        return [result, { version: 1, records: capped } satisfies ApprovalState] as const
+      })
+    )
+  })
+
+/** The refusal for a destructive operation while allowDestructiveEdits is off. */
+export const destructiveRefusal = (destructive: NonNullable<GateRequest["destructive"]>): ToolError => {
+  const parts = destructive.reasons.map(
+    (reason) =>
+      `${reason.operation}${reason.path === undefined ? "" : ` ${reason.path}`}${
+        reason.alternative === undefined ? "" : ` (non-destructive alternative: ${reason.alternative})`
+      }`
+  )
+  return toolError(
+    "PROTECTED_PATH",
+    `Refused ${destructive.command}: it is destructive and Allow destructive commits (allowDestructiveEdits) is off.${
+      parts.length > 0 ? ` Destructive because of: ${parts.join("; ")}.` : ""
+    } Use the non-destructive alternative, or ask the user to turn on allowDestructiveEdits; no approval can lift this.`,
+    { command: destructive.command, setting: "allowDestructiveEdits", operations: destructive.reasons }
+  )
+}
+
+/** The text a model is given for a staged call: the id, the user's two replies and the resume call. */
+export const stagedSummary = (id: string, title: string, resume: ResumeCall): string =>
+  `Awaiting approval ${id}: ${title}. The user must reply /accept ${id} (or /deny ${id} <reason>). After approval, call ${resume.tool} with ${JSON.stringify(resume.arguments)}.`
+
+/** The envelope part of a staged call. */
+const stagedResult = (request: GateRequest, record: ApprovalRecord, mode: 0 | 1 | 2): ToolResult => ({
+  summary: stagedSummary(record.id, record.title, request.resume),
+  retention: {
+    importance: "critical",
+    facts: [`approval ${record.id} pending: ${record.title}`, `permission mode ${modeLabel(mode)}`]
+  },
+  data: {
+    status: "pending_approval",
+    mode: modeName(mode),
+    approval: {
+      id: record.id,
+      kind: record.kind,
+      title: record.title,
+      destructive: record.destructive ?? false,
+      resume: request.resume
+    },
+    ...request.preview?.data
+  },
+  ...(request.preview?.artifacts === undefined ? {} : { artifacts: request.preview.artifacts })
+})
+
+/**
+ * Runs `interpret` if the gate allows it now; otherwise returns the staged envelope or fails with
+ * the refusal. The interpreter's own failures pass through and leave an approval unconsumed.
+ */
+export const gated = <R>(
+  request: GateRequest,
+  interpret: Effect.Effect<ToolResult, ToolError, R>
+): Effect.Effect<ToolResult, ToolError, R | StateStore | CurrentSettings> =>
+  Effect.gen(function* () {
+    const settings = yield* CurrentSettings
+    const hash = yield* hashOperation({ tool: request.tool, kind: request.kind, operation: request.normalized })
+    const destructive = request.destructive !== undefined
+    if (destructive && !settings.allowDestructiveEdits) return yield* Effect.fail(destructiveRefusal(request.destructive!))
+
+    // Decide, and stage if needed, inside one locked update so two processes never stage twice.
+    type Outcome = { readonly decision: Decision; readonly record: ApprovalRecord | undefined }
+    const outcome = yield* updateRecords<Outcome, never, never>((records, now) =>
+      Effect.gen(function* () {
+        const decision = decide({
+          mode: settings.permissionMode,
+          allowDestructiveEdits: settings.allowDestructiveEdits,
+          destructive,
+          hash,
+          records
+        })
+        if (decision._tag !== "Stage") return [{ decision, record: undefined }, records] as const
+        if (decision.existing !== undefined) {
+          const existing = records.find((candidate) => candidate.id === decision.existing)
+          return [{ decision, record: existing }, records] as const
+        }
+        const record: ApprovalRecord = {
+          id: yield* newId("approval"),
+          kind: request.kind,
+          status: "pending",
+          title: request.title,
+          createdAt: new Date(now).toISOString(),
+          hash,
+          tool: request.tool,
+          operation: request.operation,
+          destructive,
+          resume: request.resume
+        }
+        return [{ decision, record }, [record, ...records]] as const
+      })
+    )
+    const { decision, record } = outcome
+    switch (decision._tag) {
+      case "Stage":
+        if (record === undefined) return yield* Effect.die(new Error("a staged decision without its record"))
+        return stagedResult(request, record!, settings.permissionMode)
+      case "Refuse":
+        return yield* Effect.fail(refusal(decision, request))
+      case "Run": {
+        const result = yield* interpret
+        if (decision.consume !== undefined) {
+          const id = decision.consume
+          yield* updateRecords((records, now) =>
+            Effect.succeed([
+              undefined,
+              records.map((candidate) =>
+                candidate.id === id && candidate.status === "approved"
+                  ? { ...candidate, status: "consumed" as const, decidedAt: candidate.decidedAt ?? new Date(now).toISOString() }
+                  : candidate
+              )
+            ] as const)
+          )
+        }
+        return result
+      }
+    }
+  })
+
+const refusal = (decision: Extract<Decision, { _tag: "Refuse" }>, request: GateRequest): ToolError => {
+  switch (decision.code) {
+    case "PROTECTED_PATH":
+      return destructiveRefusal(request.destructive ?? { command: request.operation, reasons: [] })
+    case "APPROVAL_DENIED":
+      return toolError(
+        "APPROVAL_DENIED",
+        `The user denied this exact operation (${decision.approvalId}). Do not re-issue it unchanged: change it or ask the user.`,
+        { approvalId: decision.approvalId }
+      )
+    case "APPROVAL_REQUIRED":
+      return decision.pendingPlanId === undefined
+        ? toolError(
+            "APPROVAL_REQUIRED",
+            `Permission mode is Plan (1) and no plan is approved: ${request.operation} cannot run. Propose a plan with workspace_plan {"action":"propose",...}, restate it to the user and wait for /accept.`
+          )
+        : toolError(
+            "APPROVAL_REQUIRED",
+            `Permission mode is Plan (1) and plan ${decision.pendingPlanId} is still waiting for the user: ${request.operation} cannot run. Stop and wait for /accept ${decision.pendingPlanId}.`,
+            { pendingPlanId: decision.pendingPlanId }
+          )
+  }
+}
+
+/** A stable rendering of a normalised operation, for titles and logs. */
+export const describeOperation = (normalized: unknown): string => stableStringify(normalized)

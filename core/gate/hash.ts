@@ -1,0 +1,40 @@
+/** Deterministic JSON and SHA-256, for everything that is hashed, matched or bound to content. */
+import * as Effect from "effect/Effect"
+
+/**
+ * JSON with object keys sorted at every depth; `undefined` members are dropped as JSON.stringify does.
+ * Two operations that differ only in key order serialise identically.
+ */
+export const stableStringify = (value: unknown): string => {
+  if (value === null || typeof value !== "object") {
+    const text = JSON.stringify(value)
+    return text === undefined ? "null" : text
+  }
+  if (Array.isArray(value)) return `[${value.map((item) => (item === undefined ? "null" : stableStringify(item))).join(",")}]`
+  const entries = Object.keys(value)
+    .sort()
+    .filter((key) => (value as Record<string, unknown>)[key] !== undefined)
+    .map((key) => `${JSON.stringify(key)}:${stableStringify((value as Record<string, unknown>)[key])}`)
+  return `{${entries.join(",")}}`
+}
+
+const hex = (buffer: ArrayBuffer): string =>
+  Array.from(new Uint8Array(buffer), (byte) => byte.toString(16).padStart(2, "0")).join("")
+
+/** SHA-256 of bytes as lowercase hex (Web Crypto: the same on Node, Deno and browsers). */
+export const sha256Bytes = (bytes: Uint8Array): Effect.Effect<string> =>
+  Effect.promise(() => crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>)).pipe(Effect.map(hex))
+
+/** SHA-256 of a string's UTF-8 bytes. */
+export const sha256Text = (text: string): Effect.Effect<string> => sha256Bytes(new TextEncoder().encode(text))
+
+/** The hash an approval is bound to: SHA-256 of the stable JSON of the normalised operation. */
+export const hashOperation = (operation: unknown): Effect.Effect<string> => sha256Text(stableStringify(operation))
+
+/** A fresh id such as `approval_3f9c2a71d0b84e65`. */
+export const newId = (prefix: string): Effect.Effect<string> =>
+  Effect.sync(() => {
+    const bytes = new Uint8Array(8)
+    crypto.getRandomValues(bytes)
+    return `${prefix}_${Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("")}`
+  })

@@ -1,0 +1,79 @@
+/** The `agentic-workspace/v1` envelope every public tool returns, and the one way to build it. */
+import * as Schema from "effect/Schema"
+
+/** The protocol tag carried by every envelope. */
+export const PROTOCOL = "agentic-workspace/v1" as const
+
+/** How much a transcript compressor should keep of a result. */
+export const Importance = Schema.Literal("low", "normal", "high", "critical")
+export type Importance = typeof Importance.Type
+
+/** Retention hints: facts to keep, data fields to drop when the transcript is compacted. */
+export interface Retention {
+  readonly importance: Importance
+  readonly facts?: ReadonlyArray<string>
+  readonly omit_when_summarizing?: ReadonlyArray<string>
+}
+
+/** A file written beside a result (a full listing, a diff, a log), named by workspace-relative path. */
+export interface Artifact {
+  readonly kind: string
+  readonly path: string
+  readonly sha256: string
+  readonly bytes: number
+  readonly description?: string
+}
+
+/** The error part of an `ok: false` envelope. */
+export interface EnvelopeError {
+  readonly code: string
+  readonly message: string
+  readonly details?: Record<string, unknown>
+}
+
+/** The envelope, exactly as the reference gives it. */
+export interface Envelope {
+  readonly protocol: typeof PROTOCOL
+  readonly ok: boolean
+  readonly operation: string
+  readonly summary: string
+  readonly retention: Retention
+  readonly artifacts?: ReadonlyArray<Artifact>
+  readonly data?: unknown
+  readonly error?: EnvelopeError
+}
+
+/** What a tool action hands back on success; the registry wraps it into an envelope. */
+export interface ToolResult {
+  readonly summary: string
+  readonly data?: unknown
+  readonly retention?: Retention
+  readonly artifacts?: ReadonlyArray<Artifact>
+}
+
+/** A successful envelope for `operation` (e.g. "edit.apply"). */
+export const success = (operation: string, result: ToolResult): Envelope => ({
+  protocol: PROTOCOL,
+  ok: true,
+  operation,
+  summary: result.summary,
+  retention: result.retention ?? { importance: "normal" },
+  ...(result.artifacts !== undefined && result.artifacts.length > 0 ? { artifacts: result.artifacts } : {}),
+  ...(result.data !== undefined ? { data: result.data } : {})
+})
+
+/** A failed envelope; the summary repeats the message so a model that reads only the summary sees the repair. */
+export const failure = (
+  operation: string,
+  error: EnvelopeError,
+  extra?: { readonly data?: unknown; readonly artifacts?: ReadonlyArray<Artifact> }
+): Envelope => ({
+  protocol: PROTOCOL,
+  ok: false,
+  operation,
+  summary: `${error.code}: ${error.message}`,
+  retention: { importance: "high", facts: [`${operation} failed: ${error.code}`] },
+  ...(extra?.artifacts !== undefined && extra.artifacts.length > 0 ? { artifacts: extra.artifacts } : {}),
+  ...(extra?.data !== undefined ? { data: extra.data } : {}),
+  error: error.details === undefined ? { code: error.code, message: error.message } : { code: error.code, message: error.message, details: error.details }
+})

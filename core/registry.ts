@@ -1,0 +1,176 @@
+/**
+ * The registry: which tools are registered for the settings and host in force, and `call(name, args)`,
+ * which always yields an envelope. Nothing throws past it: decode failures are INVALID_INPUT, tool
+ * failures their own code, defects INTERNAL_ERROR without a stack.
+ */
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
+import { type Envelope, failure, success } from "./protocol/envelope.ts"
+import { ToolError, toolError } from "./protocol/errors.ts"
+import type { HostInfoShape } from "./services/HostFs.ts"
+import type { Settings } from "./settings/settings.ts"
+import { ALL_TOOLS } from "./tools/index.ts"
+import { type JsonSchemaObject, type ToolAnnotations, type ToolContext, type ToolDefinition, toolInputSchema } from "./tools/Tool.ts"
+
+/** What tools/list shows of one tool. */
+export interface ToolListing {
+  readonly name: string
+  readonly description: string
+  readonly inputSchema: JsonSchemaObject
+  readonly annotations: ToolAnnotations
+}
+
+/** The registered tools and the one entry point for calling them. */
+export interface Registry {
+  readonly tools: ReadonlyArray<ToolDefinition>
+  readonly list: () => ReadonlyArray<ToolListing>
+  readonly call: (name: string, args: unknown) => Effect.Effect<Envelope, never, ToolContext>
+}
+
+/** The name of the diagnostic tool registered when the runtime cannot initialise. */
+export const STATUS_TOOL = "agentic_workspace_status"
+
+const formatIssues = (error: ParseResult.ParseError): { message: string; fields: Array<string> } => {
+  const issues = ParseResult.ArrayFormatter.formatErrorSync(error)
+  const fields = issues.map((issue) => issue.path.map(String).join("."))
+  const message = issues
+    .map((issue) => {
+      const field = issue.path.map(String).join(".")
+      const text = issue._tag === "Unexpected" ? "is not a field of this action; remove it" : issue.message
+      return field === "" ? text : `field "${field}" ${text.startsWith("is ") || text.startsWith("must ") ? text : `: ${text}`}`
+    })
+    .join("; ")
+  return { message, fields }
+}
+
+/** Decodes a call's arguments for a tool into `{action, ...fields}` or an INVALID_INPUT naming the field. */
+export const decodeInput = (tool: ToolDefinition, args: unknown): Either.Either<{ action: string } & Record<string, unknown>, ToolError> => {
+  const actions = Object.keys(tool.actions)
+  if (args === null || typeof args !== "object" || Array.isArray(args)) {
+    return Either.left(toolError("INVALID_INPUT", `The arguments of ${tool.name} must be a JSON object with an "action" field (one of: ${actions.join(", ")}).`))
+  }
+  const { action, ...fields } = args as Record<string, unknown>
+  if (typeof action !== "string") {
+    return Either.left(
+      toolError("INVALID_INPUT", `field "action" is required: one of ${actions.join(", ")}.`, { field: "action", allowed: actions })
+    )
+  }
+  const schema = Object.prototype.hasOwnProperty.call(tool.actions, action) ? tool.actions[action] : undefined
+  if (schema === undefined) {
+    return Either.left(
+      toolError("INVALID_INPUT", `Unknown action "${action}" for ${tool.name}; use one of: ${actions.join(", ")}.`, {
+        field: "action",
+        allowed: actions
+      })
+    )
+  }
+  const decoded = Schema.decodeUnknownEither(schema, { onExcessProperty: "error", errors: "all" })(fields)
+  return Either.match(decoded, {
+    onLeft: (error) => {
+      const { message, fields: named } = formatIssues(error)
+      return Either.left(toolError("INVALID_INPUT", `Invalid ${tool.name} ${action}: ${message}.`, { fields: named }))
+    },
+    onRight: (value) => Either.right({ action, ...(value as Record<string, unknown>) })
+  })
+}
+
+const runTool = (tool: ToolDefinition, args: unknown): Effect.Effect<Envelope, never, ToolContext> => {
+  const actionName = typeof (args as { action?: unknown } | null)?.action === "string" ? String((args as { action: string }).action) : "invalid"
+  const operation = `${tool.short}.${actionName}`
+  return Either.match(decodeInput(tool, args), {
+    onLeft: (error) => Effect.succeed(failure(operation, error)),
+    onRight: (input) => {
+      const handler = (tool.handlers as Record<string, (input: unknown) => Effect.Effect<any, ToolError, ToolContext>>)[input.action]!
+      return handler(input).pipe(
+        Effect.map((result) => success(operation, result)),
+        Effect.catchAll((error) =>
+          Effect.succeed(
+            failure(operation, {
+              code: error.code,
+              message: error.message,
+              ...(error.details === undefined ? {} : { details: error.details })
+            })
+          )
+        ),
+        Effect.catchAllCause((cause) =>
+          Effect.succeed(
+            failure(operation, {
+              code: "INTERNAL_ERROR",
+              message: `${tool.name} ${input.action} failed inside the toolkit (${defectText(cause)}). Nothing more is known about its effect; check with workspace_inspect changes before retrying.`
+            })
+          )
+        )
+      )
+    }
+  })
+}
+
+const defectText = (cause: Cause.Cause<unknown>): string => {
+  const defect = Cause.squash(cause)
+  const text = defect instanceof Error ? `${defect.name}: ${defect.message}` : String(defect)
+  return text.split("\n")[0]!.slice(0, 300)
+}
+
+/** The registry for these settings and host: only enabled tools are registered. */
+export const makeRegistry = (
+  settings: Settings,
+  host: HostInfoShape,
+  candidates: ReadonlyArray<ToolDefinition> = ALL_TOOLS
+): Registry => {
+  const tools = candidates.filter((tool) => tool.enabled(settings, host))
+  const byName = new Map(tools.map((tool) => [tool.name, tool]))
+  return {
+    tools,
+    list: () =>
+      tools.map((tool) => ({
+        name: tool.name,
+        description: tool.description,
+        inputSchema: toolInputSchema(tool),
+        annotations: tool.annotations(settings)
+      })),
+    call: (name, args) => {
+      const tool = byName.get(name)
+      if (tool === undefined) {
+        const known = candidates.find((candidate) => candidate.name === name)
+        return Effect.succeed(
+          failure(`${name}.call`, known === undefined
+            ? toolError("INVALID_INPUT", `Unknown tool "${name}". Registered tools: ${tools.map((t) => t.name).join(", ")}.`, { tool: name })
+            : toolError("TOOL_DISABLED", `${name} is not registered under the current settings (the user controls which tools are enabled).`, { tool: name }))
+        )
+      }
+      return runTool(tool, args).pipe(
+        Effect.catchAllCause((cause) =>
+          Effect.succeed(failure(`${tool.short}.call`, { code: "INTERNAL_ERROR", message: `${name} failed inside the toolkit (${defectText(cause)}).` }))
+        )
+      )
+    }
+  }
+}
+
+/** The registry offered when the runtime cannot initialise: one diagnostic tool that says why. */
+export const statusRegistry = (reason: string, repair: string): Registry => {
+  const listing: ToolListing = {
+    name: STATUS_TOOL,
+    description: "Reports why agentic-workspace could not start in this folder and how to repair it. The workspace tools are unavailable until then.",
+    inputSchema: { type: "object", properties: {}, required: [], additionalProperties: true },
+    annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false }
+  }
+  const envelope = failure("status.check", {
+    code: "RUNTIME_UNAVAILABLE",
+    message: `agentic-workspace could not initialise: ${reason}. ${repair}`,
+    details: { reason }
+  })
+  return {
+    tools: [],
+    list: () => [listing],
+    call: (name) =>
+      Effect.succeed(
+        name === STATUS_TOOL
+          ? envelope
+          : failure(`${name}.call`, toolError("RUNTIME_UNAVAILABLE", `Only ${STATUS_TOOL} is available: ${reason}. ${repair}`))
+      )
+  }
+}

@@ -1,0 +1,87 @@
+/**
+ * The narrow filesystem port the core reaches the host through. Paths are absolute; confinement to the
+ * workspace root is the Workspace service's job, not the host's.
+ *
+ * @example
+ *   const host = yield* HostFs
+ *   const bytes = yield* host.readFile("/work/project/src/a.ts")
+ */
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+
+/** Why a host call failed, as far as the core needs to tell. */
+export const HostErrorReason = Schema.Literal(
+  "NotFound",
+  "AlreadyExists",
+  "NotDirectory",
+  "IsDirectory",
+  "NotEmpty",
+  "PermissionDenied",
+  "Busy",
+  "Other"
+)
+export type HostErrorReason = typeof HostErrorReason.Type
+
+/** A failed host call: the reason, the path and the host's own message. */
+export class HostError extends Schema.TaggedError<HostError>()("HostError", {
+  reason: HostErrorReason,
+  path: Schema.String,
+  message: Schema.String
+}) {}
+
+/** What stat/lstat report. `type` is "symlink" only from lstat. */
+export interface FileInfo {
+  readonly type: "file" | "directory" | "symlink" | "other"
+  readonly size: number
+  readonly mode: number
+  readonly mtimeMs: number
+}
+
+/** One directory entry. */
+export interface DirEntry {
+  readonly name: string
+  readonly type: "file" | "directory" | "symlink" | "other"
+}
+
+/** The host filesystem, narrowed to what the tools need. */
+export interface HostFsShape {
+  readonly readFile: (abs: string) => Effect.Effect<Uint8Array, HostError>
+  /** Write temp beside the target, fsync, rename over it (and fsync the directory): a reader never sees a torn file. */
+  readonly writeFileAtomic: (abs: string, bytes: Uint8Array, options?: { readonly mode?: number }) => Effect.Effect<void, HostError>
+  /** Appends bytes (creating the file); used for logs, never for state. */
+  readonly appendFile: (abs: string, bytes: Uint8Array) => Effect.Effect<void, HostError>
+  /** Follows symlinks; undefined when nothing is there. */
+  readonly stat: (abs: string) => Effect.Effect<FileInfo | undefined, HostError>
+  /** Does not follow a final symlink; undefined when nothing is there. */
+  readonly lstat: (abs: string) => Effect.Effect<FileInfo | undefined, HostError>
+  readonly readDir: (abs: string) => Effect.Effect<ReadonlyArray<DirEntry>, HostError>
+  readonly mkdir: (abs: string, options?: { readonly recursive?: boolean }) => Effect.Effect<void, HostError>
+  /** Removes a file, a symlink, or a directory (only empty unless recursive). */
+  readonly remove: (abs: string, options?: { readonly recursive?: boolean }) => Effect.Effect<void, HostError>
+  readonly rename: (from: string, to: string) => Effect.Effect<void, HostError>
+  readonly chmod: (abs: string, mode: number) => Effect.Effect<void, HostError>
+  readonly realpath: (abs: string) => Effect.Effect<string, HostError>
+  /**
+   * Runs `effect` holding an inter-process lock named by `abs` (a lock file or directory beside it).
+   * Two processes on one workspace serialise here, so a read-modify-write of a store is never lost.
+   */
+  readonly withLock: <A, E, R>(abs: string, effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | HostError, R>
+}
+
+/** The host filesystem service. */
+export class HostFs extends Context.Tag("agentic-workspace/HostFs")<HostFs, HostFsShape>() {}
+
+/** Facts about the host the core runs on. */
+export interface HostInfoShape {
+  /** The workspace root: an absolute, real (symlink-free) path. */
+  readonly root: string
+  readonly runtime: "node" | "deno" | "memory"
+  /** "linux", "darwin", "win32", ... */
+  readonly platform: string
+  /** Capabilities the host advertises (e.g. "process", "network", "browser"); tools need the intersection with settings. */
+  readonly capabilities: ReadonlyArray<string>
+}
+
+/** The host facts service. */
+export class HostInfo extends Context.Tag("agentic-workspace/HostInfo")<HostInfo, HostInfoShape>() {}

@@ -1,0 +1,173 @@
+/**
+ * The confined workspace: every model-given path is resolved inside the root (no "..", no absolute path
+ * outside, no symlink whose target leaves the root) and every write refuses protected paths
+ * (.git/**, .agentic/** and the configured globs), which stay readable.
+ *
+ * @example
+ *   const ws = yield* Workspace
+ *   const rel = yield* ws.resolve("src/a.ts")          // "src/a.ts", or PATH_ESCAPE
+ *   yield* ws.write("src/a.ts", bytes)                  // PROTECTED_PATH for ".git/config"
+ */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import { minimatch } from "minimatch"
+import { toolError, type ToolError } from "../protocol/errors.ts"
+import { CurrentSettings } from "./CurrentSettings.ts"
+import { type DirEntry, type FileInfo, type HostError, HostFs, HostInfo } from "./HostFs.ts"
+import { ancestors, confine, dirname, join, relativeTo } from "./paths.ts"
+
+/** The globs every workspace protects, whatever the settings say. */
+export const BUILTIN_PROTECTED: ReadonlyArray<string> = [".git/**", ".agentic/**"]
+
+/** True when a model-facing tool must not write `rel` (workspace-relative, normalised). */
+export const isProtectedPath = (rel: string, patterns: ReadonlyArray<string>): boolean => {
+  if (rel === "") return true
+  const segments = rel.split("/")
+  if (segments[0] === ".agentic" || segments.includes(".git")) return true
+  const candidates = [rel, ...ancestors(rel)]
+  return patterns.some((pattern) =>
+    candidates.some((candidate) => minimatch(candidate, pattern, { dot: true, matchBase: !pattern.includes("/") }))
+  )
+}
+
+/** Turns a host failure into the error a model can act on, naming the relative path only. */
+export const hostToToolError = (error: HostError, rel: string): ToolError => {
+  switch (error.reason) {
+    case "NotFound":
+      return toolError("NOT_FOUND", `Nothing exists at "${rel}". Check the path with workspace_inspect list or find.`, { path: rel })
+    case "AlreadyExists":
+      return toolError("EDIT_CONFLICT", `"${rel}" already exists.`, { path: rel })
+    case "NotDirectory":
+      return toolError("EDIT_CONFLICT", `A parent of "${rel}" is a file, not a directory.`, { path: rel })
+    case "IsDirectory":
+      return toolError("EDIT_CONFLICT", `"${rel}" is a directory, not a file.`, { path: rel })
+    case "NotEmpty":
+      return toolError("EDIT_CONFLICT", `The directory "${rel}" is not empty.`, { path: rel })
+    case "PermissionDenied":
+      return toolError("IO_ERROR", `Permission denied for "${rel}".`, { path: rel })
+    default:
+      return toolError("IO_ERROR", `The filesystem refused an operation on "${rel}" (${error.reason}).`, { path: rel })
+  }
+}
+
+/** The confined workspace operations. Every `path` argument is model-given and resolved first. */
+export interface WorkspaceShape {
+  /** The absolute, real root (never shown to a model). */
+  readonly root: string
+  /** Resolves a model-given path to a clean relative one, refusing escapes (lexical and through symlinks). */
+  readonly resolve: (path: string, field?: string) => Effect.Effect<string, ToolError>
+  /** The absolute host path of an already resolved relative path. */
+  readonly abs: (rel: string) => string
+  readonly isProtected: (rel: string) => boolean
+  /** PROTECTED_PATH unless a model-facing tool may write the resolved path. */
+  readonly assertWritable: (rel: string) => Effect.Effect<void, ToolError>
+  readonly read: (path: string) => Effect.Effect<Uint8Array, ToolError>
+  readonly stat: (path: string) => Effect.Effect<FileInfo | undefined, ToolError>
+  readonly lstat: (path: string) => Effect.Effect<FileInfo | undefined, ToolError>
+  readonly list: (path: string) => Effect.Effect<ReadonlyArray<DirEntry>, ToolError>
+  readonly write: (path: string, bytes: Uint8Array, options?: { readonly mode?: number }) => Effect.Effect<void, ToolError>
+  readonly mkdir: (path: string, options?: { readonly recursive?: boolean }) => Effect.Effect<void, ToolError>
+  readonly remove: (path: string, options?: { readonly recursive?: boolean }) => Effect.Effect<void, ToolError>
+  readonly rename: (from: string, to: string) => Effect.Effect<void, ToolError>
+  readonly chmod: (path: string, mode: number) => Effect.Effect<void, ToolError>
+}
+
+/** The confined workspace service. */
+export class Workspace extends Context.Tag("agentic-workspace/Workspace")<Workspace, WorkspaceShape>() {
+  /** Builds the workspace from the host filesystem, the host's root and the protected globs in the settings. */
+  static readonly layer = Layer.effect(
+    Workspace,
+    Effect.gen(function* () {
+      const host = yield* HostFs
+      const info = yield* HostInfo
+      const settings = yield* CurrentSettings
+      return makeWorkspace(host, info.root, settings.protectedPatterns)
+    })
+  )
+}
+
+/** The workspace over a host filesystem; exported for adapters that build it by hand. */
+export const makeWorkspace = (
+  host: typeof HostFs.Service,
+  root: string,
+  protectedPatterns: ReadonlyArray<string>
+): WorkspaceShape => {
+  const abs = (rel: string) => join(root, rel)
+  const mapHost = (rel: string) => <A>(effect: Effect.Effect<A, HostError>) =>
+    Effect.mapError(effect, (error) => hostToToolError(error, rel))
+
+  const escape = (input: string, field: string) =>
+    toolError("PATH_ESCAPE", `${field} "${input}" resolves through a symlink to a place outside the workspace; give a path inside the workspace root.`, {
+      field,
+      path: input
+    })
+
+  // The real location of rel (or of its nearest existing ancestor) must stay inside the root.
+  const checkReal = (rel: string, input: string, field: string): Effect.Effect<void, ToolError> =>
+    Effect.gen(function* () {
+      let current = rel
+      for (;;) {
+        const info = yield* Effect.orElseSucceed(host.lstat(abs(current)), () => undefined)
+        if (info !== undefined) {
+          const real = yield* Effect.either(host.realpath(abs(current)))
+          if (Either.isLeft(real)) {
+            // A dangling symlink: writing through it would create its target, wherever that is.
+            return yield* Effect.fail(escape(input, field))
+          }
+          if (relativeTo(root, real.right) === undefined) return yield* Effect.fail(escape(input, field))
+          return
+        }
+        if (current === "") return
+        current = dirname(current)
+      }
+    })
+
+  const resolve = (path: string, field = "path") =>
+    Effect.gen(function* () {
+      const rel = yield* Either.match(confine(root, path, field), { onLeft: Effect.fail, onRight: Effect.succeed })
+      yield* checkReal(rel, path, field)
+      return rel
+    })
+
+  const isProtected = (rel: string) => isProtectedPath(rel, protectedPatterns)
+  const assertWritable = (rel: string) =>
+    isProtected(rel)
+      ? Effect.fail(
+          toolError(
+            "PROTECTED_PATH",
+            rel === ""
+              ? "The workspace root itself cannot be written or removed."
+              : `"${rel}" is protected (.git/**, .agentic/** and the protectedPatterns setting are readable but never writable by a tool). Choose another path.`,
+            { path: rel }
+          )
+        )
+      : Effect.void
+
+  const writable = (path: string, field = "path") =>
+    Effect.tap(resolve(path, field), assertWritable)
+
+  return {
+    root,
+    resolve,
+    abs,
+    isProtected,
+    assertWritable,
+    read: (path) => Effect.flatMap(resolve(path), (rel) => mapHost(rel)(host.readFile(abs(rel)))),
+    stat: (path) => Effect.flatMap(resolve(path), (rel) => mapHost(rel)(host.stat(abs(rel)))),
+    lstat: (path) => Effect.flatMap(resolve(path), (rel) => mapHost(rel)(host.lstat(abs(rel)))),
+    list: (path) => Effect.flatMap(resolve(path), (rel) => mapHost(rel)(host.readDir(abs(rel)))),
+    write: (path, bytes, options) =>
+      Effect.flatMap(writable(path), (rel) => mapHost(rel)(host.writeFileAtomic(abs(rel), bytes, options))),
+    mkdir: (path, options) => Effect.flatMap(writable(path), (rel) => mapHost(rel)(host.mkdir(abs(rel), options))),
+    remove: (path, options) => Effect.flatMap(writable(path), (rel) => mapHost(rel)(host.remove(abs(rel), options))),
+    rename: (from, to) =>
+      Effect.gen(function* () {
+        const source = yield* writable(from, "from")
+        const target = yield* writable(to, "to")
+        yield* mapHost(source)(host.rename(abs(source), abs(target)))
+      }),
+    chmod: (path, mode) => Effect.flatMap(writable(path), (rel) => mapHost(rel)(host.chmod(abs(rel), mode)))
+  }
+}

@@ -1,0 +1,102 @@
+/** One Schema for every setting the reference names, with its default. These keys are the adapters' contract. */
+import * as Either from "effect/Either"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
+
+/** The executables a command may run by default: common development tools, no shells. */
+export const DEFAULT_EXECUTABLES: ReadonlyArray<string> = [
+  "node", "npm", "npx", "pnpm", "yarn", "deno", "bun", "tsc", "tsx", "vitest", "jest", "eslint", "prettier",
+  "git", "gh", "python", "python3", "pip", "pip3", "pytest", "uv", "cargo", "rustc", "go", "make", "cmake",
+  "java", "javac", "mvn", "gradle", "dotnet", "rg", "ls", "cat", "echo", "true", "false", "pwd", "wc", "head",
+  "tail", "sort", "diff", "grep", "find", "sleep", "env", "which"
+]
+
+const Bool = (value: boolean) => Schema.optionalWith(Schema.Boolean, { default: () => value })
+
+/** The settings, decoded with defaults. Unknown keys are refused by `decodeSettings`. */
+export const Settings = Schema.Struct({
+  /** 0 Manual, 1 Plan (default), 2 Auto. */
+  permissionMode: Schema.optionalWith(Schema.Literal(0, 1, 2), { default: () => 1 as const }),
+  /** The destructive ceiling: without it deletes, moves, overwrites, forced rollbacks, checkout, branch delete and force push are refused. */
+  allowDestructiveEdits: Bool(false),
+  /** Extra globs (minimatch, workspace-relative) that are readable but never writable, beside .git/** and .agentic/**. */
+  protectedPatterns: Schema.optionalWith(Schema.Array(Schema.String), { default: () => [] }),
+  /** The character budget of one result; larger results go to artifacts. */
+  maxToolResultChars: Schema.optionalWith(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1000), Schema.lessThanOrEqualTo(10_000_000)), {
+    default: () => 20_000
+  }),
+  /** The default and the cap of a command's timeout_seconds. */
+  maxCommandDurationSeconds: Schema.optionalWith(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1), Schema.lessThanOrEqualTo(86_400)), {
+    default: () => 600
+  }),
+  /** Executables a command may run (bare names); "*" allows any. */
+  executableAllowlist: Schema.optionalWith(Schema.Array(Schema.String), { default: () => DEFAULT_EXECUTABLES }),
+  enableProcessExecution: Bool(true),
+  enableVcsTools: Bool(true),
+  enableTodoBoards: Bool(true),
+  enableWebResearch: Bool(false),
+  enableBrowser: Bool(false),
+  enableBrowserEvaluate: Bool(false),
+  enableSubAgents: Bool(false),
+  allowAgentCommands: Bool(false),
+  allowAgentWebResearch: Bool(false)
+})
+export type Settings = typeof Settings.Type
+export type SettingsInput = typeof Settings.Encoded
+
+/** Every setting key, in the order the reference's adapters show them. */
+export const SETTING_KEYS = Object.keys(Settings.fields) as ReadonlyArray<keyof Settings>
+
+/** The defaults, i.e. the decoding of `{}`. */
+export const defaultSettings: Settings = Schema.decodeUnknownSync(Settings)({})
+
+const decode = Schema.decodeUnknownEither(Settings, { onExcessProperty: "error", errors: "all" })
+
+/** What each setting must be, for refusal messages. */
+const EXPECTED: Record<string, string> = {
+  permissionMode: "must be 0 (Manual), 1 (Plan) or 2 (Auto)",
+  protectedPatterns: "must be a list of glob strings",
+  executableAllowlist: 'must be a list of executable names ("*" allows any)',
+  maxToolResultChars: "must be an integer from 1000 to 10000000",
+  maxCommandDurationSeconds: "must be an integer from 1 to 86400"
+}
+
+/** Decodes settings, refusing unknown keys and out-of-range values with a message naming each. */
+export const decodeSettings = (input: unknown): Either.Either<Settings, string> =>
+  Either.mapLeft(decode(input), (error) =>
+    [
+      ...new Set(
+        ParseResult.ArrayFormatter.formatErrorSync(error).map((issue) => {
+          const key = String(issue.path[0] ?? "")
+          if (issue._tag === "Unexpected") return `unknown setting "${key}" (known: ${SETTING_KEYS.join(", ")})`
+          const given = JSON.stringify((input as Record<string, unknown> | null)?.[key])
+          return `setting ${key} ${EXPECTED[key] ?? "must be true or false"}, got ${given}`
+        })
+      )
+    ].join("; ")
+  )
+
+/**
+ * Reads one `key=value` override as the CLI and plugin configs give it: JSON when the value parses as
+ * JSON, else the raw string; a list setting also takes a comma-separated string.
+ */
+export const parseSettingValue = (key: string, raw: string): unknown => {
+  let value: unknown
+  try {
+    value = JSON.parse(raw)
+  } catch {
+    value = raw
+  }
+  if ((key === "protectedPatterns" || key === "executableAllowlist") && typeof value === "string") {
+    return value.split(",").map((part) => part.trim()).filter((part) => part.length > 0)
+  }
+  return value
+}
+
+/** The name the reference gives each permission level. */
+export const modeName = (mode: Settings["permissionMode"]): "manual" | "plan" | "auto" =>
+  mode === 0 ? "manual" : mode === 1 ? "plan" : "auto"
+
+/** "Manual (0)", "Plan (1)", "Auto (2)". */
+export const modeLabel = (mode: Settings["permissionMode"]): string =>
+  `${mode === 0 ? "Manual" : mode === 1 ? "Plan" : "Auto"} (${mode})`

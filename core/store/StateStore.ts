@@ -1,0 +1,151 @@
+/**
+ * The `.agentic/` state: small JSON stores and files owned by the tools, written with atomic replace
+ * under an inter-process lock, so a crash or a second process never loses or tears a record.
+ *
+ * @example
+ *   const store = yield* StateStore
+ *   const id = yield* store.update("approvals/state.json", (state) =>
+ *     Effect.succeed([newId, { ...state, records: [...] }]))
+ */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { toolError, type ToolError } from "../protocol/errors.ts"
+import { type DirEntry, HostError, HostFs, HostInfo } from "../services/HostFs.ts"
+import { dirname, join } from "../services/paths.ts"
+
+/** The folder every store lives in, relative to the workspace root. */
+export const STATE_DIR = ".agentic"
+
+const encoder = new TextEncoder()
+const decoder = new TextDecoder()
+
+/** The state store operations; `rel` is relative to `.agentic/`. */
+export interface StateStoreShape {
+  /** The workspace-relative path of a store file (".agentic/<rel>"), as envelopes show it. */
+  readonly path: (rel: string) => string
+  /** The absolute host path of a store file. */
+  readonly abs: (rel: string) => string
+  readonly readBytes: (rel: string) => Effect.Effect<Uint8Array | undefined, ToolError>
+  readonly readText: (rel: string) => Effect.Effect<string | undefined, ToolError>
+  readonly readJson: <A>(rel: string) => Effect.Effect<A | undefined, ToolError>
+  /** Atomic replace, creating parent folders. */
+  readonly writeBytes: (rel: string, bytes: Uint8Array) => Effect.Effect<void, ToolError>
+  readonly writeText: (rel: string, text: string) => Effect.Effect<void, ToolError>
+  readonly writeJson: (rel: string, value: unknown) => Effect.Effect<void, ToolError>
+  readonly appendText: (rel: string, text: string) => Effect.Effect<void, ToolError>
+  readonly remove: (rel: string, options?: { readonly recursive?: boolean }) => Effect.Effect<void, ToolError>
+  /** Entries of a store folder; empty when it does not exist. */
+  readonly list: (rel: string) => Effect.Effect<ReadonlyArray<DirEntry>, ToolError>
+  readonly stat: (rel: string) => Effect.Effect<{ readonly size: number; readonly mtimeMs: number } | undefined, ToolError>
+  /** Runs `effect` under the inter-process lock of `rel`. */
+  readonly locked: <A, E, R>(rel: string, effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | ToolError, R>
+  /**
+   * A locked read-modify-write of one JSON file: `f` gets the current value (undefined when absent)
+   * and returns the result and the next value, which replaces the file atomically.
+   */
+  readonly update: <S, B, E, R>(
+    rel: string,
+    f: (current: S | undefined) => Effect.Effect<readonly [B, S], E, R>
+  ) => Effect.Effect<B, E | ToolError, R>
+}
+
+/** The state store service. */
+export class StateStore extends Context.Tag("agentic-workspace/StateStore")<StateStore, StateStoreShape>() {
+  static readonly layer = Layer.effect(
+    StateStore,
+    Effect.gen(function* () {
+      const host = yield* HostFs
+      const info = yield* HostInfo
+      return makeStateStore(host, info.root)
+    })
+  )
+}
+
+const io = (rel: string) => (error: HostError) =>
+  toolError("IO_ERROR", `The state file .agentic/${rel} could not be accessed (${error.reason}).`, { path: `.agentic/${rel}` })
+
+/** Builds the store over a host filesystem and a workspace root. */
+export const makeStateStore = (host: typeof HostFs.Service, root: string): StateStoreShape => {
+  const base = join(root, STATE_DIR)
+  const abs = (rel: string) => join(base, rel)
+  const readBytes = (rel: string) =>
+    host.readFile(abs(rel)).pipe(
+      Effect.map((bytes): Uint8Array | undefined => bytes),
+      Effect.catchIf((error) => error.reason === "NotFound", () => Effect.succeed(undefined)),
+      Effect.mapError(io(rel))
+    )
+  const readText = (rel: string) => Effect.map(readBytes(rel), (bytes) => (bytes === undefined ? undefined : decoder.decode(bytes)))
+  const readJson = <A>(rel: string) =>
+    Effect.flatMap(readText(rel), (text) =>
+      text === undefined
+        ? Effect.succeed(undefined as A | undefined)
+        : Effect.try({
+            try: () => JSON.parse(text) as A,
+            catch: () =>
+              toolError("IO_ERROR", `The state file .agentic/${rel} is not valid JSON; move it aside to start that store afresh.`, {
+                path: `.agentic/${rel}`
+              })
+          })
+    )
+  const writeBytes = (rel: string, bytes: Uint8Array) =>
+    host.mkdir(dirname(abs(rel)), { recursive: true }).pipe(
+      Effect.zipRight(host.writeFileAtomic(abs(rel), bytes)),
+      Effect.mapError(io(rel))
+    )
+  const writeText = (rel: string, text: string) => writeBytes(rel, encoder.encode(text))
+  const writeJson = (rel: string, value: unknown) => writeText(rel, `${JSON.stringify(value, null, 2)}\n`)
+  const locked = <A, E, R>(rel: string, effect: Effect.Effect<A, E, R>) =>
+    host.mkdir(dirname(abs(rel)), { recursive: true }).pipe(
+      Effect.mapError(io(rel)),
+      Effect.zipRight(
+        host.withLock(abs(rel), effect).pipe(
+          Effect.catchIf(
+            (error): error is HostError => error instanceof HostError,
+            (error) => Effect.fail(io(rel)(error))
+          )
+        )
+      )
+    ) as Effect.Effect<A, E | ToolError, R>
+  return {
+    path: (rel) => `${STATE_DIR}/${rel}`,
+    abs,
+    readBytes,
+    readText,
+    readJson,
+    writeBytes,
+    writeText,
+    writeJson,
+    appendText: (rel, text) =>
+      host.mkdir(dirname(abs(rel)), { recursive: true }).pipe(
+        Effect.zipRight(host.appendFile(abs(rel), encoder.encode(text))),
+        Effect.mapError(io(rel))
+      ),
+    remove: (rel, options) =>
+      host.remove(abs(rel), options).pipe(
+        Effect.catchIf((error) => error.reason === "NotFound", () => Effect.void),
+        Effect.mapError(io(rel))
+      ),
+    list: (rel) =>
+      host.readDir(abs(rel)).pipe(
+        Effect.catchIf((error) => error.reason === "NotFound", () => Effect.succeed([] as ReadonlyArray<DirEntry>)),
+        Effect.mapError(io(rel))
+      ),
+    stat: (rel) =>
+      host.stat(abs(rel)).pipe(
+        Effect.map((info) => (info === undefined ? undefined : { size: info.size, mtimeMs: info.mtimeMs })),
+        Effect.mapError(io(rel))
+      ),
+    locked,
+    update: (rel, f) =>
+      locked(
+        rel,
+        Effect.gen(function* () {
+          const current = yield* readJson<any>(rel)
+          const [result, next] = yield* f(current)
+          yield* writeJson(rel, next)
+          return result
+        })
+      )
+  }
+}

@@ -1,0 +1,6 @@
+/** Every tool the registry knows, in the order tools/list shows them. */
+import { notesTool } from "./notes/notes.ts"
+import { planTool } from "./plan/plan.ts"
+import type { ToolDefinition } from "./Tool.ts"
+
+export const ALL_TOOLS: ReadonlyArray<ToolDefinition> = [planTool, notesTool] as unknown as ReadonlyArray<ToolDefinition>
