@@ -141,7 +141,8 @@ export const makeRegistry = (
             : toolError("TOOL_DISABLED", `${name} is not registered under the current settings (the user controls which tools are enabled).`, { tool: name }))
         )
       }
-      return runTool(tool, args).pipe(
+      // suspend: a handler that throws while building its effect is a defect too, never a throw past the registry.
+      return Effect.suspend(() => runTool(tool, args)).pipe(
         Effect.catchAllCause((cause) =>
           Effect.succeed(failure(`${tool.short}.call`, { code: "INTERNAL_ERROR", message: `${name} failed inside the toolkit (${defectText(cause)}).` }))
         )

@@ -64,9 +64,13 @@ export const expireRecords = (records: ReadonlyArray<ApprovalRecord>, now: numbe
     LIVE.includes(record.status) && Date.parse(record.createdAt) + EXPIRY_MS <= now ? { ...record, status: "expired" as const } : record
   )
 
-/** Records newest first (by creation, then by id for a stable order). */
+/**
+ * Records newest first, by creation time. Ties (records staged in the same millisecond) keep their
+ * stored order, which is newest first because every update prepends: ids are random, so ordering ties
+ * by id would let a bare /accept decide an older record.
+ */
 export const newestFirst = (records: ReadonlyArray<ApprovalRecord>): ReadonlyArray<ApprovalRecord> =>
-  [...records].sort((a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt) || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
+  [...records].sort((a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt))
 
 /**
  * Keeps at most MAX_RECORDS. Terminal and expired records go first (oldest first), then approved
