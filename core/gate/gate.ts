@@ -62,8 +62,10 @@ export const updateRecords = <B, E, R>(
 ): Effect.Effect<B, E | ToolError, StateStore | R> =>
   Effect.gen(function* () {
     const store = yield* StateStore
-    return yield* store.update<ApprovalState, B, E | ToolError, R>(APPROVALS_FILE, (current) =>
+    return yield* store.locked(
+      APPROVALS_FILE,
       Effect.gen(function* () {
+        const current = yield* store.readJson<ApprovalState>(APPROVALS_FILE)
         const now = yield* Clock.currentTimeMillis
         const records = newestFirst(expireRecords((current ?? emptyState).records, now))
         const [result, next] = yield* f(records, now)
@@ -76,7 +78,10 @@ export const updateRecords = <B, E, R>(
             )
           )
         }
-        return [result, { version: 1, records: capped } satisfies ApprovalState] as const
+        const state: ApprovalState = { version: 1, records: capped }
+        // Only a real change is written: a call that runs or is refused leaves the store (and the disk) as it was.
+        if (stableStringify(state) !== stableStringify(current ?? emptyState)) yield* store.writeJson(APPROVALS_FILE, state)
+        return result
       })
     )
   })
