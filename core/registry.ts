@@ -67,6 +67,19 @@ export const decodeInput = (tool: ToolDefinition, args: unknown): Either.Either<
       })
     )
   }
+  // An empty Schema.Struct({}) accepts any object whatever onExcessProperty says, so extra fields are
+  // checked against the struct's own fields too: an action without fields takes no fields.
+  const known = (schema as { fields?: Record<string, unknown> }).fields
+  const extra = known === undefined ? [] : Object.keys(fields).filter((field) => !Object.prototype.hasOwnProperty.call(known, field))
+  if (extra.length > 0) {
+    return Either.left(
+      toolError(
+        "INVALID_INPUT",
+        `Invalid ${tool.name} ${action}: ${extra.map((field) => `field "${field}" is not a field of this action; remove it`).join("; ")}.`,
+        { fields: extra }
+      )
+    )
+  }
   const decoded = Schema.decodeUnknownEither(schema, { onExcessProperty: "error", errors: "all" })(fields)
   return Either.match(decoded, {
     onLeft: (error) => {
