@@ -1,5 +1,6 @@
 /** Reference: "Every public tool returns" — the envelope, for every outcome. */
 import * as Effect from "effect/Effect"
+import type { Envelope } from "../../core/protocol/envelope.ts"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -66,7 +67,7 @@ describe("Every public tool returns the envelope", () => {
       await plan.call("workspace_notes", { action: "nope" }),
       await plan.call("workspace_notes", "not an object"),
       await plan.call("no_such_tool", {}),
-      await Effect.runPromise(statusRegistry("the root is gone", "Pass --root.").call("agentic_workspace_status", {}))
+      await Effect.runPromise(statusRegistry("the root is gone", "Pass --root.").call("agentic_workspace_status", {}) as Effect.Effect<Envelope>)
     ]
     for (const envelope of envelopes) {
       const decoded = check(envelope)

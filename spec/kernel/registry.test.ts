@@ -6,6 +6,7 @@
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import * as Effect from "effect/Effect"
+import type { Envelope } from "../../core/protocol/envelope.ts"
 import * as Schema from "effect/Schema"
 import { afterEach, describe, expect, it } from "vitest"
 import { openNodeWorkspace, registryOf } from "../../adapters/node/host.ts"
@@ -179,11 +180,11 @@ describe("'If the runtime cannot initialize, a single agentic_workspace_status d
     expect("_tag" in opened).toBe(true)
     const registry = registryOf(opened)
     expect(registry.list().map((tool) => tool.name)).toEqual([STATUS_TOOL])
-    const status = await Effect.runPromise(registry.call(STATUS_TOOL, {}))
+    const status = await Effect.runPromise(registry.call(STATUS_TOOL, {}) as Effect.Effect<Envelope>)
     expect(status.ok).toBe(false)
     expect(status.error?.code).toBe("RUNTIME_UNAVAILABLE")
     expect(status.error?.message).toContain("the workspace root is not a readable and writable directory (ENOENT)")
-    const other = await Effect.runPromise(registry.call("workspace_notes", { action: "list" }))
+    const other = await Effect.runPromise(registry.call("workspace_notes", { action: "list" }) as Effect.Effect<Envelope>)
     expect(other.error?.code).toBe("RUNTIME_UNAVAILABLE")
     await fs.rm(path.dirname(missing), { recursive: true })
   })
@@ -192,7 +193,7 @@ describe("'If the runtime cannot initialize, a single agentic_workspace_status d
     const dir = await makeTempDir()
     await fs.writeFile(path.join(dir, "file"), "x")
     const opened = await openNodeWorkspace(path.join(dir, "file"), {})
-    const status = await Effect.runPromise(registryOf(opened).call(STATUS_TOOL, {}))
+    const status = await Effect.runPromise(registryOf(opened).call(STATUS_TOOL, {}) as Effect.Effect<Envelope>)
     expect(status.error?.message).toContain("ENOTDIR")
     await fs.rm(dir, { recursive: true })
   })
