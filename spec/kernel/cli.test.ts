@@ -92,9 +92,9 @@ describe("agentic-workspace call", () => {
 })
 
 describe("agentic-workspace tools", () => {
-  it("(real bin for the first) 'prints the registered tools as a JSON array of {name, description, inputSchema}'; --set takes any setting by its key", async () => {
+  it("'prints the registered tools as a JSON array of {name, description, inputSchema}'; --set takes any setting by its key", async () => {
     const [plan, auto, badKey] = await Promise.all([
-      runBin(["tools", "--root", dir]),
+      runCli(["tools", "--root", dir]),
       runCli(["tools", "--set", "permissionMode=2", "--root", dir, "--set", "executableAllowlist=git,node", "--set", 'protectedPatterns=["a/**"]']),
       runCli(["tools", "--root", dir, "--set", "maxToolResultChars=10"])
     ])
