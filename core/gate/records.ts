@@ -21,6 +21,8 @@ export interface ApprovalRecord {
   /** ISO time of staging; expiry counts from here. */
   readonly createdAt: string
   readonly decidedAt?: string
+  /** When an approved operation was spent by the call that ran it. */
+  readonly consumedAt?: string
   readonly note?: string
   readonly reason?: string
   /** The SHA-256 of the normalised operation (absent for plans). */

@@ -4,8 +4,9 @@
  */
 import { mkdir, rm } from "node:fs/promises"
 import { afterEach, describe, expect, it } from "vitest"
+import { destructiveRefusal } from "../../core/gate/gate.ts"
 import { approvalId, callAt, gatedAt, HOUR, preprocessAt, storedRecords, T0 } from "../support/kernel.ts"
-import { KINDS } from "../support/gatedTool.ts"
+import { interpreterRuns, KINDS } from "../support/gatedTool.ts"
 import { openWorkspace, snapshotTree, type TempWorkspace } from "../support/workspace.ts"
 
 const open: Array<TempWorkspace> = []
@@ -219,6 +220,20 @@ describe("Permission mode: Manual (0)", () => {
     expect((await storedRecords(w)).find((record) => record.id === id)?.status).toBe("consumed")
   })
 
+  it("one approval runs one call: identical calls racing on one approved operation run the interpreter once, the others are staged afresh", async () => {
+    const w = await ws({ permissionMode: 0 })
+    const id = approvalId(await gatedAt(w, T0, write("race.txt", "x")))
+    await preprocessAt(w, T0 + 1, `/accept ${id}`)
+    const runsBefore = interpreterRuns.length
+    const results = await Promise.all([1, 2, 3].map(() => gatedAt(w, T0 + 2, write("race.txt", "x"))))
+    expect(results.filter((result) => (result.data as { committed?: boolean }).committed === true)).toHaveLength(1)
+    const staged = results.filter((result) => (result.data as { status?: string }).status === "pending_approval")
+    expect(staged).toHaveLength(2)
+    expect(new Set(staged.map(approvalId)).size).toBe(1)
+    expect(interpreterRuns.length - runsBefore).toBe(1)
+    expect((await storedRecords(w)).find((record) => record.id === id)?.status).toBe("consumed")
+  })
+
   it("'a denial blocks the identical operation with APPROVAL_DENIED until then' (24 hours after creation)", async () => {
     const w = await ws({ permissionMode: 0 })
     const id = approvalId(await gatedAt(w, T0, write("a.txt", "rm -rf")))
@@ -305,5 +320,36 @@ describe("Destructive operations", () => {
     await w.write("a.txt", "old")
     expect((await gatedAt(w, T0, write("a.txt", "new", { destructive: true }))).ok).toBe(true)
     expect(await w.read("a.txt")).toBe("new")
+  })
+})
+
+describe("Destructive refusals name the alternative", () => {
+  it("'for checkout, branch --delete and a forced push it names the alternative too (for checkout: branch with create: true)'", () => {
+    const error = destructiveRefusal({
+      command: "git checkout main",
+      reasons: [{ operation: "checkout", alternative: "branch with create: true" }]
+    })
+    expect(error.code).toBe("PROTECTED_PATH")
+    expect(error.message).toBe(
+      "Refused git checkout main: it is destructive and Allow destructive commits (allowDestructiveEdits) is off. Destructive because of: checkout (non-destructive alternative: branch with create: true). Use the non-destructive alternative, or ask the user to turn on allowDestructiveEdits; no approval can lift this."
+    )
+    const transaction = destructiveRefusal({
+      command: "workspace_edit apply",
+      reasons: [
+        { operation: "delete", path: "src/old.ts" },
+        { operation: "rewrite", path: "src/a.ts", alternative: "replace" },
+        { operation: "move", path: "src/b.ts" }
+      ]
+    })
+    expect(transaction.message).toContain("Destructive because of: delete src/old.ts; rewrite src/a.ts (non-destructive alternative: replace); move src/b.ts.")
+    expect(transaction.details).toEqual({
+      command: "workspace_edit apply",
+      setting: "allowDestructiveEdits",
+      operations: [
+        { operation: "delete", path: "src/old.ts" },
+        { operation: "rewrite", path: "src/a.ts", alternative: "replace" },
+        { operation: "move", path: "src/b.ts" }
+      ]
+    })
   })
 })
