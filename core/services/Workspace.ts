@@ -24,12 +24,15 @@ export const BUILTIN_PROTECTED: ReadonlyArray<string> = [".git/**", ".agentic/**
 /** True when a model-facing tool must not write `rel` (workspace-relative, normalised). */
 export const isProtectedPath = (rel: string, patterns: ReadonlyArray<string>): boolean => {
   if (rel === "") return true
-  const segments = rel.split("/")
+  // Case-insensitively: on a case-insensitive filesystem (macOS, Windows) ".Agentic/" is ".agentic/".
+  const segments = rel.toLowerCase().split("/")
   if (segments[0] === ".agentic" || segments.includes(".git")) return true
   const candidates = [rel, ...ancestors(rel)]
-  return patterns.some((pattern) =>
-    candidates.some((candidate) => minimatch(candidate, pattern, { dot: true, matchBase: !pattern.includes("/") }))
-  )
+  return patterns.some((raw) => {
+    // "./secrets/**" and "/secrets/**" mean the workspace-relative "secrets/**".
+    const pattern = raw.replace(/^(\.\/|\/)+/, "")
+    return candidates.some((candidate) => minimatch(candidate, pattern, { dot: true, matchBase: !pattern.includes("/") }))
+  })
 }
 
 /** Turns a host failure into the error a model can act on, naming the relative path only. */

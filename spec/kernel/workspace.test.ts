@@ -17,7 +17,7 @@ let outside: string
 beforeAll(async () => {
   outside = await makeTempDir("aw-outside-")
   await fs.writeFile(path.join(outside, "secret.txt"), "outside secret")
-  w = await openWorkspace({ permissionMode: 2, protectedPatterns: ["secrets/**", "*.pem"] })
+  w = await openWorkspace({ permissionMode: 2, protectedPatterns: ["secrets/**", "*.pem", "./keys/**", "/vault/**"] })
   await w.write("src/a.ts", "export const a = 1\n")
   await w.write(".git/config", "[core]\n")
   await w.write("sub/.git/HEAD", "ref: main\n")
@@ -25,6 +25,8 @@ beforeAll(async () => {
   await w.write(".agentic/approvals/state.json", '{"version":1,"records":[]}\n')
   await w.write("secrets/token.txt", "t0ken")
   await w.write("deep/dir/key.pem", "-----BEGIN-----")
+  await w.write("keys/a.key", "k")
+  await w.write("vault/b.key", "v")
   await fs.symlink(outside, path.join(w.dir, "out-dir"))
   await fs.symlink(path.join(outside, "secret.txt"), path.join(w.dir, "out-file"))
   await fs.symlink(path.join(outside, "does-not-exist.txt"), path.join(w.dir, "dangling"))
@@ -32,6 +34,7 @@ beforeAll(async () => {
   await fs.symlink(".agentic", path.join(w.dir, "agentic-link"))
   await fs.symlink(".git", path.join(w.dir, "git-link"))
   await fs.symlink("src", path.join(w.dir, "src-link"))
+  await fs.symlink(".agentic/approvals/state.json", path.join(w.dir, "state-link"))
 })
 afterAll(async () => {
   await w.dispose()
@@ -104,7 +107,12 @@ describe("protection: '.git/**, .agentic/** and configured protected globs are r
     ["deep/dir/key.pem", "protectedPatterns *.pem (any depth)"],
     ["agentic-link/approvals/state.json", "a symlink inside the root into .agentic/"],
     ["git-link/config", "a symlink inside the root into .git/"],
-    ["./.agentic/../.agentic/MEMORY.md", "a roundabout path into .agentic/"]
+    ["./.agentic/../.agentic/MEMORY.md", "a roundabout path into .agentic/"],
+    ["state-link", "a file symlink onto the approvals store"],
+    [".AGENTIC/approvals/state.json", ".agentic/ in another case (case-insensitive filesystems)"],
+    [".Git/config", ".git/ in another case"],
+    ["keys/a.key", "protectedPatterns ./keys/** (leading ./)"],
+    ["vault/b.key", "protectedPatterns /vault/** (leading /)"]
   ]
   for (const [given, why] of protectedPaths) {
     it(`${given} (${why}): every write is PROTECTED_PATH and nothing changes on disk`, async () => {
