@@ -83,6 +83,20 @@ describe("/accept and /deny", () => {
     expect(result.decided?.record).toMatchObject({ id, note: "looks good" })
   })
 
+  it("an id the user mistyped or copied with punctuation never falls back to deciding the newest record", async () => {
+    const w = await ws({ permissionMode: 0 })
+    const older = approvalId(await gatedAt(w, T0, write("a.txt")))
+    const newer = approvalId(await gatedAt(w, T0 + 1, write("b.txt")))
+    const copied = await preprocessAt(w, T0 + 2, `/accept ${older}. thanks`)
+    expect(copied.decided?.record).toMatchObject({ id: older, note: "thanks" })
+    for (const typo of [`/accept ${newer.toUpperCase()}`, "/deny approval_nothere-1 no", "/accept plan_"]) {
+      const result = await preprocessAt(w, T0 + 3, typo)
+      expect(result.decided, typo).toBeUndefined()
+      expect(result.refused?.code, typo).toBe("NOT_FOUND")
+    }
+    expect(await statusOf(w, newer)).toBe("pending")
+  })
+
   it("accepting a plan in Plan mode tells the model to carry it out until complete", async () => {
     const w = await ws({ permissionMode: 1 })
     const plan = ((await callAt(w, T0, "workspace_plan", propose())).data as { planId: string }).planId
