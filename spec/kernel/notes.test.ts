@@ -55,6 +55,22 @@ describe("workspace_notes", () => {
     expect((await notes({ action: "read", name: "stripped" })).data).toMatchObject({ content: "s\n" })
   })
 
+  it("every name that list shows reads back the same note (a repeated trailing .md is stripped too)", async () => {
+    const fresh = await openWorkspace()
+    try {
+      for (const name of ["a.md.md", "B.MD", "c.txt", "d.md.txt"]) {
+        expect((await fresh.call("workspace_notes", { action: "write", name, content: name })).ok).toBe(true)
+      }
+      const listed = (await fresh.call("workspace_notes", { action: "list" })).data as { notes: Array<{ name: string }> }
+      expect(listed.notes.map((note) => note.name)).toEqual(["B", "a", "c.txt", "d.md.txt"])
+      for (const note of listed.notes) {
+        expect((await fresh.call("workspace_notes", { action: "read", name: note.name })).ok, note.name).toBe(true)
+      }
+    } finally {
+      await fresh.dispose()
+    }
+  })
+
   it("'memory: true — or the name MEMORY / memory.md in any case — targets .agentic/MEMORY.md'", async () => {
     await notes({ action: "write", memory: true, content: "fact A" })
     expect(await w.read(".agentic/MEMORY.md")).toBe("fact A\n")
