@@ -353,3 +353,26 @@ describe("Destructive refusals name the alternative", () => {
     })
   })
 })
+
+describe("'a test proving a gated interpreter never ran when the gate staged or refused'", () => {
+  it("staged (Manual), re-staged, APPROVAL_REQUIRED (Plan), APPROVAL_DENIED, PROTECTED_PATH (destructive ceiling and protected path): the interpreter ran zero times", async () => {
+    const manual = await ws({ permissionMode: 0 })
+    const plan = await ws({ permissionMode: 1 })
+    const auto = await ws({ permissionMode: 2 })
+    await auto.write("keep.txt", "keep")
+    const runsBefore = interpreterRuns.length
+    const staged = await gatedAt(manual, T0, write("m.txt", "x"))
+    await gatedAt(manual, T0 + 1, write("m.txt", "x"))
+    await preprocessAt(manual, T0 + 2, `/deny ${approvalId(staged)}`)
+    const outcomes = [
+      (staged.data as { status: string }).status,
+      (await gatedAt(manual, T0 + 3, write("m.txt", "x"))).error?.code,
+      (await gatedAt(plan, T0, write("p.txt", "x"))).error?.code,
+      (await gatedAt(auto, T0, write("keep.txt", "gone", { destructive: true }))).error?.code,
+      (await gatedAt(auto, T0, write(".agentic/approvals/state.json", "{}"))).error?.code
+    ]
+    expect(outcomes).toEqual(["pending_approval", "APPROVAL_DENIED", "APPROVAL_REQUIRED", "PROTECTED_PATH", "PROTECTED_PATH"])
+    expect(interpreterRuns.length).toBe(runsBefore)
+    expect([await manual.exists("m.txt"), await plan.exists("p.txt"), await auto.read("keep.txt")]).toEqual([false, false, "keep"])
+  })
+})

@@ -106,6 +106,18 @@ describe("/accept and /deny", () => {
     )
   })
 
+  it("accepting a plan in Manual mode says it is a shared checklist and each mutating call still needs its own /accept", async () => {
+    const w = await ws({ permissionMode: 0 })
+    const plan = ((await callAt(w, T0, "workspace_plan", propose())).data as { planId: string }).planId
+    const result = await preprocessAt(w, T0 + 1, `/accept ${plan}`)
+    expect(result.text.split("\n").slice(0, 4)).toEqual([
+      "<agentic-approval>",
+      `The user accepted plan ${plan}: Plan A.`,
+      "Permission mode is Manual (0): the plan is a shared checklist; each mutating call still needs its own /accept.",
+      "</agentic-approval>"
+    ])
+  })
+
   it("'NOT_FOUND: /accept or /deny with nothing pending', an unknown id; 'TRANSACTION_STATE: deciding a record that is not pending'", async () => {
     const w = await ws({ permissionMode: 0 })
     const nothing = await preprocessAt(w, T0, "/accept")
