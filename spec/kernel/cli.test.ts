@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { parseLine, runCli as runCliInProcess } from "../../adapters/cli.ts"
 import { openNodeWorkspace } from "../../adapters/node/host.ts"
 import { statusRegistry } from "../../core/registry.ts"
+import { SETTING_KEYS } from "../../core/settings/settings.ts"
 import { makeTempDir, openWorkspace, REPO, runCli as runBin, snapshotTree } from "../support/workspace.ts"
 
 /**
@@ -107,6 +108,23 @@ describe("agentic-workspace tools", () => {
     expect(badKey.code).not.toBe(0)
     expect(badKey.stdout).toBe("")
     expect(badKey.stderr).toContain("maxToolResultChars must be an integer from 1000")
+  })
+})
+
+describe("--set", () => {
+  it("'--set key=value takes any setting by its key': every setting, given as the CLI would read it, is accepted", async () => {
+    const values: Record<string, string> = {
+      permissionMode: "0",
+      allowDestructiveEdits: "true",
+      protectedPatterns: "secrets/**,*.pem",
+      maxToolResultChars: "5000",
+      maxCommandDurationSeconds: "30",
+      executableAllowlist: "git,node"
+    }
+    for (const key of SETTING_KEYS) {
+      const run = await runCli(["tools", "--root", dir, "--set", `${key}=${values[key] ?? "false"}`])
+      expect(run.code, `${key}: ${run.stderr}`).toBe(0)
+    }
   })
 })
 
