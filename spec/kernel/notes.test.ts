@@ -186,7 +186,8 @@ describe("workspace_notes list", () => {
         data: { notes: [], total: 0, memory: { exists: false, bytes: 0, path: ".agentic/MEMORY.md" } }
       })
       const names = Array.from({ length: 105 }, (_, index) => `n${String(index).padStart(3, "0")}`)
-      for (const name of names) await fresh.call("workspace_notes", { action: "write", name, content: "x" })
+      // 105 notes laid down directly (write is specified above); list only reads the folder
+      await Promise.all(names.map((name) => fresh.write(`.agentic/notes/${name}.md`, "x\n")))
       await fresh.call("workspace_notes", { action: "write", memory: true, content: "mem" })
       const listed = await fresh.call("workspace_notes", { action: "list" })
       const data = listed.data as { notes: Array<{ name: string; path: string; bytes: number }>; total: number; memory: unknown }

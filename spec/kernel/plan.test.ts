@@ -1,6 +1,6 @@
 /** Reference: workspace_plan (propose, current, show, complete, list; limits; retention; Manual-mode wording). */
 import { afterEach, describe, expect, it } from "vitest"
-import { callAt, preprocessAt, storedRecords, T0 } from "../support/kernel.ts"
+import { callAt, preprocessAt, seedRecords, storedRecords, T0 } from "../support/kernel.ts"
 import { openWorkspace, snapshotTree, type TempWorkspace } from "../support/workspace.ts"
 
 const open: Array<TempWorkspace> = []
@@ -241,8 +241,19 @@ describe("workspace_plan complete", () => {
 describe("workspace_plan list", () => {
   it("'list — limit 1–100 (default 20), newest first'", async () => {
     const w = await ws({ permissionMode: 1 })
-    const ids: Array<string> = []
-    for (let index = 0; index < 22; index++) ids.push(planData(await callAt(w, T0 + index, "workspace_plan", { ...base, title: `p${index}` })).planId)
+    // 21 earlier (superseded) plans laid down in the store, then one proposed through the tool
+    const seeded = Array.from({ length: 21 }, (_, index) => ({
+      id: `plan_seed${String(index).padStart(2, "0")}`,
+      kind: "plan" as const,
+      status: "superseded" as const,
+      title: `p${index}`,
+      createdAt: new Date(T0 + index).toISOString(),
+      revision: index + 1,
+      planPath: `.agentic/plans/plan_seed${String(index).padStart(2, "0")}/plan.md`
+    }))
+    await seedRecords(w, seeded.slice().reverse())
+    const ids = seeded.map((record) => record.id)
+    ids.push(planData(await callAt(w, T0 + 21, "workspace_plan", { ...base, title: "p21" })).planId)
     const listed = await callAt(w, T0 + 100, "workspace_plan", { action: "list" })
     const plans = (listed.data as { plans: Array<{ id: string; status: string; planPath: string }>; total: number }).plans
     expect(plans.map((plan) => plan.id)).toEqual(ids.slice().reverse().slice(0, 20))
