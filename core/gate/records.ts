@@ -60,11 +60,21 @@ const LIVE: ReadonlyArray<RecordStatus> = ["pending", "approved", "denied"]
 /** True for a record whose status can never change again. */
 export const isTerminal = (record: ApprovalRecord): boolean => !LIVE.includes(record.status)
 
-/** Marks every live record older than 24 hours as expired. */
+/** How far in the future a creation time may lie (clock skew between processes) before the record is void. */
+export const MAX_CLOCK_SKEW_MS = 5 * 60 * 1000
+
+/**
+ * Marks every live record older than 24 hours as expired. A live record whose creation time is unreadable
+ * or lies in the future (a store shipped in a repository with a far-future approved plan) expires too:
+ * otherwise it would never expire and would unlock the gate for good.
+ */
 export const expireRecords = (records: ReadonlyArray<ApprovalRecord>, now: number): ReadonlyArray<ApprovalRecord> =>
-  records.map((record) =>
-    LIVE.includes(record.status) && Date.parse(record.createdAt) + EXPIRY_MS <= now ? { ...record, status: "expired" as const } : record
-  )
+  records.map((record) => {
+    if (!LIVE.includes(record.status)) return record
+    const created = Date.parse(record.createdAt)
+    const stale = Number.isNaN(created) || created > now + MAX_CLOCK_SKEW_MS || created + EXPIRY_MS <= now
+    return stale ? { ...record, status: "expired" as const } : record
+  })
 
 /**
  * Records newest first, by creation time. Ties (records staged in the same millisecond) keep their

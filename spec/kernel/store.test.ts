@@ -5,7 +5,7 @@ import * as path from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
 import { type ApprovalRecord, capRecords, expireRecords, MAX_RECORDS, newestFirst, type RecordStatus } from "../../core/gate/records.ts"
 import { approvalId, gatedAt, HOUR, storedRecords, seedRecords, T0 } from "../support/kernel.ts"
-import { openWorkspace, REPO, type TempWorkspace } from "../support/workspace.ts"
+import { openWorkspace, REPO, snapshotTree, type TempWorkspace } from "../support/workspace.ts"
 
 const open: Array<TempWorkspace> = []
 const ws = async (settings: Record<string, unknown> = {}) => {
@@ -128,4 +128,44 @@ describe("two processes", () => {
     for (const plan of plans) expect(await fs.stat(path.join(w.dir, `.agentic/plans/${plan}/plan.md`))).toBeTruthy()
     expect(stored).toHaveLength(4 * count)
   })
+})
+
+describe("state the workspace arrived with", () => {
+  it("a live record dated in the future (or undated) is expired, so a store shipped with a far-future approved plan never unlocks Plan mode", async () => {
+    const w = await ws({ permissionMode: 1 })
+    await seedRecords(w, [
+      { id: "plan_forged", kind: "plan", status: "approved", title: "forged", createdAt: "2099-01-01T00:00:00.000Z" },
+      { id: "plan_undated", kind: "plan", status: "approved", title: "undated", createdAt: "not a date" }
+    ])
+    const result = await gatedAt(w, T0, { action: "write", path: "a.txt", content: "x" })
+    expect(result.error?.code).toBe("APPROVAL_REQUIRED")
+    expect(await w.exists("a.txt")).toBe(false)
+    expect(expireRecords([rec("approval_skew", "approved", T0 + 4 * 60_000)], T0)[0]!.status).toBe("approved")
+  })
+
+  for (const link of [".agentic", ".agentic/notes", ".agentic/approvals"]) {
+    it(`the store never reads or writes through ${link} when it is a symlink leaving the workspace (PATH_ESCAPE), and nothing lands outside`, async () => {
+      const outside = await fs.mkdtemp(path.join((await import("node:os")).tmpdir(), "aw-store-out-"))
+      try {
+        await fs.writeFile(path.join(outside, "state.json"), JSON.stringify({ version: 1, records: [] }))
+        await fs.writeFile(path.join(outside, "MEMORY.md"), "outside memory")
+        const w = await ws({ permissionMode: 0 })
+        await fs.mkdir(path.dirname(path.join(w.dir, link)), { recursive: true })
+        await fs.symlink(outside, path.join(w.dir, link))
+        const before = await snapshotTree(outside)
+        const results = [
+          await w.call("workspace_notes", { action: "write", name: "n", content: "x" }),
+          await w.call("workspace_notes", { action: "read", memory: true }),
+          await w.call("workspace_notes", { action: "write", memory: true, content: "x" }),
+          await w.call("workspace_plan", { action: "propose", title: "t", objective: "o", steps: ["s"] }),
+          await gatedAt(w, T0, { action: "write", path: "a.txt", content: "x" })
+        ]
+        const touched = link === ".agentic" ? [0, 1, 2, 3, 4] : link === ".agentic/notes" ? [0] : [3, 4]
+        for (const index of touched) expect(results[index]!.error?.code, `${link} #${index}`).toBe("PATH_ESCAPE")
+        expect(await snapshotTree(outside)).toEqual(before)
+      } finally {
+        await fs.rm(outside, { recursive: true, force: true })
+      }
+    })
+  }
 })
