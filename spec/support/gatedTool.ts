@@ -19,7 +19,7 @@ import type { Envelope } from "../../core/protocol/envelope.ts"
 /** The gated kinds a test call may use (the reference's approval.kind values). */
 export const KINDS = ["transaction", "command", "vcs", "browser", "web", "agent"] as const
 
-/** How many times the interpreter ran, per workspace root (proves "never ran"). */
+/** Every run of the interpreter in this process (proves "never ran" and "ran once"). */
 export const interpreterRuns: Array<{ path: string; content: string }> = []
 
 export const gatedWriteTool = defineTool({
