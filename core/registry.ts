@@ -67,6 +67,19 @@ export const decodeInput = (tool: ToolDefinition, args: unknown): Either.Either<
       })
     )
   }
+  // An empty Schema.Struct({}) accepts any object whatever onExcessProperty says, so extra fields are
+  // checked against the struct's own fields too: an action without fields takes no fields.
+  const known = (schema as { fields?: Record<string, unknown> }).fields
+  const extra = known === undefined ? [] : Object.keys(fields).filter((field) => !Object.prototype.hasOwnProperty.call(known, field))
+  if (extra.length > 0) {
+    return Either.left(
+      toolError(
+        "INVALID_INPUT",
+        `Invalid ${tool.name} ${action}: ${extra.map((field) => `field "${field}" is not a field of this action; remove it`).join("; ")}.`,
+        { fields: extra }
+      )
+    )
+  }
   const decoded = Schema.decodeUnknownEither(schema, { onExcessProperty: "error", errors: "all" })(fields)
   return Either.match(decoded, {
     onLeft: (error) => {
@@ -141,7 +154,8 @@ export const makeRegistry = (
             : toolError("TOOL_DISABLED", `${name} is not registered under the current settings (the user controls which tools are enabled).`, { tool: name }))
         )
       }
-      return runTool(tool, args).pipe(
+      // suspend: a handler that throws while building its effect is a defect too, never a throw past the registry.
+      return Effect.suspend(() => runTool(tool, args)).pipe(
         Effect.catchAllCause((cause) =>
           Effect.succeed(failure(`${tool.short}.call`, { code: "INTERNAL_ERROR", message: `${name} failed inside the toolkit (${defectText(cause)}).` }))
         )

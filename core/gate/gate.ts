@@ -62,8 +62,10 @@ export const updateRecords = <B, E, R>(
 ): Effect.Effect<B, E | ToolError, StateStore | R> =>
   Effect.gen(function* () {
     const store = yield* StateStore
-    return yield* store.update<ApprovalState, B, E | ToolError, R>(APPROVALS_FILE, (current) =>
+    return yield* store.locked(
+      APPROVALS_FILE,
       Effect.gen(function* () {
+        const current = yield* store.readJson<ApprovalState>(APPROVALS_FILE)
         const now = yield* Clock.currentTimeMillis
         const records = newestFirst(expireRecords((current ?? emptyState).records, now))
         const [result, next] = yield* f(records, now)
@@ -76,7 +78,10 @@ export const updateRecords = <B, E, R>(
             )
           )
         }
-        return [result, { version: 1, records: capped } satisfies ApprovalState] as const
+        const state: ApprovalState = { version: 1, records: capped }
+        // Only a real change is written: a call that runs or is refused leaves the store (and the disk) as it was.
+        if (stableStringify(state) !== stableStringify(current ?? emptyState)) yield* store.writeJson(APPROVALS_FILE, state)
+        return result
       })
     )
   })
@@ -149,6 +154,15 @@ export const gated = <R>(
           hash,
           records
         })
+        if (decision._tag === "Run" && decision.consume !== undefined) {
+          // Claim the approval inside the lock, so a concurrent identical call (another process) cannot
+          // spend it too; it is handed back below if the interpreter does not succeed.
+          const id = decision.consume
+          const claimed = records.map((candidate) =>
+            candidate.id === id ? { ...candidate, status: "consumed" as const, consumedAt: new Date(now).toISOString() } : candidate
+          )
+          return [{ decision, record: undefined }, claimed] as const
+        }
         if (decision._tag !== "Stage") return [{ decision, record: undefined }, records] as const
         if (decision.existing !== undefined) {
           const existing = records.find((candidate) => candidate.id === decision.existing)
@@ -177,21 +191,20 @@ export const gated = <R>(
       case "Refuse":
         return yield* Effect.fail(refusal(decision, request))
       case "Run": {
-        const result = yield* interpret
-        if (decision.consume !== undefined) {
-          const id = decision.consume
-          yield* updateRecords((records, now) =>
-            Effect.succeed([
-              undefined,
-              records.map((candidate) =>
-                candidate.id === id && candidate.status === "approved"
-                  ? { ...candidate, status: "consumed" as const, decidedAt: candidate.decidedAt ?? new Date(now).toISOString() }
-                  : candidate
-              )
-            ] as const)
-          )
-        }
-        return result
+        if (decision.consume === undefined) return yield* interpret
+        const id = decision.consume
+        // The approval is consumed only when the mutation succeeds: on failure (or interruption) it is approved again.
+        const release = updateRecords((records) =>
+          Effect.succeed([
+            undefined,
+            records.map((candidate) => {
+              if (candidate.id !== id || candidate.status !== "consumed") return candidate
+              const { consumedAt: _consumedAt, ...rest } = candidate
+              return { ...rest, status: "approved" as const }
+            })
+          ] as const)
+        ).pipe(Effect.ignore)
+        return yield* Effect.onError(interpret, () => release)
       }
     }
   })

@@ -24,6 +24,8 @@ export const PASS_THROUGH = ["/compress", "/compact", "/usage"] as const
 
 const COMMAND = /^\s*\/(accept|deny)(?=\s|$)\s*([\s\S]*)$/
 const ID = /^(approval|plan)_[A-Za-z0-9]+$/
+/** A first word the user meant as an id, even mistyped: it is never read as a note (which would decide the newest record instead). */
+const ID_LIKE = /^(approval|plan)_/i
 
 /** Parses a user message; undefined when it does not start with /accept or /deny. */
 export const parseCommand = (message: string): DecisionCommand | undefined => {
@@ -32,9 +34,12 @@ export const parseCommand = (message: string): DecisionCommand | undefined => {
   const verb = match[1] as "accept" | "deny"
   const rest = match[2]!.trim()
   const first = rest.split(/\s+/, 1)[0] ?? ""
-  const hasId = ID.test(first)
+  const hasId = ID_LIKE.test(first)
+  // "approval_3f9c…." copied with trailing punctuation is that id; anything else id-shaped stays as typed (NOT_FOUND).
+  const trimmed = first.replace(/[.,;:!?)\]}'"`]+$/, "")
+  const id = ID.test(trimmed) ? trimmed : first
   const text = (hasId ? rest.slice(first.length) : rest).trim()
-  return { verb, ...(hasId ? { id: first } : {}), ...(text.length > 0 ? { text } : {}) }
+  return { verb, ...(hasId ? { id } : {}), ...(text.length > 0 ? { text } : {}) }
 }
 
 /** Writes a command back as a user would type it (parseCommand(formatCommand(c)) equals c). */

@@ -21,6 +21,8 @@ export interface ApprovalRecord {
   /** ISO time of staging; expiry counts from here. */
   readonly createdAt: string
   readonly decidedAt?: string
+  /** When an approved operation was spent by the call that ran it. */
+  readonly consumedAt?: string
   readonly note?: string
   readonly reason?: string
   /** The SHA-256 of the normalised operation (absent for plans). */
@@ -58,15 +60,29 @@ const LIVE: ReadonlyArray<RecordStatus> = ["pending", "approved", "denied"]
 /** True for a record whose status can never change again. */
 export const isTerminal = (record: ApprovalRecord): boolean => !LIVE.includes(record.status)
 
-/** Marks every live record older than 24 hours as expired. */
-export const expireRecords = (records: ReadonlyArray<ApprovalRecord>, now: number): ReadonlyArray<ApprovalRecord> =>
-  records.map((record) =>
-    LIVE.includes(record.status) && Date.parse(record.createdAt) + EXPIRY_MS <= now ? { ...record, status: "expired" as const } : record
-  )
+/** How far in the future a creation time may lie (clock skew between processes) before the record is void. */
+export const MAX_CLOCK_SKEW_MS = 5 * 60 * 1000
 
-/** Records newest first (by creation, then by id for a stable order). */
+/**
+ * Marks every live record older than 24 hours as expired. A live record whose creation time is unreadable
+ * or lies in the future (a store shipped in a repository with a far-future approved plan) expires too:
+ * otherwise it would never expire and would unlock the gate for good.
+ */
+export const expireRecords = (records: ReadonlyArray<ApprovalRecord>, now: number): ReadonlyArray<ApprovalRecord> =>
+  records.map((record) => {
+    if (!LIVE.includes(record.status)) return record
+    const created = Date.parse(record.createdAt)
+    const stale = Number.isNaN(created) || created > now + MAX_CLOCK_SKEW_MS || created + EXPIRY_MS <= now
+    return stale ? { ...record, status: "expired" as const } : record
+  })
+
+/**
+ * Records newest first, by creation time. Ties (records staged in the same millisecond) keep their
+ * stored order, which is newest first because every update prepends: ids are random, so ordering ties
+ * by id would let a bare /accept decide an older record.
+ */
 export const newestFirst = (records: ReadonlyArray<ApprovalRecord>): ReadonlyArray<ApprovalRecord> =>
-  [...records].sort((a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt) || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
+  [...records].sort((a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt))
 
 /**
  * Keeps at most MAX_RECORDS. Terminal and expired records go first (oldest first), then approved

@@ -24,12 +24,15 @@ export const BUILTIN_PROTECTED: ReadonlyArray<string> = [".git/**", ".agentic/**
 /** True when a model-facing tool must not write `rel` (workspace-relative, normalised). */
 export const isProtectedPath = (rel: string, patterns: ReadonlyArray<string>): boolean => {
   if (rel === "") return true
-  const segments = rel.split("/")
+  // Case-insensitively: on a case-insensitive filesystem (macOS, Windows) ".Agentic/" is ".agentic/".
+  const segments = rel.toLowerCase().split("/")
   if (segments[0] === ".agentic" || segments.includes(".git")) return true
   const candidates = [rel, ...ancestors(rel)]
-  return patterns.some((pattern) =>
-    candidates.some((candidate) => minimatch(candidate, pattern, { dot: true, matchBase: !pattern.includes("/") }))
-  )
+  return patterns.some((raw) => {
+    // "./secrets/**" and "/secrets/**" mean the workspace-relative "secrets/**".
+    const pattern = raw.replace(/^(\.\/|\/)+/, "")
+    return candidates.some((candidate) => minimatch(candidate, pattern, { dot: true, matchBase: !pattern.includes("/") }))
+  })
 }
 
 /** Turns a host failure into the error a model can act on, naming the relative path only. */
@@ -105,7 +108,9 @@ export const makeWorkspace = (
     })
 
   // The real location of rel (or of its nearest existing ancestor) must stay inside the root.
-  const checkReal = (rel: string, input: string, field: string): Effect.Effect<void, ToolError> =>
+  // Returns the real workspace-relative path (symlinks inside the root followed), so a write can
+  // also be checked against protection where it would really land.
+  const checkReal = (rel: string, input: string, field: string): Effect.Effect<string, ToolError> =>
     Effect.gen(function* () {
       let current = rel
       for (;;) {
@@ -116,20 +121,24 @@ export const makeWorkspace = (
             // A dangling symlink: writing through it would create its target, wherever that is.
             return yield* Effect.fail(escape(input, field))
           }
-          if (relativeTo(root, real.right) === undefined) return yield* Effect.fail(escape(input, field))
-          return
+          const realRel = relativeTo(root, real.right)
+          if (realRel === undefined) return yield* Effect.fail(escape(input, field))
+          const rest = rel.slice(current.length).replace(/^\//, "")
+          return realRel === "" ? rest : rest === "" ? realRel : `${realRel}/${rest}`
         }
-        if (current === "") return
+        if (current === "") return rel
         current = dirname(current)
       }
     })
 
-  const resolve = (path: string, field = "path") =>
+  const resolveBoth = (path: string, field: string) =>
     Effect.gen(function* () {
       const rel = yield* Either.match(confine(root, path, field), { onLeft: Effect.fail, onRight: Effect.succeed })
-      yield* checkReal(rel, path, field)
-      return rel
+      const real = yield* checkReal(rel, path, field)
+      return { rel, real }
     })
+
+  const resolve = (path: string, field = "path") => Effect.map(resolveBoth(path, field), ({ rel }) => rel)
 
   const isProtected = (rel: string) => isProtectedPath(rel, protectedPatterns)
   const assertWritable = (rel: string) =>
@@ -145,8 +154,11 @@ export const makeWorkspace = (
         )
       : Effect.void
 
+  // Protection applies to the path as given and to where it really lands (a symlink to .agentic/ or .git/).
   const writable = (path: string, field = "path") =>
-    Effect.tap(resolve(path, field), assertWritable)
+    Effect.flatMap(resolveBoth(path, field), ({ rel, real }) =>
+      Effect.as(Effect.zipRight(assertWritable(rel), real === rel ? Effect.void : assertWritable(real)), rel)
+    )
 
   return {
     root,

@@ -9,10 +9,11 @@
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import { toolError, type ToolError } from "../protocol/errors.ts"
 import { type DirEntry, HostError, HostFs, HostInfo } from "../services/HostFs.ts"
-import { dirname, join } from "../services/paths.ts"
+import { dirname, join, relativeTo } from "../services/paths.ts"
 
 /** The folder every store lives in, relative to the workspace root. */
 export const STATE_DIR = ".agentic"
@@ -69,11 +70,38 @@ const io = (rel: string) => (error: HostError) =>
 export const makeStateStore = (host: typeof HostFs.Service, root: string): StateStoreShape => {
   const base = join(root, STATE_DIR)
   const abs = (rel: string) => join(base, rel)
+  // A workspace may arrive with .agentic/ (or a folder in it) as a symlink, e.g. from a cloned repository:
+  // the store must never read or write through it to a place outside .agentic/ of this workspace.
+  const escaped = (rel: string) =>
+    toolError(
+      "PATH_ESCAPE",
+      `The state path .agentic/${rel} leads outside this workspace's .agentic/ folder through a symlink; the user must remove that link before the toolkit can use its state.`,
+      { path: `.agentic/${rel}` }
+    )
+  const confined = (rel: string): Effect.Effect<void, ToolError> =>
+    Effect.gen(function* () {
+      let current = rel
+      for (;;) {
+        const target = current === "" ? base : abs(current)
+        const info = yield* Effect.orElseSucceed(host.lstat(target), () => undefined)
+        if (info !== undefined) {
+          const real = yield* Effect.either(host.realpath(target))
+          if (Either.isLeft(real) || relativeTo(base, real.right) === undefined) return yield* Effect.fail(escaped(rel))
+          return
+        }
+        if (current === "") return
+        current = dirname(current)
+      }
+    })
+  const guard = <A, E, R>(rel: string, effect: Effect.Effect<A, E, R>) => Effect.zipRight(confined(rel), effect)
   const readBytes = (rel: string) =>
-    host.readFile(abs(rel)).pipe(
-      Effect.map((bytes): Uint8Array | undefined => bytes),
-      Effect.catchIf((error) => error.reason === "NotFound", () => Effect.succeed(undefined)),
-      Effect.mapError(io(rel))
+    guard(
+      rel,
+      host.readFile(abs(rel)).pipe(
+        Effect.map((bytes): Uint8Array | undefined => bytes),
+        Effect.catchIf((error) => error.reason === "NotFound", () => Effect.succeed(undefined)),
+        Effect.mapError(io(rel))
+      )
     )
   const readText = (rel: string) => Effect.map(readBytes(rel), (bytes) => (bytes === undefined ? undefined : decoder.decode(bytes)))
   const readJson = <A>(rel: string) =>
@@ -89,15 +117,17 @@ export const makeStateStore = (host: typeof HostFs.Service, root: string): State
           })
     )
   const writeBytes = (rel: string, bytes: Uint8Array) =>
-    host.mkdir(dirname(abs(rel)), { recursive: true }).pipe(
-      Effect.zipRight(host.writeFileAtomic(abs(rel), bytes)),
-      Effect.mapError(io(rel))
+    guard(
+      rel,
+      host.mkdir(dirname(abs(rel)), { recursive: true }).pipe(
+        Effect.zipRight(host.writeFileAtomic(abs(rel), bytes)),
+        Effect.mapError(io(rel))
+      )
     )
   const writeText = (rel: string, text: string) => writeBytes(rel, encoder.encode(text))
   const writeJson = (rel: string, value: unknown) => writeText(rel, `${JSON.stringify(value, null, 2)}\n`)
   const locked = <A, E, R>(rel: string, effect: Effect.Effect<A, E, R>) =>
-    host.mkdir(dirname(abs(rel)), { recursive: true }).pipe(
-      Effect.mapError(io(rel)),
+    guard(rel, host.mkdir(dirname(abs(rel)), { recursive: true }).pipe(Effect.mapError(io(rel)))).pipe(
       Effect.zipRight(
         host.withLock(abs(rel), effect).pipe(
           Effect.catchIf(
@@ -117,24 +147,36 @@ export const makeStateStore = (host: typeof HostFs.Service, root: string): State
     writeText,
     writeJson,
     appendText: (rel, text) =>
-      host.mkdir(dirname(abs(rel)), { recursive: true }).pipe(
-        Effect.zipRight(host.appendFile(abs(rel), encoder.encode(text))),
-        Effect.mapError(io(rel))
+      guard(
+        rel,
+        host.mkdir(dirname(abs(rel)), { recursive: true }).pipe(
+          Effect.zipRight(host.appendFile(abs(rel), encoder.encode(text))),
+          Effect.mapError(io(rel))
+        )
       ),
     remove: (rel, options) =>
-      host.remove(abs(rel), options).pipe(
-        Effect.catchIf((error) => error.reason === "NotFound", () => Effect.void),
-        Effect.mapError(io(rel))
+      guard(
+        rel,
+        host.remove(abs(rel), options).pipe(
+          Effect.catchIf((error) => error.reason === "NotFound", () => Effect.void),
+          Effect.mapError(io(rel))
+        )
       ),
     list: (rel) =>
-      host.readDir(abs(rel)).pipe(
-        Effect.catchIf((error) => error.reason === "NotFound", () => Effect.succeed([] as ReadonlyArray<DirEntry>)),
-        Effect.mapError(io(rel))
+      guard(
+        rel,
+        host.readDir(abs(rel)).pipe(
+          Effect.catchIf((error) => error.reason === "NotFound", () => Effect.succeed([] as ReadonlyArray<DirEntry>)),
+          Effect.mapError(io(rel))
+        )
       ),
     stat: (rel) =>
-      host.stat(abs(rel)).pipe(
-        Effect.map((info) => (info === undefined ? undefined : { size: info.size, mtimeMs: info.mtimeMs })),
-        Effect.mapError(io(rel))
+      guard(
+        rel,
+        host.stat(abs(rel)).pipe(
+          Effect.map((info) => (info === undefined ? undefined : { size: info.size, mtimeMs: info.mtimeMs })),
+          Effect.mapError(io(rel))
+        )
       ),
     locked,
     update: (rel, f) =>

@@ -22,8 +22,9 @@ export type NoteTarget = { readonly memory: true } | { readonly memory: false; r
 export const noteTarget = (name: string | undefined, memory: boolean | undefined): NoteTarget | ToolError => {
   if (memory === true) return { memory: true }
   if (name === undefined) return toolError("INVALID_INPUT", `field "name" is required unless memory is true.`, { field: "name" })
-  if (/^memory(\.md)?$/i.test(name)) return { memory: true }
-  const stripped = name.toLowerCase().endsWith(".md") ? name.slice(0, -3) : name
+  // Every trailing .md goes, so a name list shows ("a" for "a.md.md") reads back the same note.
+  const stripped = name.replace(/(\.md)+$/i, "")
+  if (/^memory$/i.test(stripped)) return { memory: true }
   if (stripped.length === 0 || stripped.length > 64) {
     return toolError("INVALID_INPUT", `field "name" must be 1 to 64 characters (without a trailing .md); got ${stripped.length}.`, { field: "name" })
   }

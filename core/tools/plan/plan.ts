@@ -261,7 +261,8 @@ export const planTool = defineTool({
         const record = yield* updateRecords((records, now) =>
           Effect.gen(function* () {
             const target =
-              input.plan_id === undefined ? approvedPlan(records) : records.find((candidate) => candidate.id === input.plan_id && candidate.kind === "plan")
+              // Without plan_id: the approved plan, else the pending one (so complete on it fails TRANSACTION_STATE, not NOT_FOUND).
+              input.plan_id === undefined ? approvedPlan(records) ?? pendingPlan(records) : records.find((candidate) => candidate.id === input.plan_id && candidate.kind === "plan")
             if (target === undefined) {
               return yield* Effect.fail(
                 input.plan_id === undefined
