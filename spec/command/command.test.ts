@@ -1,0 +1,357 @@
+// workspace_command, sentence by sentence (../shared/spec/TOOL_REFERENCE.md "workspace_command" and issue 5).
+import { createHash } from "node:crypto"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { afterEach, describe, expect, it } from "vitest"
+import { CHANGE_SOURCES } from "../../core/changes.ts"
+import { snapshotTree } from "../support/workspace.ts"
+import { GRANDCHILDREN, data, eventually, pidsOf, running, tracked } from "./support.ts"
+
+const workspaces = tracked()
+afterEach(() => workspaces.cleanup())
+
+const NODE_LOOP = ["-e", "setInterval(() => {}, 1000)"]
+
+describe("workspace_command: availability and actions", () => {
+  it("Available only when process execution is enabled (on by default)", async () => {
+    const on = await workspaces.open()
+    expect(on.runtime.registry.tools.map((tool) => tool.name)).toContain("workspace_command")
+    const off = await workspaces.open({ enableProcessExecution: false })
+    expect(off.runtime.registry.tools.map((tool) => tool.name)).not.toContain("workspace_command")
+    const refused = await off.call("workspace_command", { action: "run", executable: "node", args: ["-v"] })
+    expect(refused.ok).toBe(false)
+    expect(refused.error?.code).toBe("TOOL_DISABLED")
+  })
+
+  it("Actions: run, start, status (optionally tail_chars), cancel", async () => {
+    const ws = await workspaces.open()
+    const bad = await ws.call("workspace_command", { action: "exec", executable: "node" })
+    expect(bad.error?.code).toBe("INVALID_INPUT")
+    expect(bad.error?.message).toContain("run, start, status, cancel")
+    const listing = ws.runtime.registry.list().find((tool) => tool.name === "workspace_command")!
+    expect((listing.inputSchema.properties["action"] as { enum: Array<string> }).enum).toEqual(["run", "start", "status", "cancel"])
+    expect(Object.keys(listing.inputSchema.properties)).toEqual(
+      expect.arrayContaining(["executable", "args", "cwd", "timeout_seconds", "job_id", "tail_chars"])
+    )
+  })
+})
+
+describe("workspace_command: run", () => {
+  it("a command that ran and exited non-zero is ok: true with its exit code in the summary", async () => {
+    const ws = await workspaces.open()
+    const result = await ws.call("workspace_command", {
+      action: "run",
+      executable: "node",
+      args: ["-e", "console.log('out'); console.error('err'); process.exit(3)"]
+    })
+    expect(result.ok).toBe(true)
+    expect(result.summary).toContain("exited with code 3")
+    expect(data(result)).toMatchObject({ exitCode: 3, stdout: "out\n", stderr: "err\n", status: "exited" })
+    expect(data(result)["jobId"]).toMatch(/^job_[0-9a-f]+$/)
+  })
+
+  it("ok: false means it could not run as asked: an unknown executable is NOT_FOUND, and nothing changed on disk", async () => {
+    const ws = await workspaces.open({ executableAllowlist: ["*"] })
+    const before = await snapshotTree(ws.dir)
+    const result = await ws.call("workspace_command", { action: "run", executable: "no-such-program-aw" })
+    expect(result.ok).toBe(false)
+    expect(result.error?.code).toBe("NOT_FOUND")
+    expect(result.error?.message).toContain("no-such-program-aw")
+    expect(await snapshotTree(ws.dir)).toEqual(before)
+  })
+
+  it("Pass executable and args separately: a shell command line is refused, and arguments reach the program literally (no shell, ever)", async () => {
+    const ws = await workspaces.open()
+    const before = await snapshotTree(ws.dir)
+    const line = await ws.call("workspace_command", { action: "run", executable: "echo hi | cat" })
+    expect(line.ok).toBe(false)
+    expect(line.error?.code).toBe("INVALID_INPUT")
+    expect(line.error?.message).toContain('"executable": "echo"')
+    expect(await snapshotTree(ws.dir)).toEqual(before)
+    const literal = await ws.call("workspace_command", { action: "run", executable: "node", args: ["-e", "console.log(process.argv[1])", "$HOME && rm -rf / ; `x` | *"] })
+    expect(data(literal)["stdout"]).toBe("$HOME && rm -rf / ; `x` | *\n")
+  })
+
+  it("cwd is workspace-relative, and a cwd outside the root is refused with nothing changed", async () => {
+    const ws = await workspaces.open()
+    await ws.write("sub/dir/keep.txt", "x")
+    const inside = await ws.call("workspace_command", { action: "run", executable: "node", args: ["-e", "console.log(process.cwd())"], cwd: "sub/dir" })
+    expect(data(inside)["stdout"]).toBe(`${path.join(ws.dir, "sub/dir")}\n`)
+    expect(data(inside)["cwd"]).toBe("sub/dir")
+    const before = await snapshotTree(ws.dir)
+    for (const cwd of ["..", "../..", "/tmp", "sub/../../x"]) {
+      const out = await ws.call("workspace_command", { action: "run", executable: "node", args: ["-v"], cwd })
+      expect(out.ok, cwd).toBe(false)
+      expect(out.error?.code, cwd).toBe("PATH_ESCAPE")
+    }
+    const missing = await ws.call("workspace_command", { action: "run", executable: "node", args: ["-v"], cwd: "nope" })
+    expect(missing.error?.code).toBe("INVALID_INPUT")
+    expect(await snapshotTree(ws.dir)).toEqual(before)
+  })
+
+  it("Full output is stored under .agentic/jobs/<job-id>/, and the result stays within maxToolResultChars with the full logs as artifacts", async () => {
+    const ws = await workspaces.open({ maxToolResultChars: 5000 })
+    const result = await ws.call("workspace_command", {
+      action: "run",
+      executable: "node",
+      args: ["-e", "for (let i = 0; i < 5000; i++) console.log('line ' + i + ' \"quoted\" é'); console.error('E'.repeat(30000))"]
+    })
+    expect(result.ok).toBe(true)
+    expect(JSON.stringify(result).length).toBeLessThanOrEqual(5000)
+    const id = data(result)["jobId"] as string
+    const full = await ws.read(`.agentic/jobs/${id}/stdout.log`)
+    expect(full.split("\n")).toHaveLength(5001)
+    expect(full.endsWith(data(result)["stdout"])).toBe(true)
+    expect(data(result)["stdout"]).toContain("line 4999")
+    expect(data(result)["stdoutTruncated"]).toBe(true)
+    expect(result.summary).toContain("full logs are the artifacts")
+    const artifacts = result.artifacts!
+    expect(artifacts.map((artifact) => artifact.path)).toEqual([`.agentic/jobs/${id}/stdout.log`, `.agentic/jobs/${id}/stderr.log`])
+    for (const artifact of artifacts) {
+      const bytes = fs.readFileSync(path.join(ws.dir, artifact.path))
+      expect(artifact.bytes).toBe(bytes.length)
+      expect(artifact.sha256).toBe(createHash("sha256").update(bytes).digest("hex"))
+    }
+  })
+
+  it("a foreground run ends what its command left behind in its process group, and says so", async () => {
+    const ws = await workspaces.open()
+    const result = await ws.call("workspace_command", {
+      action: "run",
+      executable: "node",
+      args: ["-e", "const c = require('node:child_process').spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' }); c.unref(); console.log(c.pid)"]
+    })
+    expect(result.ok).toBe(true)
+    expect(result.summary).toContain("left processes behind")
+    expect(running(Number(String(data(result)["stdout"]).trim()))).toBe(false)
+  })
+})
+
+describe("workspace_command: executables", () => {
+  it("Executables are resolved on PATH first, then in the project's node_modules/.bin (data.resolvedExecutable)", async () => {
+    const ws = await workspaces.open({ executableAllowlist: ["*"] })
+    const script = "#!/usr/bin/env node\nconsole.log('from bin', process.argv.slice(2).join(','))\n"
+    await ws.write("node_modules/.bin/aw-local-tool", script)
+    await ws.write("node_modules/.bin/node", script)
+    fs.chmodSync(path.join(ws.dir, "node_modules/.bin/aw-local-tool"), 0o755)
+    fs.chmodSync(path.join(ws.dir, "node_modules/.bin/node"), 0o755)
+    const local = await ws.call("workspace_command", { action: "run", executable: "aw-local-tool", args: ["a", "b"] })
+    expect(data(local)["stdout"]).toBe("from bin a,b\n")
+    expect(data(local)["resolvedExecutable"]).toBe(path.join(ws.dir, "node_modules/.bin/aw-local-tool"))
+    const node = await ws.call("workspace_command", { action: "run", executable: "node", args: ["-e", "console.log('real node')"] })
+    expect(data(node)["stdout"]).toBe("real node\n")
+    expect(data(node)["resolvedExecutable"]).not.toContain("node_modules")
+  })
+
+  it("the executable allowlist is enforced at run time: EXECUTABLE_DENIED names the executable; '*' allows any", async () => {
+    const ws = await workspaces.open({ executableAllowlist: ["git"] })
+    const before = await snapshotTree(ws.dir)
+    const denied = await ws.call("workspace_command", { action: "start", executable: "node", args: ["-v"] })
+    expect(denied.ok).toBe(false)
+    expect(denied.error?.code).toBe("EXECUTABLE_DENIED")
+    expect(denied.error?.message).toContain('"node"')
+    expect(denied.error?.details).toMatchObject({ executable: "node" })
+    expect(await snapshotTree(ws.dir)).toEqual(before)
+    const any = await workspaces.open({ executableAllowlist: ["*"] })
+    expect((await any.call("workspace_command", { action: "run", executable: "node", args: ["-v"] })).ok).toBe(true)
+  })
+
+  it("a path executable runs only from inside the workspace and only when the allowlist names it exactly", async () => {
+    const ws = await workspaces.open({ executableAllowlist: ["node", "./tool.js"] })
+    await ws.write("tool.js", "#!/usr/bin/env node\nconsole.log('tool')\n")
+    fs.chmodSync(path.join(ws.dir, "tool.js"), 0o755)
+    expect(data(await ws.call("workspace_command", { action: "run", executable: "./tool.js" }))["stdout"]).toBe("tool\n")
+    expect((await ws.call("workspace_command", { action: "run", executable: "/usr/bin/env" })).error?.code).toBe("EXECUTABLE_DENIED")
+    const star = await workspaces.open({ executableAllowlist: ["*"] })
+    expect((await star.call("workspace_command", { action: "run", executable: "../outside" })).error?.code).toBe("PATH_ESCAPE")
+  })
+})
+
+describe("workspace_command: timeouts", () => {
+  it("timeout_seconds defaults to the configured Maximum command duration; a timed-out job is killed with its whole process group, and says so", async () => {
+    const ws = await workspaces.open({ maxCommandDurationSeconds: 1 })
+    const started = Date.now()
+    const result = await ws.call("workspace_command", { action: "run", executable: "node", args: GRANDCHILDREN })
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1000)
+    expect(result.ok).toBe(false)
+    expect(result.error?.code).toBe("TIMEOUT")
+    expect(result.error?.message).toContain("killed with its whole process group")
+    const details = result.error?.details as Record<string, any>
+    expect(details).toMatchObject({ timeoutSeconds: 1, killedProcessGroup: true })
+    const pids = (/PIDS (\d+) (\d+) (\d+)/.exec(details["stdoutTail"]) ?? []).slice(1).map(Number)
+    expect(pids).toHaveLength(3)
+    for (const pid of pids) expect(running(pid), `pid ${pid}`).toBe(false)
+  })
+
+  it("timeout_seconds is capped by the Maximum command duration", async () => {
+    const ws = await workspaces.open({ maxCommandDurationSeconds: 5 })
+    const result = await ws.call("workspace_command", { action: "start", executable: "node", args: ["-v"], timeout_seconds: 100 })
+    expect(data(result)["timeoutSeconds"]).toBe(5)
+    expect(result.summary).toContain("capped at the maximum command duration, 5 s")
+    const run = await ws.call("workspace_command", { action: "run", executable: "node", args: ["-v"], timeout_seconds: 3 })
+    expect(data(run)["timeoutSeconds"]).toBe(3)
+  })
+
+  it("timeout_seconds: 0 is accepted only with start: a run is refused with an INVALID_INPUT that names both repairs", async () => {
+    const ws = await workspaces.open()
+    const before = await snapshotTree(ws.dir)
+    const result = await ws.call("workspace_command", { action: "run", executable: "node", args: ["-v"], timeout_seconds: 0 })
+    expect(result.ok).toBe(false)
+    expect(result.error?.code).toBe("INVALID_INPUT")
+    expect(result.error?.message).toContain("omit timeout_seconds (or pass a positive number")
+    expect(result.error?.message).toContain('use action "start"')
+    expect(await snapshotTree(ws.dir)).toEqual(before)
+  })
+
+  it("timeout_seconds: 0 with start arms no timer and the cap does not apply: the job runs until cancel stops it", async () => {
+    const ws = await workspaces.open({ maxCommandDurationSeconds: 1 })
+    const started = await ws.call("workspace_command", { action: "start", executable: "node", args: NODE_LOOP, timeout_seconds: 0 })
+    expect(started.ok).toBe(true)
+    expect(data(started)["timeoutSeconds"]).toBe(0)
+    expect(started.summary).toContain("no timeout")
+    await new Promise((resolve) => setTimeout(resolve, 1800))
+    const status = await ws.call("workspace_command", { action: "status", job_id: data(started)["jobId"] })
+    expect(data(status)["status"]).toBe("running")
+    const cancelled = await ws.call("workspace_command", { action: "cancel", job_id: data(started)["jobId"] })
+    expect(data(cancelled)["status"]).toBe("cancelled")
+    expect(running(data(started)["pid"])).toBe(false)
+  })
+
+  it("Any other value below one second is INVALID_INPUT", async () => {
+    const ws = await workspaces.open()
+    const before = await snapshotTree(ws.dir)
+    for (const timeout_seconds of [0.5, -1, 0.999]) {
+      for (const action of ["run", "start"]) {
+        const result = await ws.call("workspace_command", { action, executable: "node", args: ["-v"], timeout_seconds })
+        expect(result.error?.code, `${action} ${timeout_seconds}`).toBe("INVALID_INPUT")
+        expect(result.error?.message).toContain("at least 1 second")
+      }
+    }
+    expect(await snapshotTree(ws.dir)).toEqual(before)
+  })
+
+  it("a started job that times out is killed with its whole process group and its status says so", async () => {
+    const ws = await workspaces.open()
+    const started = await ws.call("workspace_command", { action: "start", executable: "node", args: GRANDCHILDREN, timeout_seconds: 1 })
+    const id = data(started)["jobId"] as string
+    const pids = await pidsOf(ws, id)
+    expect(pids).toHaveLength(3)
+    expect(
+      await eventually(async () => data(await ws.call("workspace_command", { action: "status", job_id: id }))["status"] === "timed_out", 15_000)
+    ).toBe(true)
+    const status = await ws.call("workspace_command", { action: "status", job_id: id })
+    expect(status.summary).toContain("timed out after 1 s and was killed with its whole process group")
+    for (const pid of pids) expect(running(pid), `pid ${pid}`).toBe(false)
+  })
+})
+
+describe("workspace_command: start, status, cancel", () => {
+  it("cancel ends the whole process group: a job that spawned grandchildren (one ignoring SIGTERM) is fully ended", async () => {
+    const ws = await workspaces.open()
+    const started = await ws.call("workspace_command", { action: "start", executable: "node", args: GRANDCHILDREN, timeout_seconds: 0 })
+    const id = data(started)["jobId"] as string
+    const pids = await pidsOf(ws, id)
+    expect(pids.every(running)).toBe(true)
+    const cancelled = await ws.call("workspace_command", { action: "cancel", job_id: id })
+    expect(cancelled.ok).toBe(true)
+    expect(cancelled.summary).toContain("its whole process group")
+    expect(data(cancelled)).toMatchObject({ jobId: id, status: "cancelled", previousStatus: "running", processGroupEnded: true })
+    for (const pid of pids) expect(running(pid), `pid ${pid}`).toBe(false)
+    const status = await ws.call("workspace_command", { action: "status", job_id: id })
+    expect(data(status)["status"]).toBe("cancelled")
+  })
+
+  it("cancel on a job that has already finished is not an error, but the summary and retention.facts say so", async () => {
+    const ws = await workspaces.open()
+    const run = await ws.call("workspace_command", { action: "run", executable: "node", args: ["-e", "process.exit(4)"] })
+    const id = data(run)["jobId"] as string
+    const result = await ws.call("workspace_command", { action: "cancel", job_id: id })
+    const fact = `${id} was already exited before cancel: no process was running, so nothing was stopped. Check the job id if you expected to stop a running job.`
+    expect(result.ok).toBe(true)
+    expect(result.summary).toBe(fact)
+    expect(result.retention.facts).toContain(fact)
+    expect(data(result)).toMatchObject({ status: "exited", cancelled: false, exitCode: 4 })
+  })
+
+  it("status and cancel of an unknown job are NOT_FOUND naming the route back (workspace_inspect changes)", async () => {
+    const ws = await workspaces.open()
+    for (const action of ["status", "cancel"]) {
+      const result = await ws.call("workspace_command", { action, job_id: "job_0000" })
+      expect(result.error?.code).toBe("NOT_FOUND")
+      expect(result.error?.message).toContain("changes")
+    }
+    expect((await ws.call("workspace_command", { action: "status", job_id: "12" })).error?.code).toBe("INVALID_INPUT")
+  })
+
+  it("A running job is tailed with the default even when tail_chars is omitted; both tails are in omit_when_summarizing", async () => {
+    const ws = await workspaces.open()
+    const started = await ws.call("workspace_command", {
+      action: "start",
+      executable: "node",
+      args: ["-e", "process.stdout.write('a'.repeat(3000) + 'END'); process.stderr.write('warn'); setInterval(() => {}, 1000)"],
+      timeout_seconds: 0
+    })
+    const id = data(started)["jobId"] as string
+    await eventually(async () => (await ws.read(`.agentic/jobs/${id}/stdout.log`).catch(() => "")).endsWith("END"))
+    const status = await ws.call("workspace_command", { action: "status", job_id: id })
+    expect(data(status)["status"]).toBe("running")
+    expect(data(status)["stdoutTail"]).toBe(`${"a".repeat(1997)}END`)
+    expect(data(status)["stderrTail"]).toBe("warn")
+    expect(status.retention.omit_when_summarizing).toEqual(["stdoutTail", "stderrTail"])
+    const short = await ws.call("workspace_command", { action: "status", job_id: id, tail_chars: 100 })
+    expect(data(short)["stdoutTail"]).toBe(`${"a".repeat(97)}END`)
+  })
+
+  it("a finished job is tailed only when it is asked for, from the same files its artifacts point at", async () => {
+    const ws = await workspaces.open()
+    const run = await ws.call("workspace_command", { action: "run", executable: "node", args: ["-e", "console.log('x'.repeat(500))"] })
+    const id = data(run)["jobId"] as string
+    const plain = await ws.call("workspace_command", { action: "status", job_id: id })
+    expect(data(plain)).not.toHaveProperty("stdoutTail")
+    expect(data(plain)).toMatchObject({ status: "exited", exitCode: 0 })
+    expect(plain.artifacts?.map((artifact) => artifact.path)).toEqual([`.agentic/jobs/${id}/stdout.log`, `.agentic/jobs/${id}/stderr.log`])
+    const tailed = await ws.call("workspace_command", { action: "status", job_id: id, tail_chars: 100 })
+    expect(data(tailed)["stdoutTail"]).toBe(`${"x".repeat(99)}\n`)
+    expect(tailed.retention.omit_when_summarizing).toEqual(["stdoutTail", "stderrTail"])
+    expect(tailed.artifacts).toEqual(plain.artifacts)
+  })
+
+  it("tail_chars is 100-20000", async () => {
+    const ws = await workspaces.open()
+    const run = await ws.call("workspace_command", { action: "run", executable: "node", args: ["-v"] })
+    for (const tail_chars of [99, 20_001, 150.5]) {
+      const result = await ws.call("workspace_command", { action: "status", job_id: data(run)["jobId"], tail_chars })
+      expect(result.error?.code, String(tail_chars)).toBe("INVALID_INPUT")
+      expect(result.error?.message).toContain("tail_chars")
+    }
+  })
+
+  it("tails are read from the end of the file and decoded at UTF-8 boundaries (multi-byte characters are never split)", async () => {
+    const ws = await workspaces.open()
+    const run = await ws.call("workspace_command", {
+      action: "run",
+      executable: "node",
+      args: ["-e", "process.stdout.write('é€😀'.repeat(4000) + 'Z')"]
+    })
+    const id = data(run)["jobId"] as string
+    for (const tail_chars of [100, 101, 102, 103, 1999]) {
+      const tail = data(await ws.call("workspace_command", { action: "status", job_id: id, tail_chars }))["stdoutTail"] as string
+      expect(tail.endsWith("Z")).toBe(true)
+      expect(tail).not.toContain("\uFFFD")
+      expect(tail.length === tail_chars || tail.length === tail_chars - 1).toBe(true)
+      expect(("é€😀".repeat(4000) + "Z").endsWith(tail)).toBe(true)
+    }
+  })
+
+  it("the changes listing always names jobs (id, status, executable, exitCode, startedAt)", async () => {
+    const ws = await workspaces.open()
+    const run = await ws.call("workspace_command", { action: "run", executable: "node", args: ["-e", "process.exit(2)"] })
+    const started = await ws.call("workspace_command", { action: "start", executable: "node", args: NODE_LOOP, timeout_seconds: 0 })
+    const source = CHANGE_SOURCES.find((candidate) => candidate.key === "jobs")!
+    const entries = (await ws.run(source.list)) as Array<Record<string, unknown>>
+    expect(entries).toHaveLength(2)
+    expect(entries.find((entry) => entry["id"] === data(run)["jobId"])).toMatchObject({ status: "exited", executable: "node", exitCode: 2 })
+    expect(entries.find((entry) => entry["id"] === data(started)["jobId"])).toMatchObject({ status: "running", executable: "node", exitCode: null })
+    for (const entry of entries) expect(Object.keys(entry).sort()).toEqual(["executable", "exitCode", "id", "startedAt", "status"])
+  })
+})
