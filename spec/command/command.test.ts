@@ -2,6 +2,7 @@
 import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import * as Effect from "effect/Effect"
 import { afterEach, describe, expect, it } from "vitest"
 import { CHANGE_SOURCES } from "../../core/changes.ts"
 import { snapshotTree } from "../support/workspace.ts"
@@ -124,6 +125,21 @@ describe("workspace_command: run", () => {
     expect(result.ok).toBe(true)
     expect(result.summary).toContain("left processes behind")
     expect(running(Number(String(data(result)["stdout"]).trim()))).toBe(false)
+  })
+})
+
+describe("workspace_command: interruption", () => {
+  it("a foreground run whose call is interrupted by the host ends its whole process group (recorded as cancelled)", async () => {
+    const ws = await workspaces.open()
+    const call = ws.runtime.registry.call("workspace_command", { action: "run", executable: "node", args: GRANDCHILDREN })
+    await ws.run(call.pipe(Effect.timeout("3 seconds"), Effect.ignore))
+    const id = fs.readdirSync(path.join(ws.dir, ".agentic/jobs"))[0]!
+    const pids = await pidsOf(ws, id)
+    expect(pids).toHaveLength(3)
+    expect(await eventually(() => pids.every((pid) => !running(pid)))).toBe(true)
+    expect(
+      await eventually(async () => data(await ws.call("workspace_command", { action: "status", job_id: id }))["status"] === "cancelled")
+    ).toBe(true)
   })
 })
 

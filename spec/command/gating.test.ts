@@ -58,7 +58,7 @@ describe("workspace_command gating", () => {
       kind: "command",
       resume: { tool: "workspace_command", arguments: { action: "start", ...TOUCH("marker"), timeout_seconds: 5 } }
     })
-    expect(data(staged)["resolvedExecutable"]).toBe(process.execPath === "/usr/bin/node" ? "/usr/bin/node" : data(staged)["resolvedExecutable"])
+    expect(data(staged)["resolvedExecutable"]).toMatch(/node$/)
     expect(fs.existsSync(path.join(ws.dir, "marker"))).toBe(false)
     // The same call while pending returns the same approval.
     const again = await ws.call("workspace_command", { action: "start", ...TOUCH("marker"), timeout_seconds: 5 })

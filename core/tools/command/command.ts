@@ -350,10 +350,20 @@ const resolvedFields = (record: JobRecord) => ({
   ...(record.resolvedScript === undefined ? {} : { resolvedScript: record.resolvedScript })
 })
 
+/** A foreground run whose call was interrupted by the host: its whole group is ended (recorded as cancelled). */
+const endInterrupted = (record: JobRecord) =>
+  Effect.gen(function* () {
+    const store = yield* StateStore
+    const processes = yield* Processes
+    if (record.pid === undefined) return
+    yield* store.writeJson(jobPaths(record.id).cancel, { requestedAt: new Date(yield* Clock.currentTimeMillis).toISOString(), reason: "interrupted" })
+    yield* processes.signalGroup(record.pid, "SIGKILL")
+  }).pipe(Effect.ignore)
+
 const interpretRun = (prepared: Prepared, maxChars: number, maxSeconds: number) =>
   Effect.gen(function* () {
     const record = yield* launchJob("run", prepared)
-    const exit = yield* awaitExit(record)
+    const exit = yield* awaitExit(record).pipe(Effect.onInterrupt(() => endInterrupted(record)))
     const line = commandLine(record.executable, record.args)
     const artifacts = yield* logArtifacts(record)
     const took = seconds(record.startedAt, exit.endedAt)
