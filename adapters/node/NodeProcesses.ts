@@ -2,7 +2,7 @@
  * The Processes port on Node: node:child_process without a shell, one process group per job
  * (`detached: true`), each job under supervisor.mjs, which outlives the adapter process.
  */
-import { spawn } from "node:child_process"
+import { spawn, spawnSync } from "node:child_process"
 import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import * as fsp from "node:fs/promises"
@@ -70,7 +70,8 @@ export const groupAlive = (pgid: number): boolean => {
     }
     return false
   }
-  return signalZero(-pgid)
+  // Windows has no POSIX process groups: the leader stands for the tree (taskkill /T ends it).
+  return process.platform === "win32" ? signalZero(pgid) : signalZero(-pgid)
 }
 
 const isExecutableFile = (candidate: string): boolean => {
@@ -188,6 +189,10 @@ export const nodeProcesses: ProcessesShape = {
   groupAlive: (pgid) => Effect.sync(() => groupAlive(pgid)),
   signalGroup: (pgid, signal) =>
     Effect.sync(() => {
+      if (process.platform === "win32") {
+        // Untested here (CI is Linux): taskkill ends the leader's whole tree; there is no gentle signal.
+        return spawnSync("taskkill", ["/pid", String(pgid), "/T", "/F"], { shell: false, windowsHide: true, stdio: "ignore" }).status === 0
+      }
       try {
         process.kill(-pgid, signal)
         return true

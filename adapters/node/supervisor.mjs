@@ -3,7 +3,7 @@
 // output appended to stdout.log / stderr.log; it arms the timeout, and when the job ends it ends
 // whatever is left of the group and only then writes exit.json atomically. It outlives the adapter
 // process that started it. Plain JavaScript so it starts with bare node (no loader).
-import { spawn } from "node:child_process"
+import { spawn, spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 
@@ -49,7 +49,8 @@ const groupAlive = (pgid) => {
     }
   }
   try {
-    process.kill(-pgid, 0)
+    // Windows has no POSIX process groups: the leader stands for its tree.
+    process.kill(process.platform === "win32" ? pgid : -pgid, 0)
     return true
   } catch (error) {
     return error.code === "EPERM"
@@ -57,6 +58,11 @@ const groupAlive = (pgid) => {
 }
 
 const signalGroup = (pgid, signal) => {
+  if (process.platform === "win32") {
+    // Untested here (CI is Linux): taskkill ends the leader's whole tree.
+    spawnSync("taskkill", ["/pid", String(pgid), "/T", "/F"], { shell: false, windowsHide: true, stdio: "ignore" })
+    return
+  }
   try {
     process.kill(-pgid, signal)
   } catch {

@@ -6,7 +6,7 @@ import * as Effect from "effect/Effect"
 import { afterEach, describe, expect, it } from "vitest"
 import { CHANGE_SOURCES } from "../../core/changes.ts"
 import { snapshotTree } from "../support/workspace.ts"
-import { GRANDCHILDREN, data, eventually, pidsOf, running, tracked } from "./support.ts"
+import { GRANDCHILDREN, data, eventually, pgidOf, pidsOf, running, tracked } from "./support.ts"
 
 const workspaces = tracked()
 afterEach(() => workspaces.cleanup())
@@ -115,6 +115,21 @@ describe("workspace_command: run", () => {
     }
   })
 
+  it("results stay within maxToolResultChars with long arguments too (job.json keeps them all)", async () => {
+    const ws = await workspaces.open({ maxToolResultChars: 5000 })
+    const args = ["-e", "console.log(process.argv.length)", ...Array.from({ length: 100 }, (_, index) => `${index}${"a".repeat(1000)}`)]
+    for (const action of ["run", "start"]) {
+      const result = await ws.call("workspace_command", { action, executable: "node", args })
+      expect(result.ok).toBe(true)
+      expect(JSON.stringify(result).length).toBeLessThanOrEqual(5000)
+      expect(data(result)["argsTruncated"]).toBe(true)
+      const id = data(result)["jobId"] as string
+      expect(JSON.parse(await ws.read(`.agentic/jobs/${id}/job.json`)).args).toEqual(args)
+      const status = await ws.call("workspace_command", { action: "status", job_id: id, tail_chars: 20_000 })
+      expect(JSON.stringify(status).length).toBeLessThanOrEqual(5000)
+    }
+  })
+
   it("a foreground run ends what its command left behind in its process group, and says so", async () => {
     const ws = await workspaces.open()
     const result = await ws.call("workspace_command", {
@@ -178,6 +193,15 @@ describe("workspace_command: executables", () => {
     fs.chmodSync(path.join(ws.dir, "tool.js"), 0o755)
     expect(data(await ws.call("workspace_command", { action: "run", executable: "./tool.js" }))["stdout"]).toBe("tool\n")
     expect((await ws.call("workspace_command", { action: "run", executable: "/usr/bin/env" })).error?.code).toBe("EXECUTABLE_DENIED")
+    // A file that cannot be executed could not run as asked: ok false, and the job says failed.
+    const ws2 = await workspaces.open({ executableAllowlist: ["./plain.js"] })
+    await ws2.write("plain.js", "console.log('x')\n")
+    const failed = await ws2.call("workspace_command", { action: "run", executable: "./plain.js" })
+    expect(failed.ok).toBe(false)
+    expect(failed.error?.code).toBe("IO_ERROR")
+    expect(failed.error?.message).toContain("EACCES")
+    const failedStatus = await ws2.call("workspace_command", { action: "status", job_id: (failed.error?.details as { jobId: string }).jobId })
+    expect(data(failedStatus)["status"]).toBe("failed")
     const star = await workspaces.open({ executableAllowlist: ["*"] })
     expect((await star.call("workspace_command", { action: "run", executable: "../outside" })).error?.code).toBe("PATH_ESCAPE")
   })
@@ -268,6 +292,11 @@ describe("workspace_command: start, status, cancel", () => {
     const id = data(started)["jobId"] as string
     const pids = await pidsOf(ws, id)
     expect(pids.every(running)).toBe(true)
+    // Each job runs in its own process group (its pid is the group id), apart from the supervisor and from us.
+    expect(pids[0]).toBe(data(started)["pid"])
+    expect(pids.map(pgidOf)).toEqual([pids[0], pids[0], pids[0]])
+    expect(pgidOf(data(started)["supervisorPid"])).not.toBe(pids[0])
+    expect(pgidOf(process.pid)).not.toBe(pids[0])
     const cancelled = await ws.call("workspace_command", { action: "cancel", job_id: id })
     expect(cancelled.ok).toBe(true)
     expect(cancelled.summary).toContain("its whole process group")

@@ -15,6 +15,12 @@ export const running = (pid: number): boolean => {
   }
 }
 
+/** The process group of a process (from /proc). */
+export const pgidOf = (pid: number): number => {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8")
+  return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2])
+}
+
 /** Polls until `check` holds or `ms` pass; returns whether it held. */
 export const eventually = async (check: () => boolean | Promise<boolean>, ms = 10_000): Promise<boolean> => {
   const deadline = Date.now() + ms

@@ -80,6 +80,20 @@ export const commandLine = (executable: string, args: ReadonlyArray<string>): st
   return text.length > 200 ? `${text.slice(0, 199)}…` : text
 }
 
+/** Arguments as results show them: all of them while small, else a clipped prefix (job.json keeps them all). */
+export const shownArgs = (args: ReadonlyArray<string>): { readonly args: ReadonlyArray<string>; readonly argsTruncated?: true } => {
+  if (JSON.stringify(args).length <= 2000) return { args }
+  const shown: Array<string> = []
+  let used = 2
+  for (const arg of args) {
+    const clipped = arg.length > 200 ? `${arg.slice(0, 199)}…` : arg
+    used += JSON.stringify(clipped).length + 1
+    if (used > 2000) break
+    shown.push(clipped)
+  }
+  return { args: shown, argsTruncated: true }
+}
+
 const SHELL_CHARS = /[|&;<>()$`*?]|\s/
 
 /** The checks that need no filesystem: a plain executable, no NUL in any argument. */
@@ -333,7 +347,7 @@ const runAction = (input: RunInput) =>
         preview: {
           data: {
             executable: prepared.executable,
-            args: prepared.args,
+            ...shownArgs(prepared.args),
             cwd: prepared.cwd,
             timeoutSeconds: prepared.timeout.seconds,
             resolvedExecutable: prepared.resolution.executable,
@@ -400,7 +414,7 @@ const interpretRun = (prepared: Prepared, maxChars: number, maxSeconds: number) 
         exitCode: exit.exitCode,
         signal: exit.signal,
         executable: record.executable,
-        args: record.args,
+        ...shownArgs(record.args),
         cwd: record.cwd,
         ...resolvedFields(record),
         timeoutSeconds: record.timeoutSeconds,
@@ -444,7 +458,7 @@ const interpretStart = (prepared: Prepared, maxSeconds: number) =>
         jobId: record.id,
         status: state.status,
         executable: record.executable,
-        args: record.args,
+        ...shownArgs(record.args),
         cwd: record.cwd,
         ...resolvedFields(record),
         timeoutSeconds: record.timeoutSeconds,
@@ -492,7 +506,7 @@ const statusAction = (input: { readonly job_id: string; readonly tail_chars?: nu
       exitCode: state.exit?.exitCode ?? null,
       signal: state.exit?.signal ?? null,
       executable: record.executable,
-      args: record.args,
+      ...shownArgs(record.args),
       cwd: record.cwd,
       ...resolvedFields(record),
       timeoutSeconds: record.timeoutSeconds,
