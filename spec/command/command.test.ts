@@ -361,6 +361,22 @@ describe("workspace_command: start, status, cancel", () => {
     expect(tailed.artifacts).toEqual(plain.artifacts)
   })
 
+  it("tails are read from the end of the file, never by loading it: a 3 GiB log (more than Node can load) is tailed like a small one", async () => {
+    const ws = await workspaces.open()
+    const started = await ws.call("workspace_command", { action: "start", executable: "node", args: NODE_LOOP, timeout_seconds: 0 })
+    const id = data(started)["jobId"] as string
+    const log = path.join(ws.dir, ".agentic/jobs", id, "stdout.log")
+    fs.truncateSync(log, 3 * 1024 ** 3)
+    fs.appendFileSync(log, "the end ✓")
+    const status = await ws.call("workspace_command", { action: "status", job_id: id })
+    expect(status.ok).toBe(true)
+    expect(data(status)["stdoutBytes"]).toBe(3 * 1024 ** 3 + Buffer.byteLength("the end ✓"))
+    expect(data(status)["stdoutTail"]).toHaveLength(2000)
+    expect(String(data(status)["stdoutTail"]).endsWith("\0the end ✓")).toBe(true)
+    await ws.call("workspace_command", { action: "cancel", job_id: id })
+    fs.rmSync(log)
+  })
+
   it("tail_chars is 100-20000", async () => {
     const ws = await workspaces.open()
     const run = await ws.call("workspace_command", { action: "run", executable: "node", args: ["-v"] })
