@@ -34,7 +34,7 @@ describe("task DAG law: a back edge is rejected naming the cycle", () => {
         const inputs = deps.map((positions, index) => ({ text: `t${index}`, depends_on: positions.map(String) }))
         const built = addItems(emptyBoard("board_p", "p", NOW), inputs, ids, NOW)
         expect(Either.isRight(built)).toBe(true)
-        const board = (built as Either.Right<Board, unknown>).right
+        const board: Board = Either.getOrThrow(built)
         expect(findCycle(board.items)).toBeUndefined()
         const u = ids[pickU % ids.length]!
         const reachable = [...reach(board, u)]
@@ -43,7 +43,7 @@ describe("task DAG law: a back edge is rejected naming the cycle", () => {
         const target = board.items.find((item) => item.id === v)!
         const result = updateItem(board, v, { depends_on: [...target.depends_on, u] }, NOW)
         expect(Either.isLeft(result)).toBe(true)
-        const error = (result as Either.Left<{ code: string; message: string; details: { cycle: Array<string> } }, Board>).left
+        const error = Either.getOrThrow(Either.flip(result)) as unknown as { code: string; message: string; details: { cycle: Array<string> } }
         expect(error.code).toBe("INVALID_INPUT")
         const cycle = error.details.cycle
         expect(cycle[0]).toBe(cycle[cycle.length - 1])
