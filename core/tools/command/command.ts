@@ -430,7 +430,9 @@ const interpretRun = (prepared: Prepared, maxChars: number, maxSeconds: number) 
         omit_when_summarizing: ["stdout", "stderr"]
       }
     }
-    const logs = yield* boundedLogs(record.id, maxChars - resultChars(base) - 400, TAIL_MAX)
+    const budget = maxChars - resultChars(base) - 400
+    // Each stream reads at most what the whole budget could show (and never more than a million characters).
+    const logs = yield* boundedLogs(record.id, budget, Math.max(TAIL_MIN, Math.min(budget, 1_000_000)))
     const truncated = logs.stdoutTruncated || logs.stderrTruncated
     return {
       ...base,
