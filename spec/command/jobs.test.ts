@@ -2,7 +2,9 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
+import { nodeHostFs } from "../../adapters/node/NodeHostFs.ts"
 import { CHANGE_SOURCES } from "../../core/changes.ts"
+import { startRuntime } from "../../core/runtime.ts"
 import { snapshotTree } from "../support/workspace.ts"
 import { GRANDCHILDREN, data, eventually, pgidOf, pidsOf, running, tracked } from "./support.ts"
 
@@ -218,5 +220,20 @@ describe("workspace_command: start, status, cancel", () => {
     expect(entries.find((entry) => entry["id"] === data(run)["jobId"])).toMatchObject({ status: "exited", executable: "node", exitCode: 2 })
     expect(entries.find((entry) => entry["id"] === data(started)["jobId"])).toMatchObject({ status: "running", executable: "node", exitCode: null })
     for (const entry of entries) expect(Object.keys(entry).sort()).toEqual(["executable", "exitCode", "id", "startedAt", "status"])
+  })
+
+  it("the changes listing names jobs on a host without processes too (status from the files), where workspace_command is not registered", async () => {
+    const ws = await workspaces.open()
+    const run = await ws.call("workspace_command", { action: "run", executable: "node", args: ["-e", "process.exit(5)"] })
+    const started = await ws.call("workspace_command", { action: "start", executable: "node", args: NODE_LOOP, timeout_seconds: 0 })
+    const bare = await startRuntime(nodeHostFs, { ...ws.runtime.info, capabilities: ["fs"] }, ws.runtime.settings)
+    try {
+      expect(bare.registry.tools.map((tool) => tool.name)).not.toContain("workspace_command")
+      const entries = (await bare.run(CHANGE_SOURCES.find((candidate) => candidate.key === "jobs")!.list)) as Array<Record<string, unknown>>
+      expect(entries.find((entry) => entry["id"] === data(run)["jobId"])).toMatchObject({ status: "exited", exitCode: 5 })
+      expect(entries.find((entry) => entry["id"] === data(started)["jobId"])).toMatchObject({ status: "unknown", exitCode: null })
+    } finally {
+      await bare.dispose()
+    }
   })
 })

@@ -213,11 +213,24 @@ export const listJobs = Effect.gen(function* () {
   return records.sort((a, b) => (b.startedAt ?? b.createdAt).localeCompare(a.startedAt ?? a.createdAt))
 })
 
-/** The entries of the `jobs` list in workspace_inspect changes (newest first, at most 50). */
+/** A job's status on a host without a Processes service: what the files say ("unknown" while no exit is recorded). */
+const fileState = (record: JobRecord) =>
+  Effect.gen(function* () {
+    const store = yield* StateStore
+    const exit = yield* store.readJson<ExitRecord>(jobPaths(record.id).exit)
+    if (exit !== undefined) return { status: exit.status, exit } as const
+    return { status: record.orphanedAt === undefined ? ("unknown" as const) : ("orphaned" as const) }
+  })
+
+/**
+ * The entries of the `jobs` list in workspace_inspect changes (newest first, at most 50). On a host without
+ * processes (jobs started by another host on the same workspace) the status comes from the files alone.
+ */
 export const jobChanges = Effect.gen(function* () {
   const records = yield* listJobs
+  const hasProcesses = Option.isSome(yield* Effect.serviceOption(Processes))
   return yield* Effect.forEach(records.slice(0, 50), (record) =>
-    Effect.map(jobState(record), (state) => ({
+    Effect.map(hasProcesses ? jobState(record) : fileState(record), (state: { readonly status: string; readonly exit?: ExitRecord }) => ({
       id: record.id,
       status: state.status,
       executable: record.executable,
