@@ -81,4 +81,16 @@ describe("workspace_command: jobs outlive the adapter process", () => {
       `${jobId} was already orphaned before cancel: no process was running, so nothing was stopped. Check the job id if you expected to stop a running job.`
     )
   })
+
+  it("a supervisor asked to stop (SIGTERM, as at shutdown) ends its job's group first and records the exit", async () => {
+    ws = await openWorkspace({ permissionMode: 2 })
+    const started = await ws.call("workspace_command", { action: "start", executable: "node", args: ["-e", "setInterval(() => {}, 1000)"], timeout_seconds: 0 })
+    const { jobId, pid, supervisorPid } = data(started) as { jobId: string; pid: number; supervisorPid: number }
+    process.kill(supervisorPid, "SIGTERM")
+    expect(await eventually(async () => data(await ws!.call("workspace_command", { action: "status", job_id: jobId }))["status"] !== "running")).toBe(true)
+    const status = await ws.call("workspace_command", { action: "status", job_id: jobId })
+    expect(data(status)).toMatchObject({ status: "exited", signal: "SIGTERM" })
+    expect(JSON.parse(await ws.read(`.agentic/jobs/${jobId}/exit.json`))).toMatchObject({ supervisorSignal: "SIGTERM" })
+    expect(running(pid)).toBe(false)
+  })
 })
