@@ -14,7 +14,7 @@
  *
  * @example
  *   const processes = yield* Processes
- *   const launched = yield* processes.launch("/root/.agentic/jobs/job_1")
+ *   const launched = yield* processes.launch("/srv/project/.agentic/jobs/job_1")
  *   const alive = yield* processes.isAlive(launched.supervisorPid, launched.supervisorIdentity)
  */
 import * as Context from "effect/Context"
