@@ -68,6 +68,8 @@ describe("workspace_tasks: items", () => {
     const more = await tasks(ws, { action: "update", board_id: data(created)["boardId"], item_id: a, evidence: ["commit abc", "log.txt"] })
     expect(data(more)["item"]["evidence"]).toEqual(["npm test: 12 passed", "commit abc", "log.txt"])
     await refused(ws, { action: "create", title: "x", items: [{ text: "a", evidence: ["no"] }] }, "evidence")
+    await refused(ws, { action: "create", title: "x", items: [{ text: "" }] }, "items.0.text", "must not be empty")
+    await refused(ws, { action: "create", title: "" }, "title")
   })
 
   it("Actions: create, list, show, add, update, remove, note, checkpoint, next, archive, reopen", async () => {

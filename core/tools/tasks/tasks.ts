@@ -45,7 +45,7 @@ const ItemId = Schema.String.pipe(Schema.pattern(/^item_[A-Za-z0-9]+$/, { messag
 })
 const Status = Schema.Literal(...ITEM_STATUSES).annotations({ description: "todo, in_progress, blocked, done or cancelled (only done satisfies a dependency)." })
 const Priority = Schema.Literal(...PRIORITIES).annotations({ description: "low, medium (default), high or critical." })
-const Text = BoundedString(2000, "The item's text.")
+const Text = BoundedString(2000, "The item's text.").pipe(Schema.minLength(1, { message: () => "must not be empty" }))
 const Details = BoundedString(20_000, "Optional longer details.")
 const Reference = Schema.Union(BoundedString(100), Schema.Int)
 const DependsOn = Schema.Array(Reference).pipe(Schema.maxItems(100)).annotations({
@@ -164,7 +164,10 @@ export const tasksTool = defineTool({
   description:
     'Durable to-do boards whose items form a dependency graph that stays acyclic. Actions: create (title, items), list, show, add (items), update (item_id: text, status, priority, details, depends_on, evidence), remove, note, checkpoint, next (the highest-priority ready item), archive, reopen. Inside one create/add call depends_on may use 1-based positions ("1", "2", …) for items of that call; update takes item_ ids only. Never needs approval.',
   actions: {
-    create: Schema.Struct({ title: BoundedString(200, "The board's title."), items: Schema.optional(Items) }),
+    create: Schema.Struct({
+      title: BoundedString(200, "The board's title.").pipe(Schema.minLength(1, { message: () => "must not be empty" })),
+      items: Schema.optional(Items)
+    }),
     list: Schema.Struct({
       include_archived: Schema.optional(Schema.Boolean.annotations({ description: "Also list archived boards." })),
       limit: Schema.optional(Schema.Int.pipe(Schema.between(1, 100)).annotations({ description: "At most this many boards (1-100, default 20)." }))
