@@ -1,0 +1,209 @@
+/**
+ * The Processes port on Node: node:child_process without a shell, one process group per job
+ * (`detached: true`), each job under supervisor.mjs, which outlives the adapter process.
+ */
+import { spawn, spawnSync } from "node:child_process"
+import { createHash } from "node:crypto"
+import * as fs from "node:fs"
+import * as fsp from "node:fs/promises"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { HostError } from "../../core/services/HostFs.ts"
+import { type Launched, Processes, type ProcessesShape } from "../../core/services/Processes.ts"
+import { resolveExecutable } from "../../core/tools/command/resolve.ts"
+import { toHostError } from "./NodeHostFs.ts"
+
+/** The supervisor script, beside this file. */
+export const SUPERVISOR = fileURLToPath(new URL("./supervisor.mjs", import.meta.url))
+
+const readBootId = (): string | undefined => {
+  try {
+    return fs.readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim()
+  } catch {
+    return undefined
+  }
+}
+
+/** The fields of /proc/<pid>/stat after the command name: [state, ppid, pgrp, ...]. */
+const procStat = (pid: number): ReadonlyArray<string> | undefined => {
+  try {
+    const text = fs.readFileSync(`/proc/${pid}/stat`, "utf8")
+    return text.slice(text.lastIndexOf(")") + 2).split(" ")
+  } catch {
+    return undefined
+  }
+}
+
+const hasProc = process.platform === "linux" && fs.existsSync("/proc/self/stat")
+
+const signalZero = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as { code?: string }).code === "EPERM"
+  }
+}
+
+/**
+ * A process identity that a reused pid or a reboot does not match: boot id and start time on Linux,
+ * "pid:<n>" elsewhere (where pid reuse cannot be told apart). undefined when the process is gone or a zombie.
+ */
+export const processIdentity = (pid: number): string | undefined => {
+  if (hasProc) {
+    const fields = procStat(pid)
+    if (fields === undefined || fields[0] === "Z" || fields[0] === "X") return undefined
+    return `${readBootId() ?? "boot"}:${fields[19]}`
+  }
+  return signalZero(pid) ? `pid:${pid}` : undefined
+}
+
+/** Whether any process of the group is still running; zombies count as ended. */
+export const groupAlive = (pgid: number): boolean => {
+  if (hasProc) {
+    for (const entry of fs.readdirSync("/proc")) {
+      if (!/^\d+$/.test(entry)) continue
+      const fields = procStat(Number(entry))
+      if (fields !== undefined && Number(fields[2]) === pgid && fields[0] !== "Z" && fields[0] !== "X") return true
+    }
+    return false
+  }
+  // Windows has no POSIX process groups: the leader stands for the tree (taskkill /T ends it).
+  return process.platform === "win32" ? signalZero(pgid) : signalZero(-pgid)
+}
+
+const isExecutableFile = (candidate: string): boolean => {
+  try {
+    if (!fs.statSync(candidate).isFile()) return false
+    if (process.platform !== "win32") fs.accessSync(candidate, fs.constants.X_OK)
+    return true
+  } catch {
+    return false
+  }
+}
+
+const readSmallText = (candidate: string): string | undefined => {
+  try {
+    return fs.statSync(candidate).size > 64 * 1024 ? undefined : fs.readFileSync(candidate, "utf8")
+  } catch {
+    return undefined
+  }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** How long launch waits for the supervisor to report the child started (a loaded machine is slow). */
+const LAUNCH_WAIT_MS = 20_000
+
+const launch = async (jobDir: string): Promise<Launched> => {
+  const supervisor = spawn(process.execPath, [SUPERVISOR, jobDir], {
+    detached: true,
+    stdio: "ignore",
+    shell: false,
+    windowsHide: true
+  })
+  const spawnError = new Promise<Error>((resolve) => supervisor.once("error", resolve))
+  supervisor.unref()
+  const pid = supervisor.pid
+  if (pid === undefined) throw await spawnError
+  const supervisorIdentity = processIdentity(pid) ?? `pid:${pid}`
+  const bootId = readBootId()
+  const base = { supervisorPid: pid, supervisorIdentity, ...(bootId === undefined ? {} : { bootId }) }
+  const deadline = Date.now() + LAUNCH_WAIT_MS
+  let delay = 5
+  while (Date.now() < deadline) {
+    const started = await fsp.readFile(path.join(jobDir, "started.json"), "utf8").catch(() => undefined)
+    if (started !== undefined) return { ...base, pid: (JSON.parse(started) as { pid: number }).pid }
+    const exit = await fsp.readFile(path.join(jobDir, "exit.json"), "utf8").catch(() => undefined)
+    if (exit !== undefined) return { ...base, startError: (JSON.parse(exit) as { error?: string }).error ?? "the job could not be started" }
+    if (processIdentity(pid) === undefined) {
+      // The supervisor died before writing anything: one last look, then report it.
+      const late = await fsp.readFile(path.join(jobDir, "started.json"), "utf8").catch(() => undefined)
+      if (late !== undefined) return { ...base, pid: (JSON.parse(late) as { pid: number }).pid }
+      return { ...base, startError: "the job supervisor exited before starting the job" }
+    }
+    await sleep(delay)
+    delay = Math.min(delay * 2, 50)
+  }
+  return { ...base, startError: `the job supervisor did not report within ${LAUNCH_WAIT_MS / 1000} s` }
+}
+
+const tail = async (abs: string, maxBytes: number) => {
+  let handle: fsp.FileHandle
+  try {
+    handle = await fsp.open(abs, "r")
+  } catch (error) {
+    if ((error as { code?: string }).code === "ENOENT") return undefined
+    throw error
+  }
+  try {
+    const { size } = await handle.stat()
+    const length = Math.min(size, maxBytes)
+    const bytes = new Uint8Array(length)
+    let read = 0
+    while (read < length) {
+      const { bytesRead } = await handle.read(bytes, read, length - read, size - length + read)
+      if (bytesRead === 0) break
+      read += bytesRead
+    }
+    return { bytes: bytes.subarray(0, read), size }
+  } finally {
+    await handle.close()
+  }
+}
+
+const sha256File = (abs: string) =>
+  new Promise<string | undefined>((resolve, reject) => {
+    const hash = createHash("sha256")
+    const stream = fs.createReadStream(abs)
+    stream.on("data", (chunk) => hash.update(chunk))
+    stream.on("end", () => resolve(hash.digest("hex")))
+    stream.on("error", (error) => ((error as { code?: string }).code === "ENOENT" ? resolve(undefined) : reject(error)))
+  })
+
+/** The Node processes. */
+export const nodeProcesses: ProcessesShape = {
+  resolve: (name, projectBinDir) =>
+    Effect.sync(() =>
+      resolveExecutable(
+        {
+          name,
+          platform: process.platform,
+          pathEnv: process.env["PATH"] ?? process.env["Path"],
+          pathExt: process.env["PATHEXT"],
+          projectBinDir,
+          nodeExecPath: process.execPath
+        },
+        { isFile: isExecutableFile, readText: readSmallText }
+      )
+    ),
+  launch: (jobDir) =>
+    Effect.tryPromise({ try: () => launch(jobDir), catch: toHostError(jobDir) }).pipe(
+      Effect.catchAll((error) =>
+        Effect.fail(new HostError({ reason: error.reason, path: jobDir, message: `could not start the job supervisor: ${error.message}` }))
+      )
+    ),
+  isAlive: (pid, identity) => Effect.sync(() => processIdentity(pid) === identity),
+  groupAlive: (pgid) => Effect.sync(() => groupAlive(pgid)),
+  signalGroup: (pgid, signal) =>
+    Effect.sync(() => {
+      if (process.platform === "win32") {
+        // Untested here (CI is Linux): taskkill ends the leader's whole tree; there is no gentle signal.
+        return spawnSync("taskkill", ["/pid", String(pgid), "/T", "/F"], { shell: false, windowsHide: true, stdio: "ignore" }).status === 0
+      }
+      try {
+        process.kill(-pgid, signal)
+        return true
+      } catch {
+        return false
+      }
+    }),
+  bootId: Effect.sync(readBootId),
+  tail: (abs, maxBytes) => Effect.tryPromise({ try: () => tail(abs, maxBytes), catch: toHostError(abs) }),
+  sha256File: (abs) => Effect.tryPromise({ try: () => sha256File(abs), catch: toHostError(abs) })
+}
+
+/** The layer the Node host adds to the core. */
+export const nodeProcessesLayer = Layer.succeed(Processes, nodeProcesses)

@@ -1,0 +1,166 @@
+// The job supervisor: `node supervisor.mjs <jobDir>`. Started detached by NodeProcesses.launch, it
+// runs the job described by <jobDir>/spec.json without a shell, in a new process group, with its
+// output appended to stdout.log / stderr.log; it arms the timeout, and when the job ends it ends
+// whatever is left of the group and only then writes exit.json atomically. It outlives the adapter
+// process that started it. Plain JavaScript so it starts with bare node (no loader).
+import { spawn, spawnSync } from "node:child_process"
+import * as fs from "node:fs"
+import * as path from "node:path"
+
+const GRACE_MS = 2000
+const dir = process.argv[2]
+if (dir === undefined) process.exit(2)
+
+const writeAtomic = (name, value) => {
+  const target = path.join(dir, name)
+  const temp = path.join(dir, `.${name}.${process.pid}.tmp`)
+  const fd = fs.openSync(temp, "w")
+  try {
+    fs.writeSync(fd, `${JSON.stringify(value, null, 2)}\n`)
+    fs.fsyncSync(fd)
+  } finally {
+    fs.closeSync(fd)
+  }
+  fs.renameSync(temp, target)
+}
+
+/** Any process of the group still running? Zombies count as ended. */
+const groupAlive = (pgid) => {
+  if (process.platform === "linux") {
+    let entries
+    try {
+      entries = fs.readdirSync("/proc")
+    } catch {
+      entries = undefined
+    }
+    if (entries !== undefined) {
+      for (const entry of entries) {
+        if (!/^\d+$/.test(entry)) continue
+        let stat
+        try {
+          stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8")
+        } catch {
+          continue
+        }
+        const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+        if (Number(fields[2]) === pgid && fields[0] !== "Z" && fields[0] !== "X") return true
+      }
+      return false
+    }
+  }
+  try {
+    // Windows has no POSIX process groups: the leader stands for its tree.
+    process.kill(process.platform === "win32" ? pgid : -pgid, 0)
+    return true
+  } catch (error) {
+    return error.code === "EPERM"
+  }
+}
+
+const signalGroup = (pgid, signal) => {
+  if (process.platform === "win32") {
+    // Untested here (CI is Linux): taskkill ends the leader's whole tree.
+    spawnSync("taskkill", ["/pid", String(pgid), "/T", "/F"], { shell: false, windowsHide: true, stdio: "ignore" })
+    return
+  }
+  try {
+    process.kill(-pgid, signal)
+  } catch {
+    // Already gone.
+  }
+}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** Waits until the group is gone, escalating to SIGKILL after the grace period. Returns whether anything had to be ended. */
+const endGroup = async (pgid, alreadySignalled) => {
+  if (!groupAlive(pgid)) return false
+  if (!alreadySignalled) signalGroup(pgid, "SIGTERM")
+  const termDeadline = Date.now() + GRACE_MS
+  while (Date.now() < termDeadline) {
+    if (!groupAlive(pgid)) return true
+    await sleep(25)
+  }
+  const killDeadline = Date.now() + 5000
+  while (groupAlive(pgid) && Date.now() < killDeadline) {
+    signalGroup(pgid, "SIGKILL")
+    await sleep(25)
+  }
+  return true
+}
+
+let spec
+try {
+  spec = JSON.parse(fs.readFileSync(path.join(dir, "spec.json"), "utf8"))
+} catch (error) {
+  writeAtomic("exit.json", { status: "failed", exitCode: null, signal: null, endedAt: new Date().toISOString(), error: `spec.json unreadable: ${error.message}` })
+  process.exit(0)
+}
+
+const out = fs.openSync(path.join(dir, "stdout.log"), "a")
+const err = fs.openSync(path.join(dir, "stderr.log"), "a")
+let timedOut = false
+let timer
+let child
+let finished = false
+let supervisorSignal
+
+const finish = (record) => {
+  if (finished) return
+  finished = true
+  if (timer !== undefined) clearTimeout(timer)
+  writeAtomic("exit.json", { ...record, endedAt: new Date().toISOString() })
+  process.exit(0)
+}
+
+try {
+  child = spawn(spec.executable, spec.args, {
+    cwd: spec.cwd,
+    stdio: ["ignore", out, err],
+    detached: true,
+    shell: false,
+    windowsHide: true
+  })
+} catch (error) {
+  finish({ status: "failed", exitCode: null, signal: null, error: error.message })
+}
+
+child.on("error", (error) => {
+  // Spawn failures (ENOENT, EACCES) arrive here before any "spawn" event.
+  if (child.pid === undefined) finish({ status: "failed", exitCode: null, signal: null, error: `${error.code ?? "error"}: ${error.message}` })
+})
+
+child.on("spawn", () => {
+  const pgid = child.pid
+  writeAtomic("started.json", { pid: child.pid, pgid, supervisorPid: process.pid, startedAt: new Date().toISOString() })
+  if (typeof spec.timeoutMs === "number" && spec.timeoutMs > 0) {
+    timer = setTimeout(() => {
+      timedOut = true
+      signalGroup(pgid, "SIGTERM")
+      setTimeout(() => signalGroup(pgid, "SIGKILL"), GRACE_MS).unref()
+    }, spec.timeoutMs)
+  }
+})
+
+child.on("exit", async (code, signal) => {
+  if (timer !== undefined) clearTimeout(timer)
+  const pgid = child.pid
+  // The job's lifetime is its leader's: whatever it left behind in its group is ended too.
+  const leftovers = await endGroup(pgid, false)
+  const cancelled = fs.existsSync(path.join(dir, "cancel.json"))
+  finish({
+    status: cancelled ? "cancelled" : timedOut ? "timed_out" : "exited",
+    exitCode: code,
+    signal,
+    leftoverProcessesEnded: leftovers,
+    ...(supervisorSignal === undefined ? {} : { supervisorSignal })
+  })
+})
+
+// A supervisor asked to stop (shutdown, kill <pid>) ends its job first, so nothing is left unowned.
+for (const name of ["SIGTERM", "SIGINT", "SIGHUP"]) {
+  process.on(name, () => {
+    supervisorSignal = name
+    if (child?.pid !== undefined) signalGroup(child.pid, "SIGTERM")
+  })
+}

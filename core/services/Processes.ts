@@ -1,0 +1,80 @@
+/**
+ * The process port: how the core starts and watches the processes workspace_command owns. The host
+ * runs every command without a shell (executable and arguments separately), in its own process group,
+ * under a small supervisor process that writes the job's exit record into the job's folder, so a job
+ * outlives the call (and the adapter process) that started it.
+ *
+ * Job folder protocol (`.agentic/jobs/<job-id>/`, absolute path given to the host):
+ * - `spec.json` (written by the core before `launch`): `{ executable, args, cwd, timeoutMs }`;
+ * - `stdout.log`, `stderr.log` (written by the job itself, appended);
+ * - `started.json` (supervisor): `{ pid, pgid, startedAt }` once the child is running;
+ * - `cancel.json` (core): present when cancel was asked, so the exit record says "cancelled";
+ * - `exit.json` (supervisor, atomic): `{ status, exitCode, signal, endedAt, ... }`, written only after
+ *   the whole process group has ended.
+ *
+ * @example
+ *   const processes = yield* Processes
+ *   const launched = yield* processes.launch("/srv/project/.agentic/jobs/job_1")
+ *   const alive = yield* processes.isAlive(launched.supervisorPid, launched.supervisorIdentity)
+ */
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+import type { HostError } from "./HostFs.ts"
+
+/** What the host found for an executable name (see core/tools/command/resolve.ts). */
+export type Resolution =
+  | {
+      readonly _tag: "Found"
+      /** The binary that is actually executed. */
+      readonly executable: string
+      /** For a shim run as `node <script>`: the script (prepended to the arguments). */
+      readonly script?: string
+      /** Where it was found. */
+      readonly via: "PATH" | "node_modules/.bin" | "node"
+    }
+  | { readonly _tag: "NotFound"; readonly searched: ReadonlyArray<string> }
+  | { readonly _tag: "Unsupported"; readonly path: string; readonly reason: string }
+
+/** What `launch` reports once the supervisor has started the job (or failed to). */
+export interface Launched {
+  readonly supervisorPid: number
+  /** An identity token of the supervisor process (boot and start time where the host knows them). */
+  readonly supervisorIdentity: string
+  /** The boot the job was started in, when the host can tell; a different boot means every process is gone. */
+  readonly bootId?: string
+  /** The job's process id, which is also its process-group id; absent when it could not start. */
+  readonly pid?: number
+  /** Why the child could not be started (the supervisor also records it in exit.json). */
+  readonly startError?: string
+}
+
+/** A bounded read from the end of a file. */
+export interface Tail {
+  /** The last bytes of the file (at most the number asked for). */
+  readonly bytes: Uint8Array
+  /** The file's size when it was read. */
+  readonly size: number
+}
+
+/** The host's processes, narrowed to what workspace_command needs. */
+export interface ProcessesShape {
+  /** Resolves an executable name: PATH first, then `projectBinDir` (the project's node_modules/.bin). */
+  readonly resolve: (name: string, projectBinDir: string) => Effect.Effect<Resolution>
+  /** Starts the supervisor for the job folder `jobDir` (spec.json already written); resolves once started.json or exit.json exists. */
+  readonly launch: (jobDir: string) => Effect.Effect<Launched, HostError>
+  /** Whether the process `pid` is still the one identified by `identity` (a zombie or a reused pid is not). */
+  readonly isAlive: (pid: number, identity: string) => Effect.Effect<boolean>
+  /** Whether any process of group `pgid` is still running (zombies do not count). */
+  readonly groupAlive: (pgid: number) => Effect.Effect<boolean>
+  /** Sends `signal` to the whole process group; false when no such group exists. */
+  readonly signalGroup: (pgid: number, signal: "SIGTERM" | "SIGKILL") => Effect.Effect<boolean>
+  /** The current boot id, when the host can tell (compared with a job's to detect a reboot). */
+  readonly bootId: Effect.Effect<string | undefined>
+  /** Reads at most `maxBytes` from the end of a file, never the whole file; undefined when it does not exist. */
+  readonly tail: (abs: string, maxBytes: number) => Effect.Effect<Tail | undefined, HostError>
+  /** SHA-256 (hex) of a file, streamed; undefined when it does not exist. */
+  readonly sha256File: (abs: string) => Effect.Effect<string | undefined, HostError>
+}
+
+/** The process service. */
+export class Processes extends Context.Tag("agentic-workspace/Processes")<Processes, ProcessesShape>() {}

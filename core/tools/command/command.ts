@@ -1,0 +1,646 @@
+/**
+ * workspace_command: run (foreground, bounded), start (a background job), status and cancel. No shell,
+ * ever: the executable and its arguments are passed separately. run and start are gated (kind
+ * "command"); status and cancel never are. Every process is started through the Processes port under
+ * a supervisor, in its own process group, with its logs and exit record under .agentic/jobs/<job-id>/.
+ */
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Schema from "effect/Schema"
+import { gated } from "../../gate/gate.ts"
+import { newId } from "../../gate/hash.ts"
+import type { Artifact, ToolResult } from "../../protocol/envelope.ts"
+import { toolError, type ToolError } from "../../protocol/errors.ts"
+import { CurrentSettings } from "../../services/CurrentSettings.ts"
+import { HostInfo } from "../../services/HostFs.ts"
+import { Processes, type Resolution } from "../../services/Processes.ts"
+import { Workspace } from "../../services/Workspace.ts"
+import { StateStore } from "../../store/StateStore.ts"
+import { BoundedString, defineTool } from "../Tool.ts"
+import {
+  type ExitRecord,
+  type JobRecord,
+  type JobState,
+  jobGroupAlive,
+  jobPaths,
+  jobState,
+  loadJob,
+  logArtifacts,
+  logSizes,
+  readTail,
+  supervisorAlive
+} from "./jobs.ts"
+import { allowlistName } from "./resolve.ts"
+import { fitTail, jsonLength, splitBudget } from "./tail.ts"
+import { effectiveTimeout } from "./timeouts.ts"
+
+/** tail_chars bounds and default. */
+export const TAIL_MIN = 100
+export const TAIL_MAX = 20_000
+export const TAIL_DEFAULT = 2000
+/** How long cancel waits after SIGTERM before SIGKILL. */
+const GRACE_MS = 2000
+
+const JobId = Schema.String.pipe(Schema.pattern(/^job_[A-Za-z0-9]+$/, { message: () => "must be a job_* id" })).annotations({
+  description: "The job id (job_…) returned by run or start."
+})
+const Executable = BoundedString(4096, "The executable: a bare name resolved on PATH, then in node_modules/.bin (or a path inside the workspace). Never a shell command line.").pipe(
+  Schema.minLength(1, { message: () => "must not be empty" })
+)
+const Args = Schema.Array(BoundedString(32_768)).pipe(Schema.maxItems(1000)).annotations({
+  description: "The arguments, one string each, passed as they are (no shell, no quoting, no globbing)."
+})
+const Cwd = BoundedString(4096, "The working directory, relative to the workspace root (default: the root).")
+const Timeout = Schema.Number.annotations({
+  description:
+    "Seconds before the job's whole process group is killed. Default and cap: the maximum command duration. 0 (start only): no timeout, the job runs until it exits or is cancelled."
+})
+const TailChars = Schema.Int.pipe(Schema.between(TAIL_MIN, TAIL_MAX)).annotations({
+  description: "Characters of each log tail (100-20000, default 2000). A running job is tailed by default; a finished one only when this is given."
+})
+const RunFields = {
+  executable: Executable,
+  args: Schema.optional(Args),
+  cwd: Schema.optional(Cwd),
+  timeout_seconds: Schema.optional(Timeout)
+}
+
+type RunInput = {
+  readonly action: "run" | "start"
+  readonly executable: string
+  readonly args?: ReadonlyArray<string> | undefined
+  readonly cwd?: string | undefined
+  readonly timeout_seconds?: number | undefined
+}
+
+/** A command line for people to read: arguments with spaces or quotes are JSON-quoted. */
+export const commandLine = (executable: string, args: ReadonlyArray<string>): string => {
+  const text = [executable, ...args].map((part) => (part === "" || /[\s"'\\$`|&;<>()*?]/.test(part) ? JSON.stringify(part) : part)).join(" ")
+  return text.length > 200 ? `${text.slice(0, 199)}…` : text
+}
+
+/** Arguments as results show them: all of them while small, else a clipped prefix (job.json keeps them all). */
+export const shownArgs = (args: ReadonlyArray<string>): { readonly args: ReadonlyArray<string>; readonly argsTruncated?: true } => {
+  if (JSON.stringify(args).length <= 2000) return { args }
+  const shown: Array<string> = []
+  let used = 2
+  for (const arg of args) {
+    const clipped = arg.length > 200 ? `${arg.slice(0, 199)}…` : arg
+    used += JSON.stringify(clipped).length + 1
+    if (used > 2000) break
+    shown.push(clipped)
+  }
+  return { args: shown, argsTruncated: true }
+}
+
+const SHELL_CHARS = /[|&;<>()$`*?]|\s/
+
+/** The checks that need no filesystem: a plain executable, no NUL in any argument. */
+export const checkExecutableText = (executable: string, args: ReadonlyArray<string>): ToolError | undefined => {
+  if (executable.trim() !== executable || executable.includes("\0")) {
+    return toolError("INVALID_INPUT", `executable "${executable}" has surrounding spaces or a NUL byte; pass the bare executable name.`, { field: "executable" })
+  }
+  const pathLike = executable.includes("/") || executable.includes("\\")
+  if (!pathLike && SHELL_CHARS.test(executable)) {
+    const words = executable.split(/\s+/).filter((word) => word.length > 0)
+    return toolError(
+      "INVALID_INPUT",
+      `executable "${executable}" looks like a shell command line, and no shell is ever used. Pass the executable and its arguments separately, e.g. {"executable": ${JSON.stringify(words[0] ?? "")}, "args": ${JSON.stringify(words.slice(1))}}; pipes, redirections and && are not available: run each command on its own.`,
+      { field: "executable" }
+    )
+  }
+  const bad = args.findIndex((arg) => arg.includes("\0"))
+  if (bad >= 0) return toolError("INVALID_INPUT", `args[${bad}] contains a NUL byte, which no process can receive; remove it.`, { field: `args.${bad}` })
+  return undefined
+}
+
+/** Whether the allowlist lets `executable` run: "*" allows any; a bare name is compared by name, a path only by its exact text. */
+export const allowed = (allowlist: ReadonlyArray<string>, executable: string, platform: string): boolean => {
+  if (allowlist.includes("*")) return true
+  if (executable.includes("/") || executable.includes("\\")) return allowlist.includes(executable)
+  const name = allowlistName(executable, platform)
+  return allowlist.some((entry) => allowlistName(entry, platform) === name)
+}
+
+/** What a validated run/start will execute. */
+interface Prepared {
+  readonly executable: string
+  readonly args: ReadonlyArray<string>
+  readonly cwd: string
+  readonly timeout: { readonly seconds: number; readonly capped: boolean }
+  readonly resolution: Extract<Resolution, { _tag: "Found" }>
+}
+
+/** Validation before any gating: timeout, executable text, cwd, allowlist, resolution. Nothing is written. */
+const prepare = (input: RunInput): Effect.Effect<Prepared, ToolError, ToolContextNeeds> =>
+  Effect.gen(function* () {
+    const settings = yield* CurrentSettings
+    const info = yield* HostInfo
+    const workspace = yield* Workspace
+    const processes = yield* Processes
+    const args = input.args ?? []
+    const timeout = yield* Either.match(effectiveTimeout(input.action, input.timeout_seconds, settings.maxCommandDurationSeconds), {
+      onLeft: Effect.fail,
+      onRight: Effect.succeed
+    })
+    const textError = checkExecutableText(input.executable, args)
+    if (textError !== undefined) return yield* Effect.fail(textError)
+    const cwd = yield* workspace.resolve(input.cwd ?? "", "cwd")
+    const cwdInfo = yield* workspace.stat(cwd === "" ? "." : cwd)
+    if (cwdInfo?.type !== "directory") {
+      return yield* Effect.fail(
+        toolError("INVALID_INPUT", `cwd "${input.cwd}" is not a directory in the workspace; give an existing folder relative to the workspace root.`, {
+          field: "cwd"
+        })
+      )
+    }
+    if (!allowed(settings.executableAllowlist, input.executable, info.platform)) {
+      return yield* Effect.fail(
+        toolError(
+          "EXECUTABLE_DENIED",
+          `The executable "${input.executable}" is not on the executable allowlist, so it was not run. Use an allowed executable (${settings.executableAllowlist.slice(0, 30).join(", ")}${settings.executableAllowlist.length > 30 ? ", …" : ""}) or ask the user to add "${allowlistName(input.executable, info.platform)}" to executableAllowlist.`,
+          { executable: input.executable, setting: "executableAllowlist" }
+        )
+      )
+    }
+    const resolution = yield* resolveFor(input.executable, cwd)
+    return { executable: input.executable, args, cwd, timeout, resolution }
+  })
+
+type ToolContextNeeds = CurrentSettings | HostInfo | Workspace | Processes | StateStore
+
+const resolveFor = (executable: string, cwd: string) =>
+  Effect.gen(function* () {
+    const workspace = yield* Workspace
+    const processes = yield* Processes
+    if (executable.includes("/") || executable.includes("\\")) {
+      // A path is taken inside the workspace, relative to cwd, and confined like any other path.
+      const rel = yield* workspace.resolve(executable.startsWith("/") ? executable : `${cwd === "" ? "" : `${cwd}/`}${executable}`, "executable")
+      const stat = yield* workspace.stat(rel).pipe(Effect.orElseSucceed(() => undefined))
+      if (stat?.type !== "file") {
+        return yield* Effect.fail(toolError("NOT_FOUND", `executable "${executable}" is not a file in the workspace (looked at ${rel}).`, { executable }))
+      }
+      return { _tag: "Found", executable: workspace.abs(rel), via: "PATH" } as Extract<Resolution, { _tag: "Found" }>
+    }
+    const resolution = yield* processes.resolve(executable, workspace.abs("node_modules/.bin"))
+    if (resolution._tag === "NotFound") {
+      return yield* Effect.fail(
+        toolError(
+          "NOT_FOUND",
+          `The executable "${executable}" was found neither on PATH nor in the project's node_modules/.bin. Check the name, install it, or run it through its interpreter (e.g. node with the script as an argument).`,
+          { executable }
+        )
+      )
+    }
+    if (resolution._tag === "Unsupported") {
+      return yield* Effect.fail(
+        toolError("INVALID_INPUT", `The executable "${executable}" resolves to ${resolution.path}, which cannot be run: ${resolution.reason}. Run the program it wraps directly.`, {
+          executable,
+          path: resolution.path
+        })
+      )
+    }
+    return resolution
+  })
+
+const normalizedOf = (action: "run" | "start", prepared: Prepared) => ({
+  action,
+  executable: prepared.executable,
+  args: prepared.args,
+  cwd: prepared.cwd,
+  timeoutSeconds: prepared.timeout.seconds,
+  resolvedExecutable: prepared.resolution.executable,
+  ...(prepared.resolution.script === undefined ? {} : { resolvedScript: prepared.resolution.script })
+})
+
+const resumeArgs = (input: RunInput): Record<string, unknown> => ({
+  action: input.action,
+  executable: input.executable,
+  ...(input.args === undefined ? {} : { args: input.args }),
+  ...(input.cwd === undefined ? {} : { cwd: input.cwd }),
+  ...(input.timeout_seconds === undefined ? {} : { timeout_seconds: input.timeout_seconds })
+})
+
+const timeoutText = (timeout: Prepared["timeout"], max: number) =>
+  timeout.seconds === 0 ? "no timeout" : `a timeout of ${timeout.seconds} s${timeout.capped ? ` (capped at the maximum command duration, ${max} s)` : ""}`
+
+/** Creates the job folder, launches the supervisor and writes job.json. */
+const launchJob = (action: "run" | "start", prepared: Prepared) =>
+  Effect.gen(function* () {
+    const store = yield* StateStore
+    const processes = yield* Processes
+    const workspace = yield* Workspace
+    const id = yield* newId("job")
+    const paths = jobPaths(id)
+    const createdAt = new Date(yield* Clock.currentTimeMillis).toISOString()
+    const script = prepared.resolution.script
+    yield* store.writeJson(paths.spec, {
+      executable: prepared.resolution.executable,
+      args: script === undefined ? prepared.args : [script, ...prepared.args],
+      cwd: workspace.abs(prepared.cwd),
+      timeoutMs: prepared.timeout.seconds === 0 ? null : Math.round(prepared.timeout.seconds * 1000)
+    })
+    const launched = yield* processes.launch(store.abs(paths.dir)).pipe(
+      Effect.mapError((error) => toolError("IO_ERROR", `The job could not be started: ${error.message}.`, { jobId: id }))
+    )
+    const record: JobRecord = {
+      id,
+      action,
+      executable: prepared.executable,
+      args: prepared.args,
+      cwd: prepared.cwd,
+      resolvedExecutable: prepared.resolution.executable,
+      ...(script === undefined ? {} : { resolvedScript: script }),
+      timeoutSeconds: prepared.timeout.seconds,
+      createdAt,
+      startedAt: createdAt,
+      supervisorPid: launched.supervisorPid,
+      supervisorIdentity: launched.supervisorIdentity,
+      ...(launched.bootId === undefined ? {} : { bootId: launched.bootId }),
+      ...(launched.pid === undefined ? {} : { pid: launched.pid })
+    }
+    yield* store.writeJson(paths.record, record)
+    if (launched.startError !== undefined) {
+      return yield* Effect.fail(
+        toolError("IO_ERROR", `${commandLine(prepared.executable, prepared.args)} could not be started: ${launched.startError}. Nothing is running.`, {
+          jobId: id,
+          executable: prepared.executable,
+          resolvedExecutable: prepared.resolution.executable
+        })
+      )
+    }
+    return record
+  })
+
+/** Waits for the supervisor's exit record; fails when the supervisor is lost without one. */
+const awaitExit = (record: JobRecord) =>
+  Effect.gen(function* () {
+    const store = yield* StateStore
+    const processes = yield* Processes
+    const paths = jobPaths(record.id)
+    let delay = 5
+    for (let round = 0; ; round++) {
+      const exit = yield* store.readJson<ExitRecord>(paths.exit)
+      if (exit !== undefined) return exit
+      if (round % 10 === 9 && !(yield* supervisorAlive(processes, record))) {
+        const late = yield* store.readJson<ExitRecord>(paths.exit)
+        if (late !== undefined) return late
+        return yield* Effect.fail(
+          toolError("IO_ERROR", `The supervisor of ${record.id} was lost before it recorded an exit; the job is orphaned. Its logs are in ${store.path(paths.dir)}.`, {
+            jobId: record.id
+          })
+        )
+      }
+      yield* Effect.sleep(delay)
+      delay = Math.min(delay * 2, 100)
+    }
+  })
+
+const logPaths = (id: string) => {
+  const paths = jobPaths(id)
+  return { stdout: `.agentic/${paths.stdout}`, stderr: `.agentic/${paths.stderr}` }
+}
+
+/** Reads both logs' tails within a budget of JSON characters. */
+const boundedLogs = (id: string, budget: number, perStream: number) =>
+  Effect.gen(function* () {
+    const paths = jobPaths(id)
+    const out = yield* readTail(paths.stdout, perStream)
+    const err = yield* readTail(paths.stderr, perStream)
+    const [outBudget, errBudget] = splitBudget(out.text, err.text, Math.max(0, budget))
+    const stdout = fitTail(out.text, outBudget)
+    const stderr = fitTail(err.text, errBudget)
+    return {
+      stdout,
+      stderr,
+      stdoutBytes: out.bytes,
+      stderrBytes: err.bytes,
+      stdoutTruncated: stdout.length < out.text.length || out.bytes > new TextEncoder().encode(out.text).length,
+      stderrTruncated: stderr.length < err.text.length || err.bytes > new TextEncoder().encode(err.text).length
+    }
+  })
+
+/** The JSON size of a result, to budget the log text against maxToolResultChars. */
+const resultChars = (result: ToolResult) => JSON.stringify({ protocol: "agentic-workspace/v1", ok: true, operation: "command.status", ...result }).length
+
+const exitPhrase = (exit: ExitRecord) =>
+  exit.exitCode !== null ? `exited with code ${exit.exitCode}` : exit.signal !== null ? `was killed by ${exit.signal}` : "ended"
+
+const seconds = (from: string | undefined, to: string | undefined) =>
+  from === undefined || to === undefined ? undefined : Math.max(0, (Date.parse(to) - Date.parse(from)) / 1000)
+
+const runAction = (input: RunInput) =>
+  Effect.gen(function* () {
+    const settings = yield* CurrentSettings
+    const prepared = yield* prepare(input)
+    const line = commandLine(prepared.executable, prepared.args)
+    const verb = input.action === "run" ? "Run" : "Start"
+    return yield* gated(
+      {
+        tool: "workspace_command",
+        operation: `command.${input.action}`,
+        kind: "command",
+        title: `${verb} ${line}${prepared.cwd === "" ? "" : ` in ${prepared.cwd}`}`,
+        normalized: normalizedOf(input.action, prepared),
+        resume: { tool: "workspace_command", arguments: resumeArgs(input) },
+        preview: {
+          data: {
+            executable: prepared.executable,
+            ...shownArgs(prepared.args),
+            cwd: prepared.cwd,
+            timeoutSeconds: prepared.timeout.seconds,
+            resolvedExecutable: prepared.resolution.executable,
+            ...(prepared.resolution.script === undefined ? {} : { resolvedScript: prepared.resolution.script })
+          }
+        }
+      },
+      input.action === "run" ? interpretRun(prepared, settings.maxToolResultChars, settings.maxCommandDurationSeconds) : interpretStart(prepared, settings.maxCommandDurationSeconds)
+    )
+  })
+
+const resolvedFields = (record: JobRecord) => ({
+  resolvedExecutable: record.resolvedExecutable,
+  ...(record.resolvedScript === undefined ? {} : { resolvedScript: record.resolvedScript })
+})
+
+/** A foreground run whose call was interrupted by the host: its whole group is ended (recorded as cancelled). */
+const endInterrupted = (record: JobRecord) =>
+  Effect.gen(function* () {
+    const store = yield* StateStore
+    const processes = yield* Processes
+    if (record.pid === undefined) return
+    yield* store.writeJson(jobPaths(record.id).cancel, { requestedAt: new Date(yield* Clock.currentTimeMillis).toISOString(), reason: "interrupted" })
+    yield* processes.signalGroup(record.pid, "SIGKILL")
+  }).pipe(Effect.ignore)
+
+const interpretRun = (prepared: Prepared, maxChars: number, maxSeconds: number) =>
+  Effect.gen(function* () {
+    const record = yield* launchJob("run", prepared)
+    const exit = yield* awaitExit(record).pipe(Effect.onInterrupt(() => endInterrupted(record)))
+    const line = commandLine(record.executable, record.args)
+    const artifacts = yield* logArtifacts(record)
+    const took = seconds(record.startedAt, exit.endedAt)
+    if (exit.status === "timed_out") {
+      const logs = yield* boundedLogs(record.id, Math.floor(maxChars / 2) - 1500, TAIL_DEFAULT)
+      return yield* Effect.fail(
+        toolError(
+          "TIMEOUT",
+          `${line} timed out after ${record.timeoutSeconds} s (${record.id}): it was killed with its whole process group, so nothing of it is left running. Raise timeout_seconds (at most ${maxSeconds} s), make the command finish sooner, or use start for a background job. Full logs: ${logPaths(record.id).stdout}, ${logPaths(record.id).stderr}.`,
+          {
+            jobId: record.id,
+            timeoutSeconds: record.timeoutSeconds,
+            killedProcessGroup: true,
+            stdoutTail: logs.stdout,
+            stderrTail: logs.stderr,
+            logs: logPaths(record.id)
+          }
+        )
+      )
+    }
+    if (exit.status !== "exited") {
+      return yield* Effect.fail(
+        toolError("IO_ERROR", `${line} could not run as asked: ${exit.error ?? exit.status} (${record.id}).`, { jobId: record.id, status: exit.status })
+      )
+    }
+    const summary = `${line} ${exitPhrase(exit)}${took === undefined ? "" : ` after ${took.toFixed(1)} s`} (${record.id}).${
+      exit.leftoverProcessesEnded === true ? " It left processes behind in its process group; they were ended (use start for a background process)." : ""
+    }`
+    const base: ToolResult = {
+      summary,
+      data: {
+        jobId: record.id,
+        status: "exited",
+        exitCode: exit.exitCode,
+        signal: exit.signal,
+        executable: record.executable,
+        ...shownArgs(record.args),
+        cwd: record.cwd,
+        ...resolvedFields(record),
+        timeoutSeconds: record.timeoutSeconds,
+        durationSeconds: took,
+        stdout: "",
+        stderr: "",
+        logs: logPaths(record.id)
+      },
+      artifacts,
+      retention: {
+        importance: "normal",
+        facts: [`${record.id}: ${line} ${exitPhrase(exit)}`],
+        omit_when_summarizing: ["stdout", "stderr"]
+      }
+    }
+    const budget = maxChars - resultChars(base) - 400
+    // Each stream reads at most what the whole budget could show (and never more than a million characters).
+    const logs = yield* boundedLogs(record.id, budget, Math.max(TAIL_MIN, Math.min(budget, 1_000_000)))
+    const truncated = logs.stdoutTruncated || logs.stderrTruncated
+    return {
+      ...base,
+      summary: truncated ? `${summary} Output shortened to its end; the full logs are the artifacts.` : summary,
+      data: {
+        ...(base.data as Record<string, unknown>),
+        stdout: logs.stdout,
+        stderr: logs.stderr,
+        stdoutBytes: logs.stdoutBytes,
+        stderrBytes: logs.stderrBytes,
+        stdoutTruncated: logs.stdoutTruncated,
+        stderrTruncated: logs.stderrTruncated
+      }
+    } satisfies ToolResult
+  })
+
+const interpretStart = (prepared: Prepared, maxSeconds: number) =>
+  Effect.gen(function* () {
+    const record = yield* launchJob("start", prepared)
+    const state = yield* jobState(record)
+    const line = commandLine(record.executable, record.args)
+    return {
+      summary: `Started ${record.id}: ${line} (pid ${record.pid}, its own process group) with ${timeoutText(prepared.timeout, maxSeconds)}. Check it with workspace_command {"action":"status","job_id":"${record.id}"}; stop it with {"action":"cancel","job_id":"${record.id}"}.`,
+      data: {
+        jobId: record.id,
+        status: state.status,
+        executable: record.executable,
+        ...shownArgs(record.args),
+        cwd: record.cwd,
+        ...resolvedFields(record),
+        timeoutSeconds: record.timeoutSeconds,
+        pid: record.pid,
+        supervisorPid: record.supervisorPid,
+        startedAt: record.startedAt,
+        logs: logPaths(record.id)
+      },
+      retention: { importance: "high", facts: [`${record.id} started: ${line}`] }
+    } satisfies ToolResult
+  })
+
+const statusSummary = (record: JobRecord, state: JobState): string => {
+  const line = commandLine(record.executable, record.args)
+  switch (state.status) {
+    case "running":
+      return `${record.id} is running: ${line} (pid ${record.pid}${record.timeoutSeconds === 0 ? ", no timeout" : `, timeout ${record.timeoutSeconds} s`}).`
+    case "exited":
+      return `${record.id} ${exitPhrase(state.exit!)}: ${line}.`
+    case "timed_out":
+      return `${record.id} timed out after ${record.timeoutSeconds} s and was killed with its whole process group: ${line}.`
+    case "cancelled":
+      return `${record.id} was cancelled: ${line}.`
+    case "failed":
+      return `${record.id} could not be started: ${state.exit?.error ?? "unknown error"}.`
+    case "orphaned":
+      return `${record.id} is orphaned: its supervisor was lost (killed, or the machine restarted) before it recorded an exit, so its exit status is unknown: ${line}.`
+  }
+}
+
+const statusAction = (input: { readonly job_id: string; readonly tail_chars?: number | undefined }) =>
+  Effect.gen(function* () {
+    const settings = yield* CurrentSettings
+    const record = yield* loadJob(input.job_id)
+    const state = yield* jobState(record)
+    const running = state.status === "running"
+    const groupAlive = state.status === "orphaned" ? yield* jobGroupAlive(record) : running
+    const sizes = yield* logSizes(record.id)
+    const artifacts: ReadonlyArray<Artifact> = running ? [] : yield* logArtifacts(record)
+    let summary = statusSummary(record, state)
+    if (state.status === "orphaned" && groupAlive) summary += ` Its process group ${record.pid} is still running; cancel ends it.`
+    const data: Record<string, unknown> = {
+      jobId: record.id,
+      status: state.status,
+      exitCode: state.exit?.exitCode ?? null,
+      signal: state.exit?.signal ?? null,
+      executable: record.executable,
+      ...shownArgs(record.args),
+      cwd: record.cwd,
+      ...resolvedFields(record),
+      timeoutSeconds: record.timeoutSeconds,
+      pid: record.pid,
+      supervisorPid: record.supervisorPid,
+      startedAt: record.startedAt,
+      endedAt: state.exit?.endedAt,
+      ...(state.status === "orphaned" ? { processGroupAlive: groupAlive } : {}),
+      stdoutBytes: sizes.stdout,
+      stderrBytes: sizes.stderr,
+      logs: logPaths(record.id)
+    }
+    const wantTail = running || input.tail_chars !== undefined
+    const base: ToolResult = {
+      summary,
+      data,
+      ...(artifacts.length > 0 ? { artifacts } : {}),
+      retention: {
+        importance: running ? "high" : "normal",
+        facts: [`${record.id} ${state.status}${state.exit?.exitCode != null ? ` (exit code ${state.exit.exitCode})` : ""}: ${commandLine(record.executable, record.args)}`],
+        ...(wantTail ? { omit_when_summarizing: ["stdoutTail", "stderrTail"] } : {})
+      }
+    }
+    if (!wantTail) return base
+    const chars = input.tail_chars ?? TAIL_DEFAULT
+    const logs = yield* boundedLogs(record.id, settings.maxToolResultChars - resultChars(base) - 400, chars)
+    return {
+      ...base,
+      summary: `${summary} Tails: the last ${chars} characters of each log${logs.stdoutTruncated || logs.stderrTruncated ? " (within the result budget)" : ""}.`,
+      data: { ...data, tailChars: chars, stdoutTail: logs.stdout, stderrTail: logs.stderr }
+    } satisfies ToolResult
+  })
+
+/** Polls `check` until it is true or `ms` pass. */
+const waitUntil = (ms: number, check: Effect.Effect<boolean, ToolError, ToolContextNeeds>) =>
+  Effect.gen(function* () {
+    const start = yield* Clock.currentTimeMillis
+    let delay = 10
+    for (;;) {
+      if (yield* check) return true
+      if ((yield* Clock.currentTimeMillis) - start >= ms) return false
+      yield* Effect.sleep(delay)
+      delay = Math.min(delay * 2, 100)
+    }
+  })
+
+const cancelAction = (input: { readonly job_id: string }) =>
+  Effect.gen(function* () {
+    const store = yield* StateStore
+    const processes = yield* Processes
+    const record = yield* loadJob(input.job_id)
+    const paths = jobPaths(record.id)
+    const before = yield* jobState(record)
+    const groupAlive = before.status === "running" || (before.status === "orphaned" && (yield* jobGroupAlive(record)))
+    if (!groupAlive || record.pid === undefined) {
+      const fact = `${record.id} was already ${before.status} before cancel: no process was running, so nothing was stopped. Check the job id if you expected to stop a running job.`
+      return {
+        summary: fact,
+        data: { jobId: record.id, status: before.status, previousStatus: before.status, cancelled: false, exitCode: before.exit?.exitCode ?? null },
+        retention: { importance: "high", facts: [fact] }
+      } satisfies ToolResult
+    }
+    const now = new Date(yield* Clock.currentTimeMillis).toISOString()
+    yield* store.writeJson(paths.cancel, { requestedAt: now })
+    const pgid = record.pid
+    const exitRecorded = Effect.map(store.readJson<ExitRecord>(paths.exit), (exit) => exit !== undefined)
+    yield* processes.signalGroup(pgid, "SIGTERM")
+    let ended = yield* waitUntil(GRACE_MS, Effect.map(processes.groupAlive(pgid), (alive) => !alive))
+    let killed = false
+    if (!ended) {
+      killed = true
+      ended = yield* waitUntil(
+        5000,
+        Effect.gen(function* () {
+          yield* processes.signalGroup(pgid, "SIGKILL")
+          return !(yield* processes.groupAlive(pgid))
+        })
+      )
+    }
+    // The supervisor records the exit once the group is gone; an orphaned job has nobody to do it.
+    const supervised = before.status === "running" && (yield* waitUntil(5000, Effect.zipWith(exitRecorded, supervisorAlive(processes, record), (done, alive) => done || !alive)))
+    let exit = yield* store.readJson<ExitRecord>(paths.exit)
+    if (exit === undefined && ended) {
+      exit = {
+        status: "cancelled",
+        exitCode: null,
+        signal: killed ? "SIGKILL" : "SIGTERM",
+        endedAt: new Date(yield* Clock.currentTimeMillis).toISOString(),
+        note: before.status === "orphaned" || !supervised ? "the supervisor was lost; cancel ended the process group itself" : "ended by cancel"
+      }
+      yield* store.writeJson(paths.exit, exit)
+    }
+    const line = commandLine(record.executable, record.args)
+    const summary = !ended
+      ? `Cancel of ${record.id} sent SIGTERM and SIGKILL to process group ${pgid}, but processes of it are still there; check again with status.`
+      : exit?.status === "cancelled"
+        ? `Cancelled ${record.id} (${line}): its whole process group ${pgid} was ended${killed ? " (SIGKILL after the 2 s grace period)" : ""}.`
+        : `${record.id} ended while cancel was asked: it ${exit === undefined ? "ended" : exit.status === "exited" ? exitPhrase(exit) : exit.status.replace("_", " ")}; its process group ${pgid} is gone.`
+    return {
+      summary,
+      data: {
+        jobId: record.id,
+        status: exit?.status ?? before.status,
+        previousStatus: before.status,
+        cancelled: ended,
+        exitCode: exit?.exitCode ?? null,
+        signal: exit?.signal ?? null,
+        processGroupEnded: ended,
+        logs: logPaths(record.id)
+      },
+      retention: { importance: "high", facts: [`${record.id} ${ended ? "cancelled" : "cancel sent"}: ${line}`] }
+    } satisfies ToolResult
+  })
+
+/** The workspace_command tool. */
+export const commandTool = defineTool({
+  name: "workspace_command",
+  short: "command",
+  description:
+    "Runs programs in the workspace without a shell: pass executable and args separately (no pipes, redirection or &&). Actions: run (foreground, bounded by timeout_seconds), start (a background job; timeout_seconds 0 = until cancel), status (job_id, optional tail_chars), cancel (job_id). run and start need the user's permission mode; status and cancel never do. A non-zero exit is ok:true with the exit code; ok:false means the command could not run as asked. Full output is stored under .agentic/jobs/<job-id>/.",
+  actions: {
+    run: Schema.Struct(RunFields),
+    start: Schema.Struct(RunFields),
+    status: Schema.Struct({ job_id: JobId, tail_chars: Schema.optional(TailChars) }),
+    cancel: Schema.Struct({ job_id: JobId })
+  },
+  enabled: (settings, host) => settings.enableProcessExecution && host.capabilities.includes("process"),
+  annotations: () => ({ readOnlyHint: false, destructiveHint: true, openWorldHint: true }),
+  handlers: {
+    run: (input) => runAction(input as RunInput),
+    start: (input) => runAction(input as RunInput),
+    status: (input) => statusAction(input),
+    cancel: (input) => cancelAction(input)
+  }
+})

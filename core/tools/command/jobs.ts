@@ -1,0 +1,257 @@
+/**
+ * Command jobs under `.agentic/jobs/<job-id>/`: the record the tool writes (job.json), the exit record
+ * the supervisor writes (exit.json), and the one way a job's status is told: exit.json if present,
+ * else "running" while its supervisor is alive, else "orphaned" (the supervisor was lost without a
+ * recorded exit: killed, or the machine rebooted).
+ */
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import type { Artifact } from "../../protocol/envelope.ts"
+import { toolError, type ToolError } from "../../protocol/errors.ts"
+import { Processes, type ProcessesShape } from "../../services/Processes.ts"
+import { StateStore, type StateStoreShape } from "../../store/StateStore.ts"
+import { decodeTail, tailBytesFor } from "./tail.ts"
+
+/** The jobs folder under .agentic/. */
+export const JOBS_DIR = "jobs"
+/** A job id: `job_` and hex. */
+export const JOB_ID = /^job_[A-Za-z0-9]+$/
+
+/** Every status a job can have. */
+export type JobStatus = "running" | "exited" | "timed_out" | "cancelled" | "failed" | "orphaned"
+
+/** job.json: what the tool knows about a job it started. */
+export interface JobRecord {
+  readonly id: string
+  readonly action: "run" | "start"
+  readonly executable: string
+  readonly args: ReadonlyArray<string>
+  /** Workspace-relative ("" is the root). */
+  readonly cwd: string
+  readonly resolvedExecutable: string
+  readonly resolvedScript?: string
+  /** 0: no timer armed. */
+  readonly timeoutSeconds: number
+  readonly createdAt: string
+  readonly startedAt?: string
+  readonly supervisorPid?: number
+  readonly supervisorIdentity?: string
+  readonly bootId?: string
+  readonly pid?: number
+  /** Set once the job was seen without its supervisor and without an exit record. */
+  readonly orphanedAt?: string
+  /** SHA-256 of each finished log, computed once. */
+  readonly logHashes?: { readonly stdout?: LogHash; readonly stderr?: LogHash }
+}
+
+/** A cached hash of a finished log. */
+export interface LogHash {
+  readonly size: number
+  readonly sha256: string
+}
+
+/** exit.json: the supervisor's record, written after the whole process group has ended. */
+export interface ExitRecord {
+  readonly status: "exited" | "timed_out" | "cancelled" | "failed"
+  readonly exitCode: number | null
+  readonly signal: string | null
+  readonly endedAt: string
+  readonly error?: string
+  readonly leftoverProcessesEnded?: boolean
+  readonly supervisorSignal?: string
+  /** Set when cancel ended an orphaned job's group itself. */
+  readonly note?: string
+}
+
+/** A job's status as told now. */
+export interface JobState {
+  readonly status: JobStatus
+  readonly exit?: ExitRecord
+}
+
+/** Paths of one job, relative to .agentic/. */
+export const jobPaths = (id: string) => ({
+  dir: `${JOBS_DIR}/${id}`,
+  record: `${JOBS_DIR}/${id}/job.json`,
+  spec: `${JOBS_DIR}/${id}/spec.json`,
+  started: `${JOBS_DIR}/${id}/started.json`,
+  exit: `${JOBS_DIR}/${id}/exit.json`,
+  cancel: `${JOBS_DIR}/${id}/cancel.json`,
+  stdout: `${JOBS_DIR}/${id}/stdout.log`,
+  stderr: `${JOBS_DIR}/${id}/stderr.log`
+})
+
+/** Reads a job's record; NOT_FOUND names the repair. */
+export const loadJob = (id: string): Effect.Effect<JobRecord, ToolError, StateStore> =>
+  Effect.gen(function* () {
+    const store = yield* StateStore
+    const record = JOB_ID.test(id) ? yield* store.readJson<JobRecord>(jobPaths(id).record) : undefined
+    if (record === undefined) {
+      return yield* Effect.fail(
+        toolError(
+          "NOT_FOUND",
+          `No job ${id} in this workspace. Job ids look like job_…; workspace_inspect {"action":"changes"} lists every job with its status.`,
+          { jobId: id }
+        )
+      )
+    }
+    return record
+  })
+
+/** The status of a job now, persisting "orphaned" the first time it is seen. */
+export const jobState = (record: JobRecord): Effect.Effect<JobState, ToolError, StateStore | Processes> =>
+  Effect.gen(function* () {
+    const store = yield* StateStore
+    const processes = yield* Processes
+    const paths = jobPaths(record.id)
+    const exit = yield* store.readJson<ExitRecord>(paths.exit)
+    if (exit !== undefined) return { status: exit.status, exit }
+    if (record.orphanedAt !== undefined) return { status: "orphaned" }
+    if (record.supervisorPid === undefined || record.supervisorIdentity === undefined) {
+      // Created but never launched (the launch itself failed): nothing is running.
+      return { status: "orphaned" }
+    }
+    if (yield* supervisorAlive(processes, record)) return { status: "running" }
+    // The supervisor may have written exit.json just before it went away.
+    const late = yield* store.readJson<ExitRecord>(paths.exit)
+    if (late !== undefined) return { status: late.status, exit: late }
+    const now = yield* Clock.currentTimeMillis
+    yield* store.update<JobRecord, void, never, never>(paths.record, (current) =>
+      Effect.succeed([undefined, { ...(current ?? record), orphanedAt: current?.orphanedAt ?? new Date(now).toISOString() }] as const)
+    )
+    return { status: "orphaned" }
+  })
+
+/** Whether the job's supervisor is the live process recorded at launch. */
+export const supervisorAlive = (processes: ProcessesShape, record: JobRecord): Effect.Effect<boolean> =>
+  record.supervisorPid === undefined || record.supervisorIdentity === undefined
+    ? Effect.succeed(false)
+    : processes.isAlive(record.supervisorPid, record.supervisorIdentity)
+
+/**
+ * Whether the job's process group may still hold processes: only in the boot it was started in (a
+ * process-group id from another boot names someone else's processes).
+ */
+export const jobGroupAlive = (record: JobRecord): Effect.Effect<boolean, never, Processes> =>
+  Effect.gen(function* () {
+    const processes = yield* Processes
+    if (record.pid === undefined) return false
+    const boot = yield* processes.bootId
+    if (record.bootId !== undefined && boot !== undefined && record.bootId !== boot) return false
+    return yield* processes.groupAlive(record.pid)
+  })
+
+/** The last `chars` characters of a log, read from the end of the file. */
+export const readTail = (rel: string, chars: number): Effect.Effect<{ readonly text: string; readonly bytes: number }, ToolError, StateStore | Processes> =>
+  Effect.gen(function* () {
+    const store = yield* StateStore
+    const processes = yield* Processes
+    const tail = yield* processes.tail(store.abs(rel), tailBytesFor(chars)).pipe(
+      Effect.mapError((error) => toolError("IO_ERROR", `The log .agentic/${rel} could not be read (${error.reason}).`, { path: store.path(rel) }))
+    )
+    if (tail === undefined) return { text: "", bytes: 0 }
+    return { text: decodeTail(tail.bytes, tail.bytes.length < tail.size, chars), bytes: tail.size }
+  })
+
+/** Sizes of both logs (0 when absent). */
+export const logSizes = (id: string): Effect.Effect<{ readonly stdout: number; readonly stderr: number }, ToolError, StateStore> =>
+  Effect.gen(function* () {
+    const store = yield* StateStore
+    const paths = jobPaths(id)
+    const out = yield* store.stat(paths.stdout)
+    const err = yield* store.stat(paths.stderr)
+    return { stdout: out?.size ?? 0, stderr: err?.size ?? 0 }
+  })
+
+/**
+ * The log artifacts of a finished job, hashed once (streamed by the host) and cached in job.json, so a
+ * second status of a multi-gigabyte log does not hash it again.
+ */
+export const logArtifacts = (record: JobRecord): Effect.Effect<ReadonlyArray<Artifact>, ToolError, StateStore | Processes> =>
+  Effect.gen(function* () {
+    const store = yield* StateStore
+    const processes = yield* Processes
+    const paths = jobPaths(record.id)
+    const out: Array<Artifact> = []
+    const hashes: { stdout?: LogHash; stderr?: LogHash } = { ...record.logHashes }
+    let changed = false
+    for (const stream of ["stdout", "stderr"] as const) {
+      const rel = paths[stream]
+      const info = yield* store.stat(rel)
+      if (info === undefined) continue
+      let cached = hashes[stream]
+      if (cached === undefined || cached.size !== info.size) {
+        const sha256 = yield* processes.sha256File(store.abs(rel)).pipe(
+          Effect.mapError((error) => toolError("IO_ERROR", `The log .agentic/${rel} could not be read (${error.reason}).`, { path: store.path(rel) }))
+        )
+        if (sha256 === undefined) continue
+        cached = { size: info.size, sha256 }
+        hashes[stream] = cached
+        changed = true
+      }
+      out.push({ kind: "log", path: store.path(rel), sha256: cached.sha256, bytes: cached.size, description: `full ${stream} of ${record.id}` })
+    }
+    if (changed) {
+      yield* store.update<JobRecord, void, never, never>(paths.record, (current) =>
+        Effect.succeed([undefined, { ...(current ?? record), logHashes: hashes }] as const)
+      )
+    }
+    return out
+  })
+
+/** Every job record, newest first (unreadable folders skipped). */
+export const listJobs = Effect.gen(function* () {
+  const store = yield* StateStore
+  const entries = yield* store.list(JOBS_DIR)
+  const records: Array<JobRecord> = []
+  for (const entry of entries) {
+    if (entry.type !== "directory" || !JOB_ID.test(entry.name)) continue
+    const record = yield* Effect.orElseSucceed(store.readJson<JobRecord>(jobPaths(entry.name).record), () => undefined)
+    if (record !== undefined) records.push(record)
+  }
+  return records.sort((a, b) => (b.startedAt ?? b.createdAt).localeCompare(a.startedAt ?? a.createdAt))
+})
+
+/** A job's status on a host without a Processes service: what the files say ("unknown" while no exit is recorded). */
+const fileState = (record: JobRecord) =>
+  Effect.gen(function* () {
+    const store = yield* StateStore
+    const exit = yield* store.readJson<ExitRecord>(jobPaths(record.id).exit)
+    if (exit !== undefined) return { status: exit.status, exit } as const
+    return { status: record.orphanedAt === undefined ? ("unknown" as const) : ("orphaned" as const) }
+  })
+
+/**
+ * The entries of the `jobs` list in workspace_inspect changes (newest first, at most 50). On a host without
+ * processes (jobs started by another host on the same workspace) the status comes from the files alone.
+ */
+export const jobChanges = Effect.gen(function* () {
+  const records = yield* listJobs
+  const hasProcesses = Option.isSome(yield* Effect.serviceOption(Processes))
+  return yield* Effect.forEach(records.slice(0, 50), (record) =>
+    Effect.map(hasProcesses ? jobState(record) : fileState(record), (state: { readonly status: string; readonly exit?: ExitRecord }) => ({
+      id: record.id,
+      status: state.status,
+      executable: record.executable,
+      exitCode: state.exit?.exitCode ?? null,
+      startedAt: record.startedAt ?? record.createdAt
+    }))
+  )
+})
+
+/** Start-up: marks every job whose supervisor was lost without an exit record as orphaned (skipped without a process host). */
+export const markOrphanedJobs: Effect.Effect<void, never, StateStore | Processes> = Effect.gen(function* () {
+  const processes = yield* Effect.serviceOption(Processes)
+  if (Option.isNone(processes)) return
+  const store = yield* StateStore
+  const entries = yield* store.list(JOBS_DIR)
+  for (const entry of entries) {
+    if (entry.type !== "directory" || !JOB_ID.test(entry.name)) continue
+    const paths = jobPaths(entry.name)
+    if ((yield* store.stat(paths.exit)) !== undefined) continue
+    const record = yield* store.readJson<JobRecord>(paths.record)
+    if (record === undefined || record.orphanedAt !== undefined) continue
+    yield* jobState(record)
+  }
+}).pipe(Effect.catchAllCause(() => Effect.void)) as Effect.Effect<void, never, StateStore | Processes>

@@ -1,0 +1,85 @@
+/** Helpers for the workspace_command specs: real processes, checked through /proc. */
+import * as fs from "node:fs"
+import * as path from "node:path"
+import type { Envelope } from "../../core/protocol/envelope.ts"
+import { openWorkspace, type TempWorkspace } from "../support/workspace.ts"
+
+/** Whether a process is running: a zombie (or a missing pid) counts as ended. */
+export const running = (pid: number): boolean => {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8")
+    const state = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[0]
+    return state !== "Z" && state !== "X"
+  } catch {
+    return false
+  }
+}
+
+/** The process group of a process (from /proc). */
+export const pgidOf = (pid: number): number => {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8")
+  return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2])
+}
+
+/** Polls until `check` holds or `ms` pass; returns whether it held. */
+export const eventually = async (check: () => boolean | Promise<boolean>, ms = 10_000): Promise<boolean> => {
+  const deadline = Date.now() + ms
+  for (;;) {
+    if (await check()) return true
+    if (Date.now() > deadline) return false
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
+
+export const data = (envelope: Envelope) => envelope.data as Record<string, any>
+
+/** Cancels every job still running in the workspace (tests leave no process behind). */
+export const cancelAll = async (ws: TempWorkspace) => {
+  const dir = path.join(ws.dir, ".agentic/jobs")
+  const ids = fs.existsSync(dir) ? fs.readdirSync(dir).filter((name) => name.startsWith("job_")) : []
+  for (const id of ids) {
+    if (fs.existsSync(path.join(dir, id, "job.json"))) await ws.call("workspace_command", { action: "cancel", job_id: id })
+  }
+}
+
+/** Opens an Auto-mode workspace with the given settings, tracked for cleanup. */
+export const tracked = () => {
+  const open: Array<TempWorkspace> = []
+  return {
+    open: async (settings: Record<string, unknown> = {}) => {
+      const ws = await openWorkspace({ permissionMode: 2, ...settings })
+      open.push(ws)
+      return ws
+    },
+    cleanup: async () => {
+      for (const ws of open.splice(0)) {
+        await cancelAll(ws).catch(() => undefined)
+        await ws.dispose()
+      }
+    }
+  }
+}
+
+/** A node script that spawns two grandchildren (one ignores SIGTERM), prints their pids and waits. */
+export const GRANDCHILDREN = [
+  "-e",
+  [
+    "const { spawn } = require('node:child_process')",
+    "const a = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' })",
+    "const b = spawn(process.execPath, ['-e', \"process.on('SIGTERM', () => {}); setInterval(() => {}, 1000)\"], { stdio: 'ignore' })",
+    "console.log('PIDS ' + process.pid + ' ' + a.pid + ' ' + b.pid)",
+    "setInterval(() => {}, 1000)"
+  ].join("; ")
+]
+
+/** The pids a GRANDCHILDREN job printed. */
+export const pidsOf = async (ws: TempWorkspace, jobId: string): Promise<Array<number>> => {
+  let pids: Array<number> = []
+  await eventually(async () => {
+    const text = await ws.read(`.agentic/jobs/${jobId}/stdout.log`).catch(() => "")
+    const match = /PIDS (\d+) (\d+) (\d+)/.exec(text)
+    if (match !== null) pids = match.slice(1).map(Number)
+    return match !== null
+  })
+  return pids
+}
