@@ -1,13 +1,16 @@
 /** The Node entry of the `agentic-workspace` bin. */
 import { runCli } from "../cli.ts"
 import { statusRegistry } from "../../core/registry.ts"
+import { mcpVerb } from "../mcp/verb.ts"
 import { openNodeWorkspace } from "./host.ts"
+import { nodeMcpHost } from "./mcpHost.ts"
 
 const code = await runCli(process.argv.slice(2), {
   cwd: process.cwd(),
   open: openNodeWorkspace,
   statusRegistry: (failure) => statusRegistry(failure.reason, failure.repair),
   stdout: (text) => process.stdout.write(text),
-  stderr: (text) => process.stderr.write(text)
+  stderr: (text) => process.stderr.write(text),
+  verbs: { mcp: mcpVerb(nodeMcpHost) }
 })
 process.exitCode = code
