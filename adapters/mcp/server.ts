@@ -160,8 +160,28 @@ const askUser = async (
   )
 }
 
+/** Counts tool calls in flight, so a stdio server whose input ended can finish them before it exits. */
+export class Inflight {
+  private active = 0
+  /** Runs `work` counted. */
+  track<A>(work: () => Promise<A>): Promise<A> {
+    this.active++
+    return work().finally(() => {
+      this.active--
+    })
+  }
+  /** Settles once no call has been in flight for two turns of the event loop. */
+  async drained(): Promise<void> {
+    let quiet = 0
+    while (quiet < 2) {
+      await new Promise((resolve) => setTimeout(resolve, 10))
+      quiet = this.active === 0 ? quiet + 1 : 0
+    }
+  }
+}
+
 /** Builds one MCP server (one per session) over the workspace. */
-export const createMcpServer = (workspace: McpWorkspace): Server => {
+export const createMcpServer = (workspace: McpWorkspace, inflight: Inflight = new Inflight()): Server => {
   const server = new Server(SERVER_INFO, {
     capabilities: { tools: { listChanged: false }, logging: {} },
     instructions:
@@ -171,7 +191,7 @@ export const createMcpServer = (workspace: McpWorkspace): Server => {
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: workspace.registry.list().map(mcpTool) }))
 
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+  server.setRequestHandler(CallToolRequestSchema, (request, extra) => inflight.track(async () => {
     const { name } = request.params
     const args = request.params.arguments ?? {}
     const runtime = workspace.runtime
@@ -191,6 +211,6 @@ export const createMcpServer = (workspace: McpWorkspace): Server => {
       return askUser(elicit, runtime, name, args, envelope, approval)
     }
     return callResult(envelope)
-  })
+  }))
   return server
 }

@@ -7,7 +7,7 @@
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import type { CliHost, ParsedLine } from "../cli.ts"
 import { makeHttpHandler, MCP_PATH, newToken } from "./http.ts"
-import { createMcpServer, type McpWorkspace } from "./server.ts"
+import { createMcpServer, Inflight, type McpWorkspace } from "./server.ts"
 
 /** A running HTTP listener. */
 export interface Listener {
@@ -42,13 +42,15 @@ export const mcpVerb =
 
     const portFlag = line.flags["http"]
     if (portFlag === undefined) {
-      const server = createMcpServer(workspace)
+      const inflight = new Inflight()
+      const server = createMcpServer(workspace, inflight)
       const { transport, ended } = mcpHost.stdio()
       const closed = new Promise<void>((resolve) => {
         server.onclose = () => resolve()
       })
       await server.connect(transport)
-      await Promise.race([closed, ended, mcpHost.shutdown()])
+      // When the input ends, the calls already read still get their answers.
+      await Promise.race([closed, ended.then(() => inflight.drained()), mcpHost.shutdown()])
       await server.close().catch(() => undefined)
       await dispose()
       return 0
