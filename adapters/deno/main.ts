@@ -2,7 +2,7 @@
 import { runCli } from "../cli.ts"
 import { statusRegistry } from "../../core/registry.ts"
 import { mcpVerb } from "../mcp/verb.ts"
-import { openDenoWorkspace } from "./host.ts"
+import { DENO_CAPABILITIES, openDenoWorkspace } from "./host.ts"
 import { denoMcpHost } from "./mcpHost.ts"
 
 const encoder = new TextEncoder()
@@ -18,6 +18,12 @@ const code = await runCli(Deno.args, {
   statusRegistry: (failure) => statusRegistry(failure.reason, failure.repair),
   stdout: write(Deno.stdout),
   stderr: write(Deno.stderr),
-  verbs: { mcp: mcpVerb(denoMcpHost) }
+  verbs: {
+    mcp: mcpVerb(denoMcpHost),
+    host: async (_line, host) => {
+      host.stdout(`${JSON.stringify({ runtime: "deno", version: Deno.version.deno, platform: Deno.build.os, capabilities: DENO_CAPABILITIES })}\n`)
+      return 0
+    }
+  }
 })
 Deno.exit(code)

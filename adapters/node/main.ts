@@ -2,7 +2,7 @@
 import { runCli } from "../cli.ts"
 import { statusRegistry } from "../../core/registry.ts"
 import { mcpVerb } from "../mcp/verb.ts"
-import { openNodeWorkspace } from "./host.ts"
+import { NODE_CAPABILITIES, openNodeWorkspace } from "./host.ts"
 import { nodeMcpHost } from "./mcpHost.ts"
 
 const code = await runCli(process.argv.slice(2), {
@@ -11,6 +11,12 @@ const code = await runCli(process.argv.slice(2), {
   statusRegistry: (failure) => statusRegistry(failure.reason, failure.repair),
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),
-  verbs: { mcp: mcpVerb(nodeMcpHost) }
+  verbs: {
+    mcp: mcpVerb(nodeMcpHost),
+    host: async (_line, host) => {
+      host.stdout(`${JSON.stringify({ runtime: "node", version: process.versions.node, platform: process.platform, capabilities: NODE_CAPABILITIES })}\n`)
+      return 0
+    }
+  }
 })
 process.exitCode = code

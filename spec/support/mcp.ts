@@ -149,3 +149,8 @@ export const connectHttp = async (server: HttpServerProcess, options: { elicit?:
     }
   }
 }
+
+/** The deno binary the `deno` npm package installs. */
+export const DENO = path.join(REPO, "node_modules/.bin/deno")
+/** The one entry, whichever runtime runs it. */
+export const ENTRY = path.join(REPO, "bin/agentic-workspace.js")
