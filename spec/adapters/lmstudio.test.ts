@@ -47,6 +47,10 @@ const toolCallContext = () => {
   return { statuses, warnings, ctx: { status: (text: string) => statuses.push(text), warn: (text: string) => warnings.push(text), signal: new AbortController().signal, callId: 1 } }
 }
 
+/** The schematics' own parser (LM Studio calls it on the chat's stored config). */
+const parseConfig = (fields: Array<{ key: string; value: unknown }>) =>
+  (configSchematics as unknown as { parse: (config: unknown) => { get: (key: string) => unknown } }).parse({ fields })
+
 const dirs: Array<string> = []
 const plugin = makePlugin((root, settings) => openNodeWorkspace(root, settings, TOOLS_WITH_TEST_TOOL))
 afterAll(async () => {
@@ -70,20 +74,20 @@ describe("LM Studio plugin", () => {
   })
 
   it("config: every setting is a field with the core's default; permissionMode is a 0-2 integer slider, default 1", async () => {
-    const parsed = configSchematics.parse({ fields: [] }) as unknown as { get: (key: string) => unknown }
+    const parsed = parseConfig([])
     for (const key of SETTING_KEYS) expect(parsed.get(key), key).toEqual(defaultSettings[key])
     const field = (configSchematics as unknown as { fields: Map<string, { valueTypeParams: Record<string, unknown>; defaultValue: unknown }> }).fields.get("permissionMode")
     expect(field?.defaultValue).toBe(1)
     expect(field?.valueTypeParams).toMatchObject({ int: true, min: 0, max: 2, slider: { min: 0, max: 2, step: 1 } })
-    const manual = configSchematics.parse({ fields: [{ key: "permissionMode", value: 0 }, { key: "protectedPatterns", value: ["secrets/**"] }] }) as unknown as { get: (key: string) => unknown }
+    const manual = parseConfig([{ key: "permissionMode", value: 0 }, { key: "protectedPatterns", value: ["secrets/**"] }])
     expect(manual.get("permissionMode")).toBe(0)
     expect(manual.get("protectedPatterns")).toEqual(["secrets/**"])
   })
 
   it("config bounds: an out-of-range permissionMode or a too-small maxToolResultChars is refused; the provider then offers only the diagnostic tool naming it", async () => {
-    expect(() => configSchematics.parse({ fields: [{ key: "permissionMode", value: 3 }] })).toThrow(/permissionMode/)
-    expect(() => configSchematics.parse({ fields: [{ key: "permissionMode", value: 1.5 }] })).toThrow(/permissionMode/)
-    expect(() => configSchematics.parse({ fields: [{ key: "maxToolResultChars", value: 10 }] })).toThrow(/maxToolResultChars/)
+    expect(() => parseConfig([{ key: "permissionMode", value: 3 }])).toThrow(/permissionMode/)
+    expect(() => parseConfig([{ key: "permissionMode", value: 1.5 }])).toThrow(/permissionMode/)
+    expect(() => parseConfig([{ key: "maxToolResultChars", value: 10 }])).toThrow(/maxToolResultChars/)
     const tools = (await plugin.toolsProvider(controller(await tempDir(), [{ key: "permissionMode", value: 7 }]))) as Array<SdkTool>
     expect(tools.map((t) => t.name)).toEqual(["agentic_workspace_status"])
     const { ctx, warnings } = toolCallContext()
