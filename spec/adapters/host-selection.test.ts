@@ -1,7 +1,7 @@
 /**
  * Choosing the host at startup: one entry (bin/agentic-workspace.js) detects the runtime, Node or
  * Deno, and the verb picks the adapter. Under Deno the MCP server runs on the Deno host and the SDK's
- * Client drives it over stdio and over Streamable HTTP.
+ * Client drives it over stdio (over Streamable HTTP in spec/adapters/mcp-http.test.ts).
  */
 import { execFile } from "node:child_process"
 import * as fs from "node:fs/promises"
@@ -9,7 +9,7 @@ import * as path from "node:path"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { afterAll, describe, expect, it } from "vitest"
-import { connectHttp, DENO, ENTRY, type HttpServerProcess, startHttpServer } from "../support/mcp.ts"
+import { DENO, ENTRY } from "../support/mcp.ts"
 import { makeTempDir, REPO } from "../support/workspace.ts"
 
 const run = (command: string, args: ReadonlyArray<string>) =>
@@ -20,9 +20,7 @@ const run = (command: string, args: ReadonlyArray<string>) =>
   })
 
 const dirs: Array<string> = []
-const servers: Array<HttpServerProcess> = []
 afterAll(async () => {
-  await Promise.all(servers.map((server) => server.stop()))
   await Promise.all(dirs.map((dir) => fs.rm(dir, { recursive: true, force: true })))
 })
 
@@ -54,22 +52,6 @@ describe("one entry, the host chosen by the runtime", () => {
       expect(result.structuredContent?.ok).toBe(true)
     } finally {
       await client.close()
-    }
-  })
-
-  it("`mcp --http` under Deno: 127.0.0.1 with a bearer token; the SDK Client lists and calls tools", async () => {
-    const root = await makeTempDir("aw-host-")
-    dirs.push(root)
-    const server = await startHttpServer(root, [], { command: DENO, args: (mcpArgs) => ["run", "-A", ENTRY, ...mcpArgs] })
-    servers.push(server)
-    const connected = await connectHttp(server, { elicit: false })
-    try {
-      const { tools } = await connected.client.listTools()
-      expect(tools.map((tool) => tool.name)).toContain("workspace_notes")
-      const result = (await connected.client.callTool({ name: "workspace_notes", arguments: { action: "list" } })) as { structuredContent?: { ok?: boolean } }
-      expect(result.structuredContent?.ok).toBe(true)
-    } finally {
-      await connected.close()
     }
   })
 })

@@ -1,21 +1,24 @@
 /**
  * The MCP server over Streamable HTTP: `agentic-workspace mcp --http 0` in a child process, bound to
- * 127.0.0.1, with DNS-rebinding protection and a bearer token, driven by the SDK's real Client.
+ * 127.0.0.1, with DNS-rebinding protection and a bearer token, driven by the SDK's real Client. The
+ * shared scenarios run on the Deno host (the same web-standard handler; Deno starts in a fifth of the
+ * CPU time tsx needs on Node); the guards run on the Node host, and spec/adapters/mcp-tooling.test.ts
+ * drives the Node host over HTTP with the MCP Inspector.
  */
 import * as http from "node:http"
 import * as net from "node:net"
 import * as os from "node:os"
 import { afterAll, describe, expect, it } from "vitest"
-import { connectHttp, type HttpServerProcess, startHttpServer } from "../support/mcp.ts"
+import { connectHttp, DENO, type HttpServerProcess, startHttpServer, TEST_ENTRY_DENO } from "../support/mcp.ts"
 import { makeTempDir } from "../support/workspace.ts"
 import { mcpScenarios } from "./mcpScenarios.ts"
 
 const servers: Array<HttpServerProcess> = []
 
 mcpScenarios(
-  "MCP over Streamable HTTP",
+  "MCP over Streamable HTTP (Deno host)",
   async (root, settings, options) => {
-    const server = await startHttpServer(root, settings)
+    const server = await startHttpServer(root, settings, { command: DENO, args: (mcpArgs) => ["run", "-A", TEST_ENTRY_DENO, ...mcpArgs] })
     servers.push(server)
     const connected = await connectHttp(server, options)
     return {
@@ -56,7 +59,7 @@ const post = (port: number, headers: Record<string, string>): Promise<{ status: 
     request.end(body)
   })
 
-describe("Streamable HTTP guards", () => {
+describe("Streamable HTTP guards (Node host)", () => {
   let server: HttpServerProcess | undefined
   afterAll(async () => {
     await server?.stop()

@@ -25,21 +25,42 @@ const call = async (connected: Connected, name: string, args: Record<string, unk
 
 const envelopeOf = (result: CallResult) => result.structuredContent as unknown as Envelope
 
-const approvalsOf = async (root: string) =>
-  JSON.parse(await fs.readFile(path.join(root, ".agentic/approvals/state.json"), "utf8")).records as Array<{ id: string; status: string; note?: string; reason?: string }>
+const recordTitled = async (root: string, title: string) => {
+  const records = JSON.parse(await fs.readFile(path.join(root, ".agentic/approvals/state.json"), "utf8")).records as Array<{
+    id: string
+    title: string
+    status: string
+    note?: string
+    reason?: string
+  }>
+  return records.find((record) => record.title === title)
+}
 
 /** Registers the scenarios under `describe(name)`. */
 export const mcpScenarios = (name: string, connect: Connect, options: { setup?: () => Promise<void>; teardown?: () => Promise<void> } = {}) =>
   describe(name, () => {
     const open: Array<Connected> = []
     const dirs: Array<string> = []
-    const start = async (settings: ReadonlyArray<string>, elicit = true) => {
-      const root = await makeTempDir("aw-mcp-")
-      dirs.push(root)
-      await fs.writeFile(path.join(root, "README.md"), "# fixture\n")
-      const connected = await connect(root, settings, { elicit })
-      open.push(connected)
-      return { root, connected }
+    const sessions = new Map<string, Promise<{ root: string; connected: Connected }>>()
+    /**
+     * One server per settings and capability, shared by the cases (server start-up dominates the run
+     * time); the cases touch distinct files and find their approval records by id.
+     */
+    const start = (settings: ReadonlyArray<string>, elicit = true) => {
+      const key = `${settings.join(" ")}|${elicit}`
+      let session = sessions.get(key)
+      if (session === undefined) {
+        session = (async () => {
+          const root = await makeTempDir("aw-mcp-")
+          dirs.push(root)
+          await fs.writeFile(path.join(root, "README.md"), "# fixture\n")
+          const connected = await connect(root, settings, { elicit })
+          open.push(connected)
+          return { root, connected }
+        })()
+        sessions.set(key, session)
+      }
+      return session
     }
     beforeAll(async () => {
       await options.setup?.()
@@ -78,7 +99,7 @@ export const mcpScenarios = (name: string, connect: Connect, options: { setup?: 
     })
 
     it("calls each registered tool's simplest read action; the envelope is structuredContent, its summary the text", async () => {
-      const { connected } = await start(["permissionMode=1"])
+      const { connected } = await start(["permissionMode=0"])
       const { tools } = await connected.client.listTools()
       const missing = tools.map((tool) => tool.name).filter((tool) => READ_ACTIONS[tool] === undefined)
       expect(missing, "add these tools to READ_ACTIONS in spec/support/mcp.ts").toEqual([])
@@ -96,7 +117,7 @@ export const mcpScenarios = (name: string, connect: Connect, options: { setup?: 
     })
 
     it("a bad call is isError with the envelope's code", async () => {
-      const { connected } = await start([])
+      const { connected } = await start(["permissionMode=0"])
       const bad = await call(connected, "workspace_notes", { action: "nope" })
       expect(bad.isError).toBe(true)
       expect(envelopeOf(bad)).toMatchObject({ ok: false, operation: "notes.nope", error: { code: "INVALID_INPUT" } })
@@ -109,9 +130,10 @@ export const mcpScenarios = (name: string, connect: Connect, options: { setup?: 
     it("Manual mode: accept through elicitation approves and runs the operation in the same tools/call, consuming the approval", async () => {
       const { root, connected } = await start(["permissionMode=0"])
       connected.elicitation.next = { action: "accept", content: { note: "looks right" } }
+      const asked = connected.elicitation.prompts.length
       const result = await call(connected, "test_gated_write", { action: "write", path: "a.txt", content: "hello" })
-      expect(connected.elicitation.prompts).toHaveLength(1)
-      const prompt = connected.elicitation.prompts[0]!
+      expect(connected.elicitation.prompts).toHaveLength(asked + 1)
+      const prompt = connected.elicitation.prompts[asked]!
       expect(prompt.message).toContain("testwrite.write: Write a.txt")
       expect(prompt.message).toContain("Destructive: no")
       expect(prompt.message).toContain("+hello")
@@ -120,21 +142,21 @@ export const mcpScenarios = (name: string, connect: Connect, options: { setup?: 
       expect(envelopeOf(result)).toMatchObject({ ok: true, operation: "testwrite.write", data: { written: true } })
       expect(result.content[1]!.text).toMatch(/The user approved approval_\w+ .*Note: looks right/)
       expect(await fs.readFile(path.join(root, "a.txt"), "utf8")).toBe("hello")
-      const [record] = await approvalsOf(root)
-      expect(record).toMatchObject({ status: "consumed", note: "looks right" })
+      expect(await recordTitled(root, "Write a.txt")).toMatchObject({ status: "consumed", note: "looks right" })
     })
 
     it("Manual mode: decline denies the record; the identical call then gets APPROVAL_DENIED", async () => {
       const { root, connected } = await start(["permissionMode=0"])
       connected.elicitation.next = { action: "decline" }
+      const asked = connected.elicitation.prompts.length
       const result = await call(connected, "test_gated_write", { action: "write", path: "b.txt", content: "no" })
       expect(result.isError).toBe(true)
       expect(envelopeOf(result).error?.code).toBe("APPROVAL_DENIED")
       await expect(fs.access(path.join(root, "b.txt"))).rejects.toThrow()
       const again = await call(connected, "test_gated_write", { action: "write", path: "b.txt", content: "no" })
       expect(envelopeOf(again).error?.code).toBe("APPROVAL_DENIED")
-      expect(connected.elicitation.prompts).toHaveLength(1)
-      expect((await approvalsOf(root))[0]!.status).toBe("denied")
+      expect(connected.elicitation.prompts).toHaveLength(asked + 1)
+      expect((await recordTitled(root, "Write b.txt"))?.status).toBe("denied")
     })
 
     it("Manual mode: cancel leaves the approval pending and nothing runs", async () => {
@@ -144,7 +166,7 @@ export const mcpScenarios = (name: string, connect: Connect, options: { setup?: 
       expect(result.isError).toBe(false)
       expect(envelopeOf(result).data).toMatchObject({ status: "pending_approval", approval: { kind: "transaction", destructive: false } })
       await expect(fs.access(path.join(root, "c.txt"))).rejects.toThrow()
-      expect((await approvalsOf(root))[0]!.status).toBe("pending")
+      expect((await recordTitled(root, "Write c.txt"))?.status).toBe("pending")
     })
 
     it("without the elicitation capability the call stays pending_approval; the user decides with agentic-workspace accept, then the resume call runs", async () => {

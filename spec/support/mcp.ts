@@ -13,6 +13,9 @@ import { REPO } from "./workspace.ts"
 /** The test entry: the real CLI and `mcp` verb with the gated test tool registered. */
 export const TEST_ENTRY = path.join(REPO, "spec/support/test-entry.ts")
 
+/** The same test entry on the Deno host. */
+export const TEST_ENTRY_DENO = path.join(REPO, "spec/adapters/deno/test_entry.ts")
+
 /** Node arguments that run a TypeScript entry through tsx. */
 export const tsxNode = (entry: string, args: ReadonlyArray<string>): Array<string> => ["--import", "tsx", entry, ...args]
 
