@@ -4,12 +4,13 @@
  * staged call answered through elicitation (accept, decline, cancel) or, without the capability, in
  * the terminal with `agentic-workspace accept`.
  */
+import { execFile } from "node:child_process"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import type { Envelope } from "../../core/protocol/envelope.ts"
-import { type Connected, READ_ACTIONS } from "../support/mcp.ts"
-import { makeTempDir, runCli } from "../support/workspace.ts"
+import { type Connected, DENO, ENTRY, READ_ACTIONS } from "../support/mcp.ts"
+import { makeTempDir, REPO } from "../support/workspace.ts"
 
 /** Connects a client to a server on `root` with `--set` settings; `elicit` declares the capability. */
 export type Connect = (root: string, settings: ReadonlyArray<string>, options: { elicit: boolean }) => Promise<Connected>
@@ -19,6 +20,13 @@ interface CallResult {
   readonly structuredContent?: Record<string, unknown>
   readonly isError?: boolean
 }
+
+const runDeno = (args: ReadonlyArray<string>) =>
+  new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
+    execFile(DENO, ["run", "-A", ENTRY, ...args], { cwd: REPO }, (error, stdout, stderr) =>
+      resolve({ code: error === null ? 0 : Number((error as { code?: number }).code ?? 1), stdout, stderr })
+    )
+  )
 
 const call = async (connected: Connected, name: string, args: Record<string, unknown>) =>
   (await connected.client.callTool({ name, arguments: args })) as unknown as CallResult
@@ -177,8 +185,11 @@ export const mcpScenarios = (name: string, connect: Connect, options: { setup?: 
       // The model's input cannot approve: the same call again only returns the same pending record.
       const again = envelopeOf(await call(connected, "test_gated_write", { action: "write", path: "d.txt", content: "terminal" }))
       expect((again.data as { approval: { id: string } }).approval.id).toBe(approval.approval.id)
-      const decided = await runCli(["accept", approval.approval.id, "ok", "--root", root, "--set", "permissionMode=0"])
+      // The user's terminal: the one entry under Deno (cheaper to start than tsx), deciding in the store the
+      // server process shares, whatever host that server runs on.
+      const decided = await runDeno(["accept", approval.approval.id, "ok", "--root", root, "--set", "permissionMode=0"])
       expect(decided.code, decided.stderr).toBe(0)
+      expect(decided.stdout).toContain(`The user accepted ${approval.approval.id}`)
       const resumed = envelopeOf(await call(connected, approval.approval.resume.tool, approval.approval.resume.arguments))
       expect(resumed).toMatchObject({ ok: true, data: { written: true } })
       expect(await fs.readFile(path.join(root, "d.txt"), "utf8")).toBe("terminal")
