@@ -14,6 +14,8 @@ import {
   type ElicitResult,
   ElicitResultSchema,
   ListToolsRequestSchema,
+  type LoggingLevel,
+  SetLevelRequestSchema,
   type Tool
 } from "@modelcontextprotocol/sdk/types.js"
 import { decideCommand } from "../../core/gate/preprocess.ts"
@@ -191,18 +193,30 @@ export const createMcpServer = (workspace: McpWorkspace, inflight: Inflight = ne
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: workspace.registry.list().map(mcpTool) }))
 
+  // logging/setLevel: below the client's level, the per-call log line is not sent.
+  const LEVELS: ReadonlyArray<LoggingLevel> = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]
+  let minimum: LoggingLevel | undefined
+  server.setRequestHandler(SetLevelRequestSchema, async (request) => {
+    minimum = request.params.level
+    return {}
+  })
+  const wanted = (level: LoggingLevel) => minimum === undefined || LEVELS.indexOf(level) >= LEVELS.indexOf(minimum)
+
   server.setRequestHandler(CallToolRequestSchema, (request, extra) => inflight.track(async () => {
     const { name } = request.params
     const args = request.params.arguments ?? {}
     const runtime = workspace.runtime
     const envelope = runtime === undefined ? await Effect.runPromise(workspace.registry.call(name, args) as Effect.Effect<Envelope>) : await runtime.call(name, args)
     // Related to this request, so over HTTP it travels on the call's own stream.
-    await extra
-      .sendNotification({
-        method: "notifications/message",
-        params: { level: envelope.ok ? "info" : "warning", logger: "agentic-workspace", data: `${name} ${envelope.operation}: ${envelope.summary}` }
-      })
-      .catch(() => undefined)
+    const level: LoggingLevel = envelope.ok ? "info" : "warning"
+    if (wanted(level)) {
+      await extra
+        .sendNotification({
+          method: "notifications/message",
+          params: { level, logger: "agentic-workspace", data: `${name} ${envelope.operation}: ${envelope.summary}` }
+        })
+        .catch(() => undefined)
+    }
     const approval = stagedApproval(envelope)
     if (approval !== undefined && runtime !== undefined && settings?.permissionMode === 0 && canElicitForm(server.getClientCapabilities())) {
       // Sent as part of this request, so over HTTP it travels on the call's own stream.

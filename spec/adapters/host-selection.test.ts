@@ -8,6 +8,7 @@ import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+import { LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js"
 import { afterAll, describe, expect, it } from "vitest"
 import { DENO, ENTRY } from "../support/mcp.ts"
 import { makeTempDir, REPO } from "../support/workspace.ts"
@@ -40,16 +41,22 @@ describe("one entry, the host chosen by the runtime", () => {
     expect(await fs.readFile(path.join(root, ".agentic/notes/d.md"), "utf8")).toBe("deno\n")
   })
 
-  it("`mcp` under Deno: the SDK Client lists and calls tools over stdio", async () => {
+  it("`mcp` under Deno: the SDK Client lists and calls tools over stdio; each call logs a line, silenced by logging/setLevel", async () => {
     const root = await makeTempDir("aw-host-")
     dirs.push(root)
     const client = new Client({ name: "spec", version: "1.0.0" })
+    const logs: Array<{ level: string; data: unknown }> = []
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => void logs.push(notification.params))
     await client.connect(new StdioClientTransport({ command: DENO, args: ["run", "-A", ENTRY, "mcp", "--root", root], cwd: REPO, stderr: "pipe" }))
     try {
       const { tools } = await client.listTools()
       expect(tools.map((tool) => tool.name)).toContain("workspace_notes")
       const result = (await client.callTool({ name: "workspace_notes", arguments: { action: "list" } })) as { structuredContent?: { ok?: boolean } }
       expect(result.structuredContent?.ok).toBe(true)
+      expect(logs).toEqual([{ level: "info", logger: "agentic-workspace", data: expect.stringMatching(/^workspace_notes notes\.list: /) }])
+      await client.setLoggingLevel("error")
+      await client.callTool({ name: "workspace_notes", arguments: { action: "nope" } })
+      expect(logs).toHaveLength(1)
     } finally {
       await client.close()
     }
