@@ -94,6 +94,7 @@ Usage: agentic-workspace <verb> [arguments] [--root DIR] [--set key=value]...
   approvals [--json]       pending and approved records, newest first
   accept [ID] [NOTE...]    approve a pending record (without ID: the newest pending one)
   deny [ID] [REASON...]    deny a pending record (without ID: the newest pending one)
+  host                     the runtime and host this command runs on, as JSON
   help                     this text
 
 --root defaults to the current directory. --set takes any setting by key (e.g. --set permissionMode=0,

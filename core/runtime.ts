@@ -10,7 +10,7 @@ import { HostFs, type HostFsShape, HostInfo, type HostInfoShape } from "./servic
 import { Workspace } from "./services/Workspace.ts"
 import type { Settings } from "./settings/settings.ts"
 import { StateStore } from "./store/StateStore.ts"
-import type { ToolContext } from "./tools/Tool.ts"
+import type { ToolContext, ToolDefinition } from "./tools/Tool.ts"
 
 /** The layer of every service a tool may use, from the host's filesystem, facts and the settings. */
 export const coreLayer = (host: HostFsShape, info: HostInfoShape, settings: Settings, extra?: Layer.Layer<never>) => {
@@ -29,17 +29,21 @@ export interface WorkspaceRuntime {
   readonly dispose: () => Promise<void>
 }
 
-/** Starts the runtime: builds the layer, runs the start-up steps, and registers the enabled tools. */
+/**
+ * Starts the runtime: builds the layer, runs the start-up steps, and registers the enabled tools.
+ * `tools` replaces the candidate set (default: every tool the core knows); tests use it to add a tool.
+ */
 export const startRuntime = async (
   host: HostFsShape,
   info: HostInfoShape,
   settings: Settings,
-  extra?: Layer.Layer<never>
+  extra?: Layer.Layer<never>,
+  tools?: ReadonlyArray<ToolDefinition>
 ): Promise<WorkspaceRuntime> => {
   const runtime = ManagedRuntime.make(coreLayer(host, info, settings, extra) as Layer.Layer<ToolContext>)
   const run = <A, E>(effect: Effect.Effect<A, E, ToolContext>) => runtime.runPromise(effect)
   await run(Effect.forEach(STARTUP_STEPS, (step) => step.run, { discard: true }))
-  const registry = makeRegistry(settings, info)
+  const registry = tools === undefined ? makeRegistry(settings, info) : makeRegistry(settings, info, tools)
   return {
     settings,
     info,

@@ -6,6 +6,7 @@ import { statusRegistry, type Registry } from "../../core/registry.ts"
 import { startRuntime, type WorkspaceRuntime } from "../../core/runtime.ts"
 import type { HostInfoShape } from "../../core/services/HostFs.ts"
 import { decodeSettings, type Settings } from "../../core/settings/settings.ts"
+import type { ToolDefinition } from "../../core/tools/Tool.ts"
 import type { OpenFailure } from "../cli.ts"
 import { nodeHostFs } from "./NodeHostFs.ts"
 import { nodeProcessesLayer } from "./NodeProcesses.ts"
@@ -14,8 +15,12 @@ import { nodeProcessesLayer } from "./NodeProcesses.ts"
 /** The capabilities a Node host advertises. */
 export const NODE_CAPABILITIES: ReadonlyArray<string> = ["fs", "process", "network", "browser"]
 
-/** Opens the workspace at `root` with raw settings (as given by flags or a plugin config). */
-export const openNodeWorkspace = async (root: string, settingsInput: Record<string, unknown>): Promise<WorkspaceRuntime | OpenFailure> => {
+/** Opens the workspace at `root` with raw settings (as given by flags or a plugin config); `tools` replaces the candidate tools. */
+export const openNodeWorkspace = async (
+  root: string,
+  settingsInput: Record<string, unknown>,
+  tools?: ReadonlyArray<ToolDefinition>
+): Promise<WorkspaceRuntime | OpenFailure> => {
   const decoded = decodeSettings(settingsInput)
   if (Either.isLeft(decoded)) {
     return { _tag: "OpenFailure", kind: "settings", reason: decoded.left, repair: "Fix or remove that setting." }
@@ -37,7 +42,7 @@ export const openNodeWorkspace = async (root: string, settingsInput: Record<stri
   }
   const info: HostInfoShape = { root: real, runtime: "node", platform: process.platform, capabilities: NODE_CAPABILITIES }
   try {
-    return await startRuntime(nodeHostFs, info, decoded.right as Settings, nodeProcessesLayer)
+    return await startRuntime(nodeHostFs, info, decoded.right as Settings, nodeProcessesLayer, tools)
   } catch (error) {
     return {
       _tag: "OpenFailure",

@@ -1,0 +1,181 @@
+/**
+ * The HostFs port on Deno: `Deno.*` file APIs. Atomic replace is temp file + fsync + rename (+ a
+ * directory fsync); the inter-process lock is a `<file>.lock` directory created exclusively, refreshed
+ * while held and taken over when stale: the same protocol as proper-lockfile on the Node host, so a
+ * Node process and a Deno process on one workspace exclude each other.
+ */
+import * as Effect from "effect/Effect"
+import { type DirEntry, type FileInfo, HostError, type HostErrorReason, type HostFsShape } from "../../core/services/HostFs.ts"
+
+const CODES: Record<string, HostErrorReason> = {
+  ENOENT: "NotFound",
+  EEXIST: "AlreadyExists",
+  ENOTDIR: "NotDirectory",
+  EISDIR: "IsDirectory",
+  ENOTEMPTY: "NotEmpty",
+  EACCES: "PermissionDenied",
+  EPERM: "PermissionDenied",
+  EBUSY: "Busy"
+}
+
+/** Maps a Deno error to a HostError (by error class, then by errno code). */
+export const toHostError = (target: string) => (cause: unknown): HostError => {
+  const reason: HostErrorReason =
+    cause instanceof Deno.errors.NotFound
+      ? "NotFound"
+      : cause instanceof Deno.errors.AlreadyExists
+        ? "AlreadyExists"
+        : cause instanceof Deno.errors.NotADirectory
+          ? "NotDirectory"
+          : cause instanceof Deno.errors.IsADirectory
+            ? "IsDirectory"
+            : cause instanceof Deno.errors.PermissionDenied
+              ? "PermissionDenied"
+              : cause instanceof Deno.errors.Busy
+                ? "Busy"
+                : (CODES[(cause as { code?: string } | undefined)?.code ?? ""] ?? "Other")
+  return new HostError({ reason, path: target, message: cause instanceof Error ? cause.message : String(cause) })
+}
+
+const attempt = <A>(target: string, run: () => Promise<A>) => Effect.tryPromise({ try: run, catch: toHostError(target) })
+
+const typeOf = (info: { isFile: boolean; isDirectory: boolean; isSymlink: boolean }): FileInfo["type"] =>
+  info.isSymlink ? "symlink" : info.isFile ? "file" : info.isDirectory ? "directory" : "other"
+
+const infoOf = (info: Deno.FileInfo): FileInfo => ({
+  type: typeOf(info),
+  size: info.size,
+  mode: (info.mode ?? 0) & 0o7777,
+  mtimeMs: info.mtime?.getTime() ?? 0
+})
+
+const statWith = (fn: (path: string) => Promise<Deno.FileInfo>) => (abs: string) =>
+  attempt(abs, () =>
+    fn(abs).then(
+      (info): FileInfo | undefined => infoOf(info),
+      (error) => {
+        if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory) return undefined
+        throw error
+      }
+    )
+  )
+
+const dirOf = (abs: string) => abs.slice(0, Math.max(abs.lastIndexOf("/"), 1))
+const baseOf = (abs: string) => abs.slice(abs.lastIndexOf("/") + 1)
+
+const randomSuffix = () => {
+  const bytes = new Uint8Array(6)
+  crypto.getRandomValues(bytes)
+  return Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("")
+}
+
+/** Fsyncs a directory so a rename in it survives a crash (best effort where the platform refuses). */
+const syncDir = async (dir: string) => {
+  let handle: Deno.FsFile | undefined
+  try {
+    handle = await Deno.open(dir, { read: true })
+    await handle.sync()
+  } catch {
+    // Some platforms cannot open or fsync a directory; the rename is still atomic there.
+  } finally {
+    handle?.close()
+  }
+}
+
+const writeAtomic = async (abs: string, bytes: Uint8Array, mode: number | undefined) => {
+  const temp = `${dirOf(abs)}/.${baseOf(abs)}.${randomSuffix()}.tmp`
+  let existingMode: number | undefined
+  try {
+    existingMode = ((await Deno.stat(abs)).mode ?? undefined) as number | undefined
+  } catch {
+    existingMode = undefined
+  }
+  try {
+    const file = await Deno.open(temp, { write: true, createNew: true, mode: mode ?? 0o644 })
+    try {
+      let written = 0
+      while (written < bytes.length) written += await file.write(bytes.subarray(written))
+      await file.sync()
+    } finally {
+      file.close()
+    }
+    const wanted = mode ?? (existingMode === undefined ? undefined : existingMode & 0o7777)
+    if (wanted !== undefined) await Deno.chmod(temp, wanted)
+    await Deno.rename(temp, abs)
+  } catch (error) {
+    await Deno.remove(temp).catch(() => undefined)
+    throw error
+  }
+  await syncDir(dirOf(abs))
+}
+
+/** How long a lock holder may be silent before its lock counts as stale (a crashed process). */
+const LOCK_STALE_MS = 10_000
+/** How long to wait for a busy lock before failing with Busy. */
+const LOCK_WAIT_MS = 60_000
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** Takes `<abs>.lock` (a directory, created exclusively); returns its release. */
+const acquireLock = async (abs: string): Promise<() => Promise<void>> => {
+  const lock = `${abs}.lock`
+  const started = Date.now()
+  let delay = 5
+  for (;;) {
+    try {
+      await Deno.mkdir(lock)
+      break
+    } catch (error) {
+      if (!(error instanceof Deno.errors.AlreadyExists)) throw error
+      const info = await Deno.stat(lock).catch(() => undefined)
+      if (info !== undefined && Date.now() - (info.mtime?.getTime() ?? 0) > LOCK_STALE_MS) {
+        // The holder stopped refreshing: it crashed. Take the lock over.
+        await Deno.remove(lock, { recursive: true }).catch(() => undefined)
+        continue
+      }
+      if (Date.now() - started > LOCK_WAIT_MS) {
+        throw Object.assign(new Error(`the lock ${lock} stayed busy for ${LOCK_WAIT_MS} ms`), { code: "EBUSY" })
+      }
+      await sleep(delay + Math.random() * delay)
+      delay = Math.min(delay * 1.2, 50)
+    }
+  }
+  const refresh = setInterval(() => {
+    const now = new Date()
+    Deno.utime(lock, now, now).catch(() => undefined)
+  }, LOCK_STALE_MS / 4)
+  return async () => {
+    clearInterval(refresh)
+    await Deno.remove(lock, { recursive: true }).catch(() => undefined)
+  }
+}
+
+/** The Deno filesystem. */
+export const denoHostFs: HostFsShape = {
+  readFile: (abs) => attempt(abs, () => Deno.readFile(abs)),
+  writeFileAtomic: (abs, bytes, options) => attempt(abs, () => writeAtomic(abs, bytes, options?.mode)),
+  appendFile: (abs, bytes) => attempt(abs, () => Deno.writeFile(abs, bytes, { append: true, create: true })),
+  stat: statWith(Deno.stat),
+  lstat: statWith(Deno.lstat),
+  readDir: (abs) =>
+    attempt(abs, async () => {
+      const entries: Array<DirEntry> = []
+      for await (const entry of Deno.readDir(abs)) entries.push({ name: entry.name, type: typeOf(entry) })
+      return entries
+    }),
+  mkdir: (abs, options) => attempt(abs, () => Deno.mkdir(abs, { recursive: options?.recursive ?? false })),
+  remove: (abs, options) =>
+    attempt(abs, async () => {
+      const info = await Deno.lstat(abs)
+      await Deno.remove(abs, { recursive: info.isDirectory && options?.recursive === true })
+    }),
+  rename: (from, to) => attempt(from, () => Deno.rename(from, to)),
+  chmod: (abs, mode) => attempt(abs, () => Deno.chmod(abs, mode)),
+  realpath: (abs) => attempt(abs, () => Deno.realPath(abs)),
+  withLock: (abs, effect) =>
+    Effect.acquireUseRelease(
+      attempt(abs, () => acquireLock(abs)),
+      () => effect,
+      (release) => Effect.promise(release)
+    )
+}

@@ -1,0 +1,68 @@
+/**
+ * Every setting of the core as LM Studio plugin config (per chat), with the core's defaults and
+ * bounds; permissionMode is a 0-2 integer slider, default 1 (Plan). The values LM Studio hands back
+ * are decoded once more by the core's own Settings schema, so both sides agree on every bound.
+ */
+import { createConfigSchematics } from "@lmstudio/sdk"
+import { DEFAULT_EXECUTABLES, defaultSettings, SETTING_KEYS, type Settings } from "../../../core/settings/settings.ts"
+
+type Field =
+  | { readonly type: "numeric"; readonly params: Record<string, unknown> }
+  | { readonly type: "boolean"; readonly params: Record<string, unknown> }
+  | { readonly type: "stringArray"; readonly params: Record<string, unknown> }
+
+/** How each setting is shown in LM Studio. Keys are exactly the core's setting keys. */
+export const FIELDS: { readonly [K in keyof Settings]: Field } = {
+  permissionMode: {
+    type: "numeric",
+    params: {
+      displayName: "Permission mode",
+      subtitle: "0 Manual: every mutation waits for /accept. 1 Plan: mutations need an approved plan. 2 Auto: mutations run.",
+      int: true,
+      min: 0,
+      max: 2,
+      step: 1,
+      slider: { min: 0, max: 2, step: 1 }
+    }
+  },
+  allowDestructiveEdits: {
+    type: "boolean",
+    params: { displayName: "Allow destructive commits", subtitle: "Deletes, moves, overwrites, forced rollback, checkout, branch delete, force push." }
+  },
+  protectedPatterns: { type: "stringArray", params: { displayName: "Protected globs", subtitle: "Readable but never writable, beside .git/** and .agentic/**." } },
+  maxToolResultChars: {
+    type: "numeric",
+    params: { displayName: "Maximum tool result characters", int: true, min: 1000, max: 10_000_000, step: 1000 }
+  },
+  maxCommandDurationSeconds: {
+    type: "numeric",
+    params: { displayName: "Maximum command duration (seconds)", int: true, min: 1, max: 86_400, step: 1 }
+  },
+  executableAllowlist: {
+    type: "stringArray",
+    params: { displayName: "Executable allowlist", subtitle: `Bare names; "*" allows any. Default: ${DEFAULT_EXECUTABLES.slice(0, 8).join(", ")}, …` }
+  },
+  enableProcessExecution: { type: "boolean", params: { displayName: "Enable process execution" } },
+  enableVcsTools: { type: "boolean", params: { displayName: "Enable VCS tools" } },
+  enableTodoBoards: { type: "boolean", params: { displayName: "Enable To-Do boards" } },
+  enableWebResearch: { type: "boolean", params: { displayName: "Enable web research tools" } },
+  enableBrowser: { type: "boolean", params: { displayName: "Enable browser sessions" } },
+  enableBrowserEvaluate: { type: "boolean", params: { displayName: "Allow browser evaluate" } },
+  enableSubAgents: { type: "boolean", params: { displayName: "Enable durable sub-agents" } },
+  allowAgentCommands: { type: "boolean", params: { displayName: "Allow agents to run commands" } },
+  allowAgentWebResearch: { type: "boolean", params: { displayName: "Allow sub-agents to use web research" } }
+}
+
+const build = () => {
+  // The builder's type grows with each field; the chain is built from the table, so it is typed loosely here.
+  let builder: any = createConfigSchematics()
+  for (const key of SETTING_KEYS) {
+    const field = FIELDS[key]
+    const fallback = defaultSettings[key]
+    builder = builder.field(key, field.type, field.params, Array.isArray(fallback) ? [...fallback] : fallback)
+  }
+  return builder.build() as ReturnType<ReturnType<typeof createConfigSchematics>["build"]>
+}
+
+/** The plugin's per-chat config schematics. */
+export const configSchematics = build()

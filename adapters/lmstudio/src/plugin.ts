@@ -1,0 +1,135 @@
+/**
+ * The LM Studio plugin: a tools provider (each registry tool through the SDK's `tool()`), the prompt
+ * preprocessor (the core's `/accept`, `/deny` and `<agentic-mode>` handling) and config schematics for
+ * every setting. The working directory LM Studio gives the prediction is the workspace root; tool
+ * status and warnings go through the SDK's tool-call context.
+ */
+import { type ChatMessage, type PluginContext, type PromptPreprocessorController, tool, type Tool, type ToolsProviderController } from "@lmstudio/sdk"
+import * as Effect from "effect/Effect"
+import { preprocess } from "../../../core/gate/preprocess.ts"
+import type { Envelope } from "../../../core/protocol/envelope.ts"
+import { type Registry, statusRegistry } from "../../../core/registry.ts"
+import type { WorkspaceRuntime } from "../../../core/runtime.ts"
+import { SETTING_KEYS } from "../../../core/settings/settings.ts"
+import type { OpenFailure } from "../../cli.ts"
+import { configSchematics } from "./config.ts"
+import { toZodParameters } from "./zod.ts"
+
+/** The controller methods the plugin uses (both LM Studio controllers have them). */
+export type PluginController = Pick<ToolsProviderController, "getWorkingDirectory" | "getPluginConfig">
+
+/** How the plugin opens a workspace (the Node host in LM Studio; tests may add tools). */
+export type OpenWorkspace = (root: string, settings: Record<string, unknown>) => Promise<WorkspaceRuntime | OpenFailure>
+
+/** The settings from the chat's plugin config, or why they could not be read. */
+export const settingsFrom = (ctl: PluginController): { readonly settings: Record<string, unknown> } | { readonly error: string } => {
+  try {
+    const config = ctl.getPluginConfig(configSchematics) as { get: (key: string) => unknown }
+    const settings: Record<string, unknown> = {}
+    for (const key of SETTING_KEYS) settings[key] = config.get(key)
+    return { settings }
+  } catch (error) {
+    return { error: `the plugin config could not be read (${error instanceof Error ? error.message.split("\n")[0] : String(error)})` }
+  }
+}
+
+/** The parts of the plugin, over a way to open workspaces. */
+export interface Plugin {
+  readonly toolsProvider: (ctl: PluginController) => Promise<Array<Tool>>
+  readonly promptPreprocessor: (ctl: PluginController, message: ChatMessage) => Promise<string | ChatMessage>
+  readonly main: (context: PluginContext) => Promise<void>
+  /** Disposes every open runtime. */
+  readonly dispose: () => Promise<void>
+}
+
+/** Builds the plugin. Runtimes are kept per root and settings, so the tools and the preprocessor share one. */
+export const makePlugin = (open: OpenWorkspace): Plugin => {
+  const runtimes = new Map<string, Promise<WorkspaceRuntime | OpenFailure>>()
+
+  const workspaceFor = async (ctl: PluginController): Promise<WorkspaceRuntime | OpenFailure> => {
+    const read = settingsFrom(ctl)
+    if ("error" in read) return { _tag: "OpenFailure", kind: "settings", reason: read.error, repair: "Fix that value in the plugin's settings." }
+    let root: string
+    try {
+      root = ctl.getWorkingDirectory()
+    } catch (error) {
+      return {
+        _tag: "OpenFailure",
+        kind: "root",
+        reason: `LM Studio gave this chat no working directory (${error instanceof Error ? error.message : String(error)})`,
+        repair: "Open the chat in a working directory (a project folder)."
+      }
+    }
+    const key = `${root}\u0000${JSON.stringify(read.settings)}`
+    let opened = runtimes.get(key)
+    if (opened === undefined) {
+      opened = open(root, read.settings)
+      runtimes.set(key, opened)
+      // A failure is not cached: the user may fix the folder or the settings and try again.
+      void opened.then((result) => {
+        if ("_tag" in result) runtimes.delete(key)
+      })
+    }
+    return opened
+  }
+
+  const registryOf = (opened: WorkspaceRuntime | OpenFailure): Registry =>
+    "_tag" in opened ? statusRegistry(opened.reason, opened.repair) : opened.registry
+
+  const report = (envelope: Envelope, ctx: { status: (text: string) => void; warn: (text: string) => void }) => {
+    ctx.status(`${envelope.operation}: ${envelope.summary.slice(0, 200)}`)
+    const data = envelope.data as { status?: string; approval?: { id?: string } } | undefined
+    if (data?.status === "pending_approval" && data.approval?.id !== undefined) {
+      ctx.warn(`Waiting for your decision: reply /accept ${data.approval.id} or /deny ${data.approval.id} <reason>.`)
+    } else if (!envelope.ok && envelope.error !== undefined) {
+      ctx.warn(`${envelope.error.code}: ${envelope.error.message.slice(0, 300)}`)
+    }
+  }
+
+  const toolsProvider = async (ctl: PluginController): Promise<Array<Tool>> => {
+    const opened = await workspaceFor(ctl)
+    const registry = registryOf(opened)
+    return registry.list().map((listing) =>
+      tool({
+        name: listing.name,
+        description: listing.description,
+        parameters: toZodParameters(listing.inputSchema),
+        implementation: async (args, ctx) => {
+          const envelope =
+            "_tag" in opened ? await Effect.runPromise(registry.call(listing.name, args) as Effect.Effect<Envelope>) : await opened.call(listing.name, args)
+          report(envelope, ctx)
+          return JSON.stringify(envelope)
+        }
+      })
+    )
+  }
+
+  const promptPreprocessor = async (ctl: PluginController, message: ChatMessage): Promise<string | ChatMessage> => {
+    if (message.getRole() !== "user") return message
+    const opened = await workspaceFor(ctl)
+    if ("_tag" in opened) return message
+    const text = message.getText()
+    const result = await opened.run(preprocess(text))
+    return result.text === text ? message : result.text
+  }
+
+  const main = async (context: PluginContext) => {
+    context.withConfigSchematics(configSchematics)
+    context.withToolsProvider(toolsProvider)
+    context.withPromptPreprocessor((ctl: PromptPreprocessorController, message: ChatMessage) => promptPreprocessor(ctl, message))
+  }
+
+  return {
+    toolsProvider,
+    promptPreprocessor,
+    main,
+    dispose: async () => {
+      const all = [...runtimes.values()]
+      runtimes.clear()
+      for (const opened of all) {
+        const result = await opened
+        if (!("_tag" in result)) await result.dispose()
+      }
+    }
+  }
+}

@@ -1,0 +1,230 @@
+/**
+ * The MCP server over the core's registry, host-free (web standards and the MCP SDK only), so the Node
+ * and Deno hosts serve the same thing. tools/list comes from the registry's JSON Schemas and each tool's
+ * own annotations; tools/call returns the envelope as `structuredContent` and its summary as text,
+ * `isError` when `ok` is false. In Manual mode a staged call is put to the user through
+ * `elicitation/create` when the client can show it; the model's own input can never approve anything.
+ */
+import * as Effect from "effect/Effect"
+import { Server } from "@modelcontextprotocol/sdk/server/index.js"
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  type ElicitRequestFormParams,
+  type ElicitResult,
+  ElicitResultSchema,
+  ListToolsRequestSchema,
+  type LoggingLevel,
+  SetLevelRequestSchema,
+  type Tool
+} from "@modelcontextprotocol/sdk/types.js"
+import { decideCommand } from "../../core/gate/preprocess.ts"
+import type { ResumeCall } from "../../core/gate/records.ts"
+import type { Envelope } from "../../core/protocol/envelope.ts"
+import type { Registry, ToolListing } from "../../core/registry.ts"
+import type { WorkspaceRuntime } from "../../core/runtime.ts"
+import type { Settings } from "../../core/settings/settings.ts"
+
+/** The server's name and version as MCP clients see them. */
+export const SERVER_INFO = { name: "agentic-workspace", version: "0.1.0" } as const
+
+/** What the MCP server needs of a workspace: the runtime, or only a registry when it could not open. */
+export interface McpWorkspace {
+  readonly registry: Registry
+  /** Absent when the workspace could not open (then only the diagnostic tool is served). */
+  readonly runtime?: WorkspaceRuntime
+}
+
+/** How long the server waits for the user to answer an approval prompt before leaving it pending. */
+export const ELICITATION_TIMEOUT_MS = 10 * 60 * 1000
+
+/** The MCP tool listing of one registry tool: schema and annotations, every hint explicit. */
+export const mcpTool = (listing: ToolListing): Tool => ({
+  name: listing.name,
+  description: listing.description,
+  inputSchema: listing.inputSchema as unknown as Tool["inputSchema"],
+  annotations: {
+    title: listing.name,
+    readOnlyHint: listing.annotations.readOnlyHint,
+    destructiveHint: listing.annotations.destructiveHint,
+    openWorldHint: listing.annotations.openWorldHint,
+    ...(listing.annotations.idempotentHint === undefined ? {} : { idempotentHint: listing.annotations.idempotentHint })
+  }
+})
+
+/** The tools/call result of an envelope: the envelope as structuredContent, its summary as text. */
+export const callResult = (envelope: Envelope, extraText?: string): CallToolResult => ({
+  content: [
+    { type: "text", text: envelope.summary },
+    ...(extraText === undefined ? [] : [{ type: "text" as const, text: extraText }])
+  ],
+  structuredContent: envelope as unknown as Record<string, unknown>,
+  isError: !envelope.ok
+})
+
+/** The approval part of a staged envelope, when the call was staged. */
+export interface StagedApproval {
+  readonly id: string
+  readonly kind: string
+  readonly title: string
+  readonly destructive: boolean
+  readonly resume?: ResumeCall
+}
+
+/** Reads the staged approval out of an envelope (`data.status === "pending_approval"`). */
+export const stagedApproval = (envelope: Envelope): StagedApproval | undefined => {
+  const data = envelope.data as { status?: unknown; approval?: Partial<StagedApproval> } | undefined
+  if (!envelope.ok || data?.status !== "pending_approval" || typeof data.approval?.id !== "string") return undefined
+  return {
+    id: data.approval.id,
+    kind: String(data.approval.kind ?? "operation"),
+    title: String(data.approval.title ?? data.approval.id),
+    destructive: data.approval.destructive === true,
+    ...(data.approval.resume === undefined ? {} : { resume: data.approval.resume })
+  }
+}
+
+const MESSAGE_PREVIEW_CHARS = 6000
+
+const clip = (text: string, max: number) => (text.length <= max ? text : `${text.slice(0, max)}\n… (${text.length - max} more characters; see the envelope)`)
+
+/** The text of an approval prompt: operation, destructive flag, and the diff or command when the envelope carries one. */
+export const approvalMessage = (tool: string, envelope: Envelope, approval: StagedApproval): string => {
+  const data = (envelope.data ?? {}) as Record<string, unknown>
+  const lines = [
+    `${tool} wants to run ${envelope.operation}: ${approval.title}`,
+    `Approval ${approval.id} (${approval.kind}). Destructive: ${approval.destructive ? "YES: it deletes, moves or overwrites existing content" : "no"}.`
+  ]
+  const diff = [data["diffPreview"], data["diff"]].find((value) => typeof value === "string") as string | undefined
+  const command = data["command"] ?? (data["executable"] === undefined ? undefined : { executable: data["executable"], args: data["args"] })
+  if (diff !== undefined) lines.push("", "Diff:", clip(diff, MESSAGE_PREVIEW_CHARS))
+  if (command !== undefined) lines.push("", `Command: ${typeof command === "string" ? command : JSON.stringify(command)}`)
+  if (approval.resume !== undefined) lines.push("", `Runs: ${approval.resume.tool} ${clip(JSON.stringify(approval.resume.arguments), MESSAGE_PREVIEW_CHARS)}`)
+  lines.push("", "Accept runs it now; Decline denies it (the identical call is then refused); Cancel leaves it pending.")
+  return lines.join("\n")
+}
+
+/** The schema of an approval prompt: nothing required, an optional note (a reason when declining). */
+export const APPROVAL_SCHEMA = {
+  type: "object" as const,
+  properties: {
+    note: { type: "string" as const, title: "Note", description: "Optional: a note for the model (or the reason, when you decline)." }
+  }
+}
+
+/** Whether a client can show a form elicitation (an empty `elicitation` object means form). */
+export const canElicitForm = (capabilities: { elicitation?: { form?: unknown; url?: unknown } } | undefined): boolean => {
+  const elicitation = capabilities?.elicitation
+  if (elicitation === undefined) return false
+  return !(elicitation.form === undefined && elicitation.url !== undefined)
+}
+
+/**
+ * Puts a staged call to the user and acts on the answer: accept decides the record approved and runs
+ * its resume call (the approval is bound to that operation's hash, so it runs now and is consumed);
+ * decline denies it and re-issues the call, which the gate answers with APPROVAL_DENIED; cancel, an
+ * error or a timeout leaves it pending and returns the staged envelope.
+ */
+const askUser = async (
+  elicit: (params: ElicitRequestFormParams) => Promise<ElicitResult>,
+  runtime: WorkspaceRuntime,
+  tool: string,
+  args: unknown,
+  staged: Envelope,
+  approval: StagedApproval
+): Promise<CallToolResult> => {
+  let answer: ElicitResult
+  try {
+    answer = await elicit({ mode: "form", message: approvalMessage(tool, staged, approval), requestedSchema: APPROVAL_SCHEMA })
+  } catch (error) {
+    return callResult(
+      staged,
+      `The approval prompt for ${approval.id} got no answer (${error instanceof Error ? error.message : String(error)}); it stays pending for /accept or agentic-workspace accept ${approval.id}.`
+    )
+  }
+  if (answer.action === "cancel") {
+    return callResult(staged, `The user dismissed the approval prompt: ${approval.id} stays pending. Do not retry; wait for the user's decision.`)
+  }
+  const note = typeof answer.content?.["note"] === "string" && answer.content["note"].trim().length > 0 ? answer.content["note"].trim() : undefined
+  const verb = answer.action === "accept" ? "accept" : "deny"
+  const decided = await runtime.run(Effect.either(decideCommand({ verb, id: approval.id, ...(note === undefined ? {} : { text: note }) })))
+  if (decided._tag === "Left") {
+    return callResult(staged, `The user answered ${answer.action} for ${approval.id}, but it was not decided: ${decided.left.code}: ${decided.left.message}`)
+  }
+  const resume = approval.resume ?? { tool, arguments: args as Record<string, unknown> }
+  const envelope = await runtime.call(resume.tool, resume.arguments)
+  const said = note === undefined ? "" : ` ${verb === "accept" ? "Note" : "Reason"}: ${note}`
+  return callResult(
+    envelope,
+    verb === "accept"
+      ? `The user approved ${approval.id} in the client's prompt and it ran as ${resume.tool} ${JSON.stringify(resume.arguments)}; do not call it again.${said}`
+      : `The user denied ${approval.id} in the client's prompt.${said} Never re-issue the denied operation unchanged: change it to meet the reason, or ask the user.`
+  )
+}
+
+/** Counts tool calls in flight, so a stdio server whose input ended can finish them before it exits. */
+export class Inflight {
+  private active = 0
+  /** Runs `work` counted. */
+  track<A>(work: () => Promise<A>): Promise<A> {
+    this.active++
+    return work().finally(() => {
+      this.active--
+    })
+  }
+  /** Settles once no call has been in flight for two turns of the event loop. */
+  async drained(): Promise<void> {
+    let quiet = 0
+    while (quiet < 2) {
+      await new Promise((resolve) => setTimeout(resolve, 10))
+      quiet = this.active === 0 ? quiet + 1 : 0
+    }
+  }
+}
+
+/** Builds one MCP server (one per session) over the workspace. */
+export const createMcpServer = (workspace: McpWorkspace, inflight: Inflight = new Inflight()): Server => {
+  const server = new Server(SERVER_INFO, {
+    capabilities: { tools: { listChanged: false }, logging: {} },
+    instructions:
+      "agentic-workspace: tools to read, search and change this workspace. Every mutation is gated by the user's permission mode; follow each envelope's summary. Only the user approves (through /accept, the terminal, or this client's approval prompt)."
+  })
+  const settings: Settings | undefined = workspace.runtime?.settings
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: workspace.registry.list().map(mcpTool) }))
+
+  // logging/setLevel: below the client's level, the per-call log line is not sent.
+  const LEVELS: ReadonlyArray<LoggingLevel> = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]
+  let minimum: LoggingLevel | undefined
+  server.setRequestHandler(SetLevelRequestSchema, async (request) => {
+    minimum = request.params.level
+    return {}
+  })
+  const wanted = (level: LoggingLevel) => minimum === undefined || LEVELS.indexOf(level) >= LEVELS.indexOf(minimum)
+
+  server.setRequestHandler(CallToolRequestSchema, (request, extra) => inflight.track(async () => {
+    const { name } = request.params
+    const args = request.params.arguments ?? {}
+    const runtime = workspace.runtime
+    const envelope = runtime === undefined ? await Effect.runPromise(workspace.registry.call(name, args) as Effect.Effect<Envelope>) : await runtime.call(name, args)
+    // Related to this request, so over HTTP it travels on the call's own stream.
+    const level: LoggingLevel = envelope.ok ? "info" : "warning"
+    if (wanted(level)) {
+      await extra
+        .sendNotification({
+          method: "notifications/message",
+          params: { level, logger: "agentic-workspace", data: `${name} ${envelope.operation}: ${envelope.summary}` }
+        })
+        .catch(() => undefined)
+    }
+    const approval = stagedApproval(envelope)
+    if (approval !== undefined && runtime !== undefined && settings?.permissionMode === 0 && canElicitForm(server.getClientCapabilities())) {
+      // Sent as part of this request, so over HTTP it travels on the call's own stream.
+      const elicit = (params: ElicitRequestFormParams) =>
+        extra.sendRequest({ method: "elicitation/create", params }, ElicitResultSchema, { timeout: ELICITATION_TIMEOUT_MS })
+      return askUser(elicit, runtime, name, args, envelope, approval)
+    }
+    return callResult(envelope)
+  }))
+  return server
+}

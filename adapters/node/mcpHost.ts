@@ -1,0 +1,36 @@
+/** The `mcp` verb's host pieces on Node: stdio, an HTTP listener on 127.0.0.1 (@hono/node-server), signals. */
+import type { Server as HttpServer } from "node:http"
+import type { AddressInfo } from "node:net"
+import { serve } from "@hono/node-server"
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
+import type { McpHost } from "../mcp/verb.ts"
+
+/** Node's McpHost. */
+export const nodeMcpHost: McpHost = {
+  stdio: () => ({
+    transport: new StdioServerTransport(process.stdin, process.stdout),
+    ended: new Promise((resolve) => {
+      process.stdin.once("end", () => resolve())
+      process.stdin.once("close", () => resolve())
+    })
+  }),
+  listen: (port, fetch) =>
+    new Promise((resolve, reject) => {
+      const server = serve({ fetch, port, hostname: "127.0.0.1" }, (info: AddressInfo) => {
+        resolve({
+          port: info.port,
+          close: () =>
+            new Promise<void>((done) => {
+              ;(server as HttpServer).closeAllConnections?.()
+              server.close(() => done())
+            })
+        })
+      })
+      server.once("error", reject)
+    }),
+  shutdown: () =>
+    new Promise((resolve) => {
+      process.once("SIGINT", () => resolve())
+      process.once("SIGTERM", () => resolve())
+    })
+}

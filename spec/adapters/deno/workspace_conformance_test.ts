@@ -1,0 +1,67 @@
+/**
+ * The Deno subset: the Workspace conformance suite against the Deno host (and the memory host, under
+ * Deno's runtime), and the Deno CLI end to end. Run by `deno test` from `npm test`.
+ */
+import { makeMemoryHostFs } from "../../../core/services/MemoryHostFs.ts"
+import { denoHostFs } from "../../../adapters/deno/DenoHostFs.ts"
+import { type HostFixture, suite } from "../workspaceConformance.ts"
+
+const deno: HostFixture = {
+  runtime: "deno",
+  make: async () => {
+    const base = await Deno.realPath(await Deno.makeTempDir({ prefix: "aw-conf-deno-" }))
+    await Deno.mkdir(`${base}/root`)
+    await Deno.mkdir(`${base}/outside`)
+    return {
+      host: denoHostFs,
+      root: `${base}/root`,
+      outside: `${base}/outside`,
+      symlink: (target, at) => Deno.symlink(target, at),
+      dispose: () => Deno.remove(base, { recursive: true })
+    }
+  }
+}
+
+const memory: HostFixture = {
+  runtime: "memory",
+  make: async () => {
+    const fs = makeMemoryHostFs(["/work/root", "/work/outside"])
+    return {
+      host: fs.host,
+      root: "/work/root",
+      outside: "/work/outside",
+      symlink: async (target, at) => {
+        const error = fs.symlink(target, at)
+        if (error !== undefined) throw error
+      },
+      dispose: async () => undefined
+    }
+  }
+}
+
+for (const fixture of [deno, memory]) {
+  for (const testCase of suite(`deno/${fixture.runtime}`, fixture)) {
+    // sanitizeOps off: the lock refresher's interval is cleared on release, but Effect's scheduler may outlive a case.
+    Deno.test({ name: testCase.name, fn: testCase.run, sanitizeOps: false, sanitizeResources: false })
+  }
+}
+
+Deno.test("deno/cli: the shared CLI runs a tool call under Deno and prints one envelope", async () => {
+  const root = await Deno.makeTempDir({ prefix: "aw-cli-deno-" })
+  try {
+    const main = new URL("../../../adapters/deno/main.ts", import.meta.url).pathname
+    const output = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", main, "call", "workspace_notes", '{"action":"write","name":"hello","content":"from deno"}', "--root", root],
+      stdout: "piped",
+      stderr: "piped"
+    }).output()
+    const envelope = JSON.parse(new TextDecoder().decode(output.stdout))
+    if (output.code !== 0 || envelope.ok !== true || envelope.operation !== "notes.write") {
+      throw new Error(`unexpected: ${output.code} ${new TextDecoder().decode(output.stdout)} ${new TextDecoder().decode(output.stderr)}`)
+    }
+    const written = await Deno.readTextFile(`${root}/.agentic/notes/hello.md`)
+    if (written !== "from deno\n") throw new Error(`note content: ${JSON.stringify(written)}`)
+  } finally {
+    await Deno.remove(root, { recursive: true })
+  }
+})

@@ -1,0 +1,217 @@
+/**
+ * One conformance suite for the Workspace service (and the StateStore over it), run against every
+ * HostFs: the memory layer, Node and Deno. It imports no test runner: `suite(name, fixture)` returns
+ * named cases that vitest (spec/adapters/workspace-conformance.test.ts) and `deno test`
+ * (spec/adapters/deno/workspace_conformance_test.ts) each register. Assertions are node:assert, which
+ * both runtimes have.
+ */
+import assert from "node:assert/strict"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as ManagedRuntime from "effect/ManagedRuntime"
+import type { ToolError } from "../../core/protocol/errors.ts"
+import { coreLayer } from "../../core/runtime.ts"
+import type { HostFsShape } from "../../core/services/HostFs.ts"
+import { Workspace } from "../../core/services/Workspace.ts"
+import { decodeSettings, type Settings } from "../../core/settings/settings.ts"
+import { StateStore } from "../../core/store/StateStore.ts"
+
+/** A fresh, empty workspace root on one host. */
+export interface HostRoot {
+  readonly host: HostFsShape
+  /** Absolute and real (symlink-free). */
+  readonly root: string
+  /** An absolute directory outside the root, for escape checks. */
+  readonly outside: string
+  /** Creates a symlink on the host (the port has no such operation; tools never create links). */
+  readonly symlink: (target: string, path: string) => Promise<void>
+  readonly dispose: () => Promise<void>
+}
+
+/** How a host makes roots. */
+export interface HostFixture {
+  readonly runtime: "node" | "deno" | "memory"
+  readonly make: () => Promise<HostRoot>
+}
+
+/** One named case. */
+export interface ConformanceCase {
+  readonly name: string
+  readonly run: () => Promise<void>
+}
+
+const encoder = new TextEncoder()
+const decoder = new TextDecoder()
+const text = (bytes: Uint8Array) => decoder.decode(bytes)
+
+const settingsOf = (input: Record<string, unknown>): Settings => {
+  const decoded = decodeSettings(input)
+  if (decoded._tag === "Left") throw new Error(decoded.left)
+  return decoded.right
+}
+
+type Services = Workspace | StateStore
+
+/** Runs `body` with the Workspace and StateStore over a fresh root of the fixture. */
+const withWorkspace = async (
+  fixture: HostFixture,
+  body: (env: { root: HostRoot; run: <A, E>(effect: Effect.Effect<A, E, Services>) => Promise<A>; flip: <A>(effect: Effect.Effect<A, ToolError, Services>) => Promise<ToolError> }) => Promise<void>,
+  settings: Record<string, unknown> = {}
+) => {
+  const root = await fixture.make()
+  const layer = coreLayer(root.host, { root: root.root, runtime: fixture.runtime, platform: "linux", capabilities: [] }, settingsOf(settings))
+  const runtime = ManagedRuntime.make(layer as Layer.Layer<Services>)
+  try {
+    const run = <A, E>(effect: Effect.Effect<A, E, Services>) => runtime.runPromise(effect)
+    const flip = <A>(effect: Effect.Effect<A, ToolError, Services>) => runtime.runPromise(Effect.flip(effect))
+    await body({ root, run, flip })
+  } finally {
+    await runtime.dispose()
+    await root.dispose()
+  }
+}
+
+const ws = Workspace
+const bytesOf = (value: string) => encoder.encode(value)
+
+/** The cases for one host. `name` prefixes each case (e.g. "node"). */
+export const suite = (name: string, fixture: HostFixture): ReadonlyArray<ConformanceCase> => {
+  const cases: Array<ConformanceCase> = []
+  const test = (title: string, run: () => Promise<void>) => cases.push({ name: `${name}: ${title}`, run })
+
+  test("write then read round-trips any bytes, creating or replacing the file", () =>
+    withWorkspace(fixture, async ({ run }) => {
+      const binary = new Uint8Array([0, 255, 128, 10, 13, 0xc3])
+      await run(Effect.flatMap(ws, (w) => w.write("a.bin", binary)))
+      assert.deepEqual([...(await run(Effect.flatMap(ws, (w) => w.read("a.bin"))))], [...binary])
+      await run(Effect.flatMap(ws, (w) => w.write("a.bin", bytesOf("second"))))
+      assert.equal(text(await run(Effect.flatMap(ws, (w) => w.read("a.bin")))), "second")
+      await run(Effect.flatMap(ws, (w) => w.write("empty.txt", new Uint8Array())))
+      assert.equal((await run(Effect.flatMap(ws, (w) => w.read("empty.txt")))).length, 0)
+    }))
+
+  test("an atomic write leaves no temporary file beside its target", () =>
+    withWorkspace(fixture, async ({ run }) => {
+      await run(Effect.flatMap(ws, (w) => w.mkdir("dir")))
+      for (let index = 0; index < 5; index++) await run(Effect.flatMap(ws, (w) => w.write("dir/f.txt", bytesOf(`v${index}`))))
+      const entries = await run(Effect.flatMap(ws, (w) => w.list("dir")))
+      assert.deepEqual(entries.map((entry) => entry.name), ["f.txt"])
+    }))
+
+  test("write keeps a given mode and chmod changes it", () =>
+    withWorkspace(fixture, async ({ run }) => {
+      await run(Effect.flatMap(ws, (w) => w.write("run.sh", bytesOf("#!/bin/sh\n"), { mode: 0o755 })))
+      assert.equal((await run(Effect.flatMap(ws, (w) => w.stat("run.sh"))))?.mode, 0o755)
+      await run(Effect.flatMap(ws, (w) => w.chmod("run.sh", 0o600)))
+      assert.equal((await run(Effect.flatMap(ws, (w) => w.stat("run.sh"))))?.mode, 0o600)
+    }))
+
+  test("reading a missing file is NOT_FOUND; stat of a missing path is undefined", () =>
+    withWorkspace(fixture, async ({ run, flip }) => {
+      assert.equal((await flip(Effect.flatMap(ws, (w) => w.read("missing.txt")))).code, "NOT_FOUND")
+      assert.equal(await run(Effect.flatMap(ws, (w) => w.stat("missing/deeper.txt"))), undefined)
+    }))
+
+  test("stat and list report types and sizes", () =>
+    withWorkspace(fixture, async ({ run }) => {
+      await run(Effect.flatMap(ws, (w) => w.mkdir("src/lib", { recursive: true })))
+      await run(Effect.flatMap(ws, (w) => w.write("src/a.ts", bytesOf("12345"))))
+      const info = await run(Effect.flatMap(ws, (w) => w.stat("src/a.ts")))
+      assert.equal(info?.type, "file")
+      assert.equal(info?.size, 5)
+      assert.equal((await run(Effect.flatMap(ws, (w) => w.stat("src"))))?.type, "directory")
+      const entries = [...(await run(Effect.flatMap(ws, (w) => w.list("src"))))].sort((a, b) => a.name.localeCompare(b.name))
+      assert.deepEqual(entries, [
+        { name: "a.ts", type: "file" },
+        { name: "lib", type: "directory" }
+      ])
+    }))
+
+  test("mkdir without recursive needs the parent; remove refuses a non-empty directory unless recursive", () =>
+    withWorkspace(fixture, async ({ run, flip }) => {
+      assert.equal((await flip(Effect.flatMap(ws, (w) => w.mkdir("x/y")))).code, "NOT_FOUND")
+      await run(Effect.flatMap(ws, (w) => w.mkdir("x/y", { recursive: true })))
+      await run(Effect.flatMap(ws, (w) => w.write("x/y/f", bytesOf("f"))))
+      assert.equal((await flip(Effect.flatMap(ws, (w) => w.remove("x")))).code, "EDIT_CONFLICT")
+      await run(Effect.flatMap(ws, (w) => w.remove("x", { recursive: true })))
+      assert.equal(await run(Effect.flatMap(ws, (w) => w.stat("x"))), undefined)
+      await run(Effect.flatMap(ws, (w) => w.mkdir("empty")))
+      await run(Effect.flatMap(ws, (w) => w.remove("empty")))
+      assert.equal(await run(Effect.flatMap(ws, (w) => w.stat("empty"))), undefined)
+    }))
+
+  test("rename moves a file, replacing an existing target, and moves a directory with its contents", () =>
+    withWorkspace(fixture, async ({ run }) => {
+      await run(Effect.flatMap(ws, (w) => w.write("a.txt", bytesOf("a"))))
+      await run(Effect.flatMap(ws, (w) => w.write("b.txt", bytesOf("b"))))
+      await run(Effect.flatMap(ws, (w) => w.rename("a.txt", "b.txt")))
+      assert.equal(text(await run(Effect.flatMap(ws, (w) => w.read("b.txt")))), "a")
+      assert.equal(await run(Effect.flatMap(ws, (w) => w.stat("a.txt"))), undefined)
+      await run(Effect.flatMap(ws, (w) => w.mkdir("d1/inner", { recursive: true })))
+      await run(Effect.flatMap(ws, (w) => w.write("d1/inner/f.txt", bytesOf("f"))))
+      await run(Effect.flatMap(ws, (w) => w.rename("d1", "d2")))
+      assert.equal(text(await run(Effect.flatMap(ws, (w) => w.read("d2/inner/f.txt")))), "f")
+      assert.equal(await run(Effect.flatMap(ws, (w) => w.stat("d1"))), undefined)
+    }))
+
+  test("paths that climb out or are absolute outside the root are PATH_ESCAPE; an absolute path inside is accepted", () =>
+    withWorkspace(fixture, async ({ root, run, flip }) => {
+      assert.equal((await flip(Effect.flatMap(ws, (w) => w.read("../etc/passwd")))).code, "PATH_ESCAPE")
+      assert.equal((await flip(Effect.flatMap(ws, (w) => w.write(`${root.outside}/x`, bytesOf("x"))))).code, "PATH_ESCAPE")
+      await run(Effect.flatMap(ws, (w) => w.write(`${root.root}/in.txt`, bytesOf("in"))))
+      assert.equal(text(await run(Effect.flatMap(ws, (w) => w.read("in.txt")))), "in")
+    }))
+
+  test("a symlink whose target leaves the root is PATH_ESCAPE for reads and writes through it; one inside is followed", () =>
+    withWorkspace(fixture, async ({ root, run, flip }) => {
+      await root.symlink(root.outside, `${root.root}/out`)
+      assert.equal((await flip(Effect.flatMap(ws, (w) => w.read("out/secret.txt")))).code, "PATH_ESCAPE")
+      assert.equal((await flip(Effect.flatMap(ws, (w) => w.write("out/new.txt", bytesOf("x"))))).code, "PATH_ESCAPE")
+      await run(Effect.flatMap(ws, (w) => w.mkdir("real")))
+      await run(Effect.flatMap(ws, (w) => w.write("real/f.txt", bytesOf("via link"))))
+      await root.symlink(`${root.root}/real`, `${root.root}/alias`)
+      assert.equal(text(await run(Effect.flatMap(ws, (w) => w.read("alias/f.txt")))), "via link")
+      assert.equal((await run(Effect.flatMap(ws, (w) => w.lstat("alias"))))?.type, "symlink")
+      await root.symlink(`${root.root}/nowhere`, `${root.root}/dangling`)
+      assert.equal((await flip(Effect.flatMap(ws, (w) => w.write("dangling", bytesOf("x"))))).code, "PATH_ESCAPE")
+    }))
+
+  test(".git/**, .agentic/** and protectedPatterns are readable but never writable", () =>
+    withWorkspace(
+      fixture,
+      async ({ run, flip }) => {
+        await run(Effect.flatMap(StateStore, (store) => store.writeText("notes/n.md", "state\n")))
+        assert.equal(text(await run(Effect.flatMap(ws, (w) => w.read(".agentic/notes/n.md")))), "state\n")
+        for (const path of [".agentic/notes/n.md", ".git/config", "secrets/key.pem", "nested/.git/HEAD"]) {
+          assert.equal((await flip(Effect.flatMap(ws, (w) => w.write(path, bytesOf("x"))))).code, "PROTECTED_PATH", path)
+        }
+        assert.equal((await flip(Effect.flatMap(ws, (w) => w.remove(".agentic", { recursive: true })))).code, "PROTECTED_PATH")
+      },
+      { protectedPatterns: ["secrets/**"] }
+    ))
+
+  test("the state store: JSON round-trips, append creates then appends, list of a missing folder is empty", () =>
+    withWorkspace(fixture, async ({ run }) => {
+      const store = StateStore
+      await run(Effect.flatMap(store, (s) => s.writeJson("a/b.json", { x: 1 })))
+      assert.deepEqual(await run(Effect.flatMap(store, (s) => s.readJson("a/b.json"))), { x: 1 })
+      await run(Effect.flatMap(store, (s) => s.appendText("log.txt", "one\n")))
+      await run(Effect.flatMap(store, (s) => s.appendText("log.txt", "two\n")))
+      assert.equal(await run(Effect.flatMap(store, (s) => s.readText("log.txt"))), "one\ntwo\n")
+      assert.deepEqual(await run(Effect.flatMap(store, (s) => s.list("nothing-here"))), [])
+      assert.equal(await run(Effect.flatMap(store, (s) => s.readJson("absent.json"))), undefined)
+    }))
+
+  test("concurrent locked updates of one store file never lose a write", () =>
+    withWorkspace(fixture, async ({ run }) => {
+      const increment = Effect.flatMap(StateStore, (s) =>
+        s.update<{ count: number }, void, never, never>("counter.json", (current) =>
+          Effect.succeed([undefined, { count: (current?.count ?? 0) + 1 }] as const)
+        )
+      )
+      await run(Effect.all(Array.from({ length: 12 }, () => increment), { concurrency: "unbounded" }))
+      assert.deepEqual(await run(Effect.flatMap(StateStore, (s) => s.readJson("counter.json"))), { count: 12 })
+    }))
+
+  return cases
+}

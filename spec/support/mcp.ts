@@ -1,0 +1,159 @@
+/**
+ * Test support for the MCP adapter: the real server in a child process (stdio or Streamable HTTP),
+ * driven by the SDK's real Client; the table of each tool's simplest read action.
+ */
+import { type ChildProcess, spawn } from "node:child_process"
+import * as path from "node:path"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import { ElicitRequestSchema, type ElicitResult } from "@modelcontextprotocol/sdk/types.js"
+import { REPO } from "./workspace.ts"
+
+/** The test entry: the real CLI and `mcp` verb with the gated test tool registered. */
+export const TEST_ENTRY = path.join(REPO, "spec/support/test-entry.ts")
+
+/** The same test entry on the Deno host. */
+export const TEST_ENTRY_DENO = path.join(REPO, "spec/adapters/deno/test_entry.ts")
+
+/** Node arguments that run a TypeScript entry through tsx. */
+export const tsxNode = (entry: string, args: ReadonlyArray<string>): Array<string> => ["--import", "tsx", entry, ...args]
+
+/**
+ * Each tool's simplest read action, including tools other branches add. A registered tool missing
+ * here fails the test, so the table grows with the registry. `ok` is what the envelope must say;
+ * "any" for tools whose read needs state this test does not create.
+ */
+export const READ_ACTIONS: Record<string, { readonly args: Record<string, unknown>; readonly ok: boolean | "any" }> = {
+  workspace_inspect: { args: { action: "capabilities" }, ok: true },
+  workspace_edit: { args: { action: "list" }, ok: true },
+  workspace_notes: { args: { action: "list" }, ok: true },
+  workspace_plan: { args: { action: "current" }, ok: true },
+  workspace_tasks: { args: { action: "list" }, ok: true },
+  workspace_command: { args: { action: "status", job_id: "job_00000000" }, ok: "any" },
+  workspace_vcs: { args: { action: "status" }, ok: "any" },
+  workspace_research: { args: { action: "list" }, ok: true },
+  workspace_browser: { args: { action: "list" }, ok: true },
+  workspace_agent: { args: { action: "list" }, ok: true },
+  agentic_workspace_status: { args: {}, ok: false },
+  test_gated_write: { args: { action: "show", path: "README.md" }, ok: true }
+}
+
+/** How the test answers an elicitation: a fixed answer, and a log of every prompt. */
+export interface ElicitationScript {
+  next: ElicitResult
+  readonly prompts: Array<{ message: string; requestedSchema: unknown }>
+}
+
+/** A connected client and its server's process. */
+export interface Connected {
+  readonly client: Client
+  readonly elicitation: ElicitationScript
+  readonly close: () => Promise<void>
+}
+
+const makeClient = (elicit: boolean): { client: Client; elicitation: ElicitationScript } => {
+  const client = new Client({ name: "agentic-workspace-spec", version: "1.0.0" }, { capabilities: elicit ? { elicitation: { form: {} } } : {} })
+  const elicitation: ElicitationScript = { next: { action: "cancel" }, prompts: [] }
+  if (elicit) {
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      const params = request.params as { message: string; requestedSchema?: unknown }
+      elicitation.prompts.push({ message: params.message, requestedSchema: params.requestedSchema })
+      return elicitation.next
+    })
+  }
+  return { client, elicitation }
+}
+
+/** Spawns `mcp` over stdio in `root` and connects the SDK client. */
+export const connectStdio = async (root: string, settings: ReadonlyArray<string> = [], options: { elicit?: boolean } = {}): Promise<Connected> => {
+  const { client, elicitation } = makeClient(options.elicit ?? true)
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: tsxNode(TEST_ENTRY, ["mcp", "--root", root, ...settings.flatMap((setting) => ["--set", setting])]),
+    cwd: REPO,
+    stderr: "pipe"
+  })
+  await client.connect(transport)
+  return { client, elicitation, close: () => client.close() }
+}
+
+/** A Streamable HTTP server in a child process. */
+export interface HttpServerProcess {
+  readonly child: ChildProcess
+  readonly url: string
+  readonly port: number
+  readonly token: string
+  readonly stderr: () => string
+  readonly stop: () => Promise<void>
+}
+
+/** Spawns `mcp --http 0` (a free port) and waits for the address and token it prints. */
+export const startHttpServer = (
+  root: string,
+  settings: ReadonlyArray<string> = [],
+  options: { command?: string; args?: (mcpArgs: Array<string>) => Array<string> } = {}
+): Promise<HttpServerProcess> =>
+  new Promise((resolve, reject) => {
+    const mcpArgs = ["mcp", "--http", "0", "--root", root, ...settings.flatMap((setting) => ["--set", setting])]
+    const child = spawn(options.command ?? process.execPath, options.args?.(mcpArgs) ?? tsxNode(TEST_ENTRY, mcpArgs), {
+      cwd: REPO,
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    let err = ""
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL")
+      reject(new Error(`the HTTP server did not start:\n${err}`))
+    }, 30_000)
+    child.stderr!.on("data", (chunk: Buffer) => {
+      err += chunk.toString()
+      const address = /Streamable HTTP on (http:\/\/127\.0\.0\.1:(\d+)\/mcp)/.exec(err)
+      const token = /bearer token: ([0-9a-f]+)/.exec(err)
+      if (address !== null && token !== null) {
+        clearTimeout(timer)
+        resolve({
+          child,
+          url: address[1]!,
+          port: Number(address[2]),
+          token: token[1]!,
+          stderr: () => err,
+          stop: () =>
+            new Promise<void>((done) => {
+              if (child.exitCode !== null || child.signalCode !== null) return done()
+              const kill = setTimeout(() => child.kill("SIGKILL"), 5000)
+              child.once("exit", () => {
+                clearTimeout(kill)
+                done()
+              })
+              child.kill("SIGTERM")
+            })
+        })
+      }
+    })
+    child.once("exit", (code) => {
+      clearTimeout(timer)
+      reject(new Error(`the HTTP server exited (${code}):\n${err}`))
+    })
+  })
+
+/** Connects the SDK client to a running HTTP server with its bearer token. */
+export const connectHttp = async (server: HttpServerProcess, options: { elicit?: boolean } = {}): Promise<Connected> => {
+  const { client, elicitation } = makeClient(options.elicit ?? true)
+  const transport = new StreamableHTTPClientTransport(new URL(server.url), {
+    requestInit: { headers: { Authorization: `Bearer ${server.token}` } }
+  })
+  await client.connect(transport)
+  return {
+    client,
+    elicitation,
+    close: async () => {
+      await transport.terminateSession().catch(() => undefined)
+      await client.close()
+    }
+  }
+}
+
+/** The deno binary the `deno` npm package installs. */
+export const DENO = path.join(REPO, "node_modules/.bin/deno")
+/** The one entry, whichever runtime runs it. */
+export const ENTRY = path.join(REPO, "bin/agentic-workspace.js")
