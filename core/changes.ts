@@ -6,6 +6,7 @@
 import type * as Effect from "effect/Effect"
 import type { ToolError } from "./protocol/errors.ts"
 import type { ToolContext } from "./tools/Tool.ts"
+import { transactionChanges } from "./tools/edit/edit.ts"
 
 /** The keys of `data` in the changes listing that tools fill. */
 export type ChangeKey = "transactions" | "runs" | "jobs" | "taskBoards" | "researchProjects"
@@ -17,4 +18,4 @@ export interface ChangeSource {
 }
 
 /** Every registered source; a tool adds its own here. */
-export const CHANGE_SOURCES: ReadonlyArray<ChangeSource> = []
+export const CHANGE_SOURCES: ReadonlyArray<ChangeSource> = [{ key: "transactions", list: transactionChanges }]

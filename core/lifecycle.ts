@@ -5,6 +5,7 @@
 import type * as Effect from "effect/Effect"
 import type { ToolError } from "./protocol/errors.ts"
 import type { ToolContext } from "./tools/Tool.ts"
+import { recoverTransactions } from "./tools/edit/commit.ts"
 
 /** One start-up step: a name for logs and the effect that runs it. */
 export interface StartupStep {
@@ -13,4 +14,6 @@ export interface StartupStep {
 }
 
 /** The start-up steps, in order. */
-export const STARTUP_STEPS: ReadonlyArray<StartupStep> = []
+export const STARTUP_STEPS: ReadonlyArray<StartupStep> = [
+  { name: "workspace_edit: recover interrupted commits", run: recoverTransactions }
+]
