@@ -24,14 +24,14 @@ export interface CommitPoint {
 
 /**
  * Fault points of a commit, for crash tests: the default (no service) does nothing. A test host
- * provides a layer whose `reached` kills the process or dies at a chosen point.
+ * provides a layer whose `reached` kills the process, dies (a crash) or fails (an I/O failure) at a chosen point.
  *
  * @example
  *   Layer.succeed(CommitHooks, { reached: (point) => point.index === 3 ? Effect.die("crash") : Effect.void })
  */
 export class CommitHooks extends Context.Tag("agentic-workspace/CommitHooks")<
   CommitHooks,
-  { readonly reached: (point: CommitPoint) => Effect.Effect<void> }
+  { readonly reached: (point: CommitPoint) => Effect.Effect<void, ToolError> }
 >() {}
 
 /** One file of the journal: where its before-bytes are kept and what it becomes. */
