@@ -37,7 +37,9 @@ export class CommitHooks extends Context.Tag("agentic-workspace/CommitHooks")<
 /** One file of the journal: where its before-bytes are kept and what it becomes. */
 export interface JournalEntry {
   readonly path: string
-  readonly before: { readonly type: "file"; readonly backup: string; readonly sha256: string; readonly mode: number | null } | { readonly type: "none" }
+  readonly before:
+    | { readonly type: "file"; readonly offset: number; readonly length: number; readonly sha256: string; readonly mode: number | null }
+    | { readonly type: "none" }
   readonly after: { readonly type: "file"; readonly sha256: string } | { readonly type: "none" }
 }
 
@@ -47,6 +49,8 @@ export interface Journal {
   readonly transactionId: string
   readonly status: "applying" | "committed" | "undone"
   readonly startedAt: string
+  /** The pack of before-bytes, relative to .agentic/. */
+  readonly backups: string
   readonly committedAt?: string
   readonly entries: ReadonlyArray<JournalEntry>
   /** Every directory level the commit creates, top-down. */
@@ -77,6 +81,14 @@ const isDirectory = (path: string) =>
     (info) => info?.type === "directory"
   )
 
+/** The journal's pack of before-bytes (a missing pack is a broken invariant: it is written before the journal). */
+export const readPack = (journal: Journal) =>
+  Effect.flatMap(StateStore, (store) =>
+    Effect.flatMap(store.readBytes(journal.backups), (bytes) =>
+      bytes === undefined ? Effect.die(new Error(`the before-bytes ${journal.backups} of ${journal.transactionId} are missing`)) : Effect.succeed(bytes)
+    )
+  )
+
 /**
  * Restores the journal's before-state: removes files the commit created, every directory level it
  * created (deepest first, only while empty), and writes back every file it changed or removed with its
@@ -96,10 +108,10 @@ export const undoJournal = (journal: Journal) =>
       if (info?.type !== "directory") continue
       if ((yield* ws.list(dir)).length === 0) yield* ws.remove(dir)
     }
+    const pack = journal.entries.some((entry) => entry.before.type === "file") ? yield* readPack(journal) : new Uint8Array()
     for (const entry of journal.entries) {
       if (entry.before.type !== "file") continue
-      const bytes = yield* store.readBytes(entry.before.backup)
-      if (bytes === undefined) return yield* Effect.die(new Error(`the backup ${entry.before.backup} of ${entry.path} is missing`))
+      const bytes = pack.subarray(entry.before.offset, entry.before.offset + entry.before.length)
       const info = yield* ws.lstat(entry.path)
       if (info?.type === "directory") yield* ws.remove(entry.path)
       yield* ws.write(entry.path, bytes, entry.before.mode === null ? undefined : { mode: entry.before.mode })
@@ -130,20 +142,29 @@ export const applyCommit = (record: TransactionRecord, planned: PlannedTransacti
     const afterHashes = new Map<string, string>()
     for (const file of writes) afterHashes.set(file.path, yield* sha256Bytes((file.after as Extract<PlannedFile["after"], { type: "file" }>).bytes))
     const entries: Array<JournalEntry> = []
-    for (const [index, file] of planned.files.entries()) {
+    let offset = 0
+    for (const file of planned.files) {
       let before: JournalEntry["before"] = { type: "none" }
       if (file.before.type === "file") {
-        yield* store.writeBytes(paths.backup(index), file.before.bytes)
-        before = { type: "file", backup: paths.backup(index), sha256: file.beforeSha256!, mode: file.before.mode ?? null }
+        before = { type: "file", offset, length: file.before.bytes.length, sha256: file.beforeSha256!, mode: file.before.mode ?? null }
+        offset += file.before.bytes.length
       }
       const sha = afterHashes.get(file.path)
       entries.push({ path: file.path, before, after: sha === undefined ? { type: "none" } : { type: "file", sha256: sha } })
     }
+    // The before-bytes are durable before the journal that points at them exists.
+    const pack = new Uint8Array(offset)
+    for (const [index, file] of planned.files.entries()) {
+      const before = entries[index]!.before
+      if (file.before.type === "file" && before.type === "file") pack.set(file.before.bytes, before.offset)
+    }
+    yield* store.writeBytes(paths.backups, pack)
     const journal: Journal = {
       version: 1,
       transactionId: record.id,
       status: "applying",
       startedAt: yield* nowIso,
+      backups: paths.backups,
       entries,
       createdDirectories: planned.createdDirectories
     }

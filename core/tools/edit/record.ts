@@ -58,7 +58,8 @@ export const txPaths = (id: string) => ({
   journal: `${TRANSACTIONS_DIR}/${id}/journal.json`,
   diff: `${TRANSACTIONS_DIR}/${id}/changes.diff`,
   review: `${TRANSACTIONS_DIR}/${id}/review.md`,
-  backup: (index: number) => `${TRANSACTIONS_DIR}/${id}/before/${index}`
+  /** Every changed or removed file's before-bytes, packed one after another (offsets in the journal). */
+  backups: `${TRANSACTIONS_DIR}/${id}/before.bin`
 })
 
 /** Reads a transaction record, or NOT_FOUND naming the repair. */

@@ -6,7 +6,7 @@ import { toolError } from "../../protocol/errors.ts"
 import { Workspace } from "../../services/Workspace.ts"
 import { dirname } from "../../services/paths.ts"
 import { StateStore } from "../../store/StateStore.ts"
-import { type Journal, type JournalEntry, updateTransaction } from "./commit.ts"
+import { type Journal, type JournalEntry, readPack, updateTransaction } from "./commit.ts"
 import { type TransactionRecord, txPaths } from "./record.ts"
 
 /** The state of one journal path now: a file's SHA-256, "missing", "directory" or "other". */
@@ -93,13 +93,13 @@ export const applyRollback = (record: TransactionRecord, journal: Journal, force
       yield* ws.remove(dir)
       removedDirectories.push(dir)
     }
+    const pack = journal.entries.some((entry) => entry.before.type === "file") ? yield* readPack(journal) : new Uint8Array()
     for (const entry of journal.entries) {
       if (entry.before.type !== "file") continue
       const state = stateOf.get(entry.path)!
       if (state.matchesBefore) continue
       if (!state.matchesAfter && !force) continue
-      const bytes = yield* store.readBytes(entry.before.backup)
-      if (bytes === undefined) return yield* Effect.die(new Error(`the backup ${entry.before.backup} of ${entry.path} is missing`))
+      const bytes = pack.subarray(entry.before.offset, entry.before.offset + entry.before.length)
       const info = yield* ws.lstat(entry.path)
       if (info?.type === "directory") {
         if ((yield* ws.list(entry.path)).length > 0) {
