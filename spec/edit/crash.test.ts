@@ -4,12 +4,19 @@
  * transaction and is SIGKILLed at each fault point in turn; a fresh start then recovers it.
  */
 import { spawn } from "node:child_process"
+import { existsSync } from "node:fs"
 import * as fs from "node:fs/promises"
+import * as os from "node:os"
 import * as path from "node:path"
 import { build } from "esbuild"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { makeTempDir, openWorkspace, REPO } from "../support/workspace.ts"
+import { openWorkspace, REPO } from "../support/workspace.ts"
 import { dataOf, edit, userTree, writeFiles } from "./helpers.ts"
+
+// A kill -9 loses nothing from the page cache, so fsync adds no safety to this test, only minutes on a
+// busy disk: the workspaces live on tmpfs when the host has one.
+const TMP = process.env["AW_CRASH_TMP"] ?? (existsSync("/dev/shm") ? "/dev/shm" : os.tmpdir())
+const makeTempDir = (prefix: string) => fs.mkdtemp(path.join(TMP, prefix)).then((dir) => fs.realpath(dir))
 
 const CHILD = path.join(REPO, "spec/edit/support/commit-child.ts")
 const FILES = 50

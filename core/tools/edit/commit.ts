@@ -6,6 +6,7 @@
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import { sha256Bytes } from "../../gate/hash.ts"
 import { toolError, type ToolError } from "../../protocol/errors.ts"
@@ -33,6 +34,14 @@ export class CommitHooks extends Context.Tag("agentic-workspace/CommitHooks")<
   CommitHooks,
   { readonly reached: (point: CommitPoint) => Effect.Effect<void, ToolError> }
 >() {}
+
+/**
+ * How many file steps of a commit overlap: one. Overlapping writes were about twice as fast on 1,000
+ * files, but a kill -9 then lands in the middle of other writes and leaves the host's atomic-write temp
+ * files behind, which recovery (in core/) cannot name; one step at a time, a crash between steps leaves
+ * nothing stray.
+ */
+export const WRITE_CONCURRENCY = 1
 
 /** One file of the journal: where its before-bytes are kept and what it becomes. */
 export interface JournalEntry {
@@ -170,21 +179,36 @@ export const applyCommit = (record: TransactionRecord, planned: PlannedTransacti
     }
     yield* store.writeJson(paths.journal, journal)
 
+    // Each step is an atomic replace (or remove) of one path, so independent steps may overlap. Every
+    // step finishes (uninterruptibly) before a failure or defect is acted on: a write left in flight could
+    // otherwise land after the undo restored its file.
+    const settle = <A>(effects: ReadonlyArray<Effect.Effect<A, ToolError>>, concurrency: number) =>
+      Effect.flatMap(Effect.all(effects.map((effect) => Effect.exit(Effect.uninterruptible(effect))), { concurrency }), (exits) => {
+        const failed = exits.find(Exit.isFailure)
+        return failed === undefined ? Effect.void : Effect.failCause(failed.cause)
+      })
     const apply = Effect.gen(function* () {
-      let step = 0
-      for (const file of removes) {
-        yield* point(++step, `remove ${file.path}`)
-        yield* ws.remove(file.path)
-      }
-      for (const dir of planned.createdDirectories) {
-        yield* point(++step, `mkdir ${dir}`)
+      yield* settle(
+        removes.map((file, index) => Effect.zipRight(point(1 + index, `remove ${file.path}`), ws.remove(file.path))),
+        WRITE_CONCURRENCY
+      )
+      for (const [index, dir] of planned.createdDirectories.entries()) {
+        yield* point(1 + removes.length + index, `mkdir ${dir}`)
         if (!(yield* isDirectory(dir))) yield* ws.mkdir(dir)
       }
-      for (const file of writes) {
-        yield* point(++step, `write ${file.path}`)
-        const after = file.after as Extract<PlannedFile["after"], { type: "file" }>
-        yield* ws.write(file.path, after.bytes, after.mode === undefined ? undefined : { mode: after.mode })
-      }
+      const first = 1 + removes.length + planned.createdDirectories.length
+      yield* settle(
+        writes.map((file, index) =>
+          Effect.zipRight(
+            point(first + index, `write ${file.path}`),
+            Effect.suspend(() => {
+              const after = file.after as Extract<PlannedFile["after"], { type: "file" }>
+              return ws.write(file.path, after.bytes, after.mode === undefined ? undefined : { mode: after.mode })
+            })
+          )
+        ),
+        WRITE_CONCURRENCY
+      )
     })
     yield* apply.pipe(
       Effect.catchAll((error) =>

@@ -67,8 +67,11 @@ export const normalizeOperations = (operations: ReadonlyArray<Operation>): Effec
         case "mkdir":
           return Effect.map(target(op.path, at("path")), (path): Operation => ({ type: "mkdir", path }))
       }
-    })
+    }, { concurrency: READ_CONCURRENCY })
   })
+
+/** How many paths are read at once. */
+export const READ_CONCURRENCY = 16
 
 /**
  * Reads what the planner needs: each named path (not following a final symlink; files with their bytes,
@@ -82,27 +85,37 @@ export const loadBeforeState = (operations: ReadonlyArray<Operation>): Effect.Ef
     const parents = new Set<string>()
     for (const path of named) for (const parent of ancestors(path)) if (!named.has(parent)) parents.add(parent)
     const state = new Map<string, BeforeEntry>()
-    for (const path of named) {
-      const info = yield* ws.lstat(path)
-      if (info === undefined) state.set(path, { type: "missing" })
-      else if (info.type === "file") {
-        const bytes = yield* ws.read(path)
-        state.set(path, { type: "file", bytes, sha256: yield* sha256Bytes(bytes), mode: info.mode })
-      } else if (info.type === "directory") state.set(path, { type: "directory" })
-      else state.set(path, { type: info.type === "symlink" ? "symlink" : "other" })
-    }
-    for (const path of parents) {
-      const info = yield* ws.stat(path)
-      state.set(
-        path,
-        info === undefined
-          ? { type: "missing" }
-          : info.type === "directory"
-            ? { type: "directory" }
-            : info.type === "file"
-              ? { type: "file", bytes: new Uint8Array(), sha256: "ancestor", mode: info.mode }
-              : { type: "other" }
-      )
-    }
+    // Reads overlap (bounded): a 1,000-file transaction is mostly waiting on the filesystem.
+    yield* Effect.forEach(
+      named,
+      (path) =>
+        Effect.gen(function* () {
+          const info = yield* ws.lstat(path)
+          if (info === undefined) state.set(path, { type: "missing" })
+          else if (info.type === "file") {
+            const bytes = yield* ws.read(path)
+            state.set(path, { type: "file", bytes, sha256: yield* sha256Bytes(bytes), mode: info.mode })
+          } else if (info.type === "directory") state.set(path, { type: "directory" })
+          else state.set(path, { type: info.type === "symlink" ? "symlink" : "other" })
+        }),
+      { concurrency: READ_CONCURRENCY, discard: true }
+    )
+    yield* Effect.forEach(
+      parents,
+      (path) =>
+        Effect.map(ws.stat(path), (info) => {
+          state.set(
+            path,
+            info === undefined
+              ? { type: "missing" }
+              : info.type === "directory"
+                ? { type: "directory" }
+                : info.type === "file"
+                  ? { type: "file", bytes: new Uint8Array(), sha256: "ancestor", mode: info.mode }
+                  : { type: "other" }
+          )
+        }),
+      { concurrency: READ_CONCURRENCY, discard: true }
+    )
     return state
   })

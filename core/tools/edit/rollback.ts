@@ -30,7 +30,8 @@ export const currentState = (journal: Journal) =>
           info === undefined ? "missing" : info.type === "file" ? yield* Effect.flatMap(ws.read(entry.path), sha256Bytes) : info.type === "directory" ? "directory" : "other"
         const side = (state: JournalEntry["before"] | JournalEntry["after"]) => (state.type === "none" ? "missing" : state.sha256)
         return { path: entry.path, current, matchesAfter: current === side(entry.after), matchesBefore: current === side(entry.before) } satisfies CurrentPath
-      })
+      }),
+      { concurrency: 16 }
     )
   })
 
@@ -60,7 +61,6 @@ export interface RollbackOutcome {
 export const applyRollback = (record: TransactionRecord, journal: Journal, force: boolean) =>
   Effect.gen(function* () {
     const ws = yield* Workspace
-    const store = yield* StateStore
     const states = yield* currentState(journal)
     const stateOf = new Map(states.map((state) => [state.path, state]))
     const restored: Array<string> = []
