@@ -26,7 +26,7 @@ beforeAll(async () => {
   const out = await makeTempDir("aw-crash-bundle-")
   dirs.push(out)
   bundle = path.join(out, "commit-child.cjs")
-  await build({ entryPoints: [CHILD], bundle: true, platform: "node", format: "cjs", target: "node20", outfile: bundle, logLevel: "silent" })
+  await build({ entryPoints: [CHILD], bundle: true, platform: "node", format: "cjs", target: "node20", outfile: bundle, logLevel: "silent", minify: true })
 })
 afterAll(async () => {
   await Promise.all(dirs.map((dir) => fs.rm(dir, { recursive: true, force: true })))

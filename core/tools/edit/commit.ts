@@ -106,7 +106,6 @@ export const readPack = (journal: Journal) =>
 export const undoJournal = (journal: Journal) =>
   Effect.gen(function* () {
     const ws = yield* Workspace
-    const store = yield* StateStore
     for (const entry of journal.entries) {
       if (entry.before.type !== "none") continue
       const info = yield* ws.lstat(entry.path)
