@@ -143,6 +143,23 @@ describe("workspace_edit gating", () => {
     expect((await records(ws)).length).toBe(count)
   })
 
+  it("With allowDestructiveEdits on, a destructive apply is staged in Manual mode with destructive: true, and a forced rollback is staged as destructive", async () => {
+    ws = await openWorkspace({ permissionMode: 0, allowDestructiveEdits: true })
+    await ws.write("old.txt", "old\n")
+    const staged = dataOf(await edit(ws, { action: "apply", operations: [{ type: "delete", path: "old.txt" }] }))
+    expect(staged.approval).toMatchObject({ kind: "transaction", destructive: true })
+    expect(staged.transaction.destructiveReasons).toEqual([{ operation: "delete", path: "old.txt" }])
+    expect(await ws.exists("old.txt")).toBe(true)
+    await ws.run(preprocess(`/accept ${staged.approval.id}`))
+    expect((await edit(ws, staged.approval.resume.arguments)).ok).toBe(true)
+    expect(await ws.exists("old.txt")).toBe(false)
+    const forced = dataOf(await edit(ws, { action: "rollback", transaction_id: staged.transactionId, force: true }))
+    expect(forced.approval).toMatchObject({ destructive: true, resume: { tool: "workspace_edit", arguments: { action: "rollback", transaction_id: staged.transactionId, force: true } } })
+    const plain = dataOf(await edit(ws, { action: "rollback", transaction_id: staged.transactionId }))
+    expect(plain.approval.id).not.toBe(forced.approval.id)
+    expect(plain.approval.destructive).toBe(false)
+  })
+
   it("A /deny blocks the identical commit with APPROVAL_DENIED", async () => {
     ws = await openWorkspace({ permissionMode: 0 })
     await ws.write("a.txt", "hello\nworld\n")
