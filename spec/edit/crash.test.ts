@@ -98,7 +98,7 @@ describe("workspace_edit crash recovery", () => {
         }
       }
     }
-    await Promise.all(Array.from({ length: 5 }, worker))
+    await Promise.all(Array.from({ length: 3 }, worker))
     expect(Object.keys(outcomes)).toHaveLength(points.length)
     for (const point of points.slice(0, FILES + 4)) expect(outcomes[point], `point ${point}`).toBe("before")
     expect(outcomes[FILES + 4]).toBe("after")
