@@ -8,6 +8,7 @@ import type { ToolError } from "./protocol/errors.ts"
 import type { ToolContext } from "./tools/Tool.ts"
 import { jobChanges } from "./tools/command/jobs.ts"
 import { taskBoardChanges } from "./tools/tasks/tasks.ts"
+import { transactionChanges } from "./tools/edit/edit.ts"
 
 /** The keys of `data` in the changes listing that tools fill. */
 export type ChangeKey = "transactions" | "runs" | "jobs" | "taskBoards" | "researchProjects"
@@ -20,6 +21,7 @@ export interface ChangeSource {
 
 /** Every registered source; a tool adds its own here. */
 export const CHANGE_SOURCES: ReadonlyArray<ChangeSource> = [
+  { key: "transactions", list: transactionChanges },
   { key: "jobs", list: jobChanges },
   { key: "taskBoards", list: taskBoardChanges }
 ]

@@ -6,6 +6,7 @@ import type * as Effect from "effect/Effect"
 import type { ToolError } from "./protocol/errors.ts"
 import type { ToolContext } from "./tools/Tool.ts"
 import { markOrphanedJobs } from "./tools/command/jobs.ts"
+import { recoverTransactions } from "./tools/edit/commit.ts"
 
 /** One start-up step: a name for logs and the effect that runs it. */
 export interface StartupStep {
@@ -14,4 +15,7 @@ export interface StartupStep {
 }
 
 /** The start-up steps, in order. */
-export const STARTUP_STEPS: ReadonlyArray<StartupStep> = [{ name: "jobs: mark lost jobs orphaned", run: markOrphanedJobs }]
+export const STARTUP_STEPS: ReadonlyArray<StartupStep> = [
+  { name: "workspace_edit: recover interrupted commits", run: recoverTransactions },
+  { name: "jobs: mark lost jobs orphaned", run: markOrphanedJobs }
+]

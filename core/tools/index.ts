@@ -1,8 +1,9 @@
 /** Every tool the registry knows, in the order tools/list shows them. */
 import { commandTool } from "./command/command.ts"
+import { editTool } from "./edit/edit.ts"
 import { notesTool } from "./notes/notes.ts"
 import { planTool } from "./plan/plan.ts"
 import { tasksTool } from "./tasks/tasks.ts"
 import type { ToolDefinition } from "./Tool.ts"
 
-export const ALL_TOOLS: ReadonlyArray<ToolDefinition> = [planTool, notesTool, commandTool, tasksTool] as unknown as ReadonlyArray<ToolDefinition>
+export const ALL_TOOLS: ReadonlyArray<ToolDefinition> = [editTool, planTool, notesTool, commandTool, tasksTool] as unknown as ReadonlyArray<ToolDefinition>

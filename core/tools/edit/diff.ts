@@ -1,0 +1,90 @@
+/** The unified diff of a planned transaction (the `diff` package) and the review document beside it. */
+import { structuredPatch } from "diff"
+import type { DestructiveReason } from "../../gate/records.ts"
+import type { PlannedDirectory, PlannedFile } from "./planner.ts"
+import { decodeText } from "./text.ts"
+
+const displayText = (bytes: Uint8Array): string | undefined => {
+  const decoded = decodeText(bytes)
+  return decoded._tag === "Text" ? decoded.text.replace(/\r\n/g, "\n") : undefined
+}
+
+const octal = (mode: number | undefined) => (mode === undefined ? "default" : `100${(mode & 0o777).toString(8).padStart(3, "0")}`)
+
+/** The git-style unified diff of one file's net change (CRLF is shown as LF; the bytes keep it). */
+export const fileDiff = (file: PlannedFile): string => {
+  const beforeBytes = file.before.type === "file" ? file.before.bytes : new Uint8Array()
+  const afterBytes = file.after.type === "file" ? file.after.bytes : new Uint8Array()
+  const head = [`diff --git a/${file.path} b/${file.path}`]
+  if (file.change === "create") {
+    const mode = file.after.type === "file" ? file.after.mode : undefined
+    head.push(mode === undefined ? "new file" : `new file mode ${octal(mode)}`)
+  }
+  if (file.change === "delete") head.push(`deleted file mode ${octal(file.before.type === "file" ? file.before.mode : undefined)}`)
+  const beforeText = displayText(beforeBytes)
+  const afterText = displayText(afterBytes)
+  if (beforeText === undefined || afterText === undefined) {
+    head.push(`Binary file ${file.path} ${file.change === "create" ? "created" : file.change === "delete" ? "deleted" : "changed"} (${beforeBytes.length} -> ${afterBytes.length} bytes)`)
+    return `${head.join("\n")}\n`
+  }
+  const patch = structuredPatch(
+    file.change === "create" ? "/dev/null" : `a/${file.path}`,
+    file.change === "delete" ? "/dev/null" : `b/${file.path}`,
+    beforeText,
+    afterText,
+    undefined,
+    undefined,
+    { context: 3 }
+  )
+  head.push(`--- ${patch.oldFileName}`, `+++ ${patch.newFileName}`)
+  for (const hunk of patch.hunks) {
+    // As `diff -u` writes it: an empty side starts at the line before (0 for an empty file).
+    const oldStart = hunk.oldLines === 0 ? hunk.oldStart - 1 : hunk.oldStart
+    const newStart = hunk.newLines === 0 ? hunk.newStart - 1 : hunk.newStart
+    head.push(`@@ -${oldStart},${hunk.oldLines} +${newStart},${hunk.newLines} @@`, ...hunk.lines)
+  }
+  return `${head.join("\n")}\n`
+}
+
+/** The whole transaction's diff. */
+export const transactionDiff = (files: ReadonlyArray<PlannedFile>, directories: ReadonlyArray<PlannedDirectory>): string => {
+  const dirs = directories.filter((dir) => !dir.existedBefore).map((dir) => `mkdir ${dir.path}/\n`)
+  return [...dirs, ...files.map(fileDiff)].join("")
+}
+
+/** Bounds a diff for an envelope: at most `max` characters, cut at a line, with a pointer to the full file. */
+export const boundedDiff = (diff: string, max: number, fullPath: string): { readonly text: string; readonly truncated: boolean } => {
+  if (diff.length <= max) return { text: diff, truncated: false }
+  const cut = diff.lastIndexOf("\n", max)
+  return { text: `${diff.slice(0, cut < 0 ? max : cut + 1)}… (diff truncated; the full diff is ${fullPath})\n`, truncated: true }
+}
+
+/** The review document: what the transaction does, file by file, with hashes and why it is destructive. */
+export const reviewMarkdown = (input: {
+  readonly id: string
+  readonly createdAt: string
+  readonly files: ReadonlyArray<{ readonly path: string; readonly change: string; readonly beforeSha256: string | null; readonly afterSha256: string | null }>
+  readonly directories: ReadonlyArray<PlannedDirectory>
+  readonly destructive: ReadonlyArray<DestructiveReason>
+  readonly diffPath: string
+}): string => {
+  const out = [`# Transaction ${input.id}`, "", `Planned ${input.createdAt}. Full diff: \`${input.diffPath}\`.`, ""]
+  out.push(
+    input.destructive.length === 0
+      ? "Not destructive."
+      : `Destructive (needs Allow destructive commits): ${input.destructive
+          .map((reason) => `${reason.operation} \`${reason.path ?? ""}\`${reason.alternative === undefined ? "" : ` (alternative: ${reason.alternative})`}`)
+          .join("; ")}.`
+  )
+  if (input.files.length > 0) {
+    out.push("", "## Files", "", "| change | path | before sha256 | after sha256 |", "|---|---|---|---|")
+    for (const file of input.files) {
+      out.push(`| ${file.change} | \`${file.path}\` | ${file.beforeSha256?.slice(0, 12) ?? "-"} | ${file.afterSha256?.slice(0, 12) ?? "-"} |`)
+    }
+  }
+  if (input.directories.length > 0) {
+    out.push("", "## Directories", "")
+    for (const dir of input.directories) out.push(`- \`${dir.path}/\`${dir.existedBefore ? " (existed before)" : " (created)"}`)
+  }
+  return `${out.join("\n")}\n`
+}

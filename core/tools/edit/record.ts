@@ -1,0 +1,132 @@
+/** Transaction records under .agentic/transactions/<tx_id>/, and the views envelopes and listings show of them. */
+import * as Effect from "effect/Effect"
+import type { DestructiveReason } from "../../gate/records.ts"
+import type { Artifact } from "../../protocol/envelope.ts"
+import { toolError } from "../../protocol/errors.ts"
+import { StateStore } from "../../store/StateStore.ts"
+import type { PlannedDirectory, TouchedPath } from "./planner.ts"
+import type { Operation } from "./schema.ts"
+
+/** The folder of every transaction, relative to .agentic/. */
+export const TRANSACTIONS_DIR = "transactions"
+/** Lists in the changes shape are capped at this many paths. */
+export const LIST_CAP = 20
+
+/** A transaction's lifecycle. "committing" lasts only while a commit runs (or until start-up recovery after a crash). */
+export type TransactionStatus = "planned" | "committing" | "committed" | "rolled_back"
+
+/** One file of a stored transaction. */
+export interface RecordedFile {
+  readonly path: string
+  readonly change: "create" | "modify" | "delete"
+  readonly beforeSha256: string | null
+  readonly afterSha256: string | null
+  readonly beforeMode?: number
+  readonly afterMode?: number
+}
+
+/** .agentic/transactions/<tx_id>/transaction.json */
+export interface TransactionRecord {
+  readonly version: 1
+  readonly id: string
+  readonly status: TransactionStatus
+  readonly createdAt: string
+  readonly committedAt?: string
+  readonly rolledBackAt?: string
+  readonly idempotencyKey?: string
+  /** SHA-256 of the normalised operations (the idempotency rule compares it). */
+  readonly operationsHash: string
+  /** SHA-256 the commit approval is bound to (operations plus every touched path's before-state). */
+  readonly approvalHash: string
+  readonly operations: ReadonlyArray<Operation>
+  readonly touched: ReadonlyArray<TouchedPath>
+  readonly files: ReadonlyArray<RecordedFile>
+  readonly directories: ReadonlyArray<PlannedDirectory>
+  readonly createdDirectories: ReadonlyArray<string>
+  readonly destructive: ReadonlyArray<DestructiveReason>
+  readonly artifacts: ReadonlyArray<Artifact>
+  /** Set when start-up recovery undid an interrupted commit. */
+  readonly recovered?: string
+  /** What the last rollback left in place, by path and reason. */
+  readonly rollbackKept?: ReadonlyArray<{ readonly path: string; readonly reason: string }>
+}
+
+/** Paths of one transaction's files, relative to .agentic/. */
+export const txPaths = (id: string) => ({
+  dir: `${TRANSACTIONS_DIR}/${id}`,
+  record: `${TRANSACTIONS_DIR}/${id}/transaction.json`,
+  journal: `${TRANSACTIONS_DIR}/${id}/journal.json`,
+  diff: `${TRANSACTIONS_DIR}/${id}/changes.diff`,
+  review: `${TRANSACTIONS_DIR}/${id}/review.md`,
+  /** Every changed or removed file's before-bytes, packed one after another (offsets in the journal). */
+  backups: `${TRANSACTIONS_DIR}/${id}/before.bin`
+})
+
+/** Reads a transaction record, or NOT_FOUND naming the repair. */
+export const readTransaction = (id: string) =>
+  Effect.gen(function* () {
+    const store = yield* StateStore
+    const record = yield* store.readJson<TransactionRecord>(txPaths(id).record)
+    if (record === undefined) {
+      return yield* Effect.fail(
+        toolError("NOT_FOUND", `No transaction ${id}. List transactions with workspace_edit {"action":"list"}, or preview the operations again.`, {
+          transactionId: id
+        })
+      )
+    }
+    return record
+  })
+
+/** Every stored transaction, newest first. */
+export const allTransactions = Effect.gen(function* () {
+  const store = yield* StateStore
+  const entries = yield* store.list(TRANSACTIONS_DIR)
+  const records = yield* Effect.forEach(
+    entries.filter((entry) => entry.type === "directory" && entry.name.startsWith("tx_")),
+    (entry) => Effect.orElseSucceed(store.readJson<TransactionRecord>(txPaths(entry.name).record), () => undefined)
+  )
+  return records
+    .filter((record): record is TransactionRecord => record !== undefined)
+    .sort((a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt) || (a.id < b.id ? 1 : -1))
+})
+
+/** The changes-listing entry of a transaction (also what `workspace_edit list` shows). */
+export const listEntry = (record: TransactionRecord) => {
+  const created = record.directories.filter((dir) => !dir.existedBefore).map((dir) => dir.path)
+  return {
+    id: record.id,
+    status: record.status,
+    createdAt: record.createdAt,
+    ...(record.committedAt === undefined ? {} : { committedAt: record.committedAt }),
+    ...(record.rolledBackAt === undefined ? {} : { rolledBackAt: record.rolledBackAt }),
+    ...(record.idempotencyKey === undefined ? {} : { idempotencyKey: record.idempotencyKey }),
+    destructive: record.destructive.length > 0,
+    fileCount: record.files.length,
+    files: record.files.slice(0, LIST_CAP).map((file) => file.path),
+    filesTruncated: record.files.length > LIST_CAP,
+    directoryCount: created.length,
+    directories: created.slice(0, LIST_CAP),
+    directoriesTruncated: created.length > LIST_CAP,
+    diffPath: `.agentic/${txPaths(record.id).diff}`,
+    reviewPath: `.agentic/${txPaths(record.id).review}`
+  }
+}
+
+/** How many operations and file changes an envelope shows inline (the rest are in the artifacts). */
+export const INLINE_CAP = 100
+
+const opView = (op: Operation, index: number) =>
+  op.type === "copy" || op.type === "move" ? { index, type: op.type, from: op.from, to: op.to } : { index, type: op.type, path: op.path }
+
+/** The planned transaction as envelopes show it: the listing entry plus the operations and each file's hashes. */
+export const transactionView = (record: TransactionRecord) => ({
+  ...listEntry(record),
+  destructiveReasons: record.destructive,
+  operationCount: record.operations.length,
+  operations: record.operations.slice(0, INLINE_CAP).map(opView),
+  changes: record.files.slice(0, INLINE_CAP),
+  changesTruncated: record.files.length > INLINE_CAP,
+  directoryPlan: record.directories,
+  ...(record.recovered === undefined ? {} : { recovered: record.recovered }),
+  ...(record.rollbackKept === undefined ? {} : { rollbackKept: record.rollbackKept })
+})

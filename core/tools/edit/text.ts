@@ -1,0 +1,83 @@
+/** Byte-faithful text handling for edits: UTF-8 validity, the BOM, and each file's line-ending style. */
+
+/** The UTF-8 byte order mark. */
+export const BOM = new Uint8Array([0xef, 0xbb, 0xbf])
+
+const fatal = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
+const encoder = new TextEncoder()
+
+/** A file's bytes read as text, or the reason they cannot be edited as text. */
+export type Decoded =
+  | { readonly _tag: "Text"; readonly text: string; readonly bom: boolean }
+  | { readonly _tag: "Binary"; readonly reason: "nul" | "invalid-utf8" }
+
+/** Decodes bytes as UTF-8 text (keeping whether a BOM led them); binary when they hold a NUL or are not valid UTF-8. */
+export const decodeText = (bytes: Uint8Array): Decoded => {
+  if (bytes.includes(0)) return { _tag: "Binary", reason: "nul" }
+  const bom = bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf
+  try {
+    return { _tag: "Text", text: fatal.decode(bom ? bytes.subarray(3) : bytes), bom }
+  } catch {
+    return { _tag: "Binary", reason: "invalid-utf8" }
+  }
+}
+
+/** Encodes text back to bytes, restoring the BOM when the file had one. */
+export const encodeText = (text: string, bom: boolean): Uint8Array => {
+  const body = encoder.encode(text)
+  if (!bom) return body
+  const out = new Uint8Array(body.length + 3)
+  out.set(BOM, 0)
+  out.set(body, 3)
+  return out
+}
+
+/** How a file ends its lines: all CRLF, all LF, a mix, or no line break at all. */
+export type EolStyle = "crlf" | "lf" | "mixed" | "none"
+
+/** Detects the line-ending style of a text. */
+export const eolStyle = (text: string): EolStyle => {
+  let crlf = 0
+  let lf = 0
+  for (let index = text.indexOf("\n"); index >= 0; index = text.indexOf("\n", index + 1)) {
+    if (index > 0 && text.charCodeAt(index - 1) === 13) crlf++
+    else lf++
+  }
+  if (crlf === 0 && lf === 0) return "none"
+  if (crlf > 0 && lf > 0) return "mixed"
+  return crlf > 0 ? "crlf" : "lf"
+}
+
+/** Converts model-given text to a file's style (CRLF files get CRLF, LF files LF); mixed and unknown styles are left as given. */
+export const toEolStyle = (text: string, style: EolStyle): string =>
+  style === "crlf" ? text.replace(/\r?\n/g, "\r\n") : style === "lf" ? text.replace(/\r\n/g, "\n") : text
+
+/** The line break a file uses for new lines ("\n" unless it is all CRLF). */
+export const eolOf = (style: EolStyle): string => (style === "crlf" ? "\r\n" : "\n")
+
+/** Non-overlapping occurrences of `search` in `text`, as start offsets. */
+export const occurrences = (text: string, search: string): ReadonlyArray<number> => {
+  const out: Array<number> = []
+  if (search.length === 0) return out
+  for (let at = text.indexOf(search); at >= 0; at = text.indexOf(search, at + search.length)) out.push(at)
+  return out
+}
+
+/** Splits text into lines that keep their terminators ("a\r\nb" -> ["a\r\n", "b"]). */
+export const splitLinesKeep = (text: string): Array<string> => {
+  const out: Array<string> = []
+  let start = 0
+  for (let index = text.indexOf("\n"); index >= 0; index = text.indexOf("\n", start)) {
+    out.push(text.slice(start, index + 1))
+    start = index + 1
+  }
+  if (start < text.length) out.push(text.slice(start))
+  return out
+}
+
+/** True when two byte arrays hold the same bytes. */
+export const sameBytes = (a: Uint8Array, b: Uint8Array): boolean => {
+  if (a.length !== b.length) return false
+  for (let index = 0; index < a.length; index++) if (a[index] !== b[index]) return false
+  return true
+}
