@@ -101,10 +101,23 @@ describe("agentic-workspace tools", () => {
     ])
     expect(plan.code).toBe(0)
     const listed = onlyJson(plan.stdout) as Array<Record<string, unknown>>
-    expect(listed.map((tool) => tool.name)).toEqual(["workspace_plan", "workspace_notes"])
+    expect(listed.map((tool) => tool.name)).toEqual([
+      "workspace_inspect",
+      "workspace_edit",
+      "workspace_plan",
+      "workspace_notes",
+      "workspace_command",
+      "workspace_tasks"
+    ])
     for (const tool of listed) expect(Object.keys(tool).sort()).toEqual(["description", "inputSchema", "name"])
     expect(auto.code).toBe(0)
-    expect(onlyJson(auto.stdout).map((tool: { name: string }) => tool.name)).toEqual(["workspace_notes"])
+    expect(onlyJson(auto.stdout).map((tool: { name: string }) => tool.name)).toEqual([
+      "workspace_inspect",
+      "workspace_edit",
+      "workspace_notes",
+      "workspace_command",
+      "workspace_tasks"
+    ])
     expect(badKey.code).not.toBe(0)
     expect(badKey.stdout).toBe("")
     expect(badKey.stderr).toContain("maxToolResultChars must be an integer from 1000")

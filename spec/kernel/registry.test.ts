@@ -30,10 +30,12 @@ const host = { root: "/nonexistent-root", runtime: "memory" as const, platform: 
 
 describe("which tools are registered", () => {
   it("'workspace_inspect, workspace_edit and workspace_notes are always registered; workspace_plan is registered whenever the permission mode is not Auto' (kernel tools)", () => {
-    const names = (permissionMode: 0 | 1 | 2) => makeRegistry({ ...defaultSettings, permissionMode }, host).tools.map((tool) => tool.name)
-    expect(names(0)).toEqual(["workspace_plan", "workspace_notes"])
-    expect(names(1)).toEqual(["workspace_plan", "workspace_notes"])
-    expect(names(2)).toEqual(["workspace_notes"])
+    // Only the always-on tools and the plan tool: every optional tool switched off.
+    const bare = { ...defaultSettings, enableProcessExecution: false, enableTodoBoards: false, enableVcsTools: false }
+    const names = (permissionMode: 0 | 1 | 2) => makeRegistry({ ...bare, permissionMode }, host).tools.map((tool) => tool.name)
+    expect(names(0)).toEqual(["workspace_inspect", "workspace_edit", "workspace_plan", "workspace_notes"])
+    expect(names(1)).toEqual(["workspace_inspect", "workspace_edit", "workspace_plan", "workspace_notes"])
+    expect(names(2)).toEqual(["workspace_inspect", "workspace_edit", "workspace_notes"])
   })
 
   it("'Auto … workspace_plan is not registered': calling it is refused, not run", async () => {
@@ -46,14 +48,14 @@ describe("which tools are registered", () => {
   })
 
   it("tools/list gives name, description and an object inputSchema with the action enum and no extra properties", () => {
-    const listing = makeRegistry(defaultSettings, host).list()
-    expect(listing.map((tool) => tool.name)).toEqual(["workspace_plan", "workspace_notes"])
+    const listing = makeRegistry({ ...defaultSettings, enableProcessExecution: false, enableTodoBoards: false }, host).list()
+    expect(listing.map((tool) => tool.name)).toEqual(["workspace_inspect", "workspace_edit", "workspace_plan", "workspace_notes"])
     for (const tool of listing) {
       expect(tool.description.length).toBeGreaterThan(20)
       expect(tool.inputSchema).toMatchObject({ type: "object", required: ["action"], additionalProperties: false })
     }
-    expect((listing[1]!.inputSchema.properties as { action: { enum: string[] } }).action.enum).toEqual(["write", "append", "read", "list", "delete"])
-    expect((listing[0]!.inputSchema.properties as { action: { enum: string[] } }).action.enum).toEqual(["propose", "current", "show", "complete", "list"])
+    expect((listing[3]!.inputSchema.properties as { action: { enum: string[] } }).action.enum).toEqual(["write", "append", "read", "list", "delete"])
+    expect((listing[2]!.inputSchema.properties as { action: { enum: string[] } }).action.enum).toEqual(["propose", "current", "show", "complete", "list"])
   })
 })
 
@@ -91,14 +93,14 @@ describe("bad input: 'each a clear INVALID_INPUT … naming the field, and nothi
   }
 
   it("the unknown-tool envelope, whole", async () => {
-    const w = await ws()
+    const w = await ws({ enableProcessExecution: false, enableTodoBoards: false })
     expect(await w.call("workspace_nope", { action: "list" })).toEqual({
       protocol: "agentic-workspace/v1",
       ok: false,
       operation: "workspace_nope.call",
-      summary: 'INVALID_INPUT: Unknown tool "workspace_nope". Registered tools: workspace_plan, workspace_notes.',
+      summary: 'INVALID_INPUT: Unknown tool "workspace_nope". Registered tools: workspace_inspect, workspace_edit, workspace_plan, workspace_notes.',
       retention: { importance: "high", facts: ["workspace_nope.call failed: INVALID_INPUT"] },
-      error: { code: "INVALID_INPUT", message: 'Unknown tool "workspace_nope". Registered tools: workspace_plan, workspace_notes.', details: { tool: "workspace_nope" } }
+      error: { code: "INVALID_INPUT", message: 'Unknown tool "workspace_nope". Registered tools: workspace_inspect, workspace_edit, workspace_plan, workspace_notes.', details: { tool: "workspace_nope" } }
     })
   })
 

@@ -346,7 +346,7 @@ export const editTool = defineTool({
   ].join(" "),
   actions: editActions,
   enabled: () => true,
-  annotations: () => ({ readOnlyHint: false, destructiveHint: true, openWorldHint: false, idempotentHint: false }),
+  annotations: (settings) => ({ readOnlyHint: false, destructiveHint: settings.allowDestructiveEdits, openWorldHint: false, idempotentHint: false }),
   handlers: {
     preview: (input) => Effect.flatMap(prepare(input, false), ({ record, reused }) => previewResult(record, reused)),
     apply: (input) =>
