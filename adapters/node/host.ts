@@ -8,6 +8,7 @@ import type { HostInfoShape } from "../../core/services/HostFs.ts"
 import { decodeSettings, type Settings } from "../../core/settings/settings.ts"
 import type { OpenFailure } from "../cli.ts"
 import { nodeHostFs } from "./NodeHostFs.ts"
+import { nodeSearchLayer } from "./NodeSearch.ts"
 
 
 /** The capabilities a Node host advertises. */
@@ -36,7 +37,7 @@ export const openNodeWorkspace = async (root: string, settingsInput: Record<stri
   }
   const info: HostInfoShape = { root: real, runtime: "node", platform: process.platform, capabilities: NODE_CAPABILITIES }
   try {
-    return await startRuntime(nodeHostFs, info, decoded.right as Settings)
+    return await startRuntime(nodeHostFs, info, decoded.right as Settings, nodeSearchLayer(real))
   } catch (error) {
     return {
       _tag: "OpenFailure",
