@@ -4,30 +4,37 @@
  * get the next page.
  */
 import * as Effect from "effect/Effect"
-import type { Artifact, ToolResult } from "../../protocol/envelope.ts"
+import { type Artifact, success, type ToolResult } from "../../protocol/envelope.ts"
 import { type ToolError } from "../../protocol/errors.ts"
 import { CurrentSettings } from "../../services/CurrentSettings.ts"
 import { StateStore } from "../../store/StateStore.ts"
 import { sha256Text } from "../../gate/hash.ts"
-import { largestFitting, offsetPastEnd, resultChars } from "./paging.ts"
+import { largestFitting, offsetPastEnd } from "./paging.ts"
 
-/** The part of maxToolResultChars left for summary and data once the envelope's own fields are paid for. */
-export const dataBudget = (maxToolResultChars: number): number => maxToolResultChars - Math.min(1000, Math.floor(maxToolResultChars * 0.2))
+/** The characters an envelope costs as JSON: what maxToolResultChars bounds. */
+export const envelopeChars = (operation: string, result: ToolResult): number => JSON.stringify(success(operation, result)).length
+
+const artifactPath = (stem: string, sha256: string, extension: string) => `.agentic/artifacts/inspect/${stem}-${sha256.slice(0, 16)}.${extension}`
+
+/** An artifact entry as long as the real one will be (for measuring a page before the artifact is written). */
+export const placeholderArtifact = (kind: string, stem: string, extension: string, description: string): Artifact => ({
+  kind,
+  path: artifactPath(stem, "0".repeat(64), extension),
+  sha256: "0".repeat(64),
+  bytes: 999_999_999_999,
+  description
+})
 
 /** Writes a full result as an artifact (content-addressed, so repeating a call reuses the file). */
 export const writeArtifact = (kind: string, stem: string, extension: string, content: string, description: string) =>
   Effect.gen(function* () {
     const store = yield* StateStore
     const sha256 = yield* sha256Text(content)
-    const rel = `artifacts/inspect/${stem}-${sha256.slice(0, 16)}.${extension}`
+    const path = artifactPath(stem, sha256, extension)
     const bytes = new TextEncoder().encode(content)
-    yield* store.writeBytes(rel, bytes)
-    return { kind, path: store.path(rel), sha256, bytes: bytes.length, description } satisfies Artifact
+    yield* store.writeBytes(path.slice(".agentic/".length), bytes)
+    return { kind, path, sha256, bytes: bytes.length, description } satisfies Artifact
   })
-
-/** The exact arguments of the call that fetches the next page. */
-export const nextCall = (args: Record<string, unknown>, nextOffset: number | null, snapshot: string) =>
-  nextOffset === null ? undefined : { tool: "workspace_inspect", arguments: { ...args, offset: nextOffset, snapshot } }
 
 /** The sentence that tells a model how to continue. */
 export const nextSentence = (args: Record<string, unknown>, nextOffset: number | null, snapshot: string): string =>
@@ -57,26 +64,27 @@ export interface PagedListing<E> {
   readonly unit: string
 }
 
-/** Builds the result of one page: fitted to the budget, with an artifact when it had to be cut. */
+/** Builds the result of one page: fitted to maxToolResultChars, with an artifact when it had to be cut. */
 export const pagedListing = <E>(listing: PagedListing<E>) =>
   Effect.gen(function* () {
     const settings = yield* CurrentSettings
-    const budget = dataBudget(settings.maxToolResultChars)
+    const operation = `inspect.${listing.action}`
     const total = listing.all.length
     if (listing.offset > total) return yield* Effect.fail(offsetPastEnd(listing.offset, total, listing.unit))
     const want = Math.min(listing.limit, total - listing.offset)
-    const render = (items: ReadonlyArray<unknown>, shown: number) => {
+    const description = `The full ${listing.action} result: all ${total} ${listing.unit}, as JSON.`
+    const build = (items: ReadonlyArray<unknown>, shown: number, artifact: Artifact | undefined): ToolResult => {
       const end = listing.offset + shown
       const nextOffset = end >= total ? null : end
-      const cut = shown < want
       const summary = [
         listing.headline(shown, total),
-        cut ? `The page was cut to ${shown} ${listing.unit} to fit maxToolResultChars (${settings.maxToolResultChars}); the full result is in the artifact.` : "",
+        artifact === undefined
+          ? ""
+          : `The page was cut to ${shown} ${listing.unit} to fit maxToolResultChars (${settings.maxToolResultChars}); the full result is in ${artifact.path}.`,
         nextSentence(listing.args, nextOffset, listing.snapshot)
       ]
         .filter((part) => part !== "")
         .join(" ")
-      const next = nextCall(listing.args, nextOffset, listing.snapshot)
       const data = {
         [listing.key]: items,
         ...listing.extra,
@@ -86,46 +94,29 @@ export const pagedListing = <E>(listing: PagedListing<E>) =>
         total,
         nextOffset,
         complete: listing.complete,
-        snapshot: listing.snapshot,
-        ...(next === undefined ? {} : { next })
+        snapshot: listing.snapshot
       }
-      return { summary, data, cut }
+      return { summary, data, ...(artifact === undefined ? {} : { artifacts: [artifact] }), ...(listing.retention === undefined ? {} : { retention: listing.retention }) }
     }
     const present = listing.present ?? ((entries: ReadonlyArray<E>) => Effect.succeed(entries as ReadonlyArray<unknown>))
-    // Measure with the entries as they will be shown: present the whole wanted page once (it is at most `limit`).
+    // Present the whole wanted page once (at most `limit` entries), then find how many of them fit.
     const wanted = listing.all.slice(listing.offset, listing.offset + want)
     const shownAll = yield* present(wanted)
-    let shown = largestFitting(want, (n) => {
-      const { summary, data } = render(shownAll.slice(0, n), n)
-      return resultChars(summary, data) <= budget
-    })
+    const placeholder = placeholderArtifact(`inspect.${listing.action}`, listing.action, "json", description)
+    let shown = largestFitting(want, (n) =>
+      envelopeChars(operation, build(shownAll.slice(0, n), n, n < want ? placeholder : undefined)) <= settings.maxToolResultChars
+    )
     let items: ReadonlyArray<unknown>
     if (shown < 1 && want > 0) {
+      // Not even one entry fits: show the first one made smaller; the artifact keeps it whole.
       shown = 1
-      const small = listing.shrink === undefined ? wanted[0]! : listing.shrink(wanted[0]!)
-      items = yield* present([small])
+      items = yield* present([listing.shrink === undefined ? wanted[0]! : listing.shrink(wanted[0]!)])
     } else {
       shown = Math.max(shown, 0)
       items = shownAll.slice(0, shown)
     }
-    const { summary, data, cut } = render(items, shown)
-    const artifacts: Array<Artifact> = []
-    if (cut) {
-      const full = JSON.stringify({ action: listing.action, arguments: listing.args, snapshot: listing.snapshot, complete: listing.complete, total, [listing.key]: listing.all }, null, 1)
-      artifacts.push(
-        yield* writeArtifact(
-          `inspect.${listing.action}`,
-          listing.action,
-          "json",
-          full,
-          `The full ${listing.action} result: all ${total} ${listing.unit}, as JSON.`
-        )
-      )
-    }
-    return {
-      summary: artifacts.length === 0 ? summary : `${summary} Full result: ${artifacts[0]!.path}.`,
-      data,
-      ...(artifacts.length === 0 ? {} : { artifacts }),
-      ...(listing.retention === undefined ? {} : { retention: listing.retention })
-    } satisfies ToolResult
+    if (shown >= want) return build(items, shown, undefined)
+    const full = JSON.stringify({ action: listing.action, arguments: listing.args, snapshot: listing.snapshot, complete: listing.complete, total, [listing.key]: listing.all }, null, 1)
+    const artifact = yield* writeArtifact(`inspect.${listing.action}`, listing.action, "json", full, description)
+    return build(items, shown, artifact)
   })

@@ -8,7 +8,7 @@ import { CHANGE_SOURCES } from "../../changes.ts"
 import { loadRecords } from "../../gate/gate.ts"
 import { sha256Bytes, sha256Text, stableStringify } from "../../gate/hash.ts"
 import { type ApprovalRecord, approvedPlan, pendingPlan, pendingRecords } from "../../gate/records.ts"
-import type { ToolResult } from "../../protocol/envelope.ts"
+import type { Artifact, ToolResult } from "../../protocol/envelope.ts"
 import { toolError, type ToolError } from "../../protocol/errors.ts"
 import { CurrentSettings } from "../../services/CurrentSettings.ts"
 import { HostFs, HostInfo } from "../../services/HostFs.ts"
@@ -19,8 +19,8 @@ import { Workspace } from "../../services/Workspace.ts"
 import { modeLabel, modeName } from "../../settings/settings.ts"
 import { StateStore } from "../../store/StateStore.ts"
 import { defineTool } from "../Tool.ts"
-import { dataBudget, nextCall, nextSentence, pagedListing, writeArtifact } from "./budget.ts"
-import { describeBytes, largestFitting, numberLines, offsetPastEnd, requireSnapshot, resultChars, staleSnapshot } from "./paging.ts"
+import { envelopeChars, nextSentence, pagedListing, placeholderArtifact, writeArtifact } from "./budget.ts"
+import { describeBytes, largestFitting, numberLines, offsetPastEnd, requireSnapshot, staleSnapshot } from "./paging.ts"
 import {
   inspectActions,
   LIST_DEFAULT_LIMIT,
@@ -275,65 +275,74 @@ const readFile = (input: { readonly path: string; readonly offset?: number | und
     const total = described.lines.length
     if (offset > total) return yield* fail(offsetPastEnd(offset, total, "lines"))
     const want = Math.min(limit, total - offset)
-    const budget = dataBudget(settings.maxToolResultChars)
     const args = { action: "read", path: input.path, ...(input.limit === undefined ? {} : { limit: input.limit }) }
     const notes = [
       described.lineEndings === "crlf" ? "CRLF line endings" : described.lineEndings === "mixed" ? "mixed LF/CRLF line endings" : "",
       described.bom ? "a UTF-8 BOM (not shown in the text)" : "",
       described.invalidUtf8 ? "bytes that are not valid UTF-8 (shown as U+FFFD)" : ""
     ].filter((note) => note !== "")
-    const render = (text: string, shown: number, clipped: boolean, pageSha256: string) => {
+    const stem = `read-${rel.replace(/[^A-Za-z0-9._-]+/g, "_").slice(-60)}`
+    const description = `Lines ${offset + 1}-${offset + want} of "${rel}", numbered like the read.`
+    const build = (text: string, shown: number, clipped: boolean, pageSha256: string, artifact: Artifact | undefined): ToolResult => {
       const end = offset + shown
       const nextOffset = end >= total ? null : end
-      const cut = shown < want || clipped
       const summary = [
         total === 0
           ? `"${rel}" is empty (${described.bytes} bytes, sha256 ${sha256.slice(0, 12)}…).`
           : `"${rel}" lines ${shown === 0 ? "none" : `${offset + 1}-${end}`} of ${total} (sha256 ${sha256.slice(0, 12)}…).`,
         notes.length === 0 ? "" : `The file has ${notes.join(", ")}.`,
-        cut ? `The page was cut to fit maxToolResultChars (${settings.maxToolResultChars}); the full requested range is in the artifact.` : "",
+        artifact === undefined
+          ? ""
+          : `The page was cut to fit maxToolResultChars (${settings.maxToolResultChars}); the full requested range is in ${artifact.path}.`,
         nextSentence(args, nextOffset, snapshot)
       ]
         .filter((part) => part !== "")
         .join(" ")
-      const next = nextCall(args, nextOffset, snapshot)
-      const data = {
-        path: rel,
-        text,
-        sha256,
-        pageSha256,
-        snapshot,
-        offset,
-        limit,
-        startLine: shown === 0 ? null : offset + 1,
-        endLine: shown === 0 ? null : end,
-        totalLines: total,
-        nextOffset,
-        complete: true,
-        bytes: described.bytes,
-        bom: described.bom,
-        lineEndings: described.lineEndings,
-        finalNewline: described.finalNewline,
-        ...(described.invalidUtf8 ? { invalidUtf8: true } : {}),
-        ...(clipped ? { clippedLines: [offset + 1] } : {}),
-        ...(next === undefined ? {} : { next })
+      return {
+        summary,
+        data: {
+          path: rel,
+          text,
+          sha256,
+          pageSha256,
+          snapshot,
+          offset,
+          limit,
+          startLine: shown === 0 ? null : offset + 1,
+          endLine: shown === 0 ? null : end,
+          totalLines: total,
+          nextOffset,
+          complete: true,
+          bytes: described.bytes,
+          bom: described.bom,
+          lineEndings: described.lineEndings,
+          finalNewline: described.finalNewline,
+          ...(described.invalidUtf8 ? { invalidUtf8: true } : {}),
+          ...(clipped ? { clippedLines: [offset + 1] } : {})
+        },
+        ...(artifact === undefined ? {} : { artifacts: [artifact] }),
+        retention: {
+          importance: "normal",
+          facts: [`read ${rel} ${shown === 0 ? "(no lines)" : `lines ${offset + 1}-${end} of ${total}`}, sha256 ${sha256.slice(0, 16)}`],
+          omit_when_summarizing: ["text"]
+        }
       }
-      return { summary, data, cut }
     }
-    const pageText = (n: number) => numberLines(described.lines.slice(offset, offset + n), offset + 1)
-    const placeholder = "0".repeat(64)
-    let shown = largestFitting(want, (n) => {
-      const { summary, data } = render(pageText(n), n, false, placeholder)
-      return resultChars(summary, data) <= budget
-    })
+    // Every numbered line ends with "\n", so the pages' texts concatenate to the whole without a separator.
+    const pageText = (n: number) => (n === 0 ? "" : `${numberLines(described.lines.slice(offset, offset + n), offset + 1)}\n`)
+    const zeros = "0".repeat(64)
+    const placeholder = placeholderArtifact("inspect.read", stem, "txt", description)
+    const fits = (result: ToolResult) => envelopeChars("inspect.read", result) <= settings.maxToolResultChars
+    let shown = largestFitting(want, (n) => fits(build(pageText(n), n, false, zeros, n < want ? placeholder : undefined)))
     let text: string
     let clipped = false
     if (shown < 1 && want > 0) {
       // Not even one line fits: show the start of it and leave the whole line to the artifact.
       shown = 1
       clipped = true
-      const room = Math.max(0, budget - resultChars(render("", 1, true, placeholder).summary, render("", 1, true, placeholder).data) - 20)
-      text = `${pageText(1).slice(0, room)}…`
+      const line = pageText(1)
+      const room = largestFitting(line.length, (n) => fits(build(`${line.slice(0, n)}…\n`, 1, true, zeros, placeholder)))
+      text = `${line.slice(0, Math.max(0, room))}…\n`
     } else {
       shown = Math.max(0, shown)
       text = pageText(shown)
@@ -343,28 +352,9 @@ const readFile = (input: { readonly path: string; readonly offset?: number | und
       .map((line, index) => `${line}${described.endings[offset + index]}`)
       .join("")
     const pageSha256 = yield* sha256Text(raw)
-    const { summary, data, cut } = render(text, shown, clipped, pageSha256)
-    const artifacts = cut
-      ? [
-          yield* writeArtifact(
-            "inspect.read",
-            `read-${rel.replace(/[^A-Za-z0-9._-]+/g, "_").slice(-80)}`,
-            "txt",
-            `${pageText(want)}\n`,
-            `Lines ${offset + 1}-${offset + want} of "${rel}" with the line-number gutter (sha256 of the file ${sha256}).`
-          )
-        ]
-      : []
-    return {
-      summary: artifacts.length === 0 ? summary : `${summary} Full range: ${artifacts[0]!.path}.`,
-      data,
-      ...(artifacts.length === 0 ? {} : { artifacts }),
-      retention: {
-        importance: "normal",
-        facts: [`read ${rel} ${shown === 0 ? "(no lines)" : `lines ${offset + 1}-${offset + shown} of ${total}`}, sha256 ${sha256}`],
-        omit_when_summarizing: ["text"]
-      }
-    } satisfies ToolResult
+    if (shown >= want && !clipped) return build(text, shown, false, pageSha256, undefined)
+    const artifact = yield* writeArtifact("inspect.read", stem, "txt", pageText(want), description)
+    return build(text, shown, clipped, pageSha256, artifact)
   })
 
 const searchFiles = (input: {

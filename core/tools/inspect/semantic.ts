@@ -17,8 +17,8 @@ import { GlobSet } from "../../services/searchCore.ts"
 import { Workspace } from "../../services/Workspace.ts"
 import { StateStore } from "../../store/StateStore.ts"
 import { sha256Bytes } from "../../gate/hash.ts"
-import { dataBudget } from "./budget.ts"
-import { describeBytes, largestFitting, numberLines, resultChars } from "./paging.ts"
+import { envelopeChars } from "./budget.ts"
+import { describeBytes, largestFitting, numberLines } from "./paging.ts"
 
 /** The index file under .agentic/. */
 export const INDEX_FILE = "index/semantic.json"
@@ -211,7 +211,11 @@ export const semanticSearch = (input: {
         }
       })
     )
-    const budget = dataBudget(settings.maxToolResultChars)
+    const retentionOf = (shown: ReadonlyArray<{ readonly path: string; readonly startLine: number }>): ToolResult["retention"] => ({
+      importance: "normal",
+      facts: [`semantic_search ${JSON.stringify(input.query)}: ${shown.map((result) => `${result.path}:${result.startLine}`).slice(0, 10).join(", ") || "nothing"}`],
+      omit_when_summarizing: ["results"]
+    })
     const render = (n: number) => {
       const shown = results.slice(0, n)
       const summary = `${shown.length} chunk(s) for ${JSON.stringify(input.query)}, best first (lexical BM25 ranking over ${files} indexed files${
@@ -223,16 +227,8 @@ export const semanticSearch = (input: {
     }
     const n = Math.max(0, largestFitting(results.length, (count) => {
       const { summary, data } = render(count)
-      return resultChars(summary, data) <= budget
+      return envelopeChars("inspect.semantic_search", { summary, data, retention: retentionOf(data.results) }) <= settings.maxToolResultChars
     }))
     const { summary, data } = render(n)
-    return {
-      summary,
-      data,
-      retention: {
-        importance: "normal",
-        facts: [`semantic_search ${JSON.stringify(input.query)}: ${data.results.map((result) => `${result.path}:${result.startLine}`).slice(0, 10).join(", ") || "nothing"}`],
-        omit_when_summarizing: ["results"]
-      }
-    } satisfies ToolResult
+    return { summary, data, retention: retentionOf(data.results) } satisfies ToolResult
   })
