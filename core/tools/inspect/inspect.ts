@@ -12,8 +12,8 @@ import type { Artifact, ToolResult } from "../../protocol/envelope.ts"
 import { toolError, type ToolError } from "../../protocol/errors.ts"
 import { CurrentSettings } from "../../services/CurrentSettings.ts"
 import { HostFs, HostInfo } from "../../services/HostFs.ts"
-import { dirname, join } from "../../services/paths.ts"
-import { ignoreStackAt, Search, type WalkEntry } from "../../services/Search.ts"
+import { join } from "../../services/paths.ts"
+import { Search, type WalkEntry } from "../../services/Search.ts"
 import { escapeRegExp, GlobSet, grepText } from "../../services/searchCore.ts"
 import { Workspace } from "../../services/Workspace.ts"
 import { modeLabel, modeName } from "../../settings/settings.ts"
@@ -28,6 +28,7 @@ import {
   SEARCH_DEFAULT_CAP,
   SEARCH_DEFAULT_LIMIT
 } from "./schema.ts"
+import { isIgnored, walkScope } from "./scope.ts"
 import { semanticSearch } from "./semantic.ts"
 
 /** At most this many entries are enumerated by one listing; more makes the listing incomplete. */
@@ -38,42 +39,6 @@ export const SEARCH_LINE_CHARS = 500
 export const SEARCH_MAX_FILE_BYTES = 32 * 1024 * 1024
 
 const fail = (error: ToolError) => Effect.fail(error)
-
-/** The .gitignore rules at a directory, read through the host (absolute paths stay inside the core). */
-const readGitignore = (dir: string) =>
-  Effect.gen(function* () {
-    const host = yield* HostFs
-    const info = yield* HostInfo
-    return yield* host.readFile(join(info.root, dir === "" ? ".gitignore" : `${dir}/.gitignore`)).pipe(
-      Effect.map((bytes): string | undefined => new TextDecoder().decode(bytes)),
-      Effect.orElseSucceed(() => undefined)
-    )
-  })
-
-/** True when .gitignore hides `rel` (or a directory above it). */
-const isIgnored = (rel: string, isDirectory: boolean) =>
-  Effect.gen(function* () {
-    if (rel === "") return false
-    const host = yield* HostFs
-    const info = yield* HostInfo
-    const read = (dir: string) => Effect.provideService(readGitignore(dir), HostFs, host).pipe(Effect.provideService(HostInfo, info))
-    const stack = yield* ignoreStackAt(read, dirname(rel))
-    return stack.ignores(rel, isDirectory)
-  })
-
-/** The walk options for a base the model named: naming an ignored or excluded directory lists it anyway. */
-const walkScope = (base: string, input: { readonly include_ignored?: boolean | undefined; readonly exclude?: ReadonlyArray<string> | undefined }) =>
-  Effect.gen(function* () {
-    const settings = yield* CurrentSettings
-    const configured = [...settings.excludePatterns, ...(input.exclude ?? [])]
-    const named = base !== "" && (new GlobSet(configured).covers(base) || (yield* isIgnored(base, true)))
-    return {
-      base,
-      includeIgnored: input.include_ignored === true || (named && (yield* isIgnored(base, true))),
-      excludes: named ? configured.filter((pattern) => !new GlobSet([pattern]).covers(base)) : configured,
-      namedHidden: named
-    }
-  })
 
 /** Resolves a directory argument: NOT_FOUND when missing, INVALID_INPUT when it is a file. */
 const directoryOf = (path: string | undefined, action: string) =>

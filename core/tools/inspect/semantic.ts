@@ -11,7 +11,8 @@ import type { ToolResult } from "../../protocol/envelope.ts"
 import { toolError } from "../../protocol/errors.ts"
 import { CurrentSettings } from "../../services/CurrentSettings.ts"
 import { HostFs, HostInfo } from "../../services/HostFs.ts"
-import { join } from "../../services/paths.ts"
+import { dirname, join } from "../../services/paths.ts"
+import { walkScope } from "./scope.ts"
 import { Search } from "../../services/Search.ts"
 import { GlobSet } from "../../services/searchCore.ts"
 import { Workspace } from "../../services/Workspace.ts"
@@ -100,12 +101,12 @@ export const chunkLines = (path: string, lines: ReadonlyArray<string>): Array<Ch
 
 const emptyIndex = () => new MiniSearch<ChunkDoc>(options)
 
-/** Brings the index up to date with the tree (under the index lock) and returns it. */
-const refreshIndex = Effect.gen(function* () {
+/** Brings the index up to date with the subtree in scope (under the index lock) and returns it. */
+const refreshIndex = (scope: { readonly base: string; readonly includeIgnored: boolean; readonly excludes: ReadonlyArray<string> }) =>
+  Effect.gen(function* () {
   const store = yield* StateStore
   const host = yield* HostFs
   const info = yield* HostInfo
-  const settings = yield* CurrentSettings
   const search = yield* Search
   return yield* store.locked(
     INDEX_FILE,
@@ -120,7 +121,7 @@ const refreshIndex = Effect.gen(function* () {
           files = { ...stored.files }
         }
       }
-      const walked = yield* search.walk({ base: "", includeIgnored: false, excludes: settings.excludePatterns, directories: false, maxEntries: INDEX_MAX_FILES })
+      const walked = yield* search.walk({ ...scope, directories: false, maxEntries: INDEX_MAX_FILES })
       let complete = walked.complete
       let changed = 0
       const seen = new Set<string>()
@@ -149,8 +150,10 @@ const refreshIndex = Effect.gen(function* () {
         files[entry.path] = { sha256, size: stat.size, mtimeMs: stat.mtimeMs, chunks: chunks.map((chunk) => chunk.id) }
         changed++
       }
+      const inScope = (path: string) => scope.base === "" ? !path.startsWith(".agentic/") || scope.base.startsWith(".agentic") : path.startsWith(`${scope.base}/`)
       for (const [path, known] of Object.entries(files)) {
-        if (seen.has(path)) continue
+        // Only files the walk could have seen are dropped; an incomplete walk drops nothing.
+        if (seen.has(path) || !walked.complete || !inScope(path)) continue
         for (const id of known.chunks) if (index.has(id)) index.discard(id)
         const { [path]: _, ...rest } = files
         files = rest
@@ -162,7 +165,7 @@ const refreshIndex = Effect.gen(function* () {
       return { index, files: Object.keys(files).length, changed, complete }
     })
   )
-})
+  })
 
 /** The semantic_search action. */
 export const semanticSearch = (input: {
@@ -184,7 +187,10 @@ export const semanticSearch = (input: {
         })
       )
     }
-    const { index, files, changed, complete } = yield* refreshIndex
+    const info = yield* ws.stat(base)
+    if (info === undefined) return yield* Effect.fail(toolError("NOT_FOUND", `Nothing exists at "${base}" to search.`, { path: base }))
+    const scope = yield* walkScope(info.type === "directory" ? base : dirname(base), {})
+    const { index, files, changed, complete } = yield* refreshIndex(scope)
     const include = new GlobSet(input.include ?? [])
     const exclude = new GlobSet(input.exclude ?? [])
     const limit = input.limit ?? 10
