@@ -23,7 +23,7 @@ import * as Effect from "effect/Effect"
 import { openNodeWorkspace } from "../adapters/node/host.ts"
 import { makeNodeSearch } from "../adapters/node/NodeSearch.ts"
 import type { WorkspaceRuntime } from "../core/runtime.ts"
-import { escapeRegExp } from "../core/services/searchCore.ts"
+import { escapeRegExp, requiredLiteral } from "../core/services/searchCore.ts"
 
 const BENCH_DIR = process.env.AW_BENCH_DIR ?? path.join(os.tmpdir(), "aw-bench")
 const RUNS = Number(process.env.AW_BENCH_RUNS ?? 5)
@@ -115,7 +115,7 @@ const scenario = async (name: string, root: string, includeIgnored: boolean) => 
             include: [],
             source,
             flags,
-            ...(query.regex ? {} : { literal: query.query }),
+            ...((query.regex ? requiredLiteral(source) : query.query) === undefined ? {} : { literal: query.regex ? requiredLiteral(source)! : query.query }),
             context: 0,
             maxMatches: 1_000_000,
             maxLineChars: 500,

@@ -37,7 +37,7 @@ describe("paging yields the whole, in order, once", () => {
         }
         expect(expected).toBe(whole.data.totalLines)
       }),
-      { seed, numRuns: 40 }
+      { seed, numRuns: 25 }
     )
   })
 
@@ -60,7 +60,7 @@ describe("paging yields the whole, in order, once", () => {
           expect(new Set(paged).size).toBe(paged.length)
         }
       }),
-      { seed, numRuns: 25 }
+      { seed, numRuns: 15 }
     )
   })
 
@@ -77,7 +77,7 @@ describe("paging yields the whole, in order, once", () => {
         expect(pages.flatMap((page) => page.matches)).toEqual(whole.data.matches)
         expect(whole.data.total).toBe(files.flat().filter((text) => text.toLowerCase().includes("hit")).length)
       }),
-      { seed, numRuns: 25 }
+      { seed, numRuns: 15 }
     )
   })
 })

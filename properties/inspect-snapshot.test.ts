@@ -29,7 +29,7 @@ describe("a snapshot from before a change is refused after it", () => {
         if (before === after) expect(next.ok).toBe(true)
         else expect(next.error?.code).toBe("SNAPSHOT_STALE")
       }),
-      { seed, numRuns: 40 }
+      { seed, numRuns: 25 }
     )
   })
 
@@ -50,7 +50,7 @@ describe("a snapshot from before a change is refused after it", () => {
         if (same) expect(next.ok).toBe(true)
         else expect(next.error?.code).toBe("SNAPSHOT_STALE")
       }),
-      { seed, numRuns: 30 }
+      { seed, numRuns: 15 }
     )
   })
 })

@@ -80,7 +80,10 @@ parentPort.on("message", (job) => {
   const literalBytes = job.literal !== undefined && !job.flags.includes("i") ? Buffer.from(job.literal, "utf8") : undefined
   // An ASCII literal matched case-insensitively: latin1 decoding keeps every ASCII byte and folds no
   // other byte onto ASCII, so it answers "could this file match" without a UTF-8 decode.
-  const asciiFold = job.literal !== undefined && job.flags.includes("i") && /^[\x00-\x7f]*$/.test(job.literal)
+  const asciiFold =
+    job.literal !== undefined && job.flags.includes("i") && /^[\x00-\x7f]*$/.test(job.literal)
+      ? new RegExp(job.literal.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&"), "i")
+      : undefined
   const results = []
   const tooLarge = []
   const unreadable = []
@@ -104,7 +107,7 @@ parentPort.on("message", (job) => {
       continue
     }
     if (literalBytes !== undefined && buffer.subarray(0, length).indexOf(literalBytes) === -1) continue
-    if (asciiFold && !regex.test(buffer.latin1Slice(0, length))) continue
+    if (asciiFold !== undefined && !asciiFold.test(buffer.latin1Slice(0, length))) continue
     const matches = grepText(buffer.utf8Slice(0, length), regex, job.context, job.maxLineChars)
     if (matches.length > 0) results.push({ path: job.rels[index], matches })
   }

@@ -52,7 +52,7 @@ export interface GrepOptions extends Omit<WalkOptions, "directories" | "maxEntri
   /** JavaScript RegExp source and flags (non-global; "m", plus "i" for case-insensitive). */
   readonly source: string
   readonly flags: string
-  /** When the query is a plain literal: lets a host skip files that cannot match without decoding them. */
+  /** Text every match contains (the query when literal, `requiredLiteral` of a regex): a host may skip files without it. */
   readonly literal?: string
   readonly context: number
   /** The result cap: the search stops once this many matching lines (in path order) are known. */

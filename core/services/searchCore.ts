@@ -136,3 +136,71 @@ export const grepText = (text: string, regex: RegExp, context: number, maxLineCh
 
 /** Escapes a literal for use in a RegExp. */
 export const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&")
+
+/**
+ * The longest run of literal characters every match of `source` must contain (at least 3 long), or
+ * undefined. Conservative: any alternation gives up; groups, classes, escapes other than escaped
+ * punctuation and anchors end a run; a character made optional by ?, * or {…} is dropped, one
+ * repeated by + ends the run after it. Lets a host skip files without the literal before decoding them.
+ */
+export const requiredLiteral = (source: string): string | undefined => {
+  let best = ""
+  let run = ""
+  const end = () => {
+    if (run.length > best.length) best = run
+    run = ""
+  }
+  let depth = 0
+  let inClass = false
+  for (let index = 0; index < source.length; index++) {
+    const char = source[index]!
+    if (inClass) {
+      if (char === "\\") index++
+      else if (char === "]") inClass = false
+      continue
+    }
+    if (char === "\\") {
+      const next = source[index + 1]
+      if (next === undefined) return undefined
+      index++
+      if (depth === 0 && /[^A-Za-z0-9]/.test(next)) {
+        const quantifier = source[index + 1]
+        if (quantifier === "?" || quantifier === "*" || quantifier === "{") end()
+        else {
+          run += next
+          if (quantifier === "+") end()
+        }
+      } else end()
+      continue
+    }
+    if (char === "|") return undefined
+    if (char === "[") {
+      inClass = true
+      end()
+      continue
+    }
+    if (char === "(") {
+      depth++
+      end()
+      continue
+    }
+    if (char === ")") {
+      depth--
+      end()
+      continue
+    }
+    if (depth > 0) continue
+    if ("^$.?*+{}".includes(char)) {
+      end()
+      continue
+    }
+    const quantifier = source[index + 1]
+    if (quantifier === "?" || quantifier === "*" || quantifier === "{") end()
+    else {
+      run += char
+      if (quantifier === "+") end()
+    }
+  }
+  end()
+  return best.length >= 3 ? best : undefined
+}

@@ -116,7 +116,7 @@ export const pagedListing = <E>(listing: PagedListing<E>) =>
       items = shownAll.slice(0, shown)
     }
     if (shown >= want) return build(items, shown, undefined)
-    const full = JSON.stringify({ action: listing.action, arguments: listing.args, snapshot: listing.snapshot, complete: listing.complete, total, [listing.key]: listing.all }, null, 1)
+    const full = JSON.stringify({ action: listing.action, arguments: listing.args, snapshot: listing.snapshot, complete: listing.complete, total, [listing.key]: listing.all })
     const artifact = yield* writeArtifact(`inspect.${listing.action}`, listing.action, "json", full, description)
     return build(items, shown, artifact)
   })

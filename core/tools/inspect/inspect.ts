@@ -14,7 +14,7 @@ import { CurrentSettings } from "../../services/CurrentSettings.ts"
 import { HostFs, HostInfo } from "../../services/HostFs.ts"
 import { join } from "../../services/paths.ts"
 import { Search, type WalkEntry } from "../../services/Search.ts"
-import { escapeRegExp, GlobSet, grepText } from "../../services/searchCore.ts"
+import { escapeRegExp, GlobSet, grepText, requiredLiteral } from "../../services/searchCore.ts"
 import { Workspace } from "../../services/Workspace.ts"
 import { modeLabel, modeName } from "../../settings/settings.ts"
 import { StateStore } from "../../store/StateStore.ts"
@@ -57,7 +57,11 @@ const directoryOf = (path: string | undefined, action: string) =>
     return rel
   })
 
-const snapshotOf = (value: unknown) => sha256Text(stableStringify(value))
+/**
+ * The snapshot id of a result: SHA-256 over the query (stable JSON) and the full ordered result. The
+ * result is serialised with plain JSON (its shape is fixed), which keeps a 70,000-entry listing cheap.
+ */
+const snapshotOf = (query: unknown, result: ReadonlyArray<unknown> = []) => sha256Text(`${stableStringify(query)}\n${JSON.stringify(result)}`)
 
 const checkSnapshot = (action: string, given: string | undefined, current: string, what: string) =>
   given !== undefined && given !== current ? fail(staleSnapshot(action, given, current, what)) : Effect.void
@@ -114,9 +118,8 @@ const listing = (
       base,
       depth,
       includeIgnored: scope.includeIgnored,
-      excludes: scope.excludes,
-      entries: walked.entries.map((entry) => [entry.path, entry.type])
-    })
+      excludes: scope.excludes
+    }, walked.entries.map((entry) => [entry.path, entry.type]))
     yield* checkSnapshot(action, input.snapshot, snapshot, `The listing of "${base || "."}"`)
     const where = base === "" ? "the workspace root" : `"${base}"`
     return yield* pagedListing({
@@ -345,6 +348,7 @@ const searchFiles = (input: {
     const insensitive = input.case_sensitive === undefined ? input.query === input.query.toLowerCase() : !input.case_sensitive
     const source = regexMode ? input.query : escapeRegExp(input.query)
     const flags = `m${insensitive ? "i" : ""}`
+    const literal = regexMode ? requiredLiteral(source) : input.query
     const compiled = yield* Effect.try({
       try: () => new RegExp(source, flags),
       catch: (error) =>
@@ -367,7 +371,7 @@ const searchFiles = (input: {
         include: input.include ?? [],
         source,
         flags,
-        ...(regexMode ? {} : { literal: input.query }),
+        ...(literal === undefined ? {} : { literal }),
         context,
         maxMatches: cap,
         maxLineChars: SEARCH_LINE_CHARS,
@@ -399,9 +403,8 @@ const searchFiles = (input: {
       excludes: scopeFacts.excludes,
       includeIgnored: scopeFacts.includeIgnored,
       context,
-      cap,
-      matches: result.matches
-    })
+      cap
+    }, result.matches)
     yield* checkSnapshot("search", input.snapshot, snapshot, "The search result")
     const files = new Set(result.matches.map((match) => match.path)).size
     const args = {
@@ -485,9 +488,8 @@ const findPaths = (input: {
       base,
       type,
       includeIgnored: scope.includeIgnored,
-      excludes: scope.excludes,
-      entries: found.map((entry) => [entry.path, entry.type])
-    })
+      excludes: scope.excludes
+    }, found.map((entry) => [entry.path, entry.type]))
     yield* checkSnapshot("find", input.snapshot, snapshot, "The find result")
     const args = {
       action: "find",
