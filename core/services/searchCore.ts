@@ -17,12 +17,12 @@ export const isBinary = (bytes: Uint8Array): boolean => {
   return false
 }
 
-/** Directory names never descended into below the base of a walk (.agentic only at the root). */
+/** Directories never descended into below the base of a walk: .git/, and .agentic/ unless the walk starts inside one. */
 export const isPrunedDir = (rel: string, base: string): boolean => {
   const name = rel.slice(rel.lastIndexOf("/") + 1)
   if (name === ".git") return true
-  // .agentic/ holds this toolkit's own state and artifacts (earlier results): searched only when asked for.
-  return rel === ".agentic" && base !== ".agentic" && !base.startsWith(".agentic/")
+  // .agentic/ (this workspace's or a nested one's) holds toolkit state and earlier results: searched only when named.
+  return name === ".agentic" && !base.split("/").includes(".agentic")
 }
 
 /** One .gitignore's rules, anchored at the directory holding it. */
