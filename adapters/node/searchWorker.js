@@ -1,6 +1,7 @@
 // The search worker: sync reads of a batch of files (no per-file promise, no event-loop hop), a byte
 // prefilter for literal queries, and the same line matcher as core/services/searchCore.ts grepText
 // (spec/inspect/search-conformance.test.ts compares the two). Plain JS: worker threads load it natively.
+import { isAscii } from "node:buffer"
 import * as fs from "node:fs"
 import { parentPort } from "node:worker_threads"
 
@@ -108,7 +109,9 @@ parentPort.on("message", (job) => {
     }
     if (literalBytes !== undefined && buffer.subarray(0, length).indexOf(literalBytes) === -1) continue
     if (asciiFold !== undefined && !asciiFold.test(buffer.latin1Slice(0, length))) continue
-    const matches = grepText(buffer.utf8Slice(0, length), regex, job.context, job.maxLineChars)
+    // Pure ASCII decodes the same as latin1, which skips UTF-8 validation (most source files are ASCII).
+    const text = isAscii(buffer.subarray(0, length)) ? buffer.latin1Slice(0, length) : buffer.utf8Slice(0, length)
+    const matches = grepText(text, regex, job.context, job.maxLineChars)
     if (matches.length > 0) results.push({ path: job.rels[index], matches })
   }
   parentPort.postMessage({ id: job.id, results, tooLarge, unreadable, searched, binary })
