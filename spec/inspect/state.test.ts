@@ -169,6 +169,30 @@ describe("changes: \"lists transactions, runs, jobs ..., taskBoards, researchPro
   })
 })
 
+describe("changes within the budget", () => {
+  it("a listing larger than maxToolResultChars keeps the newest entries of each list and writes the whole to an artifact", async () => {
+    ws = await openWorkspace({ maxToolResultChars: 3000 })
+    const records = Array.from({ length: 60 }, (_, index) => ({
+      id: `approval_${String(index).padStart(3, "0")}`,
+      kind: "command",
+      status: "pending",
+      title: `Run a fairly long command title number ${index}`,
+      createdAt: new Date(Date.now() - index * 1000).toISOString(),
+      hash: `h${index}`
+    }))
+    await writeRecords(ws.dir, records)
+    const envelope = await ok(ws, { action: "changes" })
+    expect(JSON.stringify(envelope).length).toBeLessThanOrEqual(3000)
+    expect(envelope.data.truncated).toEqual({ approvals: 60 })
+    expect(envelope.data.approvals[0].id).toBe("approval_000")
+    const artifact = envelope.artifacts![0]!
+    expect(artifact.kind).toBe("inspect.changes")
+    const stored = JSON.parse(await fs.readFile(path.join(ws.dir, artifact.path), "utf8"))
+    expect(stored.approvals).toHaveLength(60)
+    expect(envelope.summary).toContain(artifact.path)
+  })
+})
+
 describe(".agentic/ is readable, not writable", () => {
   it("\"workspace_inspect — read, list, search, semantic_search, find, stat — reads them like any other path\"", async () => {
     ws = await openWorkspace({ protectedPatterns: ["secrets/**"] })

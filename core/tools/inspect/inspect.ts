@@ -611,20 +611,38 @@ const changes = Effect.gen(function* () {
   }
   const jobs = data.jobs as ReadonlyArray<{ readonly id?: string; readonly status?: string }>
   const counts = Object.entries(data).map(([key, list]) => `${list.length} ${key}`)
-  return {
-    summary: `Recovery listing: ${counts.join(", ")}.`,
-    data,
-    retention: {
-      importance: "high",
-      facts: [
-        ...jobs.slice(0, 20).map((job) => `job ${job.id ?? "?"} ${job.status ?? ""}`.trim()),
-        ...approvals.slice(0, 10).map((approval) => `approval ${approval.id} ${approval.status}: ${approval.title}`),
-        ...plans.filter((plan) => plan.status === "pending" || plan.status === "approved").map((plan) => `plan ${plan.id} ${plan.status}: ${plan.planPath}`)
-      ],
-      // jobs is the one route back to a job_ id after compression: it is never omitted.
-      omit_when_summarizing: ["transactions", "runs", "taskBoards", "researchProjects"]
+  const retention: ToolResult["retention"] = {
+    importance: "high",
+    facts: [
+      ...jobs.slice(0, 20).map((job) => `job ${job.id ?? "?"} ${job.status ?? ""}`.trim()),
+      ...approvals.slice(0, 10).map((approval) => `approval ${approval.id} ${approval.status}: ${approval.title}`),
+      ...plans.filter((plan) => plan.status === "pending" || plan.status === "approved").map((plan) => `plan ${plan.id} ${plan.status}: ${plan.planPath}`)
+    ],
+    // jobs is the one route back to a job_ id after compression: it is never omitted.
+    omit_when_summarizing: ["transactions", "runs", "taskBoards", "researchProjects"]
+  }
+  const summary = `Recovery listing: ${counts.join(", ")}.`
+  const whole: ToolResult = { summary, data, retention }
+  const settings = yield* CurrentSettings
+  if (envelopeChars("inspect.changes", whole) <= settings.maxToolResultChars) return whole
+  // Too large for one envelope: every list keeps its newest entries (the same count for all, jobs
+  // first to keep), and the full listing goes to an artifact.
+  const description = "The full changes listing, as JSON."
+  const trimmed = (keep: number, artifact: Artifact): ToolResult => {
+    const cut = Object.fromEntries(Object.entries(data).map(([key, list]) => [key, list.slice(0, key === "jobs" ? Math.max(keep, 20) : keep)]))
+    const truncated = Object.fromEntries(Object.entries(data).filter(([key]) => (cut[key]?.length ?? 0) < data[key as keyof typeof data].length).map(([key, list]) => [key, list.length]))
+    return {
+      summary: `${summary} Only the newest ${keep} of each list are shown (totals in data.truncated) to fit maxToolResultChars; the full listing is in ${artifact.path}.`,
+      data: { ...cut, truncated },
+      retention,
+      artifacts: [artifact]
     }
-  } satisfies ToolResult
+  }
+  const longest = Math.max(...Object.values(data).map((list) => list.length))
+  const placeholder = placeholderArtifact("inspect.changes", "changes", "json", description)
+  const keep = Math.max(0, largestFitting(longest, (n) => envelopeChars("inspect.changes", trimmed(n, placeholder)) <= settings.maxToolResultChars))
+  const artifact = yield* writeArtifact("inspect.changes", "changes", "json", JSON.stringify(data), description)
+  return trimmed(keep, artifact)
 })
 
 const capabilities = Effect.gen(function* () {
