@@ -656,21 +656,27 @@ const capabilities = Effect.gen(function* () {
   const storage = yield* Effect.forEach(STORAGE_MAP, (entry) =>
     Effect.map(store.stat(entry.probe), (stat) => ({ name: entry.name, path: entry.path, description: entry.description, exists: stat !== undefined }))
   )
-  return {
-    summary: `Permission mode ${modeLabel(settings.permissionMode)}; ${
-      state.activePlan === null ? "no approved plan" : `approved plan ${state.activePlan.id}`
-    }${state.pendingPlan === null ? "" : `, plan ${state.pendingPlan.id} pending`}; ${plural(state.pendingApprovals, "pending approval")}; ${plural(
-      state.notes.count,
-      "note"
-    )}, MEMORY.md ${state.notes.memoryExists ? "present" : "absent"}. Tools: ${tools.join(", ")}.`,
-    data: {
-      ...state,
-      tools,
-      storage: { root: ".agentic/", readable: true, writableByModel: false, entries: storage },
-      maxToolResultChars: settings.maxToolResultChars
-    },
-    retention: { importance: "high", facts: [...stateFacts(state), `tools: ${tools.join(", ")}`] }
-  } satisfies ToolResult
+  const summaryOf = (withTools: boolean) =>
+    `Permission mode ${modeLabel(settings.permissionMode)}; ${state.activePlan === null ? "no approved plan" : `approved plan ${state.activePlan.id}`}${
+      state.pendingPlan === null ? "" : `, plan ${state.pendingPlan.id} pending`
+    }; ${plural(state.pendingApprovals, "pending approval")}; ${plural(state.notes.count, "note")}, MEMORY.md ${state.notes.memoryExists ? "present" : "absent"}.${
+      withTools ? ` Tools: ${tools.join(", ")}.` : ""
+    }`
+  const result = (entries: unknown, withTools: boolean): ToolResult => ({
+    summary: summaryOf(withTools),
+    data: withTools
+      ? { ...state, tools, storage: { root: ".agentic/", readable: true, writableByModel: false, entries }, maxToolResultChars: settings.maxToolResultChars }
+      : { ...state, tools, storage: { root: ".agentic/", entries } },
+    retention: { importance: "high", facts: withTools ? [...stateFacts(state), `tools: ${tools.join(", ")}`] : stateFacts(state).slice(0, 2) }
+  })
+  // Smaller renderings of the storage map for small budgets: without descriptions, then name and path only.
+  const variants = [
+    result(storage, true),
+    result(storage.map(({ description: _, ...rest }) => rest), true),
+    result(storage.map((entry) => ({ name: entry.name, path: entry.path })), true),
+    result(Object.fromEntries(storage.map((entry) => [entry.name, entry.path])), false)
+  ]
+  return variants.find((variant) => envelopeChars("inspect.capabilities", variant) <= settings.maxToolResultChars) ?? variants[variants.length - 1]!
 })
 
 /** The workspace_inspect tool. */
