@@ -31,6 +31,15 @@ interface IgnoreFrame {
   readonly matcher: ReturnType<typeof ignore>
 }
 
+/** `ignore` refuses names it cannot tell from relative-path syntax (e.g. "..."); such a name is simply not ignored. */
+const testPath = (matcher: ReturnType<typeof ignore>, local: string): { ignored: boolean; unignored: boolean } => {
+  try {
+    return matcher.test(local)
+  } catch {
+    return { ignored: false, unignored: false }
+  }
+}
+
 /** The .gitignore rules in force along one directory path; deeper files override shallower ones. */
 export class IgnoreStack {
   private constructor(private readonly frames: ReadonlyArray<IgnoreFrame>) {}
@@ -49,7 +58,7 @@ export class IgnoreStack {
       const frame = this.frames[index]!
       const local = frame.dir === "" ? rel : rel.startsWith(`${frame.dir}/`) ? rel.slice(frame.dir.length + 1) : undefined
       if (local === undefined || local === "") continue
-      const result = frame.matcher.test(isDirectory ? `${local}/` : local)
+      const result = testPath(frame.matcher, isDirectory ? `${local}/` : local)
       if (result.unignored) return false
       if (result.ignored) return true
     }
