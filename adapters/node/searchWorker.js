@@ -76,6 +76,46 @@ const readFile = (abs, maxBytes) => {
   }
 }
 
+/** Byte offsets of a literal in buffer[0, length), in order. */
+function* literalPositions(literal, length) {
+  let at = buffer.indexOf(literal, 0)
+  while (at !== -1 && at + literal.length <= length) {
+    yield at
+    at = buffer.indexOf(literal, at + 1)
+  }
+}
+
+/** Offsets of a case-folded ASCII literal in the latin1 text (latin1 offsets are byte offsets). */
+function* foldPositions(fold, text) {
+  fold.lastIndex = 0
+  for (let found = fold.exec(text); found !== null; found = fold.exec(text)) {
+    yield found.index
+    fold.lastIndex = found.index + 1
+  }
+}
+
+/**
+ * Whether some line holding the required literal matches the regex. Every matching line contains the
+ * literal, so only those lines are decoded and tested; 0x0A never occurs inside a UTF-8 sequence, so a
+ * line decodes alone exactly as it does within the file. A file with such a line then goes through
+ * grepText for its line numbers and context.
+ */
+const someLineMatches = (positions, length, regex) => {
+  let lineEnd = -1
+  for (const at of positions) {
+    if (at <= lineEnd) continue
+    const start = at === 0 ? 0 : buffer.lastIndexOf(10, at - 1) + 1
+    let end = buffer.indexOf(10, at)
+    if (end === -1 || end > length) end = length
+    lineEnd = end
+    let line = buffer.utf8Slice(start, end)
+    if (line.endsWith("\r")) line = line.slice(0, -1)
+    if (start === 0 && line.charCodeAt(0) === 0xfeff) line = line.slice(1)
+    if (regex.test(line)) return true
+  }
+  return false
+}
+
 parentPort.on("message", (job) => {
   const regex = new RegExp(job.source, job.flags)
   const literalBytes = job.literal !== undefined && !job.flags.includes("i") ? Buffer.from(job.literal, "utf8") : undefined
@@ -83,7 +123,7 @@ parentPort.on("message", (job) => {
   // other byte onto ASCII, so it answers "could this file match" without a UTF-8 decode.
   const asciiFold =
     job.literal !== undefined && job.flags.includes("i") && /^[\x00-\x7f]*$/.test(job.literal)
-      ? new RegExp(job.literal.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&"), "i")
+      ? new RegExp(job.literal.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&"), "gi")
       : undefined
   const results = []
   const tooLarge = []
@@ -107,8 +147,8 @@ parentPort.on("message", (job) => {
       binary++
       continue
     }
-    if (literalBytes !== undefined && buffer.subarray(0, length).indexOf(literalBytes) === -1) continue
-    if (asciiFold !== undefined && !asciiFold.test(buffer.latin1Slice(0, length))) continue
+    if (literalBytes !== undefined && !someLineMatches(literalPositions(literalBytes, length), length, regex)) continue
+    if (asciiFold !== undefined && !someLineMatches(foldPositions(asciiFold, buffer.latin1Slice(0, length)), length, regex)) continue
     // Pure ASCII decodes the same as latin1, which skips UTF-8 validation (most source files are ASCII).
     const text = isAscii(buffer.subarray(0, length)) ? buffer.latin1Slice(0, length) : buffer.utf8Slice(0, length)
     const matches = grepText(text, regex, job.context, job.maxLineChars)
