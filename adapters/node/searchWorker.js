@@ -78,11 +78,9 @@ const readFile = (abs, maxBytes) => {
 
 /** Byte offsets of a literal in buffer[0, length), in order. */
 function* literalPositions(literal, length) {
-  let at = buffer.indexOf(literal, 0)
-  while (at !== -1 && at + literal.length <= length) {
-    yield at
-    at = buffer.indexOf(literal, at + 1)
-  }
+  // A view of the file's bytes: the shared buffer holds stale bytes past `length` (and may be large).
+  const view = buffer.subarray(0, length)
+  for (let at = view.indexOf(literal, 0); at !== -1; at = view.indexOf(literal, at + 1)) yield at
 }
 
 /** Offsets of a case-folded ASCII literal in the latin1 text (latin1 offsets are byte offsets). */
@@ -101,12 +99,13 @@ function* foldPositions(fold, text) {
  * grepText for its line numbers and context.
  */
 const someLineMatches = (positions, length, regex) => {
+  const view = buffer.subarray(0, length)
   let lineEnd = -1
   for (const at of positions) {
     if (at <= lineEnd) continue
-    const start = at === 0 ? 0 : buffer.lastIndexOf(10, at - 1) + 1
-    let end = buffer.indexOf(10, at)
-    if (end === -1 || end > length) end = length
+    const start = at === 0 ? 0 : view.lastIndexOf(10, at - 1) + 1
+    let end = view.indexOf(10, at)
+    if (end === -1) end = length
     lineEnd = end
     let line = buffer.utf8Slice(start, end)
     if (line.endsWith("\r")) line = line.slice(0, -1)
