@@ -7,6 +7,7 @@ import type { Envelope } from "./protocol/envelope.ts"
 import { type Registry, makeRegistry } from "./registry.ts"
 import { CurrentSettings } from "./services/CurrentSettings.ts"
 import { HostFs, type HostFsShape, HostInfo, type HostInfoShape } from "./services/HostFs.ts"
+import { Search } from "./services/Search.ts"
 import { Workspace } from "./services/Workspace.ts"
 import type { Settings } from "./settings/settings.ts"
 import { StateStore } from "./store/StateStore.ts"
@@ -15,7 +16,8 @@ import type { ToolContext, ToolDefinition } from "./tools/Tool.ts"
 /** The layer of every service a tool may use, from the host's filesystem, facts and the settings. */
 export const coreLayer = (host: HostFsShape, info: HostInfoShape, settings: Settings, extra?: Layer.Layer<never>) => {
   const base = Layer.mergeAll(Layer.succeed(HostFs, host), Layer.succeed(HostInfo, info), CurrentSettings.layer(settings))
-  const services = Layer.mergeAll(Workspace.layer, StateStore.layer).pipe(Layer.provideMerge(base))
+  // Search.layerHostFs is the host-free fallback; a host's `extra` Search (e.g. Node's workers) overrides it.
+  const services = Layer.mergeAll(Workspace.layer, StateStore.layer, Search.layerHostFs).pipe(Layer.provideMerge(base))
   return extra === undefined ? services : Layer.merge(services, extra)
 }
 

@@ -2,6 +2,7 @@
 import * as fsp from "node:fs/promises"
 import * as fs from "node:fs"
 import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
 import { statusRegistry, type Registry } from "../../core/registry.ts"
 import { startRuntime, type WorkspaceRuntime } from "../../core/runtime.ts"
 import type { HostInfoShape } from "../../core/services/HostFs.ts"
@@ -10,6 +11,7 @@ import type { ToolDefinition } from "../../core/tools/Tool.ts"
 import type { OpenFailure } from "../cli.ts"
 import { nodeHostFs } from "./NodeHostFs.ts"
 import { nodeProcessesLayer } from "./NodeProcesses.ts"
+import { nodeSearchLayer } from "./NodeSearch.ts"
 
 
 /** The capabilities a Node host advertises. */
@@ -42,7 +44,7 @@ export const openNodeWorkspace = async (
   }
   const info: HostInfoShape = { root: real, runtime: "node", platform: process.platform, capabilities: NODE_CAPABILITIES }
   try {
-    return await startRuntime(nodeHostFs, info, decoded.right as Settings, nodeProcessesLayer, tools)
+    return await startRuntime(nodeHostFs, info, decoded.right as Settings, Layer.merge(nodeProcessesLayer, nodeSearchLayer(real)), tools)
   } catch (error) {
     return {
       _tag: "OpenFailure",

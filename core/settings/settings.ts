@@ -21,6 +21,8 @@ export const Settings = Schema.Struct({
   allowDestructiveEdits: Bool(false),
   /** Extra globs (minimatch, workspace-relative) that are readable but never writable, beside .git/** and .agentic/**. */
   protectedPatterns: Schema.optionalWith(Schema.Array(Schema.String), { default: () => [] }),
+  /** Globs (minimatch, workspace-relative) that workspace_inspect listings and searches skip, beside .gitignore. */
+  excludePatterns: Schema.optionalWith(Schema.Array(Schema.String), { default: () => [] }),
   /** The character budget of one result; larger results go to artifacts. */
   maxToolResultChars: Schema.optionalWith(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1000), Schema.lessThanOrEqualTo(10_000_000)), {
     default: () => 20_000
@@ -56,6 +58,7 @@ const decode = Schema.decodeUnknownEither(Settings, { onExcessProperty: "error",
 const EXPECTED: Record<string, string> = {
   permissionMode: "must be 0 (Manual), 1 (Plan) or 2 (Auto)",
   protectedPatterns: "must be a list of glob strings",
+  excludePatterns: "must be a list of glob strings",
   executableAllowlist: 'must be a list of executable names ("*" allows any)',
   maxToolResultChars: "must be an integer from 1000 to 10000000",
   maxCommandDurationSeconds: "must be an integer from 1 to 86400"
@@ -87,7 +90,7 @@ export const parseSettingValue = (key: string, raw: string): unknown => {
   } catch {
     value = raw
   }
-  if ((key === "protectedPatterns" || key === "executableAllowlist") && typeof value === "string") {
+  if ((key === "protectedPatterns" || key === "excludePatterns" || key === "executableAllowlist") && typeof value === "string") {
     return value.split(",").map((part) => part.trim()).filter((part) => part.length > 0)
   }
   return value

@@ -11,12 +11,13 @@ import type { ToolError } from "../protocol/errors.ts"
 import type { CurrentSettings } from "../services/CurrentSettings.ts"
 import type { HostFs, HostInfoShape, HostInfo } from "../services/HostFs.ts"
 import type { Processes } from "../services/Processes.ts"
+import type { Search } from "../services/Search.ts"
 import type { Workspace } from "../services/Workspace.ts"
 import type { Settings } from "../settings/settings.ts"
 import type { StateStore } from "../store/StateStore.ts"
 
 /** The services every tool handler may use; adapters provide all of them. */
-export type ToolContext = Workspace | StateStore | CurrentSettings | HostInfo | HostFs | Processes
+export type ToolContext = Workspace | StateStore | CurrentSettings | HostInfo | HostFs | Processes | Search
 
 /** The action schemas of a tool: action name -> the Struct of its fields (without `action`). */
 export type ActionSchemas = Record<string, Schema.Schema<any, any, never>>

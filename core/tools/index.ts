@@ -1,9 +1,17 @@
 /** Every tool the registry knows, in the order tools/list shows them. */
 import { commandTool } from "./command/command.ts"
 import { editTool } from "./edit/edit.ts"
+import { inspectTool } from "./inspect/inspect.ts"
 import { notesTool } from "./notes/notes.ts"
 import { planTool } from "./plan/plan.ts"
 import { tasksTool } from "./tasks/tasks.ts"
 import type { ToolDefinition } from "./Tool.ts"
 
-export const ALL_TOOLS: ReadonlyArray<ToolDefinition> = [editTool, planTool, notesTool, commandTool, tasksTool] as unknown as ReadonlyArray<ToolDefinition>
+export const ALL_TOOLS: ReadonlyArray<ToolDefinition> = [
+  inspectTool,
+  editTool,
+  planTool,
+  notesTool,
+  commandTool,
+  tasksTool
+] as unknown as ReadonlyArray<ToolDefinition>

@@ -30,6 +30,7 @@ export const FIELDS: { readonly [K in keyof Settings]: Field } = {
     params: { displayName: "Allow destructive commits", subtitle: "Deletes, moves, overwrites, forced rollback, checkout, branch delete, force push." }
   },
   protectedPatterns: { type: "stringArray", params: { displayName: "Protected globs", subtitle: "Readable but never writable, beside .git/** and .agentic/**." } },
+  excludePatterns: { type: "stringArray", params: { displayName: "Excluded globs", subtitle: "Left out of listings and searches, beside .gitignore." } },
   maxToolResultChars: {
     type: "numeric",
     params: { displayName: "Maximum tool result characters", int: true, min: 1000, max: 10_000_000, step: 1000 }

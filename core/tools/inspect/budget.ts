@@ -1,0 +1,122 @@
+/**
+ * Budgeted pages: every paged result is cut to fit maxToolResultChars; when a page had to be cut, the
+ * full result is written as an artifact under .agentic/artifacts/inspect/ and the envelope says how to
+ * get the next page.
+ */
+import * as Effect from "effect/Effect"
+import { type Artifact, success, type ToolResult } from "../../protocol/envelope.ts"
+import { type ToolError } from "../../protocol/errors.ts"
+import { CurrentSettings } from "../../services/CurrentSettings.ts"
+import { StateStore } from "../../store/StateStore.ts"
+import { sha256Text } from "../../gate/hash.ts"
+import { largestFitting, offsetPastEnd } from "./paging.ts"
+
+/** The characters an envelope costs as JSON: what maxToolResultChars bounds. */
+export const envelopeChars = (operation: string, result: ToolResult): number => JSON.stringify(success(operation, result)).length
+
+const artifactPath = (stem: string, sha256: string, extension: string) => `.agentic/artifacts/inspect/${stem}-${sha256.slice(0, 16)}.${extension}`
+
+/** An artifact entry as long as the real one will be (for measuring a page before the artifact is written). */
+export const placeholderArtifact = (kind: string, stem: string, extension: string, description: string): Artifact => ({
+  kind,
+  path: artifactPath(stem, "0".repeat(64), extension),
+  sha256: "0".repeat(64),
+  bytes: 999_999_999_999,
+  description
+})
+
+/** Writes a full result as an artifact (content-addressed, so repeating a call reuses the file). */
+export const writeArtifact = (kind: string, stem: string, extension: string, content: string, description: string) =>
+  Effect.gen(function* () {
+    const store = yield* StateStore
+    const sha256 = yield* sha256Text(content)
+    const path = artifactPath(stem, sha256, extension)
+    const bytes = new TextEncoder().encode(content)
+    yield* store.writeBytes(path.slice(".agentic/".length), bytes)
+    return { kind, path, sha256, bytes: bytes.length, description } satisfies Artifact
+  })
+
+/** The sentence that tells a model how to continue. */
+export const nextSentence = (args: Record<string, unknown>, nextOffset: number | null, snapshot: string): string =>
+  nextOffset === null ? "This is the last page (data.nextOffset is null)." : `Next page: workspace_inspect ${JSON.stringify({ ...args, offset: nextOffset, snapshot })}.`
+
+/** One paged listing (entries of list, find, search, overview). */
+export interface PagedListing<E> {
+  readonly action: string
+  /** The call's arguments without offset and snapshot, for the next-page call. */
+  readonly args: Record<string, unknown>
+  /** The data key holding the page's entries ("entries", "matches"). */
+  readonly key: string
+  readonly all: ReadonlyArray<E>
+  readonly offset: number
+  readonly limit: number
+  readonly snapshot: string
+  readonly complete: boolean
+  /** Extra data fields beside the paging ones. */
+  readonly extra: Record<string, unknown>
+  /** The first sentence of the summary for a page of `shown` items from `offset` of `total`. */
+  readonly headline: (shown: number, total: number) => string
+  /** An entry made smaller so that at least one fits (search drops context); identity by default. */
+  readonly shrink?: (entry: E) => E
+  /** Turns the page's entries into what data shows (e.g. adding sizes). */
+  readonly present?: (entries: ReadonlyArray<E>) => Effect.Effect<ReadonlyArray<unknown>, ToolError, any>
+  readonly retention: ToolResult["retention"]
+  readonly unit: string
+}
+
+/** Builds the result of one page: fitted to maxToolResultChars, with an artifact when it had to be cut. */
+export const pagedListing = <E>(listing: PagedListing<E>) =>
+  Effect.gen(function* () {
+    const settings = yield* CurrentSettings
+    const operation = `inspect.${listing.action}`
+    const total = listing.all.length
+    if (listing.offset > total) return yield* Effect.fail(offsetPastEnd(listing.offset, total, listing.unit))
+    const want = Math.min(listing.limit, total - listing.offset)
+    const description = `The full ${listing.action} result: all ${total} ${listing.unit}, as JSON.`
+    const build = (items: ReadonlyArray<unknown>, shown: number, artifact: Artifact | undefined): ToolResult => {
+      const end = listing.offset + shown
+      const nextOffset = end >= total ? null : end
+      const summary = [
+        listing.headline(shown, total),
+        artifact === undefined
+          ? ""
+          : `The page was cut to ${shown} ${listing.unit} to fit maxToolResultChars (${settings.maxToolResultChars}); the full result is in ${artifact.path}.`,
+        nextSentence(listing.args, nextOffset, listing.snapshot)
+      ]
+        .filter((part) => part !== "")
+        .join(" ")
+      const data = {
+        [listing.key]: items,
+        ...listing.extra,
+        offset: listing.offset,
+        limit: listing.limit,
+        returned: shown,
+        total,
+        nextOffset,
+        complete: listing.complete,
+        snapshot: listing.snapshot
+      }
+      return { summary, data, ...(artifact === undefined ? {} : { artifacts: [artifact] }), ...(listing.retention === undefined ? {} : { retention: listing.retention }) }
+    }
+    const present = listing.present ?? ((entries: ReadonlyArray<E>) => Effect.succeed(entries as ReadonlyArray<unknown>))
+    // Present the whole wanted page once (at most `limit` entries), then find how many of them fit.
+    const wanted = listing.all.slice(listing.offset, listing.offset + want)
+    const shownAll = yield* present(wanted)
+    const placeholder = placeholderArtifact(`inspect.${listing.action}`, listing.action, "json", description)
+    let shown = largestFitting(want, (n) =>
+      envelopeChars(operation, build(shownAll.slice(0, n), n, n < want ? placeholder : undefined)) <= settings.maxToolResultChars
+    )
+    let items: ReadonlyArray<unknown>
+    if (shown < 1 && want > 0) {
+      // Not even one entry fits: show the first one made smaller; the artifact keeps it whole.
+      shown = 1
+      items = yield* present([listing.shrink === undefined ? wanted[0]! : listing.shrink(wanted[0]!)])
+    } else {
+      shown = Math.max(shown, 0)
+      items = shownAll.slice(0, shown)
+    }
+    if (shown >= want) return build(items, shown, undefined)
+    const full = JSON.stringify({ action: listing.action, arguments: listing.args, snapshot: listing.snapshot, complete: listing.complete, total, [listing.key]: listing.all })
+    const artifact = yield* writeArtifact(`inspect.${listing.action}`, listing.action, "json", full, description)
+    return build(items, shown, artifact)
+  })

@@ -1,0 +1,240 @@
+/**
+ * semantic_search: ranked retrieval of chunks for a natural-language query. It is lexical: MiniSearch's
+ * BM25-style scoring over words (identifiers split at camelCase and snake_case, prefix and light fuzzy
+ * matching), not embeddings — it finds chunks that share words with the query, not synonyms or concepts
+ * the text never names. The index lives in .agentic/index/semantic.json and is updated incrementally:
+ * a file is re-chunked only when its SHA-256 changed (size and mtime only decide whether to hash it).
+ */
+import * as Effect from "effect/Effect"
+import MiniSearch from "minisearch"
+import type { ToolResult } from "../../protocol/envelope.ts"
+import { toolError } from "../../protocol/errors.ts"
+import { CurrentSettings } from "../../services/CurrentSettings.ts"
+import { HostFs, HostInfo } from "../../services/HostFs.ts"
+import { dirname, join } from "../../services/paths.ts"
+import { walkScope } from "./scope.ts"
+import { Search } from "../../services/Search.ts"
+import { GlobSet } from "../../services/searchCore.ts"
+import { Workspace } from "../../services/Workspace.ts"
+import { StateStore } from "../../store/StateStore.ts"
+import { sha256Bytes } from "../../gate/hash.ts"
+import { envelopeChars } from "./budget.ts"
+import { describeBytes, largestFitting, numberLines } from "./paging.ts"
+
+/** The index file under .agentic/. */
+export const INDEX_FILE = "index/semantic.json"
+/** Bumped when chunking or tokenising changes: an index of another version is rebuilt. */
+export const INDEX_VERSION = 1
+/** Lines per chunk, and how far the next chunk starts (so neighbouring chunks overlap). */
+export const CHUNK_LINES = 40
+export const CHUNK_STEP = 30
+/** Files larger than this, or beyond this many, are not indexed (the result then says complete: false). */
+export const INDEX_MAX_FILE_BYTES = 1024 * 1024
+export const INDEX_MAX_FILES = 20_000
+/** Characters of one result's text at most. */
+const RESULT_TEXT_CHARS = 4000
+
+interface IndexedFile {
+  readonly sha256: string
+  readonly size: number
+  readonly mtimeMs: number
+  readonly chunks: ReadonlyArray<string>
+}
+
+interface StoredIndex {
+  readonly version: number
+  readonly files: Record<string, IndexedFile>
+  readonly index: unknown
+}
+
+interface ChunkDoc {
+  readonly id: string
+  readonly path: string
+  readonly startLine: number
+  readonly endLine: number
+  readonly text: string
+}
+
+/** Words of a text: runs of letters and digits, with identifiers also split at camelCase and "_". */
+export const tokenize = (text: string): Array<string> => {
+  const out: Array<string> = []
+  for (const word of text.match(/[\p{L}\p{N}_$]+/gu) ?? []) {
+    const parts = word
+      .replace(/([\p{Ll}\p{N}])(\p{Lu})/gu, "$1 $2")
+      .replace(/(\p{Lu})(\p{Lu}\p{Ll})/gu, "$1 $2")
+      .split(/[\s_$]+/)
+      .filter((part) => part.length > 0)
+    if (parts.length > 1) out.push(word.replace(/^[_$]+|[_$]+$/g, ""))
+    out.push(...parts)
+  }
+  return out
+}
+
+const STOP = new Set(["the", "a", "an", "and", "or", "of", "to", "in", "is", "it", "for", "on", "with", "as", "by", "be", "this", "that", "at", "from", "are", "was", "where", "what", "how", "which", "does", "do"])
+
+const options = {
+  fields: ["text", "path"],
+  storeFields: ["path", "startLine", "endLine"],
+  tokenize,
+  processTerm: (term: string) => {
+    const lower = term.toLowerCase()
+    return lower.length < 2 || STOP.has(lower) ? null : lower
+  },
+  searchOptions: {
+    boost: { path: 2 },
+    prefix: (term: string) => term.length >= 4,
+    fuzzy: (term: string) => (term.length >= 6 ? 0.15 : false),
+    combineWith: "OR" as const
+  }
+}
+
+/** Splits a file's lines into overlapping chunks. */
+export const chunkLines = (path: string, lines: ReadonlyArray<string>): Array<ChunkDoc> => {
+  const chunks: Array<ChunkDoc> = []
+  for (let start = 0; start < lines.length; start += CHUNK_STEP) {
+    const end = Math.min(lines.length, start + CHUNK_LINES)
+    chunks.push({ id: `${path}#${start + 1}`, path, startLine: start + 1, endLine: end, text: lines.slice(start, end).join("\n") })
+    if (end >= lines.length) break
+  }
+  return chunks
+}
+
+const emptyIndex = () => new MiniSearch<ChunkDoc>(options)
+
+/** Brings the index up to date with the subtree in scope (under the index lock) and returns it. */
+const refreshIndex = (scope: { readonly base: string; readonly includeIgnored: boolean; readonly excludes: ReadonlyArray<string> }) =>
+  Effect.gen(function* () {
+  const store = yield* StateStore
+  const host = yield* HostFs
+  const info = yield* HostInfo
+  const search = yield* Search
+  return yield* store.locked(
+    INDEX_FILE,
+    Effect.gen(function* () {
+      const stored = yield* Effect.orElseSucceed(store.readJson<StoredIndex>(INDEX_FILE), () => undefined)
+      let files: Record<string, IndexedFile> = {}
+      let index = emptyIndex()
+      if (stored !== undefined && stored.version === INDEX_VERSION) {
+        const loaded = yield* Effect.option(Effect.try(() => MiniSearch.loadJS<ChunkDoc>(stored.index as never, options)))
+        if (loaded._tag === "Some") {
+          index = loaded.value
+          files = { ...stored.files }
+        }
+      }
+      const walked = yield* search.walk({ ...scope, directories: false, maxEntries: INDEX_MAX_FILES })
+      let complete = walked.complete
+      let changed = 0
+      const seen = new Set<string>()
+      for (const entry of walked.entries) {
+        if (entry.type !== "file") continue
+        seen.add(entry.path)
+        const stat = yield* Effect.orElseSucceed(host.stat(join(info.root, entry.path)), () => undefined)
+        if (stat === undefined) continue
+        if (stat.size > INDEX_MAX_FILE_BYTES) {
+          complete = false
+          continue
+        }
+        const known = files[entry.path]
+        if (known !== undefined && known.size === stat.size && known.mtimeMs === stat.mtimeMs) continue
+        const bytes = yield* Effect.orElseSucceed(host.readFile(join(info.root, entry.path)), () => undefined)
+        if (bytes === undefined) continue
+        const sha256 = yield* sha256Bytes(bytes)
+        if (known !== undefined && known.sha256 === sha256) {
+          files[entry.path] = { ...known, size: stat.size, mtimeMs: stat.mtimeMs }
+          continue
+        }
+        if (known !== undefined) for (const id of known.chunks) if (index.has(id)) index.discard(id)
+        const described = describeBytes(bytes)
+        const chunks = described.binary ? [] : chunkLines(entry.path, described.lines)
+        index.addAll(chunks)
+        files[entry.path] = { sha256, size: stat.size, mtimeMs: stat.mtimeMs, chunks: chunks.map((chunk) => chunk.id) }
+        changed++
+      }
+      const inScope = (path: string) => scope.base === "" ? !path.startsWith(".agentic/") || scope.base.startsWith(".agentic") : path.startsWith(`${scope.base}/`)
+      for (const [path, known] of Object.entries(files)) {
+        // Only files the walk could have seen are dropped; an incomplete walk drops nothing.
+        if (seen.has(path) || !walked.complete || !inScope(path)) continue
+        for (const id of known.chunks) if (index.has(id)) index.discard(id)
+        const { [path]: _, ...rest } = files
+        files = rest
+        changed++
+      }
+      if (changed > 0 || stored === undefined) {
+        yield* store.writeText(INDEX_FILE, JSON.stringify({ version: INDEX_VERSION, files, index: index.toJSON() } satisfies StoredIndex))
+      }
+      return { index, files: Object.keys(files).length, changed, complete }
+    })
+  )
+  })
+
+/** The semantic_search action. */
+export const semanticSearch = (input: {
+  readonly query: string
+  readonly path?: string | undefined
+  readonly include?: ReadonlyArray<string> | undefined
+  readonly exclude?: ReadonlyArray<string> | undefined
+  readonly limit?: number | undefined
+}) =>
+  Effect.gen(function* () {
+    const ws = yield* Workspace
+    const store = yield* StateStore
+    const settings = yield* CurrentSettings
+    const base = yield* ws.resolve(input.path ?? "")
+    if (tokenize(input.query).every((term) => options.processTerm(term) === null)) {
+      return yield* Effect.fail(
+        toolError("INVALID_INPUT", `field "query" has no searchable words (only stop words or single letters); describe what you look for in words.`, {
+          field: "query"
+        })
+      )
+    }
+    const info = yield* ws.stat(base)
+    if (info === undefined) return yield* Effect.fail(toolError("NOT_FOUND", `Nothing exists at "${base}" to search.`, { path: base }))
+    const scope = yield* walkScope(info.type === "directory" ? base : dirname(base), {})
+    const { index, files, changed, complete } = yield* refreshIndex(scope)
+    const include = new GlobSet(input.include ?? [])
+    const exclude = new GlobSet(input.exclude ?? [])
+    const limit = input.limit ?? 10
+    const hits = index
+      .search(input.query, {
+        filter: (hit) => {
+          const path = String(hit.path)
+          return (base === "" || path.startsWith(`${base}/`) || path === base) && (include.isEmpty || include.matches(path)) && !exclude.covers(path)
+        }
+      })
+      .slice(0, limit)
+    const results = yield* Effect.forEach(hits, (hit) =>
+      Effect.gen(function* () {
+        const bytes = yield* Effect.orElseSucceed(ws.read(String(hit.path)), () => new Uint8Array())
+        const described = describeBytes(bytes)
+        const lines = described.binary ? [] : described.lines.slice(Number(hit.startLine) - 1, Number(hit.endLine))
+        const text = numberLines(lines, Number(hit.startLine))
+        return {
+          path: String(hit.path),
+          score: Math.round(hit.score * 1000) / 1000,
+          startLine: Number(hit.startLine),
+          endLine: Number(hit.endLine),
+          text: text.length > RESULT_TEXT_CHARS ? `${text.slice(0, RESULT_TEXT_CHARS)}…` : text
+        }
+      })
+    )
+    const retentionOf = (shown: ReadonlyArray<{ readonly path: string; readonly startLine: number }>): ToolResult["retention"] => ({
+      importance: "normal",
+      facts: [`semantic_search ${JSON.stringify(input.query)}: ${shown.map((result) => `${result.path}:${result.startLine}`).slice(0, 10).join(", ") || "nothing"}`],
+      omit_when_summarizing: ["results"]
+    })
+    const render = (n: number) => {
+      const shown = results.slice(0, n)
+      const summary = `${shown.length} chunk(s) for ${JSON.stringify(input.query)}, best first (lexical BM25 ranking over ${files} indexed files${
+        changed > 0 ? `; ${changed} file(s) re-indexed by hash` : ""
+      }${complete ? "" : "; the index skipped some files (too large or too many)"}).${
+        n < results.length ? ` Cut to ${n} of ${results.length} to fit maxToolResultChars; ask for fewer or read the files.` : ""
+      }`
+      return { summary, data: { results: shown, indexPath: store.path(INDEX_FILE), indexedFiles: files, reindexed: changed, complete, ranking: "lexical-bm25" } }
+    }
+    const n = Math.max(0, largestFitting(results.length, (count) => {
+      const { summary, data } = render(count)
+      return envelopeChars("inspect.semantic_search", { summary, data, retention: retentionOf(data.results) }) <= settings.maxToolResultChars
+    }))
+    const { summary, data } = render(n)
+    return { summary, data, retention: retentionOf(data.results) } satisfies ToolResult
+  })
