@@ -130,6 +130,7 @@ describe("--set", () => {
       permissionMode: "0",
       allowDestructiveEdits: "true",
       protectedPatterns: "secrets/**,*.pem",
+      excludePatterns: "dist/**,*.log",
       maxToolResultChars: "5000",
       maxCommandDurationSeconds: "30",
       executableAllowlist: "git,node"

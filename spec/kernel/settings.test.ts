@@ -10,6 +10,7 @@ describe("settings", () => {
         "permissionMode",
         "allowDestructiveEdits",
         "protectedPatterns",
+        "excludePatterns",
         "maxToolResultChars",
         "maxCommandDurationSeconds",
         "executableAllowlist",

@@ -194,7 +194,7 @@ export const STORAGE_MAP: ReadonlyArray<{ readonly name: string; readonly path: 
   { name: "plans", path: ".agentic/plans/<plan_id>/plan.md", probe: "plans", description: "plan text (workspace_plan)" },
   { name: "transactions", path: ".agentic/transactions/<tx_id>/", probe: "transactions", description: "edit transactions: plan, changes.diff, review.md (workspace_edit)" },
   { name: "jobs", path: ".agentic/jobs/<job_id>/", probe: "jobs", description: "command jobs and their full output (workspace_command)" },
-  { name: "boards", path: ".agentic/boards/<board_id>/state.json", probe: "boards", description: "task boards (workspace_tasks)" },
+  { name: "boards", path: ".agentic/tasks/<board_id>/state.json", probe: "tasks", description: "task boards (workspace_tasks)" },
   { name: "research", path: ".agentic/research/<research_id>/", probe: "research", description: "research projects and stored sources (workspace_research)" },
   { name: "runs", path: ".agentic/runs/<run_id>/", probe: "runs", description: "sub-agent runs (workspace_agent)" },
   { name: "artifacts", path: ".agentic/artifacts/", probe: "artifacts", description: "full results too large for one envelope" },
@@ -674,7 +674,9 @@ const capabilities = Effect.gen(function* () {
     result(storage, true),
     result(storage.map(({ description: _, ...rest }) => rest), true),
     result(storage.map((entry) => ({ name: entry.name, path: entry.path })), true),
-    result(Object.fromEntries(storage.map((entry) => [entry.name, entry.path])), false)
+    result(Object.fromEntries(storage.map((entry) => [entry.name, entry.path])), false),
+    // The smallest budget: the map's names only (each path is in docs/INSPECT.md and in larger results).
+    result(storage.map((entry) => entry.name), false)
   ]
   return variants.find((variant) => envelopeChars("inspect.capabilities", variant) <= settings.maxToolResultChars) ?? variants[variants.length - 1]!
 })
