@@ -1,18 +1,16 @@
 /** Opens a workspace on Node: checks the root, decodes the settings and starts the core runtime. */
 import * as fsp from "node:fs/promises"
 import * as fs from "node:fs"
-import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import { statusRegistry, type Registry } from "../../core/registry.ts"
 import { startRuntime, type WorkspaceRuntime } from "../../core/runtime.ts"
 import type { HostInfoShape } from "../../core/services/HostFs.ts"
-import { decodeSettings, type Settings } from "../../core/settings/settings.ts"
 import type { ToolDefinition } from "../../core/tools/Tool.ts"
 import type { OpenFailure } from "../cli.ts"
+import { openWith } from "../open.ts"
 import { nodeHostFs } from "./NodeHostFs.ts"
 import { nodeProcessesLayer } from "./NodeProcesses.ts"
 import { nodeSearchLayer } from "./NodeSearch.ts"
-
 
 /** The capabilities a Node host advertises. */
 export const NODE_CAPABILITIES: ReadonlyArray<string> = ["fs", "process", "network", "browser"]
@@ -22,38 +20,21 @@ export const openNodeWorkspace = async (
   root: string,
   settingsInput: Record<string, unknown>,
   tools?: ReadonlyArray<ToolDefinition>
-): Promise<WorkspaceRuntime | OpenFailure> => {
-  const decoded = decodeSettings(settingsInput)
-  if (Either.isLeft(decoded)) {
-    return { _tag: "OpenFailure", kind: "settings", reason: decoded.left, repair: "Fix or remove that setting." }
-  }
-  let real: string
-  try {
-    real = await fsp.realpath(root)
-    const stats = await fsp.stat(real)
-    if (!stats.isDirectory()) throw Object.assign(new Error("not a directory"), { code: "ENOTDIR" })
-    await fsp.access(real, fs.constants.R_OK | fs.constants.W_OK | fs.constants.X_OK)
-  } catch (error) {
-    const code = (error as { code?: string }).code ?? "unknown"
-    return {
-      _tag: "OpenFailure",
-      kind: "root",
-      reason: `the workspace root is not a readable and writable directory (${code})`,
-      repair: "Start agentic-workspace in (or pass --root) a project directory you can read and write."
+): Promise<WorkspaceRuntime | OpenFailure> =>
+  openWith(root, settingsInput, {
+    checkRoot: async (given) => {
+      const real = await fsp.realpath(given)
+      const stats = await fsp.stat(real)
+      if (!stats.isDirectory()) throw Object.assign(new Error("not a directory"), { code: "ENOTDIR" })
+      await fsp.access(real, fs.constants.R_OK | fs.constants.W_OK | fs.constants.X_OK)
+      return real
+    },
+    errorCode: (error) => (error as { code?: string }).code ?? "unknown",
+    start: (real, settings) => {
+      const info: HostInfoShape = { root: real, runtime: "node", platform: process.platform, capabilities: NODE_CAPABILITIES }
+      return startRuntime(nodeHostFs, info, settings, Layer.merge(nodeProcessesLayer, nodeSearchLayer(real)), tools)
     }
-  }
-  const info: HostInfoShape = { root: real, runtime: "node", platform: process.platform, capabilities: NODE_CAPABILITIES }
-  try {
-    return await startRuntime(nodeHostFs, info, decoded.right as Settings, Layer.merge(nodeProcessesLayer, nodeSearchLayer(real)), tools)
-  } catch (error) {
-    return {
-      _tag: "OpenFailure",
-      kind: "root",
-      reason: `the runtime failed to start (${error instanceof Error ? error.message.split("\n")[0] : String(error)})`,
-      repair: "Check that .agentic/ in the workspace is readable and writable."
-    }
-  }
-}
+  })
 
 /** The registry to serve: the runtime's, or the single diagnostic tool when opening failed. */
 export const registryOf = (opened: WorkspaceRuntime | OpenFailure): Registry =>
