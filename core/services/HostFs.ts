@@ -4,7 +4,7 @@
  *
  * @example
  *   const host = yield* HostFs
- *   const bytes = yield* host.readFile("/work/project/src/a.ts")
+ *   const bytes = yield* host.readFile("/home/user/project/src/a.ts")
  */
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"

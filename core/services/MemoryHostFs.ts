@@ -6,7 +6,7 @@
  *
  * @example
  *   const memory = makeMemoryHostFs(["/work"])
- *   memory.symlink("/outside", "/work/link")
+ *   memory.symlink("/outside", "/virtual/link")
  *   Layer.succeed(HostFs, memory.host)
  */
 import * as Effect from "effect/Effect"

@@ -25,11 +25,11 @@ const deno: HostFixture = {
 const memory: HostFixture = {
   runtime: "memory",
   make: async () => {
-    const fs = makeMemoryHostFs(["/work/root", "/work/outside"])
+    const fs = makeMemoryHostFs(["/virtual/root", "/virtual/outside"])
     return {
       host: fs.host,
-      root: "/work/root",
-      outside: "/work/outside",
+      root: "/virtual/root",
+      outside: "/virtual/outside",
       symlink: async (target, at) => {
         const error = fs.symlink(target, at)
         if (error !== undefined) throw error
