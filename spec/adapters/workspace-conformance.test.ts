@@ -3,26 +3,8 @@ import * as fs from "node:fs/promises"
 import * as os from "node:os"
 import * as path from "node:path"
 import { describe, it } from "vitest"
-import { makeMemoryHostFs } from "../../core/services/MemoryHostFs.ts"
 import { nodeHostFs } from "../../adapters/node/NodeHostFs.ts"
-import { type HostFixture, suite } from "./workspaceConformance.ts"
-
-const memory: HostFixture = {
-  runtime: "memory",
-  make: async () => {
-    const fs = makeMemoryHostFs(["/virtual/root", "/virtual/outside"])
-    return {
-      host: fs.host,
-      root: "/virtual/root",
-      outside: "/virtual/outside",
-      symlink: async (target, at) => {
-        const error = fs.symlink(target, at)
-        if (error !== undefined) throw error
-      },
-      dispose: async () => undefined
-    }
-  }
-}
+import { type HostFixture, memory, suite } from "./workspaceConformance.ts"
 
 const node: HostFixture = {
   runtime: "node",

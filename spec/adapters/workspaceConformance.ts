@@ -11,6 +11,7 @@ import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import type { ToolError } from "../../core/protocol/errors.ts"
 import { coreLayer } from "../../core/runtime.ts"
+import { makeMemoryHostFs } from "../../core/services/MemoryHostFs.ts"
 import type { HostFsShape } from "../../core/services/HostFs.ts"
 import { Workspace } from "../../core/services/Workspace.ts"
 import { decodeSettings, type Settings } from "../../core/settings/settings.ts"
@@ -214,4 +215,22 @@ export const suite = (name: string, fixture: HostFixture): ReadonlyArray<Conform
     }))
 
   return cases
+}
+
+/** The memory host as a fixture (virtual paths; the same under vitest and `deno test`). */
+export const memory: HostFixture = {
+  runtime: "memory",
+  make: async () => {
+    const fs = makeMemoryHostFs(["/virtual/root", "/virtual/outside"])
+    return {
+      host: fs.host,
+      root: "/virtual/root",
+      outside: "/virtual/outside",
+      symlink: async (target, at) => {
+        const error = fs.symlink(target, at)
+        if (error !== undefined) throw error
+      },
+      dispose: async () => undefined
+    }
+  }
 }

@@ -2,9 +2,8 @@
  * The Deno subset: the Workspace conformance suite against the Deno host (and the memory host, under
  * Deno's runtime), and the Deno CLI end to end. Run by `deno test` from `npm test`.
  */
-import { makeMemoryHostFs } from "../../../core/services/MemoryHostFs.ts"
 import { denoHostFs } from "../../../adapters/deno/DenoHostFs.ts"
-import { type HostFixture, suite } from "../workspaceConformance.ts"
+import { type HostFixture, memory, suite } from "../workspaceConformance.ts"
 
 const deno: HostFixture = {
   runtime: "deno",
@@ -18,23 +17,6 @@ const deno: HostFixture = {
       outside: `${base}/outside`,
       symlink: (target, at) => Deno.symlink(target, at),
       dispose: () => Deno.remove(base, { recursive: true })
-    }
-  }
-}
-
-const memory: HostFixture = {
-  runtime: "memory",
-  make: async () => {
-    const fs = makeMemoryHostFs(["/virtual/root", "/virtual/outside"])
-    return {
-      host: fs.host,
-      root: "/virtual/root",
-      outside: "/virtual/outside",
-      symlink: async (target, at) => {
-        const error = fs.symlink(target, at)
-        if (error !== undefined) throw error
-      },
-      dispose: async () => undefined
     }
   }
 }
