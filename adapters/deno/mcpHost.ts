@@ -1,17 +1,10 @@
-/** The `mcp` verb's host pieces on Deno: stdio (the SDK's transport over node:process), Deno.serve on 127.0.0.1, signals. */
-import process from "node:process"
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
+/** The `mcp` verb's host pieces on Deno: stdio (adapters/mcp/stdio.ts), Deno.serve on 127.0.0.1, signals. */
+import { processStdio } from "../mcp/stdio.ts"
 import type { McpHost } from "../mcp/verb.ts"
 
 /** Deno's McpHost. */
 export const denoMcpHost: McpHost = {
-  stdio: () => ({
-    transport: new StdioServerTransport(process.stdin, process.stdout),
-    ended: new Promise((resolve) => {
-      process.stdin.once("end", () => resolve())
-      process.stdin.once("close", () => resolve())
-    })
-  }),
+  stdio: processStdio,
   listen: (port, fetch) =>
     new Promise((resolve, reject) => {
       try {

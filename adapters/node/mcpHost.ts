@@ -2,18 +2,12 @@
 import type { Server as HttpServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { serve } from "@hono/node-server"
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
+import { processStdio } from "../mcp/stdio.ts"
 import type { McpHost } from "../mcp/verb.ts"
 
 /** Node's McpHost. */
 export const nodeMcpHost: McpHost = {
-  stdio: () => ({
-    transport: new StdioServerTransport(process.stdin, process.stdout),
-    ended: new Promise((resolve) => {
-      process.stdin.once("end", () => resolve())
-      process.stdin.once("close", () => resolve())
-    })
-  }),
+  stdio: processStdio,
   listen: (port, fetch) =>
     new Promise((resolve, reject) => {
       const server = serve({ fetch, port, hostname: "127.0.0.1" }, (info: AddressInfo) => {
