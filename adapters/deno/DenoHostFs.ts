@@ -5,18 +5,7 @@
  * Node process and a Deno process on one workspace exclude each other.
  */
 import * as Effect from "effect/Effect"
-import { type DirEntry, type FileInfo, HostError, type HostErrorReason, type HostFsShape } from "../../core/services/HostFs.ts"
-
-const CODES: Record<string, HostErrorReason> = {
-  ENOENT: "NotFound",
-  EEXIST: "AlreadyExists",
-  ENOTDIR: "NotDirectory",
-  EISDIR: "IsDirectory",
-  ENOTEMPTY: "NotEmpty",
-  EACCES: "PermissionDenied",
-  EPERM: "PermissionDenied",
-  EBUSY: "Busy"
-}
+import { type DirEntry, ERRNO_REASONS, type FileInfo, HostError, type HostErrorReason, type HostFsShape } from "../../core/services/HostFs.ts"
 
 /** Maps a Deno error to a HostError (by error class, then by errno code). */
 export const toHostError = (target: string) => (cause: unknown): HostError => {
@@ -33,7 +22,7 @@ export const toHostError = (target: string) => (cause: unknown): HostError => {
               ? "PermissionDenied"
               : cause instanceof Deno.errors.Busy
                 ? "Busy"
-                : (CODES[(cause as { code?: string } | undefined)?.code ?? ""] ?? "Other")
+                : (ERRNO_REASONS[(cause as { code?: string } | undefined)?.code ?? ""] ?? "Other")
   return new HostError({ reason, path: target, message: cause instanceof Error ? cause.message : String(cause) })
 }
 

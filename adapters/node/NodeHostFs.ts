@@ -5,19 +5,10 @@ import * as path from "node:path"
 import * as Effect from "effect/Effect"
 import lockfile from "proper-lockfile"
 import writeFileAtomic from "write-file-atomic"
-import { type DirEntry, type FileInfo, HostError, type HostErrorReason, type HostFsShape } from "../../core/services/HostFs.ts"
+import { type DirEntry, ERRNO_REASONS, type FileInfo, HostError, type HostErrorReason, type HostFsShape } from "../../core/services/HostFs.ts"
 
-const REASONS: Record<string, HostErrorReason> = {
-  ENOENT: "NotFound",
-  EEXIST: "AlreadyExists",
-  ENOTDIR: "NotDirectory",
-  EISDIR: "IsDirectory",
-  ENOTEMPTY: "NotEmpty",
-  EACCES: "PermissionDenied",
-  EPERM: "PermissionDenied",
-  ELOCKED: "Busy",
-  EBUSY: "Busy"
-}
+// proper-lockfile reports a held lock as ELOCKED.
+const REASONS: Record<string, HostErrorReason> = { ...ERRNO_REASONS, ELOCKED: "Busy" }
 
 /** Maps a Node error to a HostError. */
 export const toHostError = (target: string) => (cause: unknown): HostError => {

@@ -23,6 +23,18 @@ export const HostErrorReason = Schema.Literal(
 )
 export type HostErrorReason = typeof HostErrorReason.Type
 
+/** POSIX errno codes and the reason each stands for; hosts that report errno codes map through this. */
+export const ERRNO_REASONS: Readonly<Record<string, HostErrorReason>> = {
+  ENOENT: "NotFound",
+  EEXIST: "AlreadyExists",
+  ENOTDIR: "NotDirectory",
+  EISDIR: "IsDirectory",
+  ENOTEMPTY: "NotEmpty",
+  EACCES: "PermissionDenied",
+  EPERM: "PermissionDenied",
+  EBUSY: "Busy"
+}
+
 /** A failed host call: the reason, the path and the host's own message. */
 export class HostError extends Schema.TaggedError<HostError>()("HostError", {
   reason: HostErrorReason,
