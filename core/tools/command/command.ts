@@ -459,19 +459,24 @@ const interpretStart = (prepared: Prepared, maxSeconds: number) =>
       data: {
         jobId: record.id,
         status: state.status,
-        executable: record.executable,
-        ...shownArgs(record.args),
-        cwd: record.cwd,
-        ...resolvedFields(record),
-        timeoutSeconds: record.timeoutSeconds,
-        pid: record.pid,
-        supervisorPid: record.supervisorPid,
-        startedAt: record.startedAt,
+        ...jobFields(record),
         logs: logPaths(record.id)
       },
       retention: { importance: "high", facts: [`${record.id} started: ${line}`] }
     } satisfies ToolResult
   })
+
+/** What start and status both show of a job: what runs, where, under which limit, and its processes. */
+const jobFields = (record: JobRecord) => ({
+  executable: record.executable,
+  ...shownArgs(record.args),
+  cwd: record.cwd,
+  ...resolvedFields(record),
+  timeoutSeconds: record.timeoutSeconds,
+  pid: record.pid,
+  supervisorPid: record.supervisorPid,
+  startedAt: record.startedAt
+})
 
 const statusSummary = (record: JobRecord, state: JobState): string => {
   const line = commandLine(record.executable, record.args)
@@ -507,14 +512,7 @@ const statusAction = (input: { readonly job_id: string; readonly tail_chars?: nu
       status: state.status,
       exitCode: state.exit?.exitCode ?? null,
       signal: state.exit?.signal ?? null,
-      executable: record.executable,
-      ...shownArgs(record.args),
-      cwd: record.cwd,
-      ...resolvedFields(record),
-      timeoutSeconds: record.timeoutSeconds,
-      pid: record.pid,
-      supervisorPid: record.supervisorPid,
-      startedAt: record.startedAt,
+      ...jobFields(record),
       endedAt: state.exit?.endedAt,
       ...(state.status === "orphaned" ? { processGroupAlive: groupAlive } : {}),
       stdoutBytes: sizes.stdout,
