@@ -20,7 +20,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js"
 import { decideCommand } from "../../core/gate/preprocess.ts"
 import type { ResumeCall } from "../../core/gate/records.ts"
-import type { Envelope } from "../../core/protocol/envelope.ts"
+import { ENVELOPE_JSON_SCHEMA, type Envelope } from "../../core/protocol/envelope.ts"
 import type { Registry, ToolListing } from "../../core/registry.ts"
 import type { WorkspaceRuntime } from "../../core/runtime.ts"
 import type { Settings } from "../../core/settings/settings.ts"
@@ -43,8 +43,8 @@ export const mcpTool = (listing: ToolListing): Tool => ({
   name: listing.name,
   description: listing.description,
   inputSchema: listing.inputSchema as unknown as Tool["inputSchema"],
+  outputSchema: ENVELOPE_JSON_SCHEMA as unknown as Tool["outputSchema"],
   annotations: {
-    title: listing.name,
     readOnlyHint: listing.annotations.readOnlyHint,
     destructiveHint: listing.annotations.destructiveHint,
     openWorldHint: listing.annotations.openWorldHint,
