@@ -83,7 +83,7 @@ describe("tools/list is written for the model (issue 17, Deliver 8)", () => {
   it("every tool declares an outputSchema: the envelope's top-level fields, data an open object", () => {
     for (const tool of listed) {
       expect(tool.outputSchema, tool.name).toMatchObject({ type: "object", properties: { ok: { type: "boolean" }, summary: { type: "string" }, data: { type: "object" } } })
-      expect((tool.outputSchema as { properties: { data: Record<string, unknown> } }).properties.data).toEqual({ type: "object" })
+      expect((tool.outputSchema as unknown as { properties: { data: Record<string, unknown> } }).properties.data).toEqual({ type: "object" })
     }
   })
 })
