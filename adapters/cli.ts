@@ -36,6 +36,8 @@ export interface ParsedLine {
   readonly verb: string | undefined
   readonly positional: ReadonlyArray<string>
   readonly root: string
+  /** True when --root was given (else root is the current directory). */
+  readonly rootGiven: boolean
   readonly settings: Record<string, unknown>
   readonly flags: Record<string, string | true>
   readonly errors: ReadonlyArray<string>
@@ -51,6 +53,7 @@ export const parseLine = (argv: ReadonlyArray<string>, cwd: string): ParsedLine 
   const flags: Record<string, string | true> = {}
   const errors: Array<string> = []
   let root = cwd
+  let rootGiven = false
   for (let index = 0; index < argv.length; index++) {
     const arg = argv[index]!
     const [flag, inline] = arg.startsWith("--") && arg.includes("=") ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)] : [arg, undefined]
@@ -66,7 +69,10 @@ export const parseLine = (argv: ReadonlyArray<string>, cwd: string): ParsedLine 
     }
     if (flag === "--root") {
       const given = value()
-      if (given !== undefined) root = given.startsWith("/") ? given : `${cwd.replace(/\/$/, "")}/${given}`
+      if (given !== undefined) {
+        root = given.startsWith("/") ? given : `${cwd.replace(/\/$/, "")}/${given}`
+        rootGiven = true
+      }
     } else if (flag === "--set") {
       const pair = value()
       if (pair === undefined) continue
@@ -80,7 +86,7 @@ export const parseLine = (argv: ReadonlyArray<string>, cwd: string): ParsedLine 
       flags[flag.slice(2)] = inline ?? true
     } else positional.push(arg)
   }
-  return { verb: positional[0], positional: positional.slice(1), root, settings, flags, errors }
+  return { verb: positional[0], positional: positional.slice(1), root, rootGiven, settings, flags, errors }
 }
 
 /** The help text. */

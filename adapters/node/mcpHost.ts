@@ -8,6 +8,7 @@ import type { McpHost } from "../mcp/verb.ts"
 /** Node's McpHost. */
 export const nodeMcpHost: McpHost = {
   stdio: processStdio,
+  pid: process.pid,
   listen: (port, fetch) =>
     new Promise((resolve, reject) => {
       const server = serve({ fetch, port, hostname: "127.0.0.1" }, (info: AddressInfo) => {
