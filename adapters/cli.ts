@@ -11,6 +11,10 @@ import { age, clipBytes, type ApprovalRecord } from "../core/gate/records.ts"
 import type { Registry } from "../core/registry.ts"
 import type { WorkspaceRuntime } from "../core/runtime.ts"
 import { modeLabel, parseSettingValue } from "../core/settings/settings.ts"
+import { recordDetails } from "./approvalDetails.ts"
+import { differingSettings, readHostState } from "./hostState.ts"
+import { shellWord, terminalCommand } from "./mcp/decide.ts"
+import { VERSION } from "./version.ts"
 
 /** A workspace that could not be opened. */
 export interface OpenFailure {
@@ -29,6 +33,10 @@ export interface CliHost {
   readonly stderr: (text: string) => void
   /** Extra verbs a host serves (e.g. `mcp`), given the parsed line. */
   readonly verbs?: Record<string, (line: ParsedLine, host: CliHost) => Promise<number>>
+  /** All of standard input, for `call TOOL -` (hosts without it refuse that form). */
+  readonly readStdin?: () => Promise<string>
+  /** A file's text, for `call TOOL @file.json` (relative to cwd). */
+  readonly readFile?: (path: string) => Promise<string>
 }
 
 /** A parsed command line. */
@@ -84,28 +92,73 @@ export const parseLine = (argv: ReadonlyArray<string>, cwd: string): ParsedLine 
       if (given !== undefined) flags[flag.slice(2)] = given
     } else if (arg.startsWith("--") && arg.length > 2) {
       flags[flag.slice(2)] = inline ?? true
+    } else if (arg === "-h") {
+      flags["help"] = true
     } else positional.push(arg)
   }
   return { verb: positional[0], positional: positional.slice(1), root, rootGiven, settings, flags, errors }
 }
 
 /** The help text. */
-export const USAGE = `agentic-workspace: workspace tools for LLM agents, gated by your permission mode.
+export const USAGE = `agentic-workspace ${VERSION}: workspace tools for LLM agents, gated by your permission mode.
 
 Usage: agentic-workspace <verb> [arguments] [--root DIR] [--set key=value]...
 
   mcp [--http PORT]        serve the tools over MCP (stdio, or Streamable HTTP on 127.0.0.1)
-  call TOOL 'JSON'         run one tool call; prints one envelope (exit 0 ok, 1 not ok)
+  call TOOL 'JSON'|-|@FILE run one tool call (arguments as JSON, from stdin, or from a file); prints one envelope
   tools                    list the registered tools as JSON
-  approvals [--json]       pending and approved records, newest first
+  approvals [--json]       pending and decided records, newest first; approvals show ID prints one in full
   accept [ID] [NOTE...]    approve a pending record (without ID: the newest pending one)
   deny [ID] [REASON...]    deny a pending record (without ID: the newest pending one)
   host                     the runtime and host this command runs on, as JSON
-  help                     this text
+  help                     this text; every verb takes --help (-h)
 
 --root defaults to the current directory. --set takes any setting by key (e.g. --set permissionMode=0,
 --set executableAllowlist=git,node); values are read as JSON when they parse, else as strings.
+--version prints the version.
 `
+
+/** Each verb's own help, printed by `VERB --help` without doing anything else. */
+export const VERB_HELP: Record<string, string> = {
+  mcp: `agentic-workspace mcp [--http PORT [--token TOKEN]] [--root DIR] [--set key=value]...
+
+Serves the workspace tools over MCP: stdio by default; --http PORT serves Streamable HTTP on
+127.0.0.1:PORT/mcp (0 picks a free port) with a bearer token printed at start (--token fixes it).
+Without --root the workspace is the client's first MCP root (else the current directory). Prints one
+start line on stderr (root, mode, transport, how to approve) and records its settings in
+.agentic/host.json. Approve in the client's prompt or with: agentic-workspace accept ID --root DIR
+`,
+  call: `agentic-workspace call TOOL 'JSON' | - | @FILE [--root DIR] [--set key=value]...
+
+Runs one tool call and prints exactly one envelope as JSON (exit 0 when ok, 1 when not). The arguments
+are one JSON object: inline, "-" to read it from stdin, or @FILE to read it from a file (large contents
+are then not cut by the OS argument limit).
+`,
+  tools: `agentic-workspace tools [--root DIR] [--set key=value]...
+
+Prints the registered tools as JSON: [{name, description, inputSchema}].
+`,
+  approvals: `agentic-workspace approvals [--json] [--root DIR]
+agentic-workspace approvals show ID [--root DIR]
+
+Lists pending records (kind, title, files or argv or URL, destructive flag, age) and the decided ones
+still live; "show ID" prints one record in full (the whole diff, the command, the plan). --json prints
+every pending, approved and denied record. The mode shown is the running server's (.agentic/host.json).
+`,
+  accept: `agentic-workspace accept [ID] [NOTE...] [--root DIR]
+
+Approves a pending record (without ID: the newest pending one) in the workspace's approvals store.
+`,
+  deny: `agentic-workspace deny [ID] [REASON...] [--root DIR]
+
+Denies a pending record (without ID: the newest pending one); the reason is passed to the model.
+`,
+  host: `agentic-workspace host
+
+Prints the runtime and host this command runs on, as JSON.
+`,
+  help: USAGE
+}
 
 const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`
 
@@ -131,6 +184,53 @@ const withWorkspace = async (
 const describe = (record: ApprovalRecord, now: number) =>
   `${record.id} [${record.kind}] ${clipBytes(record.title, 60)} (${record.status === "pending" ? "staged" : record.status} ${age(record.decidedAt ?? record.createdAt, now)})`
 
+/** What the user is deciding, on one line: files, argv or URL. */
+const subject = (details: Awaited<ReturnType<typeof recordDetails>>): string | undefined => {
+  if (details.files !== undefined) return `files: ${details.files.slice(0, 10).join(", ")}${details.files.length > 10 ? `, … (${details.files.length - 10} more)` : ""}`
+  if (details.argv !== undefined) return `argv: ${details.argv.map(shellWord).join(" ")}${details.cwd === undefined ? "" : ` (in ${details.cwd})`}`
+  if (details.url !== undefined) return `URL: ${details.url}`
+  return undefined
+}
+
+/** The mode lines: the running server's mode from .agentic/host.json, and a warning when this command's settings differ. */
+const modeLines = async (runtime: WorkspaceRuntime): Promise<Array<string>> => {
+  const state = await readHostState(runtime)
+  if (state === undefined) return [`Permission mode: ${modeLabel(runtime.settings.permissionMode)}. (No running server is recorded in .agentic/host.json: these are this command's settings.)`]
+  const lines = [`Permission mode: ${modeLabel(state.settings.permissionMode)}. (The running ${state.host} server's, from .agentic/host.json: ${state.transport}${state.pid === undefined ? "" : `, pid ${state.pid}`}, started ${state.startedAt}.)`]
+  const differ = differingSettings(state.settings, runtime.settings)
+  if (differ.length > 0) {
+    lines.push(
+      `Warning: this command runs with settings that differ from the server's (${differ.map((key) => `${key}: server ${JSON.stringify(state.settings[key])}, here ${JSON.stringify(runtime.settings[key])}`).join("; ")}); deciding is the same, but pass the server's --set flags to see its rules.`
+    )
+  }
+  return lines
+}
+
+const approvalsShow = async (line: ParsedLine, host: CliHost, runtime: WorkspaceRuntime): Promise<number> => {
+  const id = line.positional[1]
+  const records = await runtime.run(loadRecords)
+  const record = records.find((candidate) => candidate.id === id)
+  if (record === undefined) {
+    host.stderr(`agentic-workspace: no approval or plan ${id ?? "(no id given)"}. agentic-workspace approvals lists them.\n`)
+    return 1
+  }
+  const details = await recordDetails(runtime, record)
+  const out = [
+    `${record.id} [${record.kind}] ${record.title}`,
+    `Status: ${record.status}${record.decidedAt === undefined ? "" : ` (${record.decidedAt})`}; staged ${age(record.createdAt, Date.now())}; destructive: ${record.destructive === true ? "YES" : "no"}.`
+  ]
+  if (record.note !== undefined) out.push(`Note: ${record.note}`)
+  if (record.reason !== undefined) out.push(`Reason: ${record.reason}`)
+  const what = subject(details)
+  if (what !== undefined) out.push(what.charAt(0).toUpperCase() + what.slice(1))
+  if (record.resume !== undefined) out.push(`Runs: ${record.resume.tool} ${JSON.stringify(record.resume.arguments)}`)
+  if (details.diff !== undefined) out.push("", details.diff.trimEnd())
+  if (details.plan !== undefined) out.push("", details.plan.trimEnd())
+  if (record.status === "pending") out.push("", `Decide: ${terminalCommand("accept", record.id, runtime.info.root)} (or ${terminalCommand("deny", record.id, runtime.info.root)})`)
+  host.stdout(`${out.join("\n")}\n`)
+  return 0
+}
+
 const verbs: Record<string, (line: ParsedLine, host: CliHost) => Promise<number>> = {
   help: async (_line, host) => {
     host.stdout(USAGE)
@@ -139,12 +239,25 @@ const verbs: Record<string, (line: ParsedLine, host: CliHost) => Promise<number>
   call: async (line, host) => {
     const [tool, raw] = line.positional
     if (tool === undefined) {
-      host.stdout(json(failure("cli.call", toolError("INVALID_INPUT", "call needs a tool name and a JSON argument: agentic-workspace call workspace_notes '{\"action\":\"list\"}'."))))
+      host.stdout(json(failure("cli.call", toolError("INVALID_INPUT", "call needs a tool name and a JSON argument: agentic-workspace call workspace_notes '{\"action\":\"list\"}' (or - for stdin, @FILE for a file)."))))
+      return 1
+    }
+    let text = raw ?? "{}"
+    try {
+      if (raw === "-") {
+        if (host.readStdin === undefined) throw new Error("this host cannot read standard input")
+        text = await host.readStdin()
+      } else if (raw?.startsWith("@") === true) {
+        if (host.readFile === undefined) throw new Error("this host cannot read files")
+        text = await host.readFile(raw.slice(1))
+      }
+    } catch (error) {
+      host.stdout(json(failure(`${tool}.call`, toolError("INVALID_INPUT", `The arguments could not be read (${error instanceof Error ? error.message.split("\n")[0] : String(error)}); pass one JSON object inline, with - on stdin, or as @FILE.`))))
       return 1
     }
     let args: unknown
     try {
-      args = JSON.parse(raw ?? "{}")
+      args = JSON.parse(text)
     } catch (error) {
       host.stdout(json(failure(`${tool}.call`, toolError("INVALID_INPUT", `The arguments are not valid JSON (${error instanceof Error ? error.message : String(error)}); pass one JSON object.`))))
       return 1
@@ -186,6 +299,7 @@ const verbs: Record<string, (line: ParsedLine, host: CliHost) => Promise<number>
     ),
   approvals: async (line, host) =>
     withWorkspace(line, host, async (runtime) => {
+      if (line.positional[0] === "show") return approvalsShow(line, host, runtime)
       const records = (await runtime.run(loadRecords)).filter((record) => record.status === "pending" || record.status === "approved" || record.status === "denied")
       if (line.flags["json"] === true) {
         host.stdout(json(records))
@@ -193,11 +307,17 @@ const verbs: Record<string, (line: ParsedLine, host: CliHost) => Promise<number>
       }
       const now = Date.now()
       const pending = records.filter((record) => record.status === "pending")
-      const out = [`Permission mode: ${modeLabel(runtime.settings.permissionMode)}.`]
+      const out = await modeLines(runtime)
       if (pending.length === 0) out.push("Nothing is pending.")
       else {
-        out.push("Pending, newest first (a bare accept decides #1):")
-        pending.forEach((record, index) => out.push(`  ${index + 1}. ${describe(record, now)}`))
+        out.push("Pending, newest first (a bare accept decides #1; approvals show ID prints one in full):")
+        for (const [index, record] of pending.entries()) {
+          const details = await recordDetails(runtime, record)
+          const what = subject(details)
+          out.push(`  ${index + 1}. ${record.id} [${record.kind}] ${clipBytes(record.title, 60)}`)
+          out.push(`     ${[what, `destructive: ${record.destructive === true ? "YES" : "no"}`, `staged ${age(record.createdAt, now)}`].filter((part) => part !== undefined).join("; ")}`)
+        }
+        out.push(`Decide: ${terminalCommand("accept", "ID", runtime.info.root)} (or deny ID REASON)`)
       }
       const decided = records.filter((record) => record.status !== "pending")
       if (decided.length > 0) {
@@ -229,8 +349,17 @@ export const runCli = async (argv: ReadonlyArray<string>, host: CliHost): Promis
     host.stderr(`agentic-workspace: ${line.errors.join("; ")}\n\n${USAGE}`)
     return 2
   }
+  if (line.flags["version"] === true && line.verb === undefined) {
+    host.stdout(`${VERSION}\n`)
+    return 0
+  }
   const verb = line.verb ?? "help"
   const handler = host.verbs?.[verb] ?? verbs[verb]
+  // --help (or -h) on any verb prints its help and does nothing else: no workspace is opened, no server starts.
+  if (line.flags["help"] === true && (handler !== undefined || VERB_HELP[verb] !== undefined)) {
+    host.stdout(VERB_HELP[verb] ?? USAGE)
+    return 0
+  }
   if (handler === undefined) {
     host.stderr(`agentic-workspace: unknown verb "${verb}".\n\n${USAGE}`)
     return 2

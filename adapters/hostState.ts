@@ -49,5 +49,5 @@ export const clearHostState = async (runtime: WorkspaceRuntime, pid: number | un
 }
 
 /** The settings keys whose values differ between two settings. */
-export const differingSettings = (a: Settings, b: Settings): ReadonlyArray<string> =>
+export const differingSettings = (a: Settings, b: Settings): ReadonlyArray<keyof Settings> =>
   (Object.keys(a) as Array<keyof Settings>).filter((key) => JSON.stringify(a[key]) !== JSON.stringify(b[key]))

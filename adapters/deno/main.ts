@@ -18,6 +18,8 @@ const code = await runCli(Deno.args, {
   statusRegistry: (failure) => statusRegistry(failure.reason, failure.repair),
   stdout: write(Deno.stdout),
   stderr: write(Deno.stderr),
+  readStdin: () => new Response(Deno.stdin.readable).text(),
+  readFile: (file) => Deno.readTextFile(file.startsWith("/") ? file : `${Deno.cwd()}/${file}`),
   verbs: {
     mcp: mcpVerb(denoMcpHost),
     host: async (_line, host) => {

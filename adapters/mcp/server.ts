@@ -28,10 +28,11 @@ import type { ResumeCall } from "../../core/gate/records.ts"
 import { ENVELOPE_JSON_SCHEMA, type Envelope } from "../../core/protocol/envelope.ts"
 import type { Registry, ToolListing } from "../../core/registry.ts"
 import type { WorkspaceRuntime } from "../../core/runtime.ts"
+import { VERSION } from "../version.ts"
 import { type DecisionChannels, forThisHost, terminalCommand, waysToDecide } from "./decide.ts"
 
 /** The server's name and version as MCP clients see them. */
-export const SERVER_INFO = { name: "agentic-workspace", version: "0.1.0" } as const
+export const SERVER_INFO = { name: "agentic-workspace", version: VERSION } as const
 
 /** What the MCP server needs of a workspace: the runtime, or only a registry when it could not open. */
 export interface McpWorkspace {

@@ -1,9 +1,18 @@
 /** The Node entry of the `agentic-workspace` bin. */
+import * as fs from "node:fs/promises"
+import * as path from "node:path"
 import { runCli } from "../cli.ts"
 import { statusRegistry } from "../../core/registry.ts"
 import { mcpVerb } from "../mcp/verb.ts"
 import { NODE_CAPABILITIES, openNodeWorkspace } from "./host.ts"
 import { nodeMcpHost } from "./mcpHost.ts"
+
+/** All of standard input as text (`call TOOL -`). */
+const readStdin = async (): Promise<string> => {
+  const chunks: Array<Buffer> = []
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer)
+  return Buffer.concat(chunks).toString("utf8")
+}
 
 const code = await runCli(process.argv.slice(2), {
   cwd: process.cwd(),
@@ -11,6 +20,8 @@ const code = await runCli(process.argv.slice(2), {
   statusRegistry: (failure) => statusRegistry(failure.reason, failure.repair),
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),
+  readStdin: () => readStdin(),
+  readFile: (file) => fs.readFile(path.resolve(process.cwd(), file), "utf8"),
   verbs: {
     mcp: mcpVerb(nodeMcpHost),
     host: async (_line, host) => {
