@@ -7,16 +7,19 @@ import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import * as fsp from "node:fs/promises"
 import * as path from "node:path"
-import { fileURLToPath } from "node:url"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { HostError } from "../../core/services/HostFs.ts"
 import { type Launched, Processes, type ProcessesShape } from "../../core/services/Processes.ts"
 import { resolveExecutable } from "../../core/tools/command/resolve.ts"
 import { toHostError } from "./NodeHostFs.ts"
+import { SUPERVISOR_SOURCE } from "./scripts.generated.ts"
 
-/** The supervisor script, beside this file. */
-export const SUPERVISOR = fileURLToPath(new URL("./supervisor.mjs", import.meta.url))
+/**
+ * The node arguments that run the supervisor (supervisor.mjs, carried inline by scripts.generated.ts
+ * so a bundle of this host needs no file beside it) on a job folder: its process.argv[2] is the folder.
+ */
+export const supervisorArgs = (jobDir: string): Array<string> => ["--input-type=module", "--eval", SUPERVISOR_SOURCE, "agentic-workspace-supervisor", jobDir]
 
 const readBootId = (): string | undefined => {
   try {
@@ -98,7 +101,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 const LAUNCH_WAIT_MS = 20_000
 
 const launch = async (jobDir: string): Promise<Launched> => {
-  const supervisor = spawn(process.execPath, [SUPERVISOR, jobDir], {
+  const supervisor = spawn(process.execPath, supervisorArgs(jobDir), {
     detached: true,
     stdio: "ignore",
     shell: false,

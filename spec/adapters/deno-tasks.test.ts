@@ -21,7 +21,7 @@ afterAll(async () => {
 const freshClone = async (): Promise<string> => {
   const dir = await makeTempDir("aw-clone-")
   dirs.push(dir)
-  const files = execFileSync("git", ["ls-files", "-z"], { cwd: REPO, encoding: "utf8" }).split("\0").filter((file) => file.length > 0)
+  const files = execFileSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], { cwd: REPO, encoding: "utf8" }).split("\0").filter((file) => file.length > 0)
   for (const file of files) {
     const from = path.join(REPO, file)
     const stat = await fs.lstat(from).catch(() => undefined)
