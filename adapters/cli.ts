@@ -37,6 +37,8 @@ export interface CliHost {
   readonly readStdin?: () => Promise<string>
   /** A file's text, for `call TOOL @file.json` (relative to cwd). */
   readonly readFile?: (path: string) => Promise<string>
+  /** Whether a process still runs (a host.json left by a crashed server is then not reported as running). */
+  readonly isRunning?: (pid: number) => boolean
 }
 
 /** A parsed command line. */
@@ -193,8 +195,13 @@ const subject = (details: Awaited<ReturnType<typeof recordDetails>>): string | u
 }
 
 /** The mode lines: the running server's mode from .agentic/host.json, and a warning when this command's settings differ. */
-const modeLines = async (runtime: WorkspaceRuntime): Promise<Array<string>> => {
-  const state = await readHostState(runtime)
+const modeLines = async (runtime: WorkspaceRuntime, host: CliHost): Promise<Array<string>> => {
+  const recorded = await readHostState(runtime)
+  const gone = recorded?.pid !== undefined && host.isRunning?.(recorded.pid) === false
+  const state = gone ? undefined : recorded
+  if (gone) {
+    return [`Permission mode: ${modeLabel(runtime.settings.permissionMode)}. (.agentic/host.json names server pid ${recorded!.pid}, which no longer runs: these are this command's settings.)`]
+  }
   if (state === undefined) return [`Permission mode: ${modeLabel(runtime.settings.permissionMode)}. (No running server is recorded in .agentic/host.json: these are this command's settings.)`]
   const lines = [`Permission mode: ${modeLabel(state.settings.permissionMode)}. (The running ${state.host} server's, from .agentic/host.json: ${state.transport}${state.pid === undefined ? "" : `, pid ${state.pid}`}, started ${state.startedAt}.)`]
   const differ = differingSettings(state.settings, runtime.settings)
@@ -307,7 +314,7 @@ const verbs: Record<string, (line: ParsedLine, host: CliHost) => Promise<number>
       }
       const now = Date.now()
       const pending = records.filter((record) => record.status === "pending")
-      const out = await modeLines(runtime)
+      const out = await modeLines(runtime, host)
       if (pending.length === 0) out.push("Nothing is pending.")
       else {
         out.push("Pending, newest first (a bare accept decides #1; approvals show ID prints one in full):")

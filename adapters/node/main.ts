@@ -22,6 +22,14 @@ const code = await runCli(process.argv.slice(2), {
   stderr: (text) => process.stderr.write(text),
   readStdin: () => readStdin(),
   readFile: (file) => fs.readFile(path.resolve(process.cwd(), file), "utf8"),
+  isRunning: (pid) => {
+    try {
+      process.kill(pid, 0)
+      return true
+    } catch (error) {
+      return (error as { code?: string }).code === "EPERM"
+    }
+  },
   verbs: {
     mcp: mcpVerb(nodeMcpHost),
     host: async (_line, host) => {

@@ -155,5 +155,8 @@ describe("the terminal channel shows what it decides (issue 17, Deliver 6)", () 
     const same = await run(["approvals", "--root", dir, "--set", "permissionMode=0"])
     expect(same.stdout).toContain("Permission mode: Manual (0).")
     expect(same.stdout).not.toContain("Warning")
+    // A host.json left by a server that no longer runs is not reported as the running server's.
+    const gone = await run(["approvals", "--root", dir], { isRunning: () => false })
+    expect(gone.stdout).toContain("Permission mode: Plan (1). (.agentic/host.json names server pid 4242, which no longer runs")
   })
 })
