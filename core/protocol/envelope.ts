@@ -81,7 +81,7 @@ export const failure = (
 /**
  * The envelope as a JSON Schema (MCP's `outputSchema`): the top-level fields a client acts on, `data`
  * an open object, so every result validates without the schema growing with each tool (tools/list is
- * read by the model too). `protocol` and `retention` are in every envelope as well; extra fields are allowed.
+ * read by the model too). `protocol`, `retention` and `artifacts` are in envelopes as well; extra fields are allowed.
  */
 export const ENVELOPE_JSON_SCHEMA = {
   type: "object",
@@ -90,7 +90,6 @@ export const ENVELOPE_JSON_SCHEMA = {
     operation: { type: "string" },
     summary: { type: "string" },
     data: { type: "object" },
-    error: { type: "object" },
-    artifacts: { type: "array" }
+    error: { type: "object" }
   }
 } as const

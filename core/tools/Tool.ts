@@ -70,7 +70,6 @@ export type JsonSchemaObject = {
  */
 export const toolInputSchema = (tool: ToolDefinition): JsonSchemaObject => {
   const properties: Record<string, any> = {}
-  const usedBy: Record<string, Array<string>> = {}
   const requiredBy: Record<string, Array<string>> = {}
   const meanings: Record<string, Map<string, Array<string>>> = {}
   for (const [action, struct] of Object.entries(tool.actions)) {
@@ -84,7 +83,6 @@ export const toolInputSchema = (tool: ToolDefinition): JsonSchemaObject => {
           if (properties[field][bound] !== schema[bound]) properties[field] = omitKey(properties[field], bound)
         }
       }
-      ;(usedBy[field] ??= []).push(action)
       const meaning = typeof schema.description === "string" ? schema.description : ""
       const byMeaning = (meanings[field] ??= new Map())
       byMeaning.set(meaning, [...(byMeaning.get(meaning) ?? []), action])
@@ -92,7 +90,6 @@ export const toolInputSchema = (tool: ToolDefinition): JsonSchemaObject => {
     for (const field of (resolved.required ?? []) as Array<string>) (requiredBy[field] ??= []).push(action)
   }
   const all = Object.keys(tool.actions).length
-  void usedBy
   for (const field of Object.keys(properties)) {
     const distinct = [...meanings[field]!.entries()].filter(([meaning]) => meaning !== "")
     const text =
@@ -127,14 +124,14 @@ export const toolInputSchema = (tool: ToolDefinition): JsonSchemaObject => {
   }
   return {
     type: "object",
-    properties: { action: { enum: Object.keys(tool.actions) }, ...properties },
+    properties: { action: { type: "string", enum: Object.keys(tool.actions) }, ...properties },
     required: ["action"],
     additionalProperties: false
   }
 }
 
 /** String and array bounds at or past these are not listed (the decoder still enforces them and names them). */
-const LISTED_MAX_LENGTH = 1000
+const LISTED_MAX_LENGTH = 80
 const LISTED_MAX_ITEMS = 40
 
 /** Effect's generated descriptions ("a string at most 80 character(s) long", "an integer"): internal, not for a model. */
@@ -163,8 +160,6 @@ const forModel = (node: any): any => {
   if (out["type"] === "object" && out["additionalProperties"] === false) delete out["additionalProperties"]
   // An id's or a hash's pattern is in its description ("the tx_… id"); the decoder checks it and says so.
   delete out["pattern"]
-  // An enum of strings says its type.
-  if (Array.isArray(out["enum"]) && (out["enum"] as Array<unknown>).every((value) => typeof value === "string")) delete out["type"]
   if (out["minLength"] === 1) delete out["minLength"]
   // Bounds no model comes near (a 4096-character path, 1000 globs) are checked by the decoder, not listed.
   if (typeof out["maxLength"] === "number" && (out["maxLength"] as number) >= LISTED_MAX_LENGTH) delete out["maxLength"]
@@ -224,7 +219,7 @@ const flattenTagged = (members: ReadonlyArray<any>): Record<string, unknown> | u
   }
   return {
     type: "object",
-    properties: { type: { enum: tags }, ...properties },
+    properties: { type: { type: "string", enum: tags }, ...properties },
     required: ["type"],
     description: `Required per type: ${[...required.entries()].map(([fields, users]) => `${users.join(", ")}: ${fields}`).join("; ")}.`
   }

@@ -72,7 +72,7 @@ describe("tools/list is written for the model (issue 17, Deliver 8)", () => {
   it("a field's description is right for every action that takes it: inspect's path names the file of read and stat, not only a directory", () => {
     const inspect = listed.find((tool) => tool.name === "workspace_inspect")!
     const path = (inspect.inputSchema.properties as Record<string, { description: string }>)["path"]!.description
-    expect(path).toMatch(/file \(read, stat\)/)
+    expect(path).toMatch(/file \(read, stat\)/i)
     expect(path).toMatch(/directory/)
     const limit = (inspect.inputSchema.properties as Record<string, { description: string; maximum?: number }>)["limit"]!
     // The bound differs per action (semantic_search 1-50, the others 1-10000): the description says each.

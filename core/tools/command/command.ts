@@ -46,7 +46,7 @@ const JobId = Schema.String.pipe(Schema.pattern(/^job_[A-Za-z0-9]+$/, { message:
   description: "The job_… id from run or start."
 })
 const Executable = BoundedString(4096).pipe(Schema.minLength(1, { message: () => "must not be empty" })).annotations({
-  description: "A name on PATH or in node_modules/.bin, or a workspace path; no command line."
+  description: "A name on PATH or in node_modules/.bin, or a workspace path."
 })
 const Args = Schema.Array(BoundedString(32_768)).pipe(Schema.maxItems(1000)).annotations({
   description: "One string per argument (no shell quoting or globbing)."
@@ -54,7 +54,7 @@ const Args = Schema.Array(BoundedString(32_768)).pipe(Schema.maxItems(1000)).ann
 const Cwd = BoundedString(4096, "Working directory (default: the workspace root).")
 const Timeout = Schema.Number.annotations({
   description:
-    "Seconds until the job is killed (default and cap: maxCommandDurationSeconds, 600; start: 0 = none)."
+    "Seconds before the kill (default and cap: maxCommandDurationSeconds, 600; start: 0 = none)."
 })
 const TailChars = Schema.Int.pipe(Schema.between(TAIL_MIN, TAIL_MAX)).annotations({
   description: "Log tail characters (100-20000, default 2000; finished jobs only when given)."

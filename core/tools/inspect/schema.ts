@@ -35,8 +35,8 @@ const Snapshot = opt(
 )
 const Path = (_description?: string) => BoundedString(4096, PATH_TEXT)
 /** One text per field, right for every action that takes it (the listing shows a field once per tool). */
-const PATH_TEXT = "The file (read, stat) or directory (default: the root), relative to the workspace root."
-const LIMIT_TEXT = `Page size (1-${LIST_MAX_LIMIT}; default ${LIST_DEFAULT_LIMIT} entries, read ${READ_DEFAULT_LIMIT} lines, search ${SEARCH_DEFAULT_LIMIT} matches; semantic_search 1-50, default 10).`
+const PATH_TEXT = "File (read, stat) or directory (default: the root), relative to the workspace root."
+const LIMIT_TEXT = `Page size (1-${LIST_MAX_LIMIT}, default ${LIST_DEFAULT_LIMIT}; read ${READ_DEFAULT_LIMIT} lines, search ${SEARCH_DEFAULT_LIMIT}; semantic_search 1-50, default 10).`
 const DEPTH_TEXT = "Tree levels (overview 1-10, default 2; list 1-100, default 1)."
 const QUERY_TEXT = "The text to find (semantic_search: in words)."
 const OptionalPath = opt(Path())

@@ -60,10 +60,10 @@ const NewItemSchema = Schema.Struct({
   depends_on: Schema.optional(DependsOn)
 })
 const Items = Schema.Array(NewItemSchema).pipe(Schema.maxItems(MAX_ITEMS_PER_CALL, { message: () => `must hold at most ${MAX_ITEMS_PER_CALL} items` })).annotations({
-  description: "New items: a JSON array of {text, status, priority, details, depends_on} objects (fields as below; text required)."
+  description: "New items: a JSON array of {text, status, priority, details, depends_on} (as below; text required)."
 })
 const Evidence = Schema.Union(BoundedString(4000), Schema.Array(BoundedString(4000)).pipe(Schema.maxItems(50))).annotations({
-  description: "Evidence to append: a string or a list (test output, a commit, a path)."
+  description: "Evidence to append: a string or a list."
 })
 const NoteText = BoundedString(4000, "The item's text; note and checkpoint: the note.")
 
