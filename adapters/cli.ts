@@ -2,33 +2,26 @@
  * The `agentic-workspace` command line, shared by the Node and Deno hosts: each host passes its own
  * way to open a workspace and to write output. Verbs take `--root DIR` and `--set key=value` anywhere.
  */
-import * as Effect from "effect/Effect"
+import { type Prompt, promptLines } from "../core/gate/prompt.ts"
 import { failure } from "../core/protocol/envelope.ts"
 import { toolError } from "../core/protocol/errors.ts"
-import { loadRecords } from "../core/gate/gate.ts"
-import { formatCommand, preprocess } from "../core/gate/preprocess.ts"
+import { formatCommand } from "../core/gate/preprocess.ts"
 import { age, clipBytes, type ApprovalRecord } from "../core/gate/records.ts"
-import type { Registry } from "../core/registry.ts"
 import type { WorkspaceRuntime } from "../core/runtime.ts"
 import { modeLabel, parseSettingValue } from "../core/settings/settings.ts"
+import type { OpenFailure, Session } from "./open.ts"
 import { recordDetails } from "./approvalDetails.ts"
 import { differingSettings, readHostState } from "./hostState.ts"
 import { shellWord, terminalCommand } from "./mcp/decide.ts"
 import { VERSION } from "./version.ts"
 
-/** A workspace that could not be opened. */
-export interface OpenFailure {
-  readonly _tag: "OpenFailure"
-  readonly kind: "settings" | "root"
-  readonly reason: string
-  readonly repair: string
-}
+export type { OpenFailure } from "./open.ts"
 
 /** What a host gives the CLI. */
 export interface CliHost {
   readonly cwd: string
-  readonly open: (root: string, settings: Record<string, unknown>) => Promise<WorkspaceRuntime | OpenFailure>
-  readonly statusRegistry: (failure: OpenFailure) => Registry
+  /** Opens the workspace at `root` as a Session (which says when it could not open). */
+  readonly open: (root: string, settings: Record<string, unknown>) => Promise<Session>
   readonly stdout: (text: string) => void
   readonly stderr: (text: string) => void
   /** Extra verbs a host serves (e.g. `mcp`), given the parsed line. */
@@ -167,27 +160,47 @@ const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`
 const withWorkspace = async (
   line: ParsedLine,
   host: CliHost,
-  use: (runtime: WorkspaceRuntime) => Promise<number>,
-  onFailure?: (failure: OpenFailure) => number
+  use: (session: Session) => Promise<number>,
+  onFailure?: (failure: OpenFailure, session: Session) => Promise<number> | number
 ): Promise<number> => {
-  const opened = await host.open(line.root, line.settings)
-  if ("_tag" in opened) {
-    if (onFailure !== undefined) return onFailure(opened)
-    host.stderr(`agentic-workspace: ${opened.reason}. ${opened.repair}\n`)
-    return 2
-  }
+  const session = await host.open(line.root, line.settings)
   try {
-    return await use(opened)
+    if (session.failure !== undefined) {
+      if (onFailure !== undefined) return await onFailure(session.failure, session)
+      host.stderr(`agentic-workspace: ${session.failure.reason}. ${session.failure.repair}\n`)
+      return 2
+    }
+    return await use(session)
   } finally {
-    await opened.dispose()
+    await session.close()
   }
 }
 
 const describe = (record: ApprovalRecord, now: number) =>
   `${record.id} [${record.kind}] ${clipBytes(record.title, 60)} (${record.status === "pending" ? "staged" : record.status} ${age(record.decidedAt ?? record.createdAt, now)})`
 
-/** What the user is deciding, on one line: files, argv or URL. */
-const subject = (details: Awaited<ReturnType<typeof recordDetails>>): string | undefined => {
+/** What the user is deciding, on one line, from the record's typed prompt: files, argv, URL. */
+const promptSubject = (prompt: Prompt): string => {
+  const argv = (words: ReadonlyArray<string>, cwd: string) => `argv: ${words.map(shellWord).join(" ")}${cwd === "" ? "" : ` (in ${cwd})`}`
+  switch (prompt._tag) {
+    case "transaction":
+      return `files: ${prompt.paths.slice(0, 10).join(", ")}${prompt.paths.length > 10 ? `, … (${prompt.paths.length - 10} more)` : ""}`
+    case "command":
+      return argv(prompt.argv, prompt.cwd)
+    case "vcs":
+      return `${argv(prompt.argv, prompt.cwd)}${prompt.refs.length > 0 ? `; refs: ${prompt.refs.join(", ")}` : ""}`
+    case "web":
+      return prompt.url !== undefined ? `URL: ${prompt.url}` : `web search: ${prompt.query ?? ""}`
+    case "browser":
+      return `browser session ${prompt.session}: ${prompt.control}`
+    case "agent":
+      return `sub-agent: ${clipBytes(prompt.objective, 120)}`
+  }
+}
+
+/** What the user is deciding, on one line: the typed prompt when the record has one, else what the stored records tell. */
+const subject = (record: ApprovalRecord, details: Awaited<ReturnType<typeof recordDetails>>): string | undefined => {
+  if (record.prompt !== undefined) return promptSubject(record.prompt)
   if (details.files !== undefined) return `files: ${details.files.slice(0, 10).join(", ")}${details.files.length > 10 ? `, … (${details.files.length - 10} more)` : ""}`
   if (details.argv !== undefined) return `argv: ${details.argv.map(shellWord).join(" ")}${details.cwd === undefined ? "" : ` (in ${details.cwd})`}`
   if (details.url !== undefined) return `URL: ${details.url}`
@@ -213,9 +226,9 @@ const modeLines = async (runtime: WorkspaceRuntime, host: CliHost): Promise<Arra
   return lines
 }
 
-const approvalsShow = async (line: ParsedLine, host: CliHost, runtime: WorkspaceRuntime): Promise<number> => {
+const approvalsShow = async (line: ParsedLine, host: CliHost, session: Session, runtime: WorkspaceRuntime): Promise<number> => {
   const id = line.positional[1]
-  const records = await runtime.run(loadRecords)
+  const records = await session.approvals()
   const record = records.find((candidate) => candidate.id === id)
   if (record === undefined) {
     host.stderr(`agentic-workspace: no approval or plan ${id ?? "(no id given)"}. agentic-workspace approvals lists them.\n`)
@@ -228,10 +241,11 @@ const approvalsShow = async (line: ParsedLine, host: CliHost, runtime: Workspace
   ]
   if (record.note !== undefined) out.push(`Note: ${record.note}`)
   if (record.reason !== undefined) out.push(`Reason: ${record.reason}`)
-  const what = subject(details)
+  const what = subject(record, details)
   if (what !== undefined) out.push(what.charAt(0).toUpperCase() + what.slice(1))
   if (record.resume !== undefined) out.push(`Runs: ${record.resume.tool} ${JSON.stringify(record.resume.arguments)}`)
   if (details.diff !== undefined) out.push("", details.diff.trimEnd())
+  else if (record.prompt !== undefined) out.push("", ...promptLines(record.prompt, Number.MAX_SAFE_INTEGER))
   if (details.plan !== undefined) out.push("", details.plan.trimEnd())
   if (record.status === "pending") out.push("", `Decide: ${terminalCommand("accept", record.id, runtime.info.root)} (or ${terminalCommand("deny", record.id, runtime.info.root)})`)
   host.stdout(`${out.join("\n")}\n`)
@@ -272,16 +286,13 @@ const verbs: Record<string, (line: ParsedLine, host: CliHost) => Promise<number>
     return withWorkspace(
       line,
       host,
-      async (runtime) => {
-        const envelope = await runtime.call(tool, args)
+      async (session) => {
+        const envelope = await session.call(tool, args)
         host.stdout(json(envelope))
         return envelope.ok ? 0 : 1
       },
-      (opened) => {
-        const envelope =
-          opened.kind === "settings"
-            ? failure(`${tool}.call`, toolError("INVALID_INPUT", `${opened.reason}. ${opened.repair}`))
-            : Effect.runSync(host.statusRegistry(opened).call(tool, args) as Effect.Effect<ReturnType<typeof failure>>)
+      async (opened, session) => {
+        const envelope = opened.kind === "settings" ? failure(`${tool}.call`, toolError("INVALID_INPUT", `${opened.reason}. ${opened.repair}`)) : await session.call(tool, args)
         host.stdout(json(envelope))
         return 1
       }
@@ -291,23 +302,24 @@ const verbs: Record<string, (line: ParsedLine, host: CliHost) => Promise<number>
     withWorkspace(
       line,
       host,
-      async (runtime) => {
-        host.stdout(json(runtime.registry.list().map(({ name, description, inputSchema }) => ({ name, description, inputSchema }))))
+      async (session) => {
+        host.stdout(json(session.tools().map(({ name, description, inputSchema }) => ({ name, description, inputSchema }))))
         return 0
       },
-      (opened) => {
+      (opened, session) => {
         if (opened.kind === "settings") {
           host.stderr(`agentic-workspace: ${opened.reason}. ${opened.repair}\n`)
           return 2
         }
-        host.stdout(json(host.statusRegistry(opened).list().map(({ name, description, inputSchema }) => ({ name, description, inputSchema }))))
+        host.stdout(json(session.tools().map(({ name, description, inputSchema }) => ({ name, description, inputSchema }))))
         return 0
       }
     ),
   approvals: async (line, host) =>
-    withWorkspace(line, host, async (runtime) => {
-      if (line.positional[0] === "show") return approvalsShow(line, host, runtime)
-      const records = (await runtime.run(loadRecords)).filter((record) => record.status === "pending" || record.status === "approved" || record.status === "denied")
+    withWorkspace(line, host, async (session) => {
+      const runtime = session.runtime!
+      if (line.positional[0] === "show") return approvalsShow(line, host, session, runtime)
+      const records = (await session.approvals()).filter((record) => record.status === "pending" || record.status === "approved" || record.status === "denied")
       if (line.flags["json"] === true) {
         host.stdout(json(records))
         return 0
@@ -320,7 +332,7 @@ const verbs: Record<string, (line: ParsedLine, host: CliHost) => Promise<number>
         out.push("Pending, newest first (a bare accept decides #1; approvals show ID prints one in full):")
         for (const [index, record] of pending.entries()) {
           const details = await recordDetails(runtime, record)
-          const what = subject(details)
+          const what = subject(record, details)
           out.push(`  ${index + 1}. ${record.id} [${record.kind}] ${clipBytes(record.title, 60)}`)
           out.push(`     ${[what, `destructive: ${record.destructive === true ? "YES" : "no"}`, `staged ${age(record.createdAt, now)}`].filter((part) => part !== undefined).join("; ")}`)
         }
@@ -339,12 +351,12 @@ const verbs: Record<string, (line: ParsedLine, host: CliHost) => Promise<number>
 }
 
 const decideVerb = (verb: "accept" | "deny", line: ParsedLine, host: CliHost) =>
-  withWorkspace(line, host, async (runtime) => {
+  withWorkspace(line, host, async (session) => {
     const [first, ...rest] = line.positional
     const hasId = first !== undefined && /^(approval|plan)_[A-Za-z0-9]+$/.test(first)
     const words = hasId ? rest : line.positional
     const message = formatCommand({ verb, ...(hasId ? { id: first } : {}), ...(words.length > 0 ? { text: words.join(" ") } : {}) })
-    const result = await runtime.run(preprocess(message))
+    const result = await session.preprocess(message)
     host.stdout(`${result.text}\n`)
     return result.decided === undefined ? 1 : 0
   })

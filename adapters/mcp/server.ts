@@ -9,7 +9,6 @@
  * (adapters/mcp/decide.ts). The model's own input can never approve anything. With no fixed root, the
  * workspace is the client's first MCP root.
  */
-import * as Effect from "effect/Effect"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import {
   CallToolRequestSchema,
@@ -23,23 +22,24 @@ import {
   SetLevelRequestSchema,
   type Tool
 } from "@modelcontextprotocol/sdk/types.js"
-import { approvalBlock, decideCommand } from "../../core/gate/preprocess.ts"
+import { approvalBlock } from "../../core/gate/preprocess.ts"
+import { type Prompt, promptLines } from "../../core/gate/prompt.ts"
 import type { ResumeCall } from "../../core/gate/records.ts"
 import { ENVELOPE_JSON_SCHEMA, type Envelope } from "../../core/protocol/envelope.ts"
-import type { Registry, ToolListing } from "../../core/registry.ts"
-import type { WorkspaceRuntime } from "../../core/runtime.ts"
+import type { ToolListing } from "../../core/registry.ts"
+import type { Session } from "../open.ts"
 import { VERSION } from "../version.ts"
 import { type DecisionChannels, forThisHost, terminalCommand, waysToDecide } from "./decide.ts"
 
 /** The server's name and version as MCP clients see them. */
 export const SERVER_INFO = { name: "agentic-workspace", version: VERSION } as const
 
-/** What the MCP server needs of a workspace: the runtime, or only a registry when it could not open. */
+/**
+ * What the MCP server serves: the workspace's Session (when it could not open, the diagnostic tool
+ * alone) and its root, as the terminal command must name it.
+ */
 export interface McpWorkspace {
-  readonly registry: Registry
-  /** Absent when the workspace could not open (then only the diagnostic tool is served). */
-  readonly runtime?: WorkspaceRuntime
-  /** The workspace root, as the terminal command must name it. */
+  readonly session: Session
   readonly root: string
 }
 
@@ -133,17 +133,13 @@ const MESSAGE_PREVIEW_CHARS = 6000
 
 const clip = (text: string, max: number) => (text.length <= max ? text : `${text.slice(0, max)}\n… (${text.length - max} more characters; see the envelope)`)
 
-/** The text of an approval prompt: operation, destructive flag, and the diff or command when the envelope carries one. */
-export const approvalMessage = (tool: string, envelope: Envelope, approval: StagedApproval): string => {
-  const data = (envelope.data ?? {}) as Record<string, unknown>
+/** The text of an approval prompt: operation, destructive flag, and what the record's typed prompt asks (the diff, the argv and cwd, ...). */
+export const approvalMessage = (tool: string, envelope: Envelope, approval: StagedApproval, prompt?: Prompt): string => {
   const lines = [
     `${tool} wants to run ${envelope.operation}: ${approval.title}`,
     `Approval ${approval.id} (${approval.kind}). Destructive: ${approval.destructive ? "YES: it deletes, moves or overwrites existing content" : "no"}.`
   ]
-  const diff = [data["diffPreview"], data["diff"]].find((value) => typeof value === "string") as string | undefined
-  const command = data["command"] ?? (data["executable"] === undefined ? undefined : { executable: data["executable"], args: data["args"] })
-  if (diff !== undefined) lines.push("", "Diff:", clip(diff, MESSAGE_PREVIEW_CHARS))
-  if (command !== undefined) lines.push("", `Command: ${typeof command === "string" ? command : JSON.stringify(command)}`)
+  if (prompt !== undefined) lines.push("", ...promptLines(prompt, MESSAGE_PREVIEW_CHARS))
   if (approval.resume !== undefined) lines.push("", `Runs: ${approval.resume.tool} ${clip(JSON.stringify(approval.resume.arguments), MESSAGE_PREVIEW_CHARS)}`)
   lines.push("", "Accept runs it now; Decline denies it (the identical call is then refused); Cancel leaves it pending.")
   return lines.join("\n")
@@ -164,10 +160,10 @@ export const canElicitForm = (capabilities: { elicitation?: { form?: unknown; ur
   return !(elicitation.form === undefined && elicitation.url !== undefined)
 }
 
-/** What a prompt needs besides the elicit function: the runtime, this host's channels, the result budget. */
+/** What a prompt needs besides the elicit function: the session, this host's channels, the result budget. */
 interface PromptContext {
   readonly elicit: (params: ElicitRequestFormParams) => Promise<ElicitResult>
-  readonly runtime: WorkspaceRuntime
+  readonly session: Session
   readonly channels: DecisionChannels
   readonly budget: number
 }
@@ -195,9 +191,10 @@ const withoutPrompt = (channels: DecisionChannels): DecisionChannels => ({ ...ch
  * error or a timeout leaves it pending and returns the staged envelope, naming the other ways.
  */
 const askUser = async (context: PromptContext, tool: string, args: unknown, staged: Envelope, approval: StagedApproval): Promise<CallToolResult> => {
-  const { runtime, budget } = context
+  const { session, budget } = context
   const later = forThisHost(staged, withoutPrompt(context.channels))
-  const answer = await ask(context, approvalMessage(tool, staged, approval))
+  const prompt = (await session.approvals()).find((record) => record.id === approval.id)?.prompt
+  const answer = await ask(context, approvalMessage(tool, staged, approval, prompt))
   if ("failed" in answer) {
     return callResult(later, `The approval prompt for ${approval.id} got no answer (${answer.failed}); it stays pending. ${waysToDecide(approval.id, withoutPrompt(context.channels))}`, budget)
   }
@@ -206,12 +203,12 @@ const askUser = async (context: PromptContext, tool: string, args: unknown, stag
   }
   const note = noteOf(answer)
   const verb = answer.action === "accept" ? "accept" : "deny"
-  const decided = await runtime.run(Effect.either(decideCommand({ verb, id: approval.id, ...(note === undefined ? {} : { text: note }) })))
+  const decided = await session.decide({ verb, id: approval.id, ...(note === undefined ? {} : { text: note }) })
   if (decided._tag === "Left") {
     return callResult(later, `The user answered ${answer.action} for ${approval.id}, but it was not decided: ${decided.left.code}: ${decided.left.message}`, budget)
   }
   const resume = approval.resume ?? { tool, arguments: args as Record<string, unknown> }
-  const envelope = forThisHost(await runtime.call(resume.tool, resume.arguments), context.channels)
+  const envelope = forThisHost(await session.call(resume.tool, resume.arguments), context.channels)
   const said = note === undefined ? "" : ` ${verb === "accept" ? "Note" : "Reason"}: ${note}`
   return callResult(
     envelope,
@@ -242,7 +239,7 @@ export const planMessage = (proposed: Envelope, planId: string): string => {
  * decision said as the preprocessor would say it.
  */
 const askPlan = async (context: PromptContext, proposed: Envelope, planId: string): Promise<CallToolResult> => {
-  const { runtime, budget } = context
+  const { session, budget } = context
   const later = forThisHost(proposed, withoutPrompt(context.channels))
   const answer = await ask(context, planMessage(proposed, planId))
   if ("failed" in answer) {
@@ -253,11 +250,11 @@ const askPlan = async (context: PromptContext, proposed: Envelope, planId: strin
   }
   const note = noteOf(answer)
   const verb = answer.action === "accept" ? "accept" : "deny"
-  const decided = await runtime.run(Effect.either(decideCommand({ verb, id: planId, ...(note === undefined ? {} : { text: note }) })))
+  const decided = await session.decide({ verb, id: planId, ...(note === undefined ? {} : { text: note }) })
   if (decided._tag === "Left") {
     return callResult(later, `The user answered ${answer.action} for ${planId}, but it was not decided: ${decided.left.code}: ${decided.left.message}`, budget)
   }
-  const block = approvalBlock(decided.right, runtime.settings.permissionMode)
+  const block = approvalBlock(decided.right, session.settings?.permissionMode ?? 1)
   const told = block.replace(/^<agentic-approval>\n/, "").replace(/\n<\/agentic-approval>$/, "").replace(/\n/g, " ")
   const data = (proposed.data ?? {}) as Record<string, unknown>
   const status = decided.right.record.status
@@ -324,7 +321,7 @@ export const createMcpServer = (source: WorkspaceSource, inflight: Inflight = ne
     return resolved
   }
 
-  server.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => ({ tools: (await workspaceFor(extra)).registry.list().map(mcpTool) }))
+  server.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => ({ tools: (await workspaceFor(extra)).session.tools().map(mcpTool) }))
 
   // logging/setLevel: below the client's level, the per-call log line is not sent.
   const LEVELS: ReadonlyArray<LoggingLevel> = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]
@@ -339,9 +336,9 @@ export const createMcpServer = (source: WorkspaceSource, inflight: Inflight = ne
     const { name } = request.params
     const args = request.params.arguments ?? {}
     const workspace = await workspaceFor(extra)
-    const runtime = workspace.runtime
-    const budget = runtime?.settings.maxToolResultChars ?? 20_000
-    const raw = runtime === undefined ? await Effect.runPromise(workspace.registry.call(name, args) as Effect.Effect<Envelope>) : await runtime.call(name, args)
+    const session = workspace.session
+    const budget = session.settings?.maxToolResultChars ?? 20_000
+    const raw = await session.call(name, args)
     // Related to this request, so over HTTP it travels on the call's own stream.
     const level: LoggingLevel = raw.ok ? "info" : "warning"
     if (wanted(level)) {
@@ -352,14 +349,14 @@ export const createMcpServer = (source: WorkspaceSource, inflight: Inflight = ne
         })
         .catch(() => undefined)
     }
-    const prompt = runtime !== undefined && canElicitForm(server.getClientCapabilities())
+    const prompt = session.failure === undefined && canElicitForm(server.getClientCapabilities())
     const reviewUrl = options.reviewUrl?.()
     const channels: DecisionChannels = { prompt, root: workspace.root, ...(reviewUrl === undefined ? {} : { reviewUrl }) }
-    if (prompt && runtime !== undefined) {
+    if (prompt) {
       // Sent as part of this request, so over HTTP it travels on the call's own stream.
       const context: PromptContext = {
         elicit: (params) => extra.sendRequest({ method: "elicitation/create", params }, ElicitResultSchema, { timeout: ELICITATION_TIMEOUT_MS }),
-        runtime,
+        session,
         channels,
         budget
       }

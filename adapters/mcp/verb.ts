@@ -8,9 +8,8 @@
  */
 import * as Either from "effect/Either"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
-import type { WorkspaceRuntime } from "../../core/runtime.ts"
 import { decodeSettings, modeLabel, type Settings } from "../../core/settings/settings.ts"
-import type { CliHost, OpenFailure, ParsedLine } from "../cli.ts"
+import type { CliHost, ParsedLine } from "../cli.ts"
 import { clearHostState, writeHostState } from "../hostState.ts"
 import { terminalCommand } from "./decide.ts"
 import { makeHttpHandler, MCP_PATH, newToken } from "./http.ts"
@@ -67,13 +66,13 @@ export const mcpVerb =
     const open = (root: string): Promise<McpWorkspace> => {
       let workspace = opened.get(root)
       if (workspace === undefined) {
-        workspace = host.open(root, line.settings).then(async (result: WorkspaceRuntime | OpenFailure) => {
-          if ("_tag" in result) {
-            host.stderr(`agentic-workspace mcp: serving only the diagnostic tool: ${result.reason}. ${result.repair}\n`)
-            return { registry: host.statusRegistry(result), root }
-          }
-          await writeHostState(result, { host: "mcp", transport, ...(mcpHost.pid === undefined ? {} : { pid: mcpHost.pid }), startedAt: new Date().toISOString() })
-          return { registry: result.registry, runtime: result, root: result.info.root }
+        workspace = host.open(root, line.settings).then(async (session): Promise<McpWorkspace> => {
+          const failed = session.failure
+          if (failed !== undefined) host.stderr(`agentic-workspace mcp: serving only the diagnostic tool: ${failed.reason}. ${failed.repair}\n`)
+          const runtime = session.runtime
+          if (runtime === undefined) return { session, root }
+          await writeHostState(runtime, { host: "mcp", transport, ...(mcpHost.pid === undefined ? {} : { pid: mcpHost.pid }), startedAt: new Date().toISOString() })
+          return { session, root: runtime.info.root }
         })
         opened.set(root, workspace)
       }
@@ -81,10 +80,9 @@ export const mcpVerb =
     }
     const dispose = async () => {
       for (const workspace of opened.values()) {
-        const { runtime } = await workspace
-        if (runtime === undefined) continue
-        await clearHostState(runtime, mcpHost.pid)
-        await runtime.dispose()
+        const { session } = await workspace
+        if (session.runtime !== undefined) await clearHostState(session.runtime, mcpHost.pid)
+        await session.close()
       }
     }
 

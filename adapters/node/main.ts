@@ -2,9 +2,8 @@
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { runCli } from "../cli.ts"
-import { statusRegistry } from "../../core/registry.ts"
 import { mcpVerb } from "../mcp/verb.ts"
-import { NODE_CAPABILITIES, openNodeWorkspace } from "./host.ts"
+import { NODE_CAPABILITIES, openNodeSession } from "./host.ts"
 import { nodeMcpHost } from "./mcpHost.ts"
 
 /** All of standard input as text (`call TOOL -`). */
@@ -16,8 +15,7 @@ const readStdin = async (): Promise<string> => {
 
 const code = await runCli(process.argv.slice(2), {
   cwd: process.cwd(),
-  open: openNodeWorkspace,
-  statusRegistry: (failure) => statusRegistry(failure.reason, failure.repair),
+  open: openNodeSession,
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),
   readStdin: () => readStdin(),

@@ -10,7 +10,7 @@ import { decodeInput, makeRegistry } from "../../core/registry.ts"
 import { defaultSettings } from "../../core/settings/settings.ts"
 import type { ToolDefinition } from "../../core/tools/Tool.ts"
 
-const HOST = { root: "/workspace", runtime: "node" as const, platform: "linux", capabilities: ["fs", "process", "network", "browser"] }
+const HOST = { root: "/workspace", runtime: "node" as const, platform: "linux", capabilities: ["fs", "process", "network", "browser"] as Array<"fs" | "process" | "network" | "browser"> }
 const registry = makeRegistry(defaultSettings, HOST)
 const listed = registry.list().map(mcpTool)
 const SIX = ["workspace_inspect", "workspace_edit", "workspace_plan", "workspace_notes", "workspace_command", "workspace_tasks"]
