@@ -10,8 +10,16 @@ import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import { toolError } from "../../core/protocol/errors.ts"
 import { HostError } from "../../core/services/HostFs.ts"
-import { type Launched, Processes, type ProcessesShape } from "../../core/services/Processes.ts"
+import {
+  EXEC_MAX_OUTPUT_BYTES,
+  type ExecRequest,
+  type ExecResult,
+  type Launched,
+  Processes,
+  type ProcessesShape
+} from "../../core/services/Processes.ts"
 import { resolveExecutable } from "../../core/tools/command/resolve.ts"
 import { toHostError } from "./NodeHostFs.ts"
 
@@ -163,8 +171,107 @@ const sha256File = (abs: string) =>
     stream.on("error", (error) => ((error as { code?: string }).code === "ENOENT" ? resolve(undefined) : reject(error)))
   })
 
+/** One bounded stream: the first `max` bytes are kept, the rest is read and dropped. */
+const collector = (max: number) => {
+  const chunks: Array<Buffer> = []
+  let kept = 0
+  let cut = false
+  return {
+    push: (chunk: Buffer) => {
+      if (kept >= max) {
+        cut = true
+        return
+      }
+      const room = max - kept
+      if (chunk.length > room) cut = true
+      const part = chunk.length > room ? chunk.subarray(0, room) : chunk
+      chunks.push(part)
+      kept += part.length
+    },
+    text: () => Buffer.concat(chunks).toString("utf8"),
+    cut: () => cut
+  }
+}
+
+type ExecOutcome = { readonly _tag: "Done"; readonly result: ExecResult } | { readonly _tag: "SpawnError"; readonly code: string; readonly message: string }
+
+/** Runs one process to completion in its own process group; the group is killed at the timeout or on interruption. */
+const exec = (request: ExecRequest, register: (kill: () => void) => void): Promise<ExecOutcome> =>
+  new Promise((resolve) => {
+    const [file, ...args] = request.argv
+    const max = request.maxOutputBytes ?? EXEC_MAX_OUTPUT_BYTES
+    const child = spawn(file!, args, {
+      cwd: request.cwd,
+      env: { ...process.env, ...request.env },
+      shell: false,
+      detached: process.platform !== "win32",
+      windowsHide: true,
+      stdio: ["pipe", "pipe", "pipe"]
+    })
+    const out = collector(max)
+    const err = collector(max)
+    let timedOut = false
+    let settled = false
+    const killGroup = () => {
+      if (child.pid === undefined) return
+      try {
+        if (process.platform === "win32") child.kill("SIGKILL")
+        else process.kill(-child.pid, "SIGKILL")
+      } catch {
+        // already gone
+      }
+    }
+    register(killGroup)
+    const timer = setTimeout(() => {
+      timedOut = true
+      killGroup()
+    }, request.timeoutMs)
+    child.stdout.on("data", out.push)
+    child.stderr.on("data", err.push)
+    child.stdin.on("error", () => undefined)
+    child.once("error", (error: NodeJS.ErrnoException) => {
+      if (settled) return
+      settled = true
+      clearTimeout(timer)
+      resolve({ _tag: "SpawnError", code: error.code ?? "unknown", message: error.message })
+    })
+    child.once("close", (code, signal) => {
+      if (settled) return
+      settled = true
+      clearTimeout(timer)
+      resolve({
+        _tag: "Done",
+        result: { exitCode: code, signal, stdout: out.text(), stderr: err.text(), timedOut, truncated: out.cut() || err.cut() }
+      })
+    })
+    if (request.stdin !== undefined) child.stdin.end(request.stdin)
+    else child.stdin.end()
+  })
+
 /** The Node processes. */
 export const nodeProcesses: ProcessesShape = {
+  exec: (request) =>
+    Effect.async<ExecOutcome>((resume) => {
+      let kill = () => undefined as void
+      exec(request, (killGroup) => {
+        kill = killGroup
+      }).then((outcome) => resume(Effect.succeed(outcome)))
+      return Effect.sync(() => kill())
+    }).pipe(
+      Effect.flatMap((outcome) => {
+        if (outcome._tag === "Done") return Effect.succeed(outcome.result)
+        const name = request.argv[0] ?? ""
+        return Effect.fail(
+          outcome.code === "ENOENT"
+            ? toolError("NOT_FOUND", `The executable "${name}" was not found on PATH, so nothing ran. Install it, or ask the user to put it on PATH.`, {
+                executable: name
+              })
+            : outcome.code === "EACCES"
+              ? toolError("EXECUTABLE_DENIED", `The executable "${name}" cannot be executed (permission denied), so nothing ran.`, { executable: name })
+              : toolError("IO_ERROR", `The executable "${name}" could not be started (${outcome.code}: ${outcome.message}).`, { executable: name })
+        )
+      })
+    ),
   resolve: (name, projectBinDir) =>
     Effect.sync(() =>
       resolveExecutable(

@@ -18,8 +18,10 @@
  *   const alive = yield* processes.isAlive(launched.supervisorPid, launched.supervisorIdentity)
  */
 import * as Context from "effect/Context"
-import type * as Effect from "effect/Effect"
-import type { HostError } from "./HostFs.ts"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { toolError, type ToolError } from "../protocol/errors.ts"
+import { HostError } from "./HostFs.ts"
 
 /** What the host found for an executable name (see core/tools/command/resolve.ts). */
 export type Resolution =
@@ -56,8 +58,40 @@ export interface Tail {
   readonly size: number
 }
 
-/** The host's processes, narrowed to what workspace_command needs. */
+/** One process run to completion without a shell (workspace_vcs runs git and gh this way). */
+export interface ExecRequest {
+  /** argv[0] is a resolved executable path or a name on PATH. */
+  readonly argv: ReadonlyArray<string>
+  /** Absolute, already confined by the Workspace. */
+  readonly cwd: string
+  /** Added to the host environment. */
+  readonly env?: Readonly<Record<string, string>>
+  readonly timeoutMs: number
+  /** Per stream, default 10 MiB; past it the stream is cut and `truncated` is true. */
+  readonly maxOutputBytes?: number
+  readonly stdin?: string
+}
+
+/** How an `exec` ended: its exit code or signal and its (bounded) output. */
+export interface ExecResult {
+  readonly exitCode: number | null
+  readonly signal: string | null
+  readonly stdout: string
+  readonly stderr: string
+  readonly timedOut: boolean
+  readonly truncated: boolean
+}
+
+/** The default per-stream output bound of `exec`. */
+export const EXEC_MAX_OUTPUT_BYTES = 10 * 1024 * 1024
+
+/** The host's processes, narrowed to what workspace_command and workspace_vcs need. */
 export interface ProcessesShape {
+  /**
+   * Runs `argv` to completion without a shell, bounded by `timeoutMs` (the whole process group is killed)
+   * and `maxOutputBytes`. A missing executable is a ToolError (NOT_FOUND naming it), never a defect.
+   */
+  readonly exec: (request: ExecRequest) => Effect.Effect<ExecResult, ToolError>
   /** Resolves an executable name: PATH first, then `projectBinDir` (the project's node_modules/.bin). */
   readonly resolve: (name: string, projectBinDir: string) => Effect.Effect<Resolution>
   /** Starts the supervisor for the job folder `jobDir` (spec.json already written); resolves once started.json or exit.json exists. */
@@ -76,5 +110,24 @@ export interface ProcessesShape {
   readonly sha256File: (abs: string) => Effect.Effect<string | undefined, HostError>
 }
 
+const unavailable = (what: string) =>
+  toolError("RUNTIME_UNAVAILABLE", `This host cannot run processes (${what}): open the workspace with a host that can (the Node host).`)
+
+/** The processes of a host that has none: every call refuses clearly. */
+export const unavailableProcesses: ProcessesShape = {
+  exec: (request) => Effect.fail(unavailable(`exec of ${request.argv[0] ?? "nothing"}`)),
+  resolve: (name) => Effect.succeed({ _tag: "NotFound", searched: [name] }),
+  launch: (jobDir) => Effect.fail(new HostError({ reason: "Other", path: jobDir, message: "this host cannot run processes" })),
+  isAlive: () => Effect.succeed(false),
+  groupAlive: () => Effect.succeed(false),
+  signalGroup: () => Effect.succeed(false),
+  bootId: Effect.succeed(undefined),
+  tail: (abs) => Effect.fail(new HostError({ reason: "Other", path: abs, message: "this host cannot run processes" })),
+  sha256File: (abs) => Effect.fail(new HostError({ reason: "Other", path: abs, message: "this host cannot run processes" }))
+}
+
 /** The process service. */
-export class Processes extends Context.Tag("agentic-workspace/Processes")<Processes, ProcessesShape>() {}
+export class Processes extends Context.Tag("agentic-workspace/Processes")<Processes, ProcessesShape>() {
+  /** The layer of a host without processes (memory, Deno until it has its own): every call refuses. */
+  static readonly layerUnavailable = Layer.succeed(Processes, unavailableProcesses)
+}
