@@ -9,9 +9,10 @@ import type { ToolContext } from "./tools/Tool.ts"
 import { jobChanges } from "./tools/command/jobs.ts"
 import { taskBoardChanges } from "./tools/tasks/tasks.ts"
 import { transactionChanges } from "./tools/edit/edit.ts"
+import { vcsChanges } from "./tools/vcs/interpret.ts"
 
 /** The keys of `data` in the changes listing that tools fill. */
-export type ChangeKey = "transactions" | "runs" | "jobs" | "taskBoards" | "researchProjects"
+export type ChangeKey = "transactions" | "runs" | "jobs" | "taskBoards" | "researchProjects" | "vcs"
 
 /** One contributor to the changes listing: its entries, newest first, in the reference's shape. */
 export interface ChangeSource {
@@ -23,5 +24,6 @@ export interface ChangeSource {
 export const CHANGE_SOURCES: ReadonlyArray<ChangeSource> = [
   { key: "transactions", list: transactionChanges },
   { key: "jobs", list: jobChanges },
-  { key: "taskBoards", list: taskBoardChanges }
+  { key: "taskBoards", list: taskBoardChanges },
+  { key: "vcs", list: vcsChanges }
 ]

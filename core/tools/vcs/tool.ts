@@ -1,0 +1,566 @@
+/**
+ * workspace_vcs: git and GitHub as typed actions. Reads (status, diff, log, show, branch listing, gh_auth,
+ * issue_list, pr_list, pr_diff) are bounded and never gated; init, add, commit, checkout, branch create or
+ * delete, push, issue_create and pr_create are planned against the repository's state, gated (kind "vcs")
+ * and only then run. git and gh run as argv through Processes.exec, hardened (see harden.ts).
+ */
+import * as Effect from "effect/Effect"
+import { gated } from "../../gate/gate.ts"
+import type { ToolResult } from "../../protocol/envelope.ts"
+import { toolError, type ToolError } from "../../protocol/errors.ts"
+import { CurrentSettings } from "../../services/CurrentSettings.ts"
+import { Workspace } from "../../services/Workspace.ts"
+import { type ActionInput, defineTool, type ToolContext } from "../Tool.ts"
+import { interpret } from "./interpret.ts"
+import {
+  agenticExclude,
+  checkRefFormat,
+  commitOf,
+  loadBranch,
+  loadHead,
+  loadRemotes,
+  loadStatus,
+  remoteUrl,
+  resolveRevision,
+  treeOf,
+  writeTree
+} from "./load.ts"
+import { BRANCH_FORMAT, classifyFailure, LOG_FORMAT, parseBranches, parseGhAuth, parseLog, redactTokens, gitMessage } from "./parse.ts"
+import {
+  checkMessage,
+  checkRefText,
+  type Planned,
+  planAdd,
+  planBranchCreate,
+  planBranchDelete,
+  planCheckout,
+  planCommit,
+  planInit,
+  planIssueCreate,
+  planPrCreate,
+  planPush,
+  TOOL
+} from "./plan.ts"
+import { findRepository, type Git, type Gh, LARGE_OUTPUT_BYTES, openGh, openGit, shownCommand } from "./run.ts"
+import { LOG_LIMIT_DEFAULT, VcsActions } from "./schema.ts"
+import { fitted, pagedText, statusResult } from "./view.ts"
+
+type Input<K extends keyof typeof VcsActions> = ActionInput<typeof VcsActions, K>
+type Handler<K extends keyof typeof VcsActions> = (input: Input<K>) => Effect.Effect<ToolResult, ToolError, ToolContext>
+
+const fail = (error: ToolError | undefined) => (error === undefined ? Effect.void : Effect.fail(error))
+
+const invalid = (field: string, message: string) => Effect.fail(toolError("INVALID_INPUT", message, { field }))
+
+/** Runs a planned action through the gate; the preview shows the exact argv and cwd. */
+const gate = (planned: Planned, git: Git, gh?: Gh) =>
+  gated(
+    {
+      tool: TOOL,
+      operation: `vcs.${String(planned.resume.arguments["action"])}`,
+      kind: "vcs",
+      title: planned.title,
+      normalized: planned.plan,
+      ...(planned.destructive === undefined ? {} : { destructive: planned.destructive }),
+      resume: planned.resume,
+      preview: {
+        data: {
+          argv: [...(planned.plan._tag === "IssueCreate" || planned.plan._tag === "PrCreate" ? ["gh"] : git.prefix), ...planned.plan.argv],
+          cwd: planned.plan.cwd,
+          plan: planned.plan
+        }
+      }
+    },
+    interpret(planned.plan, git, gh)
+  )
+
+/** Workspace-relative paths -> repository-relative ones; PROTECTED_PATH for .git/, .agentic/ and protected globs. */
+const repoPaths = (paths: ReadonlyArray<string>, top: string, refuseProtected: boolean) =>
+  Effect.gen(function* () {
+    const workspace = yield* Workspace
+    const out: Array<string> = []
+    for (const [index, given] of paths.entries()) {
+      const rel = yield* workspace.resolve(given, `paths.${index}`)
+      if (refuseProtected && rel !== "" && workspace.isProtected(rel)) {
+        return yield* Effect.fail(
+          toolError(
+            "PROTECTED_PATH",
+            `paths.${index} "${given}" is protected (.git/, .agentic/ and the protectedPatterns globs are never staged by workspace_vcs); leave it out of add.`,
+            { field: `paths.${index}`, path: rel }
+          )
+        )
+      }
+      if (top === "") out.push(rel)
+      else if (rel === top) out.push("")
+      else if (rel.startsWith(`${top}/`)) out.push(rel.slice(top.length + 1))
+      else {
+        return yield* invalid(`paths.${index}`, `paths.${index} "${given}" is outside the repository at ${top}/; give paths inside it.`)
+      }
+    }
+    return out
+  })
+
+const pathspecs = (paths: ReadonlyArray<string>) => paths.map((path) => `:(literal,top)${path === "" ? "." : path}`)
+
+/** The pathspecs add appends: .agentic/ always, and the protected globs when the repository is the workspace. */
+const addExcludes = (top: string) =>
+  Effect.map(CurrentSettings, (settings) => [
+    ...agenticExclude(top),
+    ...(top === "" ? settings.protectedPatterns.map((pattern) => `:(exclude,glob,top)${pattern}`) : [])
+  ])
+
+const status: Handler<"status"> = (input) =>
+  Effect.gen(function* () {
+    const git = yield* openGit(input.cwd)
+    const repo = yield* findRepository(git)
+    const { status } = yield* loadStatus(git, repo.top)
+    return yield* statusResult(status, repo.top)
+  })
+
+const diffArgs = (input: Input<"diff">) => {
+  const { offset: _offset, snapshot: _snapshot, ...args } = input
+  return args
+}
+
+const diff: Handler<"diff"> = (input) =>
+  Effect.gen(function* () {
+    const git = yield* openGit(input.cwd)
+    const repo = yield* findRepository(git)
+    if (input.base !== undefined && input.ref === undefined) {
+      return yield* invalid("base", 'field "base" needs "ref" too (diff base..ref); to compare the working tree with one commit, pass it as ref alone.')
+    }
+    if (input.base !== undefined && input.staged === true) {
+      return yield* invalid("staged", 'staged: true compares the index, and base with ref compares two commits; use one or the other.')
+    }
+    const revisions: Array<string> = []
+    if (input.base !== undefined) revisions.push(yield* resolveRevision(git, "base", input.base))
+    if (input.ref !== undefined) revisions.push(yield* resolveRevision(git, "ref", input.ref))
+    const paths = yield* repoPaths(input.paths ?? [], repo.top, false)
+    const head = input.staged === true && revisions.length === 0 ? yield* loadHead(git) : "x"
+    const ran = yield* git.exec(
+      [
+        "diff",
+        "--no-color",
+        "--no-ext-diff",
+        "--no-textconv",
+        "--ignore-submodules=dirty",
+        ...(input.staged === true ? ["--cached"] : []),
+        // Before the first commit the index is compared with the empty tree.
+        ...(head === null ? ["4b825dc642cb6eb9a060e54bf8d69288fbee4904"] : []),
+        ...revisions,
+        "--",
+        ...pathspecs(paths),
+        ...agenticExclude(repo.top)
+      ],
+      { maxOutputBytes: LARGE_OUTPUT_BYTES }
+    )
+    if (ran.exitCode !== 0) return yield* Effect.fail(classifyFailure("git diff", ran))
+    const what =
+      input.base !== undefined
+        ? `Diff ${input.base}..${input.ref}`
+        : input.staged === true
+          ? `Staged diff (index vs ${input.ref ?? "HEAD"})`
+          : `Diff of the working tree vs ${input.ref ?? "the index"}`
+    return yield* pagedText({
+      operation: "vcs.diff",
+      action: "diff",
+      args: diffArgs(input),
+      text: ran.stdout,
+      complete: !ran.truncated,
+      offset: input.offset,
+      limit: input.limit,
+      snapshot: input.snapshot,
+      what
+    })
+  })
+
+const log: Handler<"log"> = (input) =>
+  Effect.gen(function* () {
+    const git = yield* openGit(input.cwd)
+    const repo = yield* findRepository(git)
+    const limit = input.limit ?? LOG_LIMIT_DEFAULT
+    const start = input.ref === undefined ? yield* loadHead(git) : yield* resolveRevision(git, "ref", input.ref)
+    const paths = yield* repoPaths(input.paths ?? [], repo.top, false)
+    const commits =
+      start === null ? [] : parseLog(yield* git.must(["log", "--no-color", "-z", LOG_FORMAT, `--max-count=${limit + 1}`, start, "--", ...pathspecs(paths)]))
+    const more = commits.length > limit
+    const all = commits.slice(0, limit)
+    return yield* fitted({
+      operation: "vcs.log",
+      max: all.length,
+      kind: "vcs.log",
+      stem: "log",
+      description: "The full log page, as JSON.",
+      full: () => JSON.stringify({ ref: input.ref ?? "HEAD", commits: all }),
+      build: (n, artifact) => ({
+        summary: `${all.length === 0 ? "No commits" : `${all.length} commit${all.length === 1 ? "" : "s"} from ${input.ref ?? "HEAD"} (${all[0]!.hash.slice(0, 7)} ${JSON.stringify(all[0]!.subject)})`}${more ? `; more exist: raise limit (at most 1000) or pass ref to start further back` : ""}.${artifact === undefined ? "" : ` Showing ${n} to fit maxToolResultChars; all ${all.length} are in ${artifact.path}.`}`,
+        data: { ref: input.ref ?? "HEAD", commits: all.slice(0, n), returned: n, total: all.length, more },
+        ...(artifact === undefined ? {} : { artifacts: [artifact] }),
+        retention: {
+          importance: "normal",
+          facts: all.length === 0 ? [] : [`log ${input.ref ?? "HEAD"} at ${all[0]!.hash}`],
+          omit_when_summarizing: ["commits"]
+        }
+      })
+    })
+  })
+
+const SHOW_FORMAT = "--format=%H%x00%P%x00%an%x00%ae%x00%aI%x00%s%x00%b%x00"
+
+const show: Handler<"show"> = (input) =>
+  Effect.gen(function* () {
+    const git = yield* openGit(input.cwd)
+    yield* findRepository(git)
+    const commit = yield* resolveRevision(git, "ref", input.ref ?? "HEAD")
+    const ran = yield* git.exec(["show", "--no-color", "--no-ext-diff", "--no-textconv", SHOW_FORMAT, commit, "--"], { maxOutputBytes: LARGE_OUTPUT_BYTES })
+    if (ran.exitCode !== 0) return yield* Effect.fail(classifyFailure("git show", ran))
+    const parts = ran.stdout.split("\0")
+    const [hash, parents, author, authorEmail, date, subject, body] = parts
+    const patch = parts.slice(7).join("\0").replace(/^\n+/, "")
+    const record = {
+      hash: hash!,
+      parents: parents!.split(" ").filter((parent) => parent !== ""),
+      author: author!,
+      authorEmail: authorEmail!,
+      date: date!,
+      subject: subject!,
+      body: body!.trim()
+    }
+    const { offset: _offset, snapshot: _snapshot, ...args } = input
+    return yield* pagedText({
+      operation: "vcs.show",
+      action: "show",
+      args,
+      text: patch,
+      complete: !ran.truncated,
+      offset: input.offset,
+      limit: input.limit,
+      snapshot: input.snapshot,
+      what: `Commit ${record.hash.slice(0, 7)} ${JSON.stringify(record.subject)} by ${record.author}`,
+      extra: { commit: record },
+      facts: [`commit ${record.hash}: ${record.subject}`]
+    })
+  })
+
+const listBranches = (git: Git) =>
+  Effect.gen(function* () {
+    const branches = parseBranches(yield* git.must(["for-each-ref", BRANCH_FORMAT, "refs/heads", "refs/remotes"]))
+    const current = branches.local.find((branch) => branch.current)?.name ?? (yield* loadBranch(git))
+    return yield* fitted({
+      operation: "vcs.branch",
+      max: Math.max(branches.local.length, branches.remote.length),
+      kind: "vcs.branch",
+      stem: "branches",
+      description: "All branches, as JSON.",
+      full: () => JSON.stringify({ current, ...branches }),
+      build: (n, artifact) => ({
+        summary: `${branches.local.length} local and ${branches.remote.length} remote branch${branches.remote.length === 1 ? "" : "es"}; current: ${current ?? "detached HEAD"}.${artifact === undefined ? "" : ` Lists cut to ${n} to fit maxToolResultChars; all are in ${artifact.path}.`}`,
+        data: { current, local: branches.local.slice(0, n), remote: branches.remote.slice(0, n) },
+        ...(artifact === undefined ? {} : { artifacts: [artifact] }),
+        retention: { importance: "normal", facts: [`current branch ${current ?? "(detached)"}`] }
+      })
+    })
+  })
+
+const branch: Handler<"branch"> = (input) =>
+  Effect.gen(function* () {
+    const git = yield* openGit(input.cwd)
+    const repo = yield* findRepository(git)
+    const create = input.create === true
+    const remove = input.delete === true
+    if (create && remove) return yield* invalid("create", "create: true and delete: true exclude each other; pass one of them.")
+    if (!create && !remove) {
+      if (input.name !== undefined || input.force !== undefined || input.start_point !== undefined) {
+        return yield* invalid(
+          "name",
+          'branch with name needs create: true or delete: true (without either it lists branches and takes no name, force or start_point).'
+        )
+      }
+      return yield* listBranches(git)
+    }
+    if (input.name === undefined) return yield* invalid("name", `field "name" is required with ${create ? "create" : "delete"}: true.`)
+    yield* fail(checkRefText("name", input.name, "branch"))
+    yield* checkRefFormat(git, "name", input.name, `refs/heads/${input.name}`, "branch name")
+    const existing = yield* commitOf(git, `refs/heads/${input.name}`)
+    if (create) {
+      if (input.force !== undefined) return yield* invalid("force", "force applies to delete only; remove it.")
+      if (existing !== null) {
+        return yield* invalid("name", `branch ${input.name} already exists (at ${existing.slice(0, 7)}); pick another name, or check it out.`)
+      }
+      const start = yield* resolveRevision(git, "start_point", input.start_point ?? "HEAD")
+      return yield* gate(planBranchCreate(input, { cwd: git.cwd, top: repo.top, name: input.name, startPoint: input.start_point ?? "HEAD", start }), git)
+    }
+    if (input.start_point !== undefined) return yield* invalid("start_point", "start_point applies to create only; remove it.")
+    if (existing === null) {
+      return yield* Effect.fail(toolError("NOT_FOUND", `There is no local branch ${input.name}; list branches with workspace_vcs {"action":"branch"}.`, { field: "name" }))
+    }
+    if ((yield* loadBranch(git)) === input.name) {
+      return yield* invalid("name", `${input.name} is the current branch and cannot be deleted; check out another branch first.`)
+    }
+    return yield* gate(planBranchDelete(input, { cwd: git.cwd, top: repo.top, name: input.name, force: input.force === true, tip: existing }), git)
+  })
+
+const ghFailure = (args: ReadonlyArray<string>, ran: { exitCode: number | null; stderr: string; stdout: string }) =>
+  toolError("VCS_FAILED", `${shownCommand("gh", args)} failed with exit code ${ran.exitCode}: ${gitMessage(ran.stderr, ran.stdout)}`, {
+    command: shownCommand("gh", args),
+    exitCode: ran.exitCode,
+    stderr: gitMessage(ran.stderr, ran.stdout)
+  })
+
+const ghAuth: Handler<"gh_auth"> = (input) =>
+  Effect.gen(function* () {
+    const git = yield* openGit(input.cwd)
+    const gh = yield* openGh(git)
+    const ran = yield* gh.exec(["auth", "status"])
+    const auth = parseGhAuth(`${ran.stderr}\n${ran.stdout}`)
+    const summary = auth.authenticated
+      ? `gh is authenticated: ${auth.hosts.map((host) => `${host.user} on ${host.host}`).join(", ")}.`
+      : `gh is not authenticated${ran.exitCode === 0 ? "" : ` (gh auth status exited ${ran.exitCode})`}: the user must run gh auth login (or provide GH_TOKEN).`
+    return {
+      summary,
+      data: { authenticated: auth.authenticated, hosts: auth.hosts, ...(auth.authenticated ? {} : { message: redactTokens(gitMessage(ran.stderr, ran.stdout)) }) },
+      retention: { importance: "normal", facts: [summary] }
+    } satisfies ToolResult
+  })
+
+const ghList = (kind: "issue" | "pr", input: Input<"issue_list"> | Input<"pr_list">) =>
+  Effect.gen(function* () {
+    const git = yield* openGit(input.cwd)
+    yield* findRepository(git)
+    const gh = yield* openGh(git)
+    const limit = input.limit ?? 30
+    const fields = kind === "issue" ? "number,title,state,url,author,labels,createdAt,updatedAt" : "number,title,state,url,author,headRefName,baseRefName,isDraft,createdAt"
+    const args = [kind, "list", `--json=${fields}`, `--limit=${limit}`, `--state=${input.state ?? "open"}`]
+    const ran = yield* gh.exec(args)
+    if (ran.exitCode !== 0) return yield* Effect.fail(ghFailure(args, ran))
+    const parsed = yield* Effect.try({
+      try: () => JSON.parse(ran.stdout) as ReadonlyArray<Record<string, any>>,
+      catch: () => toolError("VCS_FAILED", `${shownCommand("gh", args)} did not answer JSON: ${gitMessage(ran.stdout)}`)
+    })
+    const items: ReadonlyArray<Record<string, any>> = parsed.map((item) => ({
+      ...item,
+      author: typeof item["author"] === "object" && item["author"] !== null ? item["author"].login ?? null : item["author"] ?? null,
+      ...(Array.isArray(item["labels"]) ? { labels: item["labels"].map((label: { name?: string }) => label.name ?? String(label)) } : {})
+    }))
+    const key = kind === "issue" ? "issues" : "pullRequests"
+    const noun = kind === "issue" ? "issue" : "pull request"
+    return yield* fitted({
+      operation: `vcs.${kind}_list`,
+      max: items.length,
+      kind: `vcs.${kind}_list`,
+      stem: `${kind}s`,
+      description: `All listed ${noun}s, as JSON.`,
+      full: () => JSON.stringify({ [key]: items }),
+      build: (n, artifact) => ({
+        summary: `${items.length} ${input.state ?? "open"} ${noun}${items.length === 1 ? "" : "s"}${items.length > 0 ? `: ${items.slice(0, 5).map((item) => `#${item["number"]}`).join(", ")}${items.length > 5 ? ", …" : ""}` : ""}.${artifact === undefined ? "" : ` Showing ${n} to fit maxToolResultChars; all are in ${artifact.path}.`}`,
+        data: { [key]: items.slice(0, n), returned: n, total: items.length },
+        ...(artifact === undefined ? {} : { artifacts: [artifact] }),
+        retention: {
+          importance: "normal",
+          facts: items.slice(0, 10).map((item) => `${noun} #${item["number"]} ${item["url"]}`),
+          omit_when_summarizing: [key]
+        }
+      })
+    })
+  })
+
+const prDiff: Handler<"pr_diff"> = (input) =>
+  Effect.gen(function* () {
+    const git = yield* openGit(input.cwd)
+    yield* findRepository(git)
+    const gh = yield* openGh(git)
+    const args = ["pr", "diff", String(input.pull_request_number), "--color=never"]
+    const ran = yield* gh.exec(args, { maxOutputBytes: LARGE_OUTPUT_BYTES })
+    if (ran.exitCode !== 0) return yield* Effect.fail(ghFailure(args, ran))
+    const { offset: _offset, snapshot: _snapshot, ...rest } = input
+    return yield* pagedText({
+      operation: "vcs.pr_diff",
+      action: "pr_diff",
+      args: rest,
+      text: ran.stdout,
+      complete: !ran.truncated,
+      offset: input.offset,
+      limit: input.limit,
+      snapshot: input.snapshot,
+      what: `Diff of pull request #${input.pull_request_number}`,
+      extra: { pullRequestNumber: input.pull_request_number },
+      facts: [`pull request #${input.pull_request_number}`]
+    })
+  })
+
+const init: Handler<"init"> = (input) =>
+  Effect.gen(function* () {
+    const git = yield* openGit(input.cwd)
+    if (input.branch !== undefined) {
+      yield* fail(checkRefText("branch", input.branch, "branch"))
+      yield* checkRefFormat(git, "branch", input.branch, `refs/heads/${input.branch}`, "branch name")
+    }
+    const inside = yield* git.exec(["rev-parse", "--show-toplevel"])
+    if (inside.exitCode === 0 && inside.stdout.trim() === git.cwdAbs) {
+      const branch = yield* loadBranch(git)
+      return {
+        summary: `${git.cwd === "" ? "The workspace root" : git.cwd} is already a git repository (on ${branch ?? "a detached HEAD"}): nothing was done.`,
+        data: { initialized: false, alreadyRepository: true, cwd: git.cwd, branch },
+        retention: { importance: "normal" }
+      } satisfies ToolResult
+    }
+    return yield* gate(planInit(input, git.cwd, input.branch ?? null), git)
+  })
+
+const add: Handler<"add"> = (input) =>
+  Effect.gen(function* () {
+    const git = yield* openGit(input.cwd)
+    const repo = yield* findRepository(git)
+    const paths = yield* repoPaths(input.paths, repo.top, true)
+    const { sha256 } = yield* loadStatus(git, repo.top)
+    return yield* gate(planAdd(input, git.cwd, repo.top, paths, yield* addExcludes(repo.top), sha256), git)
+  })
+
+const commit: Handler<"commit"> = (input) =>
+  Effect.gen(function* () {
+    yield* fail(checkMessage(input.message))
+    const git = yield* openGit(input.cwd)
+    const repo = yield* findRepository(git)
+    const amend = input.amend === true
+    const ident = yield* git.exec(["var", "GIT_COMMITTER_IDENT"])
+    if (ident.exitCode !== 0) {
+      return yield* Effect.fail(
+        toolError(
+          "VCS_FAILED",
+          `git commit cannot run: git has no identity for the commit. The user must set one: git config user.email "you@example.com" and git config user.name "Your Name" (in the repository, or --global). git said: ${gitMessage(ident.stderr)}`,
+          { command: "git commit", exitCode: ident.exitCode, setting: "git config user.email" }
+        )
+      )
+    }
+    const { status } = yield* loadStatus(git, repo.top)
+    if (status.conflicted.length > 0) {
+      const paths = status.conflicted.map((entry) => entry.path)
+      return yield* Effect.fail(
+        toolError("MERGE_CONFLICT", `git commit cannot run: ${paths.join(", ")} ${paths.length === 1 ? "is" : "are"} unresolved. Resolve each (edit it, then add it), then commit.`, {
+          conflicted: paths
+        })
+      )
+    }
+    const head = yield* loadHead(git)
+    if (amend && head === null) return yield* invalid("amend", "There is no commit to amend yet; commit without amend.")
+    const tree = yield* writeTree(git)
+    if (!amend && head !== null && tree === (yield* treeOf(git, head))) {
+      return yield* Effect.fail(
+        toolError("VCS_FAILED", "Nothing to commit: the index matches HEAD. Stage changes with workspace_vcs add first (status shows what changed).", { command: "git commit" })
+      )
+    }
+    const current = yield* loadBranch(git)
+    return yield* gate(planCommit(input, { cwd: git.cwd, top: repo.top, message: input.message, amend, tree, head, branch: current }), git)
+  })
+
+const checkout: Handler<"checkout"> = (input) =>
+  Effect.gen(function* () {
+    const git = yield* openGit(input.cwd)
+    const repo = yield* findRepository(git)
+    const target = yield* resolveRevision(git, "ref", input.ref)
+    const { sha256 } = yield* loadStatus(git, repo.top)
+    const head = yield* loadHead(git)
+    return yield* gate(planCheckout(input, { cwd: git.cwd, top: repo.top, ref: input.ref, target, head, statusSha256: sha256 }), git)
+  })
+
+const push: Handler<"push"> = (input) =>
+  Effect.gen(function* () {
+    const git = yield* openGit(input.cwd)
+    const repo = yield* findRepository(git)
+    const remote = input.remote ?? "origin"
+    yield* fail(checkRefText("remote", remote, "remote"))
+    let name = input.branch
+    if (name === undefined) {
+      const current = yield* loadBranch(git)
+      if (current === null) return yield* invalid("branch", 'HEAD is detached: pass "branch" to say which branch to push.')
+      name = current
+    } else {
+      yield* fail(checkRefText("branch", name, "branch"))
+      yield* checkRefFormat(git, "branch", name, `refs/heads/${name}`, "branch name")
+    }
+    const url = yield* remoteUrl(git, remote)
+    if (url === null) {
+      const remotes = (yield* loadRemotes(git)).split("\n").map((line) => line.split("\t")[0]).filter((line) => line !== "")
+      return yield* Effect.fail(
+        toolError("NOT_FOUND", `There is no remote "${remote}" (remotes: ${[...new Set(remotes)].join(", ") || "none"}); pass an existing remote.`, { field: "remote" })
+      )
+    }
+    const localCommit = yield* commitOf(git, `refs/heads/${name}`)
+    if (localCommit === null) return yield* Effect.fail(toolError("NOT_FOUND", `There is no local branch ${name} with commits to push.`, { field: "branch" }))
+    const remoteCommit = yield* commitOf(git, `refs/remotes/${remote}/${name}`)
+    return yield* gate(
+      planPush(input, {
+        cwd: git.cwd,
+        top: repo.top,
+        remote,
+        remoteUrl: url,
+        branch: name,
+        localCommit,
+        remoteCommit,
+        force: input.force === true,
+        setUpstream: input.set_upstream === true
+      }),
+      git
+    )
+  })
+
+const issueCreate: Handler<"issue_create"> = (input) =>
+  Effect.gen(function* () {
+    const git = yield* openGit(input.cwd)
+    yield* findRepository(git)
+    const gh = yield* openGh(git)
+    const remotes = yield* loadRemotes(git)
+    return yield* gate(planIssueCreate(input, { cwd: git.cwd, remotes, title: input.title, body: input.body ?? "" }), git, gh)
+  })
+
+const prCreate: Handler<"pr_create"> = (input) =>
+  Effect.gen(function* () {
+    const git = yield* openGit(input.cwd)
+    yield* findRepository(git)
+    const gh = yield* openGh(git)
+    for (const field of ["base", "head"] as const) {
+      const value = input[field]
+      if (value !== undefined) {
+        yield* fail(checkRefText(field, value, "branch"))
+        yield* checkRefFormat(git, field, value, `refs/heads/${value}`, "branch name")
+      }
+    }
+    const head = input.head ?? (yield* loadBranch(git))
+    if (head === null) return yield* invalid("head", 'HEAD is detached: pass "head" (the branch with the changes).')
+    const headCommit = yield* commitOf(git, `refs/heads/${head}`)
+    const remotes = yield* loadRemotes(git)
+    return yield* gate(
+      planPrCreate(input, { cwd: git.cwd, remotes, title: input.title, body: input.body ?? "", base: input.base ?? null, head, headCommit, draft: input.draft === true }),
+      git,
+      gh
+    )
+  })
+
+/** The workspace_vcs tool. */
+export const vcsTool = defineTool({
+  name: TOOL,
+  short: "vcs",
+  description:
+    "git and GitHub in the workspace, as typed actions (no shell). Reads, never gated: status, diff (staged, paths, ref, base; paged by line with offset/limit/snapshot), log (limit, ref, paths), show (ref; paged), branch (lists local and remote branches), gh_auth, issue_list, pr_list, pr_diff (pull_request_number; paged). Gated by the permission mode: init (branch), add (paths), commit (message; amend is destructive), checkout (ref; destructive), branch with create: true (name, start_point; does not switch) or delete: true (name, force; destructive), push (remote, branch, set_upstream; force is sent as --force-with-lease and is destructive), issue_create (title, body), pr_create (title, body, base, head, draft). Every action takes cwd (workspace-relative). Destructive actions need Allow destructive commits.",
+  actions: VcsActions,
+  enabled: (settings, host) => settings.enableProcessExecution && settings.enableVcsTools && host.capabilities.includes("process"),
+  annotations: (settings) => ({ readOnlyHint: false, destructiveHint: settings.allowDestructiveEdits, openWorldHint: true }),
+  handlers: {
+    status,
+    diff,
+    log,
+    show,
+    branch,
+    gh_auth: ghAuth,
+    issue_list: (input) => ghList("issue", input),
+    pr_list: (input) => ghList("pr", input),
+    pr_diff: prDiff,
+    init,
+    add,
+    commit,
+    checkout,
+    push,
+    issue_create: issueCreate,
+    pr_create: prCreate
+  }
+})
