@@ -32,7 +32,6 @@ export const READ_ACTIONS: Record<string, { readonly args: Record<string, unknow
   workspace_tasks: { args: { action: "list" }, ok: true },
   workspace_command: { args: { action: "status", job_id: "job_00000000" }, ok: "any" },
   workspace_vcs: { args: { action: "status" }, ok: "any" },
-  workspace_vcs: { args: { action: "status" }, ok: "any" },
   workspace_research: { args: { action: "list" }, ok: true },
   workspace_browser: { args: { action: "list" }, ok: true },
   workspace_agent: { args: { action: "list" }, ok: true },
