@@ -158,7 +158,7 @@ export const startGhServer = async (dir: string, token: string) => {
     /** The remote URL gh maps to this host's octo/demo. */
     remoteUrl: `https://127.0.0.1${port === 443 ? "" : `:${port}`}/${OWNER}/${REPO}.git`,
     /** Extra env when gh cannot infer the repository from a remote with a port (only on a port other than 443). */
-    repoEnv: port === 443 ? {} : { GH_REPO: `${host}/${OWNER}/${REPO}` },
+    repoEnv: (port === 443 ? {} : { GH_REPO: `${host}/${OWNER}/${REPO}` }) as Record<string, string>,
     close: () => new Promise<void>((resolve) => server.close(() => resolve()))
   }
 }

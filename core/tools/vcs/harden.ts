@@ -20,7 +20,8 @@ export const parseConfigList = (text: string): ReadonlyArray<ConfigEntry> => {
     const scope = parts[index]!
     const pair = parts[index + 1]!
     const at = pair.indexOf("\n")
-    out.push({ scope, key: (at < 0 ? pair : pair.slice(0, at)).toLowerCase(), value: at < 0 ? "" : pair.slice(at + 1) })
+    // git prints section and name lowercased and the subsection (a remote's name) as it is.
+    out.push({ scope, key: at < 0 ? pair : pair.slice(0, at), value: at < 0 ? "" : pair.slice(at + 1) })
   }
   return out
 }
@@ -71,10 +72,12 @@ const DEFAULT_PROGRAM: Record<string, string> = {
 
 /**
  * The `-c` overrides that neutralise program-running keys the repository's own config sets (local or
- * worktree scope, includes too), or a refusal when git offers no neutral value (a long-running filter
- * process). Keys from the user's global and system config are the user's own and stay as they are.
+ * worktree scope, includes too), the remotes whose receive-pack program push must name itself, or a
+ * refusal when git offers no neutral value (a long-running filter process). Keys from the user's global and system config are the user's own and stay as they are.
  */
-export const repositoryOverrides = (entries: ReadonlyArray<ConfigEntry>): { readonly args: ReadonlyArray<string> } | ToolError => {
+export const repositoryOverrides = (
+  entries: ReadonlyArray<ConfigEntry>
+): { readonly args: ReadonlyArray<string>; readonly receivePackRemotes: ReadonlyArray<string> } | ToolError => {
   const args: Array<string> = []
   const set = (key: string, value: string) => args.push("-c", `${key}=${value}`)
   const local = entries.filter((entry) => LOCAL.has(entry.scope))
@@ -87,6 +90,7 @@ export const repositoryOverrides = (entries: ReadonlyArray<ConfigEntry>): { read
     )
   }
   const done = new Set<string>()
+  const receivePackRemotes: Array<string> = []
   const once = (key: string, f: () => void) => {
     if (done.has(key)) return
     done.add(key)
@@ -110,9 +114,11 @@ export const repositoryOverrides = (entries: ReadonlyArray<ConfigEntry>): { read
       })
       continue
     }
-    const remote = /^remote\.(.+)\.(receivepack|uploadpack)$/.exec(key)
+    const remote = /^remote\.(.+)\.receivepack$/.exec(key)
     if (remote !== null) {
-      once(key, () => set(key, remote[2] === "receivepack" ? "git-receive-pack" : "git-upload-pack"))
+      // A -c value does not replace it (git collects every value and takes the first): push passes
+      // --receive-pack=git-receive-pack for this remote instead.
+      once(key, () => receivePackRemotes.push(remote[1]!))
       continue
     }
     if (DEFAULT_PROGRAM[key] !== undefined) {
@@ -120,7 +126,7 @@ export const repositoryOverrides = (entries: ReadonlyArray<ConfigEntry>): { read
       continue
     }
   }
-  return { args }
+  return { args, receivePackRemotes }
 }
 
 /** The same configuration as environment variables, for gh (which runs git itself). */

@@ -83,7 +83,7 @@ export const planAdd = (input: Record<string, unknown>, cwd: string, top: string
     top,
     paths: [...paths],
     statusSha256,
-    argv: ["add", "--", ...paths.map((path) => `:(literal,top)${path === "" ? "." : path}`), ...excludes]
+    argv: ["add", "--", ...paths.map((path) => (path === "" ? ":(top)" : `:(literal,top)${path}`)), ...excludes]
   },
   title: `git add ${paths.length === 1 ? (paths[0] === "" ? "." : paths[0]) : `${paths.length} paths`}${where(cwd)}`,
   resume: resumeOf(input)
@@ -157,7 +157,8 @@ export const planPush = (
     readonly remoteCommit: string | null
     readonly force: boolean
     readonly setUpstream: boolean
-  }
+  },
+  options: ReadonlyArray<string> = []
 ): Planned => ({
   plan: {
     _tag: "Push",
@@ -165,6 +166,7 @@ export const planPush = (
     argv: [
       "push",
       "--porcelain",
+      ...options,
       ...(state.force ? [`--force-with-lease=refs/heads/${state.branch}:${state.remoteCommit ?? ""}`] : []),
       "--",
       state.remote,

@@ -36,6 +36,8 @@ export interface Git {
   readonly exec: (args: ReadonlyArray<string>, options?: RunOptions) => Effect.Effect<ExecResult, ToolError>
   /** Runs `git <args>` and fails with the classified error on a nonzero exit; returns stdout. */
   readonly must: (args: ReadonlyArray<string>, options?: RunOptions) => Effect.Effect<string, ToolError>
+  /** Options push needs for `remote`: --receive-pack=git-receive-pack when the repository's config names another program. */
+  readonly pushOptions: (remote: string) => ReadonlyArray<string>
   /** The `git config` the hardening is made of, as environment variables (for gh, which runs git itself). */
   readonly configEnv: Readonly<Record<string, string>>
 }
@@ -131,7 +133,8 @@ export const openGit = (cwd: string | undefined) =>
       Effect.flatMap(exec(args, options), (result) =>
         result.exitCode === 0 ? Effect.succeed(result.stdout) : Effect.fail(classifyFailure(shownCommand("git", args), result))
       )
-    const git: Git = { cwd: rel, cwdAbs, prefix: ["git", ...prefix], exec, must, configEnv: configEnv(prefix) }
+    const pushOptions = (remote: string) => (overrides.receivePackRemotes.includes(remote) ? ["--receive-pack=git-receive-pack"] : [])
+    const git: Git = { cwd: rel, cwdAbs, prefix: ["git", ...prefix], exec, must, pushOptions, configEnv: configEnv(prefix) }
     return git
   })
 

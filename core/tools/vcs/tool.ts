@@ -100,7 +100,8 @@ const repoPaths = (paths: ReadonlyArray<string>, top: string, refuseProtected: b
     return out
   })
 
-const pathspecs = (paths: ReadonlyArray<string>) => paths.map((path) => `:(literal,top)${path === "" ? "." : path}`)
+/** Literal pathspecs from the repository's top (no globs); the top itself is `:(top)`. */
+const pathspecs = (paths: ReadonlyArray<string>) => paths.map((path) => (path === "" ? ":(top)" : `:(literal,top)${path}`))
 
 /** The pathspecs add appends: .agentic/ always, and the protected globs when the repository is the workspace. */
 const addExcludes = (top: string) =>
@@ -499,7 +500,7 @@ const push: Handler<"push"> = (input) =>
         remoteCommit,
         force: input.force === true,
         setUpstream: input.set_upstream === true
-      }),
+      }, git.pushOptions(remote)),
       git
     )
   })
