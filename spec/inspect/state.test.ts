@@ -113,7 +113,7 @@ describe("changes: \"lists transactions, runs, jobs ..., taskBoards, researchPro
   it("has every key, empty arrays when a source is absent", async () => {
     ws = await openWorkspace()
     const { data } = await ok(ws, { action: "changes" })
-    expect(data).toEqual({ transactions: [], runs: [], jobs: [], taskBoards: [], researchProjects: [], approvals: [], plans: [] })
+    expect(data).toEqual({ transactions: [], runs: [], jobs: [], taskBoards: [], researchProjects: [], vcs: [], approvals: [], plans: [] })
   })
 
   it("approvals are the pending or approved non-plan records; plans carry planPath", async () => {

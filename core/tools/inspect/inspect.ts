@@ -574,7 +574,7 @@ const statPath = (input: { readonly path: string }) =>
 const changes = Effect.gen(function* () {
   const store = yield* StateStore
   const records = yield* loadRecords
-  const sourced: Record<string, ReadonlyArray<unknown>> = { transactions: [], runs: [], jobs: [], taskBoards: [], researchProjects: [] }
+  const sourced: Record<string, ReadonlyArray<unknown>> = { transactions: [], runs: [], jobs: [], taskBoards: [], researchProjects: [], vcs: [] }
   for (const source of CHANGE_SOURCES) sourced[source.key] = [...(sourced[source.key] ?? []), ...(yield* source.list)]
   const approvals = records
     .filter((record) => record.kind !== "plan" && (record.status === "pending" || record.status === "approved"))
@@ -606,6 +606,7 @@ const changes = Effect.gen(function* () {
     jobs: sourced.jobs!,
     taskBoards: sourced.taskBoards!,
     researchProjects: sourced.researchProjects!,
+    vcs: sourced.vcs!,
     approvals,
     plans
   }
@@ -615,6 +616,7 @@ const changes = Effect.gen(function* () {
     importance: "high",
     facts: [
       ...jobs.slice(0, 20).map((job) => `job ${job.id ?? "?"} ${job.status ?? ""}`.trim()),
+      ...(data.vcs as ReadonlyArray<{ readonly summary?: string }>).slice(0, 5).map((entry) => `vcs: ${entry.summary ?? ""}`),
       ...approvals.slice(0, 10).map((approval) => `approval ${approval.id} ${approval.status}: ${approval.title}`),
       ...plans.filter((plan) => plan.status === "pending" || plan.status === "approved").map((plan) => `plan ${plan.id} ${plan.status}: ${plan.planPath}`)
     ],
