@@ -1,7 +1,6 @@
 /** Opens a workspace on Deno: checks the root, decodes the settings and starts the core runtime. */
 import { startRuntime, type WorkspaceRuntime } from "../../core/runtime.ts"
 import type { HostInfoShape } from "../../core/services/HostFs.ts"
-import { Processes } from "../../core/services/Processes.ts"
 import type { ToolDefinition } from "../../core/tools/Tool.ts"
 import type { OpenFailure } from "../cli.ts"
 import { openWith } from "../open.ts"
@@ -31,6 +30,6 @@ export const openDenoWorkspace = async (
     errorCode: (error) => (error instanceof Error ? error.name : "unknown"),
     start: (real, settings) => {
       const info: HostInfoShape = { root: real, runtime: "deno", platform: Deno.build.os, capabilities: DENO_CAPABILITIES }
-      return startRuntime(denoHostFs, info, settings, Processes.layerUnavailable, tools)
+      return startRuntime(denoHostFs, info, settings, undefined, tools)
     }
   })

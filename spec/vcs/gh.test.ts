@@ -124,6 +124,39 @@ describe("workspace_vcs with gh (real gh against a loopback GitHub stand-in)", (
     expect(missing.error?.code).toBe("VCS_FAILED")
   })
 
+  for (const [name, args, created] of [
+    ["issue_create", { action: "issue_create", title: "Cell", body: "b" }, () => server.state.issues.filter((issue) => issue.title === "Cell").length],
+    ["pr_create", { action: "pr_create", title: "Cell", head: "feature", base: "main" }, () => server.state.pulls.filter((pull) => pull.title === "Cell").length]
+  ] as const) {
+    it(`${name} — every gating cell: Auto runs; Plan without a plan is APPROVAL_REQUIRED; Plan with an approved plan runs; Manual stages (nothing reaches GitHub until /accept)`, async () => {
+      server.state.pulls.splice(0)
+      server.state.issues.splice(0)
+      const auto = await ghRepo({ permissionMode: 2 })
+      expect((await auto.call("workspace_vcs", args)).ok).toBe(true)
+      expect(created()).toBe(1)
+      server.state.pulls.splice(0)
+      server.state.issues.splice(0)
+      const plan = await ghRepo({ permissionMode: 1 })
+      const before = server.requests.length
+      expect((await plan.call("workspace_vcs", args)).error?.code).toBe("APPROVAL_REQUIRED")
+      expect(server.requests.length).toBe(before)
+      const proposed = await plan.call("workspace_plan", { action: "propose", title: "GitHub", objective: "Open it", steps: ["gh"] })
+      await plan.run(preprocess(`/accept ${data(proposed)["planId"]}`))
+      expect((await plan.call("workspace_vcs", args)).ok).toBe(true)
+      expect(created()).toBe(1)
+      server.state.pulls.splice(0)
+      server.state.issues.splice(0)
+      const manual = await ghRepo({ permissionMode: 0 })
+      const quiet = server.requests.length
+      const staged = await manual.call("workspace_vcs", args)
+      expect(data(staged)["status"]).toBe("pending_approval")
+      expect(server.requests.length).toBe(quiet)
+      await manual.run(preprocess(`/accept ${data(staged)["approval"]["id"]}`))
+      expect((await manual.call("workspace_vcs", args)).ok).toBe(true)
+      expect(created()).toBe(1)
+    })
+  }
+
   it("pr_create in Plan mode without a plan: APPROVAL_REQUIRED, and nothing reached GitHub", async () => {
     const ws = await ghRepo({ permissionMode: 1 })
     const before = server.requests.length
