@@ -40,6 +40,8 @@ export interface Git {
   readonly pushOptions: (remote: string) => ReadonlyArray<string>
   /** The `git config` the hardening is made of, as environment variables (for gh, which runs git itself). */
   readonly configEnv: Readonly<Record<string, string>>
+  /** `git rev-parse --show-toplevel` in cwd, run when git was opened. */
+  readonly toplevel: ExecResult
 }
 
 /** EXECUTABLE_DENIED naming the executable and the setting, unless the allowlist allows it. */
@@ -124,7 +126,10 @@ export const openGit = (cwd: string | undefined) =>
         if (result.timedOut) return yield* Effect.fail(timeoutError(shownCommand("git", args), settings.maxCommandDurationSeconds))
         return result
       })
-    const listed = yield* raw(base, ["config", "--list", "--show-scope", "-z"])
+    // Two reads that run no program, side by side: the config to harden against, and the repository's top.
+    const [listed, toplevel] = yield* Effect.all([raw(base, ["config", "--list", "--show-scope", "-z"]), raw(base, ["rev-parse", "--show-toplevel"])], {
+      concurrency: 2
+    })
     const overrides = repositoryOverrides(listed.exitCode === 0 ? parseConfigList(listed.stdout) : [])
     if ("_tag" in overrides) return yield* Effect.fail(overrides)
     const prefix = [...base, ...overrides.args]
@@ -134,7 +139,7 @@ export const openGit = (cwd: string | undefined) =>
         result.exitCode === 0 ? Effect.succeed(result.stdout) : Effect.fail(classifyFailure(shownCommand("git", args), result))
       )
     const pushOptions = (remote: string) => (overrides.receivePackRemotes.includes(remote) ? ["--receive-pack=git-receive-pack"] : [])
-    const git: Git = { cwd: rel, cwdAbs, prefix: ["git", ...prefix], exec, must, pushOptions, configEnv: configEnv(prefix) }
+    const git: Git = { cwd: rel, cwdAbs, prefix: ["git", ...prefix], exec, must, pushOptions, configEnv: configEnv(prefix), toplevel }
     return git
   })
 
@@ -154,7 +159,7 @@ export interface Repository {
 export const findRepository = (git: Git) =>
   Effect.gen(function* () {
     const workspace = yield* Workspace
-    const result = yield* git.exec(["rev-parse", "--show-toplevel"])
+    const result = git.toplevel
     if (result.exitCode !== 0) return yield* Effect.fail(classifyFailure("git rev-parse --show-toplevel", result))
     const topAbs = result.stdout.trim()
     const top = relativeTo(workspace.root, topAbs)

@@ -396,7 +396,7 @@ const init: Handler<"init"> = (input) =>
       yield* fail(checkRefText("branch", input.branch, "branch"))
       yield* checkRefFormat(git, "branch", input.branch, `refs/heads/${input.branch}`, "branch name")
     }
-    const inside = yield* git.exec(["rev-parse", "--show-toplevel"])
+    const inside = git.toplevel
     if (inside.exitCode === 0 && inside.stdout.trim() === git.cwdAbs) {
       const branch = yield* loadBranch(git)
       return {
