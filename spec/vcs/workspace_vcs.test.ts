@@ -258,3 +258,35 @@ describe("workspace_vcs (reference sentences)", () => {
     expect(Date.now() - started).toBeLessThan(20_000)
   })
 })
+
+describe("workspace_vcs budgets", () => {
+  it("a diff line longer than the whole budget is shown clipped (lineClipped), the page still moves on, and the artifact has it whole", async () => {
+    const ws = await t.repo({ maxToolResultChars: 1000 }, { "min.js": "a\n" })
+    await ws.write("min.js", `${"x".repeat(5000)}\n`)
+    const first = await ws.call("workspace_vcs", { action: "diff", offset: 0, limit: 20 })
+    expect(JSON.stringify(first).length).toBeLessThanOrEqual(1000)
+    let page = first
+    let guard = 0
+    while (data(page)["nextOffset"] !== null && guard++ < 20) {
+      page = await ws.call("workspace_vcs", { action: "diff", limit: 20, offset: data(page)["nextOffset"], snapshot: data(first)["snapshot"] })
+      expect(page.ok, page.summary).toBe(true)
+      expect(JSON.stringify(page).length).toBeLessThanOrEqual(1000)
+      if (data(page)["lineClipped"] === true) expect(data(page)["returned"]).toBe(1)
+    }
+    expect(data(page)["nextOffset"]).toBeNull()
+    expect(fs.readFileSync(path.join(ws.dir, first.artifacts![0]!.path), "utf8")).toContain("x".repeat(5000))
+  })
+
+  it("a staged commit of a 20,000-character message shows it clipped in the plan preview; the approval binds it whole", async () => {
+    const ws = await t.repo({ permissionMode: 0 })
+    await ws.write("b.txt", "b\n")
+    git(ws.dir, "add", "b.txt")
+    const message = `Subject\n\n${"y".repeat(19_991)}`
+    const staged = await ws.call("workspace_vcs", { action: "commit", message })
+    expect(data(staged)["plan"]["message"]).toMatch(/… \(20000 characters\)$/)
+    // (The resume call in the staged envelope repeats the message whole: it must be the exact call.)
+    expect(data(staged)["approval"]["resume"]["arguments"]["message"]).toBe(message)
+    const other = await ws.call("workspace_vcs", { action: "commit", message: `${message.slice(0, -1)}z` })
+    expect(data(other)["approval"]["id"]).not.toBe(data(staged)["approval"]["id"])
+  })
+})

@@ -52,6 +52,19 @@ const fail = (error: ToolError | undefined) => (error === undefined ? Effect.voi
 
 const invalid = (field: string, message: string) => Effect.fail(toolError("INVALID_INPUT", message, { field }))
 
+/** The plan as a staged envelope shows it: long texts (a message, a body) clipped; the hash binds them whole. */
+const shownPlan = (plan: Planned["plan"]): Record<string, unknown> =>
+  Object.fromEntries(
+    Object.entries(plan).map(([key, value]) => [
+      key,
+      typeof value === "string" && value.length > 2000
+        ? `${value.slice(0, 2000)}… (${value.length} characters)`
+        : Array.isArray(value)
+          ? value.map((item) => (typeof item === "string" && item.length > 2000 ? `${item.slice(0, 2000)}… (${item.length} characters)` : item))
+          : value
+    ])
+  )
+
 /** Runs a planned action through the gate; the preview shows the exact argv and cwd. */
 const gate = (planned: Planned, git: Git, gh?: Gh) =>
   gated(
@@ -65,9 +78,9 @@ const gate = (planned: Planned, git: Git, gh?: Gh) =>
       resume: planned.resume,
       preview: {
         data: {
-          argv: [...(planned.plan._tag === "IssueCreate" || planned.plan._tag === "PrCreate" ? ["gh"] : git.prefix), ...planned.plan.argv],
+          argv: [...(planned.plan._tag === "IssueCreate" || planned.plan._tag === "PrCreate" ? ["gh"] : git.prefix), ...(shownPlan(planned.plan)["argv"] as ReadonlyArray<string>)],
           cwd: planned.plan.cwd,
-          plan: planned.plan
+          plan: shownPlan(planned.plan)
         }
       }
     },

@@ -161,7 +161,8 @@ export const pagedText = (input: PagedText): Effect.Effect<ToolResult, ToolError
     const additions = files.reduce((sum, file) => sum + file.additions, 0)
     const deletions = files.reduce((sum, file) => sum + file.deletions, 0)
     const description = `The full output of ${input.action} (${lines.length} lines).`
-    const build = (n: number, artifact: Artifact | undefined, fileCount: number): ToolResult => {
+    let compact = false
+    const build = (n: number, artifact: Artifact | undefined, fileCount: number, clipTo?: number): ToolResult => {
       const end = offset + n
       const nextOffset = end >= lines.length ? null : end
       const summary = [
@@ -169,7 +170,7 @@ export const pagedText = (input: PagedText): Effect.Effect<ToolResult, ToolError
           ? `${input.what}: no changes.`
           : `${input.what}: ${files.length} file${files.length === 1 ? "" : "s"}, +${additions} -${deletions}; lines ${offset + 1}-${end} of ${lines.length}.`,
         input.complete ? "" : "git's output was longer than the output bound and was cut (data.complete is false).",
-        artifact === undefined ? "" : `The full output is in ${artifact.path}.`,
+        artifact === undefined || compact ? "" : `The full output is in ${artifact.path}.`,
         nextOffset === null
           ? lines.length === 0
             ? ""
@@ -182,7 +183,8 @@ export const pagedText = (input: PagedText): Effect.Effect<ToolResult, ToolError
         summary,
         data: {
           ...input.extra,
-          diff: lines.slice(offset, end).join("\n"),
+          diff: clipTo === undefined ? lines.slice(offset, end).join("\n") : `${lines[offset]!.slice(0, clipTo)}…`,
+          ...(clipTo === undefined ? {} : { lineClipped: true }),
           files: files.slice(0, fileCount),
           filesTruncated: fileCount < files.length,
           offset,
@@ -196,7 +198,7 @@ export const pagedText = (input: PagedText): Effect.Effect<ToolResult, ToolError
         ...(artifact === undefined ? {} : { artifacts: [artifact] }),
         retention: {
           importance: "normal",
-          facts: [...(input.facts ?? []), `${input.what}: ${files.length} files, +${additions} -${deletions} (snapshot ${snapshot.slice(0, 12)})`],
+          facts: compact ? [] : [...(input.facts ?? []), `${input.what}: ${files.length} files, +${additions} -${deletions} (snapshot ${snapshot.slice(0, 12)})`],
           omit_when_summarizing: ["diff", "files"]
         }
       }
@@ -207,8 +209,14 @@ export const pagedText = (input: PagedText): Effect.Effect<ToolResult, ToolError
       if (envelopeChars(input.operation, whole) <= settings.maxToolResultChars) return whole
     }
     const marker = placeholder(input.operation, input.action, "diff", description)
+    // At the smallest budgets the page keeps only what paging needs (the artifact entry still names the full output).
+    compact = envelopeChars(input.operation, build(1, marker, 0, 40)) > settings.maxToolResultChars
     const fileCount = Math.max(0, largestFitting(Math.min(files.length, 200), (count) => envelopeChars(input.operation, build(0, marker, count)) <= settings.maxToolResultChars / 2))
     const n = Math.max(0, largestFitting(want, (count) => envelopeChars(input.operation, build(count, marker, fileCount)) <= settings.maxToolResultChars))
     const artifact = yield* writeArtifact(input.operation, input.action, "diff", input.text, description)
-    return build(n, artifact, fileCount)
+    if (n > 0 || want === 0) return build(n, artifact, fileCount)
+    // Not even one line fits (a minified file's line): show its start, so the next page moves on; the artifact has it whole.
+    let room = Math.max(0, settings.maxToolResultChars - envelopeChars(input.operation, build(0, artifact, fileCount)) - 200)
+    while (room > 0 && envelopeChars(input.operation, build(1, artifact, fileCount, room)) > settings.maxToolResultChars) room = Math.floor(room / 2)
+    return build(1, artifact, fileCount, room)
   })
