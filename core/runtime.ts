@@ -7,7 +7,6 @@ import type { Envelope } from "./protocol/envelope.ts"
 import { type Registry, makeRegistry } from "./registry.ts"
 import { CurrentSettings } from "./services/CurrentSettings.ts"
 import { HostFs, type HostFsShape, HostInfo, type HostInfoShape } from "./services/HostFs.ts"
-import { Processes } from "./services/Processes.ts"
 import { Search } from "./services/Search.ts"
 import { Workspace } from "./services/Workspace.ts"
 import type { Settings } from "./settings/settings.ts"
@@ -18,8 +17,7 @@ import type { ToolContext, ToolDefinition } from "./tools/Tool.ts"
 export const coreLayer = (host: HostFsShape, info: HostInfoShape, settings: Settings, extra?: Layer.Layer<never>) => {
   const base = Layer.mergeAll(Layer.succeed(HostFs, host), Layer.succeed(HostInfo, info), CurrentSettings.layer(settings))
   // Search.layerHostFs is the host-free fallback; a host's `extra` Search (e.g. Node's workers) overrides it.
-  // Processes.layerUnavailable likewise: a host without processes (memory, Deno so far) refuses clearly.
-  const services = Layer.mergeAll(Workspace.layer, StateStore.layer, Search.layerHostFs, Processes.layerUnavailable).pipe(Layer.provideMerge(base))
+  const services = Layer.mergeAll(Workspace.layer, StateStore.layer, Search.layerHostFs).pipe(Layer.provideMerge(base))
   return extra === undefined ? services : Layer.merge(services, extra)
 }
 

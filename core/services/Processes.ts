@@ -128,6 +128,9 @@ export const unavailableProcesses: ProcessesShape = {
 
 /** The process service. */
 export class Processes extends Context.Tag("agentic-workspace/Processes")<Processes, ProcessesShape>() {
-  /** The layer of a host without processes (memory, Deno until it has its own): every call refuses. */
+  /**
+   * A layer for a host without processes whose tools need the service present: every call refuses. Not
+   * provided by default: the command tool's changes listing tells "no Processes" from a host that has them.
+   */
   static readonly layerUnavailable = Layer.succeed(Processes, unavailableProcesses)
 }
