@@ -3,23 +3,15 @@
  * (`detached: true`), each job under supervisor.mjs, which outlives the adapter process.
  */
 import { spawn, spawnSync } from "node:child_process"
-import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import * as fsp from "node:fs/promises"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { toolError } from "../../core/protocol/errors.ts"
 import { HostError } from "../../core/services/HostFs.ts"
-import {
-  EXEC_MAX_OUTPUT_BYTES,
-  type ExecRequest,
-  type ExecResult,
-  type Launched,
-  Processes,
-  type ProcessesShape
-} from "../../core/services/Processes.ts"
+import { toolError, type ToolError } from "../../core/protocol/errors.ts"
+import { EXEC_MAX_OUTPUT_BYTES, type ExecRequest, type ExecResult, type Launched, Processes, type ProcessesShape } from "../../core/services/Processes.ts"
 import { resolveExecutable } from "../../core/tools/command/resolve.ts"
 import { toHostError } from "./NodeHostFs.ts"
 
@@ -138,69 +130,16 @@ const launch = async (jobDir: string): Promise<Launched> => {
   return { ...base, startError: `the job supervisor did not report within ${LAUNCH_WAIT_MS / 1000} s` }
 }
 
-const tail = async (abs: string, maxBytes: number) => {
-  let handle: fsp.FileHandle
-  try {
-    handle = await fsp.open(abs, "r")
-  } catch (error) {
-    if ((error as { code?: string }).code === "ENOENT") return undefined
-    throw error
-  }
-  try {
-    const { size } = await handle.stat()
-    const length = Math.min(size, maxBytes)
-    const bytes = new Uint8Array(length)
-    let read = 0
-    while (read < length) {
-      const { bytesRead } = await handle.read(bytes, read, length - read, size - length + read)
-      if (bytesRead === 0) break
-      read += bytesRead
-    }
-    return { bytes: bytes.subarray(0, read), size }
-  } finally {
-    await handle.close()
-  }
-}
-
-const sha256File = (abs: string) =>
-  new Promise<string | undefined>((resolve, reject) => {
-    const hash = createHash("sha256")
-    const stream = fs.createReadStream(abs)
-    stream.on("data", (chunk) => hash.update(chunk))
-    stream.on("end", () => resolve(hash.digest("hex")))
-    stream.on("error", (error) => ((error as { code?: string }).code === "ENOENT" ? resolve(undefined) : reject(error)))
-  })
-
-/** One bounded stream: the first `max` bytes are kept, the rest is read and dropped. */
-const collector = (max: number) => {
-  const chunks: Array<Buffer> = []
-  let kept = 0
-  let cut = false
-  return {
-    push: (chunk: Buffer) => {
-      if (kept >= max) {
-        cut = true
-        return
-      }
-      const room = max - kept
-      if (chunk.length > room) cut = true
-      const part = chunk.length > room ? chunk.subarray(0, room) : chunk
-      chunks.push(part)
-      kept += part.length
-    },
-    text: () => Buffer.concat(chunks).toString("utf8"),
-    cut: () => cut
-  }
-}
-
-type ExecOutcome = { readonly _tag: "Done"; readonly result: ExecResult } | { readonly _tag: "SpawnError"; readonly code: string; readonly message: string }
-
-/** Runs one process to completion in its own process group; the group is killed at the timeout or on interruption. */
-const exec = (request: ExecRequest, register: (kill: () => void) => void): Promise<ExecOutcome> =>
-  new Promise((resolve) => {
-    const [file, ...args] = request.argv
+/** `exec` on Node: spawn without a shell in its own process group, bounded output, the group killed on timeout. */
+export const nodeExec = (request: ExecRequest): Effect.Effect<ExecResult, ToolError> =>
+  Effect.async<ExecResult, ToolError>((resume) => {
     const max = request.maxOutputBytes ?? EXEC_MAX_OUTPUT_BYTES
-    const child = spawn(file!, args, {
+    const [file, ...args] = request.argv
+    if (file === undefined) {
+      resume(Effect.fail(toolError("INVALID_INPUT", "exec needs an executable: argv is empty.")))
+      return
+    }
+    const child = spawn(file, args, {
       cwd: request.cwd,
       env: { ...process.env, ...request.env },
       shell: false,
@@ -208,70 +147,72 @@ const exec = (request: ExecRequest, register: (kill: () => void) => void): Promi
       windowsHide: true,
       stdio: ["pipe", "pipe", "pipe"]
     })
-    const out = collector(max)
-    const err = collector(max)
+    const streams = { stdout: [] as Array<Buffer>, stderr: [] as Array<Buffer> }
+    const sizes = { stdout: 0, stderr: 0 }
+    let truncated = false
     let timedOut = false
     let settled = false
+    const collect = (name: "stdout" | "stderr") => (chunk: Buffer) => {
+      const room = max - sizes[name]
+      if (room <= 0) {
+        truncated = true
+        return
+      }
+      const kept = chunk.length > room ? chunk.subarray(0, room) : chunk
+      if (kept.length < chunk.length) truncated = true
+      streams[name].push(kept)
+      sizes[name] += kept.length
+    }
+    child.stdout.on("data", collect("stdout"))
+    child.stderr.on("data", collect("stderr"))
     const killGroup = () => {
-      if (child.pid === undefined) return
       try {
-        if (process.platform === "win32") child.kill("SIGKILL")
-        else process.kill(-child.pid, "SIGKILL")
+        if (child.pid !== undefined) process.kill(process.platform === "win32" ? child.pid : -child.pid, "SIGKILL")
       } catch {
         // already gone
       }
     }
-    register(killGroup)
     const timer = setTimeout(() => {
       timedOut = true
       killGroup()
     }, request.timeoutMs)
-    child.stdout.on("data", out.push)
-    child.stderr.on("data", err.push)
+    child.on("error", (error: NodeJS.ErrnoException) => {
+      if (settled) return
+      settled = true
+      clearTimeout(timer)
+      resume(
+        Effect.fail(
+          error.code === "ENOENT"
+            ? toolError("NOT_FOUND", `The executable "${file}" was not found (${request.cwd}); check the name or install it.`, { executable: file })
+            : toolError("IO_ERROR", `"${file}" could not be started: ${error.message}.`, { executable: file })
+        )
+      )
+    })
+    child.on("close", (exitCode, signal) => {
+      if (settled) return
+      settled = true
+      clearTimeout(timer)
+      resume(
+        Effect.succeed({
+          exitCode,
+          signal,
+          stdout: Buffer.concat(streams.stdout).toString("utf8"),
+          stderr: Buffer.concat(streams.stderr).toString("utf8"),
+          timedOut,
+          truncated
+        })
+      )
+    })
     child.stdin.on("error", () => undefined)
-    child.once("error", (error: NodeJS.ErrnoException) => {
-      if (settled) return
-      settled = true
+    child.stdin.end(request.stdin ?? "")
+    return Effect.sync(() => {
       clearTimeout(timer)
-      resolve({ _tag: "SpawnError", code: error.code ?? "unknown", message: error.message })
+      killGroup()
     })
-    child.once("close", (code, signal) => {
-      if (settled) return
-      settled = true
-      clearTimeout(timer)
-      resolve({
-        _tag: "Done",
-        result: { exitCode: code, signal, stdout: out.text(), stderr: err.text(), timedOut, truncated: out.cut() || err.cut() }
-      })
-    })
-    if (request.stdin !== undefined) child.stdin.end(request.stdin)
-    else child.stdin.end()
   })
 
 /** The Node processes. */
 export const nodeProcesses: ProcessesShape = {
-  exec: (request) =>
-    Effect.async<ExecOutcome>((resume) => {
-      let kill = () => undefined as void
-      exec(request, (killGroup) => {
-        kill = killGroup
-      }).then((outcome) => resume(Effect.succeed(outcome)))
-      return Effect.sync(() => kill())
-    }).pipe(
-      Effect.flatMap((outcome) => {
-        if (outcome._tag === "Done") return Effect.succeed(outcome.result)
-        const name = request.argv[0] ?? ""
-        return Effect.fail(
-          outcome.code === "ENOENT"
-            ? toolError("NOT_FOUND", `The executable "${name}" was not found on PATH, so nothing ran. Install it, or ask the user to put it on PATH.`, {
-                executable: name
-              })
-            : outcome.code === "EACCES"
-              ? toolError("EXECUTABLE_DENIED", `The executable "${name}" cannot be executed (permission denied), so nothing ran.`, { executable: name })
-              : toolError("IO_ERROR", `The executable "${name}" could not be started (${outcome.code}: ${outcome.message}).`, { executable: name })
-        )
-      })
-    ),
   resolve: (name, projectBinDir) =>
     Effect.sync(() =>
       resolveExecutable(
@@ -308,8 +249,7 @@ export const nodeProcesses: ProcessesShape = {
       }
     }),
   bootId: Effect.sync(readBootId),
-  tail: (abs, maxBytes) => Effect.tryPromise({ try: () => tail(abs, maxBytes), catch: toHostError(abs) }),
-  sha256File: (abs) => Effect.tryPromise({ try: () => sha256File(abs), catch: toHostError(abs) })
+  exec: (request) => nodeExec(request)
 }
 
 /** The layer the Node host adds to the core. */

@@ -21,7 +21,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { toolError, type ToolError } from "../protocol/errors.ts"
-import { HostError } from "./HostFs.ts"
+import type { HostError } from "./HostFs.ts"
 
 /** What the host found for an executable name (see core/tools/command/resolve.ts). */
 export type Resolution =
@@ -50,29 +50,17 @@ export interface Launched {
   readonly startError?: string
 }
 
-/** A bounded read from the end of a file. */
-export interface Tail {
-  /** The last bytes of the file (at most the number asked for). */
-  readonly bytes: Uint8Array
-  /** The file's size when it was read. */
-  readonly size: number
-}
-
-/** One process run to completion without a shell (workspace_vcs runs git and gh this way). */
+/** A command run to completion (`exec`): no shell, bounded output. */
 export interface ExecRequest {
-  /** argv[0] is a resolved executable path or a name on PATH. */
-  readonly argv: ReadonlyArray<string>
-  /** Absolute, already confined by the Workspace. */
-  readonly cwd: string
-  /** Added to the host environment. */
-  readonly env?: Readonly<Record<string, string>>
+  readonly argv: ReadonlyArray<string> // argv[0] is a resolved executable path or a name on PATH
+  readonly cwd: string // absolute, already confined by the Workspace
+  readonly env?: Readonly<Record<string, string>> // added to the host environment
   readonly timeoutMs: number
-  /** Per stream, default 10 MiB; past it the stream is cut and `truncated` is true. */
-  readonly maxOutputBytes?: number
+  readonly maxOutputBytes?: number // per stream, default 10 MiB; past it truncated: true
   readonly stdin?: string
 }
 
-/** How an `exec` ended: its exit code or signal and its (bounded) output. */
+/** What `exec` reports. */
 export interface ExecResult {
   readonly exitCode: number | null
   readonly signal: string | null
@@ -85,13 +73,8 @@ export interface ExecResult {
 /** The default per-stream output bound of `exec`. */
 export const EXEC_MAX_OUTPUT_BYTES = 10 * 1024 * 1024
 
-/** The host's processes, narrowed to what workspace_command and workspace_vcs need. */
+/** The host's processes, narrowed to what workspace_command needs. */
 export interface ProcessesShape {
-  /**
-   * Runs `argv` to completion without a shell, bounded by `timeoutMs` (the whole process group is killed)
-   * and `maxOutputBytes`. A missing executable is a ToolError (NOT_FOUND naming it), never a defect.
-   */
-  readonly exec: (request: ExecRequest) => Effect.Effect<ExecResult, ToolError>
   /** Resolves an executable name: PATH first, then `projectBinDir` (the project's node_modules/.bin). */
   readonly resolve: (name: string, projectBinDir: string) => Effect.Effect<Resolution>
   /** Starts the supervisor for the job folder `jobDir` (spec.json already written); resolves once started.json or exit.json exists. */
@@ -104,33 +87,33 @@ export interface ProcessesShape {
   readonly signalGroup: (pgid: number, signal: "SIGTERM" | "SIGKILL") => Effect.Effect<boolean>
   /** The current boot id, when the host can tell (compared with a job's to detect a reboot). */
   readonly bootId: Effect.Effect<string | undefined>
-  /** Reads at most `maxBytes` from the end of a file, never the whole file; undefined when it does not exist. */
-  readonly tail: (abs: string, maxBytes: number) => Effect.Effect<Tail | undefined, HostError>
-  /** SHA-256 (hex) of a file, streamed; undefined when it does not exist. */
-  readonly sha256File: (abs: string) => Effect.Effect<string | undefined, HostError>
-}
-
-const unavailable = (what: string) =>
-  toolError("RUNTIME_UNAVAILABLE", `This host cannot run processes (${what}): open the workspace with a host that can (the Node host).`)
-
-/** The processes of a host that has none: every call refuses clearly. */
-export const unavailableProcesses: ProcessesShape = {
-  exec: (request) => Effect.fail(unavailable(`exec of ${request.argv[0] ?? "nothing"}`)),
-  resolve: (name) => Effect.succeed({ _tag: "NotFound", searched: [name] }),
-  launch: (jobDir) => Effect.fail(new HostError({ reason: "Other", path: jobDir, message: "this host cannot run processes" })),
-  isAlive: () => Effect.succeed(false),
-  groupAlive: () => Effect.succeed(false),
-  signalGroup: () => Effect.succeed(false),
-  bootId: Effect.succeed(undefined),
-  tail: (abs) => Effect.fail(new HostError({ reason: "Other", path: abs, message: "this host cannot run processes" })),
-  sha256File: (abs) => Effect.fail(new HostError({ reason: "Other", path: abs, message: "this host cannot run processes" }))
+  /**
+   * Runs argv to completion without a shell, in `cwd`, bounded by `timeoutMs` (the whole process group is
+   * killed then) and `maxOutputBytes` per stream. A missing executable is NOT_FOUND naming it.
+   */
+  readonly exec: (request: ExecRequest) => Effect.Effect<ExecResult, ToolError>
 }
 
 /** The process service. */
 export class Processes extends Context.Tag("agentic-workspace/Processes")<Processes, ProcessesShape>() {
   /**
-   * A layer for a host without processes whose tools need the service present: every call refuses. Not
-   * provided by default: the command tool's changes listing tells "no Processes" from a host that has them.
+   * The layer of a host without processes: every call refuses with TOOL_DISABLED naming the host. The
+   * registry never lists a tool that requires "process" there, so this is reached only by kernel code
+   * that checked HostInfo.capabilities first, or by a bug, which then fails clearly instead of a cast.
    */
-  static readonly layerUnavailable = Layer.succeed(Processes, unavailableProcesses)
+  static readonly layerUnavailable = (runtime: string) => Layer.succeed(Processes, unavailableProcesses(runtime))
+}
+
+/** Processes that refuse every call: "this host (deno) has no process service". */
+export const unavailableProcesses = (runtime: string): ProcessesShape => {
+  const refusal = toolError("TOOL_DISABLED", `this host (${runtime}) has no process service`, { runtime, service: "process" })
+  return {
+    resolve: () => Effect.die(refusal),
+    launch: () => Effect.die(refusal),
+    isAlive: () => Effect.die(refusal),
+    groupAlive: () => Effect.die(refusal),
+    signalGroup: () => Effect.die(refusal),
+    bootId: Effect.die(refusal),
+    exec: () => Effect.fail(refusal)
+  }
 }

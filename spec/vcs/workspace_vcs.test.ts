@@ -13,8 +13,8 @@ import { addBareRemote, data, git, tracked } from "./support.ts"
 const t = tracked()
 afterEach(() => t.cleanup())
 
-const HOST = { root: "/nowhere", runtime: "node" as const, platform: "linux", capabilities: ["fs", "process"] }
-const registered = (settings: Partial<typeof defaultSettings>, capabilities = HOST.capabilities) =>
+const HOST = { root: "/nowhere", runtime: "node" as const, platform: "linux", capabilities: ["fs", "process"] as Array<"fs" | "process"> }
+const registered = (settings: Partial<typeof defaultSettings>, capabilities: Array<"fs" | "process"> = HOST.capabilities) =>
   makeRegistry({ ...defaultSettings, ...settings }, { ...HOST, capabilities }).tools.some((tool) => tool.name === "workspace_vcs")
 
 describe("workspace_vcs (reference sentences)", () => {

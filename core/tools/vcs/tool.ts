@@ -5,13 +5,13 @@
  * and only then run. git and gh run as argv through Processes.exec, hardened (see harden.ts).
  */
 import * as Effect from "effect/Effect"
-import { gated } from "../../gate/gate.ts"
+import * as Either from "effect/Either"
 import type { ToolResult } from "../../protocol/envelope.ts"
 import { toolError, type ToolError } from "../../protocol/errors.ts"
 import { CurrentSettings } from "../../services/CurrentSettings.ts"
 import { Workspace } from "../../services/Workspace.ts"
-import { type ActionInput, defineTool, type ToolContext } from "../Tool.ts"
-import { interpret } from "./interpret.ts"
+import { type ActionInput, defineTool, gatedAction, type PlanStep, type ToolContext, ungated } from "../Tool.ts"
+import { interpret, vcsChanges } from "./interpret.ts"
 import {
   agenticExclude,
   checkRefFormat,
@@ -42,11 +42,12 @@ import {
   TOOL
 } from "./plan.ts"
 import { findRepository, type Git, type Gh, LARGE_OUTPUT_BYTES, openGh, openGit, shownCommand } from "./run.ts"
-import { LOG_LIMIT_DEFAULT, VcsActions } from "./schema.ts"
+import { LOG_LIMIT_DEFAULT, VcsActions, VcsPlan } from "./schema.ts"
 import { fitted, pagedText, statusResult } from "./view.ts"
 
 type Input<K extends keyof typeof VcsActions> = ActionInput<typeof VcsActions, K>
 type Handler<K extends keyof typeof VcsActions> = (input: Input<K>) => Effect.Effect<ToolResult, ToolError, ToolContext>
+type Loader<K extends keyof typeof VcsActions> = (input: Input<K>) => Effect.Effect<Before, ToolError, ToolContext>
 
 const fail = (error: ToolError | undefined) => (error === undefined ? Effect.void : Effect.fail(error))
 
@@ -65,27 +66,107 @@ const shownPlan = (plan: Planned["plan"]): Record<string, unknown> =>
     ])
   )
 
-/** Runs a planned action through the gate; the preview shows the exact argv and cwd. */
-const gate = (planned: Planned, git: Git, gh?: Gh) =>
-  gated(
-    {
-      tool: TOOL,
-      operation: `vcs.${String(planned.resume.arguments["action"])}`,
-      kind: "vcs",
-      title: planned.title,
-      normalized: planned.plan,
-      ...(planned.destructive === undefined ? {} : { destructive: planned.destructive }),
-      resume: planned.resume,
-      preview: {
-        data: {
-          argv: [...(planned.plan._tag === "IssueCreate" || planned.plan._tag === "PrCreate" ? ["gh"] : git.prefix), ...(shownPlan(planned.plan)["argv"] as ReadonlyArray<string>)],
-          cwd: planned.plan.cwd,
-          plan: shownPlan(planned.plan)
-        }
+/** What the interpreter works with (never hashed): the opened git and gh of the call. */
+interface Work {
+  readonly git: Git
+  readonly gh?: Gh | undefined
+}
+
+/** The before-state of a gated call: the opened tools and what the pure planner needs (or a no-op result). */
+type Call =
+  | { readonly _tag: "Init"; readonly cwd: string; readonly branch: string | null }
+  | { readonly _tag: "Add"; readonly cwd: string; readonly top: string; readonly paths: ReadonlyArray<string>; readonly excludes: ReadonlyArray<string>; readonly statusSha256: string }
+  | { readonly _tag: "Commit"; readonly state: Parameters<typeof planCommit>[1] }
+  | { readonly _tag: "Checkout"; readonly state: Parameters<typeof planCheckout>[1] }
+  | { readonly _tag: "BranchCreate"; readonly state: Parameters<typeof planBranchCreate>[1] }
+  | { readonly _tag: "BranchDelete"; readonly state: Parameters<typeof planBranchDelete>[1] }
+  | { readonly _tag: "Push"; readonly state: Parameters<typeof planPush>[1]; readonly options: ReadonlyArray<string> }
+  | { readonly _tag: "IssueCreate"; readonly state: Parameters<typeof planIssueCreate>[1] }
+  | { readonly _tag: "PrCreate"; readonly state: Parameters<typeof planPrCreate>[1] }
+  | { readonly _tag: "NoOp"; readonly result: ToolResult }
+
+interface Before extends Work {
+  readonly call: Call
+}
+
+const before = (git: Git, call: Call, gh?: Gh): Before => ({ git, gh, call })
+
+/** The refs a plan reads or moves, for the user's prompt. */
+const refsOf = (plan: VcsPlan): ReadonlyArray<string> => {
+  switch (plan._tag) {
+    case "Init":
+      return plan.branch === null ? [] : [`refs/heads/${plan.branch}`]
+    case "Add":
+      return ["index"]
+    case "Commit":
+      return [`${plan.branch === null ? "HEAD" : `refs/heads/${plan.branch}`} ${plan.head ?? "(no commit)"} -> new commit of tree ${plan.tree}`]
+    case "Checkout":
+      return [`HEAD ${plan.head ?? "(no commit)"} -> ${plan.ref} ${plan.target}`]
+    case "BranchCreate":
+      return [`refs/heads/${plan.name} -> ${plan.start}`]
+    case "BranchDelete":
+      return [`refs/heads/${plan.name} ${plan.tip} -> (deleted)`]
+    case "Push":
+      return [`${plan.remote} refs/heads/${plan.branch} ${plan.remoteCommit ?? "(new)"} -> ${plan.localCommit}`]
+    case "IssueCreate":
+      return []
+    case "PrCreate":
+      return [`${plan.head}${plan.headCommit === null ? "" : ` ${plan.headCommit}`}${plan.base === null ? "" : ` -> ${plan.base}`}`]
+  }
+}
+
+/** The pure half of every gated action: the before-state -> the planned call (or the no-op). */
+const planOf = (input: Record<string, unknown>, loaded: Before): Either.Either<PlanStep<VcsPlan, Work>, ToolError> => {
+  const call = loaded.call
+  if (call._tag === "NoOp") return Either.right({ _tag: "NoOp", result: call.result })
+  const planned: Planned =
+    call._tag === "Init"
+      ? planInit(input, call.cwd, call.branch)
+      : call._tag === "Add"
+        ? planAdd(input, call.cwd, call.top, call.paths, call.excludes, call.statusSha256)
+        : call._tag === "Commit"
+          ? planCommit(input, call.state)
+          : call._tag === "Checkout"
+            ? planCheckout(input, call.state)
+            : call._tag === "BranchCreate"
+              ? planBranchCreate(input, call.state)
+              : call._tag === "BranchDelete"
+                ? planBranchDelete(input, call.state)
+                : call._tag === "Push"
+                  ? planPush(input, call.state, call.options)
+                  : call._tag === "IssueCreate"
+                    ? planIssueCreate(input, call.state)
+                    : planPrCreate(input, call.state)
+  const github = planned.plan._tag === "IssueCreate" || planned.plan._tag === "PrCreate"
+  const argv = [...(github ? ["gh"] : loaded.git.prefix), ...planned.plan.argv]
+  return Either.right({
+    _tag: "Planned",
+    plan: planned.plan,
+    work: { git: loaded.git, gh: loaded.gh },
+    title: planned.title,
+    prompt: { _tag: "vcs", argv, cwd: planned.plan.cwd, refs: refsOf(planned.plan) },
+    ...(planned.destructive === undefined ? {} : { destructive: planned.destructive }),
+    resume: planned.resume,
+    preview: {
+      data: {
+        argv: [...(github ? ["gh"] : loaded.git.prefix), ...(shownPlan(planned.plan)["argv"] as ReadonlyArray<string>)],
+        cwd: planned.plan.cwd,
+        plan: shownPlan(planned.plan)
       }
-    },
-    interpret(planned.plan, git, gh)
-  )
+    }
+  })
+}
+
+/** A gated workspace_vcs action: its own load, the shared pure planner, interpreter and view. */
+const vcsAction = <I extends Record<string, unknown>>(load: (input: I) => Effect.Effect<Before, ToolError, ToolContext>) =>
+  gatedAction({
+    gate: "vcs",
+    planSchema: VcsPlan,
+    load,
+    plan: (input: I, loaded: Before) => planOf(input, loaded),
+    interpret: (plan: VcsPlan, work: Work) => interpret(plan, work.git, work.gh),
+    view: (outcome: ToolResult) => Effect.succeed(outcome)
+  })
 
 /** Workspace-relative paths -> repository-relative ones; PROTECTED_PATH for .git/, .agentic/ and protected globs. */
 const repoPaths = (paths: ReadonlyArray<string>, top: string, refuseProtected: boolean) =>
@@ -276,7 +357,7 @@ const listBranches = (git: Git) =>
     })
   })
 
-const branch: Handler<"branch"> = (input) =>
+const branch: Loader<"branch"> = (input) =>
   Effect.gen(function* () {
     const git = yield* openGit(input.cwd)
     const repo = yield* findRepository(git)
@@ -290,7 +371,7 @@ const branch: Handler<"branch"> = (input) =>
           'branch with name needs create: true or delete: true (without either it lists branches and takes no name, force or start_point).'
         )
       }
-      return yield* listBranches(git)
+      return before(git, { _tag: "NoOp", result: yield* listBranches(git) })
     }
     if (input.name === undefined) return yield* invalid("name", `field "name" is required with ${create ? "create" : "delete"}: true.`)
     yield* fail(checkRefText("name", input.name, "branch"))
@@ -302,7 +383,7 @@ const branch: Handler<"branch"> = (input) =>
         return yield* invalid("name", `branch ${input.name} already exists (at ${existing.slice(0, 7)}); pick another name, or check it out.`)
       }
       const start = yield* resolveRevision(git, "start_point", input.start_point ?? "HEAD")
-      return yield* gate(planBranchCreate(input, { cwd: git.cwd, top: repo.top, name: input.name, startPoint: input.start_point ?? "HEAD", start }), git)
+      return before(git, { _tag: "BranchCreate", state: { cwd: git.cwd, top: repo.top, name: input.name, startPoint: input.start_point ?? "HEAD", start } })
     }
     if (input.start_point !== undefined) return yield* invalid("start_point", "start_point applies to create only; remove it.")
     if (existing === null) {
@@ -311,7 +392,7 @@ const branch: Handler<"branch"> = (input) =>
     if ((yield* loadBranch(git)) === input.name) {
       return yield* invalid("name", `${input.name} is the current branch and cannot be deleted; check out another branch first.`)
     }
-    return yield* gate(planBranchDelete(input, { cwd: git.cwd, top: repo.top, name: input.name, force: input.force === true, tip: existing }), git)
+    return before(git, { _tag: "BranchDelete", state: { cwd: git.cwd, top: repo.top, name: input.name, force: input.force === true, tip: existing } })
   })
 
 const ghFailure = (args: ReadonlyArray<string>, ran: { exitCode: number | null; stderr: string; stdout: string }) =>
@@ -402,7 +483,7 @@ const prDiff: Handler<"pr_diff"> = (input) =>
     })
   })
 
-const init: Handler<"init"> = (input) =>
+const init: Loader<"init"> = (input) =>
   Effect.gen(function* () {
     const git = yield* openGit(input.cwd)
     if (input.branch !== undefined) {
@@ -412,25 +493,28 @@ const init: Handler<"init"> = (input) =>
     const inside = git.toplevel
     if (inside.exitCode === 0 && inside.stdout.trim() === git.cwdAbs) {
       const branch = yield* loadBranch(git)
-      return {
-        summary: `${git.cwd === "" ? "The workspace root" : git.cwd} is already a git repository (on ${branch ?? "a detached HEAD"}): nothing was done.`,
-        data: { initialized: false, alreadyRepository: true, cwd: git.cwd, branch },
-        retention: { importance: "normal" }
-      } satisfies ToolResult
+      return before(git, {
+        _tag: "NoOp",
+        result: {
+          summary: `${git.cwd === "" ? "The workspace root" : git.cwd} is already a git repository (on ${branch ?? "a detached HEAD"}): nothing was done.`,
+          data: { initialized: false, alreadyRepository: true, cwd: git.cwd, branch },
+          retention: { importance: "normal" }
+        }
+      })
     }
-    return yield* gate(planInit(input, git.cwd, input.branch ?? null), git)
+    return before(git, { _tag: "Init", cwd: git.cwd, branch: input.branch ?? null })
   })
 
-const add: Handler<"add"> = (input) =>
+const add: Loader<"add"> = (input) =>
   Effect.gen(function* () {
     const git = yield* openGit(input.cwd)
     const repo = yield* findRepository(git)
     const paths = yield* repoPaths(input.paths, repo.top, true)
     const { sha256 } = yield* loadStatus(git, repo.top)
-    return yield* gate(planAdd(input, git.cwd, repo.top, paths, yield* addExcludes(repo.top), sha256), git)
+    return before(git, { _tag: "Add", cwd: git.cwd, top: repo.top, paths, excludes: yield* addExcludes(repo.top), statusSha256: sha256 })
   })
 
-const commit: Handler<"commit"> = (input) =>
+const commit: Loader<"commit"> = (input) =>
   Effect.gen(function* () {
     yield* fail(checkMessage(input.message))
     const git = yield* openGit(input.cwd)
@@ -464,20 +548,20 @@ const commit: Handler<"commit"> = (input) =>
       )
     }
     const current = yield* loadBranch(git)
-    return yield* gate(planCommit(input, { cwd: git.cwd, top: repo.top, message: input.message, amend, tree, head, branch: current }), git)
+    return before(git, { _tag: "Commit", state: { cwd: git.cwd, top: repo.top, message: input.message, amend, tree, head, branch: current } })
   })
 
-const checkout: Handler<"checkout"> = (input) =>
+const checkout: Loader<"checkout"> = (input) =>
   Effect.gen(function* () {
     const git = yield* openGit(input.cwd)
     const repo = yield* findRepository(git)
     const target = yield* resolveRevision(git, "ref", input.ref)
     const { sha256 } = yield* loadStatus(git, repo.top)
     const head = yield* loadHead(git)
-    return yield* gate(planCheckout(input, { cwd: git.cwd, top: repo.top, ref: input.ref, target, head, statusSha256: sha256 }), git)
+    return before(git, { _tag: "Checkout", state: { cwd: git.cwd, top: repo.top, ref: input.ref, target, head, statusSha256: sha256 } })
   })
 
-const push: Handler<"push"> = (input) =>
+const push: Loader<"push"> = (input) =>
   Effect.gen(function* () {
     const git = yield* openGit(input.cwd)
     const repo = yield* findRepository(git)
@@ -502,32 +586,23 @@ const push: Handler<"push"> = (input) =>
     const localCommit = yield* commitOf(git, `refs/heads/${name}`)
     if (localCommit === null) return yield* Effect.fail(toolError("NOT_FOUND", `There is no local branch ${name} with commits to push.`, { field: "branch" }))
     const remoteCommit = yield* commitOf(git, `refs/remotes/${remote}/${name}`)
-    return yield* gate(
-      planPush(input, {
-        cwd: git.cwd,
-        top: repo.top,
-        remote,
-        remoteUrl: url,
-        branch: name,
-        localCommit,
-        remoteCommit,
-        force: input.force === true,
-        setUpstream: input.set_upstream === true
-      }, git.pushOptions(remote)),
-      git
-    )
+    return before(git, {
+      _tag: "Push",
+      state: { cwd: git.cwd, top: repo.top, remote, remoteUrl: url, branch: name, localCommit, remoteCommit, force: input.force === true, setUpstream: input.set_upstream === true },
+      options: git.pushOptions(remote)
+    })
   })
 
-const issueCreate: Handler<"issue_create"> = (input) =>
+const issueCreate: Loader<"issue_create"> = (input) =>
   Effect.gen(function* () {
     const git = yield* openGit(input.cwd)
     yield* findRepository(git)
     const gh = yield* openGh(git)
     const remotes = yield* loadRemotes(git)
-    return yield* gate(planIssueCreate(input, { cwd: git.cwd, remotes, title: input.title, body: input.body ?? "" }), git, gh)
+    return before(git, { _tag: "IssueCreate", state: { cwd: git.cwd, remotes, title: input.title, body: input.body ?? "" } }, gh)
   })
 
-const prCreate: Handler<"pr_create"> = (input) =>
+const prCreate: Loader<"pr_create"> = (input) =>
   Effect.gen(function* () {
     const git = yield* openGit(input.cwd)
     yield* findRepository(git)
@@ -543,11 +618,7 @@ const prCreate: Handler<"pr_create"> = (input) =>
     if (head === null) return yield* invalid("head", 'HEAD is detached: pass "head" (the branch with the changes).')
     const headCommit = yield* commitOf(git, `refs/heads/${head}`)
     const remotes = yield* loadRemotes(git)
-    return yield* gate(
-      planPrCreate(input, { cwd: git.cwd, remotes, title: input.title, body: input.body ?? "", base: input.base ?? null, head, headCommit, draft: input.draft === true }),
-      git,
-      gh
-    )
+    return before(git, { _tag: "PrCreate", state: { cwd: git.cwd, remotes, title: input.title, body: input.body ?? "", base: input.base ?? null, head, headCommit, draft: input.draft === true } }, gh)
   })
 
 /** The workspace_vcs tool. */
@@ -557,24 +628,33 @@ export const vcsTool = defineTool({
   description:
     "git and GitHub in the workspace, as typed actions (no shell). Reads, never gated: status, diff (staged, paths, ref, base; paged by line with offset/limit/snapshot), log (limit, ref, paths), show (ref; paged), branch (lists local and remote branches), gh_auth, issue_list, pr_list, pr_diff (pull_request_number; paged). Gated by the permission mode: init (branch), add (paths), commit (message; amend is destructive), checkout (ref; destructive), branch with create: true (name, start_point; does not switch) or delete: true (name, force; destructive), push (remote, branch, set_upstream; force is sent as --force-with-lease and is destructive), issue_create (title, body), pr_create (title, body, base, head, draft). Every action takes cwd (workspace-relative). Destructive actions need Allow destructive commits.",
   actions: VcsActions,
-  enabled: (settings, host) => settings.enableProcessExecution && settings.enableVcsTools && host.capabilities.includes("process"),
-  annotations: (settings) => ({ readOnlyHint: false, destructiveHint: settings.allowDestructiveEdits, openWorldHint: true }),
+  enabled: (settings) => settings.enableProcessExecution && settings.enableVcsTools,
+  requires: ["process"],
+  hints: {
+    readOnlyHint: false,
+    destructiveHint: "allowDestructiveEdits",
+    openWorldHint: true,
+    why: "checkout, branch delete and forced push need the ceiling; push and the GitHub actions reach the network"
+  },
+  changes: [{ key: "vcs", list: vcsChanges }],
+  storage: [{ name: "vcs", path: ".agentic/vcs/history.json", probe: "vcs/history.json", description: "commits, branches and pushes made by workspace_vcs", rank: 95 }],
+  probe: { args: { action: "status" }, ok: "any" },
   handlers: {
-    status,
-    diff,
-    log,
-    show,
-    branch,
-    gh_auth: ghAuth,
-    issue_list: (input) => ghList("issue", input),
-    pr_list: (input) => ghList("pr", input),
-    pr_diff: prDiff,
-    init,
-    add,
-    commit,
-    checkout,
-    push,
-    issue_create: issueCreate,
-    pr_create: prCreate
+    status: ungated(status),
+    diff: ungated(diff),
+    log: ungated(log),
+    show: ungated(show),
+    branch: vcsAction(branch),
+    gh_auth: ungated(ghAuth),
+    issue_list: ungated((input: Input<"issue_list">) => ghList("issue", input)),
+    pr_list: ungated((input: Input<"pr_list">) => ghList("pr", input)),
+    pr_diff: ungated(prDiff),
+    init: vcsAction(init),
+    add: vcsAction(add),
+    commit: vcsAction(commit),
+    checkout: vcsAction(checkout),
+    push: vcsAction(push),
+    issue_create: vcsAction(issueCreate),
+    pr_create: vcsAction(prCreate)
   }
 })
