@@ -20,7 +20,11 @@ export const ErrorCode = Schema.Literal(
   "STORE_FULL",
   "IO_ERROR",
   "RUNTIME_UNAVAILABLE",
-  "INTERNAL_ERROR"
+  "INTERNAL_ERROR",
+  "VCS_FAILED",
+  "NOT_A_REPOSITORY",
+  "MERGE_CONFLICT",
+  "NON_FAST_FORWARD"
 )
 export type ErrorCode = typeof ErrorCode.Type
 

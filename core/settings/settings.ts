@@ -35,6 +35,8 @@ export const Settings = Schema.Struct({
   executableAllowlist: Schema.optionalWith(Schema.Array(Schema.String), { default: () => DEFAULT_EXECUTABLES }),
   enableProcessExecution: Bool(true),
   enableVcsTools: Bool(true),
+  /** workspace_vcs: let git run the repository's hooks (off: hooks never run; git gets an empty hooks path). */
+  vcsRunHooks: Bool(false),
   enableTodoBoards: Bool(true),
   enableWebResearch: Bool(false),
   enableBrowser: Bool(false),

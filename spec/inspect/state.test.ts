@@ -74,7 +74,7 @@ describe("capabilities: \"reports permissionMode and permissionLevel, activePlan
     expect(data.tools[0]).toBe("workspace_inspect")
     expect(data.storage.root).toBe(".agentic/")
     expect(data.storage.entries.map((entry: any) => entry.name)).toEqual([
-      "memory", "notes", "approvals", "plans", "transactions", "jobs", "boards", "research", "runs", "artifacts", "index"
+      "memory", "notes", "approvals", "plans", "transactions", "jobs", "boards", "research", "runs", "vcs", "artifacts", "index"
     ])
     expect(data.storage.entries.every((entry: any) => entry.exists === false && entry.path.startsWith(".agentic/"))).toBe(true)
     expect(retention.facts).toContain("permission mode Plan (1)")
@@ -115,7 +115,7 @@ describe("changes: \"lists transactions, runs, jobs ..., taskBoards, researchPro
   it("has every key, empty arrays when a source is absent", async () => {
     ws = await openWorkspace()
     const { data } = await ok(ws, { action: "changes" })
-    expect(data).toEqual({ transactions: [], runs: [], jobs: [], taskBoards: [], researchProjects: [], approvals: [], plans: [] })
+    expect(data).toEqual({ transactions: [], runs: [], jobs: [], taskBoards: [], researchProjects: [], vcs: [], approvals: [], plans: [] })
   })
 
   it("approvals are the pending or approved non-plan records; plans carry planPath", async () => {
@@ -175,7 +175,7 @@ describe("changes: \"lists transactions, runs, jobs ..., taskBoards, researchPro
     expect(retention.omit_when_summarizing).not.toContain("jobs")
     expect(retention.facts).toContain("job job_1 running")
     // The shipped tools' sources are derived from their definitions too.
-    expect(CHANGE_SOURCES.map((source) => source.key).sort()).toEqual(["jobs", "taskBoards", "transactions"])
+    expect(CHANGE_SOURCES.map((source) => source.key).sort()).toEqual(["jobs", "taskBoards", "transactions", "vcs"])
   })
 })
 

@@ -16,6 +16,7 @@ describe("settings", () => {
         "executableAllowlist",
         "enableProcessExecution",
         "enableVcsTools",
+        "vcsRunHooks",
         "enableTodoBoards",
         "enableWebResearch",
         "enableBrowser",

@@ -45,6 +45,7 @@ export const FIELDS: { readonly [K in keyof Settings]: Field } = {
   },
   enableProcessExecution: { type: "boolean", params: { displayName: "Enable process execution" } },
   enableVcsTools: { type: "boolean", params: { displayName: "Enable VCS tools" } },
+  vcsRunHooks: { type: "boolean", params: { displayName: "Run git hooks (workspace_vcs)" } },
   enableTodoBoards: { type: "boolean", params: { displayName: "Enable To-Do boards" } },
   enableWebResearch: { type: "boolean", params: { displayName: "Enable web research tools" } },
   enableBrowser: { type: "boolean", params: { displayName: "Enable browser sessions" } },

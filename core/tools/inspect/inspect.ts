@@ -598,6 +598,7 @@ const changes = Effect.gen(function* () {
     jobs: sourced.jobs!,
     taskBoards: sourced.taskBoards!,
     researchProjects: sourced.researchProjects!,
+    vcs: sourced.vcs!,
     approvals,
     plans
   }
@@ -607,11 +608,12 @@ const changes = Effect.gen(function* () {
     importance: "high",
     facts: [
       ...jobs.slice(0, 20).map((job) => `job ${job.id ?? "?"} ${job.status ?? ""}`.trim()),
+      ...(data.vcs as ReadonlyArray<{ readonly summary?: string }>).slice(0, 5).map((entry) => `vcs: ${entry.summary ?? ""}`),
       ...approvals.slice(0, 10).map((approval) => `approval ${approval.id} ${approval.status}: ${approval.title}`),
       ...plans.filter((plan) => plan.status === "pending" || plan.status === "approved").map((plan) => `plan ${plan.id} ${plan.status}: ${plan.planPath}`)
     ],
     // jobs is the one route back to a job_ id after compression: it is never omitted.
-    omit_when_summarizing: ["transactions", "runs", "taskBoards", "researchProjects"]
+    omit_when_summarizing: ["transactions", "runs", "taskBoards", "researchProjects", "vcs"]
   }
   const summary = `Recovery listing: ${counts.join(", ")}.`
   const whole: ToolResult = { summary, data, retention }
