@@ -5,7 +5,7 @@
  */
 import * as Effect from "effect/Effect"
 import { CHANGE_SOURCES } from "../../changes.ts"
-import { loadRecords } from "../../gate/gate.ts"
+import { loadRecordState, loadRecords } from "../../gate/gate.ts"
 import { sha256Bytes, sha256Text, stableStringify } from "../../gate/hash.ts"
 import { type ApprovalRecord, approvedPlan, pendingPlan, pendingRecords } from "../../gate/records.ts"
 import type { Artifact, ToolResult } from "../../protocol/envelope.ts"
@@ -152,7 +152,7 @@ const listing = (
 const stateSummary = Effect.gen(function* () {
   const store = yield* StateStore
   const settings = yield* CurrentSettings
-  const records = yield* loadRecords
+  const { records, untrusted } = yield* loadRecordState
   const active = approvedPlan(records)
   const pending = pendingPlan(records)
   const pendingApprovals = pendingRecords(records).filter((record) => record.kind !== "plan")
@@ -174,6 +174,7 @@ const stateSummary = Effect.gen(function* () {
     activePlan: planView(active),
     pendingPlan: planView(pending),
     pendingApprovals: pendingApprovals.length,
+    untrustedRecords: untrusted,
     notes: { count: notes.length, memoryExists: memory !== undefined, memoryPath: store.path("MEMORY.md") }
   }
 })
@@ -183,6 +184,11 @@ const stateFacts = (state: Effect.Effect.Success<typeof stateSummary>) => [
   state.activePlan === null ? "no approved plan" : `approved plan ${state.activePlan.id}: ${state.activePlan.title}`,
   ...(state.pendingPlan === null ? [] : [`pending plan ${state.pendingPlan.id}: ${state.pendingPlan.title}`]),
   `${plural(state.pendingApprovals, "pending approval")}`,
+  ...(state.untrustedRecords === 0
+    ? []
+    : [
+        `${plural(state.untrustedRecords, "untrusted approval record")} ignored (MAC does not verify): re-issue the call to stage a fresh one`
+      ]),
   `MEMORY.md ${state.notes.memoryExists ? `present at ${state.notes.memoryPath}` : "absent"}; ${plural(state.notes.count, "note")}`
 ]
 
@@ -695,7 +701,9 @@ export const inspectTool = defineTool({
     overview: (input) =>
       Effect.gen(function* () {
         const state = yield* stateSummary
-        return yield* listing("overview", input, 2, { state }, stateFacts(state))
+        // The untrusted-record count is capabilities' business; overview shows it only when there are some.
+        const { untrustedRecords, ...shown } = state
+        return yield* listing("overview", input, 2, { state: untrustedRecords === 0 ? shown : state }, stateFacts(state))
       }),
     list: (input) => listing("list", input, 1, {}, []),
     read: (input) => readFile(input),
