@@ -5,7 +5,7 @@
  * outlives the call (and the adapter process) that started it.
  *
  * Job folder protocol (`.agentic/jobs/<job-id>/`, absolute path given to the host):
- * - `spec.json` (written by the core before `launch`): `{ executable, args, cwd, timeoutMs }`;
+ * - `spec.json` (written by the core before `launch`): `{ executable, args, cwd, timeoutMs, sandbox? }`;
  * - `stdout.log`, `stderr.log` (written by the job itself, appended);
  * - `started.json` (supervisor): `{ pid, pgid, startedAt }` once the child is running;
  * - `cancel.json` (core): present when cancel was asked, so the exit record says "cancelled";
@@ -20,6 +20,7 @@
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import type { HostError } from "./HostFs.ts"
+import type { SandboxSupport } from "./Sandbox.ts"
 
 /** What the host found for an executable name (see core/tools/command/resolve.ts). */
 export type Resolution =
@@ -74,6 +75,11 @@ export interface ProcessesShape {
   readonly tail: (abs: string, maxBytes: number) => Effect.Effect<Tail | undefined, HostError>
   /** SHA-256 (hex) of a file, streamed; undefined when it does not exist. */
   readonly sha256File: (abs: string) => Effect.Effect<string | undefined, HostError>
+  /**
+   * Whether (and how) this host confines commands. When spec.json carries a `sandbox` policy
+   * (core/services/Sandbox.ts), `launch` runs the job inside it, or fails the job when it cannot.
+   */
+  readonly sandbox: Effect.Effect<SandboxSupport>
 }
 
 /** The process service. */

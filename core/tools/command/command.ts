@@ -32,6 +32,8 @@ import {
   supervisorAlive
 } from "./jobs.ts"
 import { allowlistName } from "./resolve.ts"
+import { planSandbox } from "./sandbox.ts"
+import { decideSandbox, type SandboxDecision } from "../../services/Sandbox.ts"
 import { fitTail, jsonLength, splitBudget } from "./tail.ts"
 import { effectiveTimeout } from "./timeouts.ts"
 
@@ -130,6 +132,10 @@ interface Prepared {
   readonly cwd: string
   readonly timeout: { readonly seconds: number; readonly capped: boolean }
   readonly resolution: Extract<Resolution, { _tag: "Found" }>
+  /** Whether the command runs in the sandbox, or why not. */
+  readonly sandbox: SandboxDecision
+  /** Whether a sandboxed command shares the host network. */
+  readonly network: boolean
 }
 
 /** Validation before any gating: timeout, executable text, cwd, allowlist, resolution. Nothing is written. */
@@ -165,7 +171,9 @@ const prepare = (input: RunInput): Effect.Effect<Prepared, ToolError, ToolContex
       )
     }
     const resolution = yield* resolveFor(input.executable, cwd)
-    return { executable: input.executable, args, cwd, timeout, resolution }
+    const sandbox = decideSandbox(settings.commandSandbox, yield* processes.sandbox)
+    if ("_tag" in sandbox && sandbox._tag === "ToolError") return yield* Effect.fail(sandbox)
+    return { executable: input.executable, args, cwd, timeout, resolution, sandbox: sandbox as SandboxDecision, network: settings.allowCommandNetwork }
   })
 
 type ToolContextNeeds = CurrentSettings | HostInfo | Workspace | Processes | StateStore
@@ -211,8 +219,21 @@ const normalizedOf = (action: "run" | "start", prepared: Prepared) => ({
   cwd: prepared.cwd,
   timeoutSeconds: prepared.timeout.seconds,
   resolvedExecutable: prepared.resolution.executable,
-  ...(prepared.resolution.script === undefined ? {} : { resolvedScript: prepared.resolution.script })
+  ...(prepared.resolution.script === undefined ? {} : { resolvedScript: prepared.resolution.script }),
+  // What the user approves includes whether the command is confined and whether it reaches the network.
+  sandboxed: prepared.sandbox._tag === "Sandboxed",
+  ...(prepared.sandbox._tag === "Sandboxed" ? { network: prepared.network } : {})
 })
+
+/** The sandbox fields every command and job result carries. */
+const sandboxFields = (record: { readonly sandboxed?: boolean; readonly unconfinedReason?: string }) => ({
+  sandboxed: record.sandboxed === true,
+  ...(record.sandboxed !== true && record.unconfinedReason !== undefined ? { unconfinedReason: record.unconfinedReason } : {})
+})
+
+/** The sentence a result adds when a command ran unconfined. */
+const unconfinedText = (record: { readonly sandboxed?: boolean; readonly unconfinedReason?: string }) =>
+  record.sandboxed === true ? "" : ` It ran unconfined (no sandbox: ${record.unconfinedReason ?? "started before sandboxing"}).`
 
 const resumeArgs = (input: RunInput): Record<string, unknown> => ({
   action: input.action,
@@ -235,11 +256,15 @@ const launchJob = (action: "run" | "start", prepared: Prepared) =>
     const paths = jobPaths(id)
     const createdAt = new Date(yield* Clock.currentTimeMillis).toISOString()
     const script = prepared.resolution.script
+    const settings = yield* CurrentSettings
+    const policy =
+      prepared.sandbox._tag === "Sandboxed" ? yield* planSandbox(yield* processes.sandbox, settings.protectedPatterns, prepared.network) : undefined
     yield* store.writeJson(paths.spec, {
       executable: prepared.resolution.executable,
       args: script === undefined ? prepared.args : [script, ...prepared.args],
       cwd: workspace.abs(prepared.cwd),
-      timeoutMs: prepared.timeout.seconds === 0 ? null : Math.round(prepared.timeout.seconds * 1000)
+      timeoutMs: prepared.timeout.seconds === 0 ? null : Math.round(prepared.timeout.seconds * 1000),
+      ...(policy === undefined ? {} : { sandbox: policy })
     })
     const launched = yield* processes.launch(store.abs(paths.dir)).pipe(
       Effect.mapError((error) => toolError("IO_ERROR", `The job could not be started: ${error.message}.`, { jobId: id }))
@@ -258,7 +283,9 @@ const launchJob = (action: "run" | "start", prepared: Prepared) =>
       supervisorPid: launched.supervisorPid,
       supervisorIdentity: launched.supervisorIdentity,
       ...(launched.bootId === undefined ? {} : { bootId: launched.bootId }),
-      ...(launched.pid === undefined ? {} : { pid: launched.pid })
+      ...(launched.pid === undefined ? {} : { pid: launched.pid }),
+      sandboxed: policy !== undefined,
+      ...(prepared.sandbox._tag === "Unconfined" ? { unconfinedReason: prepared.sandbox.reason } : {})
     }
     yield* store.writeJson(paths.record, record)
     if (launched.startError !== undefined) {
@@ -351,7 +378,11 @@ const runAction = (input: RunInput) =>
             cwd: prepared.cwd,
             timeoutSeconds: prepared.timeout.seconds,
             resolvedExecutable: prepared.resolution.executable,
-            ...(prepared.resolution.script === undefined ? {} : { resolvedScript: prepared.resolution.script })
+            ...(prepared.resolution.script === undefined ? {} : { resolvedScript: prepared.resolution.script }),
+            ...sandboxFields({
+              sandboxed: prepared.sandbox._tag === "Sandboxed",
+              ...(prepared.sandbox._tag === "Unconfined" ? { unconfinedReason: prepared.sandbox.reason } : {})
+            })
           }
         }
       },
@@ -405,7 +436,7 @@ const interpretRun = (prepared: Prepared, maxChars: number, maxSeconds: number) 
     }
     const summary = `${line} ${exitPhrase(exit)}${took === undefined ? "" : ` after ${took.toFixed(1)} s`} (${record.id}).${
       exit.leftoverProcessesEnded === true ? " It left processes behind in its process group; they were ended (use start for a background process)." : ""
-    }`
+    }${unconfinedText(record)}`
     const base: ToolResult = {
       summary,
       data: {
@@ -419,6 +450,7 @@ const interpretRun = (prepared: Prepared, maxChars: number, maxSeconds: number) 
         ...resolvedFields(record),
         timeoutSeconds: record.timeoutSeconds,
         durationSeconds: took,
+        ...sandboxFields(record),
         stdout: "",
         stderr: "",
         logs: logPaths(record.id)
@@ -455,7 +487,7 @@ const interpretStart = (prepared: Prepared, maxSeconds: number) =>
     const state = yield* jobState(record)
     const line = commandLine(record.executable, record.args)
     return {
-      summary: `Started ${record.id}: ${line} (pid ${record.pid}, its own process group) with ${timeoutText(prepared.timeout, maxSeconds)}. Check it with workspace_command {"action":"status","job_id":"${record.id}"}; stop it with {"action":"cancel","job_id":"${record.id}"}.`,
+      summary: `Started ${record.id}: ${line} (pid ${record.pid}, its own process group) with ${timeoutText(prepared.timeout, maxSeconds)}.${unconfinedText(record)} Check it with workspace_command {"action":"status","job_id":"${record.id}"}; stop it with {"action":"cancel","job_id":"${record.id}"}.`,
       data: {
         jobId: record.id,
         status: state.status,
@@ -475,7 +507,8 @@ const jobFields = (record: JobRecord) => ({
   timeoutSeconds: record.timeoutSeconds,
   pid: record.pid,
   supervisorPid: record.supervisorPid,
-  startedAt: record.startedAt
+  startedAt: record.startedAt,
+  ...sandboxFields(record)
 })
 
 const statusSummary = (record: JobRecord, state: JobState): string => {
