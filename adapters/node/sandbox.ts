@@ -122,39 +122,30 @@ export const sandboxExecProfile = (policy: SandboxPolicy, tmp: string): string =
 
 const firstLine = (text: string) => text.trim().split("\n")[0] ?? ""
 
-let probed: SandboxSupport | undefined
+let probed: Omit<SandboxSupport, "hidden"> | undefined
 
 /** Probes the host once: can bubblewrap create the namespaces (Linux), is sandbox-exec there (macOS)? */
-export const sandboxSupport = (): SandboxSupport => {
+const probe = (): Omit<SandboxSupport, "hidden"> => {
   if (probed !== undefined) return probed
-  const hidden = [path.dirname(keysDir(nodeKeyEnv()))]
-  const unavailable = (reason: string): SandboxSupport => ({
-    available: false,
-    mechanism: "none",
-    reason,
-    hidden,
-    capture: false,
-    captureReason: reason
-  })
+  const unavailable = (reason: string) => ({ available: false, mechanism: "none" as const, reason, capture: false, captureReason: reason })
   if (process.platform === "linux") {
     const bwrap = findOnPath("bwrap")
     if (bwrap === undefined) {
       probed = unavailable("bubblewrap (bwrap) is not installed (Debian/Ubuntu: apt-get install bubblewrap)")
     } else {
       const trueBin = fs.existsSync("/bin/true") ? "/bin/true" : "/usr/bin/true"
-      const probe = spawnSync(bwrap, ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--unshare-net", "--unshare-pid", "--", trueBin], {
+      const result = spawnSync(bwrap, ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--unshare-net", "--unshare-pid", "--", trueBin], {
         encoding: "utf8",
         timeout: 10_000
       })
       probed =
-        probe.status === 0
-          ? { available: true, mechanism: "bwrap", hidden, capture: false, captureReason: "capture is not set up on this host" }
-          : unavailable(`bubblewrap could not create its namespaces (${firstLine(probe.stderr ?? "") || `exit ${probe.status}`}); unprivileged user namespaces may be disabled`)
-      if (probed.available) probed = { ...probed, ...captureSupport() }
+        result.status === 0
+          ? { available: true, mechanism: "bwrap" as const, ...captureProbe() }
+          : unavailable(`bubblewrap could not create its namespaces (${firstLine(result.stderr ?? "") || `exit ${result.status}`}); unprivileged user namespaces may be disabled`)
     }
   } else if (process.platform === "darwin") {
     probed = fs.existsSync("/usr/bin/sandbox-exec")
-      ? { available: true, mechanism: "sandbox-exec", hidden, capture: false, captureReason: "capture needs Linux (overlayfs in a user namespace)" }
+      ? { available: true, mechanism: "sandbox-exec" as const, capture: false, captureReason: "capture needs Linux (overlayfs in a user namespace)" }
       : unavailable("/usr/bin/sandbox-exec is missing")
   } else {
     probed = unavailable(`no command sandbox is implemented for ${process.platform}`)
@@ -162,17 +153,14 @@ export const sandboxSupport = (): SandboxSupport => {
   return probed
 }
 
+/** What this host can do; the hidden folder follows the environment in force (the key's folder, core/gate/key.ts). */
+export const sandboxSupport = (): SandboxSupport => ({ ...probe(), hidden: [path.dirname(keysDir(nodeKeyEnv()))] })
+
 /** The path of bwrap (sandboxSupport() must have found it). */
 export const bwrapPath = (): string => findOnPath("bwrap") ?? "bwrap"
 
-/** Whether capture can run: overlayfs mounted by an unprivileged user in `unshare -Urm`. Filled in by capture. */
-let captureSupport = (): Pick<SandboxSupport, "capture" | "captureReason"> => ({ capture: false, captureReason: "capture is not set up on this host" })
-
-/** Lets the capture module register its probe. */
-export const setCaptureProbe = (probe: () => Pick<SandboxSupport, "capture" | "captureReason">) => {
-  captureSupport = probe
-  probed = undefined
-}
+/** Whether capture can run: overlayfs mounted by an unprivileged user in `unshare -Urm` (see capture.ts). */
+const captureProbe = (): Pick<SandboxSupport, "capture" | "captureReason"> => ({ capture: false, captureReason: "capture is not implemented yet" })
 
 /** The wrapper for a job's policy on this host; undefined when the host cannot sandbox (the launch then fails the job). */
 export const wrapperFor = (policy: SandboxPolicy, cwd: string, jobDir: string): SandboxWrapper | undefined => {

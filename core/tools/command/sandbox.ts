@@ -8,6 +8,8 @@ import { toolError, type ToolError } from "../../protocol/errors.ts"
 import { type ReadOnlyPath, sandboxPolicy, type SandboxPolicy, type SandboxSupport } from "../../services/Sandbox.ts"
 import { isProtectedPath, Workspace } from "../../services/Workspace.ts"
 
+const CHILD_PROBE = "\u0000agentic-workspace-probe"
+
 /** At most this many directory entries are looked at to find the protected matches. */
 export const PROTECTED_WALK_LIMIT = 200_000
 /** At most this many protected matches are bound (each is one mount). */
@@ -38,7 +40,10 @@ export const protectedMatches = (patterns: ReadonlyArray<string>): Effect.Effect
             })
           )
         }
-        if (isProtectedPath(rel, patterns)) matches.push(rel)
+        // A folder whose every possible child is protected (secrets/** protects secrets/x) is bound whole, so a
+        // file created in it later is read-only too.
+        const whole = entry.type === "directory" && isProtectedPath(`${rel}/${CHILD_PROBE}`, patterns) && isProtectedPath(`${rel}/${CHILD_PROBE}.x/y`, patterns)
+        if (whole || isProtectedPath(rel, patterns)) matches.push(rel)
         else if (entry.type === "directory") pending.push(rel)
       }
     }

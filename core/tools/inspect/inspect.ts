@@ -6,6 +6,8 @@
 import * as Effect from "effect/Effect"
 import { CHANGE_SOURCES } from "../../changes.ts"
 import { loadRecordState, loadRecords } from "../../gate/gate.ts"
+import { Processes } from "../../services/Processes.ts"
+import { decideSandbox, NO_SANDBOX } from "../../services/Sandbox.ts"
 import { sha256Bytes, sha256Text, stableStringify } from "../../gate/hash.ts"
 import { type ApprovalRecord, approvedPlan, pendingPlan, pendingRecords } from "../../gate/records.ts"
 import type { Artifact, ToolResult } from "../../protocol/envelope.ts"
@@ -651,6 +653,26 @@ const changes = Effect.gen(function* () {
   return trimmed(keep, artifact)
 })
 
+/** Whether commands run sandboxed here, how, and why not (capabilities). */
+const sandboxReport = Effect.gen(function* () {
+  const settings = yield* CurrentSettings
+  const info = yield* HostInfo
+  const processes = info.capabilities.includes("process") ? yield* Processes : undefined
+  const support = processes === undefined ? NO_SANDBOX : yield* processes.sandbox
+  const decision = decideSandbox(settings.commandSandbox, support)
+  const active = "_tag" in decision && decision._tag === "Sandboxed"
+  const reason = active ? undefined : settings.commandSandbox === "off" ? 'commandSandbox is "off"' : (support.reason ?? "unavailable")
+  return {
+    setting: settings.commandSandbox,
+    active,
+    mechanism: support.mechanism,
+    network: active ? settings.allowCommandNetwork : true,
+    capture: active && support.capture,
+    ...(reason === undefined ? {} : { reason }),
+    ...(settings.commandSandbox === "required" && !support.available ? { commandsRefused: true } : {})
+  }
+})
+
 const capabilities = Effect.gen(function* () {
   const settings = yield* CurrentSettings
   const info = yield* HostInfo
@@ -662,17 +684,18 @@ const capabilities = Effect.gen(function* () {
   const storage = yield* Effect.forEach(STORAGE_MAP, (entry) =>
     Effect.map(store.stat(entry.probe), (stat) => ({ name: entry.name, path: entry.path, description: entry.description, exists: stat !== undefined }))
   )
+  const sandbox = yield* sandboxReport
   const summaryOf = (withTools: boolean) =>
     `Permission mode ${modeLabel(settings.permissionMode)}; ${state.activePlan === null ? "no approved plan" : `approved plan ${state.activePlan.id}`}${
       state.pendingPlan === null ? "" : `, plan ${state.pendingPlan.id} pending`
-    }; ${plural(state.pendingApprovals, "pending approval")}; ${plural(state.notes.count, "note")}, MEMORY.md ${state.notes.memoryExists ? "present" : "absent"}.${
-      withTools ? ` Tools: ${tools.join(", ")}.` : ""
-    }`
+    }; ${plural(state.pendingApprovals, "pending approval")}; ${plural(state.notes.count, "note")}, MEMORY.md ${state.notes.memoryExists ? "present" : "absent"}; commands ${
+      sandbox.active ? `sandboxed (${sandbox.mechanism}${sandbox.network ? ", network shared" : ", no network"})` : `not sandboxed (${sandbox.reason})`
+    }.${withTools ? ` Tools: ${tools.join(", ")}.` : ""}`
   const result = (entries: unknown, withTools: boolean): ToolResult => ({
     summary: summaryOf(withTools),
     data: withTools
-      ? { ...state, tools, storage: { root: ".agentic/", readable: true, writableByModel: false, entries }, maxToolResultChars: settings.maxToolResultChars }
-      : { ...state, tools, storage: { root: ".agentic/", entries } },
+      ? { ...state, sandbox, tools, storage: { root: ".agentic/", readable: true, writableByModel: false, entries }, maxToolResultChars: settings.maxToolResultChars }
+      : { ...state, sandbox: { active: sandbox.active }, tools, storage: { root: ".agentic/", entries } },
     retention: { importance: "high", facts: withTools ? [...stateFacts(state), `tools: ${tools.join(", ")}`] : stateFacts(state).slice(0, 2) }
   })
   // Smaller renderings of the storage map for small budgets: without descriptions, then name and path only.
