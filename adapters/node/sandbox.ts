@@ -5,7 +5,9 @@
  */
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
+import * as os from "node:os"
 import * as path from "node:path"
+import { fileURLToPath } from "node:url"
 import type { SandboxPolicy, SandboxSupport } from "../../core/services/Sandbox.ts"
 import { keysDir } from "../../core/gate/key.ts"
 import { nodeKeyEnv } from "./NodeKey.ts"
@@ -23,7 +25,27 @@ export interface SandboxWrapper {
   readonly signalExitCodes: boolean
   /** The wrapper writes "leftover" to fd 3 when the command left processes behind (they end with the namespace). */
   readonly reportsLeftovers: boolean
+  /** Capture: the temporary overlay folders (upper, work, merged), removed by the supervisor after the job. */
+  readonly captureTemp?: string
 }
+
+/** The capture differ, beside this file. */
+export const CAPTURE_DIFF = fileURLToPath(new URL("./captureDiff.mjs", import.meta.url))
+
+/**
+ * Capture's outer wrapper, run as `unshare -Urm sh -c CAPTURE_SCRIPT sh <lower> <upper> <work> <merged> <node>
+ * <differ> <outDir> <bwrap argv...> <command...>`: in a new user and mount namespace it mounts an overlay of
+ * the root (the real tree is the read-only lower layer), runs bubblewrap with the merged view bound at the
+ * root's path, then runs the differ and exits with the command's status. bubblewrap 0.8 has no overlay options.
+ */
+export const CAPTURE_SCRIPT = [
+  "trap : TERM INT HUP",
+  'mount -t overlay overlay -o "lowerdir=$1,upperdir=$2,workdir=$3" "$4" || { { echo "spawn-error EOVERLAY" >&3; } 2>/dev/null; exit 125; }',
+  "l=$1; m=$4; u=$2; n=$5; d=$6; o=$7; shift 7",
+  '"$@"; code=$?',
+  '"$n" "$d" "$l" "$m" "$u" "$o" 3>&-',
+  "exit $code"
+].join("\n")
 
 /**
  * The first process inside the namespace: runs the command, then counts what else is still alive in the
@@ -73,15 +95,16 @@ const exists = (target: string) => {
  * read-only mount), then the hidden folders as empty read-only mounts; new PID, IPC and UTS namespaces, and a
  * new network namespace unless the policy shares the network.
  */
-export const bwrapArgs = (bwrap: string, policy: SandboxPolicy, cwd: string): SandboxWrapper => {
+export const bwrapArgs = (bwrap: string, policy: SandboxPolicy, cwd: string, rootSource = policy.root): SandboxWrapper => {
   const argv: Array<string> = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--dir", SANDBOX_HOME]
-  argv.push("--bind", policy.root, policy.root)
+  argv.push("--bind", rootSource, policy.root)
   const cleanup: Array<string> = []
   for (const entry of policy.readOnly) {
     if (entry.missing || !exists(entry.path)) {
-      // An empty read-only directory: a command cannot create .git/ (hooks) or .agentic/ under it.
+      // An empty read-only directory: a command cannot create .git/ (hooks) or .agentic/ under it. Its mount
+      // point lands in the real tree (or, under capture, in the overlay) and is removed after the job.
       argv.push("--tmpfs", entry.path, "--remount-ro", entry.path)
-      cleanup.push(entry.path)
+      if (rootSource === policy.root) cleanup.push(entry.path)
       continue
     }
     let target = entry.path
@@ -159,14 +182,41 @@ export const sandboxSupport = (): SandboxSupport => ({ ...probe(), hidden: [path
 /** The path of bwrap (sandboxSupport() must have found it). */
 export const bwrapPath = (): string => findOnPath("bwrap") ?? "bwrap"
 
-/** Whether capture can run: overlayfs mounted by an unprivileged user in `unshare -Urm` (see capture.ts). */
-const captureProbe = (): Pick<SandboxSupport, "capture" | "captureReason"> => ({ capture: false, captureReason: "capture is not implemented yet" })
+/** Whether capture can run: overlayfs mounted by an unprivileged user in `unshare -Urm` (probed once). */
+const captureProbe = (): Pick<SandboxSupport, "capture" | "captureReason"> => {
+  const unshare = findOnPath("unshare")
+  if (unshare === undefined) return { capture: false, captureReason: "unshare (util-linux) is not installed" }
+  const base = fs.mkdtempSync(path.join(os.tmpdir(), "aw-capture-probe-"))
+  try {
+    for (const name of ["lower", "upper", "work", "merged"]) fs.mkdirSync(path.join(base, name))
+    const script = `mount -t overlay overlay -o lowerdir=${base}/lower,upperdir=${base}/upper,workdir=${base}/work ${base}/merged && echo ok > ${base}/merged/probe`
+    const result = spawnSync(unshare, ["-Urm", "/bin/sh", "-c", script], { encoding: "utf8", timeout: 10_000 })
+    return result.status === 0 && fs.existsSync(path.join(base, "upper/probe"))
+      ? { capture: true }
+      : { capture: false, captureReason: `overlayfs cannot be mounted in a user namespace here (${firstLine(result.stderr ?? "") || `exit ${result.status}`})` }
+  } finally {
+    fs.rmSync(base, { recursive: true, force: true })
+  }
+}
 
 /** The wrapper for a job's policy on this host; undefined when the host cannot sandbox (the launch then fails the job). */
 export const wrapperFor = (policy: SandboxPolicy, cwd: string, jobDir: string): SandboxWrapper | undefined => {
   const support = sandboxSupport()
   if (!support.available) return undefined
-  if (support.mechanism === "bwrap") return bwrapArgs(bwrapPath(), policy, cwd)
+  if (support.mechanism === "bwrap") {
+    if (policy.capture !== true) return bwrapArgs(bwrapPath(), policy, cwd)
+    if (!support.capture) return undefined
+    const temp = fs.mkdtempSync(path.join(os.tmpdir(), "aw-capture-"))
+    const [upper, work, merged] = ["upper", "work", "merged"].map((name) => path.join(temp, name)) as [string, string, string]
+    for (const dir of [upper, work, merged]) fs.mkdirSync(dir)
+    const inner = bwrapArgs(bwrapPath(), policy, cwd, merged)
+    const outDir = path.join(jobDir, "capture")
+    return {
+      ...inner,
+      argv: [findOnPath("unshare") ?? "unshare", "-Urm", "/bin/sh", "-c", CAPTURE_SCRIPT, "sh", policy.root, upper, work, merged, process.execPath, CAPTURE_DIFF, outDir, ...inner.argv],
+      captureTemp: temp
+    }
+  }
   const tmp = path.join(jobDir, "tmp")
   fs.mkdirSync(tmp, { recursive: true })
   return { argv: ["/usr/bin/sandbox-exec", "-p", sandboxExecProfile(policy, tmp), "/usr/bin/env", `HOME=${tmp}`, `TMPDIR=${tmp}`], cleanup: [], signalExitCodes: false, reportsLeftovers: false }

@@ -172,6 +172,7 @@ child.on("exit", async (code, signal) => {
   // The job's lifetime is its leader's: whatever it left behind in its group is ended too.
   let leftovers = await endGroup(pgid, false)
   const cancelled = fs.existsSync(path.join(dir, "cancel.json"))
+  if (wrapper?.captureTemp !== undefined) fs.rmSync(wrapper.captureTemp, { recursive: true, force: true })
   if (wrapper !== undefined) {
     // Mount points the sandbox had to create (a missing .git/) go again when nothing was put in them.
     for (const mountPoint of wrapper.cleanup) {

@@ -30,6 +30,11 @@ export interface SandboxPolicy {
   readonly privateTmp: true
   readonly privateHome: true
   readonly newPidNamespace: true
+  /**
+   * Capture: the command sees a copy-on-write overlay of the root instead of the root itself, so the real tree
+   * is untouched; its changes are written to `<jobDir>/capture/` (manifest.json and files/) when it ends.
+   */
+  readonly capture?: true
 }
 
 /** What the host can do about sandboxing (reported by the Processes port). */
@@ -63,6 +68,7 @@ export const sandboxPolicy = (input: {
   readonly readOnly: ReadonlyArray<ReadOnlyPath>
   readonly hidden: ReadonlyArray<string>
   readonly network: boolean
+  readonly capture?: boolean
 }): SandboxPolicy => ({
   root: input.root,
   readOnly: input.readOnly,
@@ -70,7 +76,8 @@ export const sandboxPolicy = (input: {
   network: input.network,
   privateTmp: true,
   privateHome: true,
-  newPidNamespace: true
+  newPidNamespace: true,
+  ...(input.capture === true ? { capture: true as const } : {})
 })
 
 /** How a command will run under the commandSandbox setting: confined, unconfined (with the reason), or refused. */

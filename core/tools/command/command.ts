@@ -32,6 +32,7 @@ import {
   supervisorAlive
 } from "./jobs.ts"
 import { allowlistName } from "./resolve.ts"
+import { captureTransaction, captureUnavailable, type CaptureOutcome } from "./capture.ts"
 import { planSandbox } from "./sandbox.ts"
 import { decideSandbox, type SandboxDecision } from "../../services/Sandbox.ts"
 import { fitTail, jsonLength, splitBudget } from "./tail.ts"
@@ -61,11 +62,16 @@ const Timeout = Schema.Number.annotations({
 const TailChars = Schema.Int.pipe(Schema.between(TAIL_MIN, TAIL_MAX)).annotations({
   description: "Characters of each log tail (100-20000, default 2000). A running job is tailed by default; a finished one only when this is given."
 })
+const Capture = Schema.Boolean.annotations({
+  description:
+    "Linux sandbox only: run over a copy-on-write copy of the workspace, leaving the real tree untouched; the files the command created, changed or deleted become a planned workspace_edit transaction (data.transactionId) to review and commit. SANDBOX_UNAVAILABLE where it cannot run."
+})
 const RunFields = {
   executable: Executable,
   args: Schema.optional(Args),
   cwd: Schema.optional(Cwd),
-  timeout_seconds: Schema.optional(Timeout)
+  timeout_seconds: Schema.optional(Timeout),
+  capture: Schema.optional(Capture)
 }
 
 type RunInput = {
@@ -74,6 +80,7 @@ type RunInput = {
   readonly args?: ReadonlyArray<string> | undefined
   readonly cwd?: string | undefined
   readonly timeout_seconds?: number | undefined
+  readonly capture?: boolean | undefined
 }
 
 /** A command line for people to read: arguments with spaces or quotes are JSON-quoted. */
@@ -136,6 +143,8 @@ interface Prepared {
   readonly sandbox: SandboxDecision
   /** Whether a sandboxed command shares the host network. */
   readonly network: boolean
+  /** Whether the command runs over an overlay whose changes become a transaction. */
+  readonly capture: boolean
 }
 
 /** Validation before any gating: timeout, executable text, cwd, allowlist, resolution. Nothing is written. */
@@ -171,9 +180,24 @@ const prepare = (input: RunInput): Effect.Effect<Prepared, ToolError, ToolContex
       )
     }
     const resolution = yield* resolveFor(input.executable, cwd)
-    const sandbox = decideSandbox(settings.commandSandbox, yield* processes.sandbox)
+    const support = yield* processes.sandbox
+    const sandbox = decideSandbox(settings.commandSandbox, support)
     if ("_tag" in sandbox && sandbox._tag === "ToolError") return yield* Effect.fail(sandbox)
-    return { executable: input.executable, args, cwd, timeout, resolution, sandbox: sandbox as SandboxDecision, network: settings.allowCommandNetwork }
+    const decision = sandbox as SandboxDecision
+    if (input.capture === true) {
+      if (decision._tag === "Unconfined") return yield* Effect.fail(captureUnavailable(decision.reason))
+      if (!support.capture) return yield* Effect.fail(captureUnavailable(support.captureReason ?? "this host cannot overlay the workspace"))
+    }
+    return {
+      executable: input.executable,
+      args,
+      cwd,
+      timeout,
+      resolution,
+      sandbox: decision,
+      network: settings.allowCommandNetwork,
+      capture: input.capture === true
+    }
   })
 
 type ToolContextNeeds = CurrentSettings | HostInfo | Workspace | Processes | StateStore
@@ -222,7 +246,8 @@ const normalizedOf = (action: "run" | "start", prepared: Prepared) => ({
   ...(prepared.resolution.script === undefined ? {} : { resolvedScript: prepared.resolution.script }),
   // What the user approves includes whether the command is confined and whether it reaches the network.
   sandboxed: prepared.sandbox._tag === "Sandboxed",
-  ...(prepared.sandbox._tag === "Sandboxed" ? { network: prepared.network } : {})
+  ...(prepared.sandbox._tag === "Sandboxed" ? { network: prepared.network } : {}),
+  ...(prepared.capture ? { capture: true } : {})
 })
 
 /** The sandbox fields every command and job result carries. */
@@ -240,7 +265,8 @@ const resumeArgs = (input: RunInput): Record<string, unknown> => ({
   executable: input.executable,
   ...(input.args === undefined ? {} : { args: input.args }),
   ...(input.cwd === undefined ? {} : { cwd: input.cwd }),
-  ...(input.timeout_seconds === undefined ? {} : { timeout_seconds: input.timeout_seconds })
+  ...(input.timeout_seconds === undefined ? {} : { timeout_seconds: input.timeout_seconds }),
+  ...(input.capture === undefined ? {} : { capture: input.capture })
 })
 
 const timeoutText = (timeout: Prepared["timeout"], max: number) =>
@@ -258,7 +284,7 @@ const launchJob = (action: "run" | "start", prepared: Prepared) =>
     const script = prepared.resolution.script
     const settings = yield* CurrentSettings
     const policy =
-      prepared.sandbox._tag === "Sandboxed" ? yield* planSandbox(yield* processes.sandbox, settings.protectedPatterns, prepared.network) : undefined
+      prepared.sandbox._tag === "Sandboxed" ? yield* planSandbox(yield* processes.sandbox, settings.protectedPatterns, prepared.network, prepared.capture) : undefined
     yield* store.writeJson(paths.spec, {
       executable: prepared.resolution.executable,
       args: script === undefined ? prepared.args : [script, ...prepared.args],
@@ -285,7 +311,8 @@ const launchJob = (action: "run" | "start", prepared: Prepared) =>
       ...(launched.bootId === undefined ? {} : { bootId: launched.bootId }),
       ...(launched.pid === undefined ? {} : { pid: launched.pid }),
       sandboxed: policy !== undefined,
-      ...(prepared.sandbox._tag === "Unconfined" ? { unconfinedReason: prepared.sandbox.reason } : {})
+      ...(prepared.sandbox._tag === "Unconfined" ? { unconfinedReason: prepared.sandbox.reason } : {}),
+      ...(prepared.capture ? { capture: true } : {})
     }
     yield* store.writeJson(paths.record, record)
     if (launched.startError !== undefined) {
@@ -462,6 +489,10 @@ const interpretRun = (prepared: Prepared, maxChars: number, maxSeconds: number) 
         omit_when_summarizing: ["stdout", "stderr"]
       }
     }
+    if (record.capture === true) {
+      const captured = yield* captureTransaction(record.id)
+      return yield* captureResult(base, captured, maxChars)
+    }
     const budget = maxChars - resultChars(base) - 400
     // Each stream reads at most what the whole budget could show (and never more than a million characters).
     const logs = yield* boundedLogs(record.id, budget, Math.max(TAIL_MIN, Math.min(budget, 1_000_000)))
@@ -477,6 +508,52 @@ const interpretRun = (prepared: Prepared, maxChars: number, maxSeconds: number) 
         stderrBytes: logs.stderrBytes,
         stdoutTruncated: logs.stdoutTruncated,
         stderrTruncated: logs.stderrTruncated
+      }
+    } satisfies ToolResult
+  })
+
+/** The data and summary a captured job adds: the planned transaction, what changed, or why nothing was planned. */
+const captureFields = (captured: CaptureOutcome) => ({
+  capture: true,
+  ...(captured.transactionId === undefined ? {} : { transactionId: captured.transactionId }),
+  ...(captured.changes === undefined ? {} : { captured: captured.changes }),
+  ...(captured.error === undefined ? {} : { captureError: captured.error })
+})
+
+const captureText = (captured: CaptureOutcome) => {
+  const changes = captured.changes
+  const counts = changes === undefined ? "" : `${changes.created.length} created, ${changes.modified.length} modified, ${changes.deleted.length} deleted`
+  if (captured.transactionId !== undefined) {
+    return ` The real tree is unchanged: its changes (${counts}) are planned as ${captured.transactionId}${captured.destructive === true ? " (destructive)" : ""}. Review it with workspace_edit {"action":"show","transaction_id":"${captured.transactionId}"} and commit it with {"action":"commit","transaction_id":"${captured.transactionId}"}.`
+  }
+  if (captured.error !== undefined) return ` The real tree is unchanged; no transaction was planned: ${captured.error}.`
+  return " The real tree is unchanged; the command changed no file, so no transaction was planned."
+}
+
+/** A captured run's result: the run's fields, the capture's, and the diff preview within the budget. */
+const captureResult = (base: ToolResult, captured: CaptureOutcome, maxChars: number) =>
+  Effect.gen(function* () {
+    const store = yield* StateStore
+    const diff = captured.transactionId === undefined ? "" : ((yield* store.readText(`transactions/${captured.transactionId}/changes.diff`)) ?? "")
+    const budget = Math.max(0, Math.floor((maxChars - resultChars(base) - 1500) / 2))
+    const diffPreview = diff.length <= budget ? diff : `${diff.slice(0, budget)}\n… (diff cut; the whole is .agentic/transactions/${captured.transactionId}/changes.diff)`
+    const logs = yield* boundedLogs(String((base.data as Record<string, unknown>)["jobId"]), budget, Math.max(TAIL_MIN, Math.min(budget, 1_000_000)))
+    return {
+      ...base,
+      summary: `${base.summary}${captureText(captured)}`,
+      data: {
+        ...(base.data as Record<string, unknown>),
+        ...captureFields(captured),
+        ...(captured.transactionId === undefined ? {} : { diffPreview }),
+        stdout: logs.stdout,
+        stderr: logs.stderr,
+        stdoutTruncated: logs.stdoutTruncated,
+        stderrTruncated: logs.stderrTruncated
+      },
+      retention: {
+        importance: "high",
+        facts: [...(base.retention?.facts ?? []), ...(captured.transactionId === undefined ? [] : [`${captured.transactionId} planned from the captured changes of ${String((base.data as Record<string, unknown>)["jobId"])}`])],
+        omit_when_summarizing: ["stdout", "stderr", "diffPreview"]
       }
     } satisfies ToolResult
   })
@@ -551,6 +628,14 @@ const statusAction = (input: { readonly job_id: string; readonly tail_chars?: nu
       stdoutBytes: sizes.stdout,
       stderrBytes: sizes.stderr,
       logs: logPaths(record.id)
+    }
+    if (record.capture === true) {
+      if (running) data["capture"] = true
+      else {
+        const captured = yield* captureTransaction(record.id)
+        Object.assign(data, captureFields(captured))
+        summary += captureText(captured)
+      }
     }
     const wantTail = running || input.tail_chars !== undefined
     const base: ToolResult = {

@@ -61,7 +61,8 @@ export const protectedMatches = (patterns: ReadonlyArray<string>): Effect.Effect
 export const planSandbox = (
   support: SandboxSupport,
   protectedPatterns: ReadonlyArray<string>,
-  network: boolean
+  network: boolean,
+  capture = false
 ): Effect.Effect<SandboxPolicy, ToolError, Workspace> =>
   Effect.gen(function* () {
     const workspace = yield* Workspace
@@ -73,6 +74,7 @@ export const planSandbox = (
       root: workspace.root,
       readOnly: [...fixed, ...matched.map((rel) => ({ path: workspace.abs(rel), missing: false }))],
       hidden: support.hidden,
-      network
+      network,
+      capture
     })
   })

@@ -94,6 +94,16 @@ const previewFields = (record: TransactionRecord, committed: boolean) =>
 
 const OMIT = ["diffPreview", "transaction.changes", "transaction.operations"]
 
+/**
+ * Plans and stores a transaction from operations (as workspace_edit preview would) and returns its record
+ * and its preview fields; used by workspace_command capture, whose commit is then an ordinary gated commit.
+ */
+export const planCapturedTransaction = (operations: ReadonlyArray<Operation>) =>
+  Effect.gen(function* () {
+    const { record } = yield* prepare({ operations }, false)
+    return { record, preview: yield* previewFields(record, false) }
+  })
+
 /** Plans and stores a new transaction (or returns the one an idempotency key or an identical pending apply names). */
 const prepare = (input: { readonly operations: ReadonlyArray<Operation>; readonly idempotency_key?: string | undefined }, reusePlanned: boolean) =>
   Effect.gen(function* () {
