@@ -12,6 +12,7 @@ export const ErrorCode = Schema.Literal(
   "NOT_FOUND",
   "EDIT_CONFLICT",
   "EXECUTABLE_DENIED",
+  "SANDBOX_UNAVAILABLE",
   "AGENT_DISABLED",
   "TOOL_DISABLED",
   "SNAPSHOT_STALE",

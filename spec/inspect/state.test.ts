@@ -7,6 +7,8 @@ import * as path from "node:path"
 import * as Effect from "effect/Effect"
 import { afterEach, describe, expect, it } from "vitest"
 import { CHANGE_SOURCES, type ChangeSource } from "../../core/changes.ts"
+import { signRecord } from "../../core/gate/gate.ts"
+import type { ApprovalRecord } from "../../core/gate/records.ts"
 import { ALL_TOOLS } from "../../core/tools/index.ts"
 import { defineTool } from "../../core/tools/Tool.ts"
 import { Workspace } from "../../core/services/Workspace.ts"
@@ -19,10 +21,11 @@ afterEach(async () => {
   ws = undefined
 })
 
-/** Stages a Manual-mode approval through the real gate, by the approvals store's own format. */
+/** Lays down approval records in the approvals store's own format, signed with the workspace key as the toolkit signs them. */
 const writeRecords = async (dir: string, records: Array<Record<string, unknown>>) => {
+  const signed = await ws!.run(Effect.forEach(records as unknown as ReadonlyArray<ApprovalRecord>, signRecord))
   await fs.mkdir(path.join(dir, ".agentic/approvals"), { recursive: true })
-  await fs.writeFile(path.join(dir, ".agentic/approvals/state.json"), JSON.stringify({ version: 1, records }))
+  await fs.writeFile(path.join(dir, ".agentic/approvals/state.json"), JSON.stringify({ version: 1, records: signed }))
 }
 
 const now = () => new Date().toISOString()

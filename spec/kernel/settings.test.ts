@@ -15,6 +15,8 @@ describe("settings", () => {
         "maxCommandDurationSeconds",
         "executableAllowlist",
         "enableProcessExecution",
+        "commandSandbox",
+        "allowCommandNetwork",
         "enableVcsTools",
         "vcsRunHooks",
         "enableTodoBoards",
