@@ -66,7 +66,7 @@ const TailChars = Schema.Int.pipe(Schema.between(TAIL_MIN, TAIL_MAX)).annotation
 })
 const Capture = Schema.Boolean.annotations({
   description:
-    "Linux sandbox only: run over a copy-on-write copy of the workspace, leaving the real tree untouched; the files the command created, changed or deleted become a planned workspace_edit transaction (data.transactionId) to review and commit. SANDBOX_UNAVAILABLE where it cannot run."
+    "Run on a copy-on-write copy of the workspace (Linux sandbox; default false): its file changes become a planned workspace_edit transaction (data.transactionId) to review."
 })
 const RunFields = {
   executable: Executable,
