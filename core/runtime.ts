@@ -7,6 +7,7 @@ import type { Envelope } from "./protocol/envelope.ts"
 import { type Registry, makeRegistry } from "./registry.ts"
 import { CurrentSettings } from "./services/CurrentSettings.ts"
 import { HostFs, type HostFsShape, HostInfo, type HostInfoShape } from "./services/HostFs.ts"
+import { type ProgressUpdate, withProgress } from "./services/Progress.ts"
 import { Search } from "./services/Search.ts"
 import { Workspace } from "./services/Workspace.ts"
 import type { Settings } from "./settings/settings.ts"
@@ -27,7 +28,8 @@ export interface WorkspaceRuntime {
   readonly info: HostInfoShape
   readonly registry: Registry
   readonly run: <A, E>(effect: Effect.Effect<A, E, ToolContext>) => Promise<A>
-  readonly call: (tool: string, args: unknown) => Promise<Envelope>
+  /** One call; `onProgress` hears the tool's progress reports (core/services/Progress.ts). */
+  readonly call: (tool: string, args: unknown, options?: { readonly onProgress?: (update: ProgressUpdate) => void }) => Promise<Envelope>
   readonly dispose: () => Promise<void>
 }
 
@@ -51,7 +53,8 @@ export const startRuntime = async (
     info,
     registry,
     run,
-    call: (tool, args) => run(registry.call(tool, args)),
+    call: (tool, args, options) =>
+      run(options?.onProgress === undefined ? registry.call(tool, args) : withProgress(options.onProgress)(registry.call(tool, args))),
     dispose: () => runtime.dispose()
   }
 }

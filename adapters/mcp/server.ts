@@ -24,9 +24,11 @@ import type { Envelope } from "../../core/protocol/envelope.ts"
 import type { Registry, ToolListing } from "../../core/registry.ts"
 import type { WorkspaceRuntime } from "../../core/runtime.ts"
 import type { Settings } from "../../core/settings/settings.ts"
+import { VERSION } from "../version.ts"
+import { startProgress } from "./progress.ts"
 
 /** The server's name and version as MCP clients see them. */
-export const SERVER_INFO = { name: "agentic-workspace", version: "0.1.0" } as const
+export const SERVER_INFO = { name: "agentic-workspace", version: VERSION } as const
 
 /** What the MCP server needs of a workspace: the runtime, or only a registry when it could not open. */
 export interface McpWorkspace {
@@ -182,13 +184,23 @@ export class Inflight {
   }
 }
 
+/** The server's instructions to the client. */
+export const INSTRUCTIONS =
+  "agentic-workspace: tools to read, search and change this workspace. Every mutation is gated by the user's permission mode; follow each envelope's summary. Only the user approves (through /accept, the terminal, or this client's approval prompt)."
+
 /** Builds one MCP server (one per session) over the workspace. */
 export const createMcpServer = (workspace: McpWorkspace, inflight: Inflight = new Inflight()): Server => {
-  const server = new Server(SERVER_INFO, {
-    capabilities: { tools: { listChanged: false }, logging: {} },
-    instructions:
-      "agentic-workspace: tools to read, search and change this workspace. Every mutation is gated by the user's permission mode; follow each envelope's summary. Only the user approves (through /accept, the terminal, or this client's approval prompt)."
-  })
+  const server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: false }, logging: {} }, instructions: INSTRUCTIONS })
+  installToolHandlers(server, workspace, inflight)
+  return server
+}
+
+/**
+ * Installs tools/list, tools/call and logging/setLevel on a server (ours, or an embedder's, e.g. an
+ * McpServer's `.server` that registered no tools of its own); the server must not be connected yet.
+ */
+export const installToolHandlers = (server: Server, workspace: McpWorkspace, inflight: Inflight = new Inflight()): void => {
+  server.registerCapabilities({ tools: { listChanged: false }, logging: {} })
   const settings: Settings | undefined = workspace.runtime?.settings
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: workspace.registry.list().map(mcpTool) }))
@@ -206,7 +218,21 @@ export const createMcpServer = (workspace: McpWorkspace, inflight: Inflight = ne
     const { name } = request.params
     const args = request.params.arguments ?? {}
     const runtime = workspace.runtime
-    const envelope = runtime === undefined ? await Effect.runPromise(workspace.registry.call(name, args) as Effect.Effect<Envelope>) : await runtime.call(name, args)
+    // The client asked for progress: forward the tool's reports, with a heartbeat while it reports nothing.
+    const token = request.params._meta?.progressToken
+    const progress =
+      token === undefined
+        ? undefined
+        : startProgress(name, (params) => extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, ...params } }))
+    let envelope: Envelope
+    try {
+      envelope =
+        runtime === undefined
+          ? await Effect.runPromise(workspace.registry.call(name, args) as Effect.Effect<Envelope>)
+          : await runtime.call(name, args, progress === undefined ? undefined : { onProgress: progress.onProgress })
+    } finally {
+      progress?.stop()
+    }
     // Related to this request, so over HTTP it travels on the call's own stream.
     const level: LoggingLevel = envelope.ok ? "info" : "warning"
     if (wanted(level)) {
@@ -226,5 +252,4 @@ export const createMcpServer = (workspace: McpWorkspace, inflight: Inflight = ne
     }
     return callResult(envelope)
   }))
-  return server
 }
