@@ -57,14 +57,23 @@ const common = {
 const entries = (names) => Object.fromEntries(names.map((name) => [name, path.join(REPO, ENTRIES[name])]))
 
 // The command: its npm dependencies bundled in. Loading effect's ~300 ESM files from node_modules costs
-// most of a second per start; one parsed bundle does not. CommonJS dependencies get a `require`.
+// most of a second per start; one parsed bundle does not. CommonJS dependencies get `require`, `__filename` and `__dirname`.
 const cli = await esbuild.build({
   ...common,
   entryPoints: entries(["cli"]),
   external: CLI_EXTERNAL,
   // Minified: parsing and compiling the bundle is most of a start; the source maps keep stack traces readable.
   minify: true,
-  banner: { js: 'import { createRequire as __awCreateRequire } from "node:module"; const require = __awCreateRequire(import.meta.url);' }
+  banner: {
+    js: [
+      'import { createRequire as __awCreateRequire } from "node:module";',
+      'import { fileURLToPath as __awFileURLToPath } from "node:url";',
+      "const require = __awCreateRequire(import.meta.url);",
+      // write-file-atomic names its temp files after __filename.
+      "const __filename = __awFileURLToPath(import.meta.url);",
+      'const __dirname = __awFileURLToPath(new URL(".", import.meta.url));'
+    ].join(" ")
+  }
 })
 // The embedding API: npm packages external (the tarball's dependencies), so an embedder's effect and
 // MCP SDK are the same instances as ours.
