@@ -58,9 +58,25 @@ const entries = (names) => Object.fromEntries(names.map((name) => [name, path.jo
 
 // The command: its npm dependencies bundled in. Loading effect's ~300 ESM files from node_modules costs
 // most of a second per start; one parsed bundle does not. CommonJS dependencies get `require`, `__filename` and `__dirname`.
+// The MCP server passes its own jsonSchemaValidator (adapters/mcp/server.ts formSchemaValidator), so the
+// SDK's default Ajv provider is never constructed; the command does not even parse Ajv.
+const noAjv = {
+  name: "no-ajv",
+  setup(build) {
+    build.onResolve({ filter: /validation\/ajv-provider\.js$/ }, (args) =>
+      args.importer.includes("@modelcontextprotocol/sdk") ? { path: "ajv-provider", namespace: "no-ajv" } : undefined
+    )
+    build.onLoad({ filter: /.*/, namespace: "no-ajv" }, () => ({
+      contents:
+        'export class AjvJsonSchemaValidator { constructor() { throw new Error("agentic-workspace passes its own jsonSchemaValidator; Ajv is not bundled") } }',
+      loader: "js"
+    }))
+  }
+}
 const cli = await esbuild.build({
   ...common,
   entryPoints: entries(["cli"]),
+  plugins: [noAjv],
   external: CLI_EXTERNAL,
   // Minified: parsing and compiling the bundle is most of a start; the source maps keep stack traces readable.
   minify: true,

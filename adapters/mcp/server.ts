@@ -18,6 +18,7 @@ import {
   SetLevelRequestSchema,
   type Tool
 } from "@modelcontextprotocol/sdk/types.js"
+import type { JsonSchemaType, JsonSchemaValidator, jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js"
 import { decideCommand } from "../../core/gate/preprocess.ts"
 import type { ResumeCall } from "../../core/gate/records.ts"
 import type { Envelope } from "../../core/protocol/envelope.ts"
@@ -188,9 +189,35 @@ export class Inflight {
 export const INSTRUCTIONS =
   "agentic-workspace: tools to read, search and change this workspace. Every mutation is gated by the user's permission mode; follow each envelope's summary. Only the user approves (through /accept, the terminal, or this client's approval prompt)."
 
+/**
+ * The SDK validates elicitation answers (in `elicitInput`, which this server does not use: askUser reads
+ * the one optional note itself) with Ajv by default, and building Ajv costs start-up. This checks the
+ * flat form schemas elicitation allows: an object whose listed properties have the listed primitive type.
+ */
+export const formSchemaValidator: jsonSchemaValidator = {
+  getValidator: <T>(schema: JsonSchemaType): JsonSchemaValidator<T> => (input: unknown) => {
+    const properties = (schema as { properties?: Record<string, { type?: string }> }).properties ?? {}
+    const required = ((schema as { required?: ReadonlyArray<string> }).required ?? []) as ReadonlyArray<string>
+    if (input === null || typeof input !== "object" || Array.isArray(input)) return { valid: false, data: undefined, errorMessage: "the answer is not an object" }
+    const record = input as Record<string, unknown>
+    for (const key of required) if (record[key] === undefined) return { valid: false, data: undefined, errorMessage: `"${key}" is required` }
+    for (const [key, property] of Object.entries(properties)) {
+      const value = record[key]
+      if (value === undefined || property.type === undefined) continue
+      const type = property.type === "integer" ? "number" : property.type
+      if (typeof value !== type) return { valid: false, data: undefined, errorMessage: `"${key}" must be a ${property.type}` }
+    }
+    return { valid: true, data: input as T, errorMessage: undefined }
+  }
+}
+
 /** Builds one MCP server (one per session) over the workspace. */
 export const createMcpServer = (workspace: McpWorkspace, inflight: Inflight = new Inflight()): Server => {
-  const server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: false }, logging: {} }, instructions: INSTRUCTIONS })
+  const server = new Server(SERVER_INFO, {
+    capabilities: { tools: { listChanged: false }, logging: {} },
+    instructions: INSTRUCTIONS,
+    jsonSchemaValidator: formSchemaValidator
+  })
   installToolHandlers(server, workspace, inflight)
   return server
 }
