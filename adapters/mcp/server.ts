@@ -26,7 +26,7 @@ import type { Registry, ToolListing } from "../../core/registry.ts"
 import type { WorkspaceRuntime } from "../../core/runtime.ts"
 import type { Settings } from "../../core/settings/settings.ts"
 import { VERSION } from "../version.ts"
-import { startProgress } from "./progress.ts"
+import { startProgress } from "../progress.ts"
 
 /** The server's name and version as MCP clients see them. */
 export const SERVER_INFO = { name: "agentic-workspace", version: VERSION } as const

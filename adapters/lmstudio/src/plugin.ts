@@ -12,6 +12,7 @@ import { type Registry, statusRegistry } from "../../../core/registry.ts"
 import type { WorkspaceRuntime } from "../../../core/runtime.ts"
 import { SETTING_KEYS } from "../../../core/settings/settings.ts"
 import type { OpenFailure } from "../../cli.ts"
+import { startProgress } from "../../progress.ts"
 import { configSchematics } from "./config.ts"
 import { toZodParameters } from "./zod.ts"
 
@@ -95,8 +96,18 @@ export const makePlugin = (open: OpenWorkspace): Plugin => {
         description: listing.description,
         parameters: toZodParameters(listing.inputSchema),
         implementation: async (args, ctx) => {
-          const envelope =
-            "_tag" in opened ? await Effect.runPromise(registry.call(listing.name, args) as Effect.Effect<Envelope>) : await opened.call(listing.name, args)
+          // Long work (a search over a large tree, a foreground command, a large commit) shows the same
+          // progress lines as MCP's notifications/progress on the tool call's status.
+          const progress = startProgress(listing.name, async (update) => ctx.status(update.message))
+          let envelope: Envelope
+          try {
+            envelope =
+              "_tag" in opened
+                ? await Effect.runPromise(registry.call(listing.name, args) as Effect.Effect<Envelope>)
+                : await opened.call(listing.name, args, { onProgress: progress.onProgress })
+          } finally {
+            progress.stop()
+          }
           report(envelope, ctx)
           return JSON.stringify(envelope)
         }

@@ -1,12 +1,13 @@
 /**
- * MCP progress notifications for one tools/call whose request carried `_meta.progressToken` (issue 18).
+ * Progress of one tool call as its host shows it (issue 18): MCP notifications/progress for a tools/call whose
+ * request carried `_meta.progressToken`, and the LM Studio plugin's status line.
  * A tool's own reports (core/services/Progress.ts: files searched, bytes written) are forwarded as they
  * come; while a call reports nothing, a heartbeat says it is still working, so a client sees a long
  * search, foreground command or commit is alive. `progress` strictly increases, as the protocol requires:
  * a report that would not increase it is dropped, and once a tool gave a `total` the heartbeat is silent
  * (it cannot add to a count of real work).
  */
-import type { ProgressUpdate } from "../../core/services/Progress.ts"
+import type { ProgressUpdate } from "../core/services/Progress.ts"
 
 /** How often a call that reports nothing sends a heartbeat. */
 export const PROGRESS_HEARTBEAT_MS = 1000
