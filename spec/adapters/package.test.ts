@@ -136,10 +136,15 @@ describe("installed into an empty project with npm install --omit=dev", () => {
     expect(JSON.parse(result.stdout)).toEqual({ VERSION, host: "node", tools: expect.any(Number), ok: true })
   })
 
-  it("MCP over stdio, started as the README's client config starts it: initialize, tools/list, tools/call", async () => {
+  /** The two launch forms the README's client configs use. */
+  const launches = [
+    { form: "npx in the folder it is installed in", command: () => "npx", args: () => ["--no", "--", "agentic-workspace"], cwd: () => project },
+    { form: "the installed bin by its absolute path, from another folder", command: () => path.join(project, "node_modules/.bin/agentic-workspace"), args: () => [], cwd: () => workspaceRoot }
+  ]
+  it.each(launches)("MCP over stdio, started as the README's client config starts it ($form): initialize, tools/list, tools/call", async ({ command, args, cwd }) => {
     const client = new Client({ name: "pack-spec", version: "1.0.0" })
     await client.connect(
-      new StdioClientTransport({ command: "npx", args: ["--no", "--", "agentic-workspace", "mcp", "--root", workspaceRoot], cwd: project, env: { ...(process.env as Record<string, string>), ...CLEAN_ENV }, stderr: "pipe" })
+      new StdioClientTransport({ command: command(), args: [...args(), "mcp", "--root", workspaceRoot], cwd: cwd(), env: { ...(process.env as Record<string, string>), ...CLEAN_ENV }, stderr: "pipe" })
     )
     try {
       expect(client.getServerVersion()).toEqual({ name: "agentic-workspace", version: VERSION })
@@ -150,6 +155,20 @@ describe("installed into an empty project with npm install --omit=dev", () => {
     } finally {
       await client.close()
     }
+  })
+
+  it("the published types check an embedder's code: tsc on examples/node-agent.ts against the installed package", async () => {
+    await fs.copyFile(path.join(REPO, "examples/node-agent.ts"), path.join(project, "agent.ts"))
+    await fs.writeFile(
+      path.join(project, "tsconfig.json"),
+      JSON.stringify({
+        compilerOptions: { target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", strict: true, noEmit: true, skipLibCheck: true, allowImportingTsExtensions: true, typeRoots: [path.join(REPO, "node_modules/@types")], types: ["node"] },
+        files: ["agent.ts"]
+      })
+    )
+    const checked = await run(process.execPath, [path.join(REPO, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"], project, CLEAN_ENV)
+    expect(checked.stdout + checked.stderr).toBe("")
+    expect(checked.code).toBe(0)
   })
 })
 
