@@ -1,7 +1,6 @@
 /** The Deno entry of `agentic-workspace`: the shared CLI and the MCP server over the Deno host. */
 import { runCli } from "../cli.ts"
-import { statusRegistry } from "../../core/registry.ts"
-import { DENO_CAPABILITIES, openDenoWorkspace } from "./host.ts"
+import { DENO_CAPABILITIES, openDenoSession } from "./host.ts"
 
 const encoder = new TextEncoder()
 const write = (stream: { writeSync: (bytes: Uint8Array) => number }) => (text: string) => {
@@ -12,8 +11,7 @@ const write = (stream: { writeSync: (bytes: Uint8Array) => number }) => (text: s
 
 const code = await runCli(Deno.args, {
   cwd: Deno.cwd(),
-  open: openDenoWorkspace,
-  statusRegistry: (failure) => statusRegistry(failure.reason, failure.repair),
+  open: openDenoSession,
   stdout: write(Deno.stdout),
   stderr: write(Deno.stderr),
   verbs: {

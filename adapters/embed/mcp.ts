@@ -11,16 +11,16 @@ import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import { createMcpServer as createServer, installToolHandlers, type McpWorkspace, SERVER_INFO } from "../mcp/server.ts"
-import { OpenWorkspaceError, runtimeOf, type Session } from "./session.ts"
+import { hostSessionOf, OpenWorkspaceError, type Session } from "./session.ts"
 
 export { SERVER_INFO }
 
 const workspaceOf = (session: Session): McpWorkspace => {
-  const runtime = runtimeOf(session)
-  if (runtime === undefined) {
+  const inner = hostSessionOf(session)
+  if (inner === undefined) {
     throw new OpenWorkspaceError("INVALID_INPUT", "that is not a Session from openWorkspace", "Pass the Session openWorkspace resolved to.")
   }
-  return { registry: runtime.registry, runtime }
+  return inner
 }
 
 /** The SDK Server over a Session, not yet connected. */

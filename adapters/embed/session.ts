@@ -7,18 +7,15 @@
  * (an unknown setting key or a bad value) or RUNTIME_UNAVAILABLE (a host this runtime cannot run, or a
  * root that cannot be used), each with the repair.
  */
-import { loadRecords } from "../../core/gate/gate.ts"
-import { formatCommand, preprocess } from "../../core/gate/preprocess.ts"
+import { formatCommand } from "../../core/gate/preprocess.ts"
 import type { ApprovalRecord } from "../../core/gate/records.ts"
 import type { Envelope } from "../../core/protocol/envelope.ts"
-import { startRuntime, type WorkspaceRuntime } from "../../core/runtime.ts"
+import { hostLayer, startHost, type WorkspaceRuntime } from "../../core/runtime.ts"
 import { makeMemoryHostFs } from "../../core/services/MemoryHostFs.ts"
-import type { HostInfoShape } from "../../core/services/HostFs.ts"
 import type { ProgressUpdate } from "../../core/services/Progress.ts"
 import type { SettingsInput } from "../../core/settings/settings.ts"
 import type { JsonSchemaObject } from "../../core/tools/Tool.ts"
-import type { OpenFailure } from "../cli.ts"
-import { openWith } from "../open.ts"
+import { openWith, type Session as HostSession } from "../open.ts"
 
 /** Where the workspace runs: `auto` picks Deno under Deno and Node under Node. */
 export type HostChoice = "auto" | "node" | "deno" | "memory"
@@ -91,26 +88,19 @@ const openMemory = (root: string, settings: Record<string, unknown>) =>
       return given.replace(/\/+$/, "") || "/"
     },
     errorCode: (error) => (error as { code?: string }).code ?? "unknown",
-    start: (real, decoded) => {
-      const info: HostInfoShape = { root: real, runtime: "memory", platform: "memory", capabilities: ["fs"] }
-      return startRuntime(makeMemoryHostFs([real]).host, info, decoded)
-    }
+    start: (real, decoded) => startHost(hostLayer({ root: real, runtime: "memory", platform: "memory", fs: makeMemoryHostFs([real]).host }), decoded)
   })
 
 /** The Deno host's module, resolved at run time so Node bundles and type checks never load it. */
 const DENO_HOST = new URL("../deno/host.ts", import.meta.url).href
 
-const openOn = async (
-  host: "node" | "deno" | "memory",
-  root: string,
-  settings: Record<string, unknown>
-): Promise<WorkspaceRuntime | OpenFailure> => {
+const openOn = async (host: "node" | "deno" | "memory", root: string, settings: Record<string, unknown>): Promise<HostSession> => {
   if (host === "memory") return openMemory(root, settings)
   if (host === "node") {
-    const { openNodeWorkspace } = await import("../node/host.ts")
-    return openNodeWorkspace(root, settings)
+    const { openNodeSession } = await import("../node/host.ts")
+    return openNodeSession(root, settings)
   }
-  let module: { openDenoWorkspace: (root: string, settings: Record<string, unknown>) => Promise<WorkspaceRuntime | OpenFailure> }
+  let module: { openDenoSession: (root: string, settings: Record<string, unknown>) => Promise<HostSession> }
   try {
     module = await import(DENO_HOST)
   } catch (error) {
@@ -120,7 +110,7 @@ const openOn = async (
       'On Deno, import the TypeScript entry (deno.json "exports" of agentic-workspace), or pass host: "node" under Node.'
     )
   }
-  return module.openDenoWorkspace(root, settings)
+  return module.openDenoSession(root, settings)
 }
 
 /** Opens a workspace and returns its Session; rejects with an OpenWorkspaceError. */
@@ -147,49 +137,45 @@ export const openWorkspace = async (options: OpenWorkspaceOptions): Promise<Sess
     throw new OpenWorkspaceError("RUNTIME_UNAVAILABLE", "the Deno host needs Deno, and this runtime is Node.js", 'Pass host: "node" (or "auto"), or run under Deno.')
   }
   const opened = await openOn(host, options.root, { ...(options.settings ?? {}) })
-  if ("_tag" in opened) throw new OpenWorkspaceError(opened.kind === "settings" ? "INVALID_INPUT" : "RUNTIME_UNAVAILABLE", opened.reason, opened.repair)
-  return sessionOf(host, opened)
+  if (opened.failure !== undefined || opened.runtime === undefined) {
+    await opened.close()
+    const failure = opened.failure ?? { kind: "root", reason: "the runtime did not start", repair: "Open it again." }
+    throw new OpenWorkspaceError(failure.kind === "settings" ? "INVALID_INPUT" : "RUNTIME_UNAVAILABLE", failure.reason, failure.repair)
+  }
+  return publicSession(host, opened, opened.runtime)
 }
+
+const SESSIONS = new WeakMap<Session, HostSession>()
+
+/** The adapters' Session behind a public one (for agentic-workspace/mcp); undefined for an object that is not one. */
+export const hostSessionOf = (session: Session): HostSession | undefined => SESSIONS.get(session)
 
 const RECORD_ID = /^(approval|plan)_[A-Za-z0-9]+$/
 
-const RUNTIMES = new WeakMap<Session, WorkspaceRuntime>()
-
-/** The runtime behind a Session (for agentic-workspace/mcp); undefined for an object that is not one. */
-export const runtimeOf = (session: Session): WorkspaceRuntime | undefined => RUNTIMES.get(session)
-
-/** The Session over a running workspace. */
-export const sessionOf = (host: "node" | "deno" | "memory", runtime: WorkspaceRuntime): Session => {
-  const session = makeSession(host, runtime)
-  RUNTIMES.set(session, runtime)
-  return session
-}
-
-const makeSession = (host: "node" | "deno" | "memory", runtime: WorkspaceRuntime): Session => {
+/** The public Session over the adapters' Session of an opened workspace. */
+const publicSession = (host: "node" | "deno" | "memory", inner: HostSession, runtime: WorkspaceRuntime): Session => {
   let closed: Promise<void> | undefined
   const open = () => {
     if (closed !== undefined) throw new OpenWorkspaceError("RUNTIME_UNAVAILABLE", "this session is closed", "Open a new one with openWorkspace.")
   }
-  return {
+  const session: Session = {
     host,
     root: runtime.info.root,
     tools: async () => {
       open()
-      return runtime.registry.list().map(({ name, description, inputSchema }) => ({ name, description, inputSchema }))
+      return inner.tools().map(({ name, description, inputSchema }) => ({ name, description, inputSchema }))
     },
     call: async (name, args, options) => {
       open()
-      return options?.onProgress === undefined ? runtime.call(name, args) : runtime.call(name, args, { onProgress: options.onProgress })
+      return inner.call(name, args, options?.onProgress === undefined ? undefined : { onProgress: options.onProgress })
     },
     preprocess: async (message) => {
       open()
-      const result = await runtime.run(preprocess(message))
-      return { text: result.text }
+      return { text: (await inner.preprocess(message)).text }
     },
     approvals: async () => {
       open()
-      const records = await runtime.run(loadRecords)
-      return records.filter((record) => record.status === "pending" || record.status === "approved" || record.status === "denied")
+      return (await inner.approvals()).filter((record) => record.status === "pending" || record.status === "approved" || record.status === "denied")
     },
     decide: async (id, verb, note) => {
       open()
@@ -197,9 +183,11 @@ const makeSession = (host: "node" | "deno" | "memory", runtime: WorkspaceRuntime
       if (!RECORD_ID.test(id)) return { decided: false, text: `"${id}" is not an approval id (approval_… or plan_…); nothing was decided.` }
       const trimmed = note?.trim()
       // The same step as the CLI's accept/deny: the preprocessor's own decision, so the text matches /accept.
-      const result = await runtime.run(preprocess(formatCommand({ verb, id, ...(trimmed === undefined || trimmed.length === 0 ? {} : { text: trimmed }) })))
+      const result = await inner.preprocess(formatCommand({ verb, id, ...(trimmed === undefined || trimmed.length === 0 ? {} : { text: trimmed }) }))
       return { decided: result.decided !== undefined, text: result.text }
     },
-    close: () => (closed ??= runtime.dispose())
+    close: () => (closed ??= inner.close())
   }
+  SESSIONS.set(session, inner)
+  return session
 }

@@ -14,7 +14,7 @@ import { afterAll, describe, expect, it } from "vitest"
 import { openWorkspace, type Session } from "../../adapters/embed/index.ts"
 import { serveMcp } from "../../adapters/embed/mcp.ts"
 import { makePlugin, type PluginController } from "../../adapters/lmstudio/src/plugin.ts"
-import { openNodeWorkspace } from "../../adapters/node/host.ts"
+import { openNodeSession } from "../../adapters/node/host.ts"
 import { startProgress } from "../../adapters/progress.ts"
 import { makeTempDir } from "../support/workspace.ts"
 
@@ -108,7 +108,7 @@ describe("the LM Studio plugin shows the same progress as the tool call's status
   it("a long foreground command sets 'still working' statuses before the final one", async () => {
     const root = await makeTempDir("aw-progress-lms-")
     dirs.push(root)
-    const plugin = makePlugin((dir, settings) => openNodeWorkspace(dir, settings))
+    const plugin = makePlugin((dir, settings) => openNodeSession(dir, settings))
     const ctl: PluginController = {
       getWorkingDirectory: () => root,
       getPluginConfig: ((schematics: { parse: (config: unknown) => unknown }) => schematics.parse({ fields: [{ key: "permissionMode", value: 2 }] })) as PluginController["getPluginConfig"]
