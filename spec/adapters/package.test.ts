@@ -109,6 +109,14 @@ describe("installed into an empty project with npm install --omit=dev", () => {
     expect(await fs.readFile(path.join(workspaceRoot, ".agentic/notes/packed.md"), "utf8")).toBe("from the tarball\n")
   })
 
+  it("a search finds the worker beside the bundle (dist/searchWorker.js)", async () => {
+    await fs.mkdir(path.join(workspaceRoot, "src"), { recursive: true })
+    await fs.writeFile(path.join(workspaceRoot, "src/a.txt"), "one\nthe needle line\n")
+    const searched = await run("npx", ["--no", "--", "agentic-workspace", "call", "workspace_inspect", '{"action":"search","query":"needle"}', "--root", workspaceRoot], project, CLEAN_ENV)
+    expect(searched.code, searched.stderr + searched.stdout).toBe(0)
+    expect(JSON.stringify(JSON.parse(searched.stdout).data)).toContain("the needle line")
+  })
+
   it("a foreground command finds the supervisor beside the bundle", async () => {
     const called = await run(
       "npx",
