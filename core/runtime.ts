@@ -13,6 +13,7 @@ import { type Registry, makeRegistry } from "./registry.ts"
 import { CurrentSettings } from "./services/CurrentSettings.ts"
 import { type Capability, HostFs, type HostFsShape, HostInfo, type HostInfoShape } from "./services/HostFs.ts"
 import { Processes, type ProcessesShape } from "./services/Processes.ts"
+import { type ProgressUpdate, withProgress } from "./services/Progress.ts"
 import { RegisteredTools } from "./services/RegisteredTools.ts"
 import { Search } from "./services/Search.ts"
 import { Workspace } from "./services/Workspace.ts"
@@ -89,7 +90,8 @@ export interface WorkspaceRuntime {
   readonly info: HostInfoShape
   readonly registry: Registry
   readonly run: <A, E>(effect: Effect.Effect<A, E, ToolContext>) => Promise<A>
-  readonly call: (tool: string, args: unknown) => Promise<Envelope>
+  /** One call; `onProgress` hears the tool's progress reports (core/services/Progress.ts). */
+  readonly call: (tool: string, args: unknown, options?: { readonly onProgress?: (update: ProgressUpdate) => void }) => Promise<Envelope>
   readonly dispose: () => Promise<void>
 }
 
@@ -124,7 +126,15 @@ const launch = async (layer: Layer.Layer<ToolContext>, settings: Settings, tools
     const registry = makeRegistry(settings, info, tools)
     const steps = tools.flatMap((tool) => tool.startup ?? [])
     await run(Effect.forEach(steps, (step) => step.run, { discard: true }))
-    return { settings, info, registry, run, call: (tool, args) => run(registry.call(tool, args)), dispose: () => runtime.dispose() }
+    return {
+      settings,
+      info,
+      registry,
+      run,
+      call: (tool, args, options) =>
+        run(options?.onProgress === undefined ? registry.call(tool, args) : withProgress(options.onProgress)(registry.call(tool, args))),
+      dispose: () => runtime.dispose()
+    }
   } catch (error) {
     await runtime.dispose()
     throw error
