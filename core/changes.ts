@@ -7,6 +7,7 @@ import type * as Effect from "effect/Effect"
 import type { ToolError } from "./protocol/errors.ts"
 import type { ToolContext } from "./tools/Tool.ts"
 import { jobChanges } from "./tools/command/jobs.ts"
+import { researchChanges } from "./tools/research/load.ts"
 import { taskBoardChanges } from "./tools/tasks/tasks.ts"
 import { transactionChanges } from "./tools/edit/edit.ts"
 
@@ -23,5 +24,6 @@ export interface ChangeSource {
 export const CHANGE_SOURCES: ReadonlyArray<ChangeSource> = [
   { key: "transactions", list: transactionChanges },
   { key: "jobs", list: jobChanges },
-  { key: "taskBoards", list: taskBoardChanges }
+  { key: "taskBoards", list: taskBoardChanges },
+  { key: "researchProjects", list: researchChanges }
 ]

@@ -3,6 +3,8 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import { STARTUP_STEPS } from "./lifecycle.ts"
+import { NetState } from "./net/NetState.ts"
+import { noNetworkLayer } from "./net/noNetwork.ts"
 import type { Envelope } from "./protocol/envelope.ts"
 import { type Registry, makeRegistry } from "./registry.ts"
 import { CurrentSettings } from "./services/CurrentSettings.ts"
@@ -17,7 +19,8 @@ import type { ToolContext, ToolDefinition } from "./tools/Tool.ts"
 export const coreLayer = (host: HostFsShape, info: HostInfoShape, settings: Settings, extra?: Layer.Layer<never>) => {
   const base = Layer.mergeAll(Layer.succeed(HostFs, host), Layer.succeed(HostInfo, info), CurrentSettings.layer(settings))
   // Search.layerHostFs is the host-free fallback; a host's `extra` Search (e.g. Node's workers) overrides it.
-  const services = Layer.mergeAll(Workspace.layer, StateStore.layer, Search.layerHostFs).pipe(Layer.provideMerge(base))
+  // noNetworkLayer refuses every request; a host's `extra` HttpClient (Node: undici, Deno: fetch) overrides it.
+  const services = Layer.mergeAll(Workspace.layer, StateStore.layer, Search.layerHostFs, NetState.layer, noNetworkLayer).pipe(Layer.provideMerge(base))
   return extra === undefined ? services : Layer.merge(services, extra)
 }
 

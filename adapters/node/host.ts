@@ -8,6 +8,7 @@ import type { HostInfoShape } from "../../core/services/HostFs.ts"
 import type { ToolDefinition } from "../../core/tools/Tool.ts"
 import type { OpenFailure } from "../cli.ts"
 import { openWith } from "../open.ts"
+import { nodeHttpLayer, type Resolver, systemResolver } from "./NodeHttp.ts"
 import { nodeHostFs } from "./NodeHostFs.ts"
 import { nodeProcessesLayer } from "./NodeProcesses.ts"
 import { nodeSearchLayer } from "./NodeSearch.ts"
@@ -15,11 +16,17 @@ import { nodeSearchLayer } from "./NodeSearch.ts"
 /** The capabilities a Node host advertises. */
 export const NODE_CAPABILITIES: ReadonlyArray<string> = ["fs", "process", "network", "browser"]
 
+/** Host options beside the settings: the resolver the network layer uses (tests pass a stub resolver). */
+export interface NodeHostOptions {
+  readonly resolve?: Resolver
+}
+
 /** Opens the workspace at `root` with raw settings (as given by flags or a plugin config); `tools` replaces the candidate tools. */
 export const openNodeWorkspace = async (
   root: string,
   settingsInput: Record<string, unknown>,
-  tools?: ReadonlyArray<ToolDefinition>
+  tools?: ReadonlyArray<ToolDefinition>,
+  options: NodeHostOptions = {}
 ): Promise<WorkspaceRuntime | OpenFailure> =>
   openWith(root, settingsInput, {
     checkRoot: async (given) => {
@@ -32,7 +39,8 @@ export const openNodeWorkspace = async (
     errorCode: (error) => (error as { code?: string }).code ?? "unknown",
     start: (real, settings) => {
       const info: HostInfoShape = { root: real, runtime: "node", platform: process.platform, capabilities: NODE_CAPABILITIES }
-      return startRuntime(nodeHostFs, info, settings, Layer.merge(nodeProcessesLayer, nodeSearchLayer(real)), tools)
+      const http = nodeHttpLayer({ allowPrivateNetwork: settings.allowPrivateNetwork }, options.resolve ?? systemResolver)
+      return startRuntime(nodeHostFs, info, settings, Layer.mergeAll(nodeProcessesLayer, nodeSearchLayer(real), http), tools)
     }
   })
 

@@ -20,7 +20,10 @@ export const ErrorCode = Schema.Literal(
   "STORE_FULL",
   "IO_ERROR",
   "RUNTIME_UNAVAILABLE",
-  "INTERNAL_ERROR"
+  "INTERNAL_ERROR",
+  "EGRESS_DENIED",
+  "PROVIDER_FAILED",
+  "RESPONSE_TOO_LARGE"
 )
 export type ErrorCode = typeof ErrorCode.Type
 

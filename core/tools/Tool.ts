@@ -3,6 +3,7 @@
  * Input is decoded first (INVALID_INPUT before any gating), then the action's handler runs;
  * handlers of gated actions wrap their interpreter in `gated`.
  */
+import type { HttpClient } from "@effect/platform/HttpClient"
 import type * as Effect from "effect/Effect"
 import * as JSONSchema from "effect/JSONSchema"
 import * as Schema from "effect/Schema"
@@ -10,6 +11,7 @@ import type { ToolResult } from "../protocol/envelope.ts"
 import type { ToolError } from "../protocol/errors.ts"
 import type { CurrentSettings } from "../services/CurrentSettings.ts"
 import type { HostFs, HostInfoShape, HostInfo } from "../services/HostFs.ts"
+import type { NetState } from "../net/NetState.ts"
 import type { Processes } from "../services/Processes.ts"
 import type { Search } from "../services/Search.ts"
 import type { Workspace } from "../services/Workspace.ts"
@@ -17,7 +19,7 @@ import type { Settings } from "../settings/settings.ts"
 import type { StateStore } from "../store/StateStore.ts"
 
 /** The services every tool handler may use; adapters provide all of them. */
-export type ToolContext = Workspace | StateStore | CurrentSettings | HostInfo | HostFs | Processes | Search
+export type ToolContext = Workspace | StateStore | CurrentSettings | HostInfo | HostFs | Processes | Search | HttpClient | NetState
 
 /** The action schemas of a tool: action name -> the Struct of its fields (without `action`). */
 export type ActionSchemas = Record<string, Schema.Schema<any, any, never>>

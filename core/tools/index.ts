@@ -4,6 +4,7 @@ import { editTool } from "./edit/edit.ts"
 import { inspectTool } from "./inspect/inspect.ts"
 import { notesTool } from "./notes/notes.ts"
 import { planTool } from "./plan/plan.ts"
+import { researchTool } from "./research/tool.ts"
 import { tasksTool } from "./tasks/tasks.ts"
 import type { ToolDefinition } from "./Tool.ts"
 
@@ -13,5 +14,6 @@ export const ALL_TOOLS: ReadonlyArray<ToolDefinition> = [
   planTool,
   notesTool,
   commandTool,
-  tasksTool
+  tasksTool,
+  researchTool
 ] as unknown as ReadonlyArray<ToolDefinition>
