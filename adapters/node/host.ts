@@ -2,6 +2,7 @@
 import * as fsp from "node:fs/promises"
 import * as fs from "node:fs"
 import * as Layer from "effect/Layer"
+import type { AddressPolicy } from "../../core/net/address.ts"
 import { statusRegistry, type Registry } from "../../core/registry.ts"
 import { startRuntime, type WorkspaceRuntime } from "../../core/runtime.ts"
 import type { HostInfoShape } from "../../core/services/HostFs.ts"
@@ -19,6 +20,8 @@ export const NODE_CAPABILITIES: ReadonlyArray<string> = ["fs", "process", "netwo
 /** Host options beside the settings: the resolver the network layer uses (tests pass a stub resolver). */
 export interface NodeHostOptions {
   readonly resolve?: Resolver
+  /** The connector's address rule; defaults to the settings' allowPrivateNetwork (tests widen it to reach loopback servers by name). */
+  readonly addressPolicy?: AddressPolicy
 }
 
 /** Opens the workspace at `root` with raw settings (as given by flags or a plugin config); `tools` replaces the candidate tools. */
@@ -39,7 +42,7 @@ export const openNodeWorkspace = async (
     errorCode: (error) => (error as { code?: string }).code ?? "unknown",
     start: (real, settings) => {
       const info: HostInfoShape = { root: real, runtime: "node", platform: process.platform, capabilities: NODE_CAPABILITIES }
-      const http = nodeHttpLayer({ allowPrivateNetwork: settings.allowPrivateNetwork }, options.resolve ?? systemResolver)
+      const http = nodeHttpLayer(options.addressPolicy ?? { allowPrivateNetwork: settings.allowPrivateNetwork }, options.resolve ?? systemResolver)
       return startRuntime(nodeHostFs, info, settings, Layer.mergeAll(nodeProcessesLayer, nodeSearchLayer(real), http), tools)
     }
   })

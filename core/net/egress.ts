@@ -126,12 +126,12 @@ export const egressGet = <R = never>(url: string, request: EgressRequest<R>): Ef
     for (;;) {
       const verdict = checkUrl(current, request.policy)
       if (!verdict.ok) {
-        const reason = verdict.reason === "address" && verdict.address !== undefined && /169\.254\.169\.254|fd00:ec2::254/i.test(verdict.address) ? "metadata" : verdict.reason
+        const reason = verdict.addressClass === "metadata" ? "metadata" : verdict.reason
         return yield* Effect.fail(
           egressDenied(reason, `Refused ${redirects.length > 0 ? `the redirect from ${redirects.at(-1)} to ` : ""}${current.slice(0, 500)}: ${verdict.message}`, {
             url: current.slice(0, 2000),
             ...(redirects.length > 0 ? { redirects } : {}),
-            ...(verdict.address === undefined ? {} : { address: verdict.address })
+            ...(verdict.address === undefined ? {} : { address: verdict.address, addressClass: verdict.addressClass })
           })
         )
       }

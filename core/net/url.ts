@@ -6,7 +6,7 @@
  *   checkUrl("HTTPS://Example.COM:443/a#top", { allowPrivateNetwork: false })
  *   // { ok: true, url: "https://example.com/a", host: "example.com" }
  */
-import { type AddressPolicy, checkAddress, isIpLiteral } from "./address.ts"
+import { type AddressClass, type AddressPolicy, checkAddress, isIpLiteral } from "./address.ts"
 
 /** The longest URL a call may give (and a redirect may lead to), in characters. */
 export const MAX_URL_CHARS = 8192
@@ -17,7 +17,13 @@ export type UrlRefusalReason = "invalid" | "scheme" | "length" | "credentials" |
 /** The verdict on one URL. */
 export type UrlVerdict =
   | { readonly ok: true; readonly url: string; readonly host: string; readonly origin: string }
-  | { readonly ok: false; readonly reason: UrlRefusalReason; readonly message: string; readonly address?: string }
+  | {
+      readonly ok: false
+      readonly reason: UrlRefusalReason
+      readonly message: string
+      readonly address?: string
+      readonly addressClass?: AddressClass
+    }
 
 /**
  * The normal form of an http(s) URL, which is what an approval binds: the WHATWG serialisation
@@ -79,7 +85,7 @@ export const checkUrl = (raw: string, policy: AddressPolicy): UrlVerdict => {
   const host = bareHost(url)
   if (isIpLiteral(host)) {
     const verdict = checkAddress(host, policy)
-    if (!verdict.allowed) return { ok: false, reason: "address", message: verdict.message, address: host }
+    if (!verdict.allowed) return { ok: false, reason: "address", message: verdict.message, address: host, addressClass: verdict.class }
   }
   return { ok: true, url: normalized, host, origin: url.origin }
 }

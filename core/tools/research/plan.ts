@@ -99,9 +99,10 @@ export const planFetch = (input: { readonly url: string; readonly research_id?: 
     if (verdict.reason === "address") {
       return Either.left(
         toolError("EGRESS_DENIED", `Refused ${clip(input.url, 300)}: ${verdict.message} Nothing was sent.`, {
-          reason: /169\.254\.169\.254|fd00:ec2::254/i.test(verdict.address ?? "") ? "metadata" : "address",
+          reason: verdict.addressClass === "metadata" ? "metadata" : "address",
           url: clip(input.url, 2000),
-          address: verdict.address
+          address: verdict.address,
+          addressClass: verdict.addressClass
         })
       )
     }
