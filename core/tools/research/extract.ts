@@ -86,8 +86,30 @@ const supported = (label: string): boolean => {
   }
 }
 
-/** Decodes bytes with a charset (replacement characters for invalid sequences). */
-export const decodeBytes = (bytes: Uint8Array, charset: string): string => new TextDecoder(charset).decode(bytes)
+// 0x80-0x9F of windows-1252 (0 where the encoding leaves a C1 control as is).
+const CP1252_HIGH = [
+  0x20ac, 0, 0x201a, 0x0192, 0x201e, 0x2026, 0x2020, 0x2021, 0x02c6, 0x2030, 0x0160, 0x2039, 0x0152, 0, 0x017d, 0,
+  0, 0x2018, 0x2019, 0x201c, 0x201d, 0x2022, 0x2013, 0x2014, 0x02dc, 0x2122, 0x0161, 0x203a, 0x0153, 0, 0x017e, 0x0178
+]
+
+const decodeWindows1252 = (bytes: Uint8Array): string => {
+  let out = ""
+  for (let start = 0; start < bytes.length; start += 8192) {
+    const codes = Array.from(bytes.subarray(start, start + 8192), (byte) => (byte >= 0x80 && byte <= 0x9f ? CP1252_HIGH[byte - 0x80] || byte : byte))
+    out += String.fromCharCode(...codes)
+  }
+  return out
+}
+
+/**
+ * Decodes bytes with a charset (replacement characters for invalid sequences). windows-1252 (which the
+ * Encoding standard also uses for latin1, iso-8859-1 and ascii labels) is decoded here by table: some
+ * runtimes' TextDecoder treat it as ISO-8859-1 and turn 0x80-0x9F into C1 controls.
+ */
+export const decodeBytes = (bytes: Uint8Array, charset: string): string => {
+  const decoder = new TextDecoder(charset)
+  return decoder.encoding === "windows-1252" ? decodeWindows1252(bytes) : decoder.decode(bytes)
+}
 
 /** One extracted anchor. */
 export interface Link {
