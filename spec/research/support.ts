@@ -23,6 +23,8 @@ export interface TestServer {
   readonly origin: string
   readonly port: number
   readonly seen: Array<SeenRequest>
+  /** TCP connections accepted (a staged call must open none). */
+  readonly connections: () => number
   readonly route: (pathname: string, handler: Handler) => void
   /** Every request except the robots.txt probes. */
   readonly pages: () => Array<SeenRequest>
@@ -44,7 +46,9 @@ export const startServer = async (): Promise<TestServer> => {
     }
     handler(req, res)
   })
+  let connections = 0
   server.on("connection", (socket) => {
+    connections++
     sockets.add(socket)
     socket.on("close", () => sockets.delete(socket))
   })
@@ -54,6 +58,7 @@ export const startServer = async (): Promise<TestServer> => {
     origin: `http://127.0.0.1:${port}`,
     port,
     seen,
+    connections: () => connections,
     route: (pathname, handler) => routes.set(pathname, handler),
     pages: () => seen.filter((request) => !request.url.startsWith("/robots.txt")),
     close: async () => {
