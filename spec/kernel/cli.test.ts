@@ -133,7 +133,12 @@ describe("--set", () => {
       excludePatterns: "dist/**,*.log",
       maxToolResultChars: "5000",
       maxCommandDurationSeconds: "30",
-      executableAllowlist: "git,node"
+      executableAllowlist: "git,node",
+      maxFetchBytes: "1000000",
+      fetchTimeoutMs: "5000",
+      duckduckgoUrl: "https://html.duckduckgo.com/html/",
+      wikipediaUrl: "https://de.wikipedia.org/w/api.php",
+      searxngUrl: "https://searx.example.org"
     }
     for (const key of SETTING_KEYS) {
       const run = await runCli(["tools", "--root", dir, "--set", `${key}=${values[key] ?? "false"}`])
