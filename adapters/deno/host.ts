@@ -5,9 +5,10 @@ import type { ToolDefinition } from "../../core/tools/Tool.ts"
 import type { OpenFailure } from "../cli.ts"
 import { openWith } from "../open.ts"
 import { denoHostFs } from "./DenoHostFs.ts"
+import { denoHttpLayer } from "./DenoHttp.ts"
 
-/** The capabilities a Deno host advertises (the process, network and browser services are Node-only so far). */
-export const DENO_CAPABILITIES: ReadonlyArray<string> = ["fs"]
+/** The capabilities a Deno host advertises (the process and browser services are Node-only so far). */
+export const DENO_CAPABILITIES: ReadonlyArray<string> = ["fs", "network"]
 
 /** Opens the workspace at `root` with raw settings; `tools` replaces the candidate tools. */
 export const openDenoWorkspace = async (
@@ -30,6 +31,6 @@ export const openDenoWorkspace = async (
     errorCode: (error) => (error instanceof Error ? error.name : "unknown"),
     start: (real, settings) => {
       const info: HostInfoShape = { root: real, runtime: "deno", platform: Deno.build.os, capabilities: DENO_CAPABILITIES }
-      return startRuntime(denoHostFs, info, settings, undefined, tools)
+      return startRuntime(denoHostFs, info, settings, denoHttpLayer({ allowPrivateNetwork: settings.allowPrivateNetwork }), tools)
     }
   })
