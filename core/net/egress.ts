@@ -47,6 +47,15 @@ export interface EgressRequest<R = never> {
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308])
 
+/** A Location resolved against the URL that sent it; undefined when it is not a URL. */
+const resolveLocation = (location: string, base: string): string | undefined => {
+  try {
+    return new URL(location, base).href
+  } catch {
+    return undefined
+  }
+}
+
 /** The EGRESS_DENIED error for a refused URL or address. */
 export const egressDenied = (reason: string, message: string, details: Record<string, unknown>): ToolError =>
   toolError("EGRESS_DENIED", `${message} Nothing was sent to that address.`, { reason, ...details })
@@ -146,13 +155,13 @@ export const egressGet = <R = never>(url: string, request: EgressRequest<R>): Ef
           egressDenied("redirects", `Refused ${url}: it redirected more than ${request.policy.maxRedirects} times.`, { url, redirects })
         )
       }
-      let next: URL
-      try {
-        next = new URL(location, current)
-      } catch {
-        return yield* Effect.fail(toolError("PROVIDER_FAILED", `${request.label} redirected ${current} to an invalid location "${location.slice(0, 200)}".`, { provider: request.label, url: current }))
+      const next = resolveLocation(location, current)
+      if (next === undefined) {
+        return yield* Effect.fail(
+          toolError("PROVIDER_FAILED", `${request.label} redirected ${current} to an invalid location "${location.slice(0, 200)}".`, { provider: request.label, url: current })
+        )
       }
-      current = next.href
+      current = next
     }
   }).pipe(
     Effect.timeoutFail({

@@ -74,6 +74,18 @@ describe("research projects under .agentic/research/<research_id>/", () => {
     expect((await research(ws, { action: "note", research_id: researchId, kind: "finding", text: "x", source_ids: [sourceId] })).ok).toBe(true)
   })
 
+  it("'a model recovers after compaction by reading ... a stored research source's contentPath': inspect reads it; edits are refused with PROTECTED_PATH", async () => {
+    const { ws, researchId, sourceId } = await withSource()
+    const contentPath = `.agentic/research/${researchId}/sources/${sourceId}.md`
+    const read = await ws.call("workspace_inspect", { action: "read", path: contentPath })
+    expect(read.ok).toBe(true)
+    expect(JSON.stringify(read.data)).toContain("Evidence.")
+    const before = await snapshotTree(ws.dir)
+    const edit = await ws.call("workspace_edit", { action: "apply", operations: [{ type: "rewrite", path: contentPath, content: "forged" }] })
+    expect(edit.error?.code).toBe("PROTECTED_PATH")
+    expect(await snapshotTree(ws.dir)).toEqual(before)
+  })
+
   it("an unknown research_id is NOT_FOUND naming list as the way back", async () => {
     const ws = await workspace()
     const result = await research(ws, { action: "show", research_id: "research_nothere" })
