@@ -88,7 +88,8 @@ const transportFailure = (label: string, url: string, cause: unknown): ToolError
 const hop = <R>(client: HttpClient.HttpClient.With<HttpClientError.HttpClientError, Scope.Scope>, url: string, request: EgressRequest<R>) =>
   Effect.scoped(
     Effect.gen(function* () {
-      const headers: Record<string, string> = { "user-agent": request.policy.userAgent }
+      // identity: the cap counts the bytes read, and a body must never need a decompressor to be checked.
+      const headers: Record<string, string> = { "user-agent": request.policy.userAgent, "accept-encoding": "identity" }
       if (request.accept !== undefined) headers["accept"] = request.accept
       const response = yield* client
         .execute(HttpClientRequest.get(url, { headers }))

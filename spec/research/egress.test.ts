@@ -37,6 +37,7 @@ describe("the network port: the core reaches the network only through HttpClient
     expect((await research(ws, { action: "fetch", url: `${s.origin}/page` })).ok).toBe(true)
     for (const request of s.seen) {
       expect(request.headers["user-agent"]).toMatch(/^agentic-workspace\//)
+      expect(request.headers["accept-encoding"]).toBe("identity")
       expect(request.headers["traceparent"]).toBeUndefined()
       expect(request.headers["b3"]).toBeUndefined()
     }
