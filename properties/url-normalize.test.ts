@@ -24,7 +24,7 @@ const url = fc.oneof(
 
 const approvalHash = async (raw: string) => {
   const plan = planFetch({ url: raw }, settings)
-  return Either.isRight(plan) ? Effect.runPromise(hashOperation({ tool: "workspace_research", kind: "web", operation: plan.right.normalized })) : undefined
+  return Either.isRight(plan) ? Effect.runPromise(hashOperation({ tool: "workspace_research", kind: "web", operation: plan.right.bound })) : undefined
 }
 
 describe("fetch URL normalisation", () => {

@@ -2,13 +2,14 @@
 // and a host that advertises the network capability; its annotations say it reaches the open world.
 import { describe, expect, it } from "vitest"
 import { makeRegistry } from "../../core/registry.ts"
+import type { Capability } from "../../core/services/HostFs.ts"
 import { defaultSettings } from "../../core/settings/settings.ts"
 
-const host = (capabilities: ReadonlyArray<string>) => ({ root: "/virtual/root", runtime: "node" as const, platform: "linux", capabilities })
+const host = (capabilities: ReadonlyArray<Capability>) => ({ root: "/virtual/root", runtime: "node" as const, platform: "linux", capabilities })
 
 describe("workspace_research registration", () => {
   it("registered with enableWebResearch on (default off) and a network-capable host, last in tools/list", () => {
-    const names = (settings: Partial<typeof defaultSettings>, capabilities: ReadonlyArray<string>) =>
+    const names = (settings: Partial<typeof defaultSettings>, capabilities: ReadonlyArray<Capability>) =>
       makeRegistry({ ...defaultSettings, ...settings }, host(capabilities)).list().map((tool) => tool.name)
     expect(names({}, ["fs", "process", "network"])).not.toContain("workspace_research")
     expect(names({ enableWebResearch: true }, ["fs", "process", "network"]).at(-1)).toBe("workspace_research")

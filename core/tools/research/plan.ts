@@ -4,18 +4,14 @@
  * or the normalised URL (fetch), or the objective (deep): approving one never approves another.
  */
 import * as Either from "effect/Either"
+import type { Prompt } from "../../gate/prompt.ts"
 import { checkUrl } from "../../net/url.ts"
 import { toolError, type ToolError } from "../../protocol/errors.ts"
 import type { Settings } from "../../settings/settings.ts"
 import { availableProviders, type ConcreteProvider, ENDPOINT_SETTING } from "./providers.ts"
-import type { ProviderName } from "./schema.ts"
+import type { FetchPlanValue, ProviderName, SearchPlanValue } from "./schema.ts"
 
-/** What the user is asked to approve, as every host renders it. */
-export type WebPrompt =
-  | { readonly _tag: "Search"; readonly provider: ProviderName; readonly query: string; readonly endpoints: Readonly<Record<string, string>> }
-  | { readonly _tag: "Fetch"; readonly url: string; readonly host: string }
-  | { readonly _tag: "Deep"; readonly objective: string }
-
+/** Everything a search needs: the bound plan and the working data beside it (never hashed). */
 export interface SearchPlan {
   readonly _tag: "Search"
   readonly provider: ProviderName
@@ -23,9 +19,9 @@ export interface SearchPlan {
   readonly query: string
   readonly limit: number
   readonly researchId: string | undefined
-  readonly normalized: unknown
+  readonly bound: SearchPlanValue
   readonly title: string
-  readonly prompt: WebPrompt
+  readonly prompt: Prompt
 }
 
 export interface FetchPlan {
@@ -33,9 +29,9 @@ export interface FetchPlan {
   readonly url: string
   readonly host: string
   readonly researchId: string | undefined
-  readonly normalized: unknown
+  readonly bound: FetchPlanValue
   readonly title: string
-  readonly prompt: WebPrompt
+  readonly prompt: Prompt
 }
 
 const clip = (text: string, max: number) => (text.length <= max ? text : `${text.slice(0, max - 1)}…`)
@@ -83,9 +79,9 @@ export const planSearch = (
     query,
     limit: input.limit ?? 10,
     researchId: input.research_id,
-    normalized: { action: "search", provider, query, endpoints },
+    bound: { _tag: "Search", provider, query, endpoints },
     title: `Search ${provider === "auto" ? `(auto: ${providers.join(", ")})` : provider} for "${clip(query, 80)}"`,
-    prompt: { _tag: "Search", provider, query, endpoints }
+    prompt: { _tag: "web", query: `${query} (${provider === "auto" ? `auto: ${providers.join(", ")}` : provider})` }
   })
 }
 
@@ -113,8 +109,8 @@ export const planFetch = (input: { readonly url: string; readonly research_id?: 
     url: verdict.url,
     host: verdict.host,
     researchId: input.research_id,
-    normalized: { action: "fetch", url: verdict.url },
+    bound: { _tag: "Fetch", url: verdict.url },
     title: `Fetch ${clip(verdict.url, 200)}`,
-    prompt: { _tag: "Fetch", url: verdict.url, host: verdict.host }
+    prompt: { _tag: "web", url: verdict.url }
   })
 }

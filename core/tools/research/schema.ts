@@ -69,3 +69,19 @@ export const ACTIONS = {
   archive: ArchiveInput,
   reopen: ReopenInput
 }
+
+/** The plan a search approval binds: the provider, the query and the endpoint each provider would be asked at. */
+export const SearchPlanSchema = Schema.TaggedStruct("Search", {
+  provider: Schema.Literal(...PROVIDERS),
+  query: Schema.String,
+  endpoints: Schema.Record({ key: Schema.String, value: Schema.String })
+})
+export type SearchPlanValue = typeof SearchPlanSchema.Type
+
+/** The plan a fetch approval binds: the normalised URL. */
+export const FetchPlanSchema = Schema.TaggedStruct("Fetch", { url: Schema.String })
+export type FetchPlanValue = typeof FetchPlanSchema.Type
+
+/** The plan a deep approval would bind: the objective and the project it records into. */
+export const DeepPlanSchema = Schema.TaggedStruct("Deep", { objective: Schema.String, researchId: Schema.NullOr(Schema.String) })
+export type DeepPlanValue = typeof DeepPlanSchema.Type
