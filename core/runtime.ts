@@ -10,6 +10,7 @@ import * as ManagedRuntime from "effect/ManagedRuntime"
 import type { HttpClient } from "@effect/platform/HttpClient"
 import { NetState } from "./net/NetState.ts"
 import { noNetworkLayer } from "./net/noNetwork.ts"
+import { WorkspaceKey } from "./gate/key.ts"
 import type { Envelope } from "./protocol/envelope.ts"
 import { type Registry, makeRegistry } from "./registry.ts"
 import { CurrentSettings } from "./services/CurrentSettings.ts"
@@ -24,7 +25,7 @@ import { ALL_TOOLS } from "./tools/index.ts"
 import type { ToolContext, ToolDefinition } from "./tools/Tool.ts"
 
 /** The services a host provides to the core. */
-export type HostServices = HostFs | HostInfo | Processes | Search | HttpClient
+export type HostServices = HostFs | HostInfo | Processes | Search | HttpClient | WorkspaceKey
 
 /** What a host is made of: its filesystem and facts, and the services it has (absent: it has none). */
 export interface HostParts {
@@ -38,6 +39,11 @@ export interface HostParts {
   readonly search?: Layer.Layer<Search, never, HostFs | HostInfo>
   /** The network port (HttpClient behind the host's address rule); absent: every request is refused. */
   readonly http?: Layer.Layer<HttpClient>
+  /**
+   * The approval key (core/gate/key.ts), loaded from the key file outside the workspace; absent: a key held
+   * in memory, so nothing outside this process can make a record this process trusts.
+   */
+  readonly key?: Layer.Layer<WorkspaceKey, unknown>
 }
 
 /** The capabilities of a host, derived from the services it provides. */
@@ -56,28 +62,36 @@ export const hostInfoOf = (parts: HostParts): HostInfoShape => ({
 })
 
 /** One layer of every service a host provides; a missing one refuses. */
-export const hostLayer = (parts: HostParts): Layer.Layer<HostServices> => {
+export const hostLayer = (parts: HostParts): Layer.Layer<HostServices, unknown> => {
   const base = Layer.merge(Layer.succeed(HostFs, parts.fs), Layer.succeed(HostInfo, hostInfoOf(parts)))
   const processes = parts.processes === undefined ? Processes.layerUnavailable(parts.runtime) : Layer.succeed(Processes, parts.processes)
   const search = (parts.search ?? Search.layerHostFs).pipe(Layer.provide(base))
-  return Layer.mergeAll(base, processes, search, parts.http ?? noNetworkLayer)
+  return Layer.mergeAll(base, processes, search, parts.http ?? noNetworkLayer, parts.key ?? WorkspaceKey.layerMemory())
 }
 
 /**
  * The layer of every service a tool may use, over a host's filesystem and facts (tests and the memory
  * host): Processes refuses unless `extra` provides it; Search is the host-free one unless `extra` does.
  */
-export const coreLayer = (host: HostFsShape, info: HostInfoShape, settings: Settings, extra?: Layer.Layer<never>) => {
+export const coreLayer = (host: HostFsShape, info: HostInfoShape, settings: Settings, extra?: Layer.Layer<never, unknown>) => {
   const base = Layer.mergeAll(Layer.succeed(HostFs, host), Layer.succeed(HostInfo, info), CurrentSettings.layer(settings))
-  // noNetworkLayer refuses every request unless `extra` provides an HttpClient.
-  const services = Layer.mergeAll(Workspace.layer, StateStore.layer, Search.layerHostFs, Processes.layerUnavailable(info.runtime), noNetworkLayer, NetState.layer).pipe(
+  // The key is held in memory and noNetworkLayer refuses every request unless `extra` provides the host's.
+  const services = Layer.mergeAll(
+    Workspace.layer,
+    StateStore.layer,
+    Search.layerHostFs,
+    Processes.layerUnavailable(info.runtime),
+    WorkspaceKey.layerMemory(),
+    noNetworkLayer,
+    NetState.layer
+  ).pipe(
     Layer.provideMerge(base)
   )
   return extra === undefined ? services : Layer.merge(services, extra)
 }
 
 /** The core's services over a host layer. */
-const servicesOver = (host: Layer.Layer<HostServices>, settings: Settings, extra?: Layer.Layer<never>) => {
+const servicesOver = (host: Layer.Layer<HostServices, unknown>, settings: Settings, extra?: Layer.Layer<never, unknown>) => {
   const base = Layer.merge(host, CurrentSettings.layer(settings))
   const services = Layer.mergeAll(Workspace.layer, StateStore.layer, NetState.layer).pipe(Layer.provideMerge(base))
   return extra === undefined ? services : Layer.merge(services, extra)
@@ -98,10 +112,10 @@ export interface WorkspaceRuntime {
  * registers the enabled tools. `tools` replaces the candidate set (default ALL_TOOLS); tests add one.
  */
 export const startHost = async (
-  host: Layer.Layer<HostServices>,
+  host: Layer.Layer<HostServices, unknown>,
   settings: Settings,
   tools: ReadonlyArray<ToolDefinition> = ALL_TOOLS,
-  extra?: Layer.Layer<never>
+  extra?: Layer.Layer<never, unknown>
 ): Promise<WorkspaceRuntime> => launch(servicesOver(host, settings, extra) as Layer.Layer<ToolContext>, settings, tools)
 
 /**
@@ -112,7 +126,7 @@ export const startRuntime = async (
   host: HostFsShape,
   info: HostInfoShape,
   settings: Settings,
-  extra?: Layer.Layer<never>,
+  extra?: Layer.Layer<never, unknown>,
   tools: ReadonlyArray<ToolDefinition> = ALL_TOOLS
 ): Promise<WorkspaceRuntime> => launch(coreLayer(host, info, settings, extra) as Layer.Layer<ToolContext>, settings, tools)
 

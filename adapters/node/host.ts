@@ -9,6 +9,7 @@ import type { ToolDefinition } from "../../core/tools/Tool.ts"
 import { type HostOpening, type OpenFailure, openRuntimeWith, openWith, type Session } from "../open.ts"
 import { nodeHttpLayer, type Resolver, systemResolver } from "./NodeHttp.ts"
 import { nodeHostFs } from "./NodeHostFs.ts"
+import { nodeWorkspaceKeyLayer } from "./NodeKey.ts"
 import { nodeProcesses } from "./NodeProcesses.ts"
 import { nodeSearchLayer } from "./NodeSearch.ts"
 
@@ -24,7 +25,7 @@ export const layer = (
   root: string,
   policy: AddressPolicy = { allowPrivateNetwork: false },
   resolve: Resolver = systemResolver
-): Layer.Layer<HostServices> =>
+): Layer.Layer<HostServices, unknown> =>
   hostLayer({
     root,
     runtime: "node",
@@ -32,7 +33,8 @@ export const layer = (
     fs: nodeHostFs,
     processes: nodeProcesses,
     search: nodeSearchLayer(root),
-    http: nodeHttpLayer(policy, resolve)
+    http: nodeHttpLayer(policy, resolve),
+    key: nodeWorkspaceKeyLayer(root)
   })
 
 /** The capabilities the Node host advertises: derived from the services `layer` provides. */

@@ -12,6 +12,7 @@ export const ErrorCode = Schema.Literal(
   "NOT_FOUND",
   "EDIT_CONFLICT",
   "EXECUTABLE_DENIED",
+  "SANDBOX_UNAVAILABLE",
   "AGENT_DISABLED",
   "TOOL_DISABLED",
   "SNAPSHOT_STALE",
@@ -23,7 +24,11 @@ export const ErrorCode = Schema.Literal(
   "INTERNAL_ERROR",
   "EGRESS_DENIED",
   "PROVIDER_FAILED",
-  "RESPONSE_TOO_LARGE"
+  "RESPONSE_TOO_LARGE",
+  "VCS_FAILED",
+  "NOT_A_REPOSITORY",
+  "MERGE_CONFLICT",
+  "NON_FAST_FORWARD"
 )
 export type ErrorCode = typeof ErrorCode.Type
 

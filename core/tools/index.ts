@@ -7,6 +7,7 @@ import { planTool } from "./plan/plan.ts"
 import { researchTool } from "./research/tool.ts"
 import { tasksTool } from "./tasks/tasks.ts"
 import type { ToolDefinition } from "./Tool.ts"
+import { vcsTool } from "./vcs/tool.ts"
 
 export const ALL_TOOLS: ReadonlyArray<ToolDefinition> = [
   inspectTool,
@@ -14,6 +15,7 @@ export const ALL_TOOLS: ReadonlyArray<ToolDefinition> = [
   planTool,
   notesTool,
   commandTool,
+  vcsTool,
   tasksTool,
   researchTool
 ] as unknown as ReadonlyArray<ToolDefinition>
