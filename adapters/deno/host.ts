@@ -7,14 +7,11 @@ import type { AddressPolicy } from "../../core/net/address.ts"
 import { denoHostFs } from "./DenoHostFs.ts"
 import { denoHttpLayer } from "./DenoHttp.ts"
 
-/** Every service the Deno host provides, over the real root `root`: the filesystem, the host-free Search and the fetch client. */
-export const layer = (root: string, policy: AddressPolicy = { allowPrivateNetwork: false }): Layer.Layer<HostServices> =>
-  hostLayer({ root, runtime: "deno", platform: Deno.build.os, fs: denoHostFs, http: denoHttpLayer(policy) })
 import { denoWorkspaceKeyLayer } from "./DenoKey.ts"
 
-/** Every service the Deno host provides, over the real root `root`: the filesystem and the host-free Search. */
-export const layer = (root: string): Layer.Layer<HostServices, unknown> =>
-  hostLayer({ root, runtime: "deno", platform: Deno.build.os, fs: denoHostFs, key: denoWorkspaceKeyLayer(root) })
+/** Every service the Deno host provides, over the real root `root`: the filesystem, the host-free Search, the fetch client and the key. */
+export const layer = (root: string, policy: AddressPolicy = { allowPrivateNetwork: false }): Layer.Layer<HostServices, unknown> =>
+  hostLayer({ root, runtime: "deno", platform: Deno.build.os, fs: denoHostFs, http: denoHttpLayer(policy), key: denoWorkspaceKeyLayer(root) })
 
 /** The capabilities the Deno host advertises: derived from the services `layer` provides. */
 export const DENO_CAPABILITIES = capabilitiesOf({ http: denoHttpLayer({ allowPrivateNetwork: false }) })
