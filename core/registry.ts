@@ -153,12 +153,13 @@ export const runGated = (
       onRight: Effect.succeed
     })
     if (step._tag === "NoOp") return step.result
+    const confirm = typeof action.confirm === "function" ? (action.confirm(input, before) ? ("always" as const) : undefined) : action.confirm
     const requestOf = (planned: Planned<unknown, unknown>) =>
       Effect.map(Schema.encode(action.planSchema)(planned.plan).pipe(Effect.orDie), (normalized): GateRequest => ({
         tool: tool.name,
         operation,
         kind: action.kindOf === undefined ? action.gate : action.kindOf(input),
-        ...(action.confirm === undefined ? {} : { confirm: action.confirm }),
+        ...(confirm === undefined ? {} : { confirm }),
         title: planned.title,
         normalized: normalized as EncodedPlan,
         prompt: planned.prompt,

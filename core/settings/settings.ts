@@ -50,7 +50,25 @@ export const Settings = Schema.Struct({
   enableBrowserEvaluate: Bool(false),
   enableSubAgents: Bool(false),
   allowAgentCommands: Bool(false),
-  allowAgentWebResearch: Bool(false)
+  allowAgentWebResearch: Bool(false),
+  /** The response cap of one web request in bytes (workspace_research fetch and search). */
+  maxFetchBytes: Schema.optionalWith(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1024), Schema.lessThanOrEqualTo(1_000_000_000)), {
+    default: () => 5_000_000
+  }),
+  /** The deadline of one web request, redirects and body included, in milliseconds. */
+  fetchTimeoutMs: Schema.optionalWith(Schema.Int.pipe(Schema.greaterThanOrEqualTo(100), Schema.lessThanOrEqualTo(600_000)), {
+    default: () => 30_000
+  }),
+  /** Lets web requests reach loopback, private and link-local addresses (cloud metadata addresses never). */
+  allowPrivateNetwork: Bool(false),
+  /** The DuckDuckGo HTML results endpoint. */
+  duckduckgoUrl: Schema.optionalWith(Schema.String, { default: () => "https://html.duckduckgo.com/html/" }),
+  /** The MediaWiki API endpoint (api.php) the wikipedia provider asks. */
+  wikipediaUrl: Schema.optionalWith(Schema.String, { default: () => "https://en.wikipedia.org/w/api.php" }),
+  /** The base URL of a SearXNG instance; the searxng provider is available only when it is set. */
+  searxngUrl: Schema.optionalWith(Schema.String, { default: () => "" }),
+  /** Stage the next web call for the user after any fetch or browser read, even in Auto or under an approved plan. */
+  stageEgressAfterUntrustedRead: Bool(false)
 })
 export type Settings = typeof Settings.Type
 export type SettingsInput = typeof Settings.Encoded
@@ -71,6 +89,11 @@ const EXPECTED: Record<string, string> = {
   executableAllowlist: 'must be a list of executable names ("*" allows any)',
   maxToolResultChars: "must be an integer from 1000 to 10000000",
   maxCommandDurationSeconds: "must be an integer from 1 to 86400",
+  maxFetchBytes: "must be an integer from 1024 to 1000000000 (bytes)",
+  fetchTimeoutMs: "must be an integer from 100 to 600000 (milliseconds)",
+  duckduckgoUrl: "must be a URL string",
+  wikipediaUrl: "must be a URL string",
+  searxngUrl: 'must be a URL string ("" leaves searxng off)',
   commandSandbox: 'must be "auto", "required" or "off"'
 }
 

@@ -134,6 +134,11 @@ describe("--set", () => {
       maxToolResultChars: "5000",
       maxCommandDurationSeconds: "30",
       executableAllowlist: "git,node",
+      maxFetchBytes: "1000000",
+      fetchTimeoutMs: "5000",
+      duckduckgoUrl: "https://html.duckduckgo.com/html/",
+      wikipediaUrl: "https://de.wikipedia.org/w/api.php",
+      searxngUrl: "https://searx.example.org",
       commandSandbox: "required"
     }
     for (const key of SETTING_KEYS) {

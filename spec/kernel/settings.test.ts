@@ -25,7 +25,14 @@ describe("settings", () => {
         "enableBrowserEvaluate",
         "enableSubAgents",
         "allowAgentCommands",
-        "allowAgentWebResearch"
+        "allowAgentWebResearch",
+        "maxFetchBytes",
+        "fetchTimeoutMs",
+        "allowPrivateNetwork",
+        "duckduckgoUrl",
+        "wikipediaUrl",
+        "searxngUrl",
+        "stageEgressAfterUntrustedRead"
       ].sort()
     )
     expect(defaultSettings).toMatchObject({
