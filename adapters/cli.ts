@@ -6,8 +6,8 @@ import * as Effect from "effect/Effect"
 import { failure } from "../core/protocol/envelope.ts"
 import { toolError } from "../core/protocol/errors.ts"
 import { loadRecords } from "../core/gate/gate.ts"
-import { formatCommand, preprocess } from "../core/gate/preprocess.ts"
-import { age, clipBytes, type ApprovalRecord } from "../core/gate/records.ts"
+import { blockLine, formatCommand, preprocess } from "../core/gate/preprocess.ts"
+import { age, type ApprovalRecord } from "../core/gate/records.ts"
 import type { Registry } from "../core/registry.ts"
 import type { WorkspaceRuntime } from "../core/runtime.ts"
 import { modeLabel, parseSettingValue } from "../core/settings/settings.ts"
@@ -89,7 +89,7 @@ export const USAGE = `agentic-workspace: workspace tools for LLM agents, gated b
 Usage: agentic-workspace <verb> [arguments] [--root DIR] [--set key=value]...
 
   mcp [--http PORT]        serve the tools over MCP (stdio, or Streamable HTTP on 127.0.0.1)
-  call TOOL 'JSON'         run one tool call; prints one envelope (exit 0 ok, 1 not ok)
+  call TOOL 'JSON'         run one tool call; prints one envelope (exit 0 ok, 1 not ok, 2 bad --set)
   tools                    list the registered tools as JSON
   approvals [--json]       pending and approved records, newest first
   accept [ID] [NOTE...]    approve a pending record (without ID: the newest pending one)
@@ -123,7 +123,7 @@ const withWorkspace = async (
 }
 
 const describe = (record: ApprovalRecord, now: number) =>
-  `${record.id} [${record.kind}] ${clipBytes(record.title, 60)} (${record.status === "pending" ? "staged" : record.status} ${age(record.decidedAt ?? record.createdAt, now)})`
+  `${record.id} [${record.kind}] ${blockLine(record.title, 60)} (${record.status === "pending" ? "staged" : record.status} ${age(record.decidedAt ?? record.createdAt, now)})`
 
 const verbs: Record<string, (line: ParsedLine, host: CliHost) => Promise<number>> = {
   help: async (_line, host) => {
@@ -157,7 +157,8 @@ const verbs: Record<string, (line: ParsedLine, host: CliHost) => Promise<number>
             ? failure(`${tool}.call`, toolError("INVALID_INPUT", `${opened.reason}. ${opened.repair}`))
             : Effect.runSync(host.statusRegistry(opened).call(tool, args) as Effect.Effect<ReturnType<typeof failure>>)
         host.stdout(json(envelope))
-        return 1
+        // A refused --set is a usage error of the command line (exit 2, as every verb), not a tool's answer.
+        return opened.kind === "settings" ? 2 : 1
       }
     )
   },

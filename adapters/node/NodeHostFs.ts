@@ -6,6 +6,7 @@ import * as Effect from "effect/Effect"
 import lockfile from "proper-lockfile"
 import writeFileAtomic from "write-file-atomic"
 import { type DirEntry, ERRNO_REASONS, type FileInfo, HostError, type HostErrorReason, type HostFsShape } from "../../core/services/HostFs.ts"
+import { processIdentity } from "./identity.ts"
 
 // proper-lockfile reports a held lock as ELOCKED.
 const REASONS: Record<string, HostErrorReason> = { ...ERRNO_REASONS, ELOCKED: "Busy" }
@@ -54,6 +55,8 @@ const LOCK_STALE_MS = 10_000
 
 /** The Node filesystem. */
 export const nodeHostFs: HostFsShape = {
+  owner: { pid: process.pid, identity: processIdentity(process.pid) ?? `pid:${process.pid}` },
+  ownerAlive: (owner) => Effect.sync(() => processIdentity(owner.pid) === owner.identity),
   readFile: (abs) => attempt(abs, () => fsp.readFile(abs).then((buffer) => new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength))),
   writeFileAtomic: (abs, bytes, options) =>
     attempt(abs, async () => {

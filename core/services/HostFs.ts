@@ -56,8 +56,25 @@ export interface DirEntry {
   readonly type: "file" | "directory" | "symlink" | "other"
 }
 
+/**
+ * A running process as a lock names it: its pid and an identity a reused pid or a reboot does not
+ * match (on Linux the boot id and the start time from /proc, the same token the job supervisor's
+ * liveness check uses).
+ */
+export interface ProcessOwner {
+  readonly pid: number
+  readonly identity: string
+}
+
 /** The host filesystem, narrowed to what the tools need. */
 export interface HostFsShape {
+  /** This process, as the locks it takes name it. */
+  readonly owner: ProcessOwner
+  /**
+   * Whether the process a lock names still runs: false when it is gone, a zombie or its pid was reused.
+   * A host that cannot tell answers true (a lock it cannot judge is never broken).
+   */
+  readonly ownerAlive: (owner: ProcessOwner) => Effect.Effect<boolean>
   readonly readFile: (abs: string) => Effect.Effect<Uint8Array, HostError>
   /** Write temp beside the target, fsync, rename over it (and fsync the directory): a reader never sees a torn file. */
   readonly writeFileAtomic: (abs: string, bytes: Uint8Array, options?: { readonly mode?: number }) => Effect.Effect<void, HostError>

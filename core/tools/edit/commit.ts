@@ -10,10 +10,12 @@ import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import { sha256Bytes } from "../../gate/hash.ts"
 import { toolError, type ToolError } from "../../protocol/errors.ts"
+import { newId } from "../../gate/hash.ts"
+import { HostFs } from "../../services/HostFs.ts"
 import { Workspace } from "../../services/Workspace.ts"
 import { StateStore } from "../../store/StateStore.ts"
 import type { PlannedFile, PlannedTransaction } from "./planner.ts"
-import { allTransactions, type TransactionRecord, txPaths } from "./record.ts"
+import { allTransactions, type CommitLock, type TransactionRecord, txPaths } from "./record.ts"
 
 /** One point of a commit where a fault can be injected: "journal", "apply" (per step), "commit-mark", "finalize". */
 export interface CommitPoint {
@@ -65,6 +67,40 @@ export interface Journal {
   /** Every directory level the commit creates, top-down. */
   readonly createdDirectories: ReadonlyArray<string>
 }
+
+/**
+ * The commit locks this process holds now, by token. A lock naming this very process is live only
+ * while its token is here: a commit of this process that ended without releasing its lock (a defect)
+ * is as gone as a killed process's.
+ */
+const heldHere = new Set<string>()
+
+/** A record without its commit lock (the lock lives only while the record is "committing"). */
+export const withoutLock = (record: TransactionRecord): TransactionRecord => {
+  const { commitLock: _lock, ...rest } = record
+  return rest
+}
+
+/** Whether the process (and, for this process, the commit) a lock names still runs. */
+export const lockAlive = (lock: CommitLock) =>
+  Effect.flatMap(HostFs, (host) =>
+    lock.pid === host.owner.pid && lock.identity === host.owner.identity ? Effect.succeed(heldHere.has(lock.token)) : host.ownerAlive(lock)
+  )
+
+/**
+ * Runs `use` holding a fresh commit lock of this process: the lock is known here before `use` writes
+ * it into the record, and forgotten however `use` ends.
+ */
+export const withCommitLock = <A, E, R>(by: CommitLock["by"], use: (lock: CommitLock) => Effect.Effect<A, E, R>) =>
+  Effect.gen(function* () {
+    const host = yield* HostFs
+    const lock: CommitLock = { pid: host.owner.pid, identity: host.owner.identity, token: yield* newId("lock"), since: yield* nowIso, by }
+    return yield* Effect.acquireUseRelease(
+      Effect.sync(() => heldHere.add(lock.token)),
+      () => use(lock),
+      () => Effect.sync(() => heldHere.delete(lock.token))
+    )
+  })
 
 const reach = (point: CommitPoint) =>
   Effect.flatMap(Effect.serviceOption(CommitHooks), (hooks) => (Option.isSome(hooks) ? hooks.value.reached(point) : Effect.void))
@@ -214,7 +250,7 @@ export const applyCommit = (record: TransactionRecord, planned: PlannedTransacti
         Effect.gen(function* () {
           yield* undoJournal(journal)
           yield* store.writeJson(paths.journal, { ...journal, status: "undone" })
-          yield* updateTransaction(record.id, (current) => Effect.succeed({ ...current, status: "planned" as const }))
+          yield* updateTransaction(record.id, (current) => Effect.succeed({ ...withoutLock(current), status: "planned" as const }))
           return yield* Effect.fail(
             toolError(error.code, `${error.message} The commit of ${record.id} was undone: no file was changed.`, { ...error.details, transactionId: record.id })
           )
@@ -232,7 +268,7 @@ export const applyCommit = (record: TransactionRecord, planned: PlannedTransacti
 const finalizeCommitted = (id: string, committedAt: string, planned?: PlannedTransaction) =>
   updateTransaction(id, (current) =>
     Effect.gen(function* () {
-      if (planned === undefined) return { ...current, status: "committed" as const, committedAt }
+      if (planned === undefined) return { ...withoutLock(current), status: "committed" as const, committedAt }
       const files = yield* Effect.forEach(current.files, (file) => {
         const plannedFile = planned.files.find((candidate) => candidate.path === file.path)
         return Effect.succeed(
@@ -241,35 +277,59 @@ const finalizeCommitted = (id: string, committedAt: string, planned?: PlannedTra
             : file
         )
       })
-      return { ...current, files, status: "committed" as const, committedAt }
+      return { ...withoutLock(current), files, status: "committed" as const, committedAt }
     })
   )
 
 /**
- * The start-up step: every transaction left "committing" by a crash is settled. A journal still
- * "applying" is undone (the tree returns exactly to its before-state and the transaction is planned
- * again); a journal marked "committed" is finalised (exactly the after-state).
+ * The start-up step: every transaction left "committing" by a crash is settled. Every process that
+ * opens a workspace runs it, so a "committing" transaction may well be a commit another process is
+ * making right now: recovery first takes the transaction's commit lock (under the record's store lock)
+ * and acts only when the process that lock names is gone; a live committer's transaction is left alone.
+ * A journal still "applying" is undone (the tree returns exactly to its before-state and the
+ * transaction is planned again); a journal marked "committed" is finalised (exactly the after-state).
  */
 export const recoverTransactions = Effect.gen(function* () {
-  const store = yield* StateStore
   const records = yield* allTransactions
   for (const record of records.filter((candidate) => candidate.status === "committing")) {
-    const journal = yield* store.readJson<Journal>(txPaths(record.id).journal)
+    yield* withCommitLock("recovery", (lock) => recoverOne(record.id, lock))
+  }
+})
+
+/** Takes over the commit lock of `id` when its holder is gone; false when the transaction is not recovery's to settle. */
+const takeOver = (id: string, lock: CommitLock) =>
+  Effect.gen(function* () {
+    let taken = false
+    yield* updateTransaction(id, (current) =>
+      Effect.gen(function* () {
+        if (current.status !== "committing") return current
+        if (current.commitLock !== undefined && (yield* lockAlive(current.commitLock))) return current
+        taken = true
+        return { ...current, commitLock: lock }
+      })
+    ).pipe(Effect.catchIf((error) => error.code === "NOT_FOUND", () => Effect.void))
+    return taken
+  })
+
+const recoverOne = (id: string, lock: CommitLock) =>
+  Effect.gen(function* () {
+    const store = yield* StateStore
+    if (!(yield* takeOver(id, lock))) return
+    const journal = yield* store.readJson<Journal>(txPaths(id).journal)
     if (journal?.status === "committed") {
-      yield* finalizeCommitted(record.id, journal.committedAt ?? (yield* nowIso))
-      continue
+      yield* finalizeCommitted(id, journal.committedAt ?? (yield* nowIso))
+      return
     }
     if (journal?.status === "applying") {
       yield* undoJournal(journal)
-      yield* store.writeJson(txPaths(record.id).journal, { ...journal, status: "undone" })
+      yield* store.writeJson(txPaths(id).journal, { ...journal, status: "undone" })
     }
     const at = yield* nowIso
-    yield* updateTransaction(record.id, (current) =>
+    yield* updateTransaction(id, (current) =>
       Effect.succeed({
-        ...current,
+        ...withoutLock(current),
         status: "planned" as const,
         recovered: `An interrupted commit was undone at start-up (${at}); the files are as they were before it. Commit again to apply it.`
       })
     )
-  }
-})
+  })

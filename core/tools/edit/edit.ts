@@ -13,7 +13,7 @@ import { toolError } from "../../protocol/errors.ts"
 import { CurrentSettings } from "../../services/CurrentSettings.ts"
 import { StateStore } from "../../store/StateStore.ts"
 import { defineTool } from "../Tool.ts"
-import { applyCommit, updateTransaction } from "./commit.ts"
+import { applyCommit, updateTransaction, withCommitLock, withoutLock } from "./commit.ts"
 import { boundedDiff, reviewMarkdown, transactionDiff } from "./diff.ts"
 import { loadBeforeState, normalizeOperations } from "./load.ts"
 import { type PlannedTransaction, planTransaction, type TouchedPath } from "./planner.ts"
@@ -248,13 +248,23 @@ const commitStored = (record: TransactionRecord, operation: "edit.apply" | "edit
       preview: { data: preview, artifacts: record.artifacts }
     }
     const interpret = Effect.gen(function* () {
-      const claimed = yield* updateTransaction(record.id, (current) =>
-        current.status === "planned"
-          ? Effect.succeed({ ...current, status: "committing" as const })
-          : Effect.fail(toolError("TRANSACTION_STATE", `${record.id} is ${current.status}, not planned; nothing was written.`, { transactionId: record.id, status: current.status }))
-      )
-      const committed = yield* applyCommit(claimed, planned).pipe(
-        Effect.tapError(() => updateTransaction(record.id, (current) => Effect.succeed(current.status === "committing" ? { ...current, status: "planned" as const } : current)))
+      // The commit lock names this process in the same write that makes the record "committing", so
+      // another process's start-up recovery never takes a live commit for a crashed one.
+      const committed = yield* withCommitLock("commit", (lock) =>
+        Effect.gen(function* () {
+          const claimed = yield* updateTransaction(record.id, (current) =>
+            current.status === "planned"
+              ? Effect.succeed({ ...current, status: "committing" as const, commitLock: lock })
+              : Effect.fail(toolError("TRANSACTION_STATE", `${record.id} is ${current.status}, not planned; nothing was written.`, { transactionId: record.id, status: current.status }))
+          )
+          return yield* applyCommit(claimed, planned).pipe(
+            Effect.tapError(() =>
+              updateTransaction(record.id, (current) =>
+                Effect.succeed(current.status === "committing" && current.commitLock?.token === lock.token ? { ...withoutLock(current), status: "planned" as const } : current)
+              )
+            )
+          )
+        })
       )
       const fields = yield* previewFields(committed, true)
       return {
