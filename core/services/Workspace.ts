@@ -13,6 +13,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import { minimatch } from "minimatch"
+import { echo } from "../protocol/bounds.ts"
 import { toolError, type ToolError } from "../protocol/errors.ts"
 import { CurrentSettings } from "./CurrentSettings.ts"
 import { type DirEntry, type FileInfo, type HostError, HostFs, HostInfo } from "./HostFs.ts"
@@ -136,9 +137,9 @@ export const makeWorkspace = (
     Effect.mapError(effect, (error) => hostToToolError(error, rel))
 
   const escape = (input: string, field: string) =>
-    toolError("PATH_ESCAPE", `${field} "${input}" resolves through a symlink to a place outside the workspace; give a path inside the workspace root.`, {
+    toolError("PATH_ESCAPE", `${field} "${echo(input)}" resolves through a symlink to a place outside the workspace; give a path inside the workspace root.`, {
       field,
-      path: input
+      path: echo(input)
     })
 
   // The real location of rel (or of its nearest existing ancestor) must stay inside the root.
