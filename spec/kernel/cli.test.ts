@@ -135,6 +135,9 @@ describe("--set", () => {
       excludePatterns: "dist/**,*.log",
       maxToolResultChars: "5000",
       maxCommandDurationSeconds: "30",
+      searchTimeoutMs: "5000",
+      maxFileBytes: "1048576",
+      maxJobLogBytes: "1048576",
       executableAllowlist: "git,node"
     }
     for (const key of SETTING_KEYS) {
