@@ -361,6 +361,7 @@ const searchFiles = (input: {
     if (info === undefined) return yield* fail(toolError("NOT_FOUND", `Nothing exists at "${rel}" to search.`, { path: rel }))
     const context = input.context ?? 0
     const cap = input.max_results ?? SEARCH_DEFAULT_CAP
+    const timeoutMs = (yield* CurrentSettings).searchTimeoutMs
     let result: Effect.Effect.Success<ReturnType<typeof search.grep>>
     let scopeFacts: { includeIgnored: boolean; excludes: ReadonlyArray<string> }
     if (info.type === "directory") {
@@ -375,24 +376,23 @@ const searchFiles = (input: {
         context,
         maxMatches: cap,
         maxLineChars: SEARCH_LINE_CHARS,
-        maxFileBytes: SEARCH_MAX_FILE_BYTES
+        maxFileBytes: SEARCH_MAX_FILE_BYTES,
+        timeoutMs
       })
     } else {
-      // One named file: searched whatever .gitignore or the excludes say.
+      // One named file: searched whatever .gitignore or the excludes say; the regex runs under the
+      // deadline off this thread like any search (a catastrophic pattern never holds the server).
       scopeFacts = { includeIgnored: true, excludes: [] }
       const bytes = yield* ws.read(rel)
       const described = describeBytes(bytes)
-      const found = described.binary ? [] : grepText(new TextDecoder().decode(bytes), compiled, context, SEARCH_LINE_CHARS)
-      result = {
-        matches: found.slice(0, cap).map((match) => ({ path: rel, ...match })),
-        capped: found.length > cap,
-        filesSearched: 1,
-        binarySkipped: described.binary ? 1 : 0,
-        tooLarge: [],
-        unreadable: []
-      }
+      const found = described.binary
+        ? { matches: [], capped: false, filesSearched: 1, binarySkipped: 1, tooLarge: [], unreadable: [] }
+        : yield* search.grepText({ path: rel, text: new TextDecoder().decode(bytes), source, flags, context, maxLineChars: SEARCH_LINE_CHARS, timeoutMs })
+      result = { ...found, matches: found.matches.slice(0, cap), capped: found.matches.length > cap }
     }
-    const complete = !result.capped && result.tooLarge.length === 0 && result.unreadable.length === 0
+    const timedOut = result.timedOut === true
+    const notSearched = result.notSearched ?? []
+    const complete = !result.capped && !timedOut && result.tooLarge.length === 0 && result.unreadable.length === 0
     const snapshot = yield* snapshotOf({
       action: "search",
       query: input.query,
@@ -423,7 +423,10 @@ const searchFiles = (input: {
     const gaps = [
       result.capped ? `stopped at the result cap of ${cap} (raise max_results or narrow path/include to see the rest)` : "",
       result.tooLarge.length > 0 ? `${plural(result.tooLarge.length, "file")} over ${SEARCH_MAX_FILE_BYTES} bytes skipped` : "",
-      result.unreadable.length > 0 ? `${plural(result.unreadable.length, "path")} unreadable` : ""
+      result.unreadable.length > 0 ? `${plural(result.unreadable.length, "path")} unreadable` : "",
+      timedOut
+        ? `stopped at the search deadline of ${timeoutMs} ms (setting searchTimeoutMs), ${plural(notSearched.length, "file")} not searched (simplify the regex, narrow path/include, or raise searchTimeoutMs)`
+        : ""
     ].filter((gap) => gap !== "")
     return yield* pagedListing({
       action: "search",
@@ -440,6 +443,14 @@ const searchFiles = (input: {
         binarySkipped: result.binarySkipped,
         ...(result.tooLarge.length === 0 ? {} : { tooLarge: result.tooLarge.slice(0, 20) }),
         ...(result.unreadable.length === 0 ? {} : { unreadable: result.unreadable.slice(0, 20) }),
+        ...(timedOut
+          ? {
+              timedOut: true,
+              reason: `the search passed its deadline of ${timeoutMs} ms (setting searchTimeoutMs)`,
+              notSearched: notSearched.slice(0, 20),
+              notSearchedCount: notSearched.length
+            }
+          : {}),
         caseSensitive: !insensitive
       },
       headline: (shown, total) =>
