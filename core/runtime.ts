@@ -2,6 +2,7 @@
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
+import { WorkspaceKey } from "./gate/key.ts"
 import { STARTUP_STEPS } from "./lifecycle.ts"
 import type { Envelope } from "./protocol/envelope.ts"
 import { type Registry, makeRegistry } from "./registry.ts"
@@ -14,10 +15,13 @@ import { StateStore } from "./store/StateStore.ts"
 import type { ToolContext, ToolDefinition } from "./tools/Tool.ts"
 
 /** The layer of every service a tool may use, from the host's filesystem, facts and the settings. */
-export const coreLayer = (host: HostFsShape, info: HostInfoShape, settings: Settings, extra?: Layer.Layer<never>) => {
+export const coreLayer = (host: HostFsShape, info: HostInfoShape, settings: Settings, extra?: Layer.Layer<never, unknown>) => {
   const base = Layer.mergeAll(Layer.succeed(HostFs, host), Layer.succeed(HostInfo, info), CurrentSettings.layer(settings))
   // Search.layerHostFs is the host-free fallback; a host's `extra` Search (e.g. Node's workers) overrides it.
-  const services = Layer.mergeAll(Workspace.layer, StateStore.layer, Search.layerHostFs).pipe(Layer.provideMerge(base))
+  // Likewise the in-memory WorkspaceKey: a host with a filesystem provides the key file outside the workspace.
+  const services = Layer.mergeAll(Workspace.layer, StateStore.layer, Search.layerHostFs, WorkspaceKey.layerMemory()).pipe(
+    Layer.provideMerge(base)
+  )
   return extra === undefined ? services : Layer.merge(services, extra)
 }
 
@@ -39,7 +43,7 @@ export const startRuntime = async (
   host: HostFsShape,
   info: HostInfoShape,
   settings: Settings,
-  extra?: Layer.Layer<never>,
+  extra?: Layer.Layer<never, unknown>,
   tools?: ReadonlyArray<ToolDefinition>
 ): Promise<WorkspaceRuntime> => {
   const runtime = ManagedRuntime.make(coreLayer(host, info, settings, extra) as Layer.Layer<ToolContext>)

@@ -5,6 +5,7 @@ import type { ToolDefinition } from "../../core/tools/Tool.ts"
 import type { OpenFailure } from "../cli.ts"
 import { openWith } from "../open.ts"
 import { denoHostFs } from "./DenoHostFs.ts"
+import { denoWorkspaceKeyLayer } from "./DenoKey.ts"
 
 /** The capabilities a Deno host advertises (the process, network and browser services are Node-only so far). */
 export const DENO_CAPABILITIES: ReadonlyArray<string> = ["fs"]
@@ -30,6 +31,6 @@ export const openDenoWorkspace = async (
     errorCode: (error) => (error instanceof Error ? error.name : "unknown"),
     start: (real, settings) => {
       const info: HostInfoShape = { root: real, runtime: "deno", platform: Deno.build.os, capabilities: DENO_CAPABILITIES }
-      return startRuntime(denoHostFs, info, settings, undefined, tools)
+      return startRuntime(denoHostFs, info, settings, denoWorkspaceKeyLayer(real), tools)
     }
   })

@@ -8,6 +8,7 @@ import * as JSONSchema from "effect/JSONSchema"
 import * as Schema from "effect/Schema"
 import type { ToolResult } from "../protocol/envelope.ts"
 import type { ToolError } from "../protocol/errors.ts"
+import type { WorkspaceKey } from "../gate/key.ts"
 import type { CurrentSettings } from "../services/CurrentSettings.ts"
 import type { HostFs, HostInfoShape, HostInfo } from "../services/HostFs.ts"
 import type { Processes } from "../services/Processes.ts"
@@ -17,7 +18,7 @@ import type { Settings } from "../settings/settings.ts"
 import type { StateStore } from "../store/StateStore.ts"
 
 /** The services every tool handler may use; adapters provide all of them. */
-export type ToolContext = Workspace | StateStore | CurrentSettings | HostInfo | HostFs | Processes | Search
+export type ToolContext = Workspace | StateStore | CurrentSettings | HostInfo | HostFs | Processes | Search | WorkspaceKey
 
 /** The action schemas of a tool: action name -> the Struct of its fields (without `action`). */
 export type ActionSchemas = Record<string, Schema.Schema<any, any, never>>
