@@ -28,6 +28,7 @@ import {
   SEARCH_DEFAULT_CAP,
   SEARCH_DEFAULT_LIMIT
 } from "./schema.ts"
+import { unsettledTransactions } from "../edit/commit.ts"
 import { isIgnored, walkScope } from "./scope.ts"
 import { semanticSearch } from "./semantic.ts"
 
@@ -664,6 +665,8 @@ const capabilities = Effect.gen(function* () {
   // The registry imports this tool; importing it lazily keeps the module graph acyclic at load time.
   const { makeRegistry } = yield* Effect.promise(() => import("../../registry.ts"))
   const tools = makeRegistry(settings, info).tools.map((tool) => tool.name)
+  // Transactions start-up recovery leaves alone (a planted journal, a live committer): always reported.
+  const unsettled = yield* unsettledTransactions
   const storage = yield* Effect.forEach(STORAGE_MAP, (entry) =>
     Effect.map(store.stat(entry.probe), (stat) => ({ name: entry.name, path: entry.path, description: entry.description, exists: stat !== undefined }))
   )
@@ -671,13 +674,15 @@ const capabilities = Effect.gen(function* () {
     `Permission mode ${modeLabel(settings.permissionMode)}; ${state.activePlan === null ? "no approved plan" : `approved plan ${state.activePlan.id}`}${
       state.pendingPlan === null ? "" : `, plan ${state.pendingPlan.id} pending`
     }; ${plural(state.pendingApprovals, "pending approval")}; ${plural(state.notes.count, "note")}, MEMORY.md ${state.notes.memoryExists ? "present" : "absent"}.${
+      unsettled.length === 0 ? "" : ` ${plural(unsettled.length, "transaction")} left unsettled by recovery: ${unsettled.map((item) => item.transactionId).join(", ")} (see data.unsettledTransactions).`
+    }${
       withTools ? ` Tools: ${tools.join(", ")}.` : ""
     }`
   const result = (entries: unknown, withTools: boolean): ToolResult => ({
     summary: summaryOf(withTools),
     data: withTools
-      ? { ...state, tools, storage: { root: ".agentic/", readable: true, writableByModel: false, entries }, maxToolResultChars: settings.maxToolResultChars }
-      : { ...state, tools, storage: { root: ".agentic/", entries } },
+      ? { ...state, ...(unsettled.length === 0 ? {} : { unsettledTransactions: unsettled }), tools, storage: { root: ".agentic/", readable: true, writableByModel: false, entries }, maxToolResultChars: settings.maxToolResultChars }
+      : { ...state, ...(unsettled.length === 0 ? {} : { unsettledTransactions: unsettled.map((item) => item.transactionId) }), tools, storage: { root: ".agentic/", entries } },
     retention: { importance: "high", facts: withTools ? [...stateFacts(state), `tools: ${tools.join(", ")}`] : stateFacts(state).slice(0, 2) }
   })
   // Smaller renderings of the storage map for small budgets: without descriptions, then name and path only.

@@ -10,6 +10,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import { nodeHostFs } from "../../../adapters/node/NodeHostFs.ts"
+import { nodeWorkspaceKeyLayer } from "../../../adapters/node/NodeKey.ts"
 import { startRuntime } from "../../../core/runtime.ts"
 import { decodeSettings } from "../../../core/settings/settings.ts"
 import { CommitHooks } from "../../../core/tools/edit/commit.ts"
@@ -36,11 +37,13 @@ const main = async () => {
             if (pauseMs > 0) await sleep(pauseMs)
           })
   })
+  const real = fs.realpathSync(root!)
   const runtime = await startRuntime(
     nodeHostFs,
-    { root: fs.realpathSync(root!), runtime: "node", platform: process.platform, capabilities: ["fs"] },
+    { root: real, runtime: "node", platform: process.platform, capabilities: ["fs"] },
     settings,
-    hooks
+    // The workspace's own key, as every Node adapter uses: the journal this child writes verifies in the next process.
+    Layer.merge(hooks, nodeWorkspaceKeyLayer(real))
   )
   const envelope = await runtime.call("workspace_edit", { action: "apply", operations: JSON.parse(operations!) })
   process.stdout.write(JSON.stringify(envelope))
