@@ -10,8 +10,7 @@ import { ECHO_CHARS, MAX_INPUT_CHARS, MAX_INPUT_DEPTH } from "../../core/protoco
 import { connectStdio, type Connected } from "../support/mcp.ts"
 import { openWorkspace, type TempWorkspace } from "../support/workspace.ts"
 import { runCli as runCliInProcess } from "../../adapters/cli.ts"
-import { openNodeWorkspace } from "../../adapters/node/host.ts"
-import { statusRegistry } from "../../core/registry.ts"
+import { openNodeSession } from "../../adapters/node/host.ts"
 
 const nested = (depth: number): unknown => {
   let value: unknown = "leaf"
@@ -88,8 +87,7 @@ describe("input bounds", () => {
     let stdout = ""
     const code = await runCliInProcess(["call", "workspace_notes", `{"action":"write","name":"x","content":${"[".repeat(6000)}${"]".repeat(6000)}}`, "--root", ws.dir], {
       cwd: ws.dir,
-      open: openNodeWorkspace,
-      statusRegistry: (failure) => statusRegistry(failure.reason, failure.repair),
+      open: openNodeSession,
       stdout: (text) => (stdout += text),
       stderr: () => undefined
     })

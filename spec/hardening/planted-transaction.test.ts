@@ -11,8 +11,7 @@ import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
 import { runCli as runCliInProcess } from "../../adapters/cli.ts"
-import { openNodeWorkspace } from "../../adapters/node/host.ts"
-import { statusRegistry } from "../../core/registry.ts"
+import { openNodeSession } from "../../adapters/node/host.ts"
 import { dataOf, edit, Effect, openHooked } from "../edit/helpers.ts"
 import { makeTempDir, openWorkspace } from "../support/workspace.ts"
 
@@ -58,8 +57,7 @@ const cli = async (argv: ReadonlyArray<string>) => {
   let stdout = ""
   const code = await runCliInProcess(argv, {
     cwd: "/",
-    open: openNodeWorkspace,
-    statusRegistry: (failure) => statusRegistry(failure.reason, failure.repair),
+    open: openNodeSession,
     stdout: (text) => (stdout += text),
     stderr: () => undefined
   })
