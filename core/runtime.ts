@@ -22,7 +22,7 @@ import { ALL_TOOLS } from "./tools/index.ts"
 import type { ToolContext, ToolDefinition } from "./tools/Tool.ts"
 
 /** The services a host provides to the core. */
-export type HostServices = HostFs | HostInfo | Processes | Search
+export type HostServices = HostFs | HostInfo | Processes | Search | WorkspaceKey
 
 /** What a host is made of: its filesystem and facts, and the services it has (absent: it has none). */
 export interface HostParts {
@@ -34,6 +34,11 @@ export interface HostParts {
   readonly processes?: ProcessesShape
   /** A faster Search than the host-free one over HostFs (Node: worker threads). */
   readonly search?: Layer.Layer<Search, never, HostFs | HostInfo>
+  /**
+   * The approval key (core/gate/key.ts), loaded from the key file outside the workspace; absent: a key held
+   * in memory, so nothing outside this process can make a record this process trusts.
+   */
+  readonly key?: Layer.Layer<WorkspaceKey, unknown>
 }
 
 /** The capabilities of a host, derived from the services it provides. */
@@ -51,11 +56,11 @@ export const hostInfoOf = (parts: HostParts): HostInfoShape => ({
 })
 
 /** One layer of every service a host provides; a missing one refuses. */
-export const hostLayer = (parts: HostParts): Layer.Layer<HostServices> => {
+export const hostLayer = (parts: HostParts): Layer.Layer<HostServices, unknown> => {
   const base = Layer.merge(Layer.succeed(HostFs, parts.fs), Layer.succeed(HostInfo, hostInfoOf(parts)))
   const processes = parts.processes === undefined ? Processes.layerUnavailable(parts.runtime) : Layer.succeed(Processes, parts.processes)
   const search = (parts.search ?? Search.layerHostFs).pipe(Layer.provide(base))
-  return Layer.mergeAll(base, processes, search)
+  return Layer.mergeAll(base, processes, search, parts.key ?? WorkspaceKey.layerMemory())
 }
 
 /**
@@ -64,7 +69,7 @@ export const hostLayer = (parts: HostParts): Layer.Layer<HostServices> => {
  */
 export const coreLayer = (host: HostFsShape, info: HostInfoShape, settings: Settings, extra?: Layer.Layer<never, unknown>) => {
   const base = Layer.mergeAll(Layer.succeed(HostFs, host), Layer.succeed(HostInfo, info), CurrentSettings.layer(settings))
-  // The in-memory WorkspaceKey unless `extra` provides the host's key file (outside the workspace).
+  // The key is held in memory unless `extra` provides the host's (core/gate/key.ts).
   const services = Layer.mergeAll(Workspace.layer, StateStore.layer, Search.layerHostFs, Processes.layerUnavailable(info.runtime), WorkspaceKey.layerMemory()).pipe(
     Layer.provideMerge(base)
   )
@@ -72,10 +77,9 @@ export const coreLayer = (host: HostFsShape, info: HostInfoShape, settings: Sett
 }
 
 /** The core's services over a host layer. */
-const servicesOver = (host: Layer.Layer<HostServices>, settings: Settings, extra?: Layer.Layer<never, unknown>) => {
+const servicesOver = (host: Layer.Layer<HostServices, unknown>, settings: Settings, extra?: Layer.Layer<never, unknown>) => {
   const base = Layer.merge(host, CurrentSettings.layer(settings))
-  // The in-memory WorkspaceKey unless `extra` provides the host's key file (outside the workspace).
-  const services = Layer.mergeAll(Workspace.layer, StateStore.layer, WorkspaceKey.layerMemory()).pipe(Layer.provideMerge(base))
+  const services = Layer.mergeAll(Workspace.layer, StateStore.layer).pipe(Layer.provideMerge(base))
   return extra === undefined ? services : Layer.merge(services, extra)
 }
 
@@ -94,7 +98,7 @@ export interface WorkspaceRuntime {
  * registers the enabled tools. `tools` replaces the candidate set (default ALL_TOOLS); tests add one.
  */
 export const startHost = async (
-  host: Layer.Layer<HostServices>,
+  host: Layer.Layer<HostServices, unknown>,
   settings: Settings,
   tools: ReadonlyArray<ToolDefinition> = ALL_TOOLS,
   extra?: Layer.Layer<never, unknown>

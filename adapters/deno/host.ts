@@ -7,7 +7,8 @@ import { denoHostFs } from "./DenoHostFs.ts"
 import { denoWorkspaceKeyLayer } from "./DenoKey.ts"
 
 /** Every service the Deno host provides, over the real root `root`: the filesystem and the host-free Search. */
-export const layer = (root: string): Layer.Layer<HostServices> => hostLayer({ root, runtime: "deno", platform: Deno.build.os, fs: denoHostFs })
+export const layer = (root: string): Layer.Layer<HostServices, unknown> =>
+  hostLayer({ root, runtime: "deno", platform: Deno.build.os, fs: denoHostFs, key: denoWorkspaceKeyLayer(root) })
 
 /** The capabilities the Deno host advertises: derived from the services `layer` provides. */
 export const DENO_CAPABILITIES = capabilitiesOf({})
@@ -25,8 +26,7 @@ const opening = (tools?: ReadonlyArray<ToolDefinition>): HostOpening => ({
     return real
   },
   errorCode: (error) => (error instanceof Error ? error.name : "unknown"),
-  // The workspace key file (outside the workspace) authenticates approval records and commit journals.
-  start: (real, settings) => startHost(layer(real), settings, tools, denoWorkspaceKeyLayer(real))
+  start: (real, settings) => startHost(layer(real), settings, tools)
 })
 
 /** Opens the runtime at `root` with raw settings; `tools` replaces the candidate tools. */

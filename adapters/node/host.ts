@@ -12,8 +12,16 @@ import { nodeProcesses } from "./NodeProcesses.ts"
 import { nodeSearchLayer } from "./NodeSearch.ts"
 
 /** Every service the Node host provides, over the real root `root`. */
-export const layer = (root: string): Layer.Layer<HostServices> =>
-  hostLayer({ root, runtime: "node", platform: process.platform, fs: nodeHostFs, processes: nodeProcesses, search: nodeSearchLayer(root) })
+export const layer = (root: string): Layer.Layer<HostServices, unknown> =>
+  hostLayer({
+    root,
+    runtime: "node",
+    platform: process.platform,
+    fs: nodeHostFs,
+    processes: nodeProcesses,
+    search: nodeSearchLayer(root),
+    key: nodeWorkspaceKeyLayer(root)
+  })
 
 /** The capabilities the Node host advertises: derived from the services `layer` provides. */
 export const NODE_CAPABILITIES = capabilitiesOf({ processes: nodeProcesses })
@@ -27,8 +35,7 @@ const opening = (tools?: ReadonlyArray<ToolDefinition>): HostOpening => ({
     return real
   },
   errorCode: (error) => (error as { code?: string }).code ?? "unknown",
-  // The workspace key file (outside the workspace) authenticates approval records and commit journals.
-  start: (real, settings) => startHost(layer(real), settings, tools, nodeWorkspaceKeyLayer(real))
+  start: (real, settings) => startHost(layer(real), settings, tools)
 })
 
 /** Opens the runtime at `root` with raw settings (flags or a plugin config); `tools` replaces the candidate tools. */

@@ -167,7 +167,7 @@ export interface StartupStep {
 }
 
 /** The keys of `data` in the changes listing. */
-export type ChangeKey = "transactions" | "runs" | "jobs" | "taskBoards" | "researchProjects"
+export type ChangeKey = "transactions" | "runs" | "jobs" | "taskBoards" | "researchProjects" | "vcs"
 
 /** One contributor to the changes listing: its entries, newest first, in the reference's shape. */
 export interface ChangeSource {

@@ -107,6 +107,7 @@ describe("agentic-workspace tools", () => {
       "workspace_plan",
       "workspace_notes",
       "workspace_command",
+      "workspace_vcs",
       "workspace_tasks"
     ])
     for (const tool of listed) expect(Object.keys(tool).sort()).toEqual(["description", "inputSchema", "name"])
@@ -116,6 +117,7 @@ describe("agentic-workspace tools", () => {
       "workspace_edit",
       "workspace_notes",
       "workspace_command",
+      "workspace_vcs",
       "workspace_tasks"
     ])
     expect(badKey.code).not.toBe(0)
@@ -136,7 +138,8 @@ describe("--set", () => {
       searchTimeoutMs: "5000",
       maxFileBytes: "1048576",
       maxJobLogBytes: "1048576",
-      executableAllowlist: "git,node"
+      executableAllowlist: "git,node",
+      commandSandbox: "required"
     }
     for (const key of SETTING_KEYS) {
       const run = await runCli(["tools", "--root", dir, "--set", `${key}=${values[key] ?? "false"}`])
