@@ -19,6 +19,7 @@ export const ErrorCode = Schema.Literal(
   "BINARY_FILE",
   "TIMEOUT",
   "STORE_FULL",
+  "FILE_TOO_LARGE",
   "IO_ERROR",
   "RUNTIME_UNAVAILABLE",
   "INTERNAL_ERROR",

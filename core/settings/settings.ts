@@ -31,6 +31,18 @@ export const Settings = Schema.Struct({
   maxCommandDurationSeconds: Schema.optionalWith(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1), Schema.lessThanOrEqualTo(86_400)), {
     default: () => 600
   }),
+  /** The deadline of one workspace_inspect search, in milliseconds; a search past it answers complete: false. */
+  searchTimeoutMs: Schema.optionalWith(Schema.Int.pipe(Schema.greaterThanOrEqualTo(100), Schema.lessThanOrEqualTo(600_000)), {
+    default: () => 10_000
+  }),
+  /** The largest file workspace_edit loads (preview, apply, commit); larger files fail FILE_TOO_LARGE. */
+  maxFileBytes: Schema.optionalWith(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1024), Schema.lessThanOrEqualTo(4 * 1024 ** 3)), {
+    default: () => 256 * 1024 * 1024
+  }),
+  /** The most bytes a job's stdout and stderr logs may hold together; past it the output is truncated with a marker. */
+  maxJobLogBytes: Schema.optionalWith(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1024), Schema.lessThanOrEqualTo(1024 ** 4)), {
+    default: () => 1024 ** 3
+  }),
   /** Executables a command may run (bare names); "*" allows any. */
   executableAllowlist: Schema.optionalWith(Schema.Array(Schema.String), { default: () => DEFAULT_EXECUTABLES }),
   enableProcessExecution: Bool(true),
@@ -94,6 +106,9 @@ const EXPECTED: Record<string, string> = {
   duckduckgoUrl: "must be a URL string",
   wikipediaUrl: "must be a URL string",
   searxngUrl: 'must be a URL string ("" leaves searxng off)',
+  searchTimeoutMs: "must be an integer from 100 to 600000 (milliseconds)",
+  maxFileBytes: "must be an integer from 1024 to 4294967296 (bytes)",
+  maxJobLogBytes: "must be an integer from 1024 to 1099511627776 (bytes)",
   commandSandbox: 'must be "auto", "required" or "off"'
 }
 

@@ -41,6 +41,18 @@ export const FIELDS: { readonly [K in keyof Settings]: Field } = {
     type: "numeric",
     params: { displayName: "Maximum command duration (seconds)", int: true, min: 1, max: 86_400, step: 1 }
   },
+  searchTimeoutMs: {
+    type: "numeric",
+    params: { displayName: "Search deadline (ms)", subtitle: "A search past it answers complete: false.", int: true, min: 100, max: 600_000, step: 100 }
+  },
+  maxFileBytes: {
+    type: "numeric",
+    params: { displayName: "Largest file an edit loads (bytes)", int: true, min: 1024, max: 4 * 1024 ** 3, step: 1024 }
+  },
+  maxJobLogBytes: {
+    type: "numeric",
+    params: { displayName: "Job log cap (bytes)", subtitle: "Past it a job's output is truncated with a marker.", int: true, min: 1024, max: 1024 ** 4, step: 1024 }
+  },
   executableAllowlist: {
     type: "stringArray",
     params: { displayName: "Executable allowlist", subtitle: `Bare names; "*" allows any. Default: ${DEFAULT_EXECUTABLES.slice(0, 8).join(", ")}, …` }
