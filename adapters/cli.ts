@@ -5,7 +5,7 @@
 import { type Prompt, promptLines } from "../core/gate/prompt.ts"
 import { failure } from "../core/protocol/envelope.ts"
 import { toolError } from "../core/protocol/errors.ts"
-import { formatCommand } from "../core/gate/preprocess.ts"
+import { blockLine, formatCommand } from "../core/gate/preprocess.ts"
 import { age, clipBytes, type ApprovalRecord } from "../core/gate/records.ts"
 import type { WorkspaceRuntime } from "../core/runtime.ts"
 import { modeLabel, parseSettingValue } from "../core/settings/settings.ts"
@@ -101,16 +101,17 @@ Usage: agentic-workspace <verb> [arguments] [--root DIR] [--set key=value]...
 
   mcp [--http PORT]        serve the tools over MCP (stdio, or Streamable HTTP on 127.0.0.1)
   call TOOL 'JSON'|-|@FILE run one tool call (arguments as JSON, from stdin, or from a file); prints one envelope
+                           (exit 0 ok, 1 not ok, 2 bad --set)
   tools                    list the registered tools as JSON
   approvals [--json]       pending and decided records, newest first; approvals show ID prints one in full
   accept [ID] [NOTE...]    approve a pending record (without ID: the newest pending one)
   deny [ID] [REASON...]    deny a pending record (without ID: the newest pending one)
   host                     the runtime and host this command runs on, as JSON
   help                     this text; every verb takes --help (-h)
+  --version                the package version
 
 --root defaults to the current directory. --set takes any setting by key (e.g. --set permissionMode=0,
 --set executableAllowlist=git,node); values are read as JSON when they parse, else as strings.
---version prints the version.
 `
 
 /** Each verb's own help, printed by `VERB --help` without doing anything else. */
@@ -177,7 +178,7 @@ const withWorkspace = async (
 }
 
 const describe = (record: ApprovalRecord, now: number) =>
-  `${record.id} [${record.kind}] ${clipBytes(record.title, 60)} (${record.status === "pending" ? "staged" : record.status} ${age(record.decidedAt ?? record.createdAt, now)})`
+  `${record.id} [${record.kind}] ${blockLine(record.title, 60)} (${record.status === "pending" ? "staged" : record.status} ${age(record.decidedAt ?? record.createdAt, now)})`
 
 /** What the user is deciding, on one line, from the record's typed prompt: files, argv, URL. */
 const promptSubject = (prompt: Prompt): string => {
@@ -294,7 +295,8 @@ const verbs: Record<string, (line: ParsedLine, host: CliHost) => Promise<number>
       async (opened, session) => {
         const envelope = opened.kind === "settings" ? failure(`${tool}.call`, toolError("INVALID_INPUT", `${opened.reason}. ${opened.repair}`)) : await session.call(tool, args)
         host.stdout(json(envelope))
-        return 1
+        // A refused --set is a usage error of the command line (exit 2, as every verb), not a tool's answer.
+        return opened.kind === "settings" ? 2 : 1
       }
     )
   },
@@ -368,7 +370,7 @@ export const runCli = async (argv: ReadonlyArray<string>, host: CliHost): Promis
     host.stderr(`agentic-workspace: ${line.errors.join("; ")}\n\n${USAGE}`)
     return 2
   }
-  if (line.flags["version"] === true && line.verb === undefined) {
+  if (line.verb === undefined && line.flags["version"] === true) {
     host.stdout(`${VERSION}\n`)
     return 0
   }

@@ -7,7 +7,9 @@
  * can show a form, a staged call (Manual mode) and a proposed plan are put to the user through
  * `elicitation/create` at once; every reply that needs the user names the ways to decide in this host
  * (adapters/mcp/decide.ts). The model's own input can never approve anything. With no fixed root, the
- * workspace is the client's first MCP root.
+ * workspace is the client's first MCP root. `createMcpServer` builds our own server; `installToolHandlers`
+ * puts the same handlers on an embedder's server (adapters/embed/mcp.ts). A call whose client sent a
+ * progress token forwards the tool's progress as `notifications/progress`.
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import {
@@ -22,12 +24,14 @@ import {
   SetLevelRequestSchema,
   type Tool
 } from "@modelcontextprotocol/sdk/types.js"
+import type { JsonSchemaType, JsonSchemaValidator, jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js"
 import { approvalBlock } from "../../core/gate/preprocess.ts"
 import { type Prompt, promptLines } from "../../core/gate/prompt.ts"
 import type { ResumeCall } from "../../core/gate/records.ts"
 import { ENVELOPE_JSON_SCHEMA, type Envelope } from "../../core/protocol/envelope.ts"
 import type { ToolListing } from "../../core/registry.ts"
 import type { Session } from "../open.ts"
+import { startProgress } from "../progress.ts"
 import { VERSION } from "../version.ts"
 import { type DecisionChannels, forThisHost, terminalCommand, waysToDecide } from "./decide.ts"
 
@@ -298,12 +302,45 @@ export const instructionsFor = (root: string | undefined): string => {
   ].join(" ")
 }
 
+/**
+ * The SDK validates elicitation answers (in `elicitInput`, which this server does not use: askUser reads
+ * the one optional note itself) with Ajv by default, and building Ajv costs start-up. This checks the
+ * flat form schemas elicitation allows: an object whose listed properties have the listed primitive type.
+ */
+export const formSchemaValidator: jsonSchemaValidator = {
+  getValidator: <T>(schema: JsonSchemaType): JsonSchemaValidator<T> => (input: unknown) => {
+    const properties = (schema as { properties?: Record<string, { type?: string }> }).properties ?? {}
+    const required = ((schema as { required?: ReadonlyArray<string> }).required ?? []) as ReadonlyArray<string>
+    if (input === null || typeof input !== "object" || Array.isArray(input)) return { valid: false, data: undefined, errorMessage: "the answer is not an object" }
+    const record = input as Record<string, unknown>
+    for (const key of required) if (record[key] === undefined) return { valid: false, data: undefined, errorMessage: `"${key}" is required` }
+    for (const [key, property] of Object.entries(properties)) {
+      const value = record[key]
+      if (value === undefined || property.type === undefined) continue
+      const type = property.type === "integer" ? "number" : property.type
+      if (typeof value !== type) return { valid: false, data: undefined, errorMessage: `"${key}" must be a ${property.type}` }
+    }
+    return { valid: true, data: input as T, errorMessage: undefined }
+  }
+}
+
 /** Builds one MCP server (one per session) over the workspace (fixed, or the client's first root). */
 export const createMcpServer = (source: WorkspaceSource, inflight: Inflight = new Inflight(), options: McpServerOptions = {}): Server => {
   const server = new Server(SERVER_INFO, {
     capabilities: { tools: { listChanged: false }, logging: {} },
-    instructions: instructionsFor(typeof source === "function" ? undefined : source.root)
+    instructions: instructionsFor(typeof source === "function" ? undefined : source.root),
+    jsonSchemaValidator: formSchemaValidator
   })
+  installToolHandlers(server, source, inflight, options)
+  return server
+}
+
+/**
+ * Installs tools/list, tools/call and logging/setLevel on a server (ours, or an embedder's, e.g. an
+ * McpServer's `.server` that registered no tools of its own); the server must not be connected yet.
+ */
+export const installToolHandlers = (server: Server, source: WorkspaceSource, inflight: Inflight = new Inflight(), options: McpServerOptions = {}): void => {
+  server.registerCapabilities({ tools: { listChanged: false }, logging: {} })
 
   type Extra = Parameters<Parameters<typeof server.setRequestHandler<typeof CallToolRequestSchema>>[1]>[1]
   let resolved: Promise<McpWorkspace> | undefined
@@ -338,7 +375,18 @@ export const createMcpServer = (source: WorkspaceSource, inflight: Inflight = ne
     const workspace = await workspaceFor(extra)
     const session = workspace.session
     const budget = session.settings?.maxToolResultChars ?? 20_000
-    const raw = await session.call(name, args)
+    // The client asked for progress: forward the tool's reports, with a heartbeat while it reports nothing.
+    const token = request.params._meta?.progressToken
+    const progress =
+      token === undefined
+        ? undefined
+        : startProgress(name, (params) => extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, ...params } }))
+    let raw: Envelope
+    try {
+      raw = await session.call(name, args, progress === undefined ? undefined : { onProgress: progress.onProgress })
+    } finally {
+      progress?.stop()
+    }
     // Related to this request, so over HTTP it travels on the call's own stream.
     const level: LoggingLevel = raw.ok ? "info" : "warning"
     if (wanted(level)) {
@@ -367,7 +415,6 @@ export const createMcpServer = (source: WorkspaceSource, inflight: Inflight = ne
     }
     return callResult(forThisHost(raw, channels), undefined, budget)
   }))
-  return server
 }
 
 /** The id of a plan a propose envelope left pending. */

@@ -2,9 +2,7 @@
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { runCli } from "../cli.ts"
-import { mcpVerb } from "../mcp/verb.ts"
 import { NODE_CAPABILITIES, openNodeSession } from "./host.ts"
-import { nodeMcpHost } from "./mcpHost.ts"
 
 /** All of standard input as text (`call TOOL -`). */
 const readStdin = async (): Promise<string> => {
@@ -29,7 +27,13 @@ const code = await runCli(process.argv.slice(2), {
     }
   },
   verbs: {
-    mcp: mcpVerb(nodeMcpHost),
+    // Loaded only for `mcp`: a `call` never parses the MCP SDK (issue 18, start-up).
+    // The workspace opens while the MCP modules load.
+    mcp: async (line, host) => {
+      const opening = host.open(line.root, line.settings)
+      const [{ mcpVerb }, { nodeMcpHost }] = await Promise.all([import("../mcp/verb.ts"), import("./mcpHost.ts")])
+      return mcpVerb(nodeMcpHost)(line, { ...host, open: () => opening })
+    },
     host: async (_line, host) => {
       host.stdout(`${JSON.stringify({ runtime: "node", version: process.versions.node, platform: process.platform, capabilities: NODE_CAPABILITIES })}\n`)
       return 0

@@ -4,6 +4,7 @@ import { editTool } from "./edit/edit.ts"
 import { inspectTool } from "./inspect/inspect.ts"
 import { notesTool } from "./notes/notes.ts"
 import { planTool } from "./plan/plan.ts"
+import { researchTool } from "./research/tool.ts"
 import { tasksTool } from "./tasks/tasks.ts"
 import type { ToolDefinition } from "./Tool.ts"
 import { vcsTool } from "./vcs/tool.ts"
@@ -15,5 +16,6 @@ export const ALL_TOOLS: ReadonlyArray<ToolDefinition> = [
   notesTool,
   commandTool,
   vcsTool,
-  tasksTool
+  tasksTool,
+  researchTool
 ] as unknown as ReadonlyArray<ToolDefinition>

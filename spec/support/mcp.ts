@@ -5,7 +5,7 @@
 import { type ChildProcess, spawn } from "node:child_process"
 import * as path from "node:path"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { ElicitRequestSchema, type ElicitResult, ListRootsRequestSchema } from "@modelcontextprotocol/sdk/types.js"
 import { STATUS_TOOL } from "../../core/registry.ts"
@@ -79,7 +79,9 @@ export const connectStdio = async (
     command: process.execPath,
     args: tsxNode(TEST_ENTRY, ["mcp", ...rootArgs, ...settings.flatMap((setting) => ["--set", setting])]),
     cwd: options.cwd ?? REPO,
-    stderr: "pipe"
+    stderr: "pipe",
+    // The SDK passes only a few variables on by default: the server must see the tests' XDG_STATE_HOME (its key).
+    env: { ...getDefaultEnvironment(), ...(process.env.XDG_STATE_HOME === undefined ? {} : { XDG_STATE_HOME: process.env.XDG_STATE_HOME }) }
   })
   let err = ""
   transport.stderr?.on("data", (chunk: Buffer) => (err += chunk.toString()))
