@@ -121,10 +121,14 @@ describe("the LM Studio plugin bundled as LM Studio bundles it (issue 17, Delive
         .map((entry) => (entry.path.startsWith("@") ? entry.path.split("/").slice(0, 2).join("/") : entry.path.split("/")[0]!))
     )
     const pluginPackage = JSON.parse(await fs.readFile(path.join(plugin, "package.json"), "utf8")) as { dependencies: Record<string, string> }
-    const rootPackage = JSON.parse(await fs.readFile(path.join(REPO, "package.json"), "utf8")) as { dependencies: Record<string, string> }
+    const rootPackage = JSON.parse(await fs.readFile(path.join(REPO, "package.json"), "utf8")) as {
+      dependencies: Record<string, string>
+      devDependencies: Record<string, string>
+    }
     for (const name of imported) {
       expect(pluginPackage.dependencies[name], `${name} is imported by the bundle`).toBeDefined()
-      expect(pluginPackage.dependencies[name], name).toBe(rootPackage.dependencies[name])
+      // The npm package leaves the plugin's own packages (@lmstudio/sdk, zod) to devDependencies.
+      expect(pluginPackage.dependencies[name], name).toBe(rootPackage.dependencies[name] ?? rootPackage.devDependencies[name])
     }
 
     // 3. The built plugin alone: manifest, package.json, .lmstudio/, and node_modules with only the declared packages.
