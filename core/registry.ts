@@ -59,19 +59,72 @@ export const STATUS_HINTS: ToolHints = {
   why: "the diagnostic tool of a workspace that could not open"
 }
 
-const formatIssues = (error: ParseResult.ParseError): { message: string; fields: Array<string> } => {
+/** The JSON type of a value, as a model would name it. */
+const jsonType = (value: unknown): string =>
+  value === null ? "null" : Array.isArray(value) ? "an array" : typeof value === "object" ? "an object" : typeof value === "string" ? "a string" : `a ${typeof value}`
+
+const valueAt = (input: unknown, path: ReadonlyArray<PropertyKey>): unknown =>
+  path.reduce<unknown>((at, key) => (at !== null && typeof at === "object" ? (at as Record<PropertyKey, unknown>)[key] : undefined), input)
+
+/**
+ * A type mismatch named for a model: an array field sent as a string (JSON text) or a single object
+ * says to pass a JSON array; any other mismatch whose generated message is long type syntax says
+ * what type the field takes instead of listing the schema.
+ */
+const typeRepair = (tool: ToolDefinition, field: string, actual: unknown, generated: string): string | undefined => {
+  const listed = (toolInputSchema(tool).properties[field] ?? {}) as { type?: string; items?: { type?: string } }
+  if (listed.type === "array" && !Array.isArray(actual)) {
+    const of = listed.items?.type === "object" ? "a JSON array of objects" : "a JSON array"
+    const how =
+      typeof actual === "string"
+        ? "the array itself, not a string holding JSON"
+        : actual !== null && typeof actual === "object"
+          ? "even for one item: wrap the object in [ ]"
+          : `not ${jsonType(actual)}`
+    return `must be ${of}, got ${jsonType(actual)}: pass ${field} as ${of} (${how})`
+  }
+  if (generated.length <= 160) return undefined
+  const wanted = listed.type === undefined ? "the type the tool lists" : listed.type === "object" ? "a JSON object" : `${listed.type === "integer" ? "an" : "a"} ${listed.type}`
+  return `must be ${wanted}, got ${jsonType(actual)}`
+}
+
+const formatIssues = (tool: ToolDefinition, input: unknown, error: ParseResult.ParseError): { message: string; fields: Array<string> } => {
   const issues = ParseResult.ArrayFormatter.formatErrorSync(error)
   const fields = issues.slice(0, MAX_ISSUES).map((issue) => echo(issue.path.map(String).join("."), 100))
   const message = issues
     .slice(0, MAX_ISSUES)
     .map((issue) => {
       const field = echo(issue.path.map(String).join("."), 100)
+      const top = issue.path.length > 0 ? String(issue.path[0]) : undefined
+      const repaired =
+        issue._tag === "Type" && top !== undefined ? typeRepair(tool, issue.path.length === 1 ? top : "", valueAt(input, issue.path), issue.message) : undefined
       // The issue's text repeats the value it got ("actual …"): clipped, like every echoed value.
-      const text = issue._tag === "Unexpected" ? "is not a field of this action; remove it" : echo(issue.message)
+      const text = issue._tag === "Unexpected" ? "is not a field of this action; remove it" : echo(repaired ?? issue.message)
       return field === "" ? text : `field "${field}" ${text.startsWith("is ") || text.startsWith("must ") ? text : `: ${text}`}`
     })
     .join("; ")
   return { message: issues.length > MAX_ISSUES ? `${message}; and ${issues.length - MAX_ISSUES} more problem(s)` : message, fields }
+}
+
+/** snake_case of a camelCase name ("transactionId" -> "transaction_id"). */
+const snakeCase = (name: string): string => name.replace(/([a-z0-9])([A-Z])/g, "$1_$2").replace(/-/g, "_").toLowerCase()
+
+/**
+ * Why a field does not belong to this action, and the repair: the snake_case field it resembles
+ * ("did you mean transaction_id?"), the actions it belongs to, or the fields this action takes.
+ */
+const misplacedField = (tool: ToolDefinition, action: string, field: string): string => {
+  const fieldsOf = (name: string) => Object.keys((tool.actions[name] as { fields?: Record<string, unknown> }).fields ?? {})
+  const own = fieldsOf(action)
+  const owners = (name: string) => Object.keys(tool.actions).filter((other) => fieldsOf(other).includes(name))
+  const snake = snakeCase(field)
+  // The name it got is echoed clipped, like every echoed value.
+  const named = echo(field, 100)
+  if (snake !== field && own.includes(snake)) return `field "${named}" is not a field of ${action}: did you mean ${snake}? (inputs are snake_case)`
+  if (snake !== field && owners(snake).length > 0) return `field "${named}" is not a field of ${action}: did you mean ${snake}? (inputs are snake_case; ${snake} belongs to ${owners(snake).join(", ")})`
+  const elsewhere = owners(field)
+  if (elsewhere.length > 0) return `field "${named}" belongs to ${elsewhere.join(", ")}, not ${action}; remove it or use that action`
+  return `field "${named}" is not a field of ${action}${own.length === 0 ? " (it takes no fields)" : ` (its fields: ${own.join(", ")})`}; remove it`
 }
 
 /** Decodes a call's arguments for a tool into `{action, ...fields}` or an INVALID_INPUT naming the field. */
@@ -108,7 +161,7 @@ export const decodeInput = (tool: ToolDefinition, args: unknown): Either.Either<
         "INVALID_INPUT",
         `Invalid ${tool.name} ${action}: ${extra
           .slice(0, MAX_ISSUES)
-          .map((field) => `field "${echo(field, 100)}" is not a field of this action; remove it`)
+          .map((field) => misplacedField(tool, action, field))
           .join("; ")}${extra.length > MAX_ISSUES ? `; and ${extra.length - MAX_ISSUES} more unknown field(s)` : ""}.`,
         { fields: extra.slice(0, MAX_ISSUES).map((field) => echo(field, 100)) }
       )
@@ -117,7 +170,7 @@ export const decodeInput = (tool: ToolDefinition, args: unknown): Either.Either<
   const decoded = Schema.decodeUnknownEither(schema, { onExcessProperty: "error", errors: "all" })(fields)
   return Either.match(decoded, {
     onLeft: (error) => {
-      const { message, fields: named } = formatIssues(error)
+      const { message, fields: named } = formatIssues(tool, fields, error)
       return Either.left(toolError("INVALID_INPUT", `Invalid ${tool.name} ${action}: ${message}.`, { fields: named }))
     },
     onRight: (value) => Either.right({ action, ...(value as Record<string, unknown>) })

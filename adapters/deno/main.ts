@@ -14,6 +14,8 @@ const code = await runCli(Deno.args, {
   open: openDenoSession,
   stdout: write(Deno.stdout),
   stderr: write(Deno.stderr),
+  readStdin: () => new Response(Deno.stdin.readable).text(),
+  readFile: (file) => Deno.readTextFile(file.startsWith("/") ? file : `${Deno.cwd()}/${file}`),
   verbs: {
     // Loaded only for `mcp`: a `call` never parses the MCP SDK (issue 18, start-up).
     mcp: async (line, host) => {

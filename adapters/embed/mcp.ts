@@ -4,7 +4,7 @@
  * - `attachToMcpServer(session, mcpServer)`: our tools/list and tools/call on your `McpServer` (which then
  *   registers no tools of its own; its prompts and resources stay), before you connect it;
  * - `createMcpServer(session)`: the bare SDK `Server`, to connect yourself.
- * Elicitation of staged calls in Manual mode, per-call log lines and progress notifications behave as in
+ * Elicitation of staged calls (Manual mode) and proposed plans, per-call log lines and progress notifications behave as in
  * `agentic-workspace mcp`.
  */
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
@@ -20,7 +20,7 @@ const workspaceOf = (session: Session): McpWorkspace => {
   if (inner === undefined) {
     throw new OpenWorkspaceError("INVALID_INPUT", "that is not a Session from openWorkspace", "Pass the Session openWorkspace resolved to.")
   }
-  return inner
+  return { session: inner, root: session.root }
 }
 
 /** The SDK Server over a Session, not yet connected. */

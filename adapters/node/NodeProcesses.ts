@@ -6,7 +6,6 @@ import { spawn, spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as fsp from "node:fs/promises"
 import * as path from "node:path"
-import { fileURLToPath } from "node:url"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { HostError } from "../../core/services/HostFs.ts"
@@ -19,9 +18,14 @@ import { hasProc, procStat, processIdentity, readBootId, signalZero } from "./id
 
 export { processIdentity } from "./identity.ts"
 import { sandboxSupport, wrapperFor } from "./sandbox.ts"
+import { SUPERVISOR_SOURCE } from "./scripts.generated.ts"
 
-/** The supervisor script, beside this file. */
-export const SUPERVISOR = fileURLToPath(new URL("./supervisor.mjs", import.meta.url))
+/**
+ * The node arguments that run the supervisor (supervisor.mjs, carried inline by scripts.generated.ts
+ * so a bundle of this host needs no file beside it) on a job folder: its process.argv[2] is the folder
+ * (and argv[3], when given, the sandbox wrapper).
+ */
+export const supervisorArgs = (jobDir: string): Array<string> => ["--input-type=module", "--eval", SUPERVISOR_SOURCE, "agentic-workspace-supervisor", jobDir]
 
 /** Whether any process of the group is still running; zombies count as ended. */
 export const groupAlive = (pgid: number): boolean => {
@@ -71,7 +75,7 @@ const wrapperArg = async (jobDir: string): Promise<ReadonlyArray<string>> => {
 
 const launch = async (jobDir: string): Promise<Launched> => {
   const wrapper = await wrapperArg(jobDir)
-  const supervisor = spawn(process.execPath, [SUPERVISOR, jobDir, ...wrapper], {
+  const supervisor = spawn(process.execPath, [...supervisorArgs(jobDir), ...wrapper], {
     detached: true,
     stdio: "ignore",
     shell: false,

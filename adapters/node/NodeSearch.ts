@@ -15,8 +15,13 @@ import type { DirEntry } from "../../core/services/HostFs.ts"
 import { join } from "../../core/services/paths.ts"
 import { type GrepMatch, type GrepOptions, type GrepResult, Search, type SearchShape, searchHostError, walkTree } from "../../core/services/Search.ts"
 import { byPath, GlobSet } from "../../core/services/searchCore.ts"
+import { SEARCH_WORKER_SOURCE } from "./scripts.generated.ts"
 
-const WORKER_URL = new URL("./searchWorker.js", import.meta.url)
+/**
+ * The search worker (searchWorker.js, carried inline by scripts.generated.ts) as a data: URL: a
+ * bundle of this host (dist/, the LM Studio plugin) starts it without any file beside the bundle.
+ */
+const WORKER_URL = new URL(`data:text/javascript,${encodeURIComponent(SEARCH_WORKER_SOURCE)}`)
 /** Files per worker message: big enough to amortise the message, small enough to stop soon after the cap. */
 const BATCH = 256
 
@@ -35,12 +40,21 @@ interface BatchReply {
 /** A small pool of search workers, created lazily, unref'd while idle. */
 class WorkerPool {
   private workers: Array<Worker> = []
-  constructor(private readonly size: number) {}
+  constructor(
+    private readonly size: number,
+    private readonly url: URL
+  ) {}
 
   private ensure(): Array<Worker> {
     if (this.workers.length === 0) {
       for (let index = 0; index < this.size; index++) {
-        const worker = new Worker(WORKER_URL)
+        const worker = new Worker(this.url)
+        // A worker that fails while idle (or cannot start) must never be an uncaught error that ends the
+        // host: it leaves the pool, and the next search starts fresh workers; a failure during a search
+        // rejects that search (an envelope), below.
+        worker.on("error", () => {
+          this.workers = this.workers.filter((candidate) => candidate !== worker)
+        })
         worker.unref()
         this.workers.push(worker)
       }
@@ -142,8 +156,13 @@ class WorkerPool {
 }
 
 /** The Node search over the workspace at `root`, with its worker pool; `close` stops the workers. */
-export const makeNodeSearch = (root: string, poolSize = Math.max(1, Math.min(4, os.availableParallelism()))): SearchShape & { close: () => Promise<void> } => {
-  const pool = new WorkerPool(poolSize)
+export const makeNodeSearch = (
+  root: string,
+  poolSize = Math.max(1, Math.min(4, os.availableParallelism())),
+  /** The worker's code (tests pass a failing one). */
+  workerUrl: URL = WORKER_URL
+): SearchShape & { close: () => Promise<void> } => {
+  const pool = new WorkerPool(poolSize, workerUrl)
   const readDir = (rel: string) =>
     Effect.sync((): ReadonlyArray<DirEntry> | undefined => {
       try {

@@ -1,12 +1,31 @@
 /** The Node entry of the `agentic-workspace` bin. */
+import * as fs from "node:fs/promises"
+import * as path from "node:path"
 import { runCli } from "../cli.ts"
 import { NODE_CAPABILITIES, openNodeSession } from "./host.ts"
+
+/** All of standard input as text (`call TOOL -`). */
+const readStdin = async (): Promise<string> => {
+  const chunks: Array<Buffer> = []
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer)
+  return Buffer.concat(chunks).toString("utf8")
+}
 
 const code = await runCli(process.argv.slice(2), {
   cwd: process.cwd(),
   open: openNodeSession,
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),
+  readStdin: () => readStdin(),
+  readFile: (file) => fs.readFile(path.resolve(process.cwd(), file), "utf8"),
+  isRunning: (pid) => {
+    try {
+      process.kill(pid, 0)
+      return true
+    } catch (error) {
+      return (error as { code?: string }).code === "EPERM"
+    }
+  },
   verbs: {
     // Loaded only for `mcp`: a `call` never parses the MCP SDK (issue 18, start-up).
     // The workspace opens while the MCP modules load.

@@ -7,6 +7,7 @@ import type { McpHost } from "../mcp/verb.ts"
 /** Node's McpHost. */
 export const nodeMcpHost: McpHost = {
   stdio: processStdio,
+  pid: process.pid,
   // @hono/node-server is loaded only for --http.
   listen: async (port, fetch) => {
     const { serve } = await import("@hono/node-server")

@@ -163,7 +163,8 @@ describe("agentic-workspace approvals, accept, deny", () => {
       const listed = await runCli(["approvals", "--root", root])
       expect(listed.code).toBe(0)
       expect(listed.stdout).toContain("Permission mode: Plan (1).")
-      expect(listed.stdout).toContain(`1. ${first.planId} [plan] First (staged`)
+      // Issue 17 gave each pending record a second line (what it touches, destructive flag, age).
+      expect(listed.stdout).toMatch(new RegExp(`1\\. ${first.planId} \\[plan\\] First\\n +destructive: no; staged just now`))
       const accepted = await runBin(["accept", first.planId, "ship", "it", "--root", root])
       expect(accepted.code).toBe(0)
       expect(accepted.stdout).toMatch(
@@ -193,6 +194,7 @@ describe("command line parsing", () => {
       verb: "accept",
       positional: ["plan_1", "note", "words"],
       root: "/cwd/ws",
+      rootGiven: true,
       settings: { permissionMode: 0 },
       flags: {},
       errors: []
@@ -202,7 +204,7 @@ describe("command line parsing", () => {
       root: "/abs",
       settings: { executableAllowlist: ["git", "node"] }
     })
-    expect(parseLine(["call", "t", "{}"], "/cwd").root).toBe("/cwd")
+    expect(parseLine(["call", "t", "{}"], "/cwd")).toMatchObject({ root: "/cwd", rootGiven: false })
     expect(parseLine(["tools", "--set", "permissionMode"], "/cwd").errors).toEqual(['--set takes key=value, got "permissionMode"'])
     expect(parseLine(["tools", "--root"], "/cwd").errors).toEqual(["--root needs a value"])
   })

@@ -510,11 +510,9 @@ export const editTool = defineTool({
   name: TOOL,
   short: "edit",
   description: [
-    "Change files as one all-or-nothing transaction. Actions: preview (plan + unified diff, writes nothing), apply (preview + commit; needs the user's permission),",
-    "commit (a previewed transaction_id), rollback, show, list. Operations: create, rewrite, replace (exact search, expected_matches), splice (start_line, delete_count),",
-    "copy, move, delete, mkdir. Each touched file's SHA-256 is recorded at preview; commit refuses with EDIT_CONFLICT if any changed since. Line endings, BOM and",
-    'file modes are kept; binary files can be copied, moved or deleted but not edited. Never paste the "12 | " gutter of a read into content or search.',
-    "Deletes, moves, rewrites of existing files and overwrites are destructive and need Allow destructive commits."
+    "All-or-nothing file transactions: preview (the diff only), apply (preview + commit, per the permission mode),",
+    "commit (a previewed transaction_id), rollback, show, list.",
+    'Never paste a read\'s "12 | " gutter into content or search. Deletes, moves, rewrites and overwrites need allowDestructiveEdits.'
   ].join(" "),
   actions: editActions,
   enabled: () => true,

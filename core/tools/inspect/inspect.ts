@@ -722,7 +722,7 @@ export const inspectTool = defineTool({
   name: "workspace_inspect",
   short: "inspect",
   description:
-    "Read-only view of the workspace, never gated. Actions: capabilities (mode, plans, approvals, notes, tools, the .agentic/ storage map), overview (tree plus plan/approval/memory summary), list, read (line-numbered `N | text`, SHA-256 hashed, paged by lines), search (literal or regex, gitignore-aware, paged), semantic_search (lexical BM25 ranking of chunks), find (glob), stat, changes (recovery listing after compaction). Paging: pass data.nextOffset as offset and data.snapshot exactly as snapshot until nextOffset is null; a stale snapshot means read again from offset 0. .agentic/ is readable here, never writable. Large results are cut to fit and stored as artifacts.",
+    "Read the workspace (never gated): capabilities, overview, list, read (lines as `N | text`), search (literal or regex), semantic_search (ranked chunks), find (glob), stat, changes (recovery after compaction). Paging: pass data.nextOffset and data.snapshot back until nextOffset is null.",
   actions: inspectActions,
   enabled: () => true,
   hints: { readOnlyHint: true, destructiveHint: false, openWorldHint: false, idempotentHint: true, why: "reads only; never gated" },
