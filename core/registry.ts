@@ -148,10 +148,13 @@ export const makeRegistry = (
       const tool = byName.get(name)
       if (tool === undefined) {
         const known = candidates.find((candidate) => candidate.name === name)
+        const missing = known?.unavailable?.(settings, host)
         return Effect.succeed(
           failure(`${name}.call`, known === undefined
             ? toolError("INVALID_INPUT", `Unknown tool "${name}". Registered tools: ${tools.map((t) => t.name).join(", ")}.`, { tool: name })
-            : toolError("TOOL_DISABLED", `${name} is not registered under the current settings (the user controls which tools are enabled).`, { tool: name }))
+            : missing !== undefined
+              ? toolError("TOOL_DISABLED", `${name} is not registered on the ${host.runtime} host: ${missing}.`, { tool: name, host: host.runtime })
+              : toolError("TOOL_DISABLED", `${name} is not registered under the current settings (the user controls which tools are enabled).`, { tool: name }))
         )
       }
       // suspend: a handler that throws while building its effect is a defect too, never a throw past the registry.

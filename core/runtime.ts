@@ -5,6 +5,7 @@ import * as ManagedRuntime from "effect/ManagedRuntime"
 import { STARTUP_STEPS } from "./lifecycle.ts"
 import type { Envelope } from "./protocol/envelope.ts"
 import { type Registry, makeRegistry } from "./registry.ts"
+import { Browser } from "./services/Browser.ts"
 import { CurrentSettings } from "./services/CurrentSettings.ts"
 import { HostFs, type HostFsShape, HostInfo, type HostInfoShape } from "./services/HostFs.ts"
 import { Search } from "./services/Search.ts"
@@ -17,7 +18,8 @@ import type { ToolContext, ToolDefinition } from "./tools/Tool.ts"
 export const coreLayer = (host: HostFsShape, info: HostInfoShape, settings: Settings, extra?: Layer.Layer<never>) => {
   const base = Layer.mergeAll(Layer.succeed(HostFs, host), Layer.succeed(HostInfo, info), CurrentSettings.layer(settings))
   // Search.layerHostFs is the host-free fallback; a host's `extra` Search (e.g. Node's workers) overrides it.
-  const services = Layer.mergeAll(Workspace.layer, StateStore.layer, Search.layerHostFs).pipe(Layer.provideMerge(base))
+  // Browser.layerUnavailable refuses clearly on a host without a browser; a host's `extra` Browser overrides it.
+  const services = Layer.mergeAll(Workspace.layer, StateStore.layer, Search.layerHostFs, Browser.layerUnavailable(info.runtime)).pipe(Layer.provideMerge(base))
   return extra === undefined ? services : Layer.merge(services, extra)
 }
 

@@ -8,6 +8,7 @@ import type { HostInfoShape } from "../../core/services/HostFs.ts"
 import type { ToolDefinition } from "../../core/tools/Tool.ts"
 import type { OpenFailure } from "../cli.ts"
 import { openWith } from "../open.ts"
+import { nodeBrowserLayer } from "./NodeBrowser.ts"
 import { nodeHostFs } from "./NodeHostFs.ts"
 import { nodeProcessesLayer } from "./NodeProcesses.ts"
 import { nodeSearchLayer } from "./NodeSearch.ts"
@@ -32,7 +33,7 @@ export const openNodeWorkspace = async (
     errorCode: (error) => (error as { code?: string }).code ?? "unknown",
     start: (real, settings) => {
       const info: HostInfoShape = { root: real, runtime: "node", platform: process.platform, capabilities: NODE_CAPABILITIES }
-      return startRuntime(nodeHostFs, info, settings, Layer.merge(nodeProcessesLayer, nodeSearchLayer(real)), tools)
+      return startRuntime(nodeHostFs, info, settings, Layer.mergeAll(nodeProcessesLayer, nodeSearchLayer(real), nodeBrowserLayer), tools)
     }
   })
 

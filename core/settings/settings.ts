@@ -39,6 +39,12 @@ export const Settings = Schema.Struct({
   enableWebResearch: Bool(false),
   enableBrowser: Bool(false),
   enableBrowserEvaluate: Bool(false),
+  /** The Chromium workspace_browser drives; empty: the first of /usr/bin/chromium, chromium-browser, google-chrome on PATH that exists. */
+  browserExecutablePath: Schema.optionalWith(Schema.String, { default: () => "" }),
+  /** Browser sessions idle longer than this are closed on the next workspace_browser call. */
+  browserIdleMinutes: Schema.optionalWith(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1), Schema.lessThanOrEqualTo(10_080)), { default: () => 30 }),
+  /** Lets web requests (research, the browser's pages) reach private, loopback and link-local addresses; cloud metadata stays refused. */
+  allowPrivateNetwork: Bool(false),
   enableSubAgents: Bool(false),
   allowAgentCommands: Bool(false),
   allowAgentWebResearch: Bool(false)
@@ -61,7 +67,9 @@ const EXPECTED: Record<string, string> = {
   excludePatterns: "must be a list of glob strings",
   executableAllowlist: 'must be a list of executable names ("*" allows any)',
   maxToolResultChars: "must be an integer from 1000 to 10000000",
-  maxCommandDurationSeconds: "must be an integer from 1 to 86400"
+  maxCommandDurationSeconds: "must be an integer from 1 to 86400",
+  browserExecutablePath: "must be a path to a Chromium executable (or empty for the default)",
+  browserIdleMinutes: "must be an integer from 1 to 10080"
 }
 
 /** Decodes settings, refusing unknown keys and out-of-range values with a message naming each. */

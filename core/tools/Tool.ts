@@ -8,6 +8,7 @@ import * as JSONSchema from "effect/JSONSchema"
 import * as Schema from "effect/Schema"
 import type { ToolResult } from "../protocol/envelope.ts"
 import type { ToolError } from "../protocol/errors.ts"
+import type { Browser } from "../services/Browser.ts"
 import type { CurrentSettings } from "../services/CurrentSettings.ts"
 import type { HostFs, HostInfoShape, HostInfo } from "../services/HostFs.ts"
 import type { Processes } from "../services/Processes.ts"
@@ -17,7 +18,7 @@ import type { Settings } from "../settings/settings.ts"
 import type { StateStore } from "../store/StateStore.ts"
 
 /** The services every tool handler may use; adapters provide all of them. */
-export type ToolContext = Workspace | StateStore | CurrentSettings | HostInfo | HostFs | Processes | Search
+export type ToolContext = Workspace | StateStore | CurrentSettings | HostInfo | HostFs | Processes | Search | Browser
 
 /** The action schemas of a tool: action name -> the Struct of its fields (without `action`). */
 export type ActionSchemas = Record<string, Schema.Schema<any, any, never>>
@@ -43,6 +44,11 @@ export interface ToolDefinition<S extends ActionSchemas = ActionSchemas> {
   readonly actions: S
   /** Whether the tool is registered for these settings and host. */
   readonly enabled: (settings: Settings, host: HostInfoShape) => boolean
+  /**
+   * Why the tool is not registered although the settings ask for it: the host lacks a service it needs
+   * (named in the TOOL_DISABLED refusal); undefined when the host has everything.
+   */
+  readonly unavailable?: (settings: Settings, host: HostInfoShape) => string | undefined
   readonly annotations: (settings: Settings) => ToolAnnotations
   readonly handlers: {
     readonly [K in keyof S]: (input: ActionInput<S, K>) => Effect.Effect<ToolResult, ToolError, ToolContext>

@@ -133,7 +133,9 @@ describe("--set", () => {
       excludePatterns: "dist/**,*.log",
       maxToolResultChars: "5000",
       maxCommandDurationSeconds: "30",
-      executableAllowlist: "git,node"
+      executableAllowlist: "git,node",
+      browserExecutablePath: "/usr/bin/chromium",
+      browserIdleMinutes: "30"
     }
     for (const key of SETTING_KEYS) {
       const run = await runCli(["tools", "--root", dir, "--set", `${key}=${values[key] ?? "false"}`])

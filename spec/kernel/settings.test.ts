@@ -20,6 +20,9 @@ describe("settings", () => {
         "enableWebResearch",
         "enableBrowser",
         "enableBrowserEvaluate",
+        "browserExecutablePath",
+        "browserIdleMinutes",
+        "allowPrivateNetwork",
         "enableSubAgents",
         "allowAgentCommands",
         "allowAgentWebResearch"
