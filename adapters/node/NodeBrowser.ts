@@ -6,10 +6,11 @@
  * Elements are found by DevTools' backendNodeId, which stays valid across connections.
  */
 import { spawn } from "node:child_process"
+import { createRequire } from "node:module"
 import * as fs from "node:fs"
 import * as fsp from "node:fs/promises"
 import * as path from "node:path"
-import { fileURLToPath } from "node:url"
+import { fileURLToPath, pathToFileURL } from "node:url"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { type Browser as PwBrowser, type CDPSession, chromium, type Page } from "playwright-core"
@@ -98,7 +99,7 @@ const launch = async (spec: { sessionDir: string; executablePath: string; allowP
   await fsp.mkdir(spec.sessionDir, { recursive: true })
   await fsp.writeFile(path.join(spec.sessionDir, "spec.json"), JSON.stringify({ executablePath: executable, userDataDir, allowPrivateNetwork: spec.allowPrivateNetwork }))
   const out = fs.openSync(path.join(spec.sessionDir, "supervisor.log"), "a")
-  const loader = import.meta.resolve("tsx/esm")
+  const loader = pathToFileURL(createRequire(import.meta.url).resolve("tsx/esm")).href
   const child = spawn(process.execPath, ["--import", loader, BROWSER_SUPERVISOR, spec.sessionDir], {
     detached: true,
     stdio: ["ignore", out, out],

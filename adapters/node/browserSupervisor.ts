@@ -62,27 +62,47 @@ const flush = () => {
   writeAtomic("events.json", { version: 1, seq, totals, proxyRefusals, events: Object.values(buffers).flat().sort((a, b) => a.seq - b.seq) })
 }
 /**
- * Refusals by host: the proxy also sees the browser's own background requests, which are no page's
- * doing, so a refusal is shown as the page's only once a page request to that host failed because of it.
+ * Refusals by host. The proxy also sees the browser's own background requests, which are no page's
+ * doing, so a refusal is shown as the page's only when a page request (or WebSocket) went to that host.
  */
-const refusals = new Map<string, { readonly reason: string; readonly at: number }>()
-const refused = (host: string, reason: string) => {
-  refusals.set(host.replace(/^\[|\]$/g, "").toLowerCase(), { reason, at: Date.now() })
-  if (refusals.size > 500) refusals.delete(refusals.keys().next().value!)
-  proxyRefusals++
-}
+const refusals = new Map<string, { readonly reason: string; readonly url: string; shown: boolean }>()
+const pageHosts = new Map<string, number>()
+const normalHost = (host: string) => host.replace(/^\[|\]$/g, "").toLowerCase()
 const hostOf = (url: string | undefined) => {
   try {
-    return new URL(url ?? "").hostname.replace(/^\[|\]$/g, "").toLowerCase()
+    return normalHost(new URL(url ?? "").hostname)
   } catch {
     return ""
   }
 }
-/** A failed page request: shown as an egress refusal when the proxy refused its host. */
+const sawPageRequest = (url: string | undefined) => {
+  const host = hostOf(url)
+  if (host === "") return
+  pageHosts.set(host, Date.now())
+  if (pageHosts.size > 1000) pageHosts.delete(pageHosts.keys().next().value!)
+  const refusal = refusals.get(host)
+  if (refusal !== undefined && !refusal.shown) {
+    refusal.shown = true
+    record("egress", `EGRESS_DENIED ${refusal.reason}`, url)
+  }
+}
+const refused = (host: string, reason: string, url: string) => {
+  proxyRefusals++
+  const key = normalHost(host)
+  const seen = pageHosts.get(key)
+  const shown = seen !== undefined && Date.now() - seen < 60_000
+  refusals.set(key, { reason, url, shown })
+  if (refusals.size > 500) refusals.delete(refusals.keys().next().value!)
+  if (shown) record("egress", `EGRESS_DENIED ${reason}`, url)
+}
+/** A failed page request: folded into the egress refusal of its host when the proxy refused it. */
 const requestFailed = (text: string, url: string | undefined) => {
   const refusal = refusals.get(hostOf(url))
-  if (refusal !== undefined) record("egress", `EGRESS_DENIED ${refusal.reason}`, url)
-  else record("request", text, url)
+  if (refusal === undefined) return record("request", text, url)
+  if (!refusal.shown) {
+    refusal.shown = true
+    record("egress", `EGRESS_DENIED ${refusal.reason}`, url)
+  }
 }
 const record = (kind: EventKind, text: string, url?: string) => {
   const event: PageEvent = { seq: ++seq, at: new Date().toISOString(), kind, text: text.slice(0, 500), ...(url === undefined ? {} : { url: url.slice(0, 500) }) }
@@ -113,7 +133,7 @@ const resolveChecked = async (host: string): Promise<{ readonly address: string 
 const HOP = new Set(["proxy-connection", "proxy-authorization", "connection", "keep-alive", "transfer-encoding", "te", "trailer", "upgrade"])
 
 const deny = (res: http.ServerResponse, url: string, reason: string) => {
-  refused(hostOf(url), reason)
+  refused(hostOf(url), reason, url)
   res.writeHead(403, { "content-type": "text/plain; charset=utf-8", "x-agentic-egress": "denied" })
   res.end(`EGRESS_DENIED: ${reason}\n`)
 }
@@ -157,7 +177,7 @@ const tunnel = async (req: http.IncomingMessage, client: net.Socket, head: Buffe
   }
   const checked = await resolveChecked(match[1]!)
   if ("refused" in checked) {
-    refused(match[1]!, checked.refused)
+    refused(match[1]!, checked.refused, authority)
     client.end(`HTTP/1.1 403 Forbidden\r\nx-agentic-egress: denied\r\ncontent-length: 0\r\n\r\n`)
     return
   }
@@ -299,7 +319,11 @@ const watch = async (wsUrl: string) => {
         break
       case "Network.requestWillBeSent":
         requests.set(params.requestId, params.request?.url ?? "")
+        sawPageRequest(params.request?.url)
         if (requests.size > 5000) requests.delete(requests.keys().next().value!)
+        break
+      case "Network.webSocketCreated":
+        sawPageRequest(params.url)
         break
       case "Network.responseReceived":
         if (params.response?.status >= 400) requestFailed(`HTTP ${params.response.status} ${params.response.statusText ?? ""}`.trim(), params.response.url)

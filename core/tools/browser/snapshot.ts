@@ -88,8 +88,8 @@ export const renderSnapshot = (nodes: ReadonlyArray<AxNode>, nextRef: number, ro
       for (const [key, show] of STATES) {
         const value = node.properties[key]
         if (value === undefined) continue
-        const shown = show(value)
-        if (shown !== undefined) parts.push(`[${shown}]`)
+        const label = show(value)
+        if (label !== undefined) parts.push(`[${label}]`)
       }
       if (node.value !== undefined && node.value !== "" && node.value !== node.name) parts.push(`value=${quote(node.value)}`)
       if (node.role === "link" && typeof node.properties["url"] === "string") parts.push(`<${clip(node.properties["url"], 200)}>`)
@@ -102,7 +102,8 @@ export const renderSnapshot = (nodes: ReadonlyArray<AxNode>, nextRef: number, ro
       nextDepth = depth + 1
       name = node.name.trim()
     }
-    if (textLike) return
+    // Text fields show their value on their own line; their inner text nodes would repeat it.
+    if (textLike || (shown && (node.role === "textbox" || node.role === "searchbox" || node.role === "spinbutton"))) return
     for (const id of node.childIds) {
       const child = byId.get(id)
       if (child !== undefined) visit(child, nextDepth, name)
