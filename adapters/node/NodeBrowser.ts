@@ -147,7 +147,7 @@ const close = async (endpoint: BrowserEndpoint): Promise<{ processesLeft: number
     }
   }
   signal("SIGTERM")
-  const deadline = Date.now() + 3000
+  const deadline = Date.now() + 1500
   while (sessionProcesses(endpoint).length > 0 && Date.now() < deadline) await sleep(25)
   const killDeadline = Date.now() + 5000
   while (sessionProcesses(endpoint).length > 0 && Date.now() < killDeadline) {

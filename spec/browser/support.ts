@@ -20,6 +20,11 @@ export const PAGES: Record<string, (port: number) => string> = {
   "/dialog": () => `<!doctype html><title>Dialog</title><dialog open aria-label="Terms"><p>Accept the terms?</p><button onclick="this.closest('dialog').close()">Close dialog</button></dialog>
     <button onclick="alert('hello from alert'); document.body.append('after alert')">Alert</button>`,
   "/private": () => `<!doctype html><title>Private</title><p>This page asks for a private address.</p><img src="http://10.255.255.1/pixel.png"><script>fetch('http://10.255.255.1/data').catch(() => console.error('private fetch failed'))</script>`,
+  "/metadata": () => `<!doctype html><title>Metadata</title><p id="f">fetch pending</p><p id="w">ws pending</p><img src="http://169.254.169.254/pixel.png">
+    <script>
+      fetch('http://169.254.169.254/latest/meta-data/').then((r) => { document.getElementById('f').textContent = r.status === 403 ? 'fetch refused' : 'fetch answered ' + r.status }, () => { document.getElementById('f').textContent = 'fetch refused' })
+      const w = new WebSocket('ws://169.254.169.254/socket'); w.onopen = () => { document.getElementById('w').textContent = 'ws open' }; w.onerror = () => { document.getElementById('w').textContent = 'ws refused' }
+    </script>`,
   "/errors": () => `<!doctype html><title>Errors</title><script>console.error('boom from the page'); fetch('/missing')</script><p>errors</p>`,
   "/slow": () => `<!doctype html><title>Slow</title><p>slow page</p>`,
   "/ws": (port) => `<!doctype html><title>WS</title><p id="s">pending</p><script>const w = new WebSocket('ws://127.0.0.1:${port}/socket'); w.onopen = () => { document.getElementById('s').textContent = 'ws open' }; w.onerror = () => { document.getElementById('s').textContent = 'ws error' }</script>`
