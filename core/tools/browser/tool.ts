@@ -34,7 +34,7 @@ const makeBrowserTool = (evaluate: boolean) =>
       settings.enableBrowser && settings.enableBrowserEvaluate === evaluate && !host.capabilities.includes("browser")
         ? `the ${host.runtime} host has no Browser service (playwright-core with a system Chromium, provided by the Node host)`
         : undefined,
-    annotations: () => ({ readOnlyHint: false, destructiveHint: false, openWorldHint: true }),
+    annotations: () => ({ readOnlyHint: false, destructiveHint: true, openWorldHint: true }),
     handlers: {
       open: () => withSweep(openSession),
       read: (input) =>

@@ -197,6 +197,7 @@ export const STORAGE_MAP: ReadonlyArray<{ readonly name: string; readonly path: 
   { name: "boards", path: ".agentic/tasks/<board_id>/state.json", probe: "tasks", description: "task boards (workspace_tasks)" },
   { name: "research", path: ".agentic/research/<research_id>/", probe: "research", description: "research projects and stored sources (workspace_research)" },
   { name: "runs", path: ".agentic/runs/<run_id>/", probe: "runs", description: "sub-agent runs (workspace_agent)" },
+  { name: "browser", path: ".agentic/browser/<session_id>/", probe: "browser", description: "browser sessions: record, snapshots, screenshots (workspace_browser)" },
   { name: "artifacts", path: ".agentic/artifacts/", probe: "artifacts", description: "full results too large for one envelope" },
   { name: "index", path: ".agentic/index/", probe: "index", description: "the semantic_search index (lexical, rebuilt by file hash)" }
 ]
