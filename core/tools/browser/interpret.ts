@@ -44,7 +44,8 @@ export const openSession = Effect.gen(function* () {
   const paths = sessionPaths(id)
   const endpoint = yield* browser.launch({ sessionDir: store.abs(paths.dir), executablePath: settings.browserExecutablePath, allowPrivateNetwork: settings.allowPrivateNetwork })
   const at = yield* iso
-  const page = yield* Effect.orElseSucceed(browser.page(endpoint), (): PageState => ({ url: "about:blank", title: "" }))
+  // The browser was started on about:blank; open does not connect to it (the first read or control does).
+  const page: PageState = { url: "about:blank", title: "" }
   const record: SessionRecord = {
     version: 1,
     id,

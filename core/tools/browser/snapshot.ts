@@ -34,7 +34,7 @@ const ACTIONABLE = new Set([
 ])
 
 /** Roles that add nothing by themselves: their children are shown in their place. */
-const TRANSPARENT = new Set(["none", "generic", "presentation", "InlineTextBox", "LineBreak", "RootWebArea", "WebArea", "Ignored", "IgnoredRole"])
+const TRANSPARENT = new Set(["none", "generic", "presentation", "InlineTextBox", "LineBreak", "RootWebArea", "WebArea", "Ignored", "IgnoredRole", "ListMarker"])
 
 const ROLE_NAMES: Record<string, string> = { StaticText: "text", RootWebArea: "document", image: "img" }
 
@@ -103,7 +103,7 @@ export const renderSnapshot = (nodes: ReadonlyArray<AxNode>, nextRef: number, ro
       name = node.name.trim()
     }
     // Text fields show their value on their own line; their inner text nodes would repeat it.
-    if (textLike || (shown && (node.role === "textbox" || node.role === "searchbox" || node.role === "spinbutton"))) return
+    if (textLike || node.role === "ListMarker" || (shown && (node.role === "textbox" || node.role === "searchbox" || node.role === "spinbutton"))) return
     for (const id of node.childIds) {
       const child = byId.get(id)
       if (child !== undefined) visit(child, nextDepth, name)
