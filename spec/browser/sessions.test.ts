@@ -25,7 +25,7 @@ afterAll(async () => {
     await ws.dispose()
   }
   await pages.close()
-}, 180_000)
+}, 300_000)
 
 describe("workspace_browser sessions", () => {
   it("'a session opened by one CLI process is read and closed by another'; 'No browser process outlives close (checked through /proc)'", async () => {
@@ -56,7 +56,8 @@ describe("workspace_browser sessions", () => {
     } finally {
       fs.rmSync(root, { recursive: true, force: true })
     }
-  })
+    // Six CLI processes, each starting the runtime through tsx: slow on a loaded machine.
+  }, 300_000)
 
   it("Chromium is launched headless with the flags a closed network needs, a fresh user-data dir under .agentic/browser/<session_id>/ and the loopback egress proxy", async () => {
     const ws = await workspace()
