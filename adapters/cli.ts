@@ -2,29 +2,21 @@
  * The `agentic-workspace` command line, shared by the Node and Deno hosts: each host passes its own
  * way to open a workspace and to write output. Verbs take `--root DIR` and `--set key=value` anywhere.
  */
-import * as Effect from "effect/Effect"
+import { promptLines } from "../core/gate/prompt.ts"
 import { failure } from "../core/protocol/envelope.ts"
 import { toolError } from "../core/protocol/errors.ts"
-import { loadRecords } from "../core/gate/gate.ts"
-import { formatCommand, preprocess } from "../core/gate/preprocess.ts"
+import { formatCommand } from "../core/gate/preprocess.ts"
 import { age, clipBytes, type ApprovalRecord } from "../core/gate/records.ts"
-import type { Registry } from "../core/registry.ts"
-import type { WorkspaceRuntime } from "../core/runtime.ts"
 import { modeLabel, parseSettingValue } from "../core/settings/settings.ts"
+import type { OpenFailure, Session } from "./open.ts"
 
-/** A workspace that could not be opened. */
-export interface OpenFailure {
-  readonly _tag: "OpenFailure"
-  readonly kind: "settings" | "root"
-  readonly reason: string
-  readonly repair: string
-}
+export type { OpenFailure } from "./open.ts"
 
 /** What a host gives the CLI. */
 export interface CliHost {
   readonly cwd: string
-  readonly open: (root: string, settings: Record<string, unknown>) => Promise<WorkspaceRuntime | OpenFailure>
-  readonly statusRegistry: (failure: OpenFailure) => Registry
+  /** Opens the workspace at `root` as a Session (which says when it could not open). */
+  readonly open: (root: string, settings: Record<string, unknown>) => Promise<Session>
   readonly stdout: (text: string) => void
   readonly stderr: (text: string) => void
   /** Extra verbs a host serves (e.g. `mcp`), given the parsed line. */
@@ -106,24 +98,28 @@ const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`
 const withWorkspace = async (
   line: ParsedLine,
   host: CliHost,
-  use: (runtime: WorkspaceRuntime) => Promise<number>,
-  onFailure?: (failure: OpenFailure) => number
+  use: (session: Session) => Promise<number>,
+  onFailure?: (failure: OpenFailure, session: Session) => Promise<number> | number
 ): Promise<number> => {
-  const opened = await host.open(line.root, line.settings)
-  if ("_tag" in opened) {
-    if (onFailure !== undefined) return onFailure(opened)
-    host.stderr(`agentic-workspace: ${opened.reason}. ${opened.repair}\n`)
-    return 2
-  }
+  const session = await host.open(line.root, line.settings)
   try {
-    return await use(opened)
+    if (session.failure !== undefined) {
+      if (onFailure !== undefined) return await onFailure(session.failure, session)
+      host.stderr(`agentic-workspace: ${session.failure.reason}. ${session.failure.repair}\n`)
+      return 2
+    }
+    return await use(session)
   } finally {
-    await opened.dispose()
+    await session.close()
   }
 }
 
 const describe = (record: ApprovalRecord, now: number) =>
   `${record.id} [${record.kind}] ${clipBytes(record.title, 60)} (${record.status === "pending" ? "staged" : record.status} ${age(record.decidedAt ?? record.createdAt, now)})`
+
+/** What a pending record asks, indented under its line (the diff clipped for a terminal). */
+const promptText = (record: ApprovalRecord): ReadonlyArray<string> =>
+  record.prompt === undefined ? [] : promptLines(record.prompt, 1500).flatMap((text) => text.split("\n")).map((text) => `       ${text}`)
 
 const verbs: Record<string, (line: ParsedLine, host: CliHost) => Promise<number>> = {
   help: async (_line, host) => {
@@ -146,16 +142,13 @@ const verbs: Record<string, (line: ParsedLine, host: CliHost) => Promise<number>
     return withWorkspace(
       line,
       host,
-      async (runtime) => {
-        const envelope = await runtime.call(tool, args)
+      async (session) => {
+        const envelope = await session.call(tool, args)
         host.stdout(json(envelope))
         return envelope.ok ? 0 : 1
       },
-      (opened) => {
-        const envelope =
-          opened.kind === "settings"
-            ? failure(`${tool}.call`, toolError("INVALID_INPUT", `${opened.reason}. ${opened.repair}`))
-            : Effect.runSync(host.statusRegistry(opened).call(tool, args) as Effect.Effect<ReturnType<typeof failure>>)
+      async (opened, session) => {
+        const envelope = opened.kind === "settings" ? failure(`${tool}.call`, toolError("INVALID_INPUT", `${opened.reason}. ${opened.repair}`)) : await session.call(tool, args)
         host.stdout(json(envelope))
         return 1
       }
@@ -165,33 +158,33 @@ const verbs: Record<string, (line: ParsedLine, host: CliHost) => Promise<number>
     withWorkspace(
       line,
       host,
-      async (runtime) => {
-        host.stdout(json(runtime.registry.list().map(({ name, description, inputSchema }) => ({ name, description, inputSchema }))))
+      async (session) => {
+        host.stdout(json(session.tools().map(({ name, description, inputSchema }) => ({ name, description, inputSchema }))))
         return 0
       },
-      (opened) => {
+      (opened, session) => {
         if (opened.kind === "settings") {
           host.stderr(`agentic-workspace: ${opened.reason}. ${opened.repair}\n`)
           return 2
         }
-        host.stdout(json(host.statusRegistry(opened).list().map(({ name, description, inputSchema }) => ({ name, description, inputSchema }))))
+        host.stdout(json(session.tools().map(({ name, description, inputSchema }) => ({ name, description, inputSchema }))))
         return 0
       }
     ),
   approvals: async (line, host) =>
-    withWorkspace(line, host, async (runtime) => {
-      const records = (await runtime.run(loadRecords)).filter((record) => record.status === "pending" || record.status === "approved" || record.status === "denied")
+    withWorkspace(line, host, async (session) => {
+      const records = (await session.approvals()).filter((record) => record.status === "pending" || record.status === "approved" || record.status === "denied")
       if (line.flags["json"] === true) {
         host.stdout(json(records))
         return 0
       }
       const now = Date.now()
       const pending = records.filter((record) => record.status === "pending")
-      const out = [`Permission mode: ${modeLabel(runtime.settings.permissionMode)}.`]
+      const out = [`Permission mode: ${modeLabel(session.settings!.permissionMode)}.`]
       if (pending.length === 0) out.push("Nothing is pending.")
       else {
         out.push("Pending, newest first (a bare accept decides #1):")
-        pending.forEach((record, index) => out.push(`  ${index + 1}. ${describe(record, now)}`))
+        pending.forEach((record, index) => out.push(`  ${index + 1}. ${describe(record, now)}`, ...promptText(record)))
       }
       const decided = records.filter((record) => record.status !== "pending")
       if (decided.length > 0) {
@@ -206,12 +199,12 @@ const verbs: Record<string, (line: ParsedLine, host: CliHost) => Promise<number>
 }
 
 const decideVerb = (verb: "accept" | "deny", line: ParsedLine, host: CliHost) =>
-  withWorkspace(line, host, async (runtime) => {
+  withWorkspace(line, host, async (session) => {
     const [first, ...rest] = line.positional
     const hasId = first !== undefined && /^(approval|plan)_[A-Za-z0-9]+$/.test(first)
     const words = hasId ? rest : line.positional
     const message = formatCommand({ verb, ...(hasId ? { id: first } : {}), ...(words.length > 0 ? { text: words.join(" ") } : {}) })
-    const result = await runtime.run(preprocess(message))
+    const result = await session.preprocess(message)
     host.stdout(`${result.text}\n`)
     return result.decided === undefined ? 1 : 0
   })

@@ -6,6 +6,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import * as Effect from "effect/Effect"
 import { openNodeWorkspace } from "../adapters/node/host.ts"
+import { nodeHostFs } from "../adapters/node/NodeHostFs.ts"
 import { nodeProcesses } from "../adapters/node/NodeProcesses.ts"
 import { decodeTail, tailBytesFor } from "../core/tools/command/tail.ts"
 
@@ -71,7 +72,7 @@ const main = async () => {
       const times: Array<number> = []
       for (let round = 0; round < ROUNDS * 10; round++) {
         const t0 = performance.now()
-        const tail = await Effect.runPromise(nodeProcesses.tail(file, tailBytesFor(2000)))
+        const tail = await Effect.runPromise(nodeHostFs.tail(file, tailBytesFor(2000)))
         decodeTail(tail!.bytes, tail!.bytes.length < tail!.size, 2000)
         times.push(performance.now() - t0)
       }

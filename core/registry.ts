@@ -1,19 +1,33 @@
 /**
  * The registry: which tools are registered for the settings and host in force, and `call(name, args)`,
- * which always yields an envelope. Nothing throws past it: decode failures are INVALID_INPUT, tool
- * failures their own code, defects INTERNAL_ERROR without a stack.
+ * which always yields an envelope. It is the orchestrator of every call: decode (INVALID_INPUT before
+ * any gating), then an ungated action runs, and a gated one goes load -> plan -> gate -> interpret ->
+ * view. Nothing throws past it: tool failures keep their code, defects are INTERNAL_ERROR without a stack.
  */
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
-import { type Envelope, failure, success } from "./protocol/envelope.ts"
+import { type EncodedPlan, type GateRequest, gated } from "./gate/gate.ts"
+import { type Envelope, failure, success, type ToolResult } from "./protocol/envelope.ts"
 import { ToolError, toolError } from "./protocol/errors.ts"
-import type { HostInfoShape } from "./services/HostFs.ts"
+import { CAPABILITY_SERVICE, type HostInfoShape } from "./services/HostFs.ts"
+import { isRegistered, missingService } from "./services/RegisteredTools.ts"
 import type { Settings } from "./settings/settings.ts"
 import { ALL_TOOLS } from "./tools/index.ts"
-import { type JsonSchemaObject, type ToolAnnotations, type ToolContext, type ToolDefinition, toolInputSchema } from "./tools/Tool.ts"
+import {
+  type GatedAction,
+  type JsonSchemaObject,
+  type Planned,
+  type PlanStep,
+  type ToolAnnotations,
+  type ToolContext,
+  type ToolDefinition,
+  type ToolHints,
+  toolAnnotations,
+  toolInputSchema
+} from "./tools/Tool.ts"
 
 /** What tools/list shows of one tool. */
 export interface ToolListing {
@@ -32,6 +46,14 @@ export interface Registry {
 
 /** The name of the diagnostic tool registered when the runtime cannot initialise. */
 export const STATUS_TOOL = "agentic_workspace_status"
+
+/** The diagnostic tool's hints (its row of the docs/mcp.md table). */
+export const STATUS_HINTS: ToolHints = {
+  readOnlyHint: true,
+  destructiveHint: false,
+  openWorldHint: false,
+  why: "the diagnostic tool of a workspace that could not open"
+}
 
 const formatIssues = (error: ParseResult.ParseError): { message: string; fields: Array<string> } => {
   const issues = ParseResult.ArrayFormatter.formatErrorSync(error)
@@ -90,33 +112,83 @@ export const decodeInput = (tool: ToolDefinition, args: unknown): Either.Either<
   })
 }
 
+/** Turns a failure or a defect of an action into its envelope: nothing throws past the registry. */
+const settle = (tool: ToolDefinition, operation: string, action: string, effect: Effect.Effect<ToolResult, ToolError, ToolContext>) =>
+  effect.pipe(
+    Effect.map((result) => success(operation, result)),
+    Effect.catchAll((error) =>
+      Effect.succeed(
+        failure(operation, {
+          code: error.code,
+          message: error.message,
+          ...(error.details === undefined ? {} : { details: error.details })
+        })
+      )
+    ),
+    Effect.catchAllCause((cause) =>
+      Effect.succeed(
+        failure(operation, {
+          code: "INTERNAL_ERROR",
+          message: `${tool.name} ${action} failed inside the toolkit (${defectText(cause)}). Nothing more is known about its effect; check with workspace_inspect changes before retrying.`
+        })
+      )
+    )
+  )
+
+/**
+ * The orchestration of a gated action: load -> plan (pure) -> gate -> interpret -> view. The Plan is
+ * encoded through its Schema and that encoding is what the gate hashes; a Plan that does not encode is
+ * a defect of the tool, never a silent cast.
+ */
+export const runGated = (
+  tool: ToolDefinition,
+  operation: string,
+  action: GatedAction<any, any, any, any, any>,
+  input: unknown
+): Effect.Effect<ToolResult, ToolError, ToolContext> =>
+  Effect.gen(function* () {
+    const before = yield* action.load(input)
+    const step = yield* Either.match(action.plan(input, before) as Either.Either<PlanStep<unknown, unknown>, ToolError>, {
+      onLeft: Effect.fail,
+      onRight: Effect.succeed
+    })
+    if (step._tag === "NoOp") return step.result
+    const requestOf = (planned: Planned<unknown, unknown>) =>
+      Effect.map(Schema.encode(action.planSchema)(planned.plan).pipe(Effect.orDie), (normalized): GateRequest => ({
+        tool: tool.name,
+        operation,
+        kind: action.kindOf === undefined ? action.gate : action.kindOf(input),
+        ...(action.confirm === undefined ? {} : { confirm: action.confirm }),
+        title: planned.title,
+        normalized: normalized as EncodedPlan,
+        prompt: planned.prompt,
+        ...(planned.destructive === undefined ? {} : { destructive: planned.destructive }),
+        resume: planned.resume,
+        ...(planned.preview === undefined ? {} : { preview: planned.preview })
+      }))
+    let current: Planned<unknown, unknown> = step
+    const record =
+      action.record === undefined
+        ? undefined
+        : Effect.flatMap(action.record(step), (recorded: Planned<unknown, unknown>) => {
+            current = recorded
+            return requestOf(recorded)
+          })
+    return yield* gated(
+      yield* requestOf(step),
+      () => Effect.flatMap(action.interpret(current.plan, current.work), (outcome) => action.view(outcome, current)),
+      record
+    )
+  })
+
 const runTool = (tool: ToolDefinition, args: unknown): Effect.Effect<Envelope, never, ToolContext> => {
   const actionName = typeof (args as { action?: unknown } | null)?.action === "string" ? String((args as { action: string }).action) : "invalid"
   const operation = `${tool.short}.${actionName}`
   return Either.match(decodeInput(tool, args), {
     onLeft: (error) => Effect.succeed(failure(operation, error)),
     onRight: (input) => {
-      const handler = (tool.handlers as Record<string, (input: unknown) => Effect.Effect<any, ToolError, ToolContext>>)[input.action]!
-      return handler(input).pipe(
-        Effect.map((result) => success(operation, result)),
-        Effect.catchAll((error) =>
-          Effect.succeed(
-            failure(operation, {
-              code: error.code,
-              message: error.message,
-              ...(error.details === undefined ? {} : { details: error.details })
-            })
-          )
-        ),
-        Effect.catchAllCause((cause) =>
-          Effect.succeed(
-            failure(operation, {
-              code: "INTERNAL_ERROR",
-              message: `${tool.name} ${input.action} failed inside the toolkit (${defectText(cause)}). Nothing more is known about its effect; check with workspace_inspect changes before retrying.`
-            })
-          )
-        )
-      )
+      const action = tool.handlers[input.action]!
+      return settle(tool, operation, input.action, action.gate === "none" ? action.run(input) : runGated(tool, operation, action, input))
     }
   })
 }
@@ -127,13 +199,13 @@ const defectText = (cause: Cause.Cause<unknown>): string => {
   return text.split("\n")[0]!.slice(0, 300)
 }
 
-/** The registry for these settings and host: only enabled tools are registered. */
+/** The registry for these settings and host: only tools the settings enable and the host can serve are registered. */
 export const makeRegistry = (
   settings: Settings,
   host: HostInfoShape,
   candidates: ReadonlyArray<ToolDefinition> = ALL_TOOLS
 ): Registry => {
-  const tools = candidates.filter((tool) => tool.enabled(settings, host))
+  const tools = candidates.filter((tool) => isRegistered(tool, settings, host))
   const byName = new Map(tools.map((tool) => [tool.name, tool]))
   return {
     tools,
@@ -142,19 +214,26 @@ export const makeRegistry = (
         name: tool.name,
         description: tool.description,
         inputSchema: toolInputSchema(tool),
-        annotations: tool.annotations(settings)
+        annotations: toolAnnotations(tool, settings)
       })),
     call: (name, args) => {
       const tool = byName.get(name)
       if (tool === undefined) {
         const known = candidates.find((candidate) => candidate.name === name)
-        const missing = known?.unavailable?.(settings, host)
+        const lacking = known === undefined ? undefined : missingService(known, host)
         return Effect.succeed(
-          failure(`${name}.call`, known === undefined
-            ? toolError("INVALID_INPUT", `Unknown tool "${name}". Registered tools: ${tools.map((t) => t.name).join(", ")}.`, { tool: name })
-            : missing !== undefined
-              ? toolError("TOOL_DISABLED", `${name} is not registered on the ${host.runtime} host: ${missing}.`, { tool: name, host: host.runtime })
-              : toolError("TOOL_DISABLED", `${name} is not registered under the current settings (the user controls which tools are enabled).`, { tool: name }))
+          failure(
+            `${name}.call`,
+            known === undefined
+              ? toolError("INVALID_INPUT", `Unknown tool "${name}". Registered tools: ${tools.map((t) => t.name).join(", ")}.`, { tool: name })
+              : lacking !== undefined
+                ? toolError("TOOL_DISABLED", `${name} is not available: this host (${host.runtime}) has no ${CAPABILITY_SERVICE[lacking]} service.`, {
+                    tool: name,
+                    runtime: host.runtime,
+                    service: lacking
+                  })
+                : toolError("TOOL_DISABLED", `${name} is not registered under the current settings (the user controls which tools are enabled).`, { tool: name })
+          )
         )
       }
       // suspend: a handler that throws while building its effect is a defect too, never a throw past the registry.
@@ -173,7 +252,7 @@ export const statusRegistry = (reason: string, repair: string): Registry => {
     name: STATUS_TOOL,
     description: "Reports why agentic-workspace could not start in this folder and how to repair it. The workspace tools are unavailable until then.",
     inputSchema: { type: "object", properties: {}, required: [], additionalProperties: true },
-    annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: false }
+    annotations: { readOnlyHint: STATUS_HINTS.readOnlyHint === true, destructiveHint: STATUS_HINTS.destructiveHint === true, openWorldHint: STATUS_HINTS.openWorldHint === true }
   }
   const envelope = failure("status.check", {
     code: "RUNTIME_UNAVAILABLE",

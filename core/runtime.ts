@@ -1,25 +1,83 @@
-/** Builds the core's services from a host's pieces: the one layer every adapter launches. */
+/**
+ * Builds the core's services from a host and runs them. A host is one layer (`hostLayer(parts)`, which
+ * each host wraps as its own `layer(root)`): the filesystem, the host facts, and every service it has;
+ * a service it lacks is a layer that refuses (`Processes.layerUnavailable`), and the capabilities it
+ * advertises are derived from the services it provides, never written by hand.
+ */
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
-import { STARTUP_STEPS } from "./lifecycle.ts"
 import type { Envelope } from "./protocol/envelope.ts"
 import { type Registry, makeRegistry } from "./registry.ts"
 import { Browser } from "./services/Browser.ts"
 import { CurrentSettings } from "./services/CurrentSettings.ts"
-import { HostFs, type HostFsShape, HostInfo, type HostInfoShape } from "./services/HostFs.ts"
+import { type Capability, HostFs, type HostFsShape, HostInfo, type HostInfoShape } from "./services/HostFs.ts"
+import { Processes, type ProcessesShape } from "./services/Processes.ts"
+import { RegisteredTools } from "./services/RegisteredTools.ts"
 import { Search } from "./services/Search.ts"
 import { Workspace } from "./services/Workspace.ts"
 import type { Settings } from "./settings/settings.ts"
 import { StateStore } from "./store/StateStore.ts"
+import { ALL_TOOLS } from "./tools/index.ts"
 import type { ToolContext, ToolDefinition } from "./tools/Tool.ts"
 
-/** The layer of every service a tool may use, from the host's filesystem, facts and the settings. */
+/** The services a host provides to the core. */
+export type HostServices = HostFs | HostInfo | Processes | Search | Browser
+
+/** What a host is made of: its filesystem and facts, and the services it has (absent: it has none). */
+export interface HostParts {
+  /** The workspace root: absolute and real. */
+  readonly root: string
+  readonly runtime: HostInfoShape["runtime"]
+  readonly platform: string
+  readonly fs: HostFsShape
+  readonly processes?: ProcessesShape
+  /** A faster Search than the host-free one over HostFs (Node: worker threads). */
+  readonly search?: Layer.Layer<Search, never, HostFs | HostInfo>
+  /** The browser (Node: playwright-core with the system Chromium); absent, workspace_browser is not listed. */
+  readonly browser?: Layer.Layer<Browser>
+}
+
+/** The capabilities of a host, derived from the services it provides. */
+export const capabilitiesOf = (parts: Pick<HostParts, "processes" | "browser">): ReadonlyArray<Capability> => [
+  "fs",
+  ...(parts.processes === undefined ? [] : (["process"] as const)),
+  ...(parts.browser === undefined ? [] : (["browser"] as const))
+]
+
+/** The host facts of a host. */
+export const hostInfoOf = (parts: HostParts): HostInfoShape => ({
+  root: parts.root,
+  runtime: parts.runtime,
+  platform: parts.platform,
+  capabilities: capabilitiesOf(parts)
+})
+
+/** One layer of every service a host provides; a missing one refuses. */
+export const hostLayer = (parts: HostParts): Layer.Layer<HostServices> => {
+  const base = Layer.merge(Layer.succeed(HostFs, parts.fs), Layer.succeed(HostInfo, hostInfoOf(parts)))
+  const processes = parts.processes === undefined ? Processes.layerUnavailable(parts.runtime) : Layer.succeed(Processes, parts.processes)
+  const search = (parts.search ?? Search.layerHostFs).pipe(Layer.provide(base))
+  const browser = parts.browser ?? Browser.layerUnavailable(parts.runtime)
+  return Layer.mergeAll(base, processes, search, browser)
+}
+
+/**
+ * The layer of every service a tool may use, over a host's filesystem and facts (tests and the memory
+ * host): Processes refuses unless `extra` provides it; Search is the host-free one unless `extra` does.
+ */
 export const coreLayer = (host: HostFsShape, info: HostInfoShape, settings: Settings, extra?: Layer.Layer<never>) => {
   const base = Layer.mergeAll(Layer.succeed(HostFs, host), Layer.succeed(HostInfo, info), CurrentSettings.layer(settings))
-  // Search.layerHostFs is the host-free fallback; a host's `extra` Search (e.g. Node's workers) overrides it.
-  // Browser.layerUnavailable refuses clearly on a host without a browser; a host's `extra` Browser overrides it.
-  const services = Layer.mergeAll(Workspace.layer, StateStore.layer, Search.layerHostFs, Browser.layerUnavailable(info.runtime)).pipe(Layer.provideMerge(base))
+  const services = Layer.mergeAll(Workspace.layer, StateStore.layer, Search.layerHostFs, Processes.layerUnavailable(info.runtime), Browser.layerUnavailable(info.runtime)).pipe(
+    Layer.provideMerge(base)
+  )
+  return extra === undefined ? services : Layer.merge(services, extra)
+}
+
+/** The core's services over a host layer. */
+const servicesOver = (host: Layer.Layer<HostServices>, settings: Settings, extra?: Layer.Layer<never>) => {
+  const base = Layer.merge(host, CurrentSettings.layer(settings))
+  const services = Layer.mergeAll(Workspace.layer, StateStore.layer).pipe(Layer.provideMerge(base))
   return extra === undefined ? services : Layer.merge(services, extra)
 }
 
@@ -34,26 +92,39 @@ export interface WorkspaceRuntime {
 }
 
 /**
- * Starts the runtime: builds the layer, runs the start-up steps, and registers the enabled tools.
- * `tools` replaces the candidate set (default: every tool the core knows); tests use it to add a tool.
+ * Starts the runtime on a host layer: builds the services, runs every tool's start-up steps, and
+ * registers the enabled tools. `tools` replaces the candidate set (default ALL_TOOLS); tests add one.
+ */
+export const startHost = async (
+  host: Layer.Layer<HostServices>,
+  settings: Settings,
+  tools: ReadonlyArray<ToolDefinition> = ALL_TOOLS,
+  extra?: Layer.Layer<never>
+): Promise<WorkspaceRuntime> => launch(servicesOver(host, settings, extra) as Layer.Layer<ToolContext>, settings, tools)
+
+/**
+ * Starts the runtime over a filesystem and stated facts (tests that inject layers, such as commit fault
+ * hooks): the same as `startHost`, with Processes refusing unless `extra` provides it.
  */
 export const startRuntime = async (
   host: HostFsShape,
   info: HostInfoShape,
   settings: Settings,
   extra?: Layer.Layer<never>,
-  tools?: ReadonlyArray<ToolDefinition>
-): Promise<WorkspaceRuntime> => {
-  const runtime = ManagedRuntime.make(coreLayer(host, info, settings, extra) as Layer.Layer<ToolContext>)
+  tools: ReadonlyArray<ToolDefinition> = ALL_TOOLS
+): Promise<WorkspaceRuntime> => launch(coreLayer(host, info, settings, extra) as Layer.Layer<ToolContext>, settings, tools)
+
+const launch = async (layer: Layer.Layer<ToolContext>, settings: Settings, tools: ReadonlyArray<ToolDefinition>): Promise<WorkspaceRuntime> => {
+  const runtime = ManagedRuntime.make(Layer.provideMerge(RegisteredTools.layer(tools), layer) as Layer.Layer<ToolContext>)
   const run = <A, E>(effect: Effect.Effect<A, E, ToolContext>) => runtime.runPromise(effect)
-  await run(Effect.forEach(STARTUP_STEPS, (step) => step.run, { discard: true }))
-  const registry = tools === undefined ? makeRegistry(settings, info) : makeRegistry(settings, info, tools)
-  return {
-    settings,
-    info,
-    registry,
-    run,
-    call: (tool, args) => run(registry.call(tool, args)),
-    dispose: () => runtime.dispose()
+  try {
+    const info = await run(HostInfo)
+    const registry = makeRegistry(settings, info, tools)
+    const steps = tools.flatMap((tool) => tool.startup ?? [])
+    await run(Effect.forEach(steps, (step) => step.run, { discard: true }))
+    return { settings, info, registry, run, call: (tool, args) => run(registry.call(tool, args)), dispose: () => runtime.dispose() }
+  } catch (error) {
+    await runtime.dispose()
+    throw error
   }
 }

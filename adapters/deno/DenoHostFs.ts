@@ -139,8 +139,43 @@ const acquireLock = async (abs: string): Promise<() => Promise<void>> => {
   }
 }
 
+const notFoundIsUndefined = async <A>(run: () => Promise<A>): Promise<A | undefined> => {
+  try {
+    return await run()
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return undefined
+    throw error
+  }
+}
+
+/** The last `maxBytes` of a file, read from a seek to the end, never the whole file. */
+const tail = (abs: string, maxBytes: number) =>
+  notFoundIsUndefined(async () => {
+    using file = await Deno.open(abs, { read: true })
+    const { size } = await file.stat()
+    const length = Math.min(size, maxBytes)
+    await file.seek(size - length, Deno.SeekMode.Start)
+    const bytes = new Uint8Array(length)
+    let read = 0
+    while (read < length) {
+      const count = await file.read(bytes.subarray(read))
+      if (count === null) break
+      read += count
+    }
+    return { bytes: bytes.subarray(0, read), size }
+  })
+
+/** SHA-256 through WebCrypto, which has no streaming digest: the file is read whole (logs are capped by the job-log limit). */
+const sha256File = (abs: string) =>
+  notFoundIsUndefined(async () => {
+    const digest = await crypto.subtle.digest("SHA-256", await Deno.readFile(abs))
+    return Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, "0")).join("")
+  })
+
 /** The Deno filesystem. */
 export const denoHostFs: HostFsShape = {
+  tail: (abs, maxBytes) => attempt(abs, () => tail(abs, maxBytes)),
+  sha256File: (abs) => attempt(abs, () => sha256File(abs)),
   readFile: (abs) => attempt(abs, () => Deno.readFile(abs)),
   writeFileAtomic: (abs, bytes, options) => attempt(abs, () => writeAtomic(abs, bytes, options?.mode)),
   appendFile: (abs, bytes) => attempt(abs, () => Deno.writeFile(abs, bytes, { append: true, create: true })),

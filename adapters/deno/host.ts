@@ -1,35 +1,39 @@
-/** Opens a workspace on Deno: checks the root, decodes the settings and starts the core runtime. */
-import { startRuntime, type WorkspaceRuntime } from "../../core/runtime.ts"
-import type { HostInfoShape } from "../../core/services/HostFs.ts"
+/** The Deno host: one layer with every service Deno has (processes refuse so far), and opening a workspace on it. */
+import type * as Layer from "effect/Layer"
+import { capabilitiesOf, type HostServices, hostLayer, startHost, type WorkspaceRuntime } from "../../core/runtime.ts"
 import type { ToolDefinition } from "../../core/tools/Tool.ts"
-import type { OpenFailure } from "../cli.ts"
-import { openWith } from "../open.ts"
+import { type HostOpening, type OpenFailure, openRuntimeWith, openWith, type Session } from "../open.ts"
 import { denoHostFs } from "./DenoHostFs.ts"
 
-/** The capabilities a Deno host advertises (the process, network and browser services are Node-only so far). */
-export const DENO_CAPABILITIES: ReadonlyArray<string> = ["fs"]
+/** Every service the Deno host provides, over the real root `root`: the filesystem and the host-free Search. */
+export const layer = (root: string): Layer.Layer<HostServices> => hostLayer({ root, runtime: "deno", platform: Deno.build.os, fs: denoHostFs })
 
-/** Opens the workspace at `root` with raw settings; `tools` replaces the candidate tools. */
-export const openDenoWorkspace = async (
+/** The capabilities the Deno host advertises: derived from the services `layer` provides. */
+export const DENO_CAPABILITIES = capabilitiesOf({})
+
+const opening = (tools?: ReadonlyArray<ToolDefinition>): HostOpening => ({
+  checkRoot: async (given) => {
+    const real = await Deno.realPath(given)
+    const info = await Deno.stat(real)
+    if (!info.isDirectory) throw new Deno.errors.NotADirectory("not a directory")
+    // Readable and writable: list it and create (then remove) a probe file.
+    for await (const _ of Deno.readDir(real)) break
+    const probe = `${real}/.agentic-workspace-probe-${crypto.randomUUID()}`
+    await Deno.writeFile(probe, new Uint8Array())
+    await Deno.remove(probe)
+    return real
+  },
+  errorCode: (error) => (error instanceof Error ? error.name : "unknown"),
+  start: (real, settings) => startHost(layer(real), settings, tools)
+})
+
+/** Opens the runtime at `root` with raw settings; `tools` replaces the candidate tools. */
+export const openDenoWorkspace = (
   root: string,
   settingsInput: Record<string, unknown>,
   tools?: ReadonlyArray<ToolDefinition>
-): Promise<WorkspaceRuntime | OpenFailure> =>
-  openWith(root, settingsInput, {
-    checkRoot: async (given) => {
-      const real = await Deno.realPath(given)
-      const info = await Deno.stat(real)
-      if (!info.isDirectory) throw new Deno.errors.NotADirectory("not a directory")
-      // Readable and writable: list it and create (then remove) a probe file.
-      for await (const _ of Deno.readDir(real)) break
-      const probe = `${real}/.agentic-workspace-probe-${crypto.randomUUID()}`
-      await Deno.writeFile(probe, new Uint8Array())
-      await Deno.remove(probe)
-      return real
-    },
-    errorCode: (error) => (error instanceof Error ? error.name : "unknown"),
-    start: (real, settings) => {
-      const info: HostInfoShape = { root: real, runtime: "deno", platform: Deno.build.os, capabilities: DENO_CAPABILITIES }
-      return startRuntime(denoHostFs, info, settings, undefined, tools)
-    }
-  })
+): Promise<WorkspaceRuntime | OpenFailure> => openRuntimeWith(root, settingsInput, opening(tools))
+
+/** Opens the workspace at `root` as the Session every adapter serves. */
+export const openDenoSession = (root: string, settingsInput: Record<string, unknown>, tools?: ReadonlyArray<ToolDefinition>): Promise<Session> =>
+  openWith(root, settingsInput, opening(tools))

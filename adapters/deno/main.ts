@@ -1,8 +1,7 @@
 /** The Deno entry of `agentic-workspace`: the shared CLI and the MCP server over the Deno host. */
 import { runCli } from "../cli.ts"
-import { statusRegistry } from "../../core/registry.ts"
 import { mcpVerb } from "../mcp/verb.ts"
-import { DENO_CAPABILITIES, openDenoWorkspace } from "./host.ts"
+import { DENO_CAPABILITIES, openDenoSession } from "./host.ts"
 import { denoMcpHost } from "./mcpHost.ts"
 
 const encoder = new TextEncoder()
@@ -14,8 +13,7 @@ const write = (stream: { writeSync: (bytes: Uint8Array) => number }) => (text: s
 
 const code = await runCli(Deno.args, {
   cwd: Deno.cwd(),
-  open: openDenoWorkspace,
-  statusRegistry: (failure) => statusRegistry(failure.reason, failure.repair),
+  open: openDenoSession,
   stdout: write(Deno.stdout),
   stderr: write(Deno.stderr),
   verbs: {

@@ -5,7 +5,6 @@
  * `isError` when `ok` is false. In Manual mode a staged call is put to the user through
  * `elicitation/create` when the client can show it; the model's own input can never approve anything.
  */
-import * as Effect from "effect/Effect"
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import {
   CallToolRequestSchema,
@@ -18,22 +17,17 @@ import {
   SetLevelRequestSchema,
   type Tool
 } from "@modelcontextprotocol/sdk/types.js"
-import { decideCommand } from "../../core/gate/preprocess.ts"
+import { type Prompt, promptLines } from "../../core/gate/prompt.ts"
 import type { ResumeCall } from "../../core/gate/records.ts"
 import type { Envelope } from "../../core/protocol/envelope.ts"
-import type { Registry, ToolListing } from "../../core/registry.ts"
-import type { WorkspaceRuntime } from "../../core/runtime.ts"
-import type { Settings } from "../../core/settings/settings.ts"
+import type { ToolListing } from "../../core/registry.ts"
+import type { Session } from "../open.ts"
 
 /** The server's name and version as MCP clients see them. */
 export const SERVER_INFO = { name: "agentic-workspace", version: "0.1.0" } as const
 
-/** What the MCP server needs of a workspace: the runtime, or only a registry when it could not open. */
-export interface McpWorkspace {
-  readonly registry: Registry
-  /** Absent when the workspace could not open (then only the diagnostic tool is served). */
-  readonly runtime?: WorkspaceRuntime
-}
+/** What the MCP server serves: the workspace's Session (when it could not open, the diagnostic tool alone). */
+export type McpWorkspace = Session
 
 /** How long the server waits for the user to answer an approval prompt before leaving it pending. */
 export const ELICITATION_TIMEOUT_MS = 10 * 60 * 1000
@@ -88,17 +82,13 @@ const MESSAGE_PREVIEW_CHARS = 6000
 
 const clip = (text: string, max: number) => (text.length <= max ? text : `${text.slice(0, max)}\n… (${text.length - max} more characters; see the envelope)`)
 
-/** The text of an approval prompt: operation, destructive flag, and the diff or command when the envelope carries one. */
-export const approvalMessage = (tool: string, envelope: Envelope, approval: StagedApproval): string => {
-  const data = (envelope.data ?? {}) as Record<string, unknown>
+/** The text of an approval prompt: operation, destructive flag, and what the record's typed prompt asks (the diff, the argv and cwd, ...). */
+export const approvalMessage = (tool: string, envelope: Envelope, approval: StagedApproval, prompt?: Prompt): string => {
   const lines = [
     `${tool} wants to run ${envelope.operation}: ${approval.title}`,
     `Approval ${approval.id} (${approval.kind}). Destructive: ${approval.destructive ? "YES: it deletes, moves or overwrites existing content" : "no"}.`
   ]
-  const diff = [data["diffPreview"], data["diff"]].find((value) => typeof value === "string") as string | undefined
-  const command = data["command"] ?? (data["executable"] === undefined ? undefined : { executable: data["executable"], args: data["args"] })
-  if (diff !== undefined) lines.push("", "Diff:", clip(diff, MESSAGE_PREVIEW_CHARS))
-  if (command !== undefined) lines.push("", `Command: ${typeof command === "string" ? command : JSON.stringify(command)}`)
+  if (prompt !== undefined) lines.push("", ...promptLines(prompt, MESSAGE_PREVIEW_CHARS))
   if (approval.resume !== undefined) lines.push("", `Runs: ${approval.resume.tool} ${clip(JSON.stringify(approval.resume.arguments), MESSAGE_PREVIEW_CHARS)}`)
   lines.push("", "Accept runs it now; Decline denies it (the identical call is then refused); Cancel leaves it pending.")
   return lines.join("\n")
@@ -127,7 +117,7 @@ export const canElicitForm = (capabilities: { elicitation?: { form?: unknown; ur
  */
 const askUser = async (
   elicit: (params: ElicitRequestFormParams) => Promise<ElicitResult>,
-  runtime: WorkspaceRuntime,
+  session: Session,
   tool: string,
   args: unknown,
   staged: Envelope,
@@ -135,7 +125,8 @@ const askUser = async (
 ): Promise<CallToolResult> => {
   let answer: ElicitResult
   try {
-    answer = await elicit({ mode: "form", message: approvalMessage(tool, staged, approval), requestedSchema: APPROVAL_SCHEMA })
+    const prompt = (await session.approvals()).find((record) => record.id === approval.id)?.prompt
+    answer = await elicit({ mode: "form", message: approvalMessage(tool, staged, approval, prompt), requestedSchema: APPROVAL_SCHEMA })
   } catch (error) {
     return callResult(
       staged,
@@ -147,12 +138,12 @@ const askUser = async (
   }
   const note = typeof answer.content?.["note"] === "string" && answer.content["note"].trim().length > 0 ? answer.content["note"].trim() : undefined
   const verb = answer.action === "accept" ? "accept" : "deny"
-  const decided = await runtime.run(Effect.either(decideCommand({ verb, id: approval.id, ...(note === undefined ? {} : { text: note }) })))
+  const decided = await session.decide({ verb, id: approval.id, ...(note === undefined ? {} : { text: note }) })
   if (decided._tag === "Left") {
     return callResult(staged, `The user answered ${answer.action} for ${approval.id}, but it was not decided: ${decided.left.code}: ${decided.left.message}`)
   }
   const resume = approval.resume ?? { tool, arguments: args as Record<string, unknown> }
-  const envelope = await runtime.call(resume.tool, resume.arguments)
+  const envelope = await session.call(resume.tool, resume.arguments)
   const said = note === undefined ? "" : ` ${verb === "accept" ? "Note" : "Reason"}: ${note}`
   return callResult(
     envelope,
@@ -189,9 +180,9 @@ export const createMcpServer = (workspace: McpWorkspace, inflight: Inflight = ne
     instructions:
       "agentic-workspace: tools to read, search and change this workspace. Every mutation is gated by the user's permission mode; follow each envelope's summary. Only the user approves (through /accept, the terminal, or this client's approval prompt)."
   })
-  const settings: Settings | undefined = workspace.runtime?.settings
+  const settings = workspace.settings
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: workspace.registry.list().map(mcpTool) }))
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: workspace.tools().map(mcpTool) }))
 
   // logging/setLevel: below the client's level, the per-call log line is not sent.
   const LEVELS: ReadonlyArray<LoggingLevel> = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]
@@ -205,8 +196,7 @@ export const createMcpServer = (workspace: McpWorkspace, inflight: Inflight = ne
   server.setRequestHandler(CallToolRequestSchema, (request, extra) => inflight.track(async () => {
     const { name } = request.params
     const args = request.params.arguments ?? {}
-    const runtime = workspace.runtime
-    const envelope = runtime === undefined ? await Effect.runPromise(workspace.registry.call(name, args) as Effect.Effect<Envelope>) : await runtime.call(name, args)
+    const envelope = await workspace.call(name, args)
     // Related to this request, so over HTTP it travels on the call's own stream.
     const level: LoggingLevel = envelope.ok ? "info" : "warning"
     if (wanted(level)) {
@@ -218,11 +208,11 @@ export const createMcpServer = (workspace: McpWorkspace, inflight: Inflight = ne
         .catch(() => undefined)
     }
     const approval = stagedApproval(envelope)
-    if (approval !== undefined && runtime !== undefined && settings?.permissionMode === 0 && canElicitForm(server.getClientCapabilities())) {
+    if (approval !== undefined && workspace.failure === undefined && settings?.permissionMode === 0 && canElicitForm(server.getClientCapabilities())) {
       // Sent as part of this request, so over HTTP it travels on the call's own stream.
       const elicit = (params: ElicitRequestFormParams) =>
         extra.sendRequest({ method: "elicitation/create", params }, ElicitResultSchema, { timeout: ELICITATION_TIMEOUT_MS })
-      return askUser(elicit, runtime, name, args, envelope, approval)
+      return askUser(elicit, workspace, name, args, envelope, approval)
     }
     return callResult(envelope)
   }))

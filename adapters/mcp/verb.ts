@@ -29,16 +29,14 @@ export interface McpHost {
 export const mcpVerb =
   (mcpHost: McpHost) =>
   async (line: ParsedLine, host: CliHost): Promise<number> => {
-    const opened = await host.open(line.root, line.settings)
-    if ("_tag" in opened && opened.kind === "settings") {
-      host.stderr(`agentic-workspace: ${opened.reason}. ${opened.repair}\n`)
+    const workspace: McpWorkspace = await host.open(line.root, line.settings)
+    const failed = workspace.failure
+    if (failed?.kind === "settings") {
+      host.stderr(`agentic-workspace: ${failed.reason}. ${failed.repair}\n`)
       return 2
     }
-    const workspace: McpWorkspace = "_tag" in opened ? { registry: host.statusRegistry(opened) } : { registry: opened.registry, runtime: opened }
-    if ("_tag" in opened) host.stderr(`agentic-workspace mcp: serving only the diagnostic tool: ${opened.reason}. ${opened.repair}\n`)
-    const dispose = async () => {
-      if (workspace.runtime !== undefined) await workspace.runtime.dispose()
-    }
+    if (failed !== undefined) host.stderr(`agentic-workspace mcp: serving only the diagnostic tool: ${failed.reason}. ${failed.repair}\n`)
+    const dispose = () => workspace.close()
 
     const portFlag = line.flags["http"]
     if (portFlag === undefined) {

@@ -1,4 +1,5 @@
 /** The HostFs port on Node: node:fs, write-file-atomic for atomic replace, proper-lockfile for inter-process locks. */
+import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import * as fsp from "node:fs/promises"
 import * as path from "node:path"
@@ -53,7 +54,42 @@ const syncDir = async (dir: string) => {
 const LOCK_STALE_MS = 10_000
 
 /** The Node filesystem. */
+const tail = async (abs: string, maxBytes: number) => {
+  let handle: fsp.FileHandle
+  try {
+    handle = await fsp.open(abs, "r")
+  } catch (error) {
+    if ((error as { code?: string }).code === "ENOENT") return undefined
+    throw error
+  }
+  try {
+    const { size } = await handle.stat()
+    const length = Math.min(size, maxBytes)
+    const bytes = new Uint8Array(length)
+    let read = 0
+    while (read < length) {
+      const { bytesRead } = await handle.read(bytes, read, length - read, size - length + read)
+      if (bytesRead === 0) break
+      read += bytesRead
+    }
+    return { bytes: bytes.subarray(0, read), size }
+  } finally {
+    await handle.close()
+  }
+}
+
+const sha256File = (abs: string) =>
+  new Promise<string | undefined>((resolve, reject) => {
+    const hash = createHash("sha256")
+    const stream = fs.createReadStream(abs)
+    stream.on("data", (chunk) => hash.update(chunk))
+    stream.on("end", () => resolve(hash.digest("hex")))
+    stream.on("error", (error) => ((error as { code?: string }).code === "ENOENT" ? resolve(undefined) : reject(error)))
+  })
+
 export const nodeHostFs: HostFsShape = {
+  tail: (abs, maxBytes) => Effect.tryPromise({ try: () => tail(abs, maxBytes), catch: toHostError(abs) }),
+  sha256File: (abs) => Effect.tryPromise({ try: () => sha256File(abs), catch: toHostError(abs) }),
   readFile: (abs) => attempt(abs, () => fsp.readFile(abs).then((buffer) => new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength))),
   writeFileAtomic: (abs, bytes, options) =>
     attempt(abs, async () => {

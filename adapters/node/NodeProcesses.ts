@@ -3,7 +3,6 @@
  * (`detached: true`), each job under supervisor.mjs, which outlives the adapter process.
  */
 import { spawn, spawnSync } from "node:child_process"
-import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import * as fsp from "node:fs/promises"
 import * as path from "node:path"
@@ -11,7 +10,8 @@ import { fileURLToPath } from "node:url"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { HostError } from "../../core/services/HostFs.ts"
-import { type Launched, Processes, type ProcessesShape } from "../../core/services/Processes.ts"
+import { toolError, type ToolError } from "../../core/protocol/errors.ts"
+import { EXEC_MAX_OUTPUT_BYTES, type ExecRequest, type ExecResult, type Launched, Processes, type ProcessesShape } from "../../core/services/Processes.ts"
 import { resolveExecutable } from "../../core/tools/command/resolve.ts"
 import { toHostError } from "./NodeHostFs.ts"
 
@@ -130,37 +130,85 @@ const launch = async (jobDir: string): Promise<Launched> => {
   return { ...base, startError: `the job supervisor did not report within ${LAUNCH_WAIT_MS / 1000} s` }
 }
 
-const tail = async (abs: string, maxBytes: number) => {
-  let handle: fsp.FileHandle
-  try {
-    handle = await fsp.open(abs, "r")
-  } catch (error) {
-    if ((error as { code?: string }).code === "ENOENT") return undefined
-    throw error
-  }
-  try {
-    const { size } = await handle.stat()
-    const length = Math.min(size, maxBytes)
-    const bytes = new Uint8Array(length)
-    let read = 0
-    while (read < length) {
-      const { bytesRead } = await handle.read(bytes, read, length - read, size - length + read)
-      if (bytesRead === 0) break
-      read += bytesRead
+/** `exec` on Node: spawn without a shell in its own process group, bounded output, the group killed on timeout. */
+export const nodeExec = (request: ExecRequest): Effect.Effect<ExecResult, ToolError> =>
+  Effect.async<ExecResult, ToolError>((resume) => {
+    const max = request.maxOutputBytes ?? EXEC_MAX_OUTPUT_BYTES
+    const [file, ...args] = request.argv
+    if (file === undefined) {
+      resume(Effect.fail(toolError("INVALID_INPUT", "exec needs an executable: argv is empty.")))
+      return
     }
-    return { bytes: bytes.subarray(0, read), size }
-  } finally {
-    await handle.close()
-  }
-}
-
-const sha256File = (abs: string) =>
-  new Promise<string | undefined>((resolve, reject) => {
-    const hash = createHash("sha256")
-    const stream = fs.createReadStream(abs)
-    stream.on("data", (chunk) => hash.update(chunk))
-    stream.on("end", () => resolve(hash.digest("hex")))
-    stream.on("error", (error) => ((error as { code?: string }).code === "ENOENT" ? resolve(undefined) : reject(error)))
+    const child = spawn(file, args, {
+      cwd: request.cwd,
+      env: { ...process.env, ...request.env },
+      shell: false,
+      detached: process.platform !== "win32",
+      windowsHide: true,
+      stdio: ["pipe", "pipe", "pipe"]
+    })
+    const streams = { stdout: [] as Array<Buffer>, stderr: [] as Array<Buffer> }
+    const sizes = { stdout: 0, stderr: 0 }
+    let truncated = false
+    let timedOut = false
+    let settled = false
+    const collect = (name: "stdout" | "stderr") => (chunk: Buffer) => {
+      const room = max - sizes[name]
+      if (room <= 0) {
+        truncated = true
+        return
+      }
+      const kept = chunk.length > room ? chunk.subarray(0, room) : chunk
+      if (kept.length < chunk.length) truncated = true
+      streams[name].push(kept)
+      sizes[name] += kept.length
+    }
+    child.stdout.on("data", collect("stdout"))
+    child.stderr.on("data", collect("stderr"))
+    const killGroup = () => {
+      try {
+        if (child.pid !== undefined) process.kill(process.platform === "win32" ? child.pid : -child.pid, "SIGKILL")
+      } catch {
+        // already gone
+      }
+    }
+    const timer = setTimeout(() => {
+      timedOut = true
+      killGroup()
+    }, request.timeoutMs)
+    child.on("error", (error: NodeJS.ErrnoException) => {
+      if (settled) return
+      settled = true
+      clearTimeout(timer)
+      resume(
+        Effect.fail(
+          error.code === "ENOENT"
+            ? toolError("NOT_FOUND", `The executable "${file}" was not found (${request.cwd}); check the name or install it.`, { executable: file })
+            : toolError("IO_ERROR", `"${file}" could not be started: ${error.message}.`, { executable: file })
+        )
+      )
+    })
+    child.on("close", (exitCode, signal) => {
+      if (settled) return
+      settled = true
+      clearTimeout(timer)
+      resume(
+        Effect.succeed({
+          exitCode,
+          signal,
+          stdout: Buffer.concat(streams.stdout).toString("utf8"),
+          stderr: Buffer.concat(streams.stderr).toString("utf8"),
+          timedOut,
+          truncated
+        })
+      )
+    })
+    child.stdin.on("error", () => undefined)
+    child.stdin.end(request.stdin ?? "")
+    return Effect.sync(() => {
+      clearTimeout(timer)
+      killGroup()
+    })
   })
 
 /** The Node processes. */
@@ -201,8 +249,7 @@ export const nodeProcesses: ProcessesShape = {
       }
     }),
   bootId: Effect.sync(readBootId),
-  tail: (abs, maxBytes) => Effect.tryPromise({ try: () => tail(abs, maxBytes), catch: toHostError(abs) }),
-  sha256File: (abs) => Effect.tryPromise({ try: () => sha256File(abs), catch: toHostError(abs) })
+  exec: (request) => nodeExec(request)
 }
 
 /** The layer the Node host adds to the core. */

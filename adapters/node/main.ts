@@ -1,14 +1,12 @@
 /** The Node entry of the `agentic-workspace` bin. */
 import { runCli } from "../cli.ts"
-import { statusRegistry } from "../../core/registry.ts"
 import { mcpVerb } from "../mcp/verb.ts"
-import { NODE_CAPABILITIES, openNodeWorkspace } from "./host.ts"
+import { NODE_CAPABILITIES, openNodeSession } from "./host.ts"
 import { nodeMcpHost } from "./mcpHost.ts"
 
 const code = await runCli(process.argv.slice(2), {
   cwd: process.cwd(),
-  open: openNodeWorkspace,
-  statusRegistry: (failure) => statusRegistry(failure.reason, failure.repair),
+  open: openNodeSession,
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),
   verbs: {

@@ -11,6 +11,7 @@ import { CurrentSettings } from "../services/CurrentSettings.ts"
 import { modeLabel, modeName } from "../settings/settings.ts"
 import { StateStore } from "../store/StateStore.ts"
 import { hashOperation, newId, stableStringify } from "./hash.ts"
+import { type Prompt, storedPrompt } from "./prompt.ts"
 import {
   APPROVALS_FILE,
   type ApprovalRecord,
@@ -26,17 +27,27 @@ import {
   type ResumeCall
 } from "./records.ts"
 
-/** Everything the gate needs to know about one mutating call. */
+/** A Plan's Schema encoding: stable JSON, tagged. This is what an approval is bound to. */
+export interface EncodedPlan {
+  readonly _tag: string
+  readonly [field: string]: unknown
+}
+
+/** Everything the gate needs to know about one mutating call (built by the registry from the tool's Planned). */
 export interface GateRequest {
   /** The wire tool name, e.g. "workspace_edit". */
   readonly tool: string
   /** The operation name used in envelopes, e.g. "edit.apply". */
   readonly operation: string
   readonly kind: Exclude<RecordKind, "plan">
+  /** "always": staged in every mode (Auto and an approved plan included). */
+  readonly confirm?: "always"
   /** What the user is asked to approve, e.g. "Commit tx_1234". */
   readonly title: string
-  /** The normalised operation; its SHA-256 is what an approval is bound to. */
-  readonly normalized: unknown
+  /** The Plan's Schema encoding; the SHA-256 of its stable JSON (with tool and kind) is what an approval is bound to. */
+  readonly normalized: EncodedPlan
+  /** What the user is shown: the diff, the argv and cwd, the refs, the URL, the control, the reach. */
+  readonly prompt: Prompt
   /** Present when the operation is destructive: the command and what made it so. */
   readonly destructive?: { readonly command: string; readonly reasons: ReadonlyArray<DestructiveReason> }
   /** The exact call that runs the operation after the user's /accept. */
@@ -130,30 +141,41 @@ const stagedResult = (request: GateRequest, record: ApprovalRecord, mode: 0 | 1 
 })
 
 /**
- * Runs `interpret` if the gate allows it now; otherwise returns the staged envelope or fails with
- * the refusal. The interpreter's own failures pass through and leave an approval unconsumed.
+ * The gate, called by the registry only (tools declare `gate: kind`; they never call this). It hashes
+ * the Plan's encoding and asks the pure `decide`, first on a read of the store, so a call over the
+ * destructive ceiling fails before anything is written; then `record` keeps the tool's own record of
+ * the call (edit's planned transaction), and `decide` runs again inside the store's lock, where an
+ * approval is claimed, the call staged or refused. `interpret` runs only on "run"; an approval is
+ * consumed only when it succeeds.
  */
 export const gated = <R>(
   request: GateRequest,
-  interpret: Effect.Effect<ToolResult, ToolError, R>
+  interpret: (request: GateRequest) => Effect.Effect<ToolResult, ToolError, R>,
+  record?: Effect.Effect<GateRequest, ToolError, R>
 ): Effect.Effect<ToolResult, ToolError, R | StateStore | CurrentSettings> =>
   Effect.gen(function* () {
     const settings = yield* CurrentSettings
     const hash = yield* hashOperation({ tool: request.tool, kind: request.kind, operation: request.normalized })
-    const destructive = request.destructive !== undefined
-    if (destructive && !settings.allowDestructiveEdits) return yield* Effect.fail(destructiveRefusal(request.destructive!))
+    const query = (records: ReadonlyArray<ApprovalRecord>) =>
+      decide({
+        mode: settings.permissionMode,
+        allowDestructiveEdits: settings.allowDestructiveEdits,
+        destructive: request.destructive !== undefined,
+        ...(request.confirm === undefined ? {} : { confirm: request.confirm }),
+        hash,
+        records
+      })
+    // The destructive ceiling comes first in `decide` and writes nothing: refused here, on a read of the
+    // store, before the tool records anything. Every other decision is taken (and expiry persisted) in the lock.
+    const first = query(yield* loadRecords)
+    if (first._tag === "Refuse" && first.code === "PROTECTED_PATH") return yield* Effect.fail(refusal(first, request))
+    const recorded = record === undefined ? request : yield* record
 
     // Decide, and stage if needed, inside one locked update so two processes never stage twice.
     type Outcome = { readonly decision: Decision; readonly record: ApprovalRecord | undefined }
     const outcome = yield* updateRecords<Outcome, never, never>((records, now) =>
       Effect.gen(function* () {
-        const decision = decide({
-          mode: settings.permissionMode,
-          allowDestructiveEdits: settings.allowDestructiveEdits,
-          destructive,
-          hash,
-          records
-        })
+        const decision = query(records)
         if (decision._tag === "Run" && decision.consume !== undefined) {
           // Claim the approval inside the lock, so a concurrent identical call (another process) cannot
           // spend it too; it is handed back below if the interpreter does not succeed.
@@ -168,30 +190,31 @@ export const gated = <R>(
           const existing = records.find((candidate) => candidate.id === decision.existing)
           return [{ decision, record: existing }, records] as const
         }
-        const record: ApprovalRecord = {
+        const staged: ApprovalRecord = {
           id: yield* newId("approval"),
-          kind: request.kind,
+          kind: recorded.kind,
           status: "pending",
-          title: request.title,
+          title: recorded.title,
           createdAt: new Date(now).toISOString(),
           hash,
-          tool: request.tool,
-          operation: request.operation,
-          destructive,
-          resume: request.resume
+          tool: recorded.tool,
+          operation: recorded.operation,
+          destructive: recorded.destructive !== undefined,
+          resume: recorded.resume,
+          prompt: storedPrompt(recorded.prompt)
         }
-        return [{ decision, record }, [record, ...records]] as const
+        return [{ decision, record: staged }, [staged, ...records]] as const
       })
     )
-    const { decision, record } = outcome
+    const { decision } = outcome
     switch (decision._tag) {
       case "Stage":
-        if (record === undefined) return yield* Effect.die(new Error("a staged decision without its record"))
-        return stagedResult(request, record!, settings.permissionMode)
+        if (outcome.record === undefined) return yield* Effect.die(new Error("a staged decision without its record"))
+        return stagedResult(recorded, outcome.record, settings.permissionMode)
       case "Refuse":
-        return yield* Effect.fail(refusal(decision, request))
+        return yield* Effect.fail(refusal(decision, recorded))
       case "Run": {
-        if (decision.consume === undefined) return yield* interpret
+        if (decision.consume === undefined) return yield* interpret(recorded)
         const id = decision.consume
         // The approval is consumed only when the mutation succeeds: on failure (or interruption) it is approved again.
         const release = updateRecords((records) =>
@@ -204,7 +227,7 @@ export const gated = <R>(
             })
           ] as const)
         ).pipe(Effect.ignore)
-        return yield* Effect.onError(interpret, () => release)
+        return yield* Effect.onError(interpret(recorded), () => release)
       }
     }
   })

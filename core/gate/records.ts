@@ -1,4 +1,5 @@
 /** Approval and plan records: the pure rules of `.agentic/approvals/state.json`. */
+import type { Prompt } from "./prompt.ts"
 
 /** What a record stands for; plans share the store with operation approvals. */
 export type RecordKind = "transaction" | "command" | "vcs" | "browser" | "web" | "agent" | "plan"
@@ -31,6 +32,8 @@ export interface ApprovalRecord {
   readonly operation?: string
   readonly destructive?: boolean
   readonly resume?: ResumeCall
+  /** What the user was asked to approve (the diff clipped); absent on plans and older records. */
+  readonly prompt?: Prompt
   // plans
   readonly revision?: number
   readonly supersedes?: string
@@ -132,6 +135,8 @@ export interface GateQuery {
   readonly mode: 0 | 1 | 2
   readonly allowDestructiveEdits: boolean
   readonly destructive: boolean
+  /** "always": the action is staged for the user in every mode. */
+  readonly confirm?: "always"
   readonly hash: string
   /** Records after expiry, any order. */
   readonly records: ReadonlyArray<ApprovalRecord>
@@ -147,16 +152,19 @@ export type Decision =
  * The pure decision for one gated call:
  * 1. destructive without allowDestructiveEdits -> PROTECTED_PATH, in every mode, before any approval;
  * 2. a live denial of the identical operation -> APPROVAL_DENIED;
- * 3. Auto -> run; Plan -> run under an approved plan, else APPROVAL_REQUIRED;
+ * 3. Auto -> run; Plan -> run under an approved plan, else APPROVAL_REQUIRED (an action declared
+ *    `confirm: "always"` skips this rule and is decided as in Manual, whatever the mode);
  * 4. Manual -> run consuming a matching approval, else stage (re-using a matching pending record).
+ * This is the only place the destructive ceiling is decided.
  */
 export const decide = (query: GateQuery): Decision => {
   if (query.destructive && !query.allowDestructiveEdits) return { _tag: "Refuse", code: "PROTECTED_PATH" }
   const same = newestFirst(query.records).filter((record) => record.kind !== "plan" && record.hash === query.hash)
   const denial = same.find((record) => record.status === "denied")
   if (denial !== undefined) return { _tag: "Refuse", code: "APPROVAL_DENIED", approvalId: denial.id }
-  if (query.mode === 2) return { _tag: "Run" }
-  if (query.mode === 1) {
+  const mode = query.confirm === "always" ? 0 : query.mode
+  if (mode === 2) return { _tag: "Run" }
+  if (mode === 1) {
     if (approvedPlan(query.records) !== undefined) return { _tag: "Run" }
     const pending = pendingPlan(query.records)
     return pending === undefined ? { _tag: "Refuse", code: "APPROVAL_REQUIRED" } : { _tag: "Refuse", code: "APPROVAL_REQUIRED", pendingPlanId: pending.id }

@@ -56,8 +56,20 @@ export interface DirEntry {
   readonly type: "file" | "directory" | "symlink" | "other"
 }
 
+/** A bounded read from the end of a file. */
+export interface Tail {
+  /** The last bytes of the file (at most the number asked for). */
+  readonly bytes: Uint8Array
+  /** The file's size when it was read. */
+  readonly size: number
+}
+
 /** The host filesystem, narrowed to what the tools need. */
 export interface HostFsShape {
+  /** Reads at most `maxBytes` from the end of a file, never the whole file; undefined when it does not exist. */
+  readonly tail: (abs: string, maxBytes: number) => Effect.Effect<Tail | undefined, HostError>
+  /** SHA-256 (hex) of a file (streamed where the host can); undefined when it does not exist. */
+  readonly sha256File: (abs: string) => Effect.Effect<string | undefined, HostError>
   readonly readFile: (abs: string) => Effect.Effect<Uint8Array, HostError>
   /** Write temp beside the target, fsync, rename over it (and fsync the directory): a reader never sees a torn file. */
   readonly writeFileAtomic: (abs: string, bytes: Uint8Array, options?: { readonly mode?: number }) => Effect.Effect<void, HostError>
@@ -84,6 +96,21 @@ export interface HostFsShape {
 /** The host filesystem service. */
 export class HostFs extends Context.Tag("agentic-workspace/HostFs")<HostFs, HostFsShape>() {}
 
+/**
+ * The services a host can provide beyond the filesystem, as a typed literal list: a host advertises
+ * exactly the ones its layer provides (adapters/<host>/host.ts), and a tool lists those it `requires`.
+ */
+export const CAPABILITIES = ["fs", "process", "network", "browser"] as const
+export type Capability = (typeof CAPABILITIES)[number]
+
+/** What each capability is called in a refusal ("this host (deno) has no process service"). */
+export const CAPABILITY_SERVICE: Readonly<Record<Capability, string>> = {
+  fs: "filesystem",
+  process: "process",
+  network: "network",
+  browser: "browser"
+}
+
 /** Facts about the host the core runs on. */
 export interface HostInfoShape {
   /** The workspace root: an absolute, real (symlink-free) path. */
@@ -91,8 +118,8 @@ export interface HostInfoShape {
   readonly runtime: "node" | "deno" | "memory"
   /** "linux", "darwin", "win32", ... */
   readonly platform: string
-  /** Capabilities the host advertises (e.g. "process", "network", "browser"); tools need the intersection with settings. */
-  readonly capabilities: ReadonlyArray<string>
+  /** The services the host's layer provides; a tool that requires another is not listed. */
+  readonly capabilities: ReadonlyArray<Capability>
 }
 
 /** The host facts service. */

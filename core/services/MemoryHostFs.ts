@@ -107,6 +107,20 @@ export const makeMemoryHostFs = (directories: ReadonlyArray<string> = []): Memor
     })
 
   const host: HostFsShape = {
+    tail: (abs, maxBytes) =>
+      Effect.flatMap(Effect.either(host.readFile(abs)), (read) =>
+        read._tag === "Left"
+          ? read.left.reason === "NotFound" ? Effect.succeed(undefined) : Effect.fail(read.left)
+          : Effect.succeed({ bytes: read.right.subarray(Math.max(0, read.right.length - maxBytes)), size: read.right.length })
+      ),
+    sha256File: (abs) =>
+      Effect.flatMap(Effect.either(host.readFile(abs)), (read) =>
+        read._tag === "Left"
+          ? read.left.reason === "NotFound" ? Effect.succeed(undefined) : Effect.fail(read.left)
+          : Effect.promise(() => crypto.subtle.digest("SHA-256", read.right as Uint8Array<ArrayBuffer>)).pipe(
+              Effect.map((digest) => Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, "0")).join(""))
+            )
+      ),
     readFile: (abs) =>
       sync(() => {
         const found = lookup(abs, true)

@@ -18,7 +18,9 @@
  *   const alive = yield* processes.isAlive(launched.supervisorPid, launched.supervisorIdentity)
  */
 import * as Context from "effect/Context"
-import type * as Effect from "effect/Effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { toolError, type ToolError } from "../protocol/errors.ts"
 import type { HostError } from "./HostFs.ts"
 
 /** What the host found for an executable name (see core/tools/command/resolve.ts). */
@@ -48,13 +50,28 @@ export interface Launched {
   readonly startError?: string
 }
 
-/** A bounded read from the end of a file. */
-export interface Tail {
-  /** The last bytes of the file (at most the number asked for). */
-  readonly bytes: Uint8Array
-  /** The file's size when it was read. */
-  readonly size: number
+/** A command run to completion (`exec`): no shell, bounded output. */
+export interface ExecRequest {
+  readonly argv: ReadonlyArray<string> // argv[0] is a resolved executable path or a name on PATH
+  readonly cwd: string // absolute, already confined by the Workspace
+  readonly env?: Readonly<Record<string, string>> // added to the host environment
+  readonly timeoutMs: number
+  readonly maxOutputBytes?: number // per stream, default 10 MiB; past it truncated: true
+  readonly stdin?: string
 }
+
+/** What `exec` reports. */
+export interface ExecResult {
+  readonly exitCode: number | null
+  readonly signal: string | null
+  readonly stdout: string
+  readonly stderr: string
+  readonly timedOut: boolean
+  readonly truncated: boolean
+}
+
+/** The default per-stream output bound of `exec`. */
+export const EXEC_MAX_OUTPUT_BYTES = 10 * 1024 * 1024
 
 /** The host's processes, narrowed to what workspace_command needs. */
 export interface ProcessesShape {
@@ -70,11 +87,33 @@ export interface ProcessesShape {
   readonly signalGroup: (pgid: number, signal: "SIGTERM" | "SIGKILL") => Effect.Effect<boolean>
   /** The current boot id, when the host can tell (compared with a job's to detect a reboot). */
   readonly bootId: Effect.Effect<string | undefined>
-  /** Reads at most `maxBytes` from the end of a file, never the whole file; undefined when it does not exist. */
-  readonly tail: (abs: string, maxBytes: number) => Effect.Effect<Tail | undefined, HostError>
-  /** SHA-256 (hex) of a file, streamed; undefined when it does not exist. */
-  readonly sha256File: (abs: string) => Effect.Effect<string | undefined, HostError>
+  /**
+   * Runs argv to completion without a shell, in `cwd`, bounded by `timeoutMs` (the whole process group is
+   * killed then) and `maxOutputBytes` per stream. A missing executable is NOT_FOUND naming it.
+   */
+  readonly exec: (request: ExecRequest) => Effect.Effect<ExecResult, ToolError>
 }
 
 /** The process service. */
-export class Processes extends Context.Tag("agentic-workspace/Processes")<Processes, ProcessesShape>() {}
+export class Processes extends Context.Tag("agentic-workspace/Processes")<Processes, ProcessesShape>() {
+  /**
+   * The layer of a host without processes: every call refuses with TOOL_DISABLED naming the host. The
+   * registry never lists a tool that requires "process" there, so this is reached only by kernel code
+   * that checked HostInfo.capabilities first, or by a bug, which then fails clearly instead of a cast.
+   */
+  static readonly layerUnavailable = (runtime: string) => Layer.succeed(Processes, unavailableProcesses(runtime))
+}
+
+/** Processes that refuse every call: "this host (deno) has no process service". */
+export const unavailableProcesses = (runtime: string): ProcessesShape => {
+  const refusal = toolError("TOOL_DISABLED", `this host (${runtime}) has no process service`, { runtime, service: "process" })
+  return {
+    resolve: () => Effect.die(refusal),
+    launch: () => Effect.die(refusal),
+    isAlive: () => Effect.die(refusal),
+    groupAlive: () => Effect.die(refusal),
+    signalGroup: () => Effect.die(refusal),
+    bootId: Effect.die(refusal),
+    exec: () => Effect.fail(refusal)
+  }
+}

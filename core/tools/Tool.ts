@@ -1,24 +1,33 @@
 /**
- * A tool is a name, a description, one input Schema per action and one handler per action.
- * Input is decoded first (INVALID_INPUT before any gating), then the action's handler runs;
- * handlers of gated actions wrap their interpreter in `gated`.
+ * The contract of a tool: a name, a description, one input Schema per action, and per action a
+ * declaration: `ungated(run)` for an action that never needs the user, or a gated declaration
+ * (`gate: kind`) that supplies `load` (the before-state), a pure `plan` returning a tagged Plan
+ * value (a Schema), `interpret(plan)` and `view`. The registry is the orchestrator: it decodes the
+ * input (INVALID_INPUT before any gating), then for a gated action runs load -> plan -> gate ->
+ * interpret -> view, so a gated action cannot reach its interpreter without the gate.
+ * A definition also carries what the tool contributes to the kernel: start-up steps, its `changes`
+ * source, its `.agentic/` storage entries, its MCP probe call and the hints its annotations follow.
  */
 import type * as Effect from "effect/Effect"
+import type * as Either from "effect/Either"
 import * as JSONSchema from "effect/JSONSchema"
 import * as Schema from "effect/Schema"
-import type { ToolResult } from "../protocol/envelope.ts"
+import type { Prompt } from "../gate/prompt.ts"
+import type { DestructiveReason, RecordKind, ResumeCall } from "../gate/records.ts"
+import type { Artifact, ToolResult } from "../protocol/envelope.ts"
 import type { ToolError } from "../protocol/errors.ts"
 import type { Browser } from "../services/Browser.ts"
 import type { CurrentSettings } from "../services/CurrentSettings.ts"
-import type { HostFs, HostInfoShape, HostInfo } from "../services/HostFs.ts"
+import type { Capability, HostFs, HostInfo, HostInfoShape } from "../services/HostFs.ts"
 import type { Processes } from "../services/Processes.ts"
+import type { RegisteredTools } from "../services/RegisteredTools.ts"
 import type { Search } from "../services/Search.ts"
 import type { Workspace } from "../services/Workspace.ts"
 import type { Settings } from "../settings/settings.ts"
 import type { StateStore } from "../store/StateStore.ts"
 
-/** The services every tool handler may use; adapters provide all of them. */
-export type ToolContext = Workspace | StateStore | CurrentSettings | HostInfo | HostFs | Processes | Search | Browser
+/** The services every tool handler may use; adapters provide all of them (a missing one as a layer that refuses). */
+export type ToolContext = Workspace | StateStore | CurrentSettings | HostInfo | HostFs | Processes | Search | RegisteredTools | Browser
 
 /** The action schemas of a tool: action name -> the Struct of its fields (without `action`). */
 export type ActionSchemas = Record<string, Schema.Schema<any, any, never>>
@@ -26,12 +35,162 @@ export type ActionSchemas = Record<string, Schema.Schema<any, any, never>>
 /** The decoded input of one action, with its `action` tag. */
 export type ActionInput<S extends ActionSchemas, K extends keyof S> = { readonly action: K } & Schema.Schema.Type<S[K]>
 
-/** MCP-style hints; each tool computes them from the settings in force. */
+/** MCP-style hints, as tools/list sends them. */
 export interface ToolAnnotations {
   readonly readOnlyHint: boolean
   readonly destructiveHint: boolean
   readonly openWorldHint: boolean
   readonly idempotentHint?: boolean
+}
+
+/** The boolean settings a hint may follow. */
+export type BooleanSetting = { [K in keyof Settings]: Settings[K] extends boolean ? K : never }[keyof Settings]
+
+/** A hint: fixed, one boolean setting, or any/all of several. */
+export type HintExpr = boolean | BooleanSetting | { readonly anyOf: ReadonlyArray<BooleanSetting> } | { readonly allOf: ReadonlyArray<BooleanSetting> }
+
+/** The one field per tool its annotations and the docs/mcp.md table follow. */
+export interface ToolHints {
+  readonly readOnlyHint: HintExpr
+  readonly destructiveHint: HintExpr
+  readonly openWorldHint: HintExpr
+  readonly idempotentHint?: boolean
+  /** The table's "why" column. */
+  readonly why: string
+}
+
+/** Evaluates a hint under the settings in force. */
+export const evaluateHint = (hint: HintExpr, settings: Settings): boolean => {
+  if (typeof hint === "boolean") return hint
+  if (typeof hint === "string") return settings[hint]
+  return "anyOf" in hint ? hint.anyOf.some((name) => settings[name]) : hint.allOf.every((name) => settings[name])
+}
+
+/** A hint as the docs table writes it: true, false, a setting, "a or b", "a and b". */
+export const hintText = (hint: HintExpr): string => {
+  if (typeof hint === "boolean" || typeof hint === "string") return String(hint)
+  return "anyOf" in hint ? hint.anyOf.join(" or ") : hint.allOf.join(" and ")
+}
+
+/** The annotations of a tool under the settings in force, derived from its hints. */
+export const toolAnnotations = (tool: Pick<ToolDefinition, "hints">, settings: Settings): ToolAnnotations => ({
+  readOnlyHint: evaluateHint(tool.hints.readOnlyHint, settings),
+  destructiveHint: evaluateHint(tool.hints.destructiveHint, settings),
+  openWorldHint: evaluateHint(tool.hints.openWorldHint, settings),
+  ...(tool.hints.idempotentHint === undefined ? {} : { idempotentHint: tool.hints.idempotentHint })
+})
+
+/** The gate kinds (the reference's approval.kind values). */
+export type GateKind = Exclude<RecordKind, "plan">
+
+/** An action that never asks the user: it runs as soon as its input decodes. */
+export interface UngatedAction<I> {
+  readonly gate: "none"
+  readonly run: (input: I) => Effect.Effect<ToolResult, ToolError, ToolContext>
+}
+
+/** Declares an action ungated. */
+export const ungated = <I>(run: (input: I) => Effect.Effect<ToolResult, ToolError, ToolContext>): UngatedAction<I> => ({ gate: "none", run })
+
+/** Present when a planned operation is destructive: the command and what made it so. */
+export interface Destructive {
+  readonly command: string
+  readonly reasons: ReadonlyArray<DestructiveReason>
+}
+
+/**
+ * What `plan` returns for an operation the gate must decide: the Plan (its Schema encoding is what an
+ * approval is bound to), what the user is asked (`prompt`), and what is shown around it. `work` is the
+ * interpreter's working data (file bytes, resolved paths); it is never hashed.
+ */
+export interface Planned<P, W> {
+  readonly _tag: "Planned"
+  readonly plan: P
+  readonly work: W
+  /** What the user is asked to approve, e.g. "Commit tx_1234". */
+  readonly title: string
+  readonly prompt: Prompt
+  readonly destructive?: Destructive
+  /** The exact call that runs the operation after the user's /accept. */
+  readonly resume: ResumeCall
+  /** The tool's normal preview fields, shown beside a staged approval. */
+  readonly preview?: { readonly data?: Record<string, unknown>; readonly artifacts?: ReadonlyArray<Artifact> }
+}
+
+/** What `plan` returns when there is nothing to gate (re-committing a committed transaction): the result as it is. */
+export interface NoOp {
+  readonly _tag: "NoOp"
+  readonly result: ToolResult
+}
+
+/** A planned call, or a no-op. */
+export type PlanStep<P, W> = Planned<P, W> | NoOp
+
+/** A gated action. */
+export interface GatedAction<I, B, P, W, O> {
+  readonly gate: GateKind
+  /**
+   * Only for a test tool that exercises every kind through one action: the kind of this call. Shipped
+   * tools declare one kind, which the gated-set spec reads.
+   */
+  readonly kindOf?: (input: I) => GateKind
+  /** "always": staged for the user in every mode (Auto and an approved plan included). */
+  readonly confirm?: "always"
+  /** The Plan's Schema: a tagged struct (or union of them) whose encoding is stable JSON. */
+  readonly planSchema: Schema.Schema<P, any, never>
+  /** Reads the before-state through services. Writes nothing. */
+  readonly load: (input: I) => Effect.Effect<B, ToolError, ToolContext>
+  /** Pure: input + before-state -> the planned call, a no-op, or the refusal. */
+  readonly plan: (input: I, before: B) => Either.Either<PlanStep<P, W>, ToolError>
+  /**
+   * Optional: keeps the tool's own record of a planned call once the gate has ruled out the destructive
+   * ceiling, before it stages or runs it (workspace_edit apply stores its transaction here, so the
+   * approval's resume call can name it). Returns the planned call with its title, resume and preview.
+   */
+  readonly record?: (planned: Planned<P, W>) => Effect.Effect<Planned<P, W>, ToolError, ToolContext>
+  /** Carries out the plan; runs only when the gate says so. */
+  readonly interpret: (plan: P, work: W) => Effect.Effect<O, ToolError, ToolContext>
+  /** The result the model sees of what the interpreter did. */
+  readonly view: (outcome: O, planned: Planned<P, W>) => Effect.Effect<ToolResult, ToolError, ToolContext>
+}
+
+/** Declares a gated action; the generics are inferred from `load`, `planSchema` and `interpret`. */
+export const gatedAction = <I, B, P, W, O>(action: GatedAction<I, B, P, W, O>): GatedAction<I, B, P, W, O> => action
+
+/** One action's declaration. */
+export type ActionDef<I> = UngatedAction<I> | GatedAction<I, any, any, any, any>
+
+/** One start-up step: a name for logs and the effect that runs it. */
+export interface StartupStep {
+  readonly name: string
+  readonly run: Effect.Effect<void, ToolError, ToolContext>
+}
+
+/** The keys of `data` in the changes listing. */
+export type ChangeKey = "transactions" | "runs" | "jobs" | "taskBoards" | "researchProjects"
+
+/** One contributor to the changes listing: its entries, newest first, in the reference's shape. */
+export interface ChangeSource {
+  readonly key: ChangeKey
+  readonly list: Effect.Effect<ReadonlyArray<unknown>, ToolError, ToolContext>
+}
+
+/** One entry of the `.agentic/` storage map that capabilities reports. */
+export interface StorageEntry {
+  readonly name: string
+  /** As shown, e.g. ".agentic/jobs/<job_id>/". */
+  readonly path: string
+  /** The store path whose existence capabilities reports. */
+  readonly probe: string
+  readonly description: string
+  /** Where the entry sits in the map (the reference's order). */
+  readonly rank: number
+}
+
+/** A tool's simplest read, called by the MCP specs on every registered tool; `ok` is what it must answer. */
+export interface Probe {
+  readonly args: Record<string, unknown>
+  readonly ok: boolean | "any"
 }
 
 /** One public tool. */
@@ -42,21 +201,26 @@ export interface ToolDefinition<S extends ActionSchemas = ActionSchemas> {
   readonly short: string
   readonly description: string
   readonly actions: S
-  /** Whether the tool is registered for these settings and host. */
+  /** Whether the settings register the tool (the host's services are checked through `requires`). */
   readonly enabled: (settings: Settings, host: HostInfoShape) => boolean
-  /**
-   * Why the tool is not registered although the settings ask for it: the host lacks a service it needs
-   * (named in the TOOL_DISABLED refusal); undefined when the host has everything.
-   */
-  readonly unavailable?: (settings: Settings, host: HostInfoShape) => string | undefined
-  readonly annotations: (settings: Settings) => ToolAnnotations
-  readonly handlers: {
-    readonly [K in keyof S]: (input: ActionInput<S, K>) => Effect.Effect<ToolResult, ToolError, ToolContext>
-  }
+  /** The host services the tool cannot work without; a host lacking one does not list the tool. */
+  readonly requires?: ReadonlyArray<Capability>
+  readonly hints: ToolHints
+  readonly handlers: { readonly [K in keyof S]: ActionDef<ActionInput<S, K>> }
+  readonly startup?: ReadonlyArray<StartupStep>
+  readonly changes?: ReadonlyArray<ChangeSource>
+  readonly storage?: ReadonlyArray<StorageEntry>
+  readonly probe: Probe
 }
 
 /** Identity with inference: `defineTool({...})`. */
 export const defineTool = <S extends ActionSchemas>(tool: ToolDefinition<S>): ToolDefinition<S> => tool
+
+/** The gate kind an action declares, or undefined for an ungated one. */
+export const gateOf = (tool: ToolDefinition, action: string): GateKind | undefined => {
+  const def = tool.handlers[action]
+  return def === undefined || def.gate === "none" ? undefined : def.gate
+}
 
 /** A JSON Schema object (what MCP's tools/list carries as inputSchema). */
 export type JsonSchemaObject = {

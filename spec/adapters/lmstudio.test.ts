@@ -9,7 +9,7 @@ import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { ChatMessage, type PluginContext, type Tool } from "@lmstudio/sdk"
 import { afterAll, describe, expect, it } from "vitest"
-import { openNodeWorkspace } from "../../adapters/node/host.ts"
+import { openNodeSession } from "../../adapters/node/host.ts"
 import { configSchematics } from "../../adapters/lmstudio/src/config.ts"
 import { main } from "../../adapters/lmstudio/src/index.ts"
 import { makePlugin, type PluginController } from "../../adapters/lmstudio/src/plugin.ts"
@@ -52,7 +52,7 @@ const parseConfig = (fields: Array<{ key: string; value: unknown }>) =>
   (configSchematics as unknown as { parse: (config: unknown) => { get: (key: string) => unknown } }).parse({ fields })
 
 const dirs: Array<string> = []
-const plugin = makePlugin((root, settings) => openNodeWorkspace(root, settings, TOOLS_WITH_TEST_TOOL))
+const plugin = makePlugin((root, settings) => openNodeSession(root, settings, TOOLS_WITH_TEST_TOOL))
 afterAll(async () => {
   await plugin.dispose()
   await Promise.all(dirs.map((dir) => fs.rm(dir, { recursive: true, force: true })))

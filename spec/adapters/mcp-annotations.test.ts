@@ -50,7 +50,7 @@ const VARIANTS: Array<Settings> = [
   { ...everything, permissionMode: 1, allowAgentCommands: true, allowAgentWebResearch: true },
   { ...defaultSettings, permissionMode: 2 }
 ]
-const HOST = { root: "/nowhere", runtime: "memory" as const, platform: "linux", capabilities: ["fs", "process", "network", "browser"] }
+const HOST = { root: "/nowhere", runtime: "memory" as const, platform: "linux", capabilities: ["fs", "process", "network", "browser"] as const }
 
 describe("MCP annotations", () => {
   it("every registered tool's annotations equal its row in docs/mcp.md, under every settings variant, all hints explicit", async () => {

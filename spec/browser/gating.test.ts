@@ -51,7 +51,7 @@ const approvals = () => {
 
 describe("workspace_browser registration", () => {
   it("'Available only when browser sessions are enabled': not listed and TOOL_DISABLED without enableBrowser; listed with the reference's actions with it", () => {
-    const host = { root: "/virtual/project", runtime: "node" as const, platform: "linux", capabilities: ["fs", "process", "network", "browser"] }
+    const host = { root: "/virtual/project", runtime: "node" as const, platform: "linux", capabilities: ["fs", "process", "network", "browser"] as const }
     const off = makeRegistry(defaultSettings, host)
     expect(off.tools.map((tool) => tool.name)).not.toContain("workspace_browser")
     const on = makeRegistry({ ...defaultSettings, enableBrowser: true }, host)
@@ -60,19 +60,19 @@ describe("workspace_browser registration", () => {
   })
 
   it("'a host without it does not list the tool, and a call to it fails TOOL_DISABLED naming the host and the missing service' (the Deno host's capabilities; spec/adapters/deno/browser_unavailable_test.ts checks the real Deno host)", async () => {
-    const host = { root: "/virtual/project", runtime: "deno" as const, platform: "linux", capabilities: ["fs"] }
+    const host = { root: "/virtual/project", runtime: "deno" as const, platform: "linux", capabilities: ["fs"] as const }
     const registry = makeRegistry({ ...defaultSettings, enableBrowser: true }, host)
     expect(registry.tools.map((tool) => tool.name)).not.toContain("workspace_browser")
     const { Effect } = await import("effect")
     const result = await Effect.runPromise(registry.call("workspace_browser", { action: "open" }) as any) as { ok: boolean; error: { code: string; message: string } }
     expect(result.ok).toBe(false)
     expect(result.error.code).toBe("TOOL_DISABLED")
-    expect(result.error.message).toContain("deno host")
-    expect(result.error.message).toContain("Browser service")
+    expect(result.error.message).toContain("this host (deno)")
+    expect(result.error.message).toContain("no browser service")
   })
 
   it("'Control action types: navigate, click, click_text, type, press, wait, scroll, back, reload, and evaluate when separately enabled': evaluate is absent from the schema unless enableBrowserEvaluate", () => {
-    const host = { root: "/virtual/project", runtime: "node" as const, platform: "linux", capabilities: ["browser"] }
+    const host = { root: "/virtual/project", runtime: "node" as const, platform: "linux", capabilities: ["browser"] as const }
     const schemaOf = (evaluate: boolean) =>
       toolInputSchema(makeRegistry({ ...defaultSettings, enableBrowser: true, enableBrowserEvaluate: evaluate }, host).tools.find((tool) => tool.name === "workspace_browser")!) as any
     const without = schemaOf(false)

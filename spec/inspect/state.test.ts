@@ -7,6 +7,8 @@ import * as path from "node:path"
 import * as Effect from "effect/Effect"
 import { afterEach, describe, expect, it } from "vitest"
 import { CHANGE_SOURCES, type ChangeSource } from "../../core/changes.ts"
+import { ALL_TOOLS } from "../../core/tools/index.ts"
+import { defineTool } from "../../core/tools/Tool.ts"
 import { Workspace } from "../../core/services/Workspace.ts"
 import { openWorkspace, snapshotTree, type TempWorkspace } from "../support/workspace.ts"
 import { inspect, ok, refused } from "./support.ts"
@@ -146,8 +148,7 @@ describe("changes: \"lists transactions, runs, jobs ..., taskBoards, researchPro
     expect(retention.facts).toContain("plan plan_x pending: .agentic/plans/plan_x/plan.md")
   })
 
-  it("assembles every tool's ChangeSource; \"jobs ... is never omitted when summarizing\"", async () => {
-    const sources = CHANGE_SOURCES as Array<ChangeSource>
+  it("assembles every tool's ChangeSource (declared on its definition); \"jobs ... is never omitted when summarizing\"", async () => {
     const added: Array<ChangeSource> = [
       { key: "jobs", list: Effect.succeed([{ id: "job_1", status: "running", executable: "npm", exitCode: null, startedAt: now() }]) },
       {
@@ -155,17 +156,26 @@ describe("changes: \"lists transactions, runs, jobs ..., taskBoards, researchPro
         list: Effect.succeed([{ id: "tx_1", status: "applied", fileCount: 0, files: [], directoryCount: 1, directories: [".github/workflows"], filesTruncated: false, directoriesTruncated: false }])
       }
     ]
-    sources.push(...added)
-    try {
-      ws = await openWorkspace()
-      const { data, retention } = await ok(ws, { action: "changes" })
-      expect(data.jobs).toEqual([{ id: "job_1", status: "running", executable: "npm", exitCode: null, startedAt: expect.any(String) }])
-      expect(data.transactions[0]).toMatchObject({ id: "tx_1", fileCount: 0, directoryCount: 1, directories: [".github/workflows"] })
-      expect(retention.omit_when_summarizing).not.toContain("jobs")
-      expect(retention.facts).toContain("job job_1 running")
-    } finally {
-      sources.splice(sources.length - added.length, added.length)
-    }
+    // A tool that contributes these sources, registered beside the shipped tools.
+    const contributor = defineTool({
+      name: "test_changes",
+      short: "changes",
+      description: "Test only: contributes change sources.",
+      actions: {},
+      enabled: () => false,
+      hints: { readOnlyHint: true, destructiveHint: false, openWorldHint: false, why: "test only" },
+      changes: added,
+      probe: { args: {}, ok: "any" },
+      handlers: {}
+    })
+    ws = await openWorkspace({}, undefined, [...ALL_TOOLS, contributor])
+    const { data, retention } = await ok(ws, { action: "changes" })
+    expect(data.jobs).toEqual([{ id: "job_1", status: "running", executable: "npm", exitCode: null, startedAt: expect.any(String) }])
+    expect(data.transactions[0]).toMatchObject({ id: "tx_1", fileCount: 0, directoryCount: 1, directories: [".github/workflows"] })
+    expect(retention.omit_when_summarizing).not.toContain("jobs")
+    expect(retention.facts).toContain("job job_1 running")
+    // The shipped tools' sources are derived from their definitions too.
+    expect(CHANGE_SOURCES.map((source) => source.key).sort()).toEqual(["jobs", "taskBoards", "transactions"])
   })
 })
 

@@ -3,8 +3,7 @@ import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { parseLine, runCli as runCliInProcess } from "../../adapters/cli.ts"
-import { openNodeWorkspace } from "../../adapters/node/host.ts"
-import { statusRegistry } from "../../core/registry.ts"
+import { openNodeSession } from "../../adapters/node/host.ts"
 import { SETTING_KEYS } from "../../core/settings/settings.ts"
 import { makeTempDir, openWorkspace, REPO, runCli as runBin, snapshotTree } from "../support/workspace.ts"
 
@@ -17,9 +16,8 @@ const runCli = async (argv: ReadonlyArray<string>) => {
   let stderr = ""
   const code = await runCliInProcess(argv, {
     cwd: REPO,
-    open: openNodeWorkspace,
-    statusRegistry: (failure) => statusRegistry(failure.reason, failure.repair),
-    stdout: (text) => {
+    open: openNodeSession,
+      stdout: (text) => {
       stdout += text
     },
     stderr: (text) => {

@@ -119,13 +119,17 @@ describe("'Nothing throws past the registry: a defect becomes ok: false with a c
     description: "Test-only: handlers that die or throw.",
     actions: { die: Schema.Struct({}), throws: Schema.Struct({}), rejects: Schema.Struct({}) },
     enabled: () => true,
-    annotations: () => ({ readOnlyHint: true, destructiveHint: false, openWorldHint: false }),
+    hints: { readOnlyHint: true, destructiveHint: false, openWorldHint: false, why: "test only" },
+    probe: { args: { action: "die" }, ok: false },
     handlers: {
-      die: () => Effect.die(new Error("invariant broken\n    at secretFunction (/abs/path/file.ts:1:1)")),
-      throws: () => {
-        throw new TypeError("thrown while building\n    at build (/abs/path/x.ts:2:2)")
+      die: { gate: "none", run: () => Effect.die(new Error("invariant broken\n    at secretFunction (/abs/path/file.ts:1:1)")) },
+      throws: {
+        gate: "none",
+        run: () => {
+          throw new TypeError("thrown while building\n    at build (/abs/path/x.ts:2:2)")
+        }
       },
-      rejects: () => Effect.promise(() => Promise.reject(new RangeError("async failure")))
+      rejects: { gate: "none", run: () => Effect.promise(() => Promise.reject(new RangeError("async failure"))) }
     }
   })
   for (const action of ["die", "throws", "rejects"]) {

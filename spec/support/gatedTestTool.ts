@@ -1,15 +1,15 @@
 /**
- * Test only: a real gated tool (the real `gated`, a real file write) for exercising approvals through
+ * Test only: a real gated tool (declared `gate: "transaction"`, a real file write) for exercising approvals through
  * hosts before the kernel's own gated tools (workspace_edit, workspace_command) land on this branch.
  * `write` is gated as a transaction bound to the path, the content and the file's before-hash;
  * `show` is an ungated read.
  */
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
-import { gated } from "../../core/gate/gate.ts"
 import { hashOperation } from "../../core/gate/hash.ts"
 import { Workspace } from "../../core/services/Workspace.ts"
-import { defineTool, type ToolDefinition } from "../../core/tools/Tool.ts"
+import { defineTool, gatedAction, type ToolDefinition } from "../../core/tools/Tool.ts"
 import { ALL_TOOLS } from "../../core/tools/index.ts"
 
 /** The test tool's name (never registered outside tests). */
@@ -17,6 +17,8 @@ export const GATED_TEST_TOOL = "test_gated_write"
 
 const encoder = new TextEncoder()
 const decoder = new TextDecoder()
+
+const WritePlan = Schema.TaggedStruct("TestWrite", { path: Schema.String, content: Schema.String, beforeHash: Schema.NullOr(Schema.String) })
 
 /** A gated file writer: write {path, content}, show {path}. */
 export const gatedTestTool = defineTool({
@@ -28,36 +30,42 @@ export const gatedTestTool = defineTool({
     show: Schema.Struct({ path: Schema.String })
   },
   enabled: () => true,
-  annotations: (settings) => ({ readOnlyHint: false, destructiveHint: settings.allowDestructiveEdits, openWorldHint: false }),
+  hints: { readOnlyHint: false, destructiveHint: "allowDestructiveEdits", openWorldHint: false, why: "test only" },
+  probe: { args: { action: "show", path: "README.md" }, ok: true },
   handlers: {
-    write: (input) =>
-      Effect.gen(function* () {
-        const ws = yield* Workspace
-        const rel = yield* ws.resolve(input.path)
-        yield* ws.assertWritable(rel)
-        const before = yield* Effect.orElseSucceed(ws.read(rel), () => undefined)
-        const beforeHash = before === undefined ? null : yield* hashOperation(decoder.decode(before))
-        return yield* gated(
-          {
-            tool: GATED_TEST_TOOL,
-            operation: "testwrite.write",
-            kind: "transaction",
-            title: `Write ${rel}`,
-            normalized: { path: rel, content: input.content, beforeHash },
-            resume: { tool: GATED_TEST_TOOL, arguments: { action: "write", path: input.path, content: input.content } },
-            preview: { data: { path: rel, diffPreview: `--- ${rel}\n+++ ${rel}\n+${input.content}` } }
-          },
-          Effect.map(ws.write(rel, encoder.encode(input.content)), () => ({
-            summary: `Wrote ${rel} (${input.content.length} characters).`,
-            data: { path: rel, written: true }
-          }))
-        )
-      }),
-    show: (input) =>
-      Effect.map(Effect.flatMap(Workspace, (ws) => ws.read(input.path)), (bytes) => ({
-        summary: `${input.path}: ${bytes.length} bytes.`,
-        data: { path: input.path, content: decoder.decode(bytes) }
-      }))
+    write: gatedAction({
+      gate: "transaction",
+      planSchema: WritePlan,
+      load: (input: { readonly action: "write"; readonly path: string; readonly content: string }) =>
+        Effect.gen(function* () {
+          const ws = yield* Workspace
+          const rel = yield* ws.resolve(input.path)
+          yield* ws.assertWritable(rel)
+          const before = yield* Effect.orElseSucceed(ws.read(rel), () => undefined)
+          return { rel, beforeHash: before === undefined ? null : yield* hashOperation(decoder.decode(before)) }
+        }),
+      plan: (input, { rel, beforeHash }) =>
+        Either.right({
+          _tag: "Planned" as const,
+          plan: { _tag: "TestWrite" as const, path: rel, content: input.content, beforeHash },
+          work: rel,
+          title: `Write ${rel}`,
+          prompt: { _tag: "transaction" as const, diff: `--- ${rel}\n+++ ${rel}\n+${input.content}`, paths: [rel] },
+          resume: { tool: GATED_TEST_TOOL, arguments: { action: "write", path: input.path, content: input.content } },
+          preview: { data: { path: rel, diffPreview: `--- ${rel}\n+++ ${rel}\n+${input.content}` } }
+        }),
+      interpret: (plan) => Effect.flatMap(Workspace, (ws) => ws.write(plan.path, encoder.encode(plan.content))),
+      view: (_written, planned) =>
+        Effect.succeed({ summary: `Wrote ${planned.plan.path} (${planned.plan.content.length} characters).`, data: { path: planned.plan.path, written: true } })
+    }),
+    show: {
+      gate: "none",
+      run: (input) =>
+        Effect.map(Effect.flatMap(Workspace, (ws) => ws.read(input.path)), (bytes) => ({
+          summary: `${input.path}: ${bytes.length} bytes.`,
+          data: { path: input.path, content: decoder.decode(bytes) }
+        }))
+    }
   }
 }) as unknown as ToolDefinition
 

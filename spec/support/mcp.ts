@@ -8,6 +8,9 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { ElicitRequestSchema, type ElicitResult } from "@modelcontextprotocol/sdk/types.js"
+import { STATUS_TOOL } from "../../core/registry.ts"
+import type { Probe } from "../../core/tools/Tool.ts"
+import { TOOLS_WITH_TEST_TOOL } from "./gatedTestTool.ts"
 import { REPO } from "./workspace.ts"
 
 /** The test entry: the real CLI and `mcp` verb with the gated test tool registered. */
@@ -20,23 +23,13 @@ export const TEST_ENTRY_DENO = path.join(REPO, "spec/adapters/deno/test_entry.ts
 export const tsxNode = (entry: string, args: ReadonlyArray<string>): Array<string> => ["--import", "tsx", entry, ...args]
 
 /**
- * Each tool's simplest read action, including tools other branches add. A registered tool missing
- * here fails the test, so the table grows with the registry. `ok` is what the envelope must say;
- * "any" for tools whose read needs state this test does not create.
+ * Each tool's simplest read action: its definition's `probe` (so a tool brings its own), plus the
+ * diagnostic tool's. `ok` is what the envelope must say; "any" for reads that need state this test
+ * does not create.
  */
-export const READ_ACTIONS: Record<string, { readonly args: Record<string, unknown>; readonly ok: boolean | "any" }> = {
-  workspace_inspect: { args: { action: "capabilities" }, ok: true },
-  workspace_edit: { args: { action: "list" }, ok: true },
-  workspace_notes: { args: { action: "list" }, ok: true },
-  workspace_plan: { args: { action: "current" }, ok: true },
-  workspace_tasks: { args: { action: "list" }, ok: true },
-  workspace_command: { args: { action: "status", job_id: "job_00000000" }, ok: "any" },
-  workspace_vcs: { args: { action: "status" }, ok: "any" },
-  workspace_research: { args: { action: "list" }, ok: true },
-  workspace_browser: { args: { action: "list" }, ok: true },
-  workspace_agent: { args: { action: "list" }, ok: true },
-  agentic_workspace_status: { args: {}, ok: false },
-  test_gated_write: { args: { action: "show", path: "README.md" }, ok: true }
+export const READ_ACTIONS: Record<string, Probe> = {
+  ...Object.fromEntries(TOOLS_WITH_TEST_TOOL.map((tool) => [tool.name, tool.probe])),
+  [STATUS_TOOL]: { args: {}, ok: false }
 }
 
 /** How the test answers an elicitation: a fixed answer, and a log of every prompt. */

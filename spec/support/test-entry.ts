@@ -3,16 +3,14 @@
  * beside the core's tools. Spawned by spec/adapters tests as `node bin-with-tsx spec/support/test-entry.ts ...`.
  */
 import { runCli } from "../../adapters/cli.ts"
-import { statusRegistry } from "../../core/registry.ts"
 import { mcpVerb } from "../../adapters/mcp/verb.ts"
-import { openNodeWorkspace } from "../../adapters/node/host.ts"
+import { openNodeSession } from "../../adapters/node/host.ts"
 import { nodeMcpHost } from "../../adapters/node/mcpHost.ts"
 import { TOOLS_WITH_TEST_TOOL } from "./gatedTestTool.ts"
 
 const code = await runCli(process.argv.slice(2), {
   cwd: process.cwd(),
-  open: (root, settings) => openNodeWorkspace(root, settings, TOOLS_WITH_TEST_TOOL),
-  statusRegistry: (failure) => statusRegistry(failure.reason, failure.repair),
+  open: (root, settings) => openNodeSession(root, settings, TOOLS_WITH_TEST_TOOL),
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),
   verbs: { mcp: mcpVerb(nodeMcpHost) }

@@ -6,7 +6,7 @@ import * as path from "node:path"
 import type * as Effect from "effect/Effect"
 import type { Envelope } from "../../core/protocol/envelope.ts"
 import type { WorkspaceRuntime } from "../../core/runtime.ts"
-import type { ToolContext } from "../../core/tools/Tool.ts"
+import type { ToolContext, ToolDefinition } from "../../core/tools/Tool.ts"
 import { openNodeWorkspace } from "../../adapters/node/host.ts"
 
 /** The repository root (for the bin and fixtures). */
@@ -32,9 +32,9 @@ export interface TempWorkspace {
 export const makeTempDir = (prefix = "aw-spec-") => fs.mkdtemp(path.join(os.tmpdir(), prefix)).then((dir) => fs.realpath(dir))
 
 /** Opens a workspace on `dir` (a new temp dir by default) with the given raw settings. */
-export const openWorkspace = async (settings: Record<string, unknown> = {}, dir?: string): Promise<TempWorkspace> => {
+export const openWorkspace = async (settings: Record<string, unknown> = {}, dir?: string, tools?: ReadonlyArray<ToolDefinition>): Promise<TempWorkspace> => {
   const root = dir ?? (await makeTempDir())
-  const opened = await openNodeWorkspace(root, settings)
+  const opened = await openNodeWorkspace(root, settings, tools)
   if ("_tag" in opened) throw new Error(`workspace did not open: ${opened.reason}`)
   const runtime = opened
   const workspace: TempWorkspace = {
@@ -44,7 +44,7 @@ export const openWorkspace = async (settings: Record<string, unknown> = {}, dir?
     run: (effect) => runtime.run(effect),
     reopen: async (next = settings) => {
       await runtime.dispose()
-      return openWorkspace(next, root)
+      return openWorkspace(next, root, tools)
     },
     write: async (rel, content) => {
       await fs.mkdir(path.dirname(path.join(root, rel)), { recursive: true })

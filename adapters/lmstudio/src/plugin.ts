@@ -5,13 +5,10 @@
  * status and warnings go through the SDK's tool-call context.
  */
 import { type ChatMessage, type PluginContext, type PromptPreprocessorController, tool, type Tool, type ToolsProviderController } from "@lmstudio/sdk"
-import * as Effect from "effect/Effect"
-import { preprocess } from "../../../core/gate/preprocess.ts"
+import { promptLines } from "../../../core/gate/prompt.ts"
 import type { Envelope } from "../../../core/protocol/envelope.ts"
-import { type Registry, statusRegistry } from "../../../core/registry.ts"
-import type { WorkspaceRuntime } from "../../../core/runtime.ts"
 import { SETTING_KEYS } from "../../../core/settings/settings.ts"
-import type { OpenFailure } from "../../cli.ts"
+import { type OpenFailure, type Session, sessionOf } from "../../open.ts"
 import { configSchematics } from "./config.ts"
 import { toZodParameters } from "./zod.ts"
 
@@ -19,7 +16,7 @@ import { toZodParameters } from "./zod.ts"
 export type PluginController = Pick<ToolsProviderController, "getWorkingDirectory" | "getPluginConfig">
 
 /** How the plugin opens a workspace (the Node host in LM Studio; tests may add tools). */
-export type OpenWorkspace = (root: string, settings: Record<string, unknown>) => Promise<WorkspaceRuntime | OpenFailure>
+export type OpenWorkspace = (root: string, settings: Record<string, unknown>) => Promise<Session>
 
 /** The settings from the chat's plugin config, or why they could not be read. */
 export const settingsFrom = (ctl: PluginController): { readonly settings: Record<string, unknown> } | { readonly error: string } => {
@@ -44,21 +41,22 @@ export interface Plugin {
 
 /** Builds the plugin. Runtimes are kept per root and settings, so the tools and the preprocessor share one. */
 export const makePlugin = (open: OpenWorkspace): Plugin => {
-  const runtimes = new Map<string, Promise<WorkspaceRuntime | OpenFailure>>()
+  const runtimes = new Map<string, Promise<Session>>()
+  const failed = (failure: OpenFailure) => sessionOf(failure)
 
-  const workspaceFor = async (ctl: PluginController): Promise<WorkspaceRuntime | OpenFailure> => {
+  const workspaceFor = async (ctl: PluginController): Promise<Session> => {
     const read = settingsFrom(ctl)
-    if ("error" in read) return { _tag: "OpenFailure", kind: "settings", reason: read.error, repair: "Fix that value in the plugin's settings." }
+    if ("error" in read) return failed({ _tag: "OpenFailure", kind: "settings", reason: read.error, repair: "Fix that value in the plugin's settings." })
     let root: string
     try {
       root = ctl.getWorkingDirectory()
     } catch (error) {
-      return {
+      return failed({
         _tag: "OpenFailure",
         kind: "root",
         reason: `LM Studio gave this chat no working directory (${error instanceof Error ? error.message : String(error)})`,
         repair: "Open the chat in a working directory (a project folder)."
-      }
+      })
     }
     const key = `${root}\u0000${JSON.stringify(read.settings)}`
     let opened = runtimes.get(key)
@@ -67,37 +65,36 @@ export const makePlugin = (open: OpenWorkspace): Plugin => {
       runtimes.set(key, opened)
       // A failure is not cached: the user may fix the folder or the settings and try again.
       void opened.then((result) => {
-        if ("_tag" in result) runtimes.delete(key)
+        if (result.failure !== undefined) runtimes.delete(key)
       })
     }
     return opened
   }
 
-  const registryOf = (opened: WorkspaceRuntime | OpenFailure): Registry =>
-    "_tag" in opened ? statusRegistry(opened.reason, opened.repair) : opened.registry
-
-  const report = (envelope: Envelope, ctx: { status: (text: string) => void; warn: (text: string) => void }) => {
+  const report = async (session: Session, envelope: Envelope, ctx: { status: (text: string) => void; warn: (text: string) => void }) => {
     ctx.status(`${envelope.operation}: ${envelope.summary.slice(0, 200)}`)
     const data = envelope.data as { status?: string; approval?: { id?: string } } | undefined
     if (data?.status === "pending_approval" && data.approval?.id !== undefined) {
-      ctx.warn(`Waiting for your decision: reply /accept ${data.approval.id} or /deny ${data.approval.id} <reason>.`)
+      const id = data.approval.id
+      // What the user is asked, from the record's typed prompt (the diff clipped for a notice).
+      const prompt = (await session.approvals()).find((record) => record.id === id)?.prompt
+      const asked = prompt === undefined ? "" : `\n${promptLines(prompt, 1500).join("\n")}`
+      ctx.warn(`Waiting for your decision: reply /accept ${id} or /deny ${id} <reason>.${asked}`)
     } else if (!envelope.ok && envelope.error !== undefined) {
       ctx.warn(`${envelope.error.code}: ${envelope.error.message.slice(0, 300)}`)
     }
   }
 
   const toolsProvider = async (ctl: PluginController): Promise<Array<Tool>> => {
-    const opened = await workspaceFor(ctl)
-    const registry = registryOf(opened)
-    return registry.list().map((listing) =>
+    const session = await workspaceFor(ctl)
+    return session.tools().map((listing) =>
       tool({
         name: listing.name,
         description: listing.description,
         parameters: toZodParameters(listing.inputSchema),
         implementation: async (args, ctx) => {
-          const envelope =
-            "_tag" in opened ? await Effect.runPromise(registry.call(listing.name, args) as Effect.Effect<Envelope>) : await opened.call(listing.name, args)
-          report(envelope, ctx)
+          const envelope = await session.call(listing.name, args)
+          await report(session, envelope, ctx)
           return JSON.stringify(envelope)
         }
       })
@@ -106,10 +103,9 @@ export const makePlugin = (open: OpenWorkspace): Plugin => {
 
   const promptPreprocessor = async (ctl: PluginController, message: ChatMessage): Promise<string | ChatMessage> => {
     if (message.getRole() !== "user") return message
-    const opened = await workspaceFor(ctl)
-    if ("_tag" in opened) return message
+    const session = await workspaceFor(ctl)
     const text = message.getText()
-    const result = await opened.run(preprocess(text))
+    const result = await session.preprocess(text)
     return result.text === text ? message : result.text
   }
 
@@ -126,10 +122,7 @@ export const makePlugin = (open: OpenWorkspace): Plugin => {
     dispose: async () => {
       const all = [...runtimes.values()]
       runtimes.clear()
-      for (const opened of all) {
-        const result = await opened
-        if (!("_tag" in result)) await result.dispose()
-      }
+      for (const opened of all) await (await opened).close()
     }
   }
 }

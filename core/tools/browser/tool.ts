@@ -5,12 +5,59 @@
  * service; evaluate exists (in the schema too) only when enableBrowserEvaluate is on.
  */
 import * as Effect from "effect/Effect"
-import { gated } from "../../gate/gate.ts"
-import { defineTool } from "../Tool.ts"
+import * as Either from "effect/Either"
+import * as Schema from "effect/Schema"
+import type { ToolError } from "../../protocol/errors.ts"
+import { defineTool, gatedAction, type Planned } from "../Tool.ts"
 import { closeOne, listAll, openSession, readPage, runControl } from "./interpret.ts"
-import { loadOpenSession, refRefusal, refStanding, sweepIdle } from "./load.ts"
-import { planControl } from "./plan.ts"
+import { loadOpenSession, refRefusal, refStanding, type SessionRecord, sweepIdle } from "./load.ts"
+import { type ControlPlan, planControl } from "./plan.ts"
 import { browserActions, type ControlInput, type ReadInput, TYPE_MAX_CHARS, WAIT_MAX_MS } from "./schema.ts"
+
+/** What a control's approval is bound to: the session, the control type and its target. */
+export const BrowserControlPlan = Schema.TaggedStruct("BrowserControl", {
+  session: Schema.String,
+  type: Schema.String,
+  target: Schema.optional(Schema.Struct({ ref: Schema.String, snapshot: Schema.String, role: Schema.String, name: Schema.String })),
+  url: Schema.optional(Schema.String),
+  text: Schema.optional(Schema.String),
+  exact: Schema.optional(Schema.Boolean),
+  submit: Schema.optional(Schema.Boolean),
+  key: Schema.optional(Schema.String),
+  ms: Schema.optional(Schema.Number),
+  direction: Schema.optional(Schema.String),
+  expression: Schema.optional(Schema.String)
+})
+export type BrowserControlPlan = typeof BrowserControlPlan.Type
+
+const controlAction = gatedAction({
+  gate: "browser",
+  planSchema: BrowserControlPlan,
+  load: (input: ControlInput) => Effect.zipRight(sweepIdle, loadOpenSession(input.session_id)),
+  plan: (input, record: SessionRecord): Either.Either<Planned<BrowserControlPlan, ControlPlan>, ToolError> => {
+    const planned = planControl(input, record, { allowPrivateNetwork: record.allowPrivateNetwork })
+    if ("_tag" in planned) return Either.left(planned)
+    return Either.right({
+      _tag: "Planned",
+      plan: { _tag: "BrowserControl", ...(planned.normalized as Omit<BrowserControlPlan, "_tag">) },
+      work: planned,
+      title: planned.title,
+      prompt: { _tag: "browser", session: planned.sessionId, control: planned.title.replace(/^Browser [^:]+: /, "") },
+      resume: { tool: "workspace_browser", arguments: planned.resume },
+      preview: {
+        data: {
+          sessionId: planned.sessionId,
+          type: planned.type,
+          ...(planned.target === undefined ? {} : { target: planned.target }),
+          ...(planned.action._tag === "navigate" ? { url: planned.action.url } : {}),
+          pageUrl: record.url
+        }
+      }
+    })
+  },
+  interpret: (_plan, work) => runControl(work),
+  view: (outcome) => Effect.succeed(outcome)
+})
 
 const description = (evaluate: boolean) =>
   [
@@ -29,52 +76,31 @@ const makeBrowserTool = (evaluate: boolean) =>
     short: "browser",
     description: description(evaluate),
     actions: browserActions(evaluate),
-    enabled: (settings, host) => settings.enableBrowser && settings.enableBrowserEvaluate === evaluate && host.capabilities.includes("browser"),
-    unavailable: (settings, host) =>
-      settings.enableBrowser && settings.enableBrowserEvaluate === evaluate && !host.capabilities.includes("browser")
-        ? `the ${host.runtime} host has no Browser service (playwright-core with a system Chromium, provided by the Node host)`
-        : undefined,
-    annotations: () => ({ readOnlyHint: false, destructiveHint: true, openWorldHint: true }),
+    enabled: (settings) => settings.enableBrowser && settings.enableBrowserEvaluate === evaluate,
+    requires: ["browser"],
+    hints: {
+      readOnlyHint: false,
+      destructiveHint: true,
+      openWorldHint: true,
+      why: "control clicks, types and submits on live pages (a form may delete on the site; unsure means yes); pages reach other hosts"
+    },
+    storage: [{ name: "browser", path: ".agentic/browser/<session_id>/", probe: "browser", description: "browser sessions: record, snapshots, screenshots (workspace_browser)", rank: 95 }],
+    probe: { args: { action: "list" }, ok: true },
     handlers: {
-      open: () => withSweep(openSession),
-      read: (input) =>
-        withSweep(
-          readPage(input as ReadInput, (record, ref) => {
-            const standing = refStanding(record, ref)
-            return Effect.fail(refRefusal(record, ref, standing._tag === "Live" ? { _tag: "Unknown" } : standing))
-          })
-        ),
-      control: (input) =>
-        withSweep(
-          Effect.gen(function* () {
-            const control = input as unknown as ControlInput
-            const record = yield* loadOpenSession(control.session_id)
-            const plan = planControl(control, record, { allowPrivateNetwork: record.allowPrivateNetwork })
-            if ("_tag" in plan) return yield* Effect.fail(plan)
-            return yield* gated(
-              {
-                tool: "workspace_browser",
-                operation: "browser.control",
-                kind: "browser",
-                title: plan.title,
-                normalized: plan.normalized,
-                resume: { tool: "workspace_browser", arguments: plan.resume },
-                preview: {
-                  data: {
-                    sessionId: plan.sessionId,
-                    type: plan.type,
-                    ...(plan.target === undefined ? {} : { target: plan.target }),
-                    ...(plan.action._tag === "navigate" ? { url: plan.action.url } : {}),
-                    pageUrl: record.url
-                  }
-                }
-              },
-              runControl(plan)
-            )
-          })
-        ),
-      list: () => withSweep(listAll),
-      close: (input) => withSweep(closeOne(input.session_id))
+      open: { gate: "none", run: () => withSweep(openSession) },
+      read: {
+        gate: "none",
+        run: (input) =>
+          withSweep(
+            readPage(input as ReadInput, (record, ref) => {
+              const standing = refStanding(record, ref)
+              return Effect.fail(refRefusal(record, ref, standing._tag === "Live" ? { _tag: "Unknown" } : standing))
+            })
+          )
+      },
+      control: controlAction as any,
+      list: { gate: "none", run: () => withSweep(listAll) },
+      close: { gate: "none", run: (input) => withSweep(closeOne((input as { session_id: string }).session_id)) }
     }
   })
 

@@ -8,17 +8,19 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
-import { gated } from "../../gate/gate.ts"
 import { newId } from "../../gate/hash.ts"
 import type { Artifact, ToolResult } from "../../protocol/envelope.ts"
 import { toolError, type ToolError } from "../../protocol/errors.ts"
 import { CurrentSettings } from "../../services/CurrentSettings.ts"
-import { HostInfo } from "../../services/HostFs.ts"
+import { HostFs, HostInfo } from "../../services/HostFs.ts"
 import { Processes, type Resolution } from "../../services/Processes.ts"
 import { Workspace } from "../../services/Workspace.ts"
 import { StateStore } from "../../store/StateStore.ts"
-import { BoundedString, defineTool } from "../Tool.ts"
+import { BoundedString, defineTool, gatedAction, type Planned } from "../Tool.ts"
 import {
+  JOBS_DIR,
+  jobChanges,
+  markOrphanedJobs,
   type ExitRecord,
   type JobRecord,
   type JobState,
@@ -168,7 +170,7 @@ const prepare = (input: RunInput): Effect.Effect<Prepared, ToolError, ToolContex
     return { executable: input.executable, args, cwd, timeout, resolution }
   })
 
-type ToolContextNeeds = CurrentSettings | HostInfo | Workspace | Processes | StateStore
+type ToolContextNeeds = CurrentSettings | HostInfo | HostFs | Workspace | Processes | StateStore
 
 const resolveFor = (executable: string, cwd: string) =>
   Effect.gen(function* () {
@@ -204,7 +206,20 @@ const resolveFor = (executable: string, cwd: string) =>
     return resolution
   })
 
-const normalizedOf = (action: "run" | "start", prepared: Prepared) => ({
+/** The Plan of run and start: exactly what is executed, where, and under which limit. Its encoding is what an approval binds. */
+export const CommandPlan = Schema.TaggedStruct("Command", {
+  action: Schema.Literal("run", "start"),
+  executable: Schema.String,
+  args: Schema.Array(Schema.String),
+  cwd: Schema.String,
+  timeoutSeconds: Schema.Number,
+  resolvedExecutable: Schema.String,
+  resolvedScript: Schema.optional(Schema.String)
+})
+export type CommandPlan = typeof CommandPlan.Type
+
+const planOf = (action: "run" | "start", prepared: Prepared): CommandPlan => ({
+  _tag: "Command",
   action,
   executable: prepared.executable,
   args: prepared.args,
@@ -330,34 +345,41 @@ const exitPhrase = (exit: ExitRecord) =>
 const seconds = (from: string | undefined, to: string | undefined) =>
   from === undefined || to === undefined ? undefined : Math.max(0, (Date.parse(to) - Date.parse(from)) / 1000)
 
-const runAction = (input: RunInput) =>
-  Effect.gen(function* () {
-    const settings = yield* CurrentSettings
-    const prepared = yield* prepare(input)
-    const line = commandLine(prepared.executable, prepared.args)
+/** run and start: validated and resolved in `load`, planned purely, launched only when the gate says so. */
+const runAction = gatedAction({
+  gate: "command",
+  planSchema: CommandPlan,
+  load: (input: RunInput) => prepare(input),
+  plan: (input, prepared): Either.Either<Planned<CommandPlan, Prepared>, ToolError> => {
     const verb = input.action === "run" ? "Run" : "Start"
-    return yield* gated(
-      {
-        tool: "workspace_command",
-        operation: `command.${input.action}`,
-        kind: "command",
-        title: `${verb} ${line}${prepared.cwd === "" ? "" : ` in ${prepared.cwd}`}`,
-        normalized: normalizedOf(input.action, prepared),
-        resume: { tool: "workspace_command", arguments: resumeArgs(input) },
-        preview: {
-          data: {
-            executable: prepared.executable,
-            ...shownArgs(prepared.args),
-            cwd: prepared.cwd,
-            timeoutSeconds: prepared.timeout.seconds,
-            resolvedExecutable: prepared.resolution.executable,
-            ...(prepared.resolution.script === undefined ? {} : { resolvedScript: prepared.resolution.script })
-          }
+    const script = prepared.resolution.script
+    return Either.right({
+      _tag: "Planned",
+      plan: planOf(input.action, prepared),
+      work: prepared,
+      title: `${verb} ${commandLine(prepared.executable, prepared.args)}${prepared.cwd === "" ? "" : ` in ${prepared.cwd}`}`,
+      prompt: { _tag: "command", argv: [prepared.resolution.executable, ...(script === undefined ? [] : [script]), ...prepared.args], cwd: prepared.cwd },
+      resume: { tool: "workspace_command", arguments: resumeArgs(input) },
+      preview: {
+        data: {
+          executable: prepared.executable,
+          ...shownArgs(prepared.args),
+          cwd: prepared.cwd,
+          timeoutSeconds: prepared.timeout.seconds,
+          resolvedExecutable: prepared.resolution.executable,
+          ...(script === undefined ? {} : { resolvedScript: script })
         }
-      },
-      input.action === "run" ? interpretRun(prepared, settings.maxToolResultChars, settings.maxCommandDurationSeconds) : interpretStart(prepared, settings.maxCommandDurationSeconds)
-    )
-  })
+      }
+    })
+  },
+  interpret: (plan, prepared): Effect.Effect<ToolResult, ToolError, ToolContextNeeds> =>
+    Effect.flatMap(CurrentSettings, (settings): Effect.Effect<ToolResult, ToolError, ToolContextNeeds> =>
+      plan.action === "run"
+        ? interpretRun(prepared, settings.maxToolResultChars, settings.maxCommandDurationSeconds)
+        : interpretStart(prepared, settings.maxCommandDurationSeconds)
+    ),
+  view: (result: ToolResult) => Effect.succeed(result)
+})
 
 const resolvedFields = (record: JobRecord) => ({
   resolvedExecutable: record.resolvedExecutable,
@@ -633,12 +655,22 @@ export const commandTool = defineTool({
     status: Schema.Struct({ job_id: JobId, tail_chars: Schema.optional(TailChars) }),
     cancel: Schema.Struct({ job_id: JobId })
   },
-  enabled: (settings, host) => settings.enableProcessExecution && host.capabilities.includes("process"),
-  annotations: () => ({ readOnlyHint: false, destructiveHint: true, openWorldHint: true }),
+  enabled: (settings) => settings.enableProcessExecution,
+  requires: ["process"],
+  hints: {
+    readOnlyHint: false,
+    destructiveHint: true,
+    openWorldHint: true,
+    why: "an allowed executable can delete files or reach the network (`npm install`, `git fetch`); unsure means yes"
+  },
+  startup: [{ name: "jobs: mark lost jobs orphaned", run: markOrphanedJobs }],
+  changes: [{ key: "jobs", list: jobChanges }],
+  storage: [{ name: "jobs", path: ".agentic/jobs/<job_id>/", probe: JOBS_DIR, description: "command jobs and their full output (workspace_command)", rank: 60 }],
+  probe: { args: { action: "status", job_id: "job_00000000" }, ok: "any" },
   handlers: {
-    run: (input) => runAction(input as RunInput),
-    start: (input) => runAction(input as RunInput),
-    status: (input) => statusAction(input),
-    cancel: (input) => cancelAction(input)
+    run: runAction,
+    start: runAction,
+    status: { gate: "none", run: (input) => statusAction(input) },
+    cancel: { gate: "none", run: (input) => cancelAction(input) }
   }
 })

@@ -6,9 +6,9 @@
  */
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
-import * as Option from "effect/Option"
 import type { Artifact } from "../../protocol/envelope.ts"
 import { toolError, type ToolError } from "../../protocol/errors.ts"
+import { HostFs, HostInfo } from "../../services/HostFs.ts"
 import { Processes, type ProcessesShape } from "../../services/Processes.ts"
 import { StateStore, type StateStoreShape } from "../../store/StateStore.ts"
 import { decodeTail, tailBytesFor } from "./tail.ts"
@@ -143,11 +143,11 @@ export const jobGroupAlive = (record: JobRecord): Effect.Effect<boolean, never, 
   })
 
 /** The last `chars` characters of a log, read from the end of the file. */
-export const readTail = (rel: string, chars: number): Effect.Effect<{ readonly text: string; readonly bytes: number }, ToolError, StateStore | Processes> =>
+export const readTail = (rel: string, chars: number): Effect.Effect<{ readonly text: string; readonly bytes: number }, ToolError, StateStore | HostFs> =>
   Effect.gen(function* () {
     const store = yield* StateStore
-    const processes = yield* Processes
-    const tail = yield* processes.tail(store.abs(rel), tailBytesFor(chars)).pipe(
+    const host = yield* HostFs
+    const tail = yield* host.tail(store.abs(rel), tailBytesFor(chars)).pipe(
       Effect.mapError((error) => toolError("IO_ERROR", `The log .agentic/${rel} could not be read (${error.reason}).`, { path: store.path(rel) }))
     )
     if (tail === undefined) return { text: "", bytes: 0 }
@@ -168,10 +168,10 @@ export const logSizes = (id: string): Effect.Effect<{ readonly stdout: number; r
  * The log artifacts of a finished job, hashed once (streamed by the host) and cached in job.json, so a
  * second status of a multi-gigabyte log does not hash it again.
  */
-export const logArtifacts = (record: JobRecord): Effect.Effect<ReadonlyArray<Artifact>, ToolError, StateStore | Processes> =>
+export const logArtifacts = (record: JobRecord): Effect.Effect<ReadonlyArray<Artifact>, ToolError, StateStore | HostFs> =>
   Effect.gen(function* () {
     const store = yield* StateStore
-    const processes = yield* Processes
+    const host = yield* HostFs
     const paths = jobPaths(record.id)
     const out: Array<Artifact> = []
     const hashes: { stdout?: LogHash; stderr?: LogHash } = { ...record.logHashes }
@@ -182,7 +182,7 @@ export const logArtifacts = (record: JobRecord): Effect.Effect<ReadonlyArray<Art
       if (info === undefined) continue
       let cached = hashes[stream]
       if (cached === undefined || cached.size !== info.size) {
-        const sha256 = yield* processes.sha256File(store.abs(rel)).pipe(
+        const sha256 = yield* host.sha256File(store.abs(rel)).pipe(
           Effect.mapError((error) => toolError("IO_ERROR", `The log .agentic/${rel} could not be read (${error.reason}).`, { path: store.path(rel) }))
         )
         if (sha256 === undefined) continue
@@ -228,7 +228,8 @@ const fileState = (record: JobRecord) =>
  */
 export const jobChanges = Effect.gen(function* () {
   const records = yield* listJobs
-  const hasProcesses = Option.isSome(yield* Effect.serviceOption(Processes))
+  // A host without processes (capabilities say so) still lists its jobs, with the status its files record.
+  const hasProcesses = (yield* HostInfo).capabilities.includes("process")
   return yield* Effect.forEach(records.slice(0, 50), (record) =>
     Effect.map(hasProcesses ? jobState(record) : fileState(record), (state: { readonly status: string; readonly exit?: ExitRecord }) => ({
       id: record.id,
@@ -242,8 +243,7 @@ export const jobChanges = Effect.gen(function* () {
 
 /** Start-up: marks every job whose supervisor was lost without an exit record as orphaned (skipped without a process host). */
 export const markOrphanedJobs: Effect.Effect<void, never, StateStore | Processes> = Effect.gen(function* () {
-  const processes = yield* Effect.serviceOption(Processes)
-  if (Option.isNone(processes)) return
+  if (!(yield* HostInfo).capabilities.includes("process")) return
   const store = yield* StateStore
   const entries = yield* store.list(JOBS_DIR)
   for (const entry of entries) {

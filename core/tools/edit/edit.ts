@@ -6,17 +6,17 @@
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import { destructiveRefusal, type GateRequest, gated } from "../../gate/gate.ts"
-import { hashOperation, newId, sha256Bytes, sha256Text } from "../../gate/hash.ts"
+import * as Schema from "effect/Schema"
+import { hashOperation, newId, sha256Bytes, sha256Text, stableStringify } from "../../gate/hash.ts"
 import type { Artifact, ToolResult } from "../../protocol/envelope.ts"
-import { toolError } from "../../protocol/errors.ts"
+import { toolError, type ToolError } from "../../protocol/errors.ts"
 import { CurrentSettings } from "../../services/CurrentSettings.ts"
 import { StateStore } from "../../store/StateStore.ts"
-import { defineTool } from "../Tool.ts"
-import { applyCommit, updateTransaction } from "./commit.ts"
+import { defineTool, gatedAction, type NoOp, type Planned, type PlanStep } from "../Tool.ts"
+import { applyCommit, type Journal, recoverTransactions, updateTransaction } from "./commit.ts"
 import { boundedDiff, reviewMarkdown, transactionDiff } from "./diff.ts"
 import { loadBeforeState, normalizeOperations } from "./load.ts"
-import { type PlannedTransaction, planTransaction, type TouchedPath } from "./planner.ts"
+import { type BeforeState, type PlannedTransaction, planTransaction, type TouchedPath } from "./planner.ts"
 import {
   allTransactions,
   listEntry,
@@ -27,44 +27,38 @@ import {
   transactionView,
   txPaths
 } from "./record.ts"
-import { applyRollback, currentState, readJournal } from "./rollback.ts"
-import { editActions, type Operation } from "./schema.ts"
+import { applyRollback, type CurrentPath, currentState, readJournal } from "./rollback.ts"
+import { CommitPlan, commitPlanOf, editActions, type Operation, RollbackPlan } from "./schema.ts"
 
 const TOOL = "workspace_edit"
 
-/** What a commit approval is bound to: the operations and the before-state of every path they touch (never the transaction id). */
-export const commitNormalized = (operations: ReadonlyArray<Operation>, touched: ReadonlyArray<TouchedPath>) => ({
-  action: "commit",
-  operations,
-  before: touched
-})
-
 const commitResume = (id: string) => ({ tool: TOOL, arguments: { action: "commit", transaction_id: id } })
 
-/** The current plan of stored operations, or EDIT_CONFLICT naming every touched path that changed on disk. */
-const recheck = (record: TransactionRecord) =>
-  Effect.gen(function* () {
-    const before = yield* loadBeforeState(record.operations)
-    const planned = planTransaction(record.operations, before)
-    const now = Either.isRight(planned) ? planned.right.touched : undefined
-    const changed = record.touched.filter((path) => {
-      const entry = before.get(path.path)
-      const current = now?.find((candidate) => candidate.path === path.path)?.before ??
-        (entry === undefined || entry.type === "missing" ? "missing" : entry.type === "file" ? entry.sha256 : entry.type)
-      return current !== path.before
-    })
-    if (changed.length > 0 || Either.isLeft(planned)) {
-      const names = changed.map((path) => path.path)
-      return yield* Effect.fail(
-        toolError(
-          "EDIT_CONFLICT",
-          `${record.id} was planned against content that has changed on disk since (${names.join(", ") || "its paths"}); nothing was written. Read the file(s) again and preview a new transaction.`,
-          { transactionId: record.id, changed: names }
-        )
-      )
-    }
-    return planned.right
+/**
+ * The current plan of stored operations against the before-state just loaded, or EDIT_CONFLICT naming
+ * every touched path that changed on disk. Pure.
+ */
+const recheck = (record: TransactionRecord, before: BeforeState): Either.Either<PlannedTransaction, ToolError> => {
+  const planned = planTransaction(record.operations, before)
+  const now = Either.isRight(planned) ? planned.right.touched : undefined
+  const changed = record.touched.filter((path) => {
+    const entry = before.get(path.path)
+    const current = now?.find((candidate) => candidate.path === path.path)?.before ??
+      (entry === undefined || entry.type === "missing" ? "missing" : entry.type === "file" ? entry.sha256 : entry.type)
+    return current !== path.before
   })
+  if (changed.length > 0 || Either.isLeft(planned)) {
+    const names = changed.map((path) => path.path)
+    return Either.left(
+      toolError(
+        "EDIT_CONFLICT",
+        `${record.id} was planned against content that has changed on disk since (${names.join(", ") || "its paths"}); nothing was written. Read the file(s) again and preview a new transaction.`,
+        { transactionId: record.id, changed: names }
+      )
+    )
+  }
+  return Either.right(planned.right)
+}
 
 const counts = (files: ReadonlyArray<RecordedFile>) => {
   const of = (change: RecordedFile["change"]) => files.filter((file) => file.change === change).length
@@ -76,60 +70,63 @@ const dirsText = (record: TransactionRecord) => {
   return created.length === 0 ? "" : `, ${created.length} director${created.length === 1 ? "y" : "ies"} created`
 }
 
-/** The preview fields every action that shows a transaction carries (also what a staged apply shows). */
+/** The preview fields every action that shows a transaction carries (also what a staged apply shows); pure over the stored diff. */
+const previewOf = (record: TransactionRecord, committed: boolean, diff: string, maxChars: number) => {
+  const bounded = boundedDiff(diff, Math.floor(maxChars / 2), `.agentic/${txPaths(record.id).diff}`)
+  return {
+    transactionId: record.id,
+    committed,
+    transaction: transactionView(record),
+    diffPreview: bounded.text,
+    ...(bounded.truncated ? { diffTruncated: true } : {})
+  }
+}
+
+/** The stored diff of a transaction ("" when it is gone). */
+const storedDiff = (record: TransactionRecord) => Effect.flatMap(StateStore, (store) => Effect.map(store.readText(txPaths(record.id).diff), (diff) => diff ?? ""))
+
+/** The preview fields, reading the stored diff. */
 const previewFields = (record: TransactionRecord, committed: boolean) =>
   Effect.gen(function* () {
-    const store = yield* StateStore
     const settings = yield* CurrentSettings
-    const diff = (yield* store.readText(txPaths(record.id).diff)) ?? ""
-    const bounded = boundedDiff(diff, Math.floor(settings.maxToolResultChars / 2), `.agentic/${txPaths(record.id).diff}`)
-    return {
-      transactionId: record.id,
-      committed,
-      transaction: transactionView(record),
-      diffPreview: bounded.text,
-      ...(bounded.truncated ? { diffTruncated: true } : {})
-    }
+    return previewOf(record, committed, yield* storedDiff(record), settings.maxToolResultChars)
   })
 
 const OMIT = ["diffPreview", "transaction.changes", "transaction.operations"]
 
-/** Plans and stores a new transaction (or returns the one an idempotency key or an identical pending apply names). */
-const prepare = (input: { readonly operations: ReadonlyArray<Operation>; readonly idempotency_key?: string | undefined }, reusePlanned: boolean) =>
+/** The idempotency rule: the stored transaction an idempotency_key names, or EDIT_CONFLICT when it holds other operations. */
+const byKey = (key: string | undefined, operationsHash: string) =>
+  Effect.gen(function* () {
+    if (key === undefined) return undefined
+    const existing = (yield* allTransactions).find((record) => record.idempotencyKey === key)
+    if (existing === undefined || existing.operationsHash === operationsHash) return existing
+    return yield* Effect.fail(
+      toolError(
+        "EDIT_CONFLICT",
+        `idempotency_key "${key}" already belongs to ${existing.id}, which has different operations. Use a new key for a different change, or resend the original operations to get ${existing.id} back.`,
+        { idempotencyKey: key, transactionId: existing.id }
+      )
+    )
+  })
+
+/** The hash a transaction record keeps of its commit Plan (compared to find an identical planned apply). */
+const approvalHashOf = (plan: CommitPlan) => Effect.flatMap(Schema.encode(CommitPlan)(plan).pipe(Effect.orDie), hashOperation)
+
+/** Plans and stores a new transaction for preview (or returns the one an idempotency key names). */
+const prepare = (input: { readonly operations: ReadonlyArray<Operation>; readonly idempotency_key?: string | undefined }) =>
   Effect.gen(function* () {
     const store = yield* StateStore
-    const settings = yield* CurrentSettings
     const operations = yield* normalizeOperations(input.operations)
     const operationsHash = yield* hashOperation(operations)
     const key = input.idempotency_key
     const body = Effect.gen(function* () {
-      if (key !== undefined) {
-        const existing = (yield* allTransactions).find((record) => record.idempotencyKey === key)
-        if (existing !== undefined) {
-          if (existing.operationsHash !== operationsHash) {
-            return yield* Effect.fail(
-              toolError(
-                "EDIT_CONFLICT",
-                `idempotency_key "${key}" already belongs to ${existing.id}, which has different operations. Use a new key for a different change, or resend the original operations to get ${existing.id} back.`,
-                { idempotencyKey: key, transactionId: existing.id }
-              )
-            )
-          }
-          return { record: existing, reused: true }
-        }
-      }
+      const existing = yield* byKey(key, operationsHash)
+      if (existing !== undefined) return { record: existing, reused: true }
       const before = yield* loadBeforeState(operations)
       const planned = yield* Either.match(planTransaction(operations, before), { onLeft: Effect.fail, onRight: Effect.succeed })
-      const approvalHash = yield* hashOperation(commitNormalized(operations, planned.touched))
-      if (reusePlanned && key === undefined) {
-        const same = (yield* allTransactions).find((record) => record.status === "planned" && record.approvalHash === approvalHash && record.idempotencyKey === undefined)
-        if (same !== undefined) return { record: same, reused: true, planned }
-      }
-      if (reusePlanned && planned.destructive.length > 0 && !settings.allowDestructiveEdits) {
-        return yield* Effect.fail(destructiveRefusal({ command: `${TOOL} apply`, reasons: planned.destructive }))
-      }
+      const approvalHash = yield* approvalHashOf(commitPlanOf(operations, planned.touched))
       const record = yield* storeTransaction(operations, operationsHash, approvalHash, planned, key)
-      return { record, reused: false, planned }
+      return { record, reused: false }
     })
     return yield* key === undefined ? body : store.locked(`${TRANSACTIONS_DIR}/keys`, body)
   })
@@ -206,90 +203,240 @@ const previewResult = (record: TransactionRecord, reused: boolean) =>
     } satisfies ToolResult
   })
 
-const noopCommit = (record: TransactionRecord) =>
-  Effect.map(previewFields(record, true), (fields): ToolResult => ({
+const noopCommit = (record: TransactionRecord, diff: string, maxChars: number): NoOp => ({
+  _tag: "NoOp",
+  result: {
     summary: `${record.id} is already committed (${record.committedAt ?? "earlier"}): nothing was done and nothing needs approval.`,
-    data: { ...fields, noop: true },
+    data: { ...previewOf(record, true, diff, maxChars), noop: true },
     artifacts: record.artifacts,
     retention: { importance: "normal", facts: [`transaction ${record.id} committed`], omit_when_summarizing: OMIT }
-  }))
+  }
+})
 
-/** The gated commit of a stored transaction; `operation` is edit.apply or edit.commit. */
-const commitStored = (record: TransactionRecord, operation: "edit.apply" | "edit.commit") =>
+/** What commit (and apply of a stored transaction) loads: the record, its stored diff, and the before-state of its paths. */
+interface StoredBefore {
+  readonly _tag: "Stored"
+  readonly record: TransactionRecord
+  readonly diff: string
+  readonly maxChars: number
+  /** Loaded only for a planned transaction. */
+  readonly before?: BeforeState
+}
+
+/** What apply loads for operations no stored transaction holds yet. */
+interface NewBefore {
+  readonly _tag: "New"
+  readonly operations: ReadonlyArray<Operation>
+  readonly operationsHash: string
+  readonly key: string | undefined
+  readonly before: BeforeState
+  /** The planned transactions an identical apply may re-use. */
+  readonly plannedRecords: ReadonlyArray<TransactionRecord>
+  readonly maxChars: number
+}
+
+/** The interpreter's working data of a commit: the stored record (absent until apply's record step stores it) and the plan with its bytes. */
+interface CommitWork {
+  readonly record: TransactionRecord | undefined
+  readonly planned: PlannedTransaction
+  readonly pending?: { readonly operations: ReadonlyArray<Operation>; readonly operationsHash: string; readonly key: string | undefined }
+}
+
+const loadStored = (record: TransactionRecord) =>
   Effect.gen(function* () {
-    if (record.status === "committed") return yield* noopCommit(record)
-    if (record.status === "rolled_back") {
-      return yield* Effect.fail(
-        toolError("TRANSACTION_STATE", `${record.id} was rolled back; it is not committed again. Preview the operations anew for a fresh transaction.`, {
-          transactionId: record.id,
-          status: record.status
-        })
-      )
-    }
-    if (record.status === "committing") {
-      return yield* Effect.fail(
-        toolError(
-          "TRANSACTION_STATE",
-          `${record.id} is being committed by another call, or its commit was interrupted; an interrupted commit is recovered when the workspace tools start again. Check it with workspace_edit {"action":"show","transaction_id":"${record.id}"}.`,
-          { transactionId: record.id, status: record.status }
-        )
-      )
-    }
-    const planned = yield* recheck(record)
-    const preview = yield* previewFields(record, false)
-    const request: GateRequest = {
-      tool: TOOL,
-      operation,
-      kind: "transaction",
-      title: `Commit ${record.id}`,
-      normalized: commitNormalized(record.operations, record.touched),
-      ...(record.destructive.length > 0 ? { destructive: { command: `${TOOL} ${operation === "edit.apply" ? "apply" : "commit"} ${record.id}`, reasons: record.destructive } } : {}),
-      resume: commitResume(record.id),
-      preview: { data: preview, artifacts: record.artifacts }
-    }
-    const interpret = Effect.gen(function* () {
-      const claimed = yield* updateTransaction(record.id, (current) =>
-        current.status === "planned"
-          ? Effect.succeed({ ...current, status: "committing" as const })
-          : Effect.fail(toolError("TRANSACTION_STATE", `${record.id} is ${current.status}, not planned; nothing was written.`, { transactionId: record.id, status: current.status }))
-      )
-      const committed = yield* applyCommit(claimed, planned).pipe(
-        Effect.tapError(() => updateTransaction(record.id, (current) => Effect.succeed(current.status === "committing" ? { ...current, status: "planned" as const } : current)))
-      )
-      const fields = yield* previewFields(committed, true)
-      return {
-        summary: `Committed ${committed.id}: ${counts(committed.files)}${dirsText(committed)}. Undo with workspace_edit {"action":"rollback","transaction_id":"${committed.id}"}.`,
-        data: fields,
-        artifacts: committed.artifacts,
-        retention: {
-          importance: "high",
-          facts: [`transaction ${committed.id} committed: ${counts(committed.files)}${dirsText(committed)}`, ...committed.files.slice(0, 10).map((f) => `${f.change} ${f.path}`)],
-          omit_when_summarizing: OMIT
-        }
-      } satisfies ToolResult
-    })
-    return yield* gated(request, interpret)
+    const settings = yield* CurrentSettings
+    const diff = yield* storedDiff(record)
+    const before = record.status === "planned" ? yield* loadBeforeState(record.operations) : undefined
+    return { _tag: "Stored", record, diff, maxChars: settings.maxToolResultChars, ...(before === undefined ? {} : { before }) } satisfies StoredBefore
   })
 
-const rollbackStored = (record: TransactionRecord, force: boolean) =>
-  Effect.gen(function* () {
-    if (record.status === "rolled_back") {
-      return {
-        summary: `${record.id} is already rolled back (${record.rolledBackAt ?? "earlier"}): nothing was done and nothing needs approval.`,
-        data: { transactionId: record.id, rolledBack: true, noop: true, transaction: transactionView(record) },
-        retention: { importance: "normal", facts: [`transaction ${record.id} rolled back`] }
-      } satisfies ToolResult
+const transactionPrompt = (diff: string, touched: ReadonlyArray<TouchedPath>, maxChars: number) => ({
+  _tag: "transaction" as const,
+  diff: boundedDiff(diff, Math.floor(maxChars / 2), "the transaction's changes.diff").text,
+  paths: touched.map((path) => path.path)
+})
+
+/** The commit of a stored transaction: a no-op, a refusal by its status, a conflict, or the planned commit. Pure. */
+const planStored = (loaded: StoredBefore, verb: "apply" | "commit"): Either.Either<PlanStep<CommitPlan, CommitWork>, ToolError> => {
+  const { record } = loaded
+  if (record.status === "committed") return Either.right(noopCommit(record, loaded.diff, loaded.maxChars))
+  if (record.status === "rolled_back") {
+    return Either.left(
+      toolError("TRANSACTION_STATE", `${record.id} was rolled back; it is not committed again. Preview the operations anew for a fresh transaction.`, {
+        transactionId: record.id,
+        status: record.status
+      })
+    )
+  }
+  if (record.status === "committing" || loaded.before === undefined) {
+    return Either.left(
+      toolError(
+        "TRANSACTION_STATE",
+        `${record.id} is being committed by another call, or its commit was interrupted; an interrupted commit is recovered when the workspace tools start again. Check it with workspace_edit {"action":"show","transaction_id":"${record.id}"}.`,
+        { transactionId: record.id, status: record.status }
+      )
+    )
+  }
+  return Either.map(recheck(record, loaded.before), (planned): Planned<CommitPlan, CommitWork> => ({
+    _tag: "Planned",
+    plan: commitPlanOf(record.operations, record.touched),
+    work: { record, planned },
+    title: `Commit ${record.id}`,
+    prompt: transactionPrompt(loaded.diff, record.touched, loaded.maxChars),
+    ...(record.destructive.length > 0 ? { destructive: { command: `${TOOL} ${verb} ${record.id}`, reasons: record.destructive } } : {}),
+    resume: commitResume(record.id),
+    preview: { data: previewOf(record, false, loaded.diff, loaded.maxChars), artifacts: record.artifacts }
+  }))
+}
+
+/** apply of operations no transaction holds yet: plan them; an identical planned apply is re-used. Pure. */
+const planNew = (loaded: NewBefore): Either.Either<PlanStep<CommitPlan, CommitWork>, ToolError> =>
+  Either.flatMap(planTransaction(loaded.operations, loaded.before), (planned) => {
+    const touched = stableStringify(planned.touched)
+    const same = loaded.key === undefined
+      ? loaded.plannedRecords.find((record) => record.operationsHash === loaded.operationsHash && stableStringify(record.touched) === touched)
+      : undefined
+    if (same !== undefined) {
+      return planStored({ _tag: "Stored", record: same, diff: transactionDiff(planned.files, planned.directories), maxChars: loaded.maxChars, before: loaded.before }, "apply")
     }
-    if (record.status !== "committed") {
-      return yield* Effect.fail(
+    return Either.right({
+      _tag: "Planned",
+      plan: commitPlanOf(loaded.operations, planned.touched),
+      work: { record: undefined, planned, pending: { operations: loaded.operations, operationsHash: loaded.operationsHash, key: loaded.key } },
+      title: "Commit a new transaction",
+      prompt: transactionPrompt(transactionDiff(planned.files, planned.directories), planned.touched, loaded.maxChars),
+      ...(planned.destructive.length > 0 ? { destructive: { command: `${TOOL} apply`, reasons: planned.destructive } } : {}),
+      resume: { tool: TOOL, arguments: {} }
+    } satisfies Planned<CommitPlan, CommitWork>)
+  })
+
+/** apply's record step: stores the planned transaction once no refusal applies, so the approval's resume call can name it. */
+const storePlanned = (planned: Planned<CommitPlan, CommitWork>) =>
+  Effect.gen(function* () {
+    const pending = planned.work.pending
+    if (planned.work.record !== undefined || pending === undefined) return planned
+    const store = yield* StateStore
+    const body = Effect.gen(function* () {
+      // Another call may have stored the same key meanwhile: that transaction is the one to commit.
+      const raced = yield* byKey(pending.key, pending.operationsHash)
+      return raced ?? (yield* storeTransaction(pending.operations, pending.operationsHash, yield* approvalHashOf(planned.plan), planned.work.planned, pending.key))
+    })
+    const record = yield* pending.key === undefined ? body : store.locked(`${TRANSACTIONS_DIR}/keys`, body)
+    return {
+      ...planned,
+      work: { record, planned: planned.work.planned },
+      title: `Commit ${record.id}`,
+      resume: commitResume(record.id),
+      preview: { data: yield* previewFields(record, false), artifacts: record.artifacts }
+    } satisfies Planned<CommitPlan, CommitWork>
+  })
+
+/** The interpreter of a commit: claims the planned transaction and applies it through the journal. */
+const interpretCommit = (_plan: CommitPlan, work: CommitWork) =>
+  Effect.gen(function* () {
+    const record = work.record
+    if (record === undefined) return yield* Effect.die(new Error("a commit reached its interpreter before its transaction was stored"))
+    const claimed = yield* updateTransaction(record.id, (current) =>
+      current.status === "planned"
+        ? Effect.succeed({ ...current, status: "committing" as const })
+        : Effect.fail(toolError("TRANSACTION_STATE", `${record.id} is ${current.status}, not planned; nothing was written.`, { transactionId: record.id, status: current.status }))
+    )
+    return yield* applyCommit(claimed, work.planned).pipe(
+      Effect.tapError(() => updateTransaction(record.id, (current) => Effect.succeed(current.status === "committing" ? { ...current, status: "planned" as const } : current)))
+    )
+  })
+
+const viewCommit = (committed: TransactionRecord) =>
+  Effect.map(previewFields(committed, true), (fields): ToolResult => ({
+    summary: `Committed ${committed.id}: ${counts(committed.files)}${dirsText(committed)}. Undo with workspace_edit {"action":"rollback","transaction_id":"${committed.id}"}.`,
+    data: fields,
+    artifacts: committed.artifacts,
+    retention: {
+      importance: "high",
+      facts: [`transaction ${committed.id} committed: ${counts(committed.files)}${dirsText(committed)}`, ...committed.files.slice(0, 10).map((f) => `${f.change} ${f.path}`)],
+      omit_when_summarizing: OMIT
+    }
+  }))
+
+/** commit: a previewed transaction, re-checked against the disk. */
+const commitAction = gatedAction({
+  gate: "transaction",
+  planSchema: CommitPlan,
+  load: (input: { readonly action: "commit"; readonly transaction_id: string }) => Effect.flatMap(readTransaction(input.transaction_id), loadStored),
+  plan: (_input, loaded) => planStored(loaded, "commit"),
+  interpret: interpretCommit,
+  view: viewCommit
+})
+
+/** apply: preview + commit in one call (an identical pending apply, or an idempotency_key, names the stored transaction). */
+const applyAction = gatedAction({
+  gate: "transaction",
+  planSchema: CommitPlan,
+  load: (input: { readonly action: "apply"; readonly operations: ReadonlyArray<Operation>; readonly idempotency_key?: string | undefined }) =>
+    Effect.gen(function* () {
+      const settings = yield* CurrentSettings
+      const operations = yield* normalizeOperations(input.operations)
+      const operationsHash = yield* hashOperation(operations)
+      const existing = yield* byKey(input.idempotency_key, operationsHash)
+      if (existing !== undefined) return (yield* loadStored(existing)) as StoredBefore | NewBefore
+      const plannedRecords = input.idempotency_key === undefined
+        ? (yield* allTransactions).filter((record) => record.status === "planned" && record.idempotencyKey === undefined)
+        : []
+      return {
+        _tag: "New",
+        operations,
+        operationsHash,
+        key: input.idempotency_key,
+        before: yield* loadBeforeState(operations),
+        plannedRecords,
+        maxChars: settings.maxToolResultChars
+      } satisfies NewBefore as StoredBefore | NewBefore
+    }),
+  plan: (_input, loaded) => (loaded._tag === "Stored" ? planStored(loaded, "apply") : planNew(loaded)),
+  record: storePlanned,
+  interpret: interpretCommit,
+  view: viewCommit
+})
+
+/** What rollback loads: the record, and for a committed one its journal and the current state of its paths. */
+interface RollbackBefore {
+  readonly record: TransactionRecord
+  readonly journal?: Journal
+  readonly states: ReadonlyArray<CurrentPath>
+}
+
+/** rollback: restores a committed transaction (force: over changes made since, destructive). */
+const rollbackAction = gatedAction({
+  gate: "transaction",
+  planSchema: RollbackPlan,
+  load: (input: { readonly action: "rollback"; readonly transaction_id: string; readonly force?: boolean | undefined }) =>
+    Effect.gen(function* () {
+      const record = yield* readTransaction(input.transaction_id)
+      if (record.status !== "committed") return { record, states: [] } satisfies RollbackBefore
+      const journal = yield* readJournal(record)
+      return { record, journal, states: yield* currentState(journal) } satisfies RollbackBefore
+    }),
+  plan: (input, loaded): Either.Either<PlanStep<RollbackPlan, { readonly record: TransactionRecord; readonly journal: Journal; readonly force: boolean }>, ToolError> => {
+    const { record, states } = loaded
+    const force = input.force ?? false
+    if (record.status === "rolled_back") {
+      return Either.right({
+        _tag: "NoOp",
+        result: {
+          summary: `${record.id} is already rolled back (${record.rolledBackAt ?? "earlier"}): nothing was done and nothing needs approval.`,
+          data: { transactionId: record.id, rolledBack: true, noop: true, transaction: transactionView(record) },
+          retention: { importance: "normal", facts: [`transaction ${record.id} rolled back`] }
+        }
+      })
+    }
+    if (record.status !== "committed" || loaded.journal === undefined) {
+      return Either.left(
         toolError("TRANSACTION_STATE", `${record.id} is ${record.status}, not committed: there is nothing to roll back.`, { transactionId: record.id, status: record.status })
       )
     }
-    const journal = yield* readJournal(record)
-    const states = yield* currentState(journal)
     const changed = states.filter((state) => !state.matchesAfter && !state.matchesBefore).map((state) => state.path)
     if (changed.length > 0 && !force) {
-      return yield* Effect.fail(
+      return Either.left(
         toolError(
           "EDIT_CONFLICT",
           `${changed.join(", ")} changed since ${record.id} was committed, so rolling back would discard those changes; nothing was written. Keep them and edit by hand, or roll back with force: true (destructive: needs Allow destructive commits, and discards the changes).`,
@@ -297,13 +444,13 @@ const rollbackStored = (record: TransactionRecord, force: boolean) =>
         )
       )
     }
-    const resumeArgs: Record<string, unknown> = { action: "rollback", transaction_id: record.id, ...(force ? { force: true } : {}) }
-    const request: GateRequest = {
-      tool: TOOL,
-      operation: "edit.rollback",
-      kind: "transaction",
+    const current = states.map((state) => ({ path: state.path, current: state.current }))
+    return Either.right({
+      _tag: "Planned",
+      plan: { _tag: "EditRollback", transactionId: record.id, force, current },
+      work: { record, journal: loaded.journal, force },
       title: `Roll back ${record.id}${force ? " (forced)" : ""}`,
-      normalized: { action: "rollback", transactionId: record.id, force, current: states.map((state) => ({ path: state.path, current: state.current })) },
+      prompt: { _tag: "transaction", diff: `rollback of ${record.id}${force ? " (forced: discards changes made since)" : ""}: restores ${states.map((state) => state.path).join(", ")}`, paths: states.map((state) => state.path) },
       ...(force
         ? {
             destructive: {
@@ -312,26 +459,31 @@ const rollbackStored = (record: TransactionRecord, force: boolean) =>
             }
           }
         : {}),
-      resume: { tool: TOOL, arguments: resumeArgs }
-    }
-    const interpret = Effect.map(applyRollback(record, journal, force), (outcome): ToolResult => {
-      const kept = outcome.kept.length === 0 ? "" : ` Left untouched: ${outcome.kept.map((k) => `${k.path} (${k.reason})`).join("; ")}.`
-      return {
-        summary: `Rolled back ${record.id}: restored ${outcome.restored.length} file(s), removed ${outcome.removedFiles.length} file(s) and ${outcome.removedDirectories.length} director${outcome.removedDirectories.length === 1 ? "y" : "ies"}.${kept}`,
-        data: {
-          transactionId: record.id,
-          rolledBack: true,
-          restored: outcome.restored,
-          removedFiles: outcome.removedFiles,
-          removedDirectories: outcome.removedDirectories,
-          kept: outcome.kept,
-          transaction: transactionView(outcome.record)
-        },
-        retention: { importance: "high", facts: [`transaction ${record.id} rolled back`, ...outcome.kept.map((k) => `left ${k.path}: ${k.reason}`)] }
-      }
+      resume: { tool: TOOL, arguments: { action: "rollback", transaction_id: record.id, ...(force ? { force: true } : {}) } }
     })
-    return yield* gated(request, interpret)
-  })
+  },
+  interpret: (_plan, work) => applyRollback(work.record, work.journal, work.force),
+  view: (outcome, planned) => {
+    const { record } = planned.work
+    const kept = outcome.kept.length === 0 ? "" : ` Left untouched: ${outcome.kept.map((k) => `${k.path} (${k.reason})`).join("; ")}.`
+    return Effect.succeed({
+      summary: `Rolled back ${record.id}: restored ${outcome.restored.length} file(s), removed ${outcome.removedFiles.length} file(s) and ${outcome.removedDirectories.length} director${outcome.removedDirectories.length === 1 ? "y" : "ies"}.${kept}`,
+      data: {
+        transactionId: record.id,
+        rolledBack: true,
+        restored: outcome.restored,
+        removedFiles: outcome.removedFiles,
+        removedDirectories: outcome.removedDirectories,
+        kept: outcome.kept,
+        transaction: transactionView(outcome.record)
+      },
+      retention: { importance: "high", facts: [`transaction ${record.id} rolled back`, ...outcome.kept.map((k) => `left ${k.path}: ${k.reason}`)] }
+    } satisfies ToolResult)
+  }
+})
+
+/** The transactions contributed to the changes listing (same entries as `workspace_edit list`). */
+export const transactionChanges = Effect.map(allTransactions, (records) => records.slice(0, 50).map(listEntry))
 
 /** The workspace_edit tool. */
 export const editTool = defineTool({
@@ -346,18 +498,34 @@ export const editTool = defineTool({
   ].join(" "),
   actions: editActions,
   enabled: () => true,
-  annotations: (settings) => ({ readOnlyHint: false, destructiveHint: settings.allowDestructiveEdits, openWorldHint: false, idempotentHint: false }),
+  hints: {
+    readOnlyHint: false,
+    destructiveHint: "allowDestructiveEdits",
+    openWorldHint: false,
+    idempotentHint: false,
+    why: "deletes, moves, overwrites and forced rollbacks exist only when the ceiling is lifted"
+  },
+  startup: [{ name: "workspace_edit: recover interrupted commits", run: recoverTransactions }],
+  changes: [{ key: "transactions", list: transactionChanges }],
+  storage: [
+    {
+      name: "transactions",
+      path: ".agentic/transactions/<tx_id>/",
+      probe: TRANSACTIONS_DIR,
+      description: "edit transactions: plan, changes.diff, review.md (workspace_edit)",
+      rank: 50
+    }
+  ],
+  probe: { args: { action: "list" }, ok: true },
   handlers: {
-    preview: (input) => Effect.flatMap(prepare(input, false), ({ record, reused }) => previewResult(record, reused)),
-    apply: (input) =>
-      Effect.gen(function* () {
-        const { record } = yield* prepare(input, true)
-        return yield* commitStored(record, "edit.apply")
-      }),
-    commit: (input) => Effect.flatMap(readTransaction(input.transaction_id), (record) => commitStored(record, "edit.commit")),
-    rollback: (input) => Effect.flatMap(readTransaction(input.transaction_id), (record) => rollbackStored(record, input.force ?? false)),
-    show: (input) =>
-      Effect.gen(function* () {
+    preview: { gate: "none", run: (input) => Effect.flatMap(prepare(input), ({ record, reused }) => previewResult(record, reused)) },
+    apply: applyAction,
+    commit: commitAction,
+    rollback: rollbackAction,
+    show: {
+      gate: "none",
+      run: (input) =>
+        Effect.gen(function* () {
         const record = yield* readTransaction(input.transaction_id)
         const fields = yield* previewFields(record, record.status === "committed")
         return {
@@ -366,9 +534,12 @@ export const editTool = defineTool({
           artifacts: record.artifacts,
           retention: { importance: "normal", facts: [`transaction ${record.id} ${record.status}`], omit_when_summarizing: OMIT }
         } satisfies ToolResult
-      }),
-    list: (input) =>
-      Effect.gen(function* () {
+      })
+    },
+    list: {
+      gate: "none",
+      run: (input) =>
+        Effect.gen(function* () {
         const records = yield* allTransactions
         const limit = input.limit ?? 20
         const shown = records.slice(0, limit).map(listEntry)
@@ -378,9 +549,7 @@ export const editTool = defineTool({
           retention: { importance: "normal", facts: shown.slice(0, 10).map((entry) => `transaction ${entry.id} ${entry.status}: ${entry.fileCount} file(s), ${entry.directoryCount} dir(s)`) }
         } satisfies ToolResult
       })
+    }
   }
 })
-
-/** The transactions contributed to the changes listing (same entries as `workspace_edit list`). */
-export const transactionChanges = Effect.map(allTransactions, (records) => records.slice(0, 50).map(listEntry))
 

@@ -106,3 +106,31 @@ export const editActions = {
     limit: Schema.optional(Schema.Int.pipe(Schema.between(1, 100)).annotations({ description: "At most this many transactions (1-100, default 20), newest first." }))
   })
 }
+
+/** The before-state of one touched path, as a commit Plan binds it: a file's SHA-256, "missing", "directory" or "other". */
+export const TouchedPathSchema = Schema.Struct({ path: Schema.String, before: Schema.String })
+
+/**
+ * The Plan of a commit (apply, commit): the operations and the before-state of every path they touch,
+ * never the transaction id, so the approval of an apply is the approval of the commit of the same change.
+ */
+export const CommitPlan = Schema.TaggedStruct("EditCommit", {
+  operations: Schema.Array(Operation),
+  before: Schema.Array(TouchedPathSchema)
+})
+export type CommitPlan = typeof CommitPlan.Type
+
+/** The commit Plan of operations against their touched paths. */
+export const commitPlanOf = (operations: ReadonlyArray<Operation>, before: ReadonlyArray<typeof TouchedPathSchema.Type>): CommitPlan => ({
+  _tag: "EditCommit",
+  operations,
+  before
+})
+
+/** The Plan of a rollback: the transaction, force, and the current state of every path it restores. */
+export const RollbackPlan = Schema.TaggedStruct("EditRollback", {
+  transactionId: Schema.String,
+  force: Schema.Boolean,
+  current: Schema.Array(Schema.Struct({ path: Schema.String, current: Schema.String }))
+})
+export type RollbackPlan = typeof RollbackPlan.Type

@@ -4,7 +4,7 @@
  * semantic index under .agentic/). .agentic/ and .git/ are readable like any other path.
  */
 import * as Effect from "effect/Effect"
-import { CHANGE_SOURCES } from "../../changes.ts"
+import { CHANGE_KEYS, changeSourcesOf, storageMapOf } from "../../contributions.ts"
 import { loadRecords } from "../../gate/gate.ts"
 import { sha256Bytes, sha256Text, stableStringify } from "../../gate/hash.ts"
 import { type ApprovalRecord, approvedPlan, pendingPlan, pendingRecords } from "../../gate/records.ts"
@@ -18,7 +18,8 @@ import { escapeRegExp, GlobSet, grepText, requiredLiteral } from "../../services
 import { Workspace } from "../../services/Workspace.ts"
 import { modeLabel, modeName } from "../../settings/settings.ts"
 import { StateStore } from "../../store/StateStore.ts"
-import { defineTool } from "../Tool.ts"
+import { RegisteredTools } from "../../services/RegisteredTools.ts"
+import { defineTool, type StorageEntry } from "../Tool.ts"
 import { envelopeChars, nextSentence, pagedListing, placeholderArtifact, writeArtifact } from "./budget.ts"
 import { describeBytes, largestFitting, numberLines, offsetPastEnd, requireSnapshot, staleSnapshot } from "./paging.ts"
 import {
@@ -186,20 +187,9 @@ const stateFacts = (state: Effect.Effect.Success<typeof stateSummary>) => [
   `MEMORY.md ${state.notes.memoryExists ? `present at ${state.notes.memoryPath}` : "absent"}; ${plural(state.notes.count, "note")}`
 ]
 
-/** The .agentic/ storage map capabilities reports: what lives where, and whether it exists yet. */
-export const STORAGE_MAP: ReadonlyArray<{ readonly name: string; readonly path: string; readonly probe: string; readonly description: string }> = [
-  { name: "memory", path: ".agentic/MEMORY.md", probe: "MEMORY.md", description: "durable workspace memory (workspace_notes memory: true)" },
-  { name: "notes", path: ".agentic/notes/<name>.md", probe: "notes", description: "notes (workspace_notes)" },
-  { name: "approvals", path: ".agentic/approvals/state.json", probe: "approvals/state.json", description: "approval and plan records" },
-  { name: "plans", path: ".agentic/plans/<plan_id>/plan.md", probe: "plans", description: "plan text (workspace_plan)" },
-  { name: "transactions", path: ".agentic/transactions/<tx_id>/", probe: "transactions", description: "edit transactions: plan, changes.diff, review.md (workspace_edit)" },
-  { name: "jobs", path: ".agentic/jobs/<job_id>/", probe: "jobs", description: "command jobs and their full output (workspace_command)" },
-  { name: "boards", path: ".agentic/tasks/<board_id>/state.json", probe: "tasks", description: "task boards (workspace_tasks)" },
-  { name: "research", path: ".agentic/research/<research_id>/", probe: "research", description: "research projects and stored sources (workspace_research)" },
-  { name: "runs", path: ".agentic/runs/<run_id>/", probe: "runs", description: "sub-agent runs (workspace_agent)" },
-  { name: "browser", path: ".agentic/browser/<session_id>/", probe: "browser", description: "browser sessions: record, snapshots, screenshots (workspace_browser)" },
-  { name: "artifacts", path: ".agentic/artifacts/", probe: "artifacts", description: "full results too large for one envelope" },
-  { name: "index", path: ".agentic/index/", probe: "index", description: "the semantic_search index (lexical, rebuilt by file hash)" }
+/** The .agentic/ storage inspect itself owns (the rest comes from each tool's definition and the kernel's own entries). */
+export const INSPECT_STORAGE: ReadonlyArray<StorageEntry> = [
+  { name: "index", path: ".agentic/index/", probe: "index", description: "the semantic_search index (lexical, rebuilt by file hash)", rank: 110 }
 ]
 
 const readFile = (input: { readonly path: string; readonly offset?: number | undefined; readonly limit?: number | undefined; readonly snapshot?: string | undefined }) =>
@@ -575,8 +565,9 @@ const statPath = (input: { readonly path: string }) =>
 const changes = Effect.gen(function* () {
   const store = yield* StateStore
   const records = yield* loadRecords
-  const sourced: Record<string, ReadonlyArray<unknown>> = { transactions: [], runs: [], jobs: [], taskBoards: [], researchProjects: [] }
-  for (const source of CHANGE_SOURCES) sourced[source.key] = [...(sourced[source.key] ?? []), ...(yield* source.list)]
+  const { candidates } = yield* RegisteredTools
+  const sourced: Record<string, ReadonlyArray<unknown>> = Object.fromEntries(CHANGE_KEYS.map((key) => [key, []]))
+  for (const source of changeSourcesOf(candidates)) sourced[source.key] = [...(sourced[source.key] ?? []), ...(yield* source.list)]
   const approvals = records
     .filter((record) => record.kind !== "plan" && (record.status === "pending" || record.status === "approved"))
     .map((record) => ({
@@ -648,13 +639,11 @@ const changes = Effect.gen(function* () {
 
 const capabilities = Effect.gen(function* () {
   const settings = yield* CurrentSettings
-  const info = yield* HostInfo
   const store = yield* StateStore
   const state = yield* stateSummary
-  // The registry imports this tool; importing it lazily keeps the module graph acyclic at load time.
-  const { makeRegistry } = yield* Effect.promise(() => import("../../registry.ts"))
-  const tools = makeRegistry(settings, info).tools.map((tool) => tool.name)
-  const storage = yield* Effect.forEach(STORAGE_MAP, (entry) =>
+  const { registered, candidates } = yield* RegisteredTools
+  const tools = registered.map((tool) => tool.name)
+  const storage = yield* Effect.forEach(storageMapOf(candidates), (entry) =>
     Effect.map(store.stat(entry.probe), (stat) => ({ name: entry.name, path: entry.path, description: entry.description, exists: stat !== undefined }))
   )
   const summaryOf = (withTools: boolean) =>
@@ -690,20 +679,22 @@ export const inspectTool = defineTool({
     "Read-only view of the workspace, never gated. Actions: capabilities (mode, plans, approvals, notes, tools, the .agentic/ storage map), overview (tree plus plan/approval/memory summary), list, read (line-numbered `N | text`, SHA-256 hashed, paged by lines), search (literal or regex, gitignore-aware, paged), semantic_search (lexical BM25 ranking of chunks), find (glob), stat, changes (recovery listing after compaction). Paging: pass data.nextOffset as offset and data.snapshot exactly as snapshot until nextOffset is null; a stale snapshot means read again from offset 0. .agentic/ is readable here, never writable. Large results are cut to fit and stored as artifacts.",
   actions: inspectActions,
   enabled: () => true,
-  annotations: () => ({ readOnlyHint: true, destructiveHint: false, openWorldHint: false, idempotentHint: true }),
+  hints: { readOnlyHint: true, destructiveHint: false, openWorldHint: false, idempotentHint: true, why: "reads only; never gated" },
+  storage: INSPECT_STORAGE,
+  probe: { args: { action: "capabilities" }, ok: true },
   handlers: {
-    capabilities: () => capabilities,
-    overview: (input) =>
+    capabilities: { gate: "none", run: () => capabilities },
+    overview: { gate: "none", run: (input) =>
       Effect.gen(function* () {
         const state = yield* stateSummary
         return yield* listing("overview", input, 2, { state }, stateFacts(state))
-      }),
-    list: (input) => listing("list", input, 1, {}, []),
-    read: (input) => readFile(input),
-    search: (input) => searchFiles(input),
-    semantic_search: (input) => semanticSearch(input),
-    find: (input) => findPaths(input),
-    stat: (input) => statPath(input),
-    changes: () => changes
+      }) },
+    list: { gate: "none", run: (input) => listing("list", input, 1, {}, []) },
+    read: { gate: "none", run: (input) => readFile(input) },
+    search: { gate: "none", run: (input) => searchFiles(input) },
+    semantic_search: { gate: "none", run: (input) => semanticSearch(input) },
+    find: { gate: "none", run: (input) => findPaths(input) },
+    stat: { gate: "none", run: (input) => statPath(input) },
+    changes: { gate: "none", run: () => changes }
   }
 })

@@ -88,9 +88,14 @@ export const notesTool = defineTool({
     delete: Schema.Struct({ name: Name, memory: Memory })
   },
   enabled: () => true,
-  annotations: () => ({ readOnlyHint: false, destructiveHint: false, openWorldHint: false }),
+  hints: { readOnlyHint: false, destructiveHint: false, openWorldHint: false, why: "writes plugin-owned notes under `.agentic/`" },
+  storage: [
+    { name: "memory", path: ".agentic/MEMORY.md", probe: MEMORY_FILE, description: "durable workspace memory (workspace_notes memory: true)", rank: 10 },
+    { name: "notes", path: ".agentic/notes/<name>.md", probe: "notes", description: "notes (workspace_notes)", rank: 20 }
+  ],
+  probe: { args: { action: "list" }, ok: true },
   handlers: {
-    write: (input) =>
+    write: { gate: "none", run: (input) =>
       Effect.gen(function* () {
         const store = yield* StateStore
         const target = yield* resolveTarget(input)
@@ -102,8 +107,8 @@ export const notesTool = defineTool({
           data: { name: target.memory ? "MEMORY" : target.name, memory: target.memory, path: store.path(relOf(target)), bytes },
           retention: { importance: target.memory ? "high" : "normal", facts: [`${labelOf(target)} saved at ${store.path(relOf(target))}`] }
         }
-      }),
-    append: (input) =>
+      }) },
+    append: { gate: "none", run: (input) =>
       Effect.gen(function* () {
         const store = yield* StateStore
         const target = yield* resolveTarget(input)
@@ -124,8 +129,8 @@ export const notesTool = defineTool({
           data: { name: target.memory ? "MEMORY" : target.name, memory: target.memory, path: store.path(rel), bytes },
           retention: { importance: target.memory ? "high" : "normal", facts: [`${labelOf(target)} appended at ${store.path(rel)}`] }
         }
-      }),
-    read: (input) =>
+      }) },
+    read: { gate: "none", run: (input) =>
       Effect.gen(function* () {
         const store = yield* StateStore
         const target = yield* resolveTarget(input)
@@ -141,8 +146,8 @@ export const notesTool = defineTool({
           summary: `${labelOf(target)} (${byteLength(text)} bytes).`,
           data: { name: target.memory ? "MEMORY" : target.name, memory: target.memory, path: store.path(relOf(target)), bytes: byteLength(text), content: text }
         }
-      }),
-    list: (input) =>
+      }) },
+    list: { gate: "none", run: (input) =>
       Effect.gen(function* () {
         const store = yield* StateStore
         const limit = input.limit ?? 100
@@ -171,8 +176,8 @@ export const notesTool = defineTool({
             omit_when_summarizing: ["notes"]
           }
         }
-      }),
-    delete: (input) =>
+      }) },
+    delete: { gate: "none", run: (input) =>
       Effect.gen(function* () {
         const store = yield* StateStore
         const target = yield* resolveTarget(input)
@@ -197,6 +202,6 @@ export const notesTool = defineTool({
           return yield* Effect.fail(toolError("NOT_FOUND", `${labelOf(target)} does not exist, so nothing was deleted.`, { path: store.path(rel) }))
         }
         return { summary: `Deleted ${labelOf(target)}.`, data: { name: target.name, path: store.path(rel), deleted: true } }
-      })
+      }) }
   }
 })

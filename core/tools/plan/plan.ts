@@ -156,9 +156,11 @@ export const planTool = defineTool({
     })
   },
   enabled: (settings) => settings.permissionMode !== 2,
-  annotations: () => ({ readOnlyHint: false, destructiveHint: false, openWorldHint: false }),
+  hints: { readOnlyHint: false, destructiveHint: false, openWorldHint: false, why: "writes plan records under `.agentic/`" },
+  storage: [{ name: "plans", path: ".agentic/plans/<plan_id>/plan.md", probe: "plans", description: "plan text (workspace_plan)", rank: 40 }],
+  probe: { args: { action: "current" }, ok: true },
   handlers: {
-    propose: (input) =>
+    propose: { gate: "none", run: (input) =>
       Effect.gen(function* () {
         const store = yield* StateStore
         const settings = yield* CurrentSettings
@@ -232,8 +234,8 @@ export const planTool = defineTool({
             "critical"
           )
         }
-      }),
-    current: () =>
+      }) },
+    current: { gate: "none", run: () =>
       Effect.gen(function* () {
         const records = yield* loadRecords
         const record = pendingPlan(records) ?? approvedPlan(records)
@@ -245,8 +247,8 @@ export const planTool = defineTool({
           } satisfies ToolResult
         }
         return yield* showResult(record, "Current")
-      }),
-    show: (input) =>
+      }) },
+    show: { gate: "none", run: (input) =>
       Effect.gen(function* () {
         const records = yield* loadRecords
         const record = records.find((candidate) => candidate.id === input.plan_id && candidate.kind === "plan")
@@ -254,8 +256,8 @@ export const planTool = defineTool({
           return yield* Effect.fail(toolError("NOT_FOUND", `No plan ${input.plan_id}. List plans with workspace_plan {"action":"list"}.`, { planId: input.plan_id }))
         }
         return yield* showResult(record, "Showing")
-      }),
-    complete: (input) =>
+      }) },
+    complete: { gate: "none", run: (input) =>
       Effect.gen(function* () {
         const settings = yield* CurrentSettings
         const record = yield* updateRecords((records, now) =>
@@ -299,8 +301,8 @@ export const planTool = defineTool({
         const result = yield* showResult(record, "Completed")
         const locked = settings.permissionMode === 1 ? " Mutating tools are locked again until a new plan is approved." : ""
         return { ...result, summary: `Completed plan ${record.id}: ${record.title}.${locked}` }
-      }),
-    list: (input) =>
+      }) },
+    list: { gate: "none", run: (input) =>
       Effect.gen(function* () {
         const store = yield* StateStore
         const plans = (yield* loadRecords).filter((record) => record.kind === "plan")
@@ -318,6 +320,6 @@ export const planTool = defineTool({
           data: { plans: shown, total: plans.length },
           retention: { importance: "normal", facts: shown.slice(0, 5).map((plan) => `plan ${plan.id} ${plan.status}: ${plan.title}`) }
         }
-      })
+      }) }
   }
 })

@@ -157,173 +157,6 @@ const boardResult = (board: Board, summary: string, facts: ReadonlyArray<string>
     } satisfies ToolResult
   })
 
-/** The workspace_tasks tool. */
-export const tasksTool = defineTool({
-  name: "workspace_tasks",
-  short: "tasks",
-  description:
-    'Durable to-do boards whose items form a dependency graph that stays acyclic. Actions: create (title, items), list, show, add (items), update (item_id: text, status, priority, details, depends_on, evidence), remove, note, checkpoint, next (the highest-priority ready item), archive, reopen. Inside one create/add call depends_on may use 1-based positions ("1", "2", …) for items of that call; update takes item_ ids only. Never needs approval.',
-  actions: {
-    create: Schema.Struct({
-      title: BoundedString(200, "The board's title.").pipe(Schema.minLength(1, { message: () => "must not be empty" })),
-      items: Schema.optional(Items)
-    }),
-    list: Schema.Struct({
-      include_archived: Schema.optional(Schema.Boolean.annotations({ description: "Also list archived boards." })),
-      limit: Schema.optional(Schema.Int.pipe(Schema.between(1, 100)).annotations({ description: "At most this many boards (1-100, default 20)." }))
-    }),
-    show: Schema.Struct({ board_id: BoardId }),
-    add: Schema.Struct({ board_id: BoardId, items: Items }),
-    update: Schema.Struct({
-      board_id: BoardId,
-      item_id: ItemId,
-      text: Schema.optional(Text),
-      status: Schema.optional(Status),
-      priority: Schema.optional(Priority),
-      details: Schema.optional(Details),
-      depends_on: Schema.optional(DependsOn),
-      evidence: Schema.optional(Evidence)
-    }),
-    remove: Schema.Struct({ board_id: BoardId, item_id: ItemId }),
-    note: Schema.Struct({ board_id: BoardId, text: NoteText, item_id: Schema.optional(ItemId) }),
-    checkpoint: Schema.Struct({ board_id: BoardId, text: Schema.optional(NoteText) }),
-    next: Schema.Struct({ board_id: BoardId }),
-    archive: Schema.Struct({ board_id: BoardId }),
-    reopen: Schema.Struct({ board_id: BoardId })
-  },
-  enabled: (settings) => settings.enableTodoBoards,
-  annotations: () => ({ readOnlyHint: false, destructiveHint: false, openWorldHint: false }),
-  handlers: {
-    create: (input) =>
-      Effect.gen(function* () {
-        const store = yield* StateStore
-        const inputs = (input.items ?? []) as ReadonlyArray<NewItem>
-        const id = yield* newId("board")
-        const now = yield* nowIso
-        const ids = yield* mintIds(inputs.length)
-        const board = yield* fromEither(addItems(emptyBoard(id, input.title, now), inputs, ids, now))
-        yield* store.locked(boardFile(id), store.writeJson(boardFile(id), board))
-        return yield* boardResult(board, `Created board ${id} "${input.title}" with ${board.items.length} item(s).`, [`created board ${id} with ${board.items.length} item(s)`], {
-          itemIds: ids
-        })
-      }),
-    list: (input) =>
-      Effect.gen(function* () {
-        const store = yield* StateStore
-        const boards = yield* listBoards
-        const visible = boards.filter((board) => input.include_archived === true || board.status === "open")
-        const limit = input.limit ?? 20
-        const shown = visible.slice(0, limit).map((board) => boardEntry(board, store.path(boardFile(board.id))))
-        return {
-          summary: `${visible.length} board(s)${visible.length > shown.length ? ` (showing ${shown.length})` : ""}${input.include_archived === true ? "" : ", archived ones not listed"}.`,
-          data: { boards: shown, total: visible.length },
-          retention: { importance: "normal", facts: shown.slice(0, 20).map((board) => `${board.id} "${board.title}": ${board.done}/${board.items} done`), omit_when_summarizing: ["boards"] }
-        } satisfies ToolResult
-      }),
-    show: (input) =>
-      Effect.gen(function* () {
-        const board = yield* loadBoard(input.board_id)
-        return yield* boardResult(board, `Board ${board.id} "${board.title}" (${board.status}): ${progress(board)}.`, [`${board.id}: ${progress(board)}`])
-      }),
-    add: (input) =>
-      Effect.gen(function* () {
-        const inputs = input.items as ReadonlyArray<NewItem>
-        const ids = yield* mintIds(inputs.length)
-        const board = yield* changeBoard(input.board_id, (current, now) =>
-          Effect.gen(function* () {
-            yield* checkCapacity(current, inputs.length)
-            const next = yield* fromEither(addItems(current, inputs, ids, now))
-            return [next, next] as const
-          })
-        )
-        return yield* boardResult(board, `Added ${ids.length} item(s) to ${board.id}: ${progress(board)}.`, [`added ${ids.join(", ")} to ${board.id}`], { itemIds: ids })
-      }),
-    update: (input) =>
-      Effect.gen(function* () {
-        const { board_id, item_id, ...patch } = input
-        const board = yield* changeBoard(board_id, (current, now) =>
-          Effect.map(fromEither(updateItem(current, item_id, patch as ItemPatch, now)), (next) => [next, next] as const)
-        )
-        const item = board.items.find((candidate) => candidate.id === item_id)!
-        return {
-          summary: `Updated ${item_id} on ${board.id}: ${item.status}, ${item.priority}; board ${progress(board)}.`,
-          data: { boardId: board.id, item: itemView(item), counts: counts(board) },
-          retention: { importance: "normal", facts: [`${item_id} ${item.status}: ${item.text.slice(0, 80)}`] }
-        } satisfies ToolResult
-      }),
-    remove: (input) =>
-      Effect.gen(function* () {
-        const board = yield* changeBoard(input.board_id, (current, now) =>
-          Effect.map(fromEither(removeItem(current, input.item_id, now)), (next) => [next, next] as const)
-        )
-        return {
-          summary: `Removed ${input.item_id} from ${board.id}: ${progress(board)}.`,
-          data: { boardId: board.id, removed: input.item_id, counts: counts(board) },
-          retention: { importance: "normal", facts: [`removed ${input.item_id} from ${board.id}`] }
-        } satisfies ToolResult
-      }),
-    note: (input) =>
-      Effect.gen(function* () {
-        const board = yield* changeBoard(input.board_id, (current, now) =>
-          Effect.gen(function* () {
-            if (input.item_id !== undefined && !current.items.some((item) => item.id === input.item_id)) {
-              return yield* Effect.fail(toolError("NOT_FOUND", `No item ${input.item_id} on board ${current.id}; show lists the items.`, { itemId: input.item_id }))
-            }
-            const next: Board = {
-              ...current,
-              notes: [...current.notes, { at: now, text: input.text, ...(input.item_id === undefined ? {} : { itemId: input.item_id }) }].slice(-200),
-              updatedAt: now
-            }
-            return [next, next] as const
-          })
-        )
-        return {
-          summary: `Noted on ${board.id}${input.item_id === undefined ? "" : ` (${input.item_id})`}; the board keeps its last 200 notes.`,
-          data: { boardId: board.id, notes: board.notes.length },
-          retention: { importance: "normal", facts: [`note on ${board.id}: ${input.text.slice(0, 120)}`] }
-        } satisfies ToolResult
-      }),
-    checkpoint: (input) =>
-      Effect.gen(function* () {
-        const board = yield* changeBoard(input.board_id, (current, now) => {
-          const next: Board = {
-            ...current,
-            checkpoints: [...current.checkpoints, { at: now, counts: counts(current), ...(input.text === undefined ? {} : { text: input.text }) }].slice(-100),
-            updatedAt: now
-          }
-          return Effect.succeed([next, next] as const)
-        })
-        const upcoming = nextItem(board)
-        return {
-          summary: `Checkpoint on ${board.id}: ${progress(board)}.${upcoming === undefined ? "" : ` Next ready: ${upcoming.id} (${upcoming.text.slice(0, 80)}).`}`,
-          data: { boardId: board.id, checkpoint: board.checkpoints[board.checkpoints.length - 1], counts: counts(board), next: upcoming?.id ?? null },
-          retention: { importance: "high", facts: [`checkpoint ${board.id}: ${progress(board)}${input.text === undefined ? "" : ` (${input.text.slice(0, 120)})`}`] }
-        } satisfies ToolResult
-      }),
-    next: (input) =>
-      Effect.gen(function* () {
-        const board = yield* loadBoard(input.board_id)
-        const item = nextItem(board)
-        const c = counts(board)
-        const why =
-          board.items.length === 0
-            ? "the board has no items"
-            : c.todo === 0
-              ? "no item is todo"
-              : "every todo item waits for a dependency that is not done"
-        return {
-          summary:
-            item === undefined
-              ? `Nothing is ready on ${board.id}: ${why} (${progress(board)}).`
-              : `Next on ${board.id}: ${item.id} [${item.priority}] ${item.text.slice(0, 200)}`,
-          data: { boardId: board.id, item: item ?? null, counts: c },
-          retention: { importance: "normal", facts: [item === undefined ? `${board.id}: nothing ready` : `next on ${board.id}: ${item.id} ${item.text.slice(0, 80)}`] }
-        } satisfies ToolResult
-      }),
-    archive: (input) => setStatus(input.board_id, "archived"),
-    reopen: (input) => setStatus(input.board_id, "open")
-  }
-})
 
 const setStatus = (id: string, status: "open" | "archived") =>
   Effect.gen(function* () {
@@ -371,4 +204,175 @@ export const taskBoardChanges = Effect.gen(function* () {
   const store = yield* StateStore
   const boards = yield* listBoards
   return boards.slice(0, 50).map((board) => boardEntry(board, store.path(boardFile(board.id))))
+})
+
+/** The workspace_tasks tool. */
+export const tasksTool = defineTool({
+  name: "workspace_tasks",
+  short: "tasks",
+  description:
+    'Durable to-do boards whose items form a dependency graph that stays acyclic. Actions: create (title, items), list, show, add (items), update (item_id: text, status, priority, details, depends_on, evidence), remove, note, checkpoint, next (the highest-priority ready item), archive, reopen. Inside one create/add call depends_on may use 1-based positions ("1", "2", …) for items of that call; update takes item_ ids only. Never needs approval.',
+  actions: {
+    create: Schema.Struct({
+      title: BoundedString(200, "The board's title.").pipe(Schema.minLength(1, { message: () => "must not be empty" })),
+      items: Schema.optional(Items)
+    }),
+    list: Schema.Struct({
+      include_archived: Schema.optional(Schema.Boolean.annotations({ description: "Also list archived boards." })),
+      limit: Schema.optional(Schema.Int.pipe(Schema.between(1, 100)).annotations({ description: "At most this many boards (1-100, default 20)." }))
+    }),
+    show: Schema.Struct({ board_id: BoardId }),
+    add: Schema.Struct({ board_id: BoardId, items: Items }),
+    update: Schema.Struct({
+      board_id: BoardId,
+      item_id: ItemId,
+      text: Schema.optional(Text),
+      status: Schema.optional(Status),
+      priority: Schema.optional(Priority),
+      details: Schema.optional(Details),
+      depends_on: Schema.optional(DependsOn),
+      evidence: Schema.optional(Evidence)
+    }),
+    remove: Schema.Struct({ board_id: BoardId, item_id: ItemId }),
+    note: Schema.Struct({ board_id: BoardId, text: NoteText, item_id: Schema.optional(ItemId) }),
+    checkpoint: Schema.Struct({ board_id: BoardId, text: Schema.optional(NoteText) }),
+    next: Schema.Struct({ board_id: BoardId }),
+    archive: Schema.Struct({ board_id: BoardId }),
+    reopen: Schema.Struct({ board_id: BoardId })
+  },
+  enabled: (settings) => settings.enableTodoBoards,
+  hints: { readOnlyHint: false, destructiveHint: false, openWorldHint: false, why: "writes task boards under `.agentic/`" },
+  changes: [{ key: "taskBoards", list: taskBoardChanges }],
+  storage: [{ name: "boards", path: ".agentic/tasks/<board_id>/state.json", probe: TASKS_DIR, description: "task boards (workspace_tasks)", rank: 70 }],
+  probe: { args: { action: "list" }, ok: true },
+  handlers: {
+    create: { gate: "none", run: (input) =>
+      Effect.gen(function* () {
+        const store = yield* StateStore
+        const inputs = (input.items ?? []) as ReadonlyArray<NewItem>
+        const id = yield* newId("board")
+        const now = yield* nowIso
+        const ids = yield* mintIds(inputs.length)
+        const board = yield* fromEither(addItems(emptyBoard(id, input.title, now), inputs, ids, now))
+        yield* store.locked(boardFile(id), store.writeJson(boardFile(id), board))
+        return yield* boardResult(board, `Created board ${id} "${input.title}" with ${board.items.length} item(s).`, [`created board ${id} with ${board.items.length} item(s)`], {
+          itemIds: ids
+        })
+      }) },
+    list: { gate: "none", run: (input) =>
+      Effect.gen(function* () {
+        const store = yield* StateStore
+        const boards = yield* listBoards
+        const visible = boards.filter((board) => input.include_archived === true || board.status === "open")
+        const limit = input.limit ?? 20
+        const shown = visible.slice(0, limit).map((board) => boardEntry(board, store.path(boardFile(board.id))))
+        return {
+          summary: `${visible.length} board(s)${visible.length > shown.length ? ` (showing ${shown.length})` : ""}${input.include_archived === true ? "" : ", archived ones not listed"}.`,
+          data: { boards: shown, total: visible.length },
+          retention: { importance: "normal", facts: shown.slice(0, 20).map((board) => `${board.id} "${board.title}": ${board.done}/${board.items} done`), omit_when_summarizing: ["boards"] }
+        } satisfies ToolResult
+      }) },
+    show: { gate: "none", run: (input) =>
+      Effect.gen(function* () {
+        const board = yield* loadBoard(input.board_id)
+        return yield* boardResult(board, `Board ${board.id} "${board.title}" (${board.status}): ${progress(board)}.`, [`${board.id}: ${progress(board)}`])
+      }) },
+    add: { gate: "none", run: (input) =>
+      Effect.gen(function* () {
+        const inputs = input.items as ReadonlyArray<NewItem>
+        const ids = yield* mintIds(inputs.length)
+        const board = yield* changeBoard(input.board_id, (current, now) =>
+          Effect.gen(function* () {
+            yield* checkCapacity(current, inputs.length)
+            const next = yield* fromEither(addItems(current, inputs, ids, now))
+            return [next, next] as const
+          })
+        )
+        return yield* boardResult(board, `Added ${ids.length} item(s) to ${board.id}: ${progress(board)}.`, [`added ${ids.join(", ")} to ${board.id}`], { itemIds: ids })
+      }) },
+    update: { gate: "none", run: (input) =>
+      Effect.gen(function* () {
+        const { board_id, item_id, ...patch } = input
+        const board = yield* changeBoard(board_id, (current, now) =>
+          Effect.map(fromEither(updateItem(current, item_id, patch as ItemPatch, now)), (next) => [next, next] as const)
+        )
+        const item = board.items.find((candidate) => candidate.id === item_id)!
+        return {
+          summary: `Updated ${item_id} on ${board.id}: ${item.status}, ${item.priority}; board ${progress(board)}.`,
+          data: { boardId: board.id, item: itemView(item), counts: counts(board) },
+          retention: { importance: "normal", facts: [`${item_id} ${item.status}: ${item.text.slice(0, 80)}`] }
+        } satisfies ToolResult
+      }) },
+    remove: { gate: "none", run: (input) =>
+      Effect.gen(function* () {
+        const board = yield* changeBoard(input.board_id, (current, now) =>
+          Effect.map(fromEither(removeItem(current, input.item_id, now)), (next) => [next, next] as const)
+        )
+        return {
+          summary: `Removed ${input.item_id} from ${board.id}: ${progress(board)}.`,
+          data: { boardId: board.id, removed: input.item_id, counts: counts(board) },
+          retention: { importance: "normal", facts: [`removed ${input.item_id} from ${board.id}`] }
+        } satisfies ToolResult
+      }) },
+    note: { gate: "none", run: (input) =>
+      Effect.gen(function* () {
+        const board = yield* changeBoard(input.board_id, (current, now) =>
+          Effect.gen(function* () {
+            if (input.item_id !== undefined && !current.items.some((item) => item.id === input.item_id)) {
+              return yield* Effect.fail(toolError("NOT_FOUND", `No item ${input.item_id} on board ${current.id}; show lists the items.`, { itemId: input.item_id }))
+            }
+            const next: Board = {
+              ...current,
+              notes: [...current.notes, { at: now, text: input.text, ...(input.item_id === undefined ? {} : { itemId: input.item_id }) }].slice(-200),
+              updatedAt: now
+            }
+            return [next, next] as const
+          })
+        )
+        return {
+          summary: `Noted on ${board.id}${input.item_id === undefined ? "" : ` (${input.item_id})`}; the board keeps its last 200 notes.`,
+          data: { boardId: board.id, notes: board.notes.length },
+          retention: { importance: "normal", facts: [`note on ${board.id}: ${input.text.slice(0, 120)}`] }
+        } satisfies ToolResult
+      }) },
+    checkpoint: { gate: "none", run: (input) =>
+      Effect.gen(function* () {
+        const board = yield* changeBoard(input.board_id, (current, now) => {
+          const next: Board = {
+            ...current,
+            checkpoints: [...current.checkpoints, { at: now, counts: counts(current), ...(input.text === undefined ? {} : { text: input.text }) }].slice(-100),
+            updatedAt: now
+          }
+          return Effect.succeed([next, next] as const)
+        })
+        const upcoming = nextItem(board)
+        return {
+          summary: `Checkpoint on ${board.id}: ${progress(board)}.${upcoming === undefined ? "" : ` Next ready: ${upcoming.id} (${upcoming.text.slice(0, 80)}).`}`,
+          data: { boardId: board.id, checkpoint: board.checkpoints[board.checkpoints.length - 1], counts: counts(board), next: upcoming?.id ?? null },
+          retention: { importance: "high", facts: [`checkpoint ${board.id}: ${progress(board)}${input.text === undefined ? "" : ` (${input.text.slice(0, 120)})`}`] }
+        } satisfies ToolResult
+      }) },
+    next: { gate: "none", run: (input) =>
+      Effect.gen(function* () {
+        const board = yield* loadBoard(input.board_id)
+        const item = nextItem(board)
+        const c = counts(board)
+        const why =
+          board.items.length === 0
+            ? "the board has no items"
+            : c.todo === 0
+              ? "no item is todo"
+              : "every todo item waits for a dependency that is not done"
+        return {
+          summary:
+            item === undefined
+              ? `Nothing is ready on ${board.id}: ${why} (${progress(board)}).`
+              : `Next on ${board.id}: ${item.id} [${item.priority}] ${item.text.slice(0, 200)}`,
+          data: { boardId: board.id, item: item ?? null, counts: c },
+          retention: { importance: "normal", facts: [item === undefined ? `${board.id}: nothing ready` : `next on ${board.id}: ${item.id} ${item.text.slice(0, 80)}`] }
+        } satisfies ToolResult
+      }) },
+    archive: { gate: "none", run: (input) => setStatus(input.board_id, "archived") },
+    reopen: { gate: "none", run: (input) => setStatus(input.board_id, "open") }
+  }
 })

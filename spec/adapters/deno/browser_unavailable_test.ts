@@ -17,8 +17,8 @@ Deno.test("deno/browser: workspace_browser is not registered on the Deno host; a
       const result = await runtime.call("workspace_browser", { action: "open" })
       assert.equal(result.ok, false)
       assert.equal(result.error?.code, "TOOL_DISABLED")
-      assert.match(result.error?.message ?? "", /deno host/)
-      assert.match(result.error?.message ?? "", /Browser service/)
+      assert.match(result.error?.message ?? "", /this host \(deno\)/)
+      assert.match(result.error?.message ?? "", /no browser service/)
     } finally {
       await runtime.dispose()
     }

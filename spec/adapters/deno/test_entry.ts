@@ -3,17 +3,15 @@
  * tool registered beside the core's tools. Spawned by spec/adapters/mcp-http.test.ts.
  */
 import { runCli } from "../../../adapters/cli.ts"
-import { statusRegistry } from "../../../core/registry.ts"
 import { mcpVerb } from "../../../adapters/mcp/verb.ts"
-import { openDenoWorkspace } from "../../../adapters/deno/host.ts"
+import { openDenoSession } from "../../../adapters/deno/host.ts"
 import { denoMcpHost } from "../../../adapters/deno/mcpHost.ts"
 import { TOOLS_WITH_TEST_TOOL } from "../../support/gatedTestTool.ts"
 
 const encoder = new TextEncoder()
 const code = await runCli(Deno.args, {
   cwd: Deno.cwd(),
-  open: (root, settings) => openDenoWorkspace(root, settings, TOOLS_WITH_TEST_TOOL),
-  statusRegistry: (failure) => statusRegistry(failure.reason, failure.repair),
+  open: (root, settings) => openDenoSession(root, settings, TOOLS_WITH_TEST_TOOL),
   stdout: (text) => void Deno.stdout.writeSync(encoder.encode(text)),
   stderr: (text) => void Deno.stderr.writeSync(encoder.encode(text)),
   verbs: { mcp: mcpVerb(denoMcpHost) }

@@ -1,0 +1,68 @@
+/**
+ * Issue 9 §1, "a spec derives the gated set from the definitions and compares it with the reference's
+ * gating table, so a new action that forgets its gate fails a test". The table below quotes the
+ * reference (§ Permission modes and gating, "Gated actions per tool"); it is written here, not read
+ * from a path outside the repository.
+ */
+import { describe, expect, it } from "vitest"
+import { ALL_TOOLS } from "../../core/tools/index.ts"
+import { type GateKind, gateOf } from "../../core/tools/Tool.ts"
+
+/**
+ * | Tool | Gated actions |
+ * | workspace_edit | apply, commit, rollback |
+ * | workspace_command | run, start |
+ * | workspace_vcs | init, add, commit, checkout, branch (create or delete), push, issue_create, pr_create |
+ * | workspace_research | search, fetch, deep |
+ * | workspace_browser | control |
+ * | workspace_agent | run, start |
+ * "approval.kind is transaction, command, vcs, browser, web or agent"; "workspace_research search, fetch
+ * and deep are gated as kind: "web"".
+ */
+const GATED: Record<string, { readonly kind: GateKind; readonly actions: ReadonlyArray<string> }> = {
+  workspace_edit: { kind: "transaction", actions: ["apply", "commit", "rollback"] },
+  workspace_command: { kind: "command", actions: ["run", "start"] },
+  workspace_vcs: { kind: "vcs", actions: ["init", "add", "commit", "checkout", "branch", "push", "issue_create", "pr_create"] },
+  workspace_research: { kind: "web", actions: ["search", "fetch", "deep"] },
+  workspace_browser: { kind: "browser", actions: ["control"] },
+  workspace_agent: { kind: "agent", actions: ["run", "start"] }
+}
+
+/** "Never gated: workspace_inspect, workspace_plan, workspace_notes, workspace_tasks, and every ungated action". */
+const NEVER_GATED = ["workspace_inspect", "workspace_plan", "workspace_notes", "workspace_tasks"]
+
+const gatedSet = () =>
+  ALL_TOOLS.flatMap((tool) =>
+    Object.keys(tool.actions).flatMap((action) => {
+      const kind = gateOf(tool, action)
+      return kind === undefined ? [] : [{ tool: tool.name, action, kind }]
+    })
+  )
+
+describe("the gated set, derived from the definitions, is the reference's gating table", () => {
+  it("every gated action of a registered tool is a row of the table, with the table's kind", () => {
+    for (const { tool, action, kind } of gatedSet()) {
+      const row = GATED[tool]
+      expect(row, `${tool} gates ${action}, but the reference gates nothing of ${tool}`).toBeDefined()
+      expect(row!.actions, `${tool} ${action} is gated, but the reference does not gate it`).toContain(action)
+      expect(kind, `${tool} ${action}`).toBe(row!.kind)
+    }
+  })
+  it("every table row whose tool is registered is gated in the definition ('a new action that forgets its gate fails')", () => {
+    for (const tool of ALL_TOOLS) {
+      const row = GATED[tool.name]
+      if (row === undefined) continue
+      for (const action of row.actions) {
+        expect(Object.keys(tool.actions), `${tool.name} has no action ${action}`).toContain(action)
+        expect(gateOf(tool, action), `${tool.name} ${action} must declare gate: "${row.kind}"`).toBe(row.kind)
+      }
+    }
+  })
+  it("'Never gated: workspace_inspect, workspace_plan, workspace_notes, workspace_tasks'", () => {
+    for (const tool of ALL_TOOLS.filter((candidate) => NEVER_GATED.includes(candidate.name))) {
+      expect(Object.keys(tool.actions).filter((action) => gateOf(tool, action) !== undefined), tool.name).toEqual([])
+    }
+    // The shipped tools with gated actions today, so the comparison above is never vacuous.
+    expect([...new Set(gatedSet().map((entry) => entry.tool))].sort()).toEqual(["workspace_command", "workspace_edit"])
+  })
+})
