@@ -73,8 +73,9 @@ export const sessionProcesses = (endpoint: Pick<BrowserEndpoint, "supervisorPid"
       const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
       if (fields[0] === "Z" || fields[0] === "X") continue
       const inGroup = Number(fields[2]) === endpoint.supervisorPid
+      // Chromium's crash handler daemonizes into its own group; it names the profile (--database=<dir>/Crashpad).
       const cmdline = inGroup ? "" : fs.readFileSync(`/proc/${entry}/cmdline`, "utf8")
-      if (inGroup || cmdline.includes(`--user-data-dir=${endpoint.userDataDir}`)) found.push(Number(entry))
+      if (inGroup || cmdline.includes(endpoint.userDataDir)) found.push(Number(entry))
     } catch {
       // gone meanwhile
     }
@@ -180,7 +181,8 @@ const connect = (cdpUrl: string): Promise<Connection> => {
 const dropConnection = async (cdpUrl: string) => {
   const pending = connections.get(cdpUrl)
   connections.delete(cdpUrl)
-  if (pending !== undefined) await pending.then((c) => c.browser.close()).catch(() => undefined)
+  // Bounded: a connection to a browser that is already gone must not hold up close or shutdown.
+  if (pending !== undefined) await Promise.race([pending.then((c) => c.browser.close()).catch(() => undefined), sleep(2000)])
 }
 
 /** Disconnects every cached connection (the browsers keep running). */
