@@ -69,6 +69,12 @@ export const startPages = async (): Promise<PageServer> => {
       socket.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\n\r\n`)
     })
   })
+  // Upgraded (WebSocket) sockets leave the server's books, so close would wait on them forever: track every socket.
+  const sockets = new Set<import("node:net").Socket>()
+  server.on("connection", (socket) => {
+    sockets.add(socket)
+    socket.on("close", () => sockets.delete(socket))
+  })
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
   port = (server.address() as AddressInfo).port
   return {
@@ -78,6 +84,7 @@ export const startPages = async (): Promise<PageServer> => {
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections()
+        for (const socket of sockets) socket.destroy()
         server.close(() => resolve())
       })
   }
