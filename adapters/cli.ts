@@ -9,6 +9,7 @@ import { formatCommand } from "../core/gate/preprocess.ts"
 import { age, clipBytes, type ApprovalRecord } from "../core/gate/records.ts"
 import { modeLabel, parseSettingValue } from "../core/settings/settings.ts"
 import type { OpenFailure, Session } from "./open.ts"
+import { VERSION } from "./version.ts"
 
 export type { OpenFailure } from "./open.ts"
 
@@ -88,6 +89,7 @@ Usage: agentic-workspace <verb> [arguments] [--root DIR] [--set key=value]...
   deny [ID] [REASON...]    deny a pending record (without ID: the newest pending one)
   host                     the runtime and host this command runs on, as JSON
   help                     this text
+  --version                the package version
 
 --root defaults to the current directory. --set takes any setting by key (e.g. --set permissionMode=0,
 --set executableAllowlist=git,node); values are read as JSON when they parse, else as strings.
@@ -215,6 +217,10 @@ export const runCli = async (argv: ReadonlyArray<string>, host: CliHost): Promis
   if (line.errors.length > 0) {
     host.stderr(`agentic-workspace: ${line.errors.join("; ")}\n\n${USAGE}`)
     return 2
+  }
+  if (line.verb === undefined && line.flags["version"] === true) {
+    host.stdout(`${VERSION}\n`)
+    return 0
   }
   const verb = line.verb ?? "help"
   const handler = host.verbs?.[verb] ?? verbs[verb]

@@ -7,12 +7,14 @@
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
+import { WorkspaceKey } from "./gate/key.ts"
 import type { Envelope } from "./protocol/envelope.ts"
 import { type Registry, makeRegistry } from "./registry.ts"
 import { Browser } from "./services/Browser.ts"
 import { CurrentSettings } from "./services/CurrentSettings.ts"
 import { type Capability, HostFs, type HostFsShape, HostInfo, type HostInfoShape } from "./services/HostFs.ts"
 import { Processes, type ProcessesShape } from "./services/Processes.ts"
+import { type ProgressUpdate, withProgress } from "./services/Progress.ts"
 import { RegisteredTools } from "./services/RegisteredTools.ts"
 import { Search } from "./services/Search.ts"
 import { Workspace } from "./services/Workspace.ts"
@@ -22,7 +24,7 @@ import { ALL_TOOLS } from "./tools/index.ts"
 import type { ToolContext, ToolDefinition } from "./tools/Tool.ts"
 
 /** The services a host provides to the core. */
-export type HostServices = HostFs | HostInfo | Processes | Search | Browser
+export type HostServices = HostFs | HostInfo | Processes | Search | WorkspaceKey | Browser
 
 /** What a host is made of: its filesystem and facts, and the services it has (absent: it has none). */
 export interface HostParts {
@@ -34,6 +36,11 @@ export interface HostParts {
   readonly processes?: ProcessesShape
   /** A faster Search than the host-free one over HostFs (Node: worker threads). */
   readonly search?: Layer.Layer<Search, never, HostFs | HostInfo>
+  /**
+   * The approval key (core/gate/key.ts), loaded from the key file outside the workspace; absent: a key held
+   * in memory, so nothing outside this process can make a record this process trusts.
+   */
+  readonly key?: Layer.Layer<WorkspaceKey, unknown>
   /** The browser (Node: playwright-core with the system Chromium); absent, workspace_browser is not listed. */
   readonly browser?: Layer.Layer<Browser>
 }
@@ -54,28 +61,29 @@ export const hostInfoOf = (parts: HostParts): HostInfoShape => ({
 })
 
 /** One layer of every service a host provides; a missing one refuses. */
-export const hostLayer = (parts: HostParts): Layer.Layer<HostServices> => {
+export const hostLayer = (parts: HostParts): Layer.Layer<HostServices, unknown> => {
   const base = Layer.merge(Layer.succeed(HostFs, parts.fs), Layer.succeed(HostInfo, hostInfoOf(parts)))
   const processes = parts.processes === undefined ? Processes.layerUnavailable(parts.runtime) : Layer.succeed(Processes, parts.processes)
   const search = (parts.search ?? Search.layerHostFs).pipe(Layer.provide(base))
   const browser = parts.browser ?? Browser.layerUnavailable(parts.runtime)
-  return Layer.mergeAll(base, processes, search, browser)
+  return Layer.mergeAll(base, processes, search, parts.key ?? WorkspaceKey.layerMemory(), browser)
 }
 
 /**
  * The layer of every service a tool may use, over a host's filesystem and facts (tests and the memory
  * host): Processes refuses unless `extra` provides it; Search is the host-free one unless `extra` does.
  */
-export const coreLayer = (host: HostFsShape, info: HostInfoShape, settings: Settings, extra?: Layer.Layer<never>) => {
+export const coreLayer = (host: HostFsShape, info: HostInfoShape, settings: Settings, extra?: Layer.Layer<never, unknown>) => {
   const base = Layer.mergeAll(Layer.succeed(HostFs, host), Layer.succeed(HostInfo, info), CurrentSettings.layer(settings))
-  const services = Layer.mergeAll(Workspace.layer, StateStore.layer, Search.layerHostFs, Processes.layerUnavailable(info.runtime), Browser.layerUnavailable(info.runtime)).pipe(
+  // The key is held in memory unless `extra` provides the host's (core/gate/key.ts).
+  const services = Layer.mergeAll(Workspace.layer, StateStore.layer, Search.layerHostFs, Processes.layerUnavailable(info.runtime), WorkspaceKey.layerMemory(), Browser.layerUnavailable(info.runtime)).pipe(
     Layer.provideMerge(base)
   )
   return extra === undefined ? services : Layer.merge(services, extra)
 }
 
 /** The core's services over a host layer. */
-const servicesOver = (host: Layer.Layer<HostServices>, settings: Settings, extra?: Layer.Layer<never>) => {
+const servicesOver = (host: Layer.Layer<HostServices, unknown>, settings: Settings, extra?: Layer.Layer<never, unknown>) => {
   const base = Layer.merge(host, CurrentSettings.layer(settings))
   const services = Layer.mergeAll(Workspace.layer, StateStore.layer).pipe(Layer.provideMerge(base))
   return extra === undefined ? services : Layer.merge(services, extra)
@@ -87,7 +95,8 @@ export interface WorkspaceRuntime {
   readonly info: HostInfoShape
   readonly registry: Registry
   readonly run: <A, E>(effect: Effect.Effect<A, E, ToolContext>) => Promise<A>
-  readonly call: (tool: string, args: unknown) => Promise<Envelope>
+  /** One call; `onProgress` hears the tool's progress reports (core/services/Progress.ts). */
+  readonly call: (tool: string, args: unknown, options?: { readonly onProgress?: (update: ProgressUpdate) => void }) => Promise<Envelope>
   readonly dispose: () => Promise<void>
 }
 
@@ -96,10 +105,10 @@ export interface WorkspaceRuntime {
  * registers the enabled tools. `tools` replaces the candidate set (default ALL_TOOLS); tests add one.
  */
 export const startHost = async (
-  host: Layer.Layer<HostServices>,
+  host: Layer.Layer<HostServices, unknown>,
   settings: Settings,
   tools: ReadonlyArray<ToolDefinition> = ALL_TOOLS,
-  extra?: Layer.Layer<never>
+  extra?: Layer.Layer<never, unknown>
 ): Promise<WorkspaceRuntime> => launch(servicesOver(host, settings, extra) as Layer.Layer<ToolContext>, settings, tools)
 
 /**
@@ -110,7 +119,7 @@ export const startRuntime = async (
   host: HostFsShape,
   info: HostInfoShape,
   settings: Settings,
-  extra?: Layer.Layer<never>,
+  extra?: Layer.Layer<never, unknown>,
   tools: ReadonlyArray<ToolDefinition> = ALL_TOOLS
 ): Promise<WorkspaceRuntime> => launch(coreLayer(host, info, settings, extra) as Layer.Layer<ToolContext>, settings, tools)
 
@@ -122,7 +131,15 @@ const launch = async (layer: Layer.Layer<ToolContext>, settings: Settings, tools
     const registry = makeRegistry(settings, info, tools)
     const steps = tools.flatMap((tool) => tool.startup ?? [])
     await run(Effect.forEach(steps, (step) => step.run, { discard: true }))
-    return { settings, info, registry, run, call: (tool, args) => run(registry.call(tool, args)), dispose: () => runtime.dispose() }
+    return {
+      settings,
+      info,
+      registry,
+      run,
+      call: (tool, args, options) =>
+        run(options?.onProgress === undefined ? registry.call(tool, args) : withProgress(options.onProgress)(registry.call(tool, args))),
+      dispose: () => runtime.dispose()
+    }
   } catch (error) {
     await runtime.dispose()
     throw error

@@ -4,9 +4,11 @@ import { capabilitiesOf, type HostServices, hostLayer, startHost, type Workspace
 import type { ToolDefinition } from "../../core/tools/Tool.ts"
 import { type HostOpening, type OpenFailure, openRuntimeWith, openWith, type Session } from "../open.ts"
 import { denoHostFs } from "./DenoHostFs.ts"
+import { denoWorkspaceKeyLayer } from "./DenoKey.ts"
 
 /** Every service the Deno host provides, over the real root `root`: the filesystem and the host-free Search. */
-export const layer = (root: string): Layer.Layer<HostServices> => hostLayer({ root, runtime: "deno", platform: Deno.build.os, fs: denoHostFs })
+export const layer = (root: string): Layer.Layer<HostServices, unknown> =>
+  hostLayer({ root, runtime: "deno", platform: Deno.build.os, fs: denoHostFs, key: denoWorkspaceKeyLayer(root) })
 
 /** The capabilities the Deno host advertises: derived from the services `layer` provides. */
 export const DENO_CAPABILITIES = capabilitiesOf({})

@@ -17,14 +17,17 @@ import {
   SetLevelRequestSchema,
   type Tool
 } from "@modelcontextprotocol/sdk/types.js"
+import type { JsonSchemaType, JsonSchemaValidator, jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js"
 import { type Prompt, promptLines } from "../../core/gate/prompt.ts"
 import type { ResumeCall } from "../../core/gate/records.ts"
 import type { Envelope } from "../../core/protocol/envelope.ts"
 import type { ToolListing } from "../../core/registry.ts"
 import type { Session } from "../open.ts"
+import { startProgress } from "../progress.ts"
+import { VERSION } from "../version.ts"
 
 /** The server's name and version as MCP clients see them. */
-export const SERVER_INFO = { name: "agentic-workspace", version: "0.1.0" } as const
+export const SERVER_INFO = { name: "agentic-workspace", version: VERSION } as const
 
 /** What the MCP server serves: the workspace's Session (when it could not open, the diagnostic tool alone). */
 export type McpWorkspace = Session
@@ -173,13 +176,49 @@ export class Inflight {
   }
 }
 
+/** The server's instructions to the client. */
+export const INSTRUCTIONS =
+  "agentic-workspace: tools to read, search and change this workspace. Every mutation is gated by the user's permission mode; follow each envelope's summary. Only the user approves (through /accept, the terminal, or this client's approval prompt)."
+
+/**
+ * The SDK validates elicitation answers (in `elicitInput`, which this server does not use: askUser reads
+ * the one optional note itself) with Ajv by default, and building Ajv costs start-up. This checks the
+ * flat form schemas elicitation allows: an object whose listed properties have the listed primitive type.
+ */
+export const formSchemaValidator: jsonSchemaValidator = {
+  getValidator: <T>(schema: JsonSchemaType): JsonSchemaValidator<T> => (input: unknown) => {
+    const properties = (schema as { properties?: Record<string, { type?: string }> }).properties ?? {}
+    const required = ((schema as { required?: ReadonlyArray<string> }).required ?? []) as ReadonlyArray<string>
+    if (input === null || typeof input !== "object" || Array.isArray(input)) return { valid: false, data: undefined, errorMessage: "the answer is not an object" }
+    const record = input as Record<string, unknown>
+    for (const key of required) if (record[key] === undefined) return { valid: false, data: undefined, errorMessage: `"${key}" is required` }
+    for (const [key, property] of Object.entries(properties)) {
+      const value = record[key]
+      if (value === undefined || property.type === undefined) continue
+      const type = property.type === "integer" ? "number" : property.type
+      if (typeof value !== type) return { valid: false, data: undefined, errorMessage: `"${key}" must be a ${property.type}` }
+    }
+    return { valid: true, data: input as T, errorMessage: undefined }
+  }
+}
+
 /** Builds one MCP server (one per session) over the workspace. */
 export const createMcpServer = (workspace: McpWorkspace, inflight: Inflight = new Inflight()): Server => {
   const server = new Server(SERVER_INFO, {
     capabilities: { tools: { listChanged: false }, logging: {} },
-    instructions:
-      "agentic-workspace: tools to read, search and change this workspace. Every mutation is gated by the user's permission mode; follow each envelope's summary. Only the user approves (through /accept, the terminal, or this client's approval prompt)."
+    instructions: INSTRUCTIONS,
+    jsonSchemaValidator: formSchemaValidator
   })
+  installToolHandlers(server, workspace, inflight)
+  return server
+}
+
+/**
+ * Installs tools/list, tools/call and logging/setLevel on a server (ours, or an embedder's, e.g. an
+ * McpServer's `.server` that registered no tools of its own); the server must not be connected yet.
+ */
+export const installToolHandlers = (server: Server, workspace: McpWorkspace, inflight: Inflight = new Inflight()): void => {
+  server.registerCapabilities({ tools: { listChanged: false }, logging: {} })
   const settings = workspace.settings
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: workspace.tools().map(mcpTool) }))
@@ -196,7 +235,18 @@ export const createMcpServer = (workspace: McpWorkspace, inflight: Inflight = ne
   server.setRequestHandler(CallToolRequestSchema, (request, extra) => inflight.track(async () => {
     const { name } = request.params
     const args = request.params.arguments ?? {}
-    const envelope = await workspace.call(name, args)
+    // The client asked for progress: forward the tool's reports, with a heartbeat while it reports nothing.
+    const token = request.params._meta?.progressToken
+    const progress =
+      token === undefined
+        ? undefined
+        : startProgress(name, (params) => extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, ...params } }))
+    let envelope: Envelope
+    try {
+      envelope = await workspace.call(name, args, progress === undefined ? undefined : { onProgress: progress.onProgress })
+    } finally {
+      progress?.stop()
+    }
     // Related to this request, so over HTTP it travels on the call's own stream.
     const level: LoggingLevel = envelope.ok ? "info" : "warning"
     if (wanted(level)) {
@@ -216,5 +266,4 @@ export const createMcpServer = (workspace: McpWorkspace, inflight: Inflight = ne
     }
     return callResult(envelope)
   }))
-  return server
 }

@@ -8,6 +8,8 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import { Worker } from "node:worker_threads"
 import * as Effect from "effect/Effect"
+import * as FiberRef from "effect/FiberRef"
+import { CurrentProgress } from "../../core/services/Progress.ts"
 import * as Layer from "effect/Layer"
 import type { DirEntry } from "../../core/services/HostFs.ts"
 import { join } from "../../core/services/paths.ts"
@@ -47,8 +49,14 @@ class WorkerPool {
   }
 
   /** Runs the batches in order over the workers; stops dispatching once the cap is reached in path order. */
-  run(batches: ReadonlyArray<{ files: Array<string>; rels: Array<string> }>, job: Omit<GrepOptions, "base" | "includeIgnored" | "excludes" | "include">): Promise<{ replies: Array<BatchReply>; capped: boolean }> {
+  run(
+    batches: ReadonlyArray<{ files: Array<string>; rels: Array<string> }>,
+    job: Omit<GrepOptions, "base" | "includeIgnored" | "excludes" | "include">,
+    onBatch?: (filesDone: number, filesTotal: number) => void
+  ): Promise<{ replies: Array<BatchReply>; capped: boolean }> {
     const workers = this.ensure()
+    const filesTotal = batches.reduce((sum, batch) => sum + batch.files.length, 0)
+    let filesDone = 0
     return new Promise((resolve, reject) => {
       const replies: Array<BatchReply | undefined> = new Array(batches.length)
       let next = 0
@@ -80,6 +88,8 @@ class WorkerPool {
         if (failed) return
         inFlight--
         replies[reply.id] = reply
+        filesDone += batches[reply.id]!.files.length
+        onBatch?.(filesDone, filesTotal)
         while (prefix < batches.length && replies[prefix] !== undefined) {
           for (const result of replies[prefix]!.results) prefixMatches += result.matches.length
           prefix++
@@ -148,6 +158,12 @@ export const makeNodeSearch = (root: string, poolSize = Math.max(1, Math.min(4, 
         }
       }
       if (current.files.length > 0) batches.push(current)
+      // Progress of a search over a large tree (issue 18), for a caller that listens.
+      const listen = yield* FiberRef.get(CurrentProgress)
+      const onBatch =
+        listen === undefined || batches.length < 2
+          ? undefined
+          : (filesDone: number, filesTotal: number) => listen({ progress: filesDone, total: filesTotal, message: `searched ${filesDone} of ${filesTotal} files` })
       const { replies, capped } = yield* Effect.tryPromise({
         try: () =>
           pool.run(batches, {
@@ -158,7 +174,7 @@ export const makeNodeSearch = (root: string, poolSize = Math.max(1, Math.min(4, 
             maxMatches: options.maxMatches,
             maxLineChars: options.maxLineChars,
             maxFileBytes: options.maxFileBytes
-          }),
+          }, onBatch),
         catch: (error) => searchHostError(error instanceof Error ? error.message : String(error))
       })
       const matches: Array<GrepMatch> = []

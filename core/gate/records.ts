@@ -41,6 +41,12 @@ export interface ApprovalRecord {
   readonly planPath?: string
   readonly completedAt?: string
   readonly completionSummary?: string
+  /**
+   * HMAC-SHA-256 (hex) of the record under the workspace key (core/gate/key.ts), written by whichever
+   * channel staged or decided it. A record without a verifying MAC is untrusted: never listed, decided,
+   * honoured or counted toward the cap.
+   */
+  readonly mac?: string
 }
 
 /** The store file: records newest first. */

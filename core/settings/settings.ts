@@ -34,7 +34,16 @@ export const Settings = Schema.Struct({
   /** Executables a command may run (bare names); "*" allows any. */
   executableAllowlist: Schema.optionalWith(Schema.Array(Schema.String), { default: () => DEFAULT_EXECUTABLES }),
   enableProcessExecution: Bool(true),
+  /**
+   * The command sandbox (docs/SECURITY.md): "auto" confines commands where the host can and otherwise runs
+   * them unconfined and says so; "required" refuses (SANDBOX_UNAVAILABLE) where it cannot; "off" never confines.
+   */
+  commandSandbox: Schema.optionalWith(Schema.Literal("auto", "required", "off"), { default: () => "auto" as const }),
+  /** Whether a sandboxed command shares the host's network (a dev server the user must reach, npm install). */
+  allowCommandNetwork: Bool(false),
   enableVcsTools: Bool(true),
+  /** workspace_vcs: let git run the repository's hooks (off: hooks never run; git gets an empty hooks path). */
+  vcsRunHooks: Bool(false),
   enableTodoBoards: Bool(true),
   enableWebResearch: Bool(false),
   enableBrowser: Bool(false),
@@ -68,6 +77,7 @@ const EXPECTED: Record<string, string> = {
   executableAllowlist: 'must be a list of executable names ("*" allows any)',
   maxToolResultChars: "must be an integer from 1000 to 10000000",
   maxCommandDurationSeconds: "must be an integer from 1 to 86400",
+  commandSandbox: 'must be "auto", "required" or "off"',
   browserExecutablePath: "must be a path to a Chromium executable (or empty for the default)",
   browserIdleMinutes: "must be an integer from 1 to 10080"
 }

@@ -105,6 +105,7 @@ describe("agentic-workspace tools", () => {
       "workspace_plan",
       "workspace_notes",
       "workspace_command",
+      "workspace_vcs",
       "workspace_tasks"
     ])
     for (const tool of listed) expect(Object.keys(tool).sort()).toEqual(["description", "inputSchema", "name"])
@@ -114,6 +115,7 @@ describe("agentic-workspace tools", () => {
       "workspace_edit",
       "workspace_notes",
       "workspace_command",
+      "workspace_vcs",
       "workspace_tasks"
     ])
     expect(badKey.code).not.toBe(0)
@@ -132,6 +134,7 @@ describe("--set", () => {
       maxToolResultChars: "5000",
       maxCommandDurationSeconds: "30",
       executableAllowlist: "git,node",
+      commandSandbox: "required",
       browserExecutablePath: "/usr/bin/chromium",
       browserIdleMinutes: "30"
     }
