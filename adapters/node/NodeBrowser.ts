@@ -13,13 +13,22 @@ import * as path from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { type Browser as PwBrowser, type CDPSession, chromium, type Page } from "playwright-core"
+import type { Browser as PwBrowser, CDPSession, Page } from "playwright-core"
 import { toolError, type ToolError } from "../../core/protocol/errors.ts"
 import { type ActionOutcome, type AxNode, Browser, type BrowserAction, type BrowserEndpoint, type BrowserScope, type BrowserShape, type PageState } from "../../core/services/Browser.ts"
 import { processIdentity } from "./NodeProcesses.ts"
 
-/** The supervisor script, beside this file. */
-export const BROWSER_SUPERVISOR = fileURLToPath(new URL("./browserSupervisor.ts", import.meta.url))
+/**
+ * The supervisor script, beside this module. In a checkout this module is NodeBrowser.ts and the supervisor
+ * is browserSupervisor.ts, run through tsx; in the package this module is bundled into dist/ and the
+ * supervisor is dist/browserSupervisor.js (scripts/build.mjs), run by plain node (tsx is not installed there).
+ */
+const FROM_SOURCE = fileURLToPath(import.meta.url).endsWith(".ts")
+export const BROWSER_SUPERVISOR = fileURLToPath(new URL(FROM_SOURCE ? "./browserSupervisor.ts" : "./browserSupervisor.js", import.meta.url))
+
+/** How node runs the supervisor: the tsx loader for the .ts source, nothing for the built .js. */
+const supervisorArgv = (): Array<string> =>
+  FROM_SOURCE ? ["--import", pathToFileURL(createRequire(import.meta.url).resolve("tsx/esm")).href, BROWSER_SUPERVISOR] : [BROWSER_SUPERVISOR]
 
 /** The executables tried when browserExecutablePath is empty, in order. */
 export const DEFAULT_BROWSERS: ReadonlyArray<string> = ["/usr/bin/chromium", "chromium-browser", "google-chrome"]
@@ -100,8 +109,7 @@ const launch = async (spec: { sessionDir: string; executablePath: string; allowP
   await fsp.mkdir(spec.sessionDir, { recursive: true })
   await fsp.writeFile(path.join(spec.sessionDir, "spec.json"), JSON.stringify({ executablePath: executable, userDataDir, allowPrivateNetwork: spec.allowPrivateNetwork }))
   const out = fs.openSync(path.join(spec.sessionDir, "supervisor.log"), "a")
-  const loader = pathToFileURL(createRequire(import.meta.url).resolve("tsx/esm")).href
-  const child = spawn(process.execPath, ["--import", loader, BROWSER_SUPERVISOR, spec.sessionDir], {
+  const child = spawn(process.execPath, [...supervisorArgv(), spec.sessionDir], {
     detached: true,
     stdio: ["ignore", out, out],
     shell: false
@@ -168,7 +176,8 @@ const connections = new Map<string, Promise<Connection>>()
 const connect = (cdpUrl: string): Promise<Connection> => {
   let pending = connections.get(cdpUrl)
   if (pending === undefined) {
-    pending = chromium.connectOverCDP(cdpUrl, { timeout: 30_000 }).then((browser) => {
+    // playwright-core is loaded here, on the first connection, never at start-up (the command's static graph).
+    pending = import("playwright-core").then(({ chromium }) => chromium.connectOverCDP(cdpUrl, { timeout: 30_000 })).then((browser) => {
       browser.on("disconnected", () => connections.delete(cdpUrl))
       return { browser, sessions: new WeakMap() }
     })
