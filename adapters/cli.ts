@@ -5,8 +5,8 @@
 import { promptLines } from "../core/gate/prompt.ts"
 import { failure } from "../core/protocol/envelope.ts"
 import { toolError } from "../core/protocol/errors.ts"
-import { formatCommand } from "../core/gate/preprocess.ts"
-import { age, clipBytes, type ApprovalRecord } from "../core/gate/records.ts"
+import { blockLine, formatCommand } from "../core/gate/preprocess.ts"
+import { age, type ApprovalRecord } from "../core/gate/records.ts"
 import { modeLabel, parseSettingValue } from "../core/settings/settings.ts"
 import type { OpenFailure, Session } from "./open.ts"
 import { VERSION } from "./version.ts"
@@ -82,7 +82,7 @@ export const USAGE = `agentic-workspace: workspace tools for LLM agents, gated b
 Usage: agentic-workspace <verb> [arguments] [--root DIR] [--set key=value]...
 
   mcp [--http PORT]        serve the tools over MCP (stdio, or Streamable HTTP on 127.0.0.1)
-  call TOOL 'JSON'         run one tool call; prints one envelope (exit 0 ok, 1 not ok)
+  call TOOL 'JSON'         run one tool call; prints one envelope (exit 0 ok, 1 not ok, 2 bad --set)
   tools                    list the registered tools as JSON
   approvals [--json]       pending and approved records, newest first
   accept [ID] [NOTE...]    approve a pending record (without ID: the newest pending one)
@@ -117,7 +117,7 @@ const withWorkspace = async (
 }
 
 const describe = (record: ApprovalRecord, now: number) =>
-  `${record.id} [${record.kind}] ${clipBytes(record.title, 60)} (${record.status === "pending" ? "staged" : record.status} ${age(record.decidedAt ?? record.createdAt, now)})`
+  `${record.id} [${record.kind}] ${blockLine(record.title, 60)} (${record.status === "pending" ? "staged" : record.status} ${age(record.decidedAt ?? record.createdAt, now)})`
 
 /** What a pending record asks, indented under its line (the diff clipped for a terminal). */
 const promptText = (record: ApprovalRecord): ReadonlyArray<string> =>
@@ -152,7 +152,8 @@ const verbs: Record<string, (line: ParsedLine, host: CliHost) => Promise<number>
       async (opened, session) => {
         const envelope = opened.kind === "settings" ? failure(`${tool}.call`, toolError("INVALID_INPUT", `${opened.reason}. ${opened.repair}`)) : await session.call(tool, args)
         host.stdout(json(envelope))
-        return 1
+        // A refused --set is a usage error of the command line (exit 2, as every verb), not a tool's answer.
+        return opened.kind === "settings" ? 2 : 1
       }
     )
   },

@@ -7,6 +7,9 @@
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
+import type { HttpClient } from "@effect/platform/HttpClient"
+import { NetState } from "./net/NetState.ts"
+import { noNetworkLayer } from "./net/noNetwork.ts"
 import { WorkspaceKey } from "./gate/key.ts"
 import type { Envelope } from "./protocol/envelope.ts"
 import { type Registry, makeRegistry } from "./registry.ts"
@@ -24,7 +27,7 @@ import { ALL_TOOLS } from "./tools/index.ts"
 import type { ToolContext, ToolDefinition } from "./tools/Tool.ts"
 
 /** The services a host provides to the core. */
-export type HostServices = HostFs | HostInfo | Processes | Search | WorkspaceKey | Browser
+export type HostServices = HostFs | HostInfo | Processes | Search | HttpClient | WorkspaceKey | Browser
 
 /** What a host is made of: its filesystem and facts, and the services it has (absent: it has none). */
 export interface HostParts {
@@ -36,6 +39,8 @@ export interface HostParts {
   readonly processes?: ProcessesShape
   /** A faster Search than the host-free one over HostFs (Node: worker threads). */
   readonly search?: Layer.Layer<Search, never, HostFs | HostInfo>
+  /** The network port (HttpClient behind the host's address rule); absent: every request is refused. */
+  readonly http?: Layer.Layer<HttpClient>
   /**
    * The approval key (core/gate/key.ts), loaded from the key file outside the workspace; absent: a key held
    * in memory, so nothing outside this process can make a record this process trusts.
@@ -46,9 +51,10 @@ export interface HostParts {
 }
 
 /** The capabilities of a host, derived from the services it provides. */
-export const capabilitiesOf = (parts: Pick<HostParts, "processes" | "browser">): ReadonlyArray<Capability> => [
+export const capabilitiesOf = (parts: Pick<HostParts, "processes" | "http" | "browser">): ReadonlyArray<Capability> => [
   "fs",
   ...(parts.processes === undefined ? [] : (["process"] as const)),
+  ...(parts.http === undefined ? [] : (["network"] as const)),
   ...(parts.browser === undefined ? [] : (["browser"] as const))
 ]
 
@@ -66,7 +72,7 @@ export const hostLayer = (parts: HostParts): Layer.Layer<HostServices, unknown> 
   const processes = parts.processes === undefined ? Processes.layerUnavailable(parts.runtime) : Layer.succeed(Processes, parts.processes)
   const search = (parts.search ?? Search.layerHostFs).pipe(Layer.provide(base))
   const browser = parts.browser ?? Browser.layerUnavailable(parts.runtime)
-  return Layer.mergeAll(base, processes, search, parts.key ?? WorkspaceKey.layerMemory(), browser)
+  return Layer.mergeAll(base, processes, search, parts.http ?? noNetworkLayer, parts.key ?? WorkspaceKey.layerMemory(), browser)
 }
 
 /**
@@ -75,8 +81,17 @@ export const hostLayer = (parts: HostParts): Layer.Layer<HostServices, unknown> 
  */
 export const coreLayer = (host: HostFsShape, info: HostInfoShape, settings: Settings, extra?: Layer.Layer<never, unknown>) => {
   const base = Layer.mergeAll(Layer.succeed(HostFs, host), Layer.succeed(HostInfo, info), CurrentSettings.layer(settings))
-  // The key is held in memory unless `extra` provides the host's (core/gate/key.ts).
-  const services = Layer.mergeAll(Workspace.layer, StateStore.layer, Search.layerHostFs, Processes.layerUnavailable(info.runtime), WorkspaceKey.layerMemory(), Browser.layerUnavailable(info.runtime)).pipe(
+  // The key is held in memory and noNetworkLayer refuses every request unless `extra` provides the host's.
+  const services = Layer.mergeAll(
+    Workspace.layer,
+    StateStore.layer,
+    Search.layerHostFs,
+    Processes.layerUnavailable(info.runtime),
+    WorkspaceKey.layerMemory(),
+    noNetworkLayer,
+    NetState.layer,
+    Browser.layerUnavailable(info.runtime)
+  ).pipe(
     Layer.provideMerge(base)
   )
   return extra === undefined ? services : Layer.merge(services, extra)
@@ -85,7 +100,7 @@ export const coreLayer = (host: HostFsShape, info: HostInfoShape, settings: Sett
 /** The core's services over a host layer. */
 const servicesOver = (host: Layer.Layer<HostServices, unknown>, settings: Settings, extra?: Layer.Layer<never, unknown>) => {
   const base = Layer.merge(host, CurrentSettings.layer(settings))
-  const services = Layer.mergeAll(Workspace.layer, StateStore.layer).pipe(Layer.provideMerge(base))
+  const services = Layer.mergeAll(Workspace.layer, StateStore.layer, NetState.layer).pipe(Layer.provideMerge(base))
   return extra === undefined ? services : Layer.merge(services, extra)
 }
 

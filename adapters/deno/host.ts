@@ -3,15 +3,18 @@ import type * as Layer from "effect/Layer"
 import { capabilitiesOf, type HostServices, hostLayer, startHost, type WorkspaceRuntime } from "../../core/runtime.ts"
 import type { ToolDefinition } from "../../core/tools/Tool.ts"
 import { type HostOpening, type OpenFailure, openRuntimeWith, openWith, type Session } from "../open.ts"
+import type { AddressPolicy } from "../../core/net/address.ts"
 import { denoHostFs } from "./DenoHostFs.ts"
+import { denoHttpLayer } from "./DenoHttp.ts"
+
 import { denoWorkspaceKeyLayer } from "./DenoKey.ts"
 
-/** Every service the Deno host provides, over the real root `root`: the filesystem and the host-free Search. */
-export const layer = (root: string): Layer.Layer<HostServices, unknown> =>
-  hostLayer({ root, runtime: "deno", platform: Deno.build.os, fs: denoHostFs, key: denoWorkspaceKeyLayer(root) })
+/** Every service the Deno host provides, over the real root `root`: the filesystem, the host-free Search, the fetch client and the key. */
+export const layer = (root: string, policy: AddressPolicy = { allowPrivateNetwork: false }): Layer.Layer<HostServices, unknown> =>
+  hostLayer({ root, runtime: "deno", platform: Deno.build.os, fs: denoHostFs, http: denoHttpLayer(policy), key: denoWorkspaceKeyLayer(root) })
 
 /** The capabilities the Deno host advertises: derived from the services `layer` provides. */
-export const DENO_CAPABILITIES = capabilitiesOf({})
+export const DENO_CAPABILITIES = capabilitiesOf({ http: denoHttpLayer({ allowPrivateNetwork: false }) })
 
 const opening = (tools?: ReadonlyArray<ToolDefinition>): HostOpening => ({
   checkRoot: async (given) => {
@@ -26,7 +29,7 @@ const opening = (tools?: ReadonlyArray<ToolDefinition>): HostOpening => ({
     return real
   },
   errorCode: (error) => (error instanceof Error ? error.name : "unknown"),
-  start: (real, settings) => startHost(layer(real), settings, tools)
+  start: (real, settings) => startHost(layer(real, { allowPrivateNetwork: settings.allowPrivateNetwork }), settings, tools)
 })
 
 /** Opens the runtime at `root` with raw settings; `tools` replaces the candidate tools. */

@@ -15,52 +15,13 @@ import { EXEC_MAX_OUTPUT_BYTES, type ExecRequest, type ExecResult, type Launched
 import { resolveExecutable } from "../../core/tools/command/resolve.ts"
 import type { SandboxPolicy } from "../../core/services/Sandbox.ts"
 import { toHostError } from "./NodeHostFs.ts"
+import { hasProc, procStat, processIdentity, readBootId, signalZero } from "./identity.ts"
+
+export { processIdentity } from "./identity.ts"
 import { sandboxSupport, wrapperFor } from "./sandbox.ts"
 
 /** The supervisor script, beside this file. */
 export const SUPERVISOR = fileURLToPath(new URL("./supervisor.mjs", import.meta.url))
-
-const readBootId = (): string | undefined => {
-  try {
-    return fs.readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim()
-  } catch {
-    return undefined
-  }
-}
-
-/** The fields of /proc/<pid>/stat after the command name: [state, ppid, pgrp, ...]. */
-const procStat = (pid: number): ReadonlyArray<string> | undefined => {
-  try {
-    const text = fs.readFileSync(`/proc/${pid}/stat`, "utf8")
-    return text.slice(text.lastIndexOf(")") + 2).split(" ")
-  } catch {
-    return undefined
-  }
-}
-
-const hasProc = process.platform === "linux" && fs.existsSync("/proc/self/stat")
-
-const signalZero = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return (error as { code?: string }).code === "EPERM"
-  }
-}
-
-/**
- * A process identity that a reused pid or a reboot does not match: boot id and start time on Linux,
- * "pid:<n>" elsewhere (where pid reuse cannot be told apart). undefined when the process is gone or a zombie.
- */
-export const processIdentity = (pid: number): string | undefined => {
-  if (hasProc) {
-    const fields = procStat(pid)
-    if (fields === undefined || fields[0] === "Z" || fields[0] === "X") return undefined
-    return `${readBootId() ?? "boot"}:${fields[19]}`
-  }
-  return signalZero(pid) ? `pid:${pid}` : undefined
-}
 
 /** Whether any process of the group is still running; zombies count as ended. */
 export const groupAlive = (pgid: number): boolean => {

@@ -8,6 +8,7 @@
  * A definition also carries what the tool contributes to the kernel: start-up steps, its `changes`
  * source, its `.agentic/` storage entries, its MCP probe call and the hints its annotations follow.
  */
+import type { HttpClient } from "@effect/platform/HttpClient"
 import type * as Effect from "effect/Effect"
 import type * as Either from "effect/Either"
 import * as JSONSchema from "effect/JSONSchema"
@@ -19,6 +20,7 @@ import type { ToolError } from "../protocol/errors.ts"
 import type { WorkspaceKey } from "../gate/key.ts"
 import type { Browser } from "../services/Browser.ts"
 import type { CurrentSettings } from "../services/CurrentSettings.ts"
+import type { NetState } from "../net/NetState.ts"
 import type { Capability, HostFs, HostInfo, HostInfoShape } from "../services/HostFs.ts"
 import type { Processes } from "../services/Processes.ts"
 import type { RegisteredTools } from "../services/RegisteredTools.ts"
@@ -28,7 +30,7 @@ import type { Settings } from "../settings/settings.ts"
 import type { StateStore } from "../store/StateStore.ts"
 
 /** The services every tool handler may use; adapters provide all of them (a missing one as a layer that refuses). */
-export type ToolContext = Workspace | StateStore | CurrentSettings | HostInfo | HostFs | Processes | Search | RegisteredTools | WorkspaceKey | Browser
+export type ToolContext = Workspace | StateStore | CurrentSettings | HostInfo | HostFs | Processes | Search | RegisteredTools | WorkspaceKey | HttpClient | NetState | Browser
 
 /** The action schemas of a tool: action name -> the Struct of its fields (without `action`). */
 export type ActionSchemas = Record<string, Schema.Schema<any, any, never>>
@@ -135,8 +137,11 @@ export interface GatedAction<I, B, P, W, O> {
    * tools declare one kind, which the gated-set spec reads.
    */
   readonly kindOf?: (input: I) => GateKind
-  /** "always": staged for the user in every mode (Auto and an approved plan included). */
-  readonly confirm?: "always"
+  /**
+   * "always": staged for the user in every mode (Auto and an approved plan included). A function decides
+   * per call from the input and the before-state (workspace_research's stageEgressAfterUntrustedRead).
+   */
+  readonly confirm?: "always" | ((input: I, before: B) => boolean)
   /** The Plan's Schema: a tagged struct (or union of them) whose encoding is stable JSON. */
   readonly planSchema: Schema.Schema<P, any, never>
   /** Reads the before-state through services. Writes nothing. */

@@ -5,6 +5,7 @@ import { editTool } from "./edit/edit.ts"
 import { inspectTool } from "./inspect/inspect.ts"
 import { notesTool } from "./notes/notes.ts"
 import { planTool } from "./plan/plan.ts"
+import { researchTool } from "./research/tool.ts"
 import { tasksTool } from "./tasks/tasks.ts"
 import type { ToolDefinition } from "./Tool.ts"
 import { vcsTool } from "./vcs/tool.ts"
@@ -17,5 +18,6 @@ export const ALL_TOOLS: ReadonlyArray<ToolDefinition> = [
   commandTool,
   vcsTool,
   tasksTool,
+  researchTool,
   ...BROWSER_TOOLS
 ] as unknown as ReadonlyArray<ToolDefinition>

@@ -5,7 +5,7 @@
 import { type ChildProcess, spawn } from "node:child_process"
 import * as path from "node:path"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { ElicitRequestSchema, type ElicitResult } from "@modelcontextprotocol/sdk/types.js"
 import { STATUS_TOOL } from "../../core/registry.ts"
@@ -65,7 +65,9 @@ export const connectStdio = async (root: string, settings: ReadonlyArray<string>
     command: process.execPath,
     args: tsxNode(TEST_ENTRY, ["mcp", "--root", root, ...settings.flatMap((setting) => ["--set", setting])]),
     cwd: REPO,
-    stderr: "pipe"
+    stderr: "pipe",
+    // The SDK passes only a few variables on by default: the server must see the tests' XDG_STATE_HOME (its key).
+    env: { ...getDefaultEnvironment(), ...(process.env.XDG_STATE_HOME === undefined ? {} : { XDG_STATE_HOME: process.env.XDG_STATE_HOME }) }
   })
   await client.connect(transport)
   return { client, elicitation, close: () => client.close() }

@@ -476,6 +476,7 @@ const interpretRun = (prepared: Prepared, maxChars: number, maxSeconds: number) 
             jobId: record.id,
             timeoutSeconds: record.timeoutSeconds,
             killedProcessGroup: true,
+            sandboxed: record.sandboxed === true,
             stdoutTail: logs.stdout,
             stderrTail: logs.stderr,
             logs: logPaths(record.id)
@@ -710,7 +711,7 @@ const cancelAction = (input: { readonly job_id: string }) =>
       const fact = `${record.id} was already ${before.status} before cancel: no process was running, so nothing was stopped. Check the job id if you expected to stop a running job.`
       return {
         summary: fact,
-        data: { jobId: record.id, status: before.status, previousStatus: before.status, cancelled: false, exitCode: before.exit?.exitCode ?? null },
+        data: { jobId: record.id, status: before.status, previousStatus: before.status, cancelled: false, exitCode: before.exit?.exitCode ?? null, ...sandboxFields(record) },
         retention: { importance: "high", facts: [fact] }
       } satisfies ToolResult
     }
@@ -760,6 +761,7 @@ const cancelAction = (input: { readonly job_id: string }) =>
         exitCode: exit?.exitCode ?? null,
         signal: exit?.signal ?? null,
         processGroupEnded: ended,
+        ...sandboxFields(record),
         logs: logPaths(record.id)
       },
       retention: { importance: "high", facts: [`${record.id} ${ended ? "cancelled" : "cancel sent"}: ${line}`] }
