@@ -13,6 +13,7 @@ import { noNetworkLayer } from "./net/noNetwork.ts"
 import { WorkspaceKey } from "./gate/key.ts"
 import type { Envelope } from "./protocol/envelope.ts"
 import { type Registry, makeRegistry } from "./registry.ts"
+import { Browser } from "./services/Browser.ts"
 import { CurrentSettings } from "./services/CurrentSettings.ts"
 import { type Capability, HostFs, type HostFsShape, HostInfo, type HostInfoShape } from "./services/HostFs.ts"
 import { Processes, type ProcessesShape } from "./services/Processes.ts"
@@ -26,7 +27,7 @@ import { ALL_TOOLS } from "./tools/index.ts"
 import type { ToolContext, ToolDefinition } from "./tools/Tool.ts"
 
 /** The services a host provides to the core. */
-export type HostServices = HostFs | HostInfo | Processes | Search | HttpClient | WorkspaceKey
+export type HostServices = HostFs | HostInfo | Processes | Search | HttpClient | WorkspaceKey | Browser
 
 /** What a host is made of: its filesystem and facts, and the services it has (absent: it has none). */
 export interface HostParts {
@@ -45,13 +46,16 @@ export interface HostParts {
    * in memory, so nothing outside this process can make a record this process trusts.
    */
   readonly key?: Layer.Layer<WorkspaceKey, unknown>
+  /** The browser (Node: playwright-core with the system Chromium); absent, workspace_browser is not listed. */
+  readonly browser?: Layer.Layer<Browser>
 }
 
 /** The capabilities of a host, derived from the services it provides. */
-export const capabilitiesOf = (parts: Pick<HostParts, "processes" | "http">): ReadonlyArray<Capability> => [
+export const capabilitiesOf = (parts: Pick<HostParts, "processes" | "http" | "browser">): ReadonlyArray<Capability> => [
   "fs",
   ...(parts.processes === undefined ? [] : (["process"] as const)),
-  ...(parts.http === undefined ? [] : (["network"] as const))
+  ...(parts.http === undefined ? [] : (["network"] as const)),
+  ...(parts.browser === undefined ? [] : (["browser"] as const))
 ]
 
 /** The host facts of a host. */
@@ -67,7 +71,8 @@ export const hostLayer = (parts: HostParts): Layer.Layer<HostServices, unknown> 
   const base = Layer.merge(Layer.succeed(HostFs, parts.fs), Layer.succeed(HostInfo, hostInfoOf(parts)))
   const processes = parts.processes === undefined ? Processes.layerUnavailable(parts.runtime) : Layer.succeed(Processes, parts.processes)
   const search = (parts.search ?? Search.layerHostFs).pipe(Layer.provide(base))
-  return Layer.mergeAll(base, processes, search, parts.http ?? noNetworkLayer, parts.key ?? WorkspaceKey.layerMemory())
+  const browser = parts.browser ?? Browser.layerUnavailable(parts.runtime)
+  return Layer.mergeAll(base, processes, search, parts.http ?? noNetworkLayer, parts.key ?? WorkspaceKey.layerMemory(), browser)
 }
 
 /**
@@ -84,7 +89,8 @@ export const coreLayer = (host: HostFsShape, info: HostInfoShape, settings: Sett
     Processes.layerUnavailable(info.runtime),
     WorkspaceKey.layerMemory(),
     noNetworkLayer,
-    NetState.layer
+    NetState.layer,
+    Browser.layerUnavailable(info.runtime)
   ).pipe(
     Layer.provideMerge(base)
   )

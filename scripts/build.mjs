@@ -34,6 +34,9 @@ export const ENTRIES = {
 /** What the command leaves to node_modules: packages too large or too dynamic to bundle (the browser driver). */
 export const CLI_EXTERNAL = ["playwright-core", "chromium-bidi"]
 
+/** The browser session supervisor (its own process), built to dist/browserSupervisor.js. */
+export const SUPERVISOR_ENTRY = "adapters/node/browserSupervisor.ts"
+
 /** Plain scripts that run as their own process or worker, copied beside the bundle. */
 export const SCRIPTS = ["adapters/node/searchWorker.js", "adapters/node/supervisor.mjs"]
 
@@ -98,6 +101,16 @@ const result = { metafile: { inputs: { ...api.metafile.inputs, ...cli.metafile.i
 fs.writeFileSync(path.join(DIST, "meta-cli.json"), JSON.stringify(cli.metafile))
 fs.writeFileSync(path.join(DIST, "meta-api.json"), JSON.stringify(api.metafile))
 for (const script of SCRIPTS) fs.copyFileSync(path.join(REPO, script), path.join(DIST, path.basename(script)))
+// The browser session supervisor is TypeScript (it shares core/tools/browser/egress.ts): one ESM file beside
+// the bundle, dist/browserSupervisor.js, which NodeBrowser runs with plain node (tsx is a dev dependency,
+// absent from an installed package). Its npm imports (undici) stay external, resolved from the tarball's dependencies.
+await esbuild.build({
+  ...common,
+  splitting: false,
+  metafile: false,
+  packages: "external",
+  entryPoints: { browserSupervisor: path.join(REPO, SUPERVISOR_ENTRY) }
+})
 
 // Declarations of the public API (and what it names), then `.ts` specifiers -> `.js`.
 const TYPES = path.join(DIST, "types")

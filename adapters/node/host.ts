@@ -7,6 +7,7 @@ import { statusRegistry, type Registry } from "../../core/registry.ts"
 import { capabilitiesOf, type HostServices, hostLayer, startHost, type WorkspaceRuntime } from "../../core/runtime.ts"
 import type { ToolDefinition } from "../../core/tools/Tool.ts"
 import { type HostOpening, type OpenFailure, openRuntimeWith, openWith, type Session } from "../open.ts"
+import { nodeBrowserLayer } from "./NodeBrowser.ts"
 import { nodeHttpLayer, type Resolver, systemResolver } from "./NodeHttp.ts"
 import { nodeHostFs } from "./NodeHostFs.ts"
 import { nodeWorkspaceKeyLayer } from "./NodeKey.ts"
@@ -34,11 +35,12 @@ export const layer = (
     processes: nodeProcesses,
     search: nodeSearchLayer(root),
     http: nodeHttpLayer(policy, resolve),
-    key: nodeWorkspaceKeyLayer(root)
+    key: nodeWorkspaceKeyLayer(root),
+    browser: nodeBrowserLayer
   })
 
 /** The capabilities the Node host advertises: derived from the services `layer` provides. */
-export const NODE_CAPABILITIES = capabilitiesOf({ processes: nodeProcesses, http: nodeHttpLayer({ allowPrivateNetwork: false }) })
+export const NODE_CAPABILITIES = capabilitiesOf({ processes: nodeProcesses, http: nodeHttpLayer({ allowPrivateNetwork: false }), browser: nodeBrowserLayer })
 
 const opening = (tools?: ReadonlyArray<ToolDefinition>, options: NodeHostOptions = {}): HostOpening => ({
   checkRoot: async (given) => {

@@ -16,6 +16,8 @@ export const ErrorCode = Schema.Literal(
   "AGENT_DISABLED",
   "TOOL_DISABLED",
   "SNAPSHOT_STALE",
+  "STALE_REF",
+  "EGRESS_DENIED",
   "BINARY_FILE",
   "TIMEOUT",
   "STORE_FULL",

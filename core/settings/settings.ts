@@ -60,6 +60,10 @@ export const Settings = Schema.Struct({
   enableWebResearch: Bool(false),
   enableBrowser: Bool(false),
   enableBrowserEvaluate: Bool(false),
+  /** The Chromium workspace_browser drives; empty: the first of /usr/bin/chromium, chromium-browser, google-chrome on PATH that exists. */
+  browserExecutablePath: Schema.optionalWith(Schema.String, { default: () => "" }),
+  /** Browser sessions idle longer than this are closed on the next workspace_browser call. */
+  browserIdleMinutes: Schema.optionalWith(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1), Schema.lessThanOrEqualTo(10_080)), { default: () => 30 }),
   enableSubAgents: Bool(false),
   allowAgentCommands: Bool(false),
   allowAgentWebResearch: Bool(false),
@@ -71,7 +75,7 @@ export const Settings = Schema.Struct({
   fetchTimeoutMs: Schema.optionalWith(Schema.Int.pipe(Schema.greaterThanOrEqualTo(100), Schema.lessThanOrEqualTo(600_000)), {
     default: () => 30_000
   }),
-  /** Lets web requests reach loopback, private and link-local addresses (cloud metadata addresses never). */
+  /** Lets web requests (research, the browser's pages) reach loopback, private and link-local addresses (cloud metadata addresses never). */
   allowPrivateNetwork: Bool(false),
   /** The DuckDuckGo HTML results endpoint. */
   duckduckgoUrl: Schema.optionalWith(Schema.String, { default: () => "https://html.duckduckgo.com/html/" }),
@@ -109,7 +113,9 @@ const EXPECTED: Record<string, string> = {
   searchTimeoutMs: "must be an integer from 100 to 600000 (milliseconds)",
   maxFileBytes: "must be an integer from 1024 to 4294967296 (bytes)",
   maxJobLogBytes: "must be an integer from 1024 to 1099511627776 (bytes)",
-  commandSandbox: 'must be "auto", "required" or "off"'
+  commandSandbox: 'must be "auto", "required" or "off"',
+  browserExecutablePath: "must be a path to a Chromium executable (or empty for the default)",
+  browserIdleMinutes: "must be an integer from 1 to 10080"
 }
 
 /** Decodes settings, refusing unknown keys and out-of-range values with a message naming each. */

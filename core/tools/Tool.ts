@@ -18,6 +18,7 @@ import type { DestructiveReason, RecordKind, ResumeCall } from "../gate/records.
 import type { Artifact, ToolResult } from "../protocol/envelope.ts"
 import type { ToolError } from "../protocol/errors.ts"
 import type { WorkspaceKey } from "../gate/key.ts"
+import type { Browser } from "../services/Browser.ts"
 import type { CurrentSettings } from "../services/CurrentSettings.ts"
 import type { NetState } from "../net/NetState.ts"
 import type { Capability, HostFs, HostInfo, HostInfoShape } from "../services/HostFs.ts"
@@ -29,7 +30,7 @@ import type { Settings } from "../settings/settings.ts"
 import type { StateStore } from "../store/StateStore.ts"
 
 /** The services every tool handler may use; adapters provide all of them (a missing one as a layer that refuses). */
-export type ToolContext = Workspace | StateStore | CurrentSettings | HostInfo | HostFs | Processes | Search | RegisteredTools | WorkspaceKey | HttpClient | NetState
+export type ToolContext = Workspace | StateStore | CurrentSettings | HostInfo | HostFs | Processes | Search | RegisteredTools | WorkspaceKey | HttpClient | NetState | Browser
 
 /** The action schemas of a tool: action name -> the Struct of its fields (without `action`). */
 export type ActionSchemas = Record<string, Schema.Schema<any, any, never>>

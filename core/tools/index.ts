@@ -1,4 +1,5 @@
 /** Every tool the registry knows, in the order tools/list shows them. */
+import { BROWSER_TOOLS } from "./browser/tool.ts"
 import { commandTool } from "./command/command.ts"
 import { editTool } from "./edit/edit.ts"
 import { inspectTool } from "./inspect/inspect.ts"
@@ -17,5 +18,6 @@ export const ALL_TOOLS: ReadonlyArray<ToolDefinition> = [
   commandTool,
   vcsTool,
   tasksTool,
-  researchTool
+  researchTool,
+  ...BROWSER_TOOLS
 ] as unknown as ReadonlyArray<ToolDefinition>

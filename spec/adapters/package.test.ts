@@ -64,7 +64,7 @@ afterAll(async () => {
 
 describe("the packed tarball", () => {
   it("holds the bundle, its worker and supervisor beside it, the types; no spec/, properties/, bench/ or sources of tests", () => {
-    expect(files).toEqual(expect.arrayContaining(["bin/agentic-workspace.js", "dist/cli.js", "dist/index.js", "dist/mcp.js", "dist/searchWorker.js", "dist/supervisor.mjs", "dist/types/adapters/embed/index.d.ts", "dist/types/adapters/embed/mcp.d.ts", "package.json", "README.md"]))
+    expect(files).toEqual(expect.arrayContaining(["bin/agentic-workspace.js", "dist/cli.js", "dist/index.js", "dist/mcp.js", "dist/searchWorker.js", "dist/supervisor.mjs", "dist/browserSupervisor.js", "dist/types/adapters/embed/index.d.ts", "dist/types/adapters/embed/mcp.d.ts", "package.json", "README.md"]))
     expect(files.filter((file) => /^(spec|properties|bench|examples|scripts)\//.test(file))).toEqual([])
   })
 
@@ -126,6 +126,21 @@ describe("installed into an empty project with npm install --omit=dev", () => {
     )
     expect(called.stdout).toContain("hi from the job")
     expect(JSON.parse(called.stdout)).toMatchObject({ ok: true })
+  })
+
+  it("a browser session opens and closes through the installed bundle: dist/browserSupervisor.js under plain node (no tsx)", async () => {
+    const browse = (input: object) =>
+      run("npx", ["--no", "--", "agentic-workspace", "call", "workspace_browser", JSON.stringify(input), "--root", workspaceRoot, "--set", "enableBrowser=true"], project, CLEAN_ENV)
+    const opened = await browse({ action: "open" })
+    expect(opened.code, opened.stderr + opened.stdout).toBe(0)
+    const sessionId = JSON.parse(opened.stdout).data.sessionId as string
+    try {
+      const read = await browse({ action: "read", session_id: sessionId })
+      expect(JSON.parse(read.stdout)).toMatchObject({ ok: true, operation: "browser.read" })
+    } finally {
+      const closed = await browse({ action: "close", session_id: sessionId })
+      expect(JSON.parse(closed.stdout)).toMatchObject({ ok: true, data: { status: "closed" } })
+    }
   })
 
   it("the embedding API imports by package name (export map) and opens a workspace", async () => {

@@ -77,7 +77,7 @@ describe("capabilities: \"reports permissionMode and permissionLevel, activePlan
     expect(data.tools[0]).toBe("workspace_inspect")
     expect(data.storage.root).toBe(".agentic/")
     expect(data.storage.entries.map((entry: any) => entry.name)).toEqual([
-      "memory", "notes", "approvals", "plans", "transactions", "jobs", "boards", "research", "runs", "vcs", "artifacts", "index"
+      "memory", "notes", "approvals", "plans", "transactions", "jobs", "boards", "research", "runs", "vcs", "browser", "artifacts", "index"
     ])
     expect(data.storage.entries.every((entry: any) => entry.exists === false && entry.path.startsWith(".agentic/"))).toBe(true)
     expect(retention.facts).toContain("permission mode Plan (1)")

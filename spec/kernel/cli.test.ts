@@ -144,7 +144,9 @@ describe("--set", () => {
       duckduckgoUrl: "https://html.duckduckgo.com/html/",
       wikipediaUrl: "https://de.wikipedia.org/w/api.php",
       searxngUrl: "https://searx.example.org",
-      commandSandbox: "required"
+      commandSandbox: "required",
+      browserExecutablePath: "/usr/bin/chromium",
+      browserIdleMinutes: "30"
     }
     for (const key of SETTING_KEYS) {
       const run = await runCli(["tools", "--root", dir, "--set", `${key}=${values[key] ?? "false"}`])

@@ -26,6 +26,8 @@ describe("settings", () => {
         "enableWebResearch",
         "enableBrowser",
         "enableBrowserEvaluate",
+        "browserExecutablePath",
+        "browserIdleMinutes",
         "enableSubAgents",
         "allowAgentCommands",
         "allowAgentWebResearch",

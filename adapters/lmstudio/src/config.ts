@@ -76,6 +76,14 @@ export const FIELDS: { readonly [K in keyof Settings]: Field } = {
   enableWebResearch: { type: "boolean", params: { displayName: "Enable web research tools" } },
   enableBrowser: { type: "boolean", params: { displayName: "Enable browser sessions" } },
   enableBrowserEvaluate: { type: "boolean", params: { displayName: "Allow browser evaluate" } },
+  browserExecutablePath: {
+    type: "string",
+    params: { displayName: "Browser executable", subtitle: "The Chromium to drive; empty: /usr/bin/chromium, chromium-browser or google-chrome, whichever exists." }
+  },
+  browserIdleMinutes: {
+    type: "numeric",
+    params: { displayName: "Browser idle minutes", subtitle: "Idle browser sessions are closed after this long.", int: true, min: 1, max: 10_080, step: 1 }
+  },
   enableSubAgents: { type: "boolean", params: { displayName: "Enable durable sub-agents" } },
   allowAgentCommands: { type: "boolean", params: { displayName: "Allow agents to run commands" } },
   allowAgentWebResearch: { type: "boolean", params: { displayName: "Allow sub-agents to use web research" } },
