@@ -5,7 +5,7 @@ import { checkAddress, checkUrl } from "../../core/tools/browser/egress.ts"
 import { refStanding, type SessionRecord } from "../../core/tools/browser/load.ts"
 import { renderSnapshot, snapshotDiff } from "../../core/tools/browser/snapshot.ts"
 
-describe("egress policy (mirrors core/net/ of issue 14)", () => {
+describe("egress policy (core/net/, shared with workspace_research)", () => {
   it("'no private addresses unless allowPrivateNetwork': private, loopback, link-local refused without it, allowed with it; metadata always refused", () => {
     const table: ReadonlyArray<readonly [string, boolean, boolean]> = [
       // address, allowed without allowPrivateNetwork, allowed with it
@@ -34,7 +34,7 @@ describe("egress policy (mirrors core/net/ of issue 14)", () => {
   })
 
   it("'http/https only; file: refused': the URL rule and the normal form an approval binds", () => {
-    expect(checkUrl("HTTPS://Example.COM:443/a#top", { allowPrivateNetwork: false })).toEqual({ ok: true, url: "https://example.com/a", host: "example.com" })
+    expect(checkUrl("HTTPS://Example.COM:443/a#top", { allowPrivateNetwork: false })).toEqual({ ok: true, url: "https://example.com/a", host: "example.com", origin: "https://example.com" })
     for (const url of ["file:///etc/passwd", "javascript:alert(1)", "data:text/html,hi", "ftp://example.com/", "ws://example.com/"]) {
       expect(checkUrl(url, { allowPrivateNetwork: true })).toMatchObject({ ok: false, reason: "scheme" })
     }
