@@ -184,12 +184,12 @@ const verbs: Record<string, (line: ParsedLine, host: CliHost) => Promise<number>
       if (pending.length === 0) out.push("Nothing is pending.")
       else {
         out.push("Pending, newest first (a bare accept decides #1):")
-        pending.forEach((record, index) => out.push(`  ${index + 1}. ${describe(record, now)}`, ...promptText(record)))
+        for (const [index, record] of pending.entries()) out.push(`  ${index + 1}. ${describe(record, now)}`, ...promptText(record))
       }
       const decided = records.filter((record) => record.status !== "pending")
       if (decided.length > 0) {
         out.push("Decided and still live:")
-        decided.forEach((record) => out.push(`  - ${describe(record, now)}`))
+        for (const record of decided) out.push(`  - ${describe(record, now)}`)
       }
       host.stdout(`${out.join("\n")}\n`)
       return 0

@@ -183,7 +183,7 @@ export const makeStateStore = (host: typeof HostFs.Service, root: string): State
       locked(
         rel,
         Effect.gen(function* () {
-          const current = yield* readJson<any>(rel)
+          const current = yield* readJson<Parameters<typeof f>[0]>(rel)
           const [result, next] = yield* f(current)
           yield* writeJson(rel, next)
           return result

@@ -243,9 +243,9 @@ export const toolInputSchema = (tool: ToolDefinition): JsonSchemaObject => {
     const resolved = json.$defs === undefined ? json : inlineRefs(json, json.$defs)
     for (const [field, schema] of Object.entries<any>(resolved.properties ?? {})) {
       if (properties[field] === undefined) properties[field] = schema
-      ;(usedBy[field] ??= []).push(action)
+      usedBy[field] = [...(usedBy[field] ?? []), action]
     }
-    for (const field of (resolved.required ?? []) as Array<string>) (requiredBy[field] ??= []).push(action)
+    for (const field of (resolved.required ?? []) as Array<string>) requiredBy[field] = [...(requiredBy[field] ?? []), action]
   }
   for (const field of Object.keys(properties)) {
     const notes = [`actions: ${usedBy[field]!.join(", ")}`]

@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
+import type * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import type { ToolError } from "../../core/protocol/errors.ts"
 import { coreLayer } from "../../core/runtime.ts"

@@ -12,7 +12,7 @@ import { newId } from "../../gate/hash.ts"
 import type { Artifact, ToolResult } from "../../protocol/envelope.ts"
 import { toolError, type ToolError } from "../../protocol/errors.ts"
 import { CurrentSettings } from "../../services/CurrentSettings.ts"
-import { HostFs, HostInfo } from "../../services/HostFs.ts"
+import { type HostFs, HostInfo } from "../../services/HostFs.ts"
 import { Processes, type Resolution } from "../../services/Processes.ts"
 import { Workspace } from "../../services/Workspace.ts"
 import { StateStore } from "../../store/StateStore.ts"
@@ -34,7 +34,7 @@ import {
   supervisorAlive
 } from "./jobs.ts"
 import { allowlistName } from "./resolve.ts"
-import { fitTail, jsonLength, splitBudget } from "./tail.ts"
+import { fitTail, splitBudget } from "./tail.ts"
 import { effectiveTimeout } from "./timeouts.ts"
 
 /** tail_chars bounds and default. */
@@ -140,7 +140,6 @@ const prepare = (input: RunInput): Effect.Effect<Prepared, ToolError, ToolContex
     const settings = yield* CurrentSettings
     const info = yield* HostInfo
     const workspace = yield* Workspace
-    const processes = yield* Processes
     const args = input.args ?? []
     const timeout = yield* Either.match(effectiveTimeout(input.action, input.timeout_seconds, settings.maxCommandDurationSeconds), {
       onLeft: Effect.fail,

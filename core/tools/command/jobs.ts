@@ -10,7 +10,7 @@ import type { Artifact } from "../../protocol/envelope.ts"
 import { toolError, type ToolError } from "../../protocol/errors.ts"
 import { HostFs, HostInfo } from "../../services/HostFs.ts"
 import { Processes, type ProcessesShape } from "../../services/Processes.ts"
-import { StateStore, type StateStoreShape } from "../../store/StateStore.ts"
+import { StateStore } from "../../store/StateStore.ts"
 import { decodeTail, tailBytesFor } from "./tail.ts"
 
 /** The jobs folder under .agentic/. */

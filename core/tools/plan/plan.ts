@@ -49,7 +49,7 @@ export const planMarkdown = (plan: StoredPlan): string => {
   const out = [`# ${plan.title}`, "", `Plan ${plan.id}, revision ${plan.revision}, proposed ${plan.createdAt}.`]
   if (plan.supersedes !== undefined) out.push(`Supersedes ${plan.supersedes}.`)
   out.push("", "## Objective", "", plan.objective, "", "## Steps", "")
-  plan.steps.forEach((step) => out.push(`${step.index}. [${step.kind}] ${step.text}`))
+  for (const step of plan.steps) out.push(`${step.index}. [${step.kind}] ${step.text}`)
   const section = (title: string, lines: ReadonlyArray<string>) => {
     if (lines.length > 0) out.push("", `## ${title}`, "", ...lines)
   }
