@@ -1,15 +1,17 @@
-/** The Deno host: one layer with every service Deno has (processes refuse so far), and opening a workspace on it. */
+/** The Deno host: one layer with every service Deno has, and opening a workspace on it. */
 import type * as Layer from "effect/Layer"
 import { capabilitiesOf, type HostServices, hostLayer, startHost, type WorkspaceRuntime } from "../../core/runtime.ts"
 import type { ToolDefinition } from "../../core/tools/Tool.ts"
 import { type HostOpening, type OpenFailure, openRuntimeWith, openWith, type Session } from "../open.ts"
 import { denoHostFs } from "./DenoHostFs.ts"
+import { denoProcesses } from "./DenoProcesses.ts"
 
-/** Every service the Deno host provides, over the real root `root`: the filesystem and the host-free Search. */
-export const layer = (root: string): Layer.Layer<HostServices> => hostLayer({ root, runtime: "deno", platform: Deno.build.os, fs: denoHostFs })
+/** Every service the Deno host provides, over the real root `root`: the filesystem, processes and the host-free Search. */
+export const layer = (root: string): Layer.Layer<HostServices> =>
+  hostLayer({ root, runtime: "deno", platform: Deno.build.os === "windows" ? "win32" : Deno.build.os, fs: denoHostFs, processes: denoProcesses })
 
 /** The capabilities the Deno host advertises: derived from the services `layer` provides. */
-export const DENO_CAPABILITIES = capabilitiesOf({})
+export const DENO_CAPABILITIES = capabilitiesOf({ processes: denoProcesses })
 
 const opening = (tools?: ReadonlyArray<ToolDefinition>): HostOpening => ({
   checkRoot: async (given) => {

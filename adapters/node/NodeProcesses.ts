@@ -13,28 +13,30 @@ import { HostError } from "../../core/services/HostFs.ts"
 import { toolError, type ToolError } from "../../core/protocol/errors.ts"
 import { EXEC_MAX_OUTPUT_BYTES, type ExecRequest, type ExecResult, type Launched, Processes, type ProcessesShape } from "../../core/services/Processes.ts"
 import { resolveExecutable } from "../../core/tools/command/resolve.ts"
+import { bootIdOf, procGroupAlive, procIdentity, type ProcView } from "../procfs.ts"
 import { toHostError } from "./NodeHostFs.ts"
 
 /** The supervisor script, beside this file. */
 export const SUPERVISOR = fileURLToPath(new URL("./supervisor.mjs", import.meta.url))
 
-const readBootId = (): string | undefined => {
-  try {
-    return fs.readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim()
-  } catch {
-    return undefined
+const view: ProcView = {
+  readText: (file) => {
+    try {
+      return fs.readFileSync(file, "utf8")
+    } catch {
+      return undefined
+    }
+  },
+  readDir: (dir) => {
+    try {
+      return fs.readdirSync(dir)
+    } catch {
+      return undefined
+    }
   }
 }
 
-/** The fields of /proc/<pid>/stat after the command name: [state, ppid, pgrp, ...]. */
-const procStat = (pid: number): ReadonlyArray<string> | undefined => {
-  try {
-    const text = fs.readFileSync(`/proc/${pid}/stat`, "utf8")
-    return text.slice(text.lastIndexOf(")") + 2).split(" ")
-  } catch {
-    return undefined
-  }
-}
+const readBootId = (): string | undefined => bootIdOf(view)
 
 const hasProc = process.platform === "linux" && fs.existsSync("/proc/self/stat")
 
@@ -52,24 +54,13 @@ const signalZero = (pid: number): boolean => {
  * "pid:<n>" elsewhere (where pid reuse cannot be told apart). undefined when the process is gone or a zombie.
  */
 export const processIdentity = (pid: number): string | undefined => {
-  if (hasProc) {
-    const fields = procStat(pid)
-    if (fields === undefined || fields[0] === "Z" || fields[0] === "X") return undefined
-    return `${readBootId() ?? "boot"}:${fields[19]}`
-  }
+  if (hasProc) return procIdentity(view, pid)
   return signalZero(pid) ? `pid:${pid}` : undefined
 }
 
 /** Whether any process of the group is still running; zombies count as ended. */
 export const groupAlive = (pgid: number): boolean => {
-  if (hasProc) {
-    for (const entry of fs.readdirSync("/proc")) {
-      if (!/^\d+$/.test(entry)) continue
-      const fields = procStat(Number(entry))
-      if (fields !== undefined && Number(fields[2]) === pgid && fields[0] !== "Z" && fields[0] !== "X") return true
-    }
-    return false
-  }
+  if (hasProc) return procGroupAlive(view, pgid)
   // Windows has no POSIX process groups: the leader stands for the tree (taskkill /T ends it).
   return process.platform === "win32" ? signalZero(pgid) : signalZero(-pgid)
 }
