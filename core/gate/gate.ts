@@ -16,6 +16,7 @@ import {
   APPROVALS_FILE,
   type ApprovalRecord,
   type ApprovalState,
+  ApprovalStateSchema,
   capRecords,
   decide,
   type Decision,
@@ -60,7 +61,7 @@ export interface GateRequest {
 export const loadRecords = Effect.gen(function* () {
   const store = yield* StateStore
   const now = yield* Clock.currentTimeMillis
-  const state = (yield* store.readJson<ApprovalState>(APPROVALS_FILE)) ?? emptyState
+  const state = (yield* store.readJson(APPROVALS_FILE, ApprovalStateSchema)) ?? emptyState
   return newestFirst(expireRecords(state.records, now))
 })
 
@@ -76,7 +77,7 @@ export const updateRecords = <B, E, R>(
     return yield* store.locked(
       APPROVALS_FILE,
       Effect.gen(function* () {
-        const current = yield* store.readJson<ApprovalState>(APPROVALS_FILE)
+        const current = yield* store.readJson(APPROVALS_FILE, ApprovalStateSchema)
         const now = yield* Clock.currentTimeMillis
         const records = newestFirst(expireRecords((current ?? emptyState).records, now))
         const [result, next] = yield* f(records, now)

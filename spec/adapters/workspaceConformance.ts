@@ -8,6 +8,7 @@
 import assert from "node:assert/strict"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import type { ToolError } from "../../core/protocol/errors.ts"
 import { coreLayer, hostLayer } from "../../core/runtime.ts"
@@ -84,6 +85,8 @@ const withWorkspace = async (
 }
 
 const ws = Workspace
+const XRecord = Schema.Struct({ x: Schema.Number })
+const CounterRecord = Schema.Struct({ count: Schema.Number })
 const bytesOf = (value: string) => encoder.encode(value)
 
 /** The cases for one host. `name` prefixes each case (e.g. "node"). */
@@ -206,23 +209,39 @@ export const suite = (name: string, fixture: HostFixture): ReadonlyArray<Conform
     withWorkspace(fixture, async ({ run }) => {
       const store = StateStore
       await run(Effect.flatMap(store, (s) => s.writeJson("a/b.json", { x: 1 })))
-      assert.deepEqual(await run(Effect.flatMap(store, (s) => s.readJson("a/b.json"))), { x: 1 })
+      assert.deepEqual(await run(Effect.flatMap(store, (s) => s.readJson("a/b.json", XRecord))), { x: 1 })
       await run(Effect.flatMap(store, (s) => s.appendText("log.txt", "one\n")))
       await run(Effect.flatMap(store, (s) => s.appendText("log.txt", "two\n")))
       assert.equal(await run(Effect.flatMap(store, (s) => s.readText("log.txt"))), "one\ntwo\n")
       assert.deepEqual(await run(Effect.flatMap(store, (s) => s.list("nothing-here"))), [])
-      assert.equal(await run(Effect.flatMap(store, (s) => s.readJson("absent.json"))), undefined)
+      assert.equal(await run(Effect.flatMap(store, (s) => s.readJson("absent.json", XRecord))), undefined)
+    }))
+
+  test("'a file that is not JSON or does not decode against its Schema fails IO_ERROR naming the file and the repair (move it aside)'", () =>
+    withWorkspace(fixture, async ({ run, flip }) => {
+      await run(Effect.flatMap(StateStore, (s) => s.writeText("bad/not-json.json", "{ not json")))
+      await run(Effect.flatMap(StateStore, (s) => s.writeJson("bad/wrong.json", { x: "one" })))
+      for (const rel of ["bad/not-json.json", "bad/wrong.json"]) {
+        const error = await flip(Effect.flatMap(StateStore, (s) => s.readJson(rel, XRecord)))
+        assert.equal(error.code, "IO_ERROR")
+        assert.match(error.message, new RegExp(`\\.agentic/${rel.replace(".", "\\.")}`))
+        assert.match(error.message, /move it aside/)
+        assert.deepEqual(error.details, { path: `.agentic/${rel}` })
+      }
+      // Fields the Schema does not name survive a read (a newer writer's fields are kept through an update).
+      await run(Effect.flatMap(StateStore, (s) => s.writeJson("extra.json", { x: 1, mac: "ab" })))
+      assert.deepEqual(await run(Effect.flatMap(StateStore, (s) => s.readJson("extra.json", XRecord))), { x: 1, mac: "ab" })
     }))
 
   test("concurrent locked updates of one store file never lose a write", () =>
     withWorkspace(fixture, async ({ run }) => {
       const increment = Effect.flatMap(StateStore, (s) =>
-        s.update<{ count: number }, void, never, never>("counter.json", (current) =>
+        s.update("counter.json", CounterRecord, (current) =>
           Effect.succeed([undefined, { count: (current?.count ?? 0) + 1 }] as const)
         )
       )
       await run(Effect.all(Array.from({ length: 12 }, () => increment), { concurrency: "unbounded" }))
-      assert.deepEqual(await run(Effect.flatMap(StateStore, (s) => s.readJson("counter.json"))), { count: 12 })
+      assert.deepEqual(await run(Effect.flatMap(StateStore, (s) => s.readJson("counter.json", CounterRecord))), { count: 12 })
     }))
 
   return cases

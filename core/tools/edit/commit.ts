@@ -8,12 +8,13 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import { sha256Bytes } from "../../gate/hash.ts"
 import { toolError, type ToolError } from "../../protocol/errors.ts"
 import { Workspace } from "../../services/Workspace.ts"
 import { StateStore } from "../../store/StateStore.ts"
 import type { PlannedFile, PlannedTransaction } from "./planner.ts"
-import { allTransactions, type TransactionRecord, txPaths } from "./record.ts"
+import { allTransactions, type TransactionRecord, TransactionRecordSchema, txPaths } from "./record.ts"
 
 /** One point of a commit where a fault can be injected: "journal", "apply" (per step), "commit-mark", "finalize". */
 export interface CommitPoint {
@@ -66,6 +67,24 @@ export interface Journal {
   readonly createdDirectories: ReadonlyArray<string>
 }
 
+const BeforeEntry = Schema.Union(
+  Schema.Struct({ type: Schema.Literal("file"), offset: Schema.Number, length: Schema.Number, sha256: Schema.String, mode: Schema.NullOr(Schema.Number) }),
+  Schema.Struct({ type: Schema.Literal("none") })
+)
+const AfterEntry = Schema.Union(Schema.Struct({ type: Schema.Literal("file"), sha256: Schema.String }), Schema.Struct({ type: Schema.Literal("none") }))
+
+/** The Schema of journal.json, decoded by commit recovery and rollback. */
+export const JournalSchema: Schema.Schema<Journal> = Schema.Struct({
+  version: Schema.Literal(1),
+  transactionId: Schema.String,
+  status: Schema.Literal("applying", "committed", "undone"),
+  startedAt: Schema.String,
+  backups: Schema.String,
+  committedAt: Schema.optional(Schema.String),
+  entries: Schema.Array(Schema.Struct({ path: Schema.String, before: BeforeEntry, after: AfterEntry })),
+  createdDirectories: Schema.Array(Schema.String)
+})
+
 const reach = (point: CommitPoint) =>
   Effect.flatMap(Effect.serviceOption(CommitHooks), (hooks) => (Option.isSome(hooks) ? hooks.value.reached(point) : Effect.void))
 
@@ -77,7 +96,7 @@ export const updateTransaction = <E, R>(
   f: (record: TransactionRecord) => Effect.Effect<TransactionRecord, E, R>
 ): Effect.Effect<TransactionRecord, E | ToolError, StateStore | R> =>
   Effect.flatMap(StateStore, (store) =>
-    store.update<TransactionRecord, TransactionRecord, E | ToolError, R>(txPaths(id).record, (current) =>
+    store.update(txPaths(id).record, TransactionRecordSchema, (current): Effect.Effect<readonly [TransactionRecord, TransactionRecord], E | ToolError, R> =>
       current === undefined
         ? Effect.fail(toolError("NOT_FOUND", `No transaction ${id}.`, { transactionId: id }))
         : Effect.map(f(current), (next) => [next, next] as const)
@@ -254,7 +273,7 @@ export const recoverTransactions = Effect.gen(function* () {
   const store = yield* StateStore
   const records = yield* allTransactions
   for (const record of records.filter((candidate) => candidate.status === "committing")) {
-    const journal = yield* store.readJson<Journal>(txPaths(record.id).journal)
+    const journal = yield* store.readJson(txPaths(record.id).journal, JournalSchema)
     if (journal?.status === "committed") {
       yield* finalizeCommitted(record.id, journal.committedAt ?? (yield* nowIso))
       continue

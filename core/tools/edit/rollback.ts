@@ -6,7 +6,7 @@ import { toolError } from "../../protocol/errors.ts"
 import { Workspace } from "../../services/Workspace.ts"
 import { dirname } from "../../services/paths.ts"
 import { StateStore } from "../../store/StateStore.ts"
-import { type Journal, type JournalEntry, readPack, updateTransaction } from "./commit.ts"
+import { type Journal, type JournalEntry, JournalSchema, readPack, updateTransaction } from "./commit.ts"
 import { type TransactionRecord, txPaths } from "./record.ts"
 
 /** The state of one journal path now: a file's SHA-256, "missing", "directory" or "other". */
@@ -39,7 +39,7 @@ export const currentState = (journal: Journal) =>
 export const readJournal = (record: TransactionRecord) =>
   Effect.gen(function* () {
     const store = yield* StateStore
-    const journal = yield* store.readJson<Journal>(txPaths(record.id).journal)
+    const journal = yield* store.readJson(txPaths(record.id).journal, JournalSchema)
     if (journal === undefined || journal.status !== "committed") {
       return yield* Effect.fail(
         toolError("TRANSACTION_STATE", `The commit journal of ${record.id} is missing, so its before-state cannot be restored.`, { transactionId: record.id })
