@@ -87,4 +87,61 @@ const main = async () => {
   }
 }
 
+/**
+ * The sandbox's start cost: `true` run through workspace_command with the sandbox (bubblewrap) and with
+ * commandSandbox "off", in alternating rounds on one workspace folder; and the bare cost of bwrap itself
+ * (spawning `true` inside the same namespaces) against spawning `true` directly.
+ */
+const sandboxCost = async () => {
+  const { spawnSync } = await import("node:child_process")
+  const { bwrapArgs, bwrapPath, sandboxSupport } = await import("../adapters/node/sandbox.ts")
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "aw-bench-sbx-")))
+  const on = await openNodeWorkspace(dir, { permissionMode: 2 })
+  if ("_tag" in on) throw new Error(on.reason)
+  const off = await openNodeWorkspace(dir, { permissionMode: 2, commandSandbox: "off" })
+  if ("_tag" in off) throw new Error(off.reason)
+  try {
+    const support = sandboxSupport()
+    if (!support.available) {
+      console.log(`sandbox start cost: not measured, the sandbox is unavailable here (${support.reason})`)
+      return
+    }
+    const ROUNDS_SBX = 15
+    const sandboxed: Array<number> = []
+    const plain: Array<number> = []
+    const runTrue = async (runtime: typeof on) => {
+      const t0 = performance.now()
+      const envelope = await runtime.call("workspace_command", { action: "run", executable: "true" })
+      if (!envelope.ok) throw new Error(envelope.summary)
+      return performance.now() - t0
+    }
+    await runTrue(on)
+    await runTrue(off)
+    for (let round = 0; round < ROUNDS_SBX; round++) {
+      sandboxed.push(await runTrue(on))
+      plain.push(await runTrue(off))
+    }
+    console.log(`workspace_command run true, ${ROUNDS_SBX} alternating rounds: sandboxed median ${median(sandboxed).toFixed(1)} ms, unsandboxed median ${median(plain).toFixed(1)} ms, sandbox adds ${(median(sandboxed) - median(plain)).toFixed(1)} ms (target: under 30 ms)`)
+    const trueBin = fs.existsSync("/bin/true") ? "/bin/true" : "/usr/bin/true"
+    const policy = { root: dir, readOnly: [{ path: path.join(dir, ".agentic"), missing: false }], hidden: support.hidden, network: false, privateTmp: true, privateHome: true, newPidNamespace: true } as const
+    const wrapper = bwrapArgs(bwrapPath(), policy, dir)
+    const bare: Array<number> = []
+    const wrapped: Array<number> = []
+    for (let round = 0; round < ROUNDS_SBX * 2; round++) {
+      let t0 = performance.now()
+      spawnSync(trueBin, [])
+      bare.push(performance.now() - t0)
+      t0 = performance.now()
+      spawnSync(wrapper.argv[0]!, [...wrapper.argv.slice(1), trueBin], { stdio: ["ignore", "ignore", "ignore", "ignore"] })
+      wrapped.push(performance.now() - t0)
+    }
+    console.log(`spawn true, ${ROUNDS_SBX * 2} alternating rounds: direct median ${median(bare).toFixed(1)} ms, inside bwrap median ${median(wrapped).toFixed(1)} ms, bwrap adds ${(median(wrapped) - median(bare)).toFixed(1)} ms`)
+  } finally {
+    await on.dispose()
+    await off.dispose()
+    fs.rmSync(dir, { recursive: true, force: true })
+  }
+}
+
 await main()
+await sandboxCost()

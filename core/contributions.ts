@@ -6,7 +6,7 @@
 import type { ChangeKey, ChangeSource, StartupStep, StorageEntry, ToolDefinition } from "./tools/Tool.ts"
 
 /** Every key of `data` in the changes listing, in the reference's order; each is present (maybe empty). */
-export const CHANGE_KEYS: ReadonlyArray<ChangeKey> = ["transactions", "runs", "jobs", "taskBoards", "researchProjects"]
+export const CHANGE_KEYS: ReadonlyArray<ChangeKey> = ["transactions", "runs", "jobs", "taskBoards", "researchProjects", "vcs"]
 
 /**
  * Storage the kernel owns: the approvals store (the gate), artifacts (the shared result budget), and the

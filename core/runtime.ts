@@ -7,6 +7,7 @@
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
+import { WorkspaceKey } from "./gate/key.ts"
 import type { Envelope } from "./protocol/envelope.ts"
 import { type Registry, makeRegistry } from "./registry.ts"
 import { CurrentSettings } from "./services/CurrentSettings.ts"
@@ -21,7 +22,7 @@ import { ALL_TOOLS } from "./tools/index.ts"
 import type { ToolContext, ToolDefinition } from "./tools/Tool.ts"
 
 /** The services a host provides to the core. */
-export type HostServices = HostFs | HostInfo | Processes | Search
+export type HostServices = HostFs | HostInfo | Processes | Search | WorkspaceKey
 
 /** What a host is made of: its filesystem and facts, and the services it has (absent: it has none). */
 export interface HostParts {
@@ -33,6 +34,11 @@ export interface HostParts {
   readonly processes?: ProcessesShape
   /** A faster Search than the host-free one over HostFs (Node: worker threads). */
   readonly search?: Layer.Layer<Search, never, HostFs | HostInfo>
+  /**
+   * The approval key (core/gate/key.ts), loaded from the key file outside the workspace; absent: a key held
+   * in memory, so nothing outside this process can make a record this process trusts.
+   */
+  readonly key?: Layer.Layer<WorkspaceKey, unknown>
 }
 
 /** The capabilities of a host, derived from the services it provides. */
@@ -50,27 +56,28 @@ export const hostInfoOf = (parts: HostParts): HostInfoShape => ({
 })
 
 /** One layer of every service a host provides; a missing one refuses. */
-export const hostLayer = (parts: HostParts): Layer.Layer<HostServices> => {
+export const hostLayer = (parts: HostParts): Layer.Layer<HostServices, unknown> => {
   const base = Layer.merge(Layer.succeed(HostFs, parts.fs), Layer.succeed(HostInfo, hostInfoOf(parts)))
   const processes = parts.processes === undefined ? Processes.layerUnavailable(parts.runtime) : Layer.succeed(Processes, parts.processes)
   const search = (parts.search ?? Search.layerHostFs).pipe(Layer.provide(base))
-  return Layer.mergeAll(base, processes, search)
+  return Layer.mergeAll(base, processes, search, parts.key ?? WorkspaceKey.layerMemory())
 }
 
 /**
  * The layer of every service a tool may use, over a host's filesystem and facts (tests and the memory
  * host): Processes refuses unless `extra` provides it; Search is the host-free one unless `extra` does.
  */
-export const coreLayer = (host: HostFsShape, info: HostInfoShape, settings: Settings, extra?: Layer.Layer<never>) => {
+export const coreLayer = (host: HostFsShape, info: HostInfoShape, settings: Settings, extra?: Layer.Layer<never, unknown>) => {
   const base = Layer.mergeAll(Layer.succeed(HostFs, host), Layer.succeed(HostInfo, info), CurrentSettings.layer(settings))
-  const services = Layer.mergeAll(Workspace.layer, StateStore.layer, Search.layerHostFs, Processes.layerUnavailable(info.runtime)).pipe(
+  // The key is held in memory unless `extra` provides the host's (core/gate/key.ts).
+  const services = Layer.mergeAll(Workspace.layer, StateStore.layer, Search.layerHostFs, Processes.layerUnavailable(info.runtime), WorkspaceKey.layerMemory()).pipe(
     Layer.provideMerge(base)
   )
   return extra === undefined ? services : Layer.merge(services, extra)
 }
 
 /** The core's services over a host layer. */
-const servicesOver = (host: Layer.Layer<HostServices>, settings: Settings, extra?: Layer.Layer<never>) => {
+const servicesOver = (host: Layer.Layer<HostServices, unknown>, settings: Settings, extra?: Layer.Layer<never, unknown>) => {
   const base = Layer.merge(host, CurrentSettings.layer(settings))
   const services = Layer.mergeAll(Workspace.layer, StateStore.layer).pipe(Layer.provideMerge(base))
   return extra === undefined ? services : Layer.merge(services, extra)
@@ -91,10 +98,10 @@ export interface WorkspaceRuntime {
  * registers the enabled tools. `tools` replaces the candidate set (default ALL_TOOLS); tests add one.
  */
 export const startHost = async (
-  host: Layer.Layer<HostServices>,
+  host: Layer.Layer<HostServices, unknown>,
   settings: Settings,
   tools: ReadonlyArray<ToolDefinition> = ALL_TOOLS,
-  extra?: Layer.Layer<never>
+  extra?: Layer.Layer<never, unknown>
 ): Promise<WorkspaceRuntime> => launch(servicesOver(host, settings, extra) as Layer.Layer<ToolContext>, settings, tools)
 
 /**
@@ -105,7 +112,7 @@ export const startRuntime = async (
   host: HostFsShape,
   info: HostInfoShape,
   settings: Settings,
-  extra?: Layer.Layer<never>,
+  extra?: Layer.Layer<never, unknown>,
   tools: ReadonlyArray<ToolDefinition> = ALL_TOOLS
 ): Promise<WorkspaceRuntime> => launch(coreLayer(host, info, settings, extra) as Layer.Layer<ToolContext>, settings, tools)
 

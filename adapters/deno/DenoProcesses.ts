@@ -8,6 +8,7 @@ import * as Effect from "effect/Effect"
 import { toolError, type ToolError } from "../../core/protocol/errors.ts"
 import { HostError } from "../../core/services/HostFs.ts"
 import { EXEC_MAX_OUTPUT_BYTES, type ExecRequest, type ExecResult, type Launched, type ProcessesShape } from "../../core/services/Processes.ts"
+import { NO_SANDBOX } from "../../core/services/Sandbox.ts"
 import { resolveExecutable } from "../../core/tools/command/resolve.ts"
 import { bootIdOf, procGroupAlive, procIdentity, type ProcView } from "../procfs.ts"
 
@@ -203,5 +204,7 @@ export const denoProcesses: ProcessesShape = {
   groupAlive: (pgid) => Effect.sync(() => procGroupAlive(view, pgid)),
   signalGroup: (pgid, signal) => Effect.sync(() => killGroup(pgid, signal)),
   bootId: Effect.sync(() => bootIdOf(view)),
-  exec: denoExec
+  exec: denoExec,
+  // No command sandbox on the Deno host yet: "auto" runs unconfined and says so, "required" refuses.
+  sandbox: Effect.succeed(NO_SANDBOX)
 }

@@ -5,10 +5,18 @@ import type { ToolDefinition } from "../../core/tools/Tool.ts"
 import { type HostOpening, type OpenFailure, openRuntimeWith, openWith, type Session } from "../open.ts"
 import { denoHostFs } from "./DenoHostFs.ts"
 import { denoProcesses } from "./DenoProcesses.ts"
+import { denoWorkspaceKeyLayer } from "./DenoKey.ts"
 
-/** Every service the Deno host provides, over the real root `root`: the filesystem, processes and the host-free Search. */
-export const layer = (root: string): Layer.Layer<HostServices> =>
-  hostLayer({ root, runtime: "deno", platform: Deno.build.os === "windows" ? "win32" : Deno.build.os, fs: denoHostFs, processes: denoProcesses })
+/** Every service the Deno host provides, over the real root `root`: the filesystem, processes, the key and the host-free Search. */
+export const layer = (root: string): Layer.Layer<HostServices, unknown> =>
+  hostLayer({
+    root,
+    runtime: "deno",
+    platform: Deno.build.os === "windows" ? "win32" : Deno.build.os,
+    fs: denoHostFs,
+    processes: denoProcesses,
+    key: denoWorkspaceKeyLayer(root)
+  })
 
 /** The capabilities the Deno host advertises: derived from the services `layer` provides. */
 export const DENO_CAPABILITIES = capabilitiesOf({ processes: denoProcesses })

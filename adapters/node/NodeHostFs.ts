@@ -120,14 +120,17 @@ export const nodeHostFs: HostFsShape = {
   realpath: (abs) => attempt(abs, () => fsp.realpath(abs)),
   withLock: (abs, effect) =>
     Effect.acquireUseRelease(
-      attempt(abs, () =>
-        lockfile.lock(abs, {
+      attempt(abs, async () => {
+        // A folder that cannot be written (a read-only mount, as inside the command sandbox) fails at once
+        // instead of being retried for the whole lock timeout.
+        await fsp.access(path.dirname(abs), fs.constants.W_OK)
+        return lockfile.lock(abs, {
           realpath: false,
           stale: LOCK_STALE_MS,
           update: LOCK_STALE_MS / 4,
           retries: { retries: 2000, factor: 1.2, minTimeout: 5, maxTimeout: 50, randomize: true }
         })
-      ),
+      }),
       () => effect,
       (release) => Effect.promise(() => release().catch(() => undefined))
     )

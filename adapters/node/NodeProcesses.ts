@@ -13,8 +13,10 @@ import { HostError } from "../../core/services/HostFs.ts"
 import { toolError, type ToolError } from "../../core/protocol/errors.ts"
 import { EXEC_MAX_OUTPUT_BYTES, type ExecRequest, type ExecResult, type Launched, Processes, type ProcessesShape } from "../../core/services/Processes.ts"
 import { resolveExecutable } from "../../core/tools/command/resolve.ts"
+import type { SandboxPolicy } from "../../core/services/Sandbox.ts"
 import { bootIdOf, procGroupAlive, procIdentity, type ProcView } from "../procfs.ts"
 import { toHostError } from "./NodeHostFs.ts"
+import { sandboxSupport, wrapperFor } from "./sandbox.ts"
 
 /** The supervisor script, beside this file. */
 export const SUPERVISOR = fileURLToPath(new URL("./supervisor.mjs", import.meta.url))
@@ -88,8 +90,18 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 /** How long launch waits for the supervisor to report the child started (a loaded machine is slow). */
 const LAUNCH_WAIT_MS = 20_000
 
+/** The sandbox wrapper for a job whose spec.json carries a policy (none when it carries none). */
+const wrapperArg = async (jobDir: string): Promise<ReadonlyArray<string>> => {
+  const spec = JSON.parse(await fsp.readFile(path.join(jobDir, "spec.json"), "utf8")) as { cwd: string; sandbox?: SandboxPolicy }
+  if (spec.sandbox === undefined) return []
+  const wrapper = wrapperFor(spec.sandbox, spec.cwd, jobDir)
+  if (wrapper === undefined) throw new Error(`the command sandbox is unavailable: ${sandboxSupport().reason ?? "unknown reason"}`)
+  return [JSON.stringify(wrapper)]
+}
+
 const launch = async (jobDir: string): Promise<Launched> => {
-  const supervisor = spawn(process.execPath, [SUPERVISOR, jobDir], {
+  const wrapper = await wrapperArg(jobDir)
+  const supervisor = spawn(process.execPath, [SUPERVISOR, jobDir, ...wrapper], {
     detached: true,
     stdio: "ignore",
     shell: false,
@@ -240,7 +252,8 @@ export const nodeProcesses: ProcessesShape = {
       }
     }),
   bootId: Effect.sync(readBootId),
-  exec: (request) => nodeExec(request)
+  exec: (request) => nodeExec(request),
+  sandbox: Effect.sync(sandboxSupport)
 }
 
 /** The layer the Node host adds to the core. */

@@ -7,12 +7,21 @@ import { capabilitiesOf, type HostServices, hostLayer, startHost, type Workspace
 import type { ToolDefinition } from "../../core/tools/Tool.ts"
 import { type HostOpening, type OpenFailure, openRuntimeWith, openWith, type Session } from "../open.ts"
 import { nodeHostFs } from "./NodeHostFs.ts"
+import { nodeWorkspaceKeyLayer } from "./NodeKey.ts"
 import { nodeProcesses } from "./NodeProcesses.ts"
 import { nodeSearchLayer } from "./NodeSearch.ts"
 
 /** Every service the Node host provides, over the real root `root`. */
-export const layer = (root: string): Layer.Layer<HostServices> =>
-  hostLayer({ root, runtime: "node", platform: process.platform, fs: nodeHostFs, processes: nodeProcesses, search: nodeSearchLayer(root) })
+export const layer = (root: string): Layer.Layer<HostServices, unknown> =>
+  hostLayer({
+    root,
+    runtime: "node",
+    platform: process.platform,
+    fs: nodeHostFs,
+    processes: nodeProcesses,
+    search: nodeSearchLayer(root),
+    key: nodeWorkspaceKeyLayer(root)
+  })
 
 /** The capabilities the Node host advertises: derived from the services `layer` provides. */
 export const NODE_CAPABILITIES = capabilitiesOf({ processes: nodeProcesses })

@@ -7,9 +7,14 @@ import { spawn, spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 
+import { constants } from "node:os"
+
 const GRACE_MS = 2000
 const dir = process.argv[2]
 if (dir === undefined) process.exit(2)
+// The sandbox wrapper (adapters/node/sandbox.ts), when the job is confined: { argv, cleanup, signalExitCodes }.
+const wrapper = process.argv[3] === undefined ? undefined : JSON.parse(process.argv[3])
+const SIGNAL_NAMES = Object.fromEntries(Object.entries(constants.signals).map(([name, number]) => [number, name]))
 
 const writeAtomic = (name, value) => {
   const target = path.join(dir, name)
@@ -114,15 +119,34 @@ const finish = (record) => {
 }
 
 try {
-  child = spawn(spec.executable, spec.args, {
+  const [command, ...args] = wrapper === undefined ? [spec.executable, ...spec.args] : [...wrapper.argv, spec.executable, ...spec.args]
+  child = spawn(command, args, {
     cwd: spec.cwd,
-    stdio: ["ignore", out, err],
+    stdio: wrapper?.reportsLeftovers === true ? ["ignore", out, err, "pipe"] : ["ignore", out, err],
     detached: true,
     shell: false,
     windowsHide: true
   })
 } catch (error) {
   finish({ status: "failed", exitCode: null, signal: null, error: error.message })
+}
+
+let sandboxLeftovers = false
+let sandboxSpawnError
+let reportClosed = Promise.resolve()
+if (wrapper?.reportsLeftovers === true && child?.stdio[3] != null) {
+  const report = child.stdio[3]
+  report.on("data", (chunk) => {
+    const text = String(chunk)
+    if (text.includes("leftover")) sandboxLeftovers = true
+    const spawnError = /spawn-error (\w+)/.exec(text)
+    if (spawnError !== null) sandboxSpawnError = spawnError[1]
+  })
+  report.on("error", () => undefined)
+  reportClosed = new Promise((resolve) => {
+    report.on("close", resolve)
+    setTimeout(resolve, 2000).unref()
+  })
 }
 
 child.on("error", (error) => {
@@ -146,8 +170,33 @@ child.on("exit", async (code, signal) => {
   if (timer !== undefined) clearTimeout(timer)
   const pgid = child.pid
   // The job's lifetime is its leader's: whatever it left behind in its group is ended too.
-  const leftovers = await endGroup(pgid, false)
+  let leftovers = await endGroup(pgid, false)
   const cancelled = fs.existsSync(path.join(dir, "cancel.json"))
+  if (wrapper?.captureTemp !== undefined) fs.rmSync(wrapper.captureTemp, { recursive: true, force: true })
+  if (wrapper !== undefined) {
+    // Mount points the sandbox had to create (a missing .git/) go again when nothing was put in them.
+    for (const mountPoint of wrapper.cleanup) {
+      try {
+        fs.rmdirSync(mountPoint)
+      } catch {
+        // not empty, or already gone
+      }
+    }
+    // Inside the sandbox the namespace's end kills what the command left; the wrapper told us whether there was any.
+    if (wrapper.reportsLeftovers) {
+      await reportClosed
+      leftovers = sandboxLeftovers
+      if (sandboxSpawnError !== undefined) {
+        finish({ status: "failed", exitCode: null, signal: null, error: `${sandboxSpawnError}: spawn ${spec.executable} ${sandboxSpawnError}` })
+        return
+      }
+    }
+    // bubblewrap exits with 128+N when its child was killed by signal N.
+    if (wrapper.signalExitCodes && signal === null && code !== null && code > 128 && SIGNAL_NAMES[code - 128] !== undefined) {
+      signal = SIGNAL_NAMES[code - 128]
+      code = null
+    }
+  }
   finish({
     status: cancelled ? "cancelled" : timedOut ? "timed_out" : "exited",
     exitCode: code,

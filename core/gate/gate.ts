@@ -5,24 +5,29 @@
  */
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import type { Artifact, ToolResult } from "../protocol/envelope.ts"
 import { toolError, type ToolError } from "../protocol/errors.ts"
 import { CurrentSettings } from "../services/CurrentSettings.ts"
 import { modeLabel, modeName } from "../settings/settings.ts"
 import { StateStore } from "../store/StateStore.ts"
 import { hashOperation, newId, stableStringify } from "./hash.ts"
+import { WorkspaceKey } from "./key.ts"
 import { type Prompt, storedPrompt } from "./prompt.ts"
 import {
   APPROVALS_FILE,
   type ApprovalRecord,
   type ApprovalState,
-  ApprovalStateSchema,
+  ApprovalRecordSchema,
+  ApprovalStoreSchema,
   capRecords,
   decide,
   type Decision,
   type DestructiveReason,
   emptyState,
   expireRecords,
+  MAX_RECORDS,
   newestFirst,
   type RecordKind,
   type ResumeCall
@@ -57,29 +62,66 @@ export interface GateRequest {
   readonly preview?: { readonly data?: Record<string, unknown>; readonly artifacts?: ReadonlyArray<Artifact> }
 }
 
-/** Loads the records with expiry applied (a read: nothing is written). */
-export const loadRecords = Effect.gen(function* () {
-  const store = yield* StateStore
-  const now = yield* Clock.currentTimeMillis
-  const state = (yield* store.readJson(APPROVALS_FILE, ApprovalStateSchema)) ?? emptyState
-  return newestFirst(expireRecords(state.records, now))
-})
+/** What a record's MAC covers: every field but the MAC (id, hash, kind, status and times among them). */
+export const recordPayload = (record: ApprovalRecord): string =>
+  `agentic-workspace/approval-record/v1\n${stableStringify({ ...record, mac: undefined })}`
+
+/** The record with its MAC under the workspace key. */
+export const signRecord = (record: ApprovalRecord): Effect.Effect<ApprovalRecord, never, WorkspaceKey> =>
+  Effect.flatMap(WorkspaceKey, (key) => Effect.map(key.sign(recordPayload(record)), (mac) => ({ ...record, mac })))
+
+/** The stored records split into those whose MAC verifies under this workspace's key and the rest. */
+export const partitionRecords = (
+  records: ReadonlyArray<unknown>
+): Effect.Effect<{ readonly trusted: ReadonlyArray<ApprovalRecord>; readonly untrusted: ReadonlyArray<unknown> }, never, WorkspaceKey> =>
+  Effect.gen(function* () {
+    const key = yield* WorkspaceKey
+    const trusted: Array<ApprovalRecord> = []
+    const untrusted: Array<unknown> = []
+    for (const candidate of records) {
+      // A record that does not decode against its Schema, or whose MAC does not verify, is untrusted (kept, counted).
+      const decoded = Schema.decodeUnknownOption(ApprovalRecordSchema, { onExcessProperty: "preserve" })(candidate)
+      const record = Option.getOrUndefined(decoded)
+      if (record !== undefined && typeof record.mac === "string" && (yield* key.verify(recordPayload(record), record.mac))) trusted.push(record)
+      else untrusted.push(candidate)
+    }
+    return { trusted, untrusted }
+  })
+
+const storedRecords = (state: typeof ApprovalStoreSchema.Type | undefined): ReadonlyArray<unknown> => state?.records ?? []
 
 /**
- * A locked read-modify-write of the approvals store: `f` sees the expired, newest-first records and
- * returns its result and the next records, which are capped before they are written.
+ * The records with expiry applied, and how many stored records are untrusted (their MAC does not verify:
+ * planted, hand-edited, copied from another workspace or written before records were signed). A read:
+ * nothing is written.
+ */
+export const loadRecordState = Effect.gen(function* () {
+  const store = yield* StateStore
+  const now = yield* Clock.currentTimeMillis
+  const { trusted, untrusted } = yield* partitionRecords(storedRecords(yield* store.readJson(APPROVALS_FILE, ApprovalStoreSchema)))
+  return { records: newestFirst(expireRecords(trusted, now)), untrusted: untrusted.length }
+})
+
+/** Loads the trusted records with expiry applied (a read: nothing is written). */
+export const loadRecords = Effect.map(loadRecordState, (state) => state.records)
+
+/**
+ * A locked read-modify-write of the approvals store: `f` sees the trusted, expired, newest-first records and
+ * returns its result and the next records, which are capped and signed before they are written. Untrusted
+ * records are kept as they were (so capabilities can count them), after the trusted ones and outside the cap.
  */
 export const updateRecords = <B, E, R>(
   f: (records: ReadonlyArray<ApprovalRecord>, now: number) => Effect.Effect<readonly [B, ReadonlyArray<ApprovalRecord>], E, R>
-): Effect.Effect<B, E | ToolError, StateStore | R> =>
+): Effect.Effect<B, E | ToolError, StateStore | WorkspaceKey | R> =>
   Effect.gen(function* () {
     const store = yield* StateStore
     return yield* store.locked(
       APPROVALS_FILE,
       Effect.gen(function* () {
-        const current = yield* store.readJson(APPROVALS_FILE, ApprovalStateSchema)
+        const current = yield* store.readJson(APPROVALS_FILE, ApprovalStoreSchema)
         const now = yield* Clock.currentTimeMillis
-        const records = newestFirst(expireRecords((current ?? emptyState).records, now))
+        const { trusted, untrusted } = yield* partitionRecords(storedRecords(current))
+        const records = newestFirst(expireRecords(trusted, now))
         const [result, next] = yield* f(records, now)
         const capped = capRecords(newestFirst(next))
         if (capped === undefined) {
@@ -90,7 +132,8 @@ export const updateRecords = <B, E, R>(
             )
           )
         }
-        const state: ApprovalState = { version: 1, records: capped }
+        const signed = yield* Effect.forEach(capped, signRecord)
+        const state: ApprovalState = { version: 1, records: [...signed, ...(untrusted.slice(0, MAX_RECORDS) as ReadonlyArray<ApprovalRecord>)] }
         // Only a real change is written: a call that runs or is refused leaves the store (and the disk) as it was.
         if (stableStringify(state) !== stableStringify(current ?? emptyState)) yield* store.writeJson(APPROVALS_FILE, state)
         return result
@@ -153,7 +196,7 @@ export const gated = <R>(
   request: GateRequest,
   interpret: (request: GateRequest) => Effect.Effect<ToolResult, ToolError, R>,
   record?: Effect.Effect<GateRequest, ToolError, R>
-): Effect.Effect<ToolResult, ToolError, R | StateStore | CurrentSettings> =>
+): Effect.Effect<ToolResult, ToolError, R | StateStore | CurrentSettings | WorkspaceKey> =>
   Effect.gen(function* () {
     const settings = yield* CurrentSettings
     const hash = yield* hashOperation({ tool: request.tool, kind: request.kind, operation: request.normalized })

@@ -9,6 +9,7 @@ import { toolError, type ToolError } from "../protocol/errors.ts"
 import { CurrentSettings } from "../services/CurrentSettings.ts"
 import { modeLabel } from "../settings/settings.ts"
 import type { StateStore } from "../store/StateStore.ts"
+import type { WorkspaceKey } from "./key.ts"
 import { loadRecords, updateRecords } from "./gate.ts"
 import { age, type ApprovalRecord, approvedPlan, clipBytes, pendingPlan, pendingRecords } from "./records.ts"
 
@@ -177,14 +178,14 @@ export interface Preprocessed {
 }
 
 /** Decides a command against the store (locked); the shared step of the preprocessor and the CLI. */
-export const decideCommand = (command: DecisionCommand): Effect.Effect<DecisionOutcome, ToolError, StateStore> =>
+export const decideCommand = (command: DecisionCommand): Effect.Effect<DecisionOutcome, ToolError, StateStore | WorkspaceKey> =>
   updateRecords((records, now) => {
     const applied = applyCommand(records, command, now)
     return "outcome" in applied ? Effect.succeed([applied.outcome, applied.records] as const) : Effect.fail(applied)
   })
 
 /** The preprocessor: decides /accept and /deny, appends the mode block, leaves compressor commands alone. */
-export const preprocess = (message: string): Effect.Effect<Preprocessed, ToolError, StateStore | CurrentSettings> =>
+export const preprocess = (message: string): Effect.Effect<Preprocessed, ToolError, StateStore | CurrentSettings | WorkspaceKey> =>
   Effect.gen(function* () {
     if (isPassThrough(message)) return { text: message }
     const settings = yield* CurrentSettings

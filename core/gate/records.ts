@@ -42,6 +42,12 @@ export interface ApprovalRecord {
   readonly planPath?: string
   readonly completedAt?: string
   readonly completionSummary?: string
+  /**
+   * HMAC-SHA-256 (hex) of the record under the workspace key (core/gate/key.ts), written by whichever
+   * channel staged or decided it. A record without a verifying MAC is untrusted: never listed, decided,
+   * honoured or counted toward the cap.
+   */
+  readonly mac?: string
 }
 
 /** The store file: records newest first. */
@@ -76,8 +82,15 @@ export const ApprovalRecordSchema: Schema.Schema<ApprovalRecord> = Schema.Struct
   supersededBy: opt(Str),
   planPath: opt(Str),
   completedAt: opt(Str),
-  completionSummary: opt(Str)
+  completionSummary: opt(Str),
+  mac: opt(Str)
 })
+
+/**
+ * The store file as read: its records are decoded one by one (and their MACs checked) by the gate, so
+ * one planted or malformed record is untrusted rather than making the whole store unreadable.
+ */
+export const ApprovalStoreSchema = Schema.Struct({ version: Schema.Literal(1), records: Schema.Array(Schema.Unknown) })
 
 /** The Schema of .agentic/approvals/state.json. */
 export const ApprovalStateSchema: Schema.Schema<ApprovalState> = Schema.Struct({

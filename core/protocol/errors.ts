@@ -12,6 +12,7 @@ export const ErrorCode = Schema.Literal(
   "NOT_FOUND",
   "EDIT_CONFLICT",
   "EXECUTABLE_DENIED",
+  "SANDBOX_UNAVAILABLE",
   "AGENT_DISABLED",
   "TOOL_DISABLED",
   "SNAPSHOT_STALE",
@@ -20,7 +21,11 @@ export const ErrorCode = Schema.Literal(
   "STORE_FULL",
   "IO_ERROR",
   "RUNTIME_UNAVAILABLE",
-  "INTERNAL_ERROR"
+  "INTERNAL_ERROR",
+  "VCS_FAILED",
+  "NOT_A_REPOSITORY",
+  "MERGE_CONFLICT",
+  "NON_FAST_FORWARD"
 )
 export type ErrorCode = typeof ErrorCode.Type
 

@@ -5,7 +5,7 @@
  * outlives the call (and the adapter process) that started it.
  *
  * Job folder protocol (`.agentic/jobs/<job-id>/`, absolute path given to the host):
- * - `spec.json` (written by the core before `launch`): `{ executable, args, cwd, timeoutMs }`;
+ * - `spec.json` (written by the core before `launch`): `{ executable, args, cwd, timeoutMs, sandbox? }`;
  * - `stdout.log`, `stderr.log` (written by the job itself, appended);
  * - `started.json` (supervisor): `{ pid, pgid, startedAt }` once the child is running;
  * - `cancel.json` (core): present when cancel was asked, so the exit record says "cancelled";
@@ -22,6 +22,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { toolError, type ToolError } from "../protocol/errors.ts"
 import type { HostError } from "./HostFs.ts"
+import { NO_SANDBOX, type SandboxSupport } from "./Sandbox.ts"
 
 /** What the host found for an executable name (see core/tools/command/resolve.ts). */
 export type Resolution =
@@ -92,6 +93,11 @@ export interface ProcessesShape {
    * killed then) and `maxOutputBytes` per stream. A missing executable is NOT_FOUND naming it.
    */
   readonly exec: (request: ExecRequest) => Effect.Effect<ExecResult, ToolError>
+  /**
+   * Whether (and how) this host confines commands. When spec.json carries a `sandbox` policy
+   * (core/services/Sandbox.ts), `launch` runs the job inside it, or fails the job when it cannot.
+   */
+  readonly sandbox: Effect.Effect<SandboxSupport>
 }
 
 /** The process service. */
@@ -114,6 +120,7 @@ export const unavailableProcesses = (runtime: string): ProcessesShape => {
     groupAlive: () => Effect.die(refusal),
     signalGroup: () => Effect.die(refusal),
     bootId: Effect.die(refusal),
-    exec: () => Effect.fail(refusal)
+    exec: () => Effect.fail(refusal),
+    sandbox: Effect.succeed(NO_SANDBOX)
   }
 }

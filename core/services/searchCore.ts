@@ -49,6 +49,9 @@ export class IgnoreStack {
   /** A stack with the rules of `dir`'s .gitignore (its text) added on top. */
   with(dir: string, gitignoreText: string | undefined): IgnoreStack {
     if (gitignoreText === undefined || gitignoreText.trim() === "") return this
+    // .agentic/.gitignore ("*") keeps the toolkit's state out of git; it is not a rule for workspace_inspect,
+    // which reads .agentic/ when it is named (the root's rules still decide whether .agentic/ is walked).
+    if (dir === ".agentic") return this
     return new IgnoreStack([...this.frames, { dir, matcher: ignore().add(gitignoreText) }])
   }
 

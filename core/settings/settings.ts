@@ -34,7 +34,16 @@ export const Settings = Schema.Struct({
   /** Executables a command may run (bare names); "*" allows any. */
   executableAllowlist: Schema.optionalWith(Schema.Array(Schema.String), { default: () => DEFAULT_EXECUTABLES }),
   enableProcessExecution: Bool(true),
+  /**
+   * The command sandbox (docs/SECURITY.md): "auto" confines commands where the host can and otherwise runs
+   * them unconfined and says so; "required" refuses (SANDBOX_UNAVAILABLE) where it cannot; "off" never confines.
+   */
+  commandSandbox: Schema.optionalWith(Schema.Literal("auto", "required", "off"), { default: () => "auto" as const }),
+  /** Whether a sandboxed command shares the host's network (a dev server the user must reach, npm install). */
+  allowCommandNetwork: Bool(false),
   enableVcsTools: Bool(true),
+  /** workspace_vcs: let git run the repository's hooks (off: hooks never run; git gets an empty hooks path). */
+  vcsRunHooks: Bool(false),
   enableTodoBoards: Bool(true),
   enableWebResearch: Bool(false),
   enableBrowser: Bool(false),
@@ -61,7 +70,8 @@ const EXPECTED: Record<string, string> = {
   excludePatterns: "must be a list of glob strings",
   executableAllowlist: 'must be a list of executable names ("*" allows any)',
   maxToolResultChars: "must be an integer from 1000 to 10000000",
-  maxCommandDurationSeconds: "must be an integer from 1 to 86400"
+  maxCommandDurationSeconds: "must be an integer from 1 to 86400",
+  commandSandbox: 'must be "auto", "required" or "off"'
 }
 
 /** Decodes settings, refusing unknown keys and out-of-range values with a message naming each. */

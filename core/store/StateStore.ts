@@ -20,6 +20,11 @@ import { dirname, join, relativeTo } from "../services/paths.ts"
 /** The folder every store lives in, relative to the workspace root. */
 export const STATE_DIR = ".agentic"
 
+/** `.agentic/.gitignore`, written on first use of `.agentic/` so the toolkit's state never enters git. */
+export const STATE_GITIGNORE = ".gitignore"
+/** Its content: ignore everything in `.agentic/` (the file itself included). */
+export const STATE_GITIGNORE_TEXT = "*\n"
+
 const encoder = new TextEncoder()
 const decoder = new TextDecoder()
 
@@ -102,6 +107,24 @@ export const makeStateStore = (host: typeof HostFs.Service, root: string): State
       }
     })
   const guard = <A, E, R>(rel: string, effect: Effect.Effect<A, E, R>) => Effect.zipRight(confined(rel), effect)
+  // First use of .agentic/ (the first file written or appended; a lock alone leaves no file): make sure git ignores it. Checked once per store;
+  // a .gitignore the user wrote themselves is left as it is.
+  let ignored = false
+  const ensureIgnored: Effect.Effect<void, ToolError> = Effect.suspend(() => {
+    if (ignored) return Effect.void
+    return Effect.gen(function* () {
+      const target = abs(STATE_GITIGNORE)
+      const present = yield* Effect.orElseSucceed(host.lstat(target), () => undefined)
+      if (present === undefined) {
+        yield* host.mkdir(base, { recursive: true }).pipe(
+          Effect.zipRight(host.writeFileAtomic(target, encoder.encode(STATE_GITIGNORE_TEXT))),
+          Effect.mapError(io(STATE_GITIGNORE))
+        )
+      }
+      ignored = true
+    }).pipe((effect) => guard(STATE_GITIGNORE, effect))
+  })
+  const writing = <A, E, R>(rel: string, effect: Effect.Effect<A, E, R>) => Effect.zipRight(ensureIgnored, guard(rel, effect))
   const readBytes = (rel: string) =>
     guard(
       rel,
@@ -137,7 +160,7 @@ export const makeStateStore = (host: typeof HostFs.Service, root: string): State
       )
     })
   const writeBytes = (rel: string, bytes: Uint8Array) =>
-    guard(
+    writing(
       rel,
       host.mkdir(dirname(abs(rel)), { recursive: true }).pipe(
         Effect.zipRight(host.writeFileAtomic(abs(rel), bytes)),
@@ -167,7 +190,7 @@ export const makeStateStore = (host: typeof HostFs.Service, root: string): State
     writeText,
     writeJson,
     appendText: (rel, text) =>
-      guard(
+      writing(
         rel,
         host.mkdir(dirname(abs(rel)), { recursive: true }).pipe(
           Effect.zipRight(host.appendFile(abs(rel), encoder.encode(text))),

@@ -16,6 +16,7 @@ import type { Prompt } from "../gate/prompt.ts"
 import type { DestructiveReason, RecordKind, ResumeCall } from "../gate/records.ts"
 import type { Artifact, ToolResult } from "../protocol/envelope.ts"
 import type { ToolError } from "../protocol/errors.ts"
+import type { WorkspaceKey } from "../gate/key.ts"
 import type { CurrentSettings } from "../services/CurrentSettings.ts"
 import type { Capability, HostFs, HostInfo, HostInfoShape } from "../services/HostFs.ts"
 import type { Processes } from "../services/Processes.ts"
@@ -26,7 +27,7 @@ import type { Settings } from "../settings/settings.ts"
 import type { StateStore } from "../store/StateStore.ts"
 
 /** The services every tool handler may use; adapters provide all of them (a missing one as a layer that refuses). */
-export type ToolContext = Workspace | StateStore | CurrentSettings | HostInfo | HostFs | Processes | Search | RegisteredTools
+export type ToolContext = Workspace | StateStore | CurrentSettings | HostInfo | HostFs | Processes | Search | RegisteredTools | WorkspaceKey
 
 /** The action schemas of a tool: action name -> the Struct of its fields (without `action`). */
 export type ActionSchemas = Record<string, Schema.Schema<any, any, never>>
@@ -166,7 +167,7 @@ export interface StartupStep {
 }
 
 /** The keys of `data` in the changes listing. */
-export type ChangeKey = "transactions" | "runs" | "jobs" | "taskBoards" | "researchProjects"
+export type ChangeKey = "transactions" | "runs" | "jobs" | "taskBoards" | "researchProjects" | "vcs"
 
 /** One contributor to the changes listing: its entries, newest first, in the reference's shape. */
 export interface ChangeSource {

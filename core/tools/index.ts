@@ -6,6 +6,7 @@ import { notesTool } from "./notes/notes.ts"
 import { planTool } from "./plan/plan.ts"
 import { tasksTool } from "./tasks/tasks.ts"
 import type { ToolDefinition } from "./Tool.ts"
+import { vcsTool } from "./vcs/tool.ts"
 
 export const ALL_TOOLS: ReadonlyArray<ToolDefinition> = [
   inspectTool,
@@ -13,5 +14,6 @@ export const ALL_TOOLS: ReadonlyArray<ToolDefinition> = [
   planTool,
   notesTool,
   commandTool,
+  vcsTool,
   tasksTool
 ] as unknown as ReadonlyArray<ToolDefinition>

@@ -127,22 +127,36 @@ describe("workspace_command: run", () => {
     }
   })
 
-  it("a foreground run ends what its command left behind in its process group, and says so", async () => {
+  const LEAVES_A_CHILD = {
+    action: "run",
+    executable: "node",
+    args: ["-e", "const c = require('node:child_process').spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' }); c.unref(); console.log(c.pid)"]
+  }
+
+  it("a foreground run ends what its command left behind in its process group, and says so (sandboxed: the namespace ends with it)", async () => {
     const ws = await workspaces.open()
-    const result = await ws.call("workspace_command", {
-      action: "run",
-      executable: "node",
-      args: ["-e", "const c = require('node:child_process').spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' }); c.unref(); console.log(c.pid)"]
-    })
+    const result = await ws.call("workspace_command", LEAVES_A_CHILD)
     expect(result.ok).toBe(true)
+    expect(data(result)["sandboxed"]).toBe(true)
+    expect(result.summary).toContain("left processes behind")
+    // A command that leaves nothing behind is not said to.
+    const clean = await ws.call("workspace_command", { action: "run", executable: "node", args: ["-e", "console.log(1)"] })
+    expect(clean.summary).not.toContain("left processes behind")
+  })
+
+  it("a foreground run ends what its command left behind (commandSandbox off: it checks the pid the command printed after the run ended, which cannot be mapped out of a PID namespace then)", async () => {
+    const ws = await workspaces.open({ commandSandbox: "off" })
+    const result = await ws.call("workspace_command", LEAVES_A_CHILD)
+    expect(result.ok).toBe(true)
+    expect(data(result)["sandboxed"]).toBe(false)
     expect(result.summary).toContain("left processes behind")
     expect(running(Number(String(data(result)["stdout"]).trim()))).toBe(false)
   })
 })
 
 describe("workspace_command: interruption", () => {
-  it("a foreground run whose call is interrupted by the host ends its whole process group (recorded as cancelled)", async () => {
-    const ws = await workspaces.open()
+  it("a foreground run whose call is interrupted by the host ends its whole process group (recorded as cancelled) (commandSandbox off: it reads the pids the command printed after the interruption ended them, which cannot be mapped out of a PID namespace then)", async () => {
+    const ws = await workspaces.open({ commandSandbox: "off" })
     const call = ws.runtime.registry.call("workspace_command", { action: "run", executable: "node", args: GRANDCHILDREN })
     await ws.run(call.pipe(Effect.timeout("3 seconds"), Effect.ignore))
     const id = fs.readdirSync(path.join(ws.dir, ".agentic/jobs"))[0]!

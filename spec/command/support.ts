@@ -21,6 +21,46 @@ export const pgidOf = (pid: number): number => {
   return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2])
 }
 
+const parentOf = (pid: number): number | undefined => {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8")
+    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1])
+  } catch {
+    return undefined
+  }
+}
+
+/** Whether `pid` descends from `ancestor` (through /proc's parent links). */
+export const descendsFrom = (pid: number, ancestor: number): boolean => {
+  let current: number | undefined = pid
+  for (let depth = 0; current !== undefined && current > 1 && depth < 64; depth++) {
+    if (current === ancestor) return true
+    current = parentOf(current)
+  }
+  return false
+}
+
+/**
+ * The host pid of a process that printed `printed` as its own pid. A sandboxed command runs in its own PID
+ * namespace, so what it prints is its pid there: it is mapped through `/proc/<pid>/status` NSpid (the last
+ * entry is the innermost namespace's pid) among the descendants of the job's leader `jobPid`. Outside a
+ * sandbox the printed pid is the host pid. The process must still be alive to be mapped.
+ */
+export const hostPid = (jobPid: number, printed: number): number | undefined => {
+  for (const entry of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue
+    let status: string
+    try {
+      status = fs.readFileSync(`/proc/${entry}/status`, "utf8")
+    } catch {
+      continue
+    }
+    const nspid = /^NSpid:\s*(.*)$/m.exec(status)?.[1]?.trim().split(/\s+/).map(Number) ?? []
+    if (nspid.length >= 2 && nspid[nspid.length - 1] === printed && descendsFrom(Number(entry), jobPid)) return Number(entry)
+  }
+  return descendsFrom(printed, jobPid) ? printed : undefined
+}
+
 /** Polls until `check` holds or `ms` pass; returns whether it held. */
 export const eventually = async (check: () => boolean | Promise<boolean>, ms = 10_000): Promise<boolean> => {
   const deadline = Date.now() + ms
@@ -72,7 +112,7 @@ export const GRANDCHILDREN = [
   ].join("; ")
 ]
 
-/** The pids a GRANDCHILDREN job printed. */
+/** The pids a GRANDCHILDREN job printed, mapped to host pids (hostPid) while they run. */
 export const pidsOf = async (ws: TempWorkspace, jobId: string): Promise<Array<number>> => {
   let pids: Array<number> = []
   await eventually(async () => {
@@ -81,5 +121,11 @@ export const pidsOf = async (ws: TempWorkspace, jobId: string): Promise<Array<nu
     if (match !== null) pids = match.slice(1).map(Number)
     return match !== null
   })
-  return pids
+  const record = JSON.parse(await ws.read(`.agentic/jobs/${jobId}/job.json`)) as { pid: number; sandboxed?: boolean }
+  if (record.sandboxed !== true) return pids
+  return pids.map((printed) => {
+    const mapped = hostPid(record.pid, printed)
+    if (mapped === undefined) throw new Error(`pid ${printed} printed by ${jobId} is not a running process of the job`)
+    return mapped
+  })
 }

@@ -7,6 +7,8 @@ import * as path from "node:path"
 import * as Effect from "effect/Effect"
 import { afterEach, describe, expect, it } from "vitest"
 import { CHANGE_SOURCES, type ChangeSource } from "../../core/changes.ts"
+import { signRecord } from "../../core/gate/gate.ts"
+import type { ApprovalRecord } from "../../core/gate/records.ts"
 import { ALL_TOOLS } from "../../core/tools/index.ts"
 import { defineTool } from "../../core/tools/Tool.ts"
 import { Workspace } from "../../core/services/Workspace.ts"
@@ -19,10 +21,11 @@ afterEach(async () => {
   ws = undefined
 })
 
-/** Stages a Manual-mode approval through the real gate, by the approvals store's own format. */
+/** Lays down approval records in the approvals store's own format, signed with the workspace key as the toolkit signs them. */
 const writeRecords = async (dir: string, records: Array<Record<string, unknown>>) => {
+  const signed = await ws!.run(Effect.forEach(records as unknown as ReadonlyArray<ApprovalRecord>, signRecord))
   await fs.mkdir(path.join(dir, ".agentic/approvals"), { recursive: true })
-  await fs.writeFile(path.join(dir, ".agentic/approvals/state.json"), JSON.stringify({ version: 1, records }))
+  await fs.writeFile(path.join(dir, ".agentic/approvals/state.json"), JSON.stringify({ version: 1, records: signed }))
 }
 
 const now = () => new Date().toISOString()
@@ -74,7 +77,7 @@ describe("capabilities: \"reports permissionMode and permissionLevel, activePlan
     expect(data.tools[0]).toBe("workspace_inspect")
     expect(data.storage.root).toBe(".agentic/")
     expect(data.storage.entries.map((entry: any) => entry.name)).toEqual([
-      "memory", "notes", "approvals", "plans", "transactions", "jobs", "boards", "research", "runs", "artifacts", "index"
+      "memory", "notes", "approvals", "plans", "transactions", "jobs", "boards", "research", "runs", "vcs", "artifacts", "index"
     ])
     expect(data.storage.entries.every((entry: any) => entry.exists === false && entry.path.startsWith(".agentic/"))).toBe(true)
     expect(retention.facts).toContain("permission mode Plan (1)")
@@ -115,7 +118,7 @@ describe("changes: \"lists transactions, runs, jobs ..., taskBoards, researchPro
   it("has every key, empty arrays when a source is absent", async () => {
     ws = await openWorkspace()
     const { data } = await ok(ws, { action: "changes" })
-    expect(data).toEqual({ transactions: [], runs: [], jobs: [], taskBoards: [], researchProjects: [], approvals: [], plans: [] })
+    expect(data).toEqual({ transactions: [], runs: [], jobs: [], taskBoards: [], researchProjects: [], vcs: [], approvals: [], plans: [] })
   })
 
   it("approvals are the pending or approved non-plan records; plans carry planPath", async () => {
@@ -175,7 +178,7 @@ describe("changes: \"lists transactions, runs, jobs ..., taskBoards, researchPro
     expect(retention.omit_when_summarizing).not.toContain("jobs")
     expect(retention.facts).toContain("job job_1 running")
     // The shipped tools' sources are derived from their definitions too.
-    expect(CHANGE_SOURCES.map((source) => source.key).sort()).toEqual(["jobs", "taskBoards", "transactions"])
+    expect(CHANGE_SOURCES.map((source) => source.key).sort()).toEqual(["jobs", "taskBoards", "transactions", "vcs"])
   })
 })
 

@@ -105,6 +105,7 @@ describe("agentic-workspace tools", () => {
       "workspace_plan",
       "workspace_notes",
       "workspace_command",
+      "workspace_vcs",
       "workspace_tasks"
     ])
     for (const tool of listed) expect(Object.keys(tool).sort()).toEqual(["description", "inputSchema", "name"])
@@ -114,6 +115,7 @@ describe("agentic-workspace tools", () => {
       "workspace_edit",
       "workspace_notes",
       "workspace_command",
+      "workspace_vcs",
       "workspace_tasks"
     ])
     expect(badKey.code).not.toBe(0)
@@ -131,7 +133,8 @@ describe("--set", () => {
       excludePatterns: "dist/**,*.log",
       maxToolResultChars: "5000",
       maxCommandDurationSeconds: "30",
-      executableAllowlist: "git,node"
+      executableAllowlist: "git,node",
+      commandSandbox: "required"
     }
     for (const key of SETTING_KEYS) {
       const run = await runCli(["tools", "--root", dir, "--set", `${key}=${values[key] ?? "false"}`])

@@ -34,13 +34,17 @@ describe("durable records decode against their Schemas", () => {
     expect(await ws.read("a.txt")).toBe("a\n")
   })
 
-  it("an approvals store that is not JSON is IO_ERROR naming it; a record of the wrong shape too", async () => {
+  it("an approvals store that is not JSON, or not a store, is IO_ERROR naming it; one record of the wrong shape is untrusted (the trust boundary), not a failure", async () => {
     const ws = await openWorkspace({ permissionMode: 0 })
     open.push(ws)
     await ws.write(".agentic/approvals/state.json", "{ torn")
     expectIoError(await ws.call("workspace_inspect", { action: "capabilities" }), "approvals/state.json")
-    await ws.write(".agentic/approvals/state.json", JSON.stringify({ version: 1, records: [{ id: "approval_1", kind: "transaction" }] }))
+    await ws.write(".agentic/approvals/state.json", JSON.stringify({ version: 2, records: "none" }))
     expectIoError(await ws.call("workspace_command", { action: "run", executable: "node", args: ["-e", "1"] }), "approvals/state.json")
+    await ws.write(".agentic/approvals/state.json", JSON.stringify({ version: 1, records: [{ id: "approval_1", kind: "transaction" }] }))
+    const staged = await ws.call("workspace_command", { action: "run", executable: "node", args: ["-e", "1"] })
+    expect(staged.ok).toBe(true)
+    expect((staged.data as { status: string }).status).toBe("pending_approval")
   })
 
   it("a task board with an unknown item status is IO_ERROR naming it", async () => {

@@ -4,6 +4,7 @@ import * as path from "node:path"
 import * as Effect from "effect/Effect"
 import * as TestClock from "effect/TestClock"
 import * as TestContext from "effect/TestContext"
+import { signRecord } from "../../core/gate/gate.ts"
 import { preprocess, type Preprocessed } from "../../core/gate/preprocess.ts"
 import type { ApprovalRecord } from "../../core/gate/records.ts"
 import type { Envelope } from "../../core/protocol/envelope.ts"
@@ -35,10 +36,18 @@ export const storedRecords = async (ws: TempWorkspace): Promise<ReadonlyArray<Ap
   return text === undefined ? [] : (JSON.parse(text) as { records: ReadonlyArray<ApprovalRecord> }).records
 }
 
-/** Writes the approvals store directly (test set-up of many records). */
-export const seedRecords = async (ws: TempWorkspace, records: ReadonlyArray<ApprovalRecord>): Promise<void> => {
+/**
+ * Writes the approvals store directly (test set-up of many records), each record signed with the workspace's
+ * key as the toolkit would have signed it; `signed: false` lays them down unsigned, as a planted file would be.
+ */
+export const seedRecords = async (
+  ws: TempWorkspace,
+  records: ReadonlyArray<ApprovalRecord>,
+  options: { readonly signed?: boolean } = {}
+): Promise<void> => {
+  const stored = options.signed === false ? records : await ws.run(Effect.forEach(records, signRecord))
   await fs.mkdir(path.join(ws.dir, ".agentic/approvals"), { recursive: true })
-  await fs.writeFile(path.join(ws.dir, ".agentic/approvals/state.json"), JSON.stringify({ version: 1, records }))
+  await fs.writeFile(path.join(ws.dir, ".agentic/approvals/state.json"), JSON.stringify({ version: 1, records: stored }))
 }
 
 /** The approval id of a staged envelope. */

@@ -10,6 +10,7 @@ type Field =
   | { readonly type: "numeric"; readonly params: Record<string, unknown> }
   | { readonly type: "boolean"; readonly params: Record<string, unknown> }
   | { readonly type: "stringArray"; readonly params: Record<string, unknown> }
+  | { readonly type: "select"; readonly params: Record<string, unknown> }
 
 /** How each setting is shown in LM Studio. Keys are exactly the core's setting keys. */
 export const FIELDS: { readonly [K in keyof Settings]: Field } = {
@@ -44,7 +45,20 @@ export const FIELDS: { readonly [K in keyof Settings]: Field } = {
     params: { displayName: "Executable allowlist", subtitle: `Bare names; "*" allows any. Default: ${DEFAULT_EXECUTABLES.slice(0, 8).join(", ")}, …` }
   },
   enableProcessExecution: { type: "boolean", params: { displayName: "Enable process execution" } },
+  commandSandbox: {
+    type: "select",
+    params: {
+      displayName: "Command sandbox",
+      subtitle: "auto: confine commands where the host can (bubblewrap on Linux). required: refuse to run unconfined. off: never confine.",
+      options: ["auto", "required", "off"]
+    }
+  },
+  allowCommandNetwork: {
+    type: "boolean",
+    params: { displayName: "Allow commands network access", subtitle: "Sandboxed commands share the host network (dev servers, npm install)." }
+  },
   enableVcsTools: { type: "boolean", params: { displayName: "Enable VCS tools" } },
+  vcsRunHooks: { type: "boolean", params: { displayName: "Run git hooks (workspace_vcs)" } },
   enableTodoBoards: { type: "boolean", params: { displayName: "Enable To-Do boards" } },
   enableWebResearch: { type: "boolean", params: { displayName: "Enable web research tools" } },
   enableBrowser: { type: "boolean", params: { displayName: "Enable browser sessions" } },

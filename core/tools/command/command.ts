@@ -35,6 +35,9 @@ import {
   supervisorAlive
 } from "./jobs.ts"
 import { allowlistName } from "./resolve.ts"
+import { captureTransaction, captureUnavailable, type CaptureOutcome } from "./capture.ts"
+import { planSandbox } from "./sandbox.ts"
+import { decideSandbox, type SandboxDecision } from "../../services/Sandbox.ts"
 import { fitTail, splitBudget } from "./tail.ts"
 import { effectiveTimeout } from "./timeouts.ts"
 
@@ -62,11 +65,16 @@ const Timeout = Schema.Number.annotations({
 const TailChars = Schema.Int.pipe(Schema.between(TAIL_MIN, TAIL_MAX)).annotations({
   description: "Characters of each log tail (100-20000, default 2000). A running job is tailed by default; a finished one only when this is given."
 })
+const Capture = Schema.Boolean.annotations({
+  description:
+    "Linux sandbox only: run over a copy-on-write copy of the workspace, leaving the real tree untouched; the files the command created, changed or deleted become a planned workspace_edit transaction (data.transactionId) to review and commit. SANDBOX_UNAVAILABLE where it cannot run."
+})
 const RunFields = {
   executable: Executable,
   args: Schema.optional(Args),
   cwd: Schema.optional(Cwd),
-  timeout_seconds: Schema.optional(Timeout)
+  timeout_seconds: Schema.optional(Timeout),
+  capture: Schema.optional(Capture)
 }
 
 type RunInput = {
@@ -75,6 +83,7 @@ type RunInput = {
   readonly args?: ReadonlyArray<string> | undefined
   readonly cwd?: string | undefined
   readonly timeout_seconds?: number | undefined
+  readonly capture?: boolean | undefined
 }
 
 /** A command line for people to read: arguments with spaces or quotes are JSON-quoted. */
@@ -133,6 +142,12 @@ interface Prepared {
   readonly cwd: string
   readonly timeout: { readonly seconds: number; readonly capped: boolean }
   readonly resolution: Extract<Resolution, { _tag: "Found" }>
+  /** Whether the command runs in the sandbox, or why not. */
+  readonly sandbox: SandboxDecision
+  /** Whether a sandboxed command shares the host network. */
+  readonly network: boolean
+  /** Whether the command runs over an overlay whose changes become a transaction. */
+  readonly capture: boolean
 }
 
 /** Validation before any gating: timeout, executable text, cwd, allowlist, resolution. Nothing is written. */
@@ -141,6 +156,7 @@ const prepare = (input: RunInput): Effect.Effect<Prepared, ToolError, ToolContex
     const settings = yield* CurrentSettings
     const info = yield* HostInfo
     const workspace = yield* Workspace
+    const processes = yield* Processes
     const args = input.args ?? []
     const timeout = yield* Either.match(effectiveTimeout(input.action, input.timeout_seconds, settings.maxCommandDurationSeconds), {
       onLeft: Effect.fail,
@@ -167,7 +183,24 @@ const prepare = (input: RunInput): Effect.Effect<Prepared, ToolError, ToolContex
       )
     }
     const resolution = yield* resolveFor(input.executable, cwd)
-    return { executable: input.executable, args, cwd, timeout, resolution }
+    const support = yield* processes.sandbox
+    const sandbox = decideSandbox(settings.commandSandbox, support)
+    if ("_tag" in sandbox && sandbox._tag === "ToolError") return yield* Effect.fail(sandbox)
+    const decision = sandbox as SandboxDecision
+    if (input.capture === true) {
+      if (decision._tag === "Unconfined") return yield* Effect.fail(captureUnavailable(decision.reason))
+      if (!support.capture) return yield* Effect.fail(captureUnavailable(support.captureReason ?? "this host cannot overlay the workspace"))
+    }
+    return {
+      executable: input.executable,
+      args,
+      cwd,
+      timeout,
+      resolution,
+      sandbox: decision,
+      network: settings.allowCommandNetwork,
+      capture: input.capture === true
+    }
   })
 
 type ToolContextNeeds = CurrentSettings | HostInfo | HostFs | Workspace | Processes | StateStore
@@ -214,7 +247,11 @@ export const CommandPlan = Schema.TaggedStruct("Command", {
   cwd: Schema.String,
   timeoutSeconds: Schema.Number,
   resolvedExecutable: Schema.String,
-  resolvedScript: Schema.optional(Schema.String)
+  resolvedScript: Schema.optional(Schema.String),
+  /** Whether the command runs in the sandbox, whether it shares the network there, and whether it is captured. */
+  sandboxed: Schema.Boolean,
+  network: Schema.optional(Schema.Boolean),
+  capture: Schema.optional(Schema.Literal(true))
 })
 export type CommandPlan = typeof CommandPlan.Type
 
@@ -226,15 +263,30 @@ const planOf = (action: "run" | "start", prepared: Prepared): CommandPlan => ({
   cwd: prepared.cwd,
   timeoutSeconds: prepared.timeout.seconds,
   resolvedExecutable: prepared.resolution.executable,
-  ...(prepared.resolution.script === undefined ? {} : { resolvedScript: prepared.resolution.script })
+  ...(prepared.resolution.script === undefined ? {} : { resolvedScript: prepared.resolution.script }),
+  // What the user approves includes whether the command is confined and whether it reaches the network.
+  sandboxed: prepared.sandbox._tag === "Sandboxed",
+  ...(prepared.sandbox._tag === "Sandboxed" ? { network: prepared.network } : {}),
+  ...(prepared.capture ? { capture: true as const } : {})
 })
+
+/** The sandbox fields every command and job result carries. */
+const sandboxFields = (record: { readonly sandboxed?: boolean; readonly unconfinedReason?: string }) => ({
+  sandboxed: record.sandboxed === true,
+  ...(record.sandboxed !== true && record.unconfinedReason !== undefined ? { unconfinedReason: record.unconfinedReason } : {})
+})
+
+/** The sentence a result adds when a command ran unconfined. */
+const unconfinedText = (record: { readonly sandboxed?: boolean; readonly unconfinedReason?: string }) =>
+  record.sandboxed === true ? "" : ` It ran unconfined (no sandbox: ${record.unconfinedReason ?? "started before sandboxing"}).`
 
 const resumeArgs = (input: RunInput): Record<string, unknown> => ({
   action: input.action,
   executable: input.executable,
   ...(input.args === undefined ? {} : { args: input.args }),
   ...(input.cwd === undefined ? {} : { cwd: input.cwd }),
-  ...(input.timeout_seconds === undefined ? {} : { timeout_seconds: input.timeout_seconds })
+  ...(input.timeout_seconds === undefined ? {} : { timeout_seconds: input.timeout_seconds }),
+  ...(input.capture === undefined ? {} : { capture: input.capture })
 })
 
 const timeoutText = (timeout: Prepared["timeout"], max: number) =>
@@ -250,11 +302,15 @@ const launchJob = (action: "run" | "start", prepared: Prepared) =>
     const paths = jobPaths(id)
     const createdAt = new Date(yield* Clock.currentTimeMillis).toISOString()
     const script = prepared.resolution.script
+    const settings = yield* CurrentSettings
+    const policy =
+      prepared.sandbox._tag === "Sandboxed" ? yield* planSandbox(yield* processes.sandbox, settings.protectedPatterns, prepared.network, prepared.capture) : undefined
     yield* store.writeJson(paths.spec, {
       executable: prepared.resolution.executable,
       args: script === undefined ? prepared.args : [script, ...prepared.args],
       cwd: workspace.abs(prepared.cwd),
-      timeoutMs: prepared.timeout.seconds === 0 ? null : Math.round(prepared.timeout.seconds * 1000)
+      timeoutMs: prepared.timeout.seconds === 0 ? null : Math.round(prepared.timeout.seconds * 1000),
+      ...(policy === undefined ? {} : { sandbox: policy })
     })
     const launched = yield* processes.launch(store.abs(paths.dir)).pipe(
       Effect.mapError((error) => toolError("IO_ERROR", `The job could not be started: ${error.message}.`, { jobId: id }))
@@ -273,7 +329,10 @@ const launchJob = (action: "run" | "start", prepared: Prepared) =>
       supervisorPid: launched.supervisorPid,
       supervisorIdentity: launched.supervisorIdentity,
       ...(launched.bootId === undefined ? {} : { bootId: launched.bootId }),
-      ...(launched.pid === undefined ? {} : { pid: launched.pid })
+      ...(launched.pid === undefined ? {} : { pid: launched.pid }),
+      sandboxed: policy !== undefined,
+      ...(prepared.sandbox._tag === "Unconfined" ? { unconfinedReason: prepared.sandbox.reason } : {}),
+      ...(prepared.capture ? { capture: true } : {})
     }
     yield* store.writeJson(paths.record, record)
     if (launched.startError !== undefined) {
@@ -367,7 +426,12 @@ const runAction = gatedAction({
           cwd: prepared.cwd,
           timeoutSeconds: prepared.timeout.seconds,
           resolvedExecutable: prepared.resolution.executable,
-          ...(script === undefined ? {} : { resolvedScript: script })
+          ...(script === undefined ? {} : { resolvedScript: script }),
+          ...sandboxFields({
+            sandboxed: prepared.sandbox._tag === "Sandboxed",
+            ...(prepared.sandbox._tag === "Unconfined" ? { unconfinedReason: prepared.sandbox.reason } : {})
+          }),
+          ...(prepared.capture ? { capture: true } : {})
         }
       }
     })
@@ -427,7 +491,7 @@ const interpretRun = (prepared: Prepared, maxChars: number, maxSeconds: number) 
     }
     const summary = `${line} ${exitPhrase(exit)}${took === undefined ? "" : ` after ${took.toFixed(1)} s`} (${record.id}).${
       exit.leftoverProcessesEnded === true ? " It left processes behind in its process group; they were ended (use start for a background process)." : ""
-    }`
+    }${unconfinedText(record)}`
     const base: ToolResult = {
       summary,
       data: {
@@ -441,6 +505,7 @@ const interpretRun = (prepared: Prepared, maxChars: number, maxSeconds: number) 
         ...resolvedFields(record),
         timeoutSeconds: record.timeoutSeconds,
         durationSeconds: took,
+        ...sandboxFields(record),
         stdout: "",
         stderr: "",
         logs: logPaths(record.id)
@@ -451,6 +516,10 @@ const interpretRun = (prepared: Prepared, maxChars: number, maxSeconds: number) 
         facts: [`${record.id}: ${line} ${exitPhrase(exit)}`],
         omit_when_summarizing: ["stdout", "stderr"]
       }
+    }
+    if (record.capture === true) {
+      const captured = yield* captureTransaction(record.id)
+      return yield* captureResult(base, captured, maxChars)
     }
     const budget = maxChars - resultChars(base) - 400
     // Each stream reads at most what the whole budget could show (and never more than a million characters).
@@ -471,13 +540,59 @@ const interpretRun = (prepared: Prepared, maxChars: number, maxSeconds: number) 
     } satisfies ToolResult
   })
 
+/** The data and summary a captured job adds: the planned transaction, what changed, or why nothing was planned. */
+const captureFields = (captured: CaptureOutcome) => ({
+  capture: true,
+  ...(captured.transactionId === undefined ? {} : { transactionId: captured.transactionId }),
+  ...(captured.changes === undefined ? {} : { captured: captured.changes }),
+  ...(captured.error === undefined ? {} : { captureError: captured.error })
+})
+
+const captureText = (captured: CaptureOutcome) => {
+  const changes = captured.changes
+  const counts = changes === undefined ? "" : `${changes.created.length} created, ${changes.modified.length} modified, ${changes.deleted.length} deleted`
+  if (captured.transactionId !== undefined) {
+    return ` The real tree is unchanged: its changes (${counts}) are planned as ${captured.transactionId}${captured.destructive === true ? " (destructive)" : ""}. Review it with workspace_edit {"action":"show","transaction_id":"${captured.transactionId}"} and commit it with {"action":"commit","transaction_id":"${captured.transactionId}"}.`
+  }
+  if (captured.error !== undefined) return ` The real tree is unchanged; no transaction was planned: ${captured.error}.`
+  return " The real tree is unchanged; the command changed no file, so no transaction was planned."
+}
+
+/** A captured run's result: the run's fields, the capture's, and the diff preview within the budget. */
+const captureResult = (base: ToolResult, captured: CaptureOutcome, maxChars: number) =>
+  Effect.gen(function* () {
+    const store = yield* StateStore
+    const diff = captured.transactionId === undefined ? "" : ((yield* store.readText(`transactions/${captured.transactionId}/changes.diff`)) ?? "")
+    const budget = Math.max(0, Math.floor((maxChars - resultChars(base) - 1500) / 2))
+    const diffPreview = diff.length <= budget ? diff : `${diff.slice(0, budget)}\n… (diff cut; the whole is .agentic/transactions/${captured.transactionId}/changes.diff)`
+    const logs = yield* boundedLogs(String((base.data as Record<string, unknown>)["jobId"]), budget, Math.max(TAIL_MIN, Math.min(budget, 1_000_000)))
+    return {
+      ...base,
+      summary: `${base.summary}${captureText(captured)}`,
+      data: {
+        ...(base.data as Record<string, unknown>),
+        ...captureFields(captured),
+        ...(captured.transactionId === undefined ? {} : { diffPreview }),
+        stdout: logs.stdout,
+        stderr: logs.stderr,
+        stdoutTruncated: logs.stdoutTruncated,
+        stderrTruncated: logs.stderrTruncated
+      },
+      retention: {
+        importance: "high",
+        facts: [...(base.retention?.facts ?? []), ...(captured.transactionId === undefined ? [] : [`${captured.transactionId} planned from the captured changes of ${String((base.data as Record<string, unknown>)["jobId"])}`])],
+        omit_when_summarizing: ["stdout", "stderr", "diffPreview"]
+      }
+    } satisfies ToolResult
+  })
+
 const interpretStart = (prepared: Prepared, maxSeconds: number) =>
   Effect.gen(function* () {
     const record = yield* launchJob("start", prepared)
     const state = yield* jobState(record)
     const line = commandLine(record.executable, record.args)
     return {
-      summary: `Started ${record.id}: ${line} (pid ${record.pid}, its own process group) with ${timeoutText(prepared.timeout, maxSeconds)}. Check it with workspace_command {"action":"status","job_id":"${record.id}"}; stop it with {"action":"cancel","job_id":"${record.id}"}.`,
+      summary: `Started ${record.id}: ${line} (pid ${record.pid}, its own process group) with ${timeoutText(prepared.timeout, maxSeconds)}.${unconfinedText(record)} Check it with workspace_command {"action":"status","job_id":"${record.id}"}; stop it with {"action":"cancel","job_id":"${record.id}"}.`,
       data: {
         jobId: record.id,
         status: state.status,
@@ -497,7 +612,8 @@ const jobFields = (record: JobRecord) => ({
   timeoutSeconds: record.timeoutSeconds,
   pid: record.pid,
   supervisorPid: record.supervisorPid,
-  startedAt: record.startedAt
+  startedAt: record.startedAt,
+  ...sandboxFields(record)
 })
 
 const statusSummary = (record: JobRecord, state: JobState): string => {
@@ -540,6 +656,14 @@ const statusAction = (input: { readonly job_id: string; readonly tail_chars?: nu
       stdoutBytes: sizes.stdout,
       stderrBytes: sizes.stderr,
       logs: logPaths(record.id)
+    }
+    if (record.capture === true) {
+      if (running) data["capture"] = true
+      else {
+        const captured = yield* captureTransaction(record.id)
+        Object.assign(data, captureFields(captured))
+        summary += captureText(captured)
+      }
     }
     const wantTail = running || input.tail_chars !== undefined
     const base: ToolResult = {

@@ -40,6 +40,12 @@ export interface JobRecord {
   readonly supervisorIdentity?: string
   readonly bootId?: string
   readonly pid?: number
+  /** Whether the job runs in the command sandbox; absent in jobs recorded before sandboxing (unconfined). */
+  readonly sandboxed?: boolean
+  /** The job runs over an overlay; its changes become a transaction when it ends (capture.ts). */
+  readonly capture?: boolean
+  /** Why an unconfined job was not sandboxed (commandSandbox "off", no sandbox on this host). */
+  readonly unconfinedReason?: string
   /** Set once the job was seen without its supervisor and without an exit record. */
   readonly orphanedAt?: string
   /** SHA-256 of each finished log, computed once. */

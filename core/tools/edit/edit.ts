@@ -112,6 +112,16 @@ const byKey = (key: string | undefined, operationsHash: string) =>
 /** The hash a transaction record keeps of its commit Plan (compared to find an identical planned apply). */
 const approvalHashOf = (plan: CommitPlan) => Effect.flatMap(Schema.encode(CommitPlan)(plan).pipe(Effect.orDie), hashOperation)
 
+/**
+ * Plans and stores a transaction from operations (as workspace_edit preview would) and returns its record
+ * and its preview fields; used by workspace_command capture, whose commit is then an ordinary gated commit.
+ */
+export const planCapturedTransaction = (operations: ReadonlyArray<Operation>) =>
+  Effect.gen(function* () {
+    const { record } = yield* prepare({ operations })
+    return { record, preview: yield* previewFields(record, false) }
+  })
+
 /** Plans and stores a new transaction for preview (or returns the one an idempotency key names). */
 const prepare = (input: { readonly operations: ReadonlyArray<Operation>; readonly idempotency_key?: string | undefined }) =>
   Effect.gen(function* () {

@@ -5,7 +5,9 @@
  */
 import * as Effect from "effect/Effect"
 import { CHANGE_KEYS, changeSourcesOf, storageMapOf } from "../../contributions.ts"
-import { loadRecords } from "../../gate/gate.ts"
+import { loadRecordState, loadRecords } from "../../gate/gate.ts"
+import { Processes } from "../../services/Processes.ts"
+import { decideSandbox } from "../../services/Sandbox.ts"
 import { sha256Bytes, sha256Text, stableStringify } from "../../gate/hash.ts"
 import { type ApprovalRecord, approvedPlan, pendingPlan, pendingRecords } from "../../gate/records.ts"
 import type { Artifact, ToolResult } from "../../protocol/envelope.ts"
@@ -153,7 +155,7 @@ const listing = (
 const stateSummary = Effect.gen(function* () {
   const store = yield* StateStore
   const settings = yield* CurrentSettings
-  const records = yield* loadRecords
+  const { records, untrusted } = yield* loadRecordState
   const active = approvedPlan(records)
   const pending = pendingPlan(records)
   const pendingApprovals = pendingRecords(records).filter((record) => record.kind !== "plan")
@@ -175,6 +177,7 @@ const stateSummary = Effect.gen(function* () {
     activePlan: planView(active),
     pendingPlan: planView(pending),
     pendingApprovals: pendingApprovals.length,
+    untrustedRecords: untrusted,
     notes: { count: notes.length, memoryExists: memory !== undefined, memoryPath: store.path("MEMORY.md") }
   }
 })
@@ -184,6 +187,11 @@ const stateFacts = (state: Effect.Effect.Success<typeof stateSummary>) => [
   state.activePlan === null ? "no approved plan" : `approved plan ${state.activePlan.id}: ${state.activePlan.title}`,
   ...(state.pendingPlan === null ? [] : [`pending plan ${state.pendingPlan.id}: ${state.pendingPlan.title}`]),
   `${plural(state.pendingApprovals, "pending approval")}`,
+  ...(state.untrustedRecords === 0
+    ? []
+    : [
+        `${plural(state.untrustedRecords, "untrusted approval record")} ignored (MAC does not verify): re-issue the call to stage a fresh one`
+      ]),
   `MEMORY.md ${state.notes.memoryExists ? `present at ${state.notes.memoryPath}` : "absent"}; ${plural(state.notes.count, "note")}`
 ]
 
@@ -598,6 +606,7 @@ const changes = Effect.gen(function* () {
     jobs: sourced.jobs!,
     taskBoards: sourced.taskBoards!,
     researchProjects: sourced.researchProjects!,
+    vcs: sourced.vcs!,
     approvals,
     plans
   }
@@ -607,11 +616,12 @@ const changes = Effect.gen(function* () {
     importance: "high",
     facts: [
       ...jobs.slice(0, 20).map((job) => `job ${job.id ?? "?"} ${job.status ?? ""}`.trim()),
+      ...(data.vcs as ReadonlyArray<{ readonly summary?: string }>).slice(0, 5).map((entry) => `vcs: ${entry.summary ?? ""}`),
       ...approvals.slice(0, 10).map((approval) => `approval ${approval.id} ${approval.status}: ${approval.title}`),
       ...plans.filter((plan) => plan.status === "pending" || plan.status === "approved").map((plan) => `plan ${plan.id} ${plan.status}: ${plan.planPath}`)
     ],
     // jobs is the one route back to a job_ id after compression: it is never omitted.
-    omit_when_summarizing: ["transactions", "runs", "taskBoards", "researchProjects"]
+    omit_when_summarizing: ["transactions", "runs", "taskBoards", "researchProjects", "vcs"]
   }
   const summary = `Recovery listing: ${counts.join(", ")}.`
   const whole: ToolResult = { summary, data, retention }
@@ -637,6 +647,25 @@ const changes = Effect.gen(function* () {
   return trimmed(keep, artifact)
 })
 
+/** Whether commands run sandboxed here, how, and why not (capabilities). */
+const sandboxReport = Effect.gen(function* () {
+  const settings = yield* CurrentSettings
+  // A host without processes provides a Processes layer that reports no sandbox.
+  const support = yield* (yield* Processes).sandbox
+  const decision = decideSandbox(settings.commandSandbox, support)
+  const active = "_tag" in decision && decision._tag === "Sandboxed"
+  const reason = active ? undefined : settings.commandSandbox === "off" ? 'commandSandbox is "off"' : (support.reason ?? "unavailable")
+  return {
+    setting: settings.commandSandbox,
+    active,
+    mechanism: support.mechanism,
+    network: active ? settings.allowCommandNetwork : true,
+    capture: active && support.capture,
+    ...(reason === undefined ? {} : { reason }),
+    ...(settings.commandSandbox === "required" && !support.available ? { commandsRefused: true } : {})
+  }
+})
+
 const capabilities = Effect.gen(function* () {
   const settings = yield* CurrentSettings
   const store = yield* StateStore
@@ -646,17 +675,18 @@ const capabilities = Effect.gen(function* () {
   const storage = yield* Effect.forEach(storageMapOf(candidates), (entry) =>
     Effect.map(store.stat(entry.probe), (stat) => ({ name: entry.name, path: entry.path, description: entry.description, exists: stat !== undefined }))
   )
+  const sandbox = yield* sandboxReport
   const summaryOf = (withTools: boolean) =>
     `Permission mode ${modeLabel(settings.permissionMode)}; ${state.activePlan === null ? "no approved plan" : `approved plan ${state.activePlan.id}`}${
       state.pendingPlan === null ? "" : `, plan ${state.pendingPlan.id} pending`
-    }; ${plural(state.pendingApprovals, "pending approval")}; ${plural(state.notes.count, "note")}, MEMORY.md ${state.notes.memoryExists ? "present" : "absent"}.${
-      withTools ? ` Tools: ${tools.join(", ")}.` : ""
-    }`
+    }; ${plural(state.pendingApprovals, "pending approval")}; ${plural(state.notes.count, "note")}, MEMORY.md ${state.notes.memoryExists ? "present" : "absent"}; commands ${
+      sandbox.active ? `sandboxed (${sandbox.mechanism}${sandbox.network ? ", network shared" : ", no network"})` : `not sandboxed (${sandbox.reason})`
+    }.${withTools ? ` Tools: ${tools.join(", ")}.` : ""}`
   const result = (entries: unknown, withTools: boolean): ToolResult => ({
     summary: summaryOf(withTools),
     data: withTools
-      ? { ...state, tools, storage: { root: ".agentic/", readable: true, writableByModel: false, entries }, maxToolResultChars: settings.maxToolResultChars }
-      : { ...state, tools, storage: { root: ".agentic/", entries } },
+      ? { ...state, sandbox, tools, storage: { root: ".agentic/", readable: true, writableByModel: false, entries }, maxToolResultChars: settings.maxToolResultChars }
+      : { ...state, sandbox: { active: sandbox.active }, tools, storage: { root: ".agentic/", entries } },
     retention: { importance: "high", facts: withTools ? [...stateFacts(state), `tools: ${tools.join(", ")}`] : stateFacts(state).slice(0, 2) }
   })
   // Smaller renderings of the storage map for small budgets: without descriptions, then name and path only.
@@ -687,7 +717,9 @@ export const inspectTool = defineTool({
     overview: { gate: "none", run: (input) =>
       Effect.gen(function* () {
         const state = yield* stateSummary
-        return yield* listing("overview", input, 2, { state }, stateFacts(state))
+        // The untrusted-record count is capabilities' business; overview shows it only when there are some.
+        const { untrustedRecords, ...shown } = state
+        return yield* listing("overview", input, 2, { state: untrustedRecords === 0 ? shown : state }, stateFacts(state))
       }) },
     list: { gate: "none", run: (input) => listing("list", input, 1, {}, []) },
     read: { gate: "none", run: (input) => readFile(input) },

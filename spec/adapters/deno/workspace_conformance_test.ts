@@ -6,6 +6,14 @@ import { denoHostFs } from "../../../adapters/deno/DenoHostFs.ts"
 import { denoProcesses } from "../../../adapters/deno/DenoProcesses.ts"
 import { type HostFixture, memory, servicesSuite, suite } from "../workspaceConformance.ts"
 
+// Workspace keys (and those of the CLI children, which inherit the environment) go to a temporary
+// XDG_STATE_HOME, never into the real ~/.local/state.
+if (!(Deno.env.get("XDG_STATE_HOME") ?? "").includes("aw-state-")) {
+  const stateHome = await Deno.realPath(await Deno.makeTempDir({ prefix: "aw-state-" }))
+  Deno.env.set("XDG_STATE_HOME", stateHome)
+  globalThis.addEventListener("unload", () => Deno.removeSync(stateHome, { recursive: true }))
+}
+
 const deno: HostFixture = {
   runtime: "deno",
   make: async () => {

@@ -1,0 +1,223 @@
+/**
+ * The Node host's interpretation of the core's sandbox policy (core/services/Sandbox.ts): bubblewrap on
+ * Linux, a sandbox-exec profile on macOS (written, not exercised by CI), nothing on Windows. The wrapper is
+ * computed here and handed to the supervisor, which runs `<wrapper...> -- <executable> <args...>`.
+ */
+import { spawnSync } from "node:child_process"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+import type { SandboxPolicy, SandboxSupport } from "../../core/services/Sandbox.ts"
+import { keysDir } from "../../core/gate/key.ts"
+import { nodeKeyEnv } from "./NodeKey.ts"
+
+/** The private HOME inside the sandbox (on its private /tmp). */
+export const SANDBOX_HOME = "/tmp/home"
+
+/** What the supervisor needs to run a job inside the sandbox. */
+export interface SandboxWrapper {
+  /** The wrapper's argv, up to and including "--"; the job's executable and args follow. */
+  readonly argv: ReadonlyArray<string>
+  /** Mount points the wrapper had to create in the real tree (a missing .git): removed after the job when still empty. */
+  readonly cleanup: ReadonlyArray<string>
+  /** bubblewrap reports a child killed by signal N as exit code 128+N. */
+  readonly signalExitCodes: boolean
+  /** The wrapper writes "leftover" to fd 3 when the command left processes behind (they end with the namespace). */
+  readonly reportsLeftovers: boolean
+  /** Capture: the temporary overlay folders (upper, work, merged), removed by the supervisor after the job. */
+  readonly captureTemp?: string
+}
+
+/** The capture differ, beside this file. */
+export const CAPTURE_DIFF = fileURLToPath(new URL("./captureDiff.mjs", import.meta.url))
+
+/**
+ * Capture's outer wrapper, run as `unshare -Urm sh -c CAPTURE_SCRIPT sh <lower> <upper> <work> <merged> <node>
+ * <differ> <outDir> <bwrap argv...> <command...>`: in a new user and mount namespace it mounts an overlay of
+ * the root (the real tree is the read-only lower layer), runs bubblewrap with the merged view bound at the
+ * root's path, then runs the differ and exits with the command's status. bubblewrap 0.8 has no overlay options.
+ */
+export const CAPTURE_SCRIPT = [
+  "trap : TERM INT HUP",
+  'mount -t overlay overlay -o "lowerdir=$1,upperdir=$2,workdir=$3" "$4" || { { echo "spawn-error EOVERLAY" >&3; } 2>/dev/null; exit 125; }',
+  "l=$1; m=$4; u=$2; n=$5; d=$6; o=$7; shift 7",
+  '"$@"; code=$?',
+  '"$n" "$d" "$l" "$m" "$u" "$o" 3>&-',
+  "exit $code"
+].join("\n")
+
+/**
+ * The first process inside the namespace: runs the command, then counts what else is still alive in the
+ * namespace (everything but bwrap's init, pid 1, and itself) and reports it on fd 3 before exiting with the
+ * command's status. When it exits, the namespace ends and the kernel kills whatever was left behind, setsid
+ * daemons included. POSIX sh, so it adds no start-up time worth measuring.
+ */
+export const LEFTOVER_SCRIPT = [
+  // What spawn would have refused outside the sandbox is reported as the same spawn error, not as an exit code.
+  'if [ ! -e "$1" ]; then { echo "spawn-error ENOENT" >&3; } 2>/dev/null; exit 127; fi',
+  'if [ -d "$1" ] || [ ! -x "$1" ]; then { echo "spawn-error EACCES" >&3; } 2>/dev/null; exit 126; fi',
+  '"$@"; code=$?; n=0',
+  'for p in /proc/[0-9]*; do case ${p#/proc/} in 1|$$) ;; *) n=$((n+1));; esac; done',
+  'if [ $n -gt 0 ]; then { echo leftover >&3; } 2>/dev/null; fi',
+  "exit $code"
+].join("; ")
+
+const findOnPath = (name: string): string | undefined => {
+  for (const dir of (process.env["PATH"] ?? "").split(path.delimiter)) {
+    if (dir === "" || dir === ".") continue
+    const candidate = path.join(dir, name)
+    try {
+      fs.accessSync(candidate, fs.constants.X_OK)
+      if (fs.statSync(candidate).isFile()) return candidate
+    } catch {
+      // not here
+    }
+  }
+  return undefined
+}
+
+const inside = (parent: string, child: string) => child === parent || child.startsWith(parent.endsWith("/") ? parent : `${parent}/`)
+
+const exists = (target: string) => {
+  try {
+    fs.lstatSync(target)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/**
+ * The bubblewrap arguments for a policy, in mount order: the whole filesystem read-only, a fresh /dev and
+ * /proc, a private /tmp (with the private HOME in it), the root writable (bound after /tmp, so a root under
+ * /tmp is visible), then .git, .agentic and each protected match read-only (a missing one covered by an empty
+ * read-only mount), then the hidden folders as empty read-only mounts; new PID, IPC and UTS namespaces, and a
+ * new network namespace unless the policy shares the network.
+ */
+export const bwrapArgs = (bwrap: string, policy: SandboxPolicy, cwd: string, rootSource = policy.root): SandboxWrapper => {
+  const argv: Array<string> = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--dir", SANDBOX_HOME]
+  argv.push("--bind", rootSource, policy.root)
+  const cleanup: Array<string> = []
+  for (const entry of policy.readOnly) {
+    if (entry.missing || !exists(entry.path)) {
+      // An empty read-only directory: a command cannot create .git/ (hooks) or .agentic/ under it. Its mount
+      // point lands in the real tree (or, under capture, in the overlay) and is removed after the job.
+      argv.push("--tmpfs", entry.path, "--remount-ro", entry.path)
+      if (rootSource === policy.root) cleanup.push(entry.path)
+      continue
+    }
+    let target = entry.path
+    if (fs.lstatSync(entry.path).isSymbolicLink()) {
+      // A link inside the root: what it points at is what must be read-only (outside the root it already is).
+      target = fs.realpathSync(entry.path)
+      if (!inside(policy.root, target)) continue
+    }
+    argv.push("--ro-bind", target, target)
+  }
+  for (const hidden of policy.hidden) {
+    // Under the private /tmp (and outside the root) a folder is already out of sight.
+    const underTmp = inside("/tmp", hidden) && !inside(policy.root, hidden)
+    if (!underTmp && exists(hidden)) argv.push("--tmpfs", hidden, "--remount-ro", hidden)
+  }
+  if (!policy.network) argv.push("--unshare-net")
+  argv.push("--unshare-pid", "--unshare-ipc", "--unshare-uts")
+  argv.push("--setenv", "HOME", SANDBOX_HOME, "--unsetenv", "XDG_STATE_HOME", "--unsetenv", "TMPDIR", "--chdir", cwd, "--")
+  argv.push(fs.existsSync("/bin/sh") ? "/bin/sh" : "/usr/bin/sh", "-c", LEFTOVER_SCRIPT, "sh")
+  return { argv, cleanup, signalExitCodes: true, reportsLeftovers: true }
+}
+
+const quote = (text: string) => `"${text.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`
+
+/**
+ * The macOS sandbox-exec (SBPL) profile equivalent to the bubblewrap mounts: writes only under the root and
+ * the temporary folders, never under .git, .agentic or a protected match, the hidden folders unreadable, the
+ * network denied unless shared. Later rules win in SBPL. Written and documented; CI (Linux) does not run it.
+ */
+export const sandboxExecProfile = (policy: SandboxPolicy, tmp: string): string => {
+  const lines = ["(version 1)", "(allow default)", "(deny file-write*)"]
+  lines.push(`(allow file-write* (subpath ${quote(policy.root)}) (subpath "/private/tmp") (subpath "/private/var/folders") (subpath ${quote(tmp)}) (literal "/dev/null"))`)
+  for (const entry of policy.readOnly) lines.push(`(deny file-write* (subpath ${quote(entry.path)}) (literal ${quote(entry.path)}))`)
+  for (const hidden of policy.hidden) lines.push(`(deny file-read* file-write* (subpath ${quote(hidden)}))`)
+  if (!policy.network) lines.push("(deny network*)", '(allow network* (remote unix-socket))')
+  return `${lines.join("\n")}\n`
+}
+
+const firstLine = (text: string) => text.trim().split("\n")[0] ?? ""
+
+let probed: Omit<SandboxSupport, "hidden"> | undefined
+
+/** Probes the host once: can bubblewrap create the namespaces (Linux), is sandbox-exec there (macOS)? */
+const probe = (): Omit<SandboxSupport, "hidden"> => {
+  if (probed !== undefined) return probed
+  const unavailable = (reason: string) => ({ available: false, mechanism: "none" as const, reason, capture: false, captureReason: reason })
+  if (process.platform === "linux") {
+    const bwrap = findOnPath("bwrap")
+    if (bwrap === undefined) {
+      probed = unavailable("bubblewrap (bwrap) is not installed (Debian/Ubuntu: apt-get install bubblewrap)")
+    } else {
+      const trueBin = fs.existsSync("/bin/true") ? "/bin/true" : "/usr/bin/true"
+      const result = spawnSync(bwrap, ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--unshare-net", "--unshare-pid", "--", trueBin], {
+        encoding: "utf8",
+        timeout: 10_000
+      })
+      probed =
+        result.status === 0
+          ? { available: true, mechanism: "bwrap" as const, ...captureProbe() }
+          : unavailable(`bubblewrap could not create its namespaces (${firstLine(result.stderr ?? "") || `exit ${result.status}`}); unprivileged user namespaces may be disabled`)
+    }
+  } else if (process.platform === "darwin") {
+    probed = fs.existsSync("/usr/bin/sandbox-exec")
+      ? { available: true, mechanism: "sandbox-exec" as const, capture: false, captureReason: "capture needs Linux (overlayfs in a user namespace)" }
+      : unavailable("/usr/bin/sandbox-exec is missing")
+  } else {
+    probed = unavailable(`no command sandbox is implemented for ${process.platform}`)
+  }
+  return probed
+}
+
+/** What this host can do; the hidden folder follows the environment in force (the key's folder, core/gate/key.ts). */
+export const sandboxSupport = (): SandboxSupport => ({ ...probe(), hidden: [path.dirname(keysDir(nodeKeyEnv()))] })
+
+/** The path of bwrap (sandboxSupport() must have found it). */
+export const bwrapPath = (): string => findOnPath("bwrap") ?? "bwrap"
+
+/** Whether capture can run: overlayfs mounted by an unprivileged user in `unshare -Urm` (probed once). */
+const captureProbe = (): Pick<SandboxSupport, "capture" | "captureReason"> => {
+  const unshare = findOnPath("unshare")
+  if (unshare === undefined) return { capture: false, captureReason: "unshare (util-linux) is not installed" }
+  const base = fs.mkdtempSync(path.join(os.tmpdir(), "aw-capture-probe-"))
+  try {
+    for (const name of ["lower", "upper", "work", "merged"]) fs.mkdirSync(path.join(base, name))
+    const script = `mount -t overlay overlay -o lowerdir=${base}/lower,upperdir=${base}/upper,workdir=${base}/work ${base}/merged && echo ok > ${base}/merged/probe`
+    const result = spawnSync(unshare, ["-Urm", "/bin/sh", "-c", script], { encoding: "utf8", timeout: 10_000 })
+    return result.status === 0 && fs.existsSync(path.join(base, "upper/probe"))
+      ? { capture: true }
+      : { capture: false, captureReason: `overlayfs cannot be mounted in a user namespace here (${firstLine(result.stderr ?? "") || `exit ${result.status}`})` }
+  } finally {
+    fs.rmSync(base, { recursive: true, force: true })
+  }
+}
+
+/** The wrapper for a job's policy on this host; undefined when the host cannot sandbox (the launch then fails the job). */
+export const wrapperFor = (policy: SandboxPolicy, cwd: string, jobDir: string): SandboxWrapper | undefined => {
+  const support = sandboxSupport()
+  if (!support.available) return undefined
+  if (support.mechanism === "bwrap") {
+    if (policy.capture !== true) return bwrapArgs(bwrapPath(), policy, cwd)
+    if (!support.capture) return undefined
+    const temp = fs.mkdtempSync(path.join(os.tmpdir(), "aw-capture-"))
+    const [upper, work, merged] = ["upper", "work", "merged"].map((name) => path.join(temp, name)) as [string, string, string]
+    for (const dir of [upper, work, merged]) fs.mkdirSync(dir)
+    const inner = bwrapArgs(bwrapPath(), policy, cwd, merged)
+    const outDir = path.join(jobDir, "capture")
+    return {
+      ...inner,
+      argv: [findOnPath("unshare") ?? "unshare", "-Urm", "/bin/sh", "-c", CAPTURE_SCRIPT, "sh", policy.root, upper, work, merged, process.execPath, CAPTURE_DIFF, outDir, ...inner.argv],
+      captureTemp: temp
+    }
+  }
+  const tmp = path.join(jobDir, "tmp")
+  fs.mkdirSync(tmp, { recursive: true })
+  return { argv: ["/usr/bin/sandbox-exec", "-p", sandboxExecProfile(policy, tmp), "/usr/bin/env", `HOME=${tmp}`, `TMPDIR=${tmp}`], cleanup: [], signalExitCodes: false, reportsLeftovers: false }
+}

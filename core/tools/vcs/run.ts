@@ -1,0 +1,211 @@
+/**
+ * Running git and gh: allowlist, resolution on PATH, the hardened argv and environment, the timeout from
+ * maxCommandDurationSeconds, and git's failures turned into codes. Always argv through Processes.exec,
+ * never a shell.
+ */
+import * as Effect from "effect/Effect"
+import { toolError, type ToolError } from "../../protocol/errors.ts"
+import { CurrentSettings } from "../../services/CurrentSettings.ts"
+import { HostInfo } from "../../services/HostFs.ts"
+import { join, relativeTo } from "../../services/paths.ts"
+import { type ExecResult, Processes } from "../../services/Processes.ts"
+import { Workspace } from "../../services/Workspace.ts"
+import { allowed } from "../command/command.ts"
+import { allowlistName } from "../command/resolve.ts"
+import { baseOptions, configEnv, gitEnv, parseConfigList, repositoryOverrides } from "./harden.ts"
+import { classifyFailure } from "./parse.ts"
+
+/** Output bound of reads that may be large (diffs, show). */
+export const LARGE_OUTPUT_BYTES = 64 * 1024 * 1024
+
+/** Options of one git or gh run. */
+export interface RunOptions {
+  readonly stdin?: string
+  readonly maxOutputBytes?: number
+  readonly env?: Readonly<Record<string, string>>
+}
+
+/** The git of one call: where it runs and how. */
+export interface Git {
+  /** The workspace-relative cwd ("" for the root). */
+  readonly cwd: string
+  readonly cwdAbs: string
+  /** The argv prefix every git subcommand gets (the executable, base options and repository overrides). */
+  readonly prefix: ReadonlyArray<string>
+  /** Runs `git <args>`; a nonzero exit is returned, not failed. */
+  readonly exec: (args: ReadonlyArray<string>, options?: RunOptions) => Effect.Effect<ExecResult, ToolError>
+  /** Runs `git <args>` and fails with the classified error on a nonzero exit; returns stdout. */
+  readonly must: (args: ReadonlyArray<string>, options?: RunOptions) => Effect.Effect<string, ToolError>
+  /** Options push needs for `remote`: --receive-pack=git-receive-pack when the repository's config names another program. */
+  readonly pushOptions: (remote: string) => ReadonlyArray<string>
+  /** The `git config` the hardening is made of, as environment variables (for gh, which runs git itself). */
+  readonly configEnv: Readonly<Record<string, string>>
+  /** `git rev-parse --show-toplevel` in cwd, run when git was opened. */
+  readonly toplevel: ExecResult
+}
+
+/** EXECUTABLE_DENIED naming the executable and the setting, unless the allowlist allows it. */
+export const checkAllowed = (name: "git" | "gh", why: string) =>
+  Effect.gen(function* () {
+    const settings = yield* CurrentSettings
+    const info = yield* HostInfo
+    if (allowed(settings.executableAllowlist, name, info.platform)) return
+    return yield* Effect.fail(
+      toolError(
+        "EXECUTABLE_DENIED",
+        `${why} needs the executable "${name}", which is not on the executable allowlist, so nothing ran. Ask the user to add "${allowlistName(name, info.platform)}" to executableAllowlist.`,
+        { executable: name, setting: "executableAllowlist" }
+      )
+    )
+  })
+
+/** Resolves `name` on PATH only (never the project's node_modules/.bin or the cwd). */
+const resolveOnPath = (name: string) =>
+  Effect.gen(function* () {
+    const processes = yield* Processes
+    const workspace = yield* Workspace
+    const found = yield* processes.resolve(name, join(workspace.root, "node_modules/.bin"))
+    if (found._tag === "Found" && found.via === "PATH") return found.executable
+    return yield* Effect.fail(
+      toolError("NOT_FOUND", `The executable "${name}" was not found on PATH, so nothing ran. Install it, or ask the user to put it on PATH.`, {
+        executable: name
+      })
+    )
+  })
+
+const timeoutError = (command: string, seconds: number) =>
+  toolError(
+    "TIMEOUT",
+    `${command} did not finish within ${seconds} s (maxCommandDurationSeconds) and was killed with its process group. Retry once the cause is fixed (a remote that does not answer, a very large repository), or ask the user to raise maxCommandDurationSeconds.`,
+    { command, timeoutSeconds: seconds }
+  )
+
+/** A command line as results show it. */
+export const shownCommand = (name: string, args: ReadonlyArray<string>): string => {
+  const text = [name, ...args].map((part) => (part === "" || /[\s"'\\$`|&;<>()*?]/.test(part) ? JSON.stringify(part) : part)).join(" ")
+  return text.length > 300 ? `${text.slice(0, 299)}…` : text
+}
+
+/** The workspace-relative directory of a model-given cwd, refusing escapes and non-directories. */
+export const resolveCwd = (cwd: string | undefined) =>
+  Effect.gen(function* () {
+    const workspace = yield* Workspace
+    const rel = yield* workspace.resolve(cwd ?? "", "cwd")
+    const info = yield* workspace.stat(rel === "" ? "." : rel)
+    if (info?.type !== "directory") {
+      return yield* Effect.fail(
+        toolError("INVALID_INPUT", `cwd "${cwd}" is not a directory in the workspace; give an existing folder relative to the workspace root.`, { field: "cwd" })
+      )
+    }
+    return rel
+  })
+
+/** Opens git for one call in `cwd` (workspace-relative): allowlist, PATH, hardening from the repository's config. */
+export const openGit = (cwd: string | undefined) =>
+  Effect.gen(function* () {
+    yield* checkAllowed("git", "workspace_vcs")
+    const settings = yield* CurrentSettings
+    const workspace = yield* Workspace
+    const processes = yield* Processes
+    const rel = yield* resolveCwd(cwd)
+    const cwdAbs = workspace.abs(rel)
+    const executable = yield* resolveOnPath("git")
+    const timeoutMs = settings.maxCommandDurationSeconds * 1000
+    const env = gitEnv(parentOf(workspace.root))
+    const base = baseOptions(settings.vcsRunHooks)
+    const raw = (prefix: ReadonlyArray<string>, args: ReadonlyArray<string>, options?: RunOptions) =>
+      Effect.gen(function* () {
+        const result = yield* processes.exec({
+          argv: [executable, ...prefix, ...args],
+          cwd: cwdAbs,
+          env: { ...env, ...options?.env },
+          timeoutMs,
+          ...(options?.maxOutputBytes === undefined ? {} : { maxOutputBytes: options.maxOutputBytes }),
+          ...(options?.stdin === undefined ? {} : { stdin: options.stdin })
+        })
+        if (result.timedOut) return yield* Effect.fail(timeoutError(shownCommand("git", args), settings.maxCommandDurationSeconds))
+        return result
+      })
+    // Two reads that run no program, side by side: the config to harden against, and the repository's top.
+    const [listed, toplevel] = yield* Effect.all([raw(base, ["config", "--list", "--show-scope", "-z"]), raw(base, ["rev-parse", "--show-toplevel"])], {
+      concurrency: 2
+    })
+    const overrides = repositoryOverrides(listed.exitCode === 0 ? parseConfigList(listed.stdout) : [])
+    if ("_tag" in overrides) return yield* Effect.fail(overrides)
+    const prefix = [...base, ...overrides.args]
+    const exec = (args: ReadonlyArray<string>, options?: RunOptions) => raw(prefix, args, options)
+    const must = (args: ReadonlyArray<string>, options?: RunOptions) =>
+      Effect.flatMap(exec(args, options), (result) =>
+        result.exitCode === 0 ? Effect.succeed(result.stdout) : Effect.fail(classifyFailure(shownCommand("git", args), result))
+      )
+    const pushOptions = (remote: string) => (overrides.receivePackRemotes.includes(remote) ? ["--receive-pack=git-receive-pack"] : [])
+    const git: Git = { cwd: rel, cwdAbs, prefix: ["git", ...prefix], exec, must, pushOptions, configEnv: configEnv(prefix), toplevel }
+    return git
+  })
+
+const parentOf = (abs: string): string => {
+  const at = abs.replace(/\/+$/, "").lastIndexOf("/")
+  return at <= 0 ? "/" : abs.slice(0, at)
+}
+
+/** The repository around git's cwd: its top (workspace-relative) and the .git paths git uses. */
+export interface Repository {
+  /** Workspace-relative top of the working tree ("" for the root). */
+  readonly top: string
+  readonly topAbs: string
+}
+
+/** Finds the repository git's cwd is in; NOT_A_REPOSITORY when there is none inside the workspace. */
+export const findRepository = (git: Git) =>
+  Effect.gen(function* () {
+    const workspace = yield* Workspace
+    const result = git.toplevel
+    if (result.exitCode !== 0) return yield* Effect.fail(classifyFailure("git rev-parse --show-toplevel", result))
+    const topAbs = result.stdout.trim()
+    const top = relativeTo(workspace.root, topAbs)
+    if (top === undefined) {
+      return yield* Effect.fail(
+        toolError("NOT_A_REPOSITORY", `cwd is inside a git repository whose top lies outside the workspace; workspace_vcs works only on repositories inside the workspace root. Open the workspace at the repository's top.`, {
+          field: "cwd"
+        })
+      )
+    }
+    return { top, topAbs } satisfies Repository
+  })
+
+/** The gh of one call: allowlist, PATH, a quiet non-interactive environment, git hardened through GIT_CONFIG_*. */
+export const openGh = (git: Git) =>
+  Effect.gen(function* () {
+    yield* checkAllowed("gh", "This GitHub action")
+    const settings = yield* CurrentSettings
+    const processes = yield* Processes
+    const workspace = yield* Workspace
+    const executable = yield* resolveOnPath("gh")
+    const env: Record<string, string> = {
+      ...gitEnv(parentOf(workspace.root)),
+      ...git.configEnv,
+      GH_PROMPT_DISABLED: "1",
+      GH_NO_UPDATE_NOTIFIER: "1",
+      GH_PAGER: "cat",
+      NO_COLOR: "1",
+      CLICOLOR: "0",
+      GH_SPINNER_DISABLED: "1"
+    }
+    const exec = (args: ReadonlyArray<string>, options?: RunOptions) =>
+      Effect.gen(function* () {
+        const result = yield* processes.exec({
+          argv: [executable, ...args],
+          cwd: git.cwdAbs,
+          env: { ...env, ...options?.env },
+          timeoutMs: settings.maxCommandDurationSeconds * 1000,
+          ...(options?.maxOutputBytes === undefined ? {} : { maxOutputBytes: options.maxOutputBytes }),
+          ...(options?.stdin === undefined ? {} : { stdin: options.stdin })
+        })
+        if (result.timedOut) return yield* Effect.fail(timeoutError(shownCommand("gh", args), settings.maxCommandDurationSeconds))
+        return result
+      })
+    return { exec }
+  })
+
+/** The type of an opened gh. */
+export type Gh = Effect.Effect.Success<ReturnType<typeof openGh>>

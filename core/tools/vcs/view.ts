@@ -1,0 +1,222 @@
+/**
+ * What workspace_vcs results show: one-line summaries, retention facts, and large outputs fitted to
+ * maxToolResultChars with the full output as an artifact under .agentic/artifacts/vcs/. Diffs are paged
+ * by line like workspace_inspect reads: hashed, with the snapshot required at nonzero offsets.
+ */
+import * as Effect from "effect/Effect"
+import { sha256Text } from "../../gate/hash.ts"
+import type { Artifact, ToolResult } from "../../protocol/envelope.ts"
+import type { ToolError } from "../../protocol/errors.ts"
+import { CurrentSettings } from "../../services/CurrentSettings.ts"
+import { StateStore } from "../../store/StateStore.ts"
+import { envelopeChars } from "../inspect/budget.ts"
+import { largestFitting, offsetPastEnd, requireSnapshot, staleSnapshot } from "../inspect/paging.ts"
+import { type DiffFile, diffFiles, type RepoStatus } from "./parse.ts"
+import { DIFF_LIMIT_DEFAULT } from "./schema.ts"
+
+const artifactPath = (stem: string, sha256: string, extension: string) => `.agentic/artifacts/vcs/${stem}-${sha256.slice(0, 16)}.${extension}`
+
+/** Writes a full output as a content-addressed artifact (repeating a call reuses the file). */
+export const writeArtifact = (kind: string, stem: string, extension: string, content: string, description: string) =>
+  Effect.gen(function* () {
+    const store = yield* StateStore
+    const sha256 = yield* sha256Text(content)
+    const path = artifactPath(stem, sha256, extension)
+    const bytes = new TextEncoder().encode(content)
+    yield* store.writeBytes(path.slice(".agentic/".length), bytes)
+    return { kind, path, sha256, bytes: bytes.length, description } satisfies Artifact
+  })
+
+const placeholder = (kind: string, stem: string, extension: string, description: string): Artifact => ({
+  kind,
+  path: artifactPath(stem, "0".repeat(64), extension),
+  sha256: "0".repeat(64),
+  bytes: 999_999_999_999,
+  description
+})
+
+/**
+ * Fits a result built from the first `n` items of each list into the budget: `build(n, artifact)` for the
+ * largest n that fits; when not everything fits, the full output is an artifact.
+ */
+export const fitted = (input: {
+  readonly operation: string
+  readonly max: number
+  readonly build: (n: number, artifact: Artifact | undefined) => ToolResult
+  readonly full: () => string
+  readonly kind: string
+  readonly stem: string
+  readonly description: string
+}) =>
+  Effect.gen(function* () {
+    const settings = yield* CurrentSettings
+    const budget = settings.maxToolResultChars
+    const whole = input.build(input.max, undefined)
+    if (envelopeChars(input.operation, whole) <= budget) return whole
+    const marker = placeholder(input.kind, input.stem, "json", input.description)
+    const n = Math.max(0, largestFitting(input.max, (count) => envelopeChars(input.operation, input.build(count, marker)) <= budget))
+    const artifact = yield* writeArtifact(input.kind, input.stem, "json", input.full(), input.description)
+    return input.build(n, artifact)
+  })
+
+/** One line about a status. */
+export const statusSummary = (status: RepoStatus): string => {
+  const where = status.detached ? `HEAD detached at ${status.head?.slice(0, 7) ?? "?"}` : `On ${status.branch ?? "?"}${status.head === null ? " (no commits yet)" : ` (${status.head.slice(0, 7)})`}`
+  const tracking =
+    status.upstream === null
+      ? ""
+      : status.ahead === null
+        ? `, tracking ${status.upstream}`
+        : `, ${status.ahead} ahead and ${status.behind} behind ${status.upstream}`
+  const counts = [
+    `${status.staged.length} staged`,
+    `${status.unstaged.length} unstaged`,
+    `${status.untracked.length} untracked`,
+    `${status.conflicted.length} conflicted`
+  ].join(", ")
+  const clean = status.staged.length + status.unstaged.length + status.untracked.length + status.conflicted.length === 0
+  return `${where}${tracking}: ${clean ? "working tree clean" : counts}.`
+}
+
+/** The status result, its lists cut to the budget when needed (the artifact keeps them all). */
+export const statusResult = (status: RepoStatus, top: string) =>
+  fitted({
+    operation: "vcs.status",
+    max: Math.max(status.staged.length, status.unstaged.length, status.untracked.length, status.conflicted.length),
+    kind: "vcs.status",
+    stem: "status",
+    description: "The full status, as JSON.",
+    full: () => JSON.stringify({ repository: top, ...status }),
+    build: (n, artifact) => {
+      const cut = artifact !== undefined
+      return {
+        summary: `${statusSummary(status)}${cut ? ` Lists cut to ${n} entries each to fit maxToolResultChars; the full status is in ${artifact.path}.` : ""}`,
+        data: {
+          repository: top,
+          branch: status.branch,
+          detached: status.detached,
+          head: status.head,
+          upstream: status.upstream,
+          ahead: status.ahead,
+          behind: status.behind,
+          clean: status.staged.length + status.unstaged.length + status.untracked.length + status.conflicted.length === 0,
+          counts: { staged: status.staged.length, unstaged: status.unstaged.length, untracked: status.untracked.length, conflicted: status.conflicted.length },
+          staged: status.staged.slice(0, n),
+          unstaged: status.unstaged.slice(0, n),
+          untracked: status.untracked.slice(0, n),
+          conflicted: status.conflicted.slice(0, n),
+          truncated: cut
+        },
+        ...(artifact === undefined ? {} : { artifacts: [artifact] }),
+        retention: {
+          importance: "normal",
+          facts: [statusSummary(status)],
+          omit_when_summarizing: ["staged", "unstaged", "untracked"]
+        }
+      }
+    }
+  })
+
+/** A paged text output (a diff): which page, where it came from, how to get the next. */
+export interface PagedText {
+  readonly operation: string
+  readonly action: string
+  /** The call's arguments without offset and snapshot (for the next-page call). */
+  readonly args: Record<string, unknown>
+  readonly text: string
+  /** false when git's output was cut at the output bound. */
+  readonly complete: boolean
+  readonly offset: number | undefined
+  readonly limit: number | undefined
+  readonly snapshot: string | undefined
+  /** What the text is, for the summary ("Diff of the working tree"). */
+  readonly what: string
+  readonly extra?: Record<string, unknown>
+  readonly facts?: ReadonlyArray<string>
+}
+
+const splitLines = (text: string): ReadonlyArray<string> => {
+  if (text === "") return []
+  const lines = text.split("\n")
+  if (lines[lines.length - 1] === "") lines.pop()
+  return lines
+}
+
+/** One page of a diff: checked against the snapshot, fitted to the budget, the full diff an artifact when paged. */
+export const pagedText = (input: PagedText): Effect.Effect<ToolResult, ToolError, CurrentSettings | StateStore> =>
+  Effect.gen(function* () {
+    const settings = yield* CurrentSettings
+    const missing = requireSnapshot(input, input.action)
+    if (missing !== undefined) return yield* Effect.fail(missing)
+    const snapshot = yield* sha256Text(input.text)
+    if (input.snapshot !== undefined && input.snapshot !== snapshot) {
+      return yield* Effect.fail(staleSnapshot(input.action, input.snapshot, snapshot, `The output of ${input.action}`))
+    }
+    const lines = splitLines(input.text)
+    const offset = input.offset ?? 0
+    if (offset > lines.length) return yield* Effect.fail(offsetPastEnd(offset, lines.length, "lines"))
+    const limit = input.limit ?? DIFF_LIMIT_DEFAULT
+    const want = Math.min(limit, lines.length - offset)
+    const files: ReadonlyArray<DiffFile> = diffFiles(input.text)
+    const additions = files.reduce((sum, file) => sum + file.additions, 0)
+    const deletions = files.reduce((sum, file) => sum + file.deletions, 0)
+    const description = `The full output of ${input.action} (${lines.length} lines).`
+    let compact = false
+    const build = (n: number, artifact: Artifact | undefined, fileCount: number, clipTo?: number): ToolResult => {
+      const end = offset + n
+      const nextOffset = end >= lines.length ? null : end
+      const summary = [
+        lines.length === 0
+          ? `${input.what}: no changes.`
+          : `${input.what}: ${files.length} file${files.length === 1 ? "" : "s"}, +${additions} -${deletions}; lines ${offset + 1}-${end} of ${lines.length}.`,
+        input.complete ? "" : "git's output was longer than the output bound and was cut (data.complete is false).",
+        artifact === undefined || compact ? "" : `The full output is in ${artifact.path}.`,
+        nextOffset === null
+          ? lines.length === 0
+            ? ""
+            : "This is the last page (data.nextOffset is null)."
+          : `Next page: workspace_vcs ${JSON.stringify({ ...input.args, offset: nextOffset, snapshot })}.`
+      ]
+        .filter((part) => part !== "")
+        .join(" ")
+      return {
+        summary,
+        data: {
+          ...input.extra,
+          diff: clipTo === undefined ? lines.slice(offset, end).join("\n") : `${lines[offset]!.slice(0, clipTo)}…`,
+          ...(clipTo === undefined ? {} : { lineClipped: true }),
+          files: files.slice(0, fileCount),
+          filesTruncated: fileCount < files.length,
+          offset,
+          limit,
+          returned: n,
+          totalLines: lines.length,
+          nextOffset,
+          complete: input.complete,
+          snapshot
+        },
+        ...(artifact === undefined ? {} : { artifacts: [artifact] }),
+        retention: {
+          importance: "normal",
+          facts: compact ? [] : [...(input.facts ?? []), `${input.what}: ${files.length} files, +${additions} -${deletions} (snapshot ${snapshot.slice(0, 12)})`],
+          omit_when_summarizing: ["diff", "files"]
+        }
+      }
+    }
+    const paged = want < lines.length
+    if (!paged) {
+      const whole = build(want, undefined, files.length)
+      if (envelopeChars(input.operation, whole) <= settings.maxToolResultChars) return whole
+    }
+    const marker = placeholder(input.operation, input.action, "diff", description)
+    // At the smallest budgets the page keeps only what paging needs (the artifact entry still names the full output).
+    compact = envelopeChars(input.operation, build(1, marker, 0, 40)) > settings.maxToolResultChars
+    const fileCount = Math.max(0, largestFitting(Math.min(files.length, 200), (count) => envelopeChars(input.operation, build(0, marker, count)) <= settings.maxToolResultChars / 2))
+    const n = Math.max(0, largestFitting(want, (count) => envelopeChars(input.operation, build(count, marker, fileCount)) <= settings.maxToolResultChars))
+    const artifact = yield* writeArtifact(input.operation, input.action, "diff", input.text, description)
+    if (n > 0 || want === 0) return build(n, artifact, fileCount)
+    // Not even one line fits (a minified file's line): show its start, so the next page moves on; the artifact has it whole.
+    let room = Math.max(0, settings.maxToolResultChars - envelopeChars(input.operation, build(0, artifact, fileCount)) - 200)
+    while (room > 0 && envelopeChars(input.operation, build(1, artifact, fileCount, room)) > settings.maxToolResultChars) room = Math.floor(room / 2)
+    return build(1, artifact, fileCount, room)
+  })
