@@ -2,13 +2,18 @@
  * The `agentic-workspace` command line, shared by the Node and Deno hosts: each host passes its own
  * way to open a workspace and to write output. Verbs take `--root DIR` and `--set key=value` anywhere.
  */
-import { promptLines } from "../core/gate/prompt.ts"
+import { type Prompt, promptLines } from "../core/gate/prompt.ts"
 import { failure } from "../core/protocol/envelope.ts"
 import { toolError } from "../core/protocol/errors.ts"
-import { formatCommand } from "../core/gate/preprocess.ts"
+import { blockLine, formatCommand } from "../core/gate/preprocess.ts"
 import { age, clipBytes, type ApprovalRecord } from "../core/gate/records.ts"
+import type { WorkspaceRuntime } from "../core/runtime.ts"
 import { modeLabel, parseSettingValue } from "../core/settings/settings.ts"
 import type { OpenFailure, Session } from "./open.ts"
+import { recordDetails } from "./approvalDetails.ts"
+import { differingSettings, readHostState } from "./hostState.ts"
+import { shellWord, terminalCommand } from "./mcp/decide.ts"
+import { VERSION } from "./version.ts"
 
 export type { OpenFailure } from "./open.ts"
 
@@ -21,6 +26,12 @@ export interface CliHost {
   readonly stderr: (text: string) => void
   /** Extra verbs a host serves (e.g. `mcp`), given the parsed line. */
   readonly verbs?: Record<string, (line: ParsedLine, host: CliHost) => Promise<number>>
+  /** All of standard input, for `call TOOL -` (hosts without it refuse that form). */
+  readonly readStdin?: () => Promise<string>
+  /** A file's text, for `call TOOL @file.json` (relative to cwd). */
+  readonly readFile?: (path: string) => Promise<string>
+  /** Whether a process still runs (a host.json left by a crashed server is then not reported as running). */
+  readonly isRunning?: (pid: number) => boolean
 }
 
 /** A parsed command line. */
@@ -28,6 +39,8 @@ export interface ParsedLine {
   readonly verb: string | undefined
   readonly positional: ReadonlyArray<string>
   readonly root: string
+  /** True when --root was given (else root is the current directory). */
+  readonly rootGiven: boolean
   readonly settings: Record<string, unknown>
   readonly flags: Record<string, string | true>
   readonly errors: ReadonlyArray<string>
@@ -43,6 +56,7 @@ export const parseLine = (argv: ReadonlyArray<string>, cwd: string): ParsedLine 
   const flags: Record<string, string | true> = {}
   const errors: Array<string> = []
   let root = cwd
+  let rootGiven = false
   for (let index = 0; index < argv.length; index++) {
     const arg = argv[index]!
     const [flag, inline] = arg.startsWith("--") && arg.includes("=") ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)] : [arg, undefined]
@@ -58,7 +72,10 @@ export const parseLine = (argv: ReadonlyArray<string>, cwd: string): ParsedLine 
     }
     if (flag === "--root") {
       const given = value()
-      if (given !== undefined) root = given.startsWith("/") ? given : `${cwd.replace(/\/$/, "")}/${given}`
+      if (given !== undefined) {
+        root = given.startsWith("/") ? given : `${cwd.replace(/\/$/, "")}/${given}`
+        rootGiven = true
+      }
     } else if (flag === "--set") {
       const pair = value()
       if (pair === undefined) continue
@@ -70,28 +87,74 @@ export const parseLine = (argv: ReadonlyArray<string>, cwd: string): ParsedLine 
       if (given !== undefined) flags[flag.slice(2)] = given
     } else if (arg.startsWith("--") && arg.length > 2) {
       flags[flag.slice(2)] = inline ?? true
+    } else if (arg === "-h") {
+      flags["help"] = true
     } else positional.push(arg)
   }
-  return { verb: positional[0], positional: positional.slice(1), root, settings, flags, errors }
+  return { verb: positional[0], positional: positional.slice(1), root, rootGiven, settings, flags, errors }
 }
 
 /** The help text. */
-export const USAGE = `agentic-workspace: workspace tools for LLM agents, gated by your permission mode.
+export const USAGE = `agentic-workspace ${VERSION}: workspace tools for LLM agents, gated by your permission mode.
 
 Usage: agentic-workspace <verb> [arguments] [--root DIR] [--set key=value]...
 
   mcp [--http PORT]        serve the tools over MCP (stdio, or Streamable HTTP on 127.0.0.1)
-  call TOOL 'JSON'         run one tool call; prints one envelope (exit 0 ok, 1 not ok)
+  call TOOL 'JSON'|-|@FILE run one tool call (arguments as JSON, from stdin, or from a file); prints one envelope
+                           (exit 0 ok, 1 not ok, 2 bad --set)
   tools                    list the registered tools as JSON
-  approvals [--json]       pending and approved records, newest first
+  approvals [--json]       pending and decided records, newest first; approvals show ID prints one in full
   accept [ID] [NOTE...]    approve a pending record (without ID: the newest pending one)
   deny [ID] [REASON...]    deny a pending record (without ID: the newest pending one)
   host                     the runtime and host this command runs on, as JSON
-  help                     this text
+  help                     this text; every verb takes --help (-h)
+  --version                the package version
 
 --root defaults to the current directory. --set takes any setting by key (e.g. --set permissionMode=0,
 --set executableAllowlist=git,node); values are read as JSON when they parse, else as strings.
 `
+
+/** Each verb's own help, printed by `VERB --help` without doing anything else. */
+export const VERB_HELP: Record<string, string> = {
+  mcp: `agentic-workspace mcp [--http PORT [--token TOKEN]] [--root DIR] [--set key=value]...
+
+Serves the workspace tools over MCP: stdio by default; --http PORT serves Streamable HTTP on
+127.0.0.1:PORT/mcp (0 picks a free port) with a bearer token printed at start (--token fixes it).
+Without --root the workspace is the client's first MCP root (else the current directory). Prints one
+start line on stderr (root, mode, transport, how to approve) and records its settings in
+.agentic/host.json. Approve in the client's prompt or with: agentic-workspace accept ID --root DIR
+`,
+  call: `agentic-workspace call TOOL 'JSON' | - | @FILE [--root DIR] [--set key=value]...
+
+Runs one tool call and prints exactly one envelope as JSON (exit 0 when ok, 1 when not). The arguments
+are one JSON object: inline, "-" to read it from stdin, or @FILE to read it from a file (large contents
+are then not cut by the OS argument limit).
+`,
+  tools: `agentic-workspace tools [--root DIR] [--set key=value]...
+
+Prints the registered tools as JSON: [{name, description, inputSchema}].
+`,
+  approvals: `agentic-workspace approvals [--json] [--root DIR]
+agentic-workspace approvals show ID [--root DIR]
+
+Lists pending records (kind, title, files or argv or URL, destructive flag, age) and the decided ones
+still live; "show ID" prints one record in full (the whole diff, the command, the plan). --json prints
+every pending, approved and denied record. The mode shown is the running server's (.agentic/host.json).
+`,
+  accept: `agentic-workspace accept [ID] [NOTE...] [--root DIR]
+
+Approves a pending record (without ID: the newest pending one) in the workspace's approvals store.
+`,
+  deny: `agentic-workspace deny [ID] [REASON...] [--root DIR]
+
+Denies a pending record (without ID: the newest pending one); the reason is passed to the model.
+`,
+  host: `agentic-workspace host
+
+Prints the runtime and host this command runs on, as JSON.
+`,
+  help: USAGE
+}
 
 const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`
 
@@ -115,11 +178,80 @@ const withWorkspace = async (
 }
 
 const describe = (record: ApprovalRecord, now: number) =>
-  `${record.id} [${record.kind}] ${clipBytes(record.title, 60)} (${record.status === "pending" ? "staged" : record.status} ${age(record.decidedAt ?? record.createdAt, now)})`
+  `${record.id} [${record.kind}] ${blockLine(record.title, 60)} (${record.status === "pending" ? "staged" : record.status} ${age(record.decidedAt ?? record.createdAt, now)})`
 
-/** What a pending record asks, indented under its line (the diff clipped for a terminal). */
-const promptText = (record: ApprovalRecord): ReadonlyArray<string> =>
-  record.prompt === undefined ? [] : promptLines(record.prompt, 1500).flatMap((text) => text.split("\n")).map((text) => `       ${text}`)
+/** What the user is deciding, on one line, from the record's typed prompt: files, argv, URL. */
+const promptSubject = (prompt: Prompt): string => {
+  const argv = (words: ReadonlyArray<string>, cwd: string) => `argv: ${words.map(shellWord).join(" ")}${cwd === "" ? "" : ` (in ${cwd})`}`
+  switch (prompt._tag) {
+    case "transaction":
+      return `files: ${prompt.paths.slice(0, 10).join(", ")}${prompt.paths.length > 10 ? `, … (${prompt.paths.length - 10} more)` : ""}`
+    case "command":
+      return argv(prompt.argv, prompt.cwd)
+    case "vcs":
+      return `${argv(prompt.argv, prompt.cwd)}${prompt.refs.length > 0 ? `; refs: ${prompt.refs.join(", ")}` : ""}`
+    case "web":
+      return prompt.url !== undefined ? `URL: ${prompt.url}` : `web search: ${prompt.query ?? ""}`
+    case "browser":
+      return `browser session ${prompt.session}: ${prompt.control}`
+    case "agent":
+      return `sub-agent: ${clipBytes(prompt.objective, 120)}`
+  }
+}
+
+/** What the user is deciding, on one line: the typed prompt when the record has one, else what the stored records tell. */
+const subject = (record: ApprovalRecord, details: Awaited<ReturnType<typeof recordDetails>>): string | undefined => {
+  if (record.prompt !== undefined) return promptSubject(record.prompt)
+  if (details.files !== undefined) return `files: ${details.files.slice(0, 10).join(", ")}${details.files.length > 10 ? `, … (${details.files.length - 10} more)` : ""}`
+  if (details.argv !== undefined) return `argv: ${details.argv.map(shellWord).join(" ")}${details.cwd === undefined ? "" : ` (in ${details.cwd})`}`
+  if (details.url !== undefined) return `URL: ${details.url}`
+  return undefined
+}
+
+/** The mode lines: the running server's mode from .agentic/host.json, and a warning when this command's settings differ. */
+const modeLines = async (runtime: WorkspaceRuntime, host: CliHost): Promise<Array<string>> => {
+  const recorded = await readHostState(runtime)
+  const gone = recorded?.pid !== undefined && host.isRunning?.(recorded.pid) === false
+  const state = gone ? undefined : recorded
+  if (gone) {
+    return [`Permission mode: ${modeLabel(runtime.settings.permissionMode)}. (.agentic/host.json names server pid ${recorded!.pid}, which no longer runs: these are this command's settings.)`]
+  }
+  if (state === undefined) return [`Permission mode: ${modeLabel(runtime.settings.permissionMode)}. (No running server is recorded in .agentic/host.json: these are this command's settings.)`]
+  const lines = [`Permission mode: ${modeLabel(state.settings.permissionMode)}. (The running ${state.host} server's, from .agentic/host.json: ${state.transport}${state.pid === undefined ? "" : `, pid ${state.pid}`}, started ${state.startedAt}.)`]
+  const differ = differingSettings(state.settings, runtime.settings)
+  if (differ.length > 0) {
+    lines.push(
+      `Warning: this command runs with settings that differ from the server's (${differ.map((key) => `${key}: server ${JSON.stringify(state.settings[key])}, here ${JSON.stringify(runtime.settings[key])}`).join("; ")}); deciding is the same, but pass the server's --set flags to see its rules.`
+    )
+  }
+  return lines
+}
+
+const approvalsShow = async (line: ParsedLine, host: CliHost, session: Session, runtime: WorkspaceRuntime): Promise<number> => {
+  const id = line.positional[1]
+  const records = await session.approvals()
+  const record = records.find((candidate) => candidate.id === id)
+  if (record === undefined) {
+    host.stderr(`agentic-workspace: no approval or plan ${id ?? "(no id given)"}. agentic-workspace approvals lists them.\n`)
+    return 1
+  }
+  const details = await recordDetails(runtime, record)
+  const out = [
+    `${record.id} [${record.kind}] ${record.title}`,
+    `Status: ${record.status}${record.decidedAt === undefined ? "" : ` (${record.decidedAt})`}; staged ${age(record.createdAt, Date.now())}; destructive: ${record.destructive === true ? "YES" : "no"}.`
+  ]
+  if (record.note !== undefined) out.push(`Note: ${record.note}`)
+  if (record.reason !== undefined) out.push(`Reason: ${record.reason}`)
+  const what = subject(record, details)
+  if (what !== undefined) out.push(what.charAt(0).toUpperCase() + what.slice(1))
+  if (record.resume !== undefined) out.push(`Runs: ${record.resume.tool} ${JSON.stringify(record.resume.arguments)}`)
+  if (details.diff !== undefined) out.push("", details.diff.trimEnd())
+  else if (record.prompt !== undefined) out.push("", ...promptLines(record.prompt, Number.MAX_SAFE_INTEGER))
+  if (details.plan !== undefined) out.push("", details.plan.trimEnd())
+  if (record.status === "pending") out.push("", `Decide: ${terminalCommand("accept", record.id, runtime.info.root)} (or ${terminalCommand("deny", record.id, runtime.info.root)})`)
+  host.stdout(`${out.join("\n")}\n`)
+  return 0
+}
 
 const verbs: Record<string, (line: ParsedLine, host: CliHost) => Promise<number>> = {
   help: async (_line, host) => {
@@ -129,12 +261,25 @@ const verbs: Record<string, (line: ParsedLine, host: CliHost) => Promise<number>
   call: async (line, host) => {
     const [tool, raw] = line.positional
     if (tool === undefined) {
-      host.stdout(json(failure("cli.call", toolError("INVALID_INPUT", "call needs a tool name and a JSON argument: agentic-workspace call workspace_notes '{\"action\":\"list\"}'."))))
+      host.stdout(json(failure("cli.call", toolError("INVALID_INPUT", "call needs a tool name and a JSON argument: agentic-workspace call workspace_notes '{\"action\":\"list\"}' (or - for stdin, @FILE for a file)."))))
+      return 1
+    }
+    let text = raw ?? "{}"
+    try {
+      if (raw === "-") {
+        if (host.readStdin === undefined) throw new Error("this host cannot read standard input")
+        text = await host.readStdin()
+      } else if (raw?.startsWith("@") === true) {
+        if (host.readFile === undefined) throw new Error("this host cannot read files")
+        text = await host.readFile(raw.slice(1))
+      }
+    } catch (error) {
+      host.stdout(json(failure(`${tool}.call`, toolError("INVALID_INPUT", `The arguments could not be read (${error instanceof Error ? error.message.split("\n")[0] : String(error)}); pass one JSON object inline, with - on stdin, or as @FILE.`))))
       return 1
     }
     let args: unknown
     try {
-      args = JSON.parse(raw ?? "{}")
+      args = JSON.parse(text)
     } catch (error) {
       host.stdout(json(failure(`${tool}.call`, toolError("INVALID_INPUT", `The arguments are not valid JSON (${error instanceof Error ? error.message : String(error)}); pass one JSON object.`))))
       return 1
@@ -150,7 +295,8 @@ const verbs: Record<string, (line: ParsedLine, host: CliHost) => Promise<number>
       async (opened, session) => {
         const envelope = opened.kind === "settings" ? failure(`${tool}.call`, toolError("INVALID_INPUT", `${opened.reason}. ${opened.repair}`)) : await session.call(tool, args)
         host.stdout(json(envelope))
-        return 1
+        // A refused --set is a usage error of the command line (exit 2, as every verb), not a tool's answer.
+        return opened.kind === "settings" ? 2 : 1
       }
     )
   },
@@ -173,6 +319,8 @@ const verbs: Record<string, (line: ParsedLine, host: CliHost) => Promise<number>
     ),
   approvals: async (line, host) =>
     withWorkspace(line, host, async (session) => {
+      const runtime = session.runtime!
+      if (line.positional[0] === "show") return approvalsShow(line, host, session, runtime)
       const records = (await session.approvals()).filter((record) => record.status === "pending" || record.status === "approved" || record.status === "denied")
       if (line.flags["json"] === true) {
         host.stdout(json(records))
@@ -180,11 +328,17 @@ const verbs: Record<string, (line: ParsedLine, host: CliHost) => Promise<number>
       }
       const now = Date.now()
       const pending = records.filter((record) => record.status === "pending")
-      const out = [`Permission mode: ${modeLabel(session.settings!.permissionMode)}.`]
+      const out = await modeLines(runtime, host)
       if (pending.length === 0) out.push("Nothing is pending.")
       else {
-        out.push("Pending, newest first (a bare accept decides #1):")
-        for (const [index, record] of pending.entries()) out.push(`  ${index + 1}. ${describe(record, now)}`, ...promptText(record))
+        out.push("Pending, newest first (a bare accept decides #1; approvals show ID prints one in full):")
+        for (const [index, record] of pending.entries()) {
+          const details = await recordDetails(runtime, record)
+          const what = subject(record, details)
+          out.push(`  ${index + 1}. ${record.id} [${record.kind}] ${clipBytes(record.title, 60)}`)
+          out.push(`     ${[what, `destructive: ${record.destructive === true ? "YES" : "no"}`, `staged ${age(record.createdAt, now)}`].filter((part) => part !== undefined).join("; ")}`)
+        }
+        out.push(`Decide: ${terminalCommand("accept", "ID", runtime.info.root)} (or deny ID REASON)`)
       }
       const decided = records.filter((record) => record.status !== "pending")
       if (decided.length > 0) {
@@ -216,8 +370,17 @@ export const runCli = async (argv: ReadonlyArray<string>, host: CliHost): Promis
     host.stderr(`agentic-workspace: ${line.errors.join("; ")}\n\n${USAGE}`)
     return 2
   }
+  if (line.verb === undefined && line.flags["version"] === true) {
+    host.stdout(`${VERSION}\n`)
+    return 0
+  }
   const verb = line.verb ?? "help"
   const handler = host.verbs?.[verb] ?? verbs[verb]
+  // --help (or -h) on any verb prints its help and does nothing else: no workspace is opened, no server starts.
+  if (line.flags["help"] === true && (handler !== undefined || VERB_HELP[verb] !== undefined)) {
+    host.stdout(VERB_HELP[verb] ?? USAGE)
+    return 0
+  }
   if (handler === undefined) {
     host.stderr(`agentic-workspace: unknown verb "${verb}".\n\n${USAGE}`)
     return 2

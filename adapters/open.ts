@@ -11,6 +11,7 @@ import type { Envelope } from "../core/protocol/envelope.ts"
 import { toolError, type ToolError } from "../core/protocol/errors.ts"
 import { statusRegistry, type ToolListing } from "../core/registry.ts"
 import type { WorkspaceRuntime } from "../core/runtime.ts"
+import type { ProgressUpdate } from "../core/services/Progress.ts"
 import { decodeSettings, type Settings } from "../core/settings/settings.ts"
 
 /** A workspace that could not be opened. */
@@ -31,7 +32,8 @@ export interface Session {
   /** The settings in force (undefined when the settings did not decode). */
   readonly settings: Settings | undefined
   readonly tools: () => ReadonlyArray<ToolListing>
-  readonly call: (tool: string, args: unknown) => Promise<Envelope>
+  /** One call; `onProgress` hears its progress (core/services/Progress.ts; MCP progress, LM Studio status). */
+  readonly call: (tool: string, args: unknown, options?: CallOptions) => Promise<Envelope>
   /** The prompt preprocessor: /accept and /deny decided, the mode block appended. */
   readonly preprocess: (message: string) => Promise<Preprocessed>
   /** The approval and plan records, expiry applied, newest first. */
@@ -43,6 +45,11 @@ export interface Session {
   readonly runtime: WorkspaceRuntime | undefined
 }
 
+/** Options of one call. */
+export interface CallOptions {
+  readonly onProgress?: (update: ProgressUpdate) => void
+}
+
 /** The session of an opened runtime, or of a failure. */
 export const sessionOf = (opened: WorkspaceRuntime | OpenFailure): Session => {
   if (!("_tag" in opened)) {
@@ -50,7 +57,7 @@ export const sessionOf = (opened: WorkspaceRuntime | OpenFailure): Session => {
       failure: undefined,
       settings: opened.settings,
       tools: () => opened.registry.list(),
-      call: (tool, args) => opened.call(tool, args),
+      call: (tool, args, options) => opened.call(tool, args, options),
       preprocess: (message) => opened.run(preprocess(message)),
       approvals: () => opened.run(loadRecords),
       decide: (command) => opened.run(Effect.either(decideCommand(command))),

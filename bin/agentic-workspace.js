@@ -1,11 +1,35 @@
 #!/usr/bin/env node
 // The agentic-workspace command. The runtime picks the host: under Deno (`deno run -A bin/agentic-workspace.js`)
-// the Deno host runs the TypeScript sources natively; under Node, tsx's loader runs them. The verb then picks the
-// adapter: `mcp` serves MCP (stdio or Streamable HTTP), `call`, `tools`, `approvals`, `accept`, `deny` are the CLI.
+// the Deno host runs the TypeScript sources natively. Under Node an installed package runs the bundle in
+// dist/ (built by `npm run build`, shipped by `npm pack`); a development checkout runs the sources through
+// tsx, so the repository's own tests and `npx agentic-workspace` there never need a build and never run a
+// stale one. AGENTIC_WORKSPACE_DIST=1 runs dist/ in a checkout too (bench:startup measures it that way);
+// a checkout without tsx falls back to dist/ when it was built. The rule is in docs/PACKAGE.md.
+// The verb then picks the adapter: `mcp` serves MCP (stdio or Streamable HTTP), `call`, `tools`, `approvals`,
+// `accept`, `deny` are the CLI.
 if (typeof globalThis.Deno !== "undefined") {
   await import("../adapters/deno/main.ts")
 } else {
-  const { register } = await import("tsx/esm/api")
-  register()
-  await import("../adapters/node/main.ts")
+  const { existsSync, realpathSync } = await import("node:fs")
+  const { fileURLToPath } = await import("node:url")
+  const here = realpathSync(fileURLToPath(import.meta.url))
+  const bundle = new URL("../dist/cli.js", import.meta.url)
+  const built = existsSync(bundle)
+  const installed = here.split(/[\\/]/).includes("node_modules")
+  let useDist = built && (installed || process.env.AGENTIC_WORKSPACE_DIST === "1")
+  if (!useDist) {
+    try {
+      const { register } = await import("tsx/esm/api")
+      register()
+    } catch (error) {
+      if (!built) {
+        process.stderr.write(
+          `agentic-workspace: this checkout has neither dist/ nor tsx (${error instanceof Error ? error.message.split("\n")[0] : error}). Run \`npm ci\` (development) or \`npm run build\`.\n`
+        )
+        process.exit(2)
+      }
+      useDist = true
+    }
+  }
+  await import(useDist ? bundle.href : "../adapters/node/main.ts")
 }

@@ -9,6 +9,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
+import { boundRefusal, echo, measureInput } from "./protocol/bounds.ts"
 import { type EncodedPlan, type GateRequest, gated } from "./gate/gate.ts"
 import { type Envelope, failure, success, type ToolResult } from "./protocol/envelope.ts"
 import { type ToolError, toolError } from "./protocol/errors.ts"
@@ -47,6 +48,9 @@ export interface Registry {
 /** The name of the diagnostic tool registered when the runtime cannot initialise. */
 export const STATUS_TOOL = "agentic_workspace_status"
 
+/** How many decode issues a refusal names (a wide wrong-typed array has one per element). */
+const MAX_ISSUES = 10
+
 /** The diagnostic tool's hints (its row of the docs/mcp.md table). */
 export const STATUS_HINTS: ToolHints = {
   readOnlyHint: true,
@@ -55,17 +59,72 @@ export const STATUS_HINTS: ToolHints = {
   why: "the diagnostic tool of a workspace that could not open"
 }
 
-const formatIssues = (error: ParseResult.ParseError): { message: string; fields: Array<string> } => {
+/** The JSON type of a value, as a model would name it. */
+const jsonType = (value: unknown): string =>
+  value === null ? "null" : Array.isArray(value) ? "an array" : typeof value === "object" ? "an object" : typeof value === "string" ? "a string" : `a ${typeof value}`
+
+const valueAt = (input: unknown, path: ReadonlyArray<PropertyKey>): unknown =>
+  path.reduce<unknown>((at, key) => (at !== null && typeof at === "object" ? (at as Record<PropertyKey, unknown>)[key] : undefined), input)
+
+/**
+ * A type mismatch named for a model: an array field sent as a string (JSON text) or a single object
+ * says to pass a JSON array; any other mismatch whose generated message is long type syntax says
+ * what type the field takes instead of listing the schema.
+ */
+const typeRepair = (tool: ToolDefinition, field: string, actual: unknown, generated: string): string | undefined => {
+  const listed = (toolInputSchema(tool).properties[field] ?? {}) as { type?: string; items?: { type?: string } }
+  if (listed.type === "array" && !Array.isArray(actual)) {
+    const of = listed.items?.type === "object" ? "a JSON array of objects" : "a JSON array"
+    const how =
+      typeof actual === "string"
+        ? "the array itself, not a string holding JSON"
+        : actual !== null && typeof actual === "object"
+          ? "even for one item: wrap the object in [ ]"
+          : `not ${jsonType(actual)}`
+    return `must be ${of}, got ${jsonType(actual)}: pass ${field} as ${of} (${how})`
+  }
+  if (generated.length <= 160) return undefined
+  const wanted = listed.type === undefined ? "the type the tool lists" : listed.type === "object" ? "a JSON object" : `${listed.type === "integer" ? "an" : "a"} ${listed.type}`
+  return `must be ${wanted}, got ${jsonType(actual)}`
+}
+
+const formatIssues = (tool: ToolDefinition, input: unknown, error: ParseResult.ParseError): { message: string; fields: Array<string> } => {
   const issues = ParseResult.ArrayFormatter.formatErrorSync(error)
-  const fields = issues.map((issue) => issue.path.map(String).join("."))
+  const fields = issues.slice(0, MAX_ISSUES).map((issue) => echo(issue.path.map(String).join("."), 100))
   const message = issues
+    .slice(0, MAX_ISSUES)
     .map((issue) => {
-      const field = issue.path.map(String).join(".")
-      const text = issue._tag === "Unexpected" ? "is not a field of this action; remove it" : issue.message
+      const field = echo(issue.path.map(String).join("."), 100)
+      const top = issue.path.length > 0 ? String(issue.path[0]) : undefined
+      const repaired =
+        issue._tag === "Type" && top !== undefined ? typeRepair(tool, issue.path.length === 1 ? top : "", valueAt(input, issue.path), issue.message) : undefined
+      // The issue's text repeats the value it got ("actual …"): clipped, like every echoed value.
+      const text = issue._tag === "Unexpected" ? "is not a field of this action; remove it" : echo(repaired ?? issue.message)
       return field === "" ? text : `field "${field}" ${text.startsWith("is ") || text.startsWith("must ") ? text : `: ${text}`}`
     })
     .join("; ")
-  return { message, fields }
+  return { message: issues.length > MAX_ISSUES ? `${message}; and ${issues.length - MAX_ISSUES} more problem(s)` : message, fields }
+}
+
+/** snake_case of a camelCase name ("transactionId" -> "transaction_id"). */
+const snakeCase = (name: string): string => name.replace(/([a-z0-9])([A-Z])/g, "$1_$2").replace(/-/g, "_").toLowerCase()
+
+/**
+ * Why a field does not belong to this action, and the repair: the snake_case field it resembles
+ * ("did you mean transaction_id?"), the actions it belongs to, or the fields this action takes.
+ */
+const misplacedField = (tool: ToolDefinition, action: string, field: string): string => {
+  const fieldsOf = (name: string) => Object.keys((tool.actions[name] as { fields?: Record<string, unknown> }).fields ?? {})
+  const own = fieldsOf(action)
+  const owners = (name: string) => Object.keys(tool.actions).filter((other) => fieldsOf(other).includes(name))
+  const snake = snakeCase(field)
+  // The name it got is echoed clipped, like every echoed value.
+  const named = echo(field, 100)
+  if (snake !== field && own.includes(snake)) return `field "${named}" is not a field of ${action}: did you mean ${snake}? (inputs are snake_case)`
+  if (snake !== field && owners(snake).length > 0) return `field "${named}" is not a field of ${action}: did you mean ${snake}? (inputs are snake_case; ${snake} belongs to ${owners(snake).join(", ")})`
+  const elsewhere = owners(field)
+  if (elsewhere.length > 0) return `field "${named}" belongs to ${elsewhere.join(", ")}, not ${action}; remove it or use that action`
+  return `field "${named}" is not a field of ${action}${own.length === 0 ? " (it takes no fields)" : ` (its fields: ${own.join(", ")})`}; remove it`
 }
 
 /** Decodes a call's arguments for a tool into `{action, ...fields}` or an INVALID_INPUT naming the field. */
@@ -74,6 +133,9 @@ export const decodeInput = (tool: ToolDefinition, args: unknown): Either.Either<
   if (args === null || typeof args !== "object" || Array.isArray(args)) {
     return Either.left(toolError("INVALID_INPUT", `The arguments of ${tool.name} must be a JSON object with an "action" field (one of: ${actions.join(", ")}).`))
   }
+  // Bounded before anything decodes it: a schema walks recursively, so depth is a stack's worth of risk.
+  const outOfBounds = measureInput(args)
+  if (outOfBounds !== undefined) return Either.left(toolError("INVALID_INPUT", `Invalid ${tool.name} call: ${outOfBounds}.`))
   const { action, ...fields } = args as Record<string, unknown>
   if (typeof action !== "string") {
     return Either.left(
@@ -83,7 +145,7 @@ export const decodeInput = (tool: ToolDefinition, args: unknown): Either.Either<
   const schema = Object.hasOwn(tool.actions, action) ? tool.actions[action] : undefined
   if (schema === undefined) {
     return Either.left(
-      toolError("INVALID_INPUT", `Unknown action "${action}" for ${tool.name}; use one of: ${actions.join(", ")}.`, {
+      toolError("INVALID_INPUT", `Unknown action "${echo(action, 100)}" for ${tool.name}; use one of: ${actions.join(", ")}.`, {
         field: "action",
         allowed: actions
       })
@@ -97,15 +159,18 @@ export const decodeInput = (tool: ToolDefinition, args: unknown): Either.Either<
     return Either.left(
       toolError(
         "INVALID_INPUT",
-        `Invalid ${tool.name} ${action}: ${extra.map((field) => `field "${field}" is not a field of this action; remove it`).join("; ")}.`,
-        { fields: extra }
+        `Invalid ${tool.name} ${action}: ${extra
+          .slice(0, MAX_ISSUES)
+          .map((field) => misplacedField(tool, action, field))
+          .join("; ")}${extra.length > MAX_ISSUES ? `; and ${extra.length - MAX_ISSUES} more unknown field(s)` : ""}.`,
+        { fields: extra.slice(0, MAX_ISSUES).map((field) => echo(field, 100)) }
       )
     )
   }
   const decoded = Schema.decodeUnknownEither(schema, { onExcessProperty: "error", errors: "all" })(fields)
   return Either.match(decoded, {
     onLeft: (error) => {
-      const { message, fields: named } = formatIssues(error)
+      const { message, fields: named } = formatIssues(tool, fields, error)
       return Either.left(toolError("INVALID_INPUT", `Invalid ${tool.name} ${action}: ${message}.`, { fields: named }))
     },
     onRight: (value) => Either.right({ action, ...(value as Record<string, unknown>) })
@@ -153,12 +218,13 @@ export const runGated = (
       onRight: Effect.succeed
     })
     if (step._tag === "NoOp") return step.result
+    const confirm = typeof action.confirm === "function" ? (action.confirm(input, before) ? ("always" as const) : undefined) : action.confirm
     const requestOf = (planned: Planned<unknown, unknown>) =>
       Effect.map(Schema.encode(action.planSchema)(planned.plan).pipe(Effect.orDie), (normalized): GateRequest => ({
         tool: tool.name,
         operation,
         kind: action.kindOf === undefined ? action.gate : action.kindOf(input),
-        ...(action.confirm === undefined ? {} : { confirm: action.confirm }),
+        ...(confirm === undefined ? {} : { confirm }),
         title: planned.title,
         normalized: normalized as EncodedPlan,
         prompt: planned.prompt,
@@ -182,7 +248,9 @@ export const runGated = (
   })
 
 const runTool = (tool: ToolDefinition, args: unknown): Effect.Effect<Envelope, never, ToolContext> => {
-  const actionName = typeof (args as { action?: unknown } | null)?.action === "string" ? String((args as { action: string }).action) : "invalid"
+  const given = (args as { action?: unknown } | null)?.action
+  // The operation names the action as given, clipped like every echoed value.
+  const actionName = typeof given === "string" ? echo(given, 64) : "invalid"
   const operation = `${tool.short}.${actionName}`
   return Either.match(decodeInput(tool, args), {
     onLeft: (error) => Effect.succeed(failure(operation, error)),
@@ -216,16 +284,18 @@ export const makeRegistry = (
         inputSchema: toolInputSchema(tool),
         annotations: toolAnnotations(tool, settings)
       })),
-    call: (name, args) => {
+    call: (name, args) => Effect.map(callUnbounded(name, args), (envelope) => boundRefusal(envelope, settings.maxToolResultChars))
+  }
+  function callUnbounded(name: string, args: unknown): Effect.Effect<Envelope, never, ToolContext> {
       const tool = byName.get(name)
       if (tool === undefined) {
         const known = candidates.find((candidate) => candidate.name === name)
         const lacking = known === undefined ? undefined : missingService(known, host)
         return Effect.succeed(
           failure(
-            `${name}.call`,
+            `${echo(name, 100)}.call`,
             known === undefined
-              ? toolError("INVALID_INPUT", `Unknown tool "${name}". Registered tools: ${tools.map((t) => t.name).join(", ")}.`, { tool: name })
+              ? toolError("INVALID_INPUT", `Unknown tool "${echo(name, 100)}". Registered tools: ${tools.map((t) => t.name).join(", ")}.`, { tool: echo(name, 100) })
               : lacking !== undefined
                 ? toolError("TOOL_DISABLED", `${name} is not available: this host (${host.runtime}) has no ${CAPABILITY_SERVICE[lacking]} service.`, {
                     tool: name,
@@ -242,7 +312,6 @@ export const makeRegistry = (
           Effect.succeed(failure(`${tool.short}.call`, { code: "INTERNAL_ERROR", message: `${name} failed inside the toolkit (${defectText(cause)}).` }))
         )
       )
-    }
   }
 }
 

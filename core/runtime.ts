@@ -7,12 +7,17 @@
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
+import type { HttpClient } from "@effect/platform/HttpClient"
+import { NetState } from "./net/NetState.ts"
+import { noNetworkLayer } from "./net/noNetwork.ts"
 import { WorkspaceKey } from "./gate/key.ts"
 import type { Envelope } from "./protocol/envelope.ts"
 import { type Registry, makeRegistry } from "./registry.ts"
+import { Browser } from "./services/Browser.ts"
 import { CurrentSettings } from "./services/CurrentSettings.ts"
 import { type Capability, HostFs, type HostFsShape, HostInfo, type HostInfoShape } from "./services/HostFs.ts"
 import { Processes, type ProcessesShape } from "./services/Processes.ts"
+import { type ProgressUpdate, withProgress } from "./services/Progress.ts"
 import { RegisteredTools } from "./services/RegisteredTools.ts"
 import { Search } from "./services/Search.ts"
 import { Workspace } from "./services/Workspace.ts"
@@ -22,7 +27,7 @@ import { ALL_TOOLS } from "./tools/index.ts"
 import type { ToolContext, ToolDefinition } from "./tools/Tool.ts"
 
 /** The services a host provides to the core. */
-export type HostServices = HostFs | HostInfo | Processes | Search | WorkspaceKey
+export type HostServices = HostFs | HostInfo | Processes | Search | HttpClient | WorkspaceKey | Browser
 
 /** What a host is made of: its filesystem and facts, and the services it has (absent: it has none). */
 export interface HostParts {
@@ -34,17 +39,23 @@ export interface HostParts {
   readonly processes?: ProcessesShape
   /** A faster Search than the host-free one over HostFs (Node: worker threads). */
   readonly search?: Layer.Layer<Search, never, HostFs | HostInfo>
+  /** The network port (HttpClient behind the host's address rule); absent: every request is refused. */
+  readonly http?: Layer.Layer<HttpClient>
   /**
    * The approval key (core/gate/key.ts), loaded from the key file outside the workspace; absent: a key held
    * in memory, so nothing outside this process can make a record this process trusts.
    */
   readonly key?: Layer.Layer<WorkspaceKey, unknown>
+  /** The browser (Node: playwright-core with the system Chromium); absent, workspace_browser is not listed. */
+  readonly browser?: Layer.Layer<Browser>
 }
 
 /** The capabilities of a host, derived from the services it provides. */
-export const capabilitiesOf = (parts: Pick<HostParts, "processes">): ReadonlyArray<Capability> => [
+export const capabilitiesOf = (parts: Pick<HostParts, "processes" | "http" | "browser">): ReadonlyArray<Capability> => [
   "fs",
-  ...(parts.processes === undefined ? [] : (["process"] as const))
+  ...(parts.processes === undefined ? [] : (["process"] as const)),
+  ...(parts.http === undefined ? [] : (["network"] as const)),
+  ...(parts.browser === undefined ? [] : (["browser"] as const))
 ]
 
 /** The host facts of a host. */
@@ -60,7 +71,8 @@ export const hostLayer = (parts: HostParts): Layer.Layer<HostServices, unknown> 
   const base = Layer.merge(Layer.succeed(HostFs, parts.fs), Layer.succeed(HostInfo, hostInfoOf(parts)))
   const processes = parts.processes === undefined ? Processes.layerUnavailable(parts.runtime) : Layer.succeed(Processes, parts.processes)
   const search = (parts.search ?? Search.layerHostFs).pipe(Layer.provide(base))
-  return Layer.mergeAll(base, processes, search, parts.key ?? WorkspaceKey.layerMemory())
+  const browser = parts.browser ?? Browser.layerUnavailable(parts.runtime)
+  return Layer.mergeAll(base, processes, search, parts.http ?? noNetworkLayer, parts.key ?? WorkspaceKey.layerMemory(), browser)
 }
 
 /**
@@ -69,8 +81,17 @@ export const hostLayer = (parts: HostParts): Layer.Layer<HostServices, unknown> 
  */
 export const coreLayer = (host: HostFsShape, info: HostInfoShape, settings: Settings, extra?: Layer.Layer<never, unknown>) => {
   const base = Layer.mergeAll(Layer.succeed(HostFs, host), Layer.succeed(HostInfo, info), CurrentSettings.layer(settings))
-  // The key is held in memory unless `extra` provides the host's (core/gate/key.ts).
-  const services = Layer.mergeAll(Workspace.layer, StateStore.layer, Search.layerHostFs, Processes.layerUnavailable(info.runtime), WorkspaceKey.layerMemory()).pipe(
+  // The key is held in memory and noNetworkLayer refuses every request unless `extra` provides the host's.
+  const services = Layer.mergeAll(
+    Workspace.layer,
+    StateStore.layer,
+    Search.layerHostFs,
+    Processes.layerUnavailable(info.runtime),
+    WorkspaceKey.layerMemory(),
+    noNetworkLayer,
+    NetState.layer,
+    Browser.layerUnavailable(info.runtime)
+  ).pipe(
     Layer.provideMerge(base)
   )
   return extra === undefined ? services : Layer.merge(services, extra)
@@ -79,7 +100,7 @@ export const coreLayer = (host: HostFsShape, info: HostInfoShape, settings: Sett
 /** The core's services over a host layer. */
 const servicesOver = (host: Layer.Layer<HostServices, unknown>, settings: Settings, extra?: Layer.Layer<never, unknown>) => {
   const base = Layer.merge(host, CurrentSettings.layer(settings))
-  const services = Layer.mergeAll(Workspace.layer, StateStore.layer).pipe(Layer.provideMerge(base))
+  const services = Layer.mergeAll(Workspace.layer, StateStore.layer, NetState.layer).pipe(Layer.provideMerge(base))
   return extra === undefined ? services : Layer.merge(services, extra)
 }
 
@@ -89,7 +110,8 @@ export interface WorkspaceRuntime {
   readonly info: HostInfoShape
   readonly registry: Registry
   readonly run: <A, E>(effect: Effect.Effect<A, E, ToolContext>) => Promise<A>
-  readonly call: (tool: string, args: unknown) => Promise<Envelope>
+  /** One call; `onProgress` hears the tool's progress reports (core/services/Progress.ts). */
+  readonly call: (tool: string, args: unknown, options?: { readonly onProgress?: (update: ProgressUpdate) => void }) => Promise<Envelope>
   readonly dispose: () => Promise<void>
 }
 
@@ -124,7 +146,15 @@ const launch = async (layer: Layer.Layer<ToolContext>, settings: Settings, tools
     const registry = makeRegistry(settings, info, tools)
     const steps = tools.flatMap((tool) => tool.startup ?? [])
     await run(Effect.forEach(steps, (step) => step.run, { discard: true }))
-    return { settings, info, registry, run, call: (tool, args) => run(registry.call(tool, args)), dispose: () => runtime.dispose() }
+    return {
+      settings,
+      info,
+      registry,
+      run,
+      call: (tool, args, options) =>
+        run(options?.onProgress === undefined ? registry.call(tool, args) : withProgress(options.onProgress)(registry.call(tool, args))),
+      dispose: () => runtime.dispose()
+    }
   } catch (error) {
     await runtime.dispose()
     throw error

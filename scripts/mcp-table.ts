@@ -24,7 +24,6 @@ export const PENDING_ROWS: ReadonlyArray<{ readonly name: string; readonly hints
     }
   },
   { name: "workspace_research", hints: { readOnlyHint: false, destructiveHint: false, openWorldHint: true, why: "search, fetch and deep reach hosts outside this machine" } },
-  { name: "workspace_browser", hints: { readOnlyHint: false, destructiveHint: true, openWorldHint: true, why: "control clicks and types on live pages" } },
   {
     name: "workspace_agent",
     hints: {
@@ -41,7 +40,8 @@ export const END = "<!-- end of the annotation table -->"
 
 /** The table, one row per tool in ALL_TOOLS order, then the pending rows and the status tool. */
 export const annotationTable = (): string => {
-  const shipped = ALL_TOOLS.map((tool) => ({ name: tool.name, hints: tool.hints }))
+  // A tool may be defined twice for two settings (workspace_browser with and without evaluate): one row.
+  const shipped = ALL_TOOLS.filter((tool, index) => ALL_TOOLS.findIndex((other) => other.name === tool.name) === index).map((tool) => ({ name: tool.name, hints: tool.hints }))
   const rows = [...shipped, ...PENDING_ROWS.filter((row) => !shipped.some((tool) => tool.name === row.name)), { name: STATUS_TOOL, hints: STATUS_HINTS }]
   return [
     "| tool | readOnlyHint | destructiveHint | openWorldHint | why |",

@@ -172,8 +172,33 @@ const sha256File = (abs: string) =>
     return Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, "0")).join("")
   })
 
+const readText = (path: string): string | undefined => {
+  try {
+    return Deno.readTextFileSync(path)
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * The same process identity as the Node host's (adapters/node/identity.ts): boot id and start time
+ * from /proc on Linux, so a Node process and a Deno process judge each other's locks alike. Elsewhere
+ * Deno can tell neither the start time nor (without a signal 0) liveness: "pid:<n>", judged alive.
+ */
+const processIdentity = (pid: number): string | undefined => {
+  const stat = readText(`/proc/${pid}/stat`)
+  if (stat === undefined) return Deno.build.os === "linux" ? undefined : `pid:${pid}`
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+  if (fields[0] === "Z" || fields[0] === "X") return undefined
+  return `${readText("/proc/sys/kernel/random/boot_id")?.trim() ?? "boot"}:${fields[19]}`
+}
+
 /** The Deno filesystem. */
 export const denoHostFs: HostFsShape = {
+  owner: { pid: Deno.pid, identity: processIdentity(Deno.pid) ?? `pid:${Deno.pid}` },
+  ownerAlive: (owner) =>
+    // Off Linux, Deno cannot tell whether a pid runs: a lock it cannot judge is never broken.
+    Effect.sync(() => (Deno.build.os === "linux" ? processIdentity(owner.pid) === owner.identity : true)),
   tail: (abs, maxBytes) => attempt(abs, () => tail(abs, maxBytes)),
   sha256File: (abs) => attempt(abs, () => sha256File(abs)),
   readFile: (abs) => attempt(abs, () => Deno.readFile(abs)),

@@ -3,23 +3,26 @@ import type * as Layer from "effect/Layer"
 import { capabilitiesOf, type HostServices, hostLayer, startHost, type WorkspaceRuntime } from "../../core/runtime.ts"
 import type { ToolDefinition } from "../../core/tools/Tool.ts"
 import { type HostOpening, type OpenFailure, openRuntimeWith, openWith, type Session } from "../open.ts"
+import type { AddressPolicy } from "../../core/net/address.ts"
 import { denoHostFs } from "./DenoHostFs.ts"
-import { denoProcesses } from "./DenoProcesses.ts"
+import { denoHttpLayer } from "./DenoHttp.ts"
 import { denoWorkspaceKeyLayer } from "./DenoKey.ts"
+import { denoProcesses } from "./DenoProcesses.ts"
 
-/** Every service the Deno host provides, over the real root `root`: the filesystem, processes, the key and the host-free Search. */
-export const layer = (root: string): Layer.Layer<HostServices, unknown> =>
+/** Every service the Deno host provides, over the real root `root`: the filesystem, processes, the host-free Search, the fetch client and the key. */
+export const layer = (root: string, policy: AddressPolicy = { allowPrivateNetwork: false }): Layer.Layer<HostServices, unknown> =>
   hostLayer({
     root,
     runtime: "deno",
     platform: Deno.build.os === "windows" ? "win32" : Deno.build.os,
     fs: denoHostFs,
     processes: denoProcesses,
+    http: denoHttpLayer(policy),
     key: denoWorkspaceKeyLayer(root)
   })
 
 /** The capabilities the Deno host advertises: derived from the services `layer` provides. */
-export const DENO_CAPABILITIES = capabilitiesOf({ processes: denoProcesses })
+export const DENO_CAPABILITIES = capabilitiesOf({ processes: denoProcesses, http: denoHttpLayer({ allowPrivateNetwork: false }) })
 
 const opening = (tools?: ReadonlyArray<ToolDefinition>): HostOpening => ({
   checkRoot: async (given) => {
@@ -34,7 +37,7 @@ const opening = (tools?: ReadonlyArray<ToolDefinition>): HostOpening => ({
     return real
   },
   errorCode: (error) => (error instanceof Error ? error.name : "unknown"),
-  start: (real, settings) => startHost(layer(real), settings, tools)
+  start: (real, settings) => startHost(layer(real, { allowPrivateNetwork: settings.allowPrivateNetwork }), settings, tools)
 })
 
 /** Opens the runtime at `root` with raw settings; `tools` replaces the candidate tools. */

@@ -1,8 +1,6 @@
 /** The Deno entry of `agentic-workspace`: the shared CLI and the MCP server over the Deno host. */
 import { runCli } from "../cli.ts"
-import { mcpVerb } from "../mcp/verb.ts"
 import { DENO_CAPABILITIES, openDenoSession } from "./host.ts"
-import { denoMcpHost } from "./mcpHost.ts"
 
 const encoder = new TextEncoder()
 const write = (stream: { writeSync: (bytes: Uint8Array) => number }) => (text: string) => {
@@ -16,8 +14,14 @@ const code = await runCli(Deno.args, {
   open: openDenoSession,
   stdout: write(Deno.stdout),
   stderr: write(Deno.stderr),
+  readStdin: () => new Response(Deno.stdin.readable).text(),
+  readFile: (file) => Deno.readTextFile(file.startsWith("/") ? file : `${Deno.cwd()}/${file}`),
   verbs: {
-    mcp: mcpVerb(denoMcpHost),
+    // Loaded only for `mcp`: a `call` never parses the MCP SDK (issue 18, start-up).
+    mcp: async (line, host) => {
+      const [{ mcpVerb }, { denoMcpHost }] = await Promise.all([import("../mcp/verb.ts"), import("./mcpHost.ts")])
+      return mcpVerb(denoMcpHost)(line, host)
+    },
     host: async (_line, host) => {
       host.stdout(`${JSON.stringify({ runtime: "deno", version: Deno.version.deno, platform: Deno.build.os, capabilities: DENO_CAPABILITIES })}\n`)
       return 0

@@ -5,6 +5,7 @@ import type { McpHost } from "../mcp/verb.ts"
 /** Deno's McpHost. */
 export const denoMcpHost: McpHost = {
   stdio: processStdio,
+  pid: Deno.pid,
   listen: (port, fetch) =>
     new Promise((resolve, reject) => {
       try {

@@ -1,13 +1,19 @@
 /**
  * The `mcp` verb, shared by the Node and Deno hosts: opens the workspace (or, when it cannot open,
  * serves the single diagnostic tool), then serves MCP over stdio, or over Streamable HTTP on
- * 127.0.0.1 with `--http PORT`. The host supplies only the stdio transport, an HTTP listener and a
- * way to learn of shutdown signals.
+ * 127.0.0.1 with `--http PORT`. Without `--root`, the workspace is the client's first MCP root (the
+ * current directory when the client offers none). At start it prints one line on stderr (root, mode,
+ * transport, how to approve) and records the settings it runs with in `.agentic/host.json`. The host
+ * supplies only the stdio transport, an HTTP listener and a way to learn of shutdown signals.
  */
+import * as Either from "effect/Either"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
+import { decodeSettings, modeLabel, type Settings } from "../../core/settings/settings.ts"
 import type { CliHost, ParsedLine } from "../cli.ts"
+import { clearHostState, writeHostState } from "../hostState.ts"
+import { terminalCommand } from "./decide.ts"
 import { makeHttpHandler, MCP_PATH, newToken } from "./http.ts"
-import { createMcpServer, Inflight, type McpWorkspace } from "./server.ts"
+import { createMcpServer, Inflight, type McpWorkspace, type WorkspaceSource } from "./server.ts"
 
 /** A running HTTP listener. */
 export interface Listener {
@@ -23,30 +29,82 @@ export interface McpHost {
   readonly listen: (port: number, fetch: (request: Request) => Promise<Response>) => Promise<Listener>
   /** Settles on SIGINT or SIGTERM. */
   readonly shutdown: () => Promise<void>
+  /** This process's id, recorded in .agentic/host.json. */
+  readonly pid?: number
 }
+
+/** The one-line start message: root, mode, transport and how the user approves. */
+export const startLine = (root: string, rootNote: string, settings: Settings, transport: string): string =>
+  `agentic-workspace mcp: root ${root}${rootNote}, mode ${modeLabel(settings.permissionMode)}, ${transport}; ` +
+  `approve in the client's prompt or with ${terminalCommand("accept", "<id>", root)}\n`
 
 /** The `mcp` verb for a host. */
 export const mcpVerb =
   (mcpHost: McpHost) =>
   async (line: ParsedLine, host: CliHost): Promise<number> => {
-    const workspace: McpWorkspace = await host.open(line.root, line.settings)
-    const failed = workspace.failure
-    if (failed?.kind === "settings") {
-      host.stderr(`agentic-workspace: ${failed.reason}. ${failed.repair}\n`)
+    const decoded = decodeSettings(line.settings)
+    if (Either.isLeft(decoded)) {
+      host.stderr(`agentic-workspace: ${decoded.left}. Fix or remove that setting.\n`)
       return 2
     }
-    if (failed !== undefined) host.stderr(`agentic-workspace mcp: serving only the diagnostic tool: ${failed.reason}. ${failed.repair}\n`)
-    const dispose = () => workspace.close()
-
     const portFlag = line.flags["http"]
+    const port = Number(portFlag)
+    if (portFlag !== undefined && (portFlag === true || !Number.isInteger(port) || port < 0 || port > 65535)) {
+      host.stderr(`agentic-workspace: --http takes a port number from 0 to 65535 (0 picks a free one), got ${String(portFlag)}.\n`)
+      return 2
+    }
+    const tokenFlag = line.flags["token"]
+    const token = typeof tokenFlag === "string" && tokenFlag.length > 0 ? tokenFlag : newToken()
+    if (token.length < 16) {
+      host.stderr("agentic-workspace: --token must be at least 16 characters.\n")
+      return 2
+    }
+    const transport = portFlag === undefined ? "stdio" : "http"
+
+    // One runtime per root, opened once; every one is disposed (and its host.json removed) at the end.
+    const opened = new Map<string, Promise<McpWorkspace>>()
+    const open = (root: string): Promise<McpWorkspace> => {
+      let workspace = opened.get(root)
+      if (workspace === undefined) {
+        workspace = host.open(root, line.settings).then(async (session): Promise<McpWorkspace> => {
+          const failed = session.failure
+          if (failed !== undefined) host.stderr(`agentic-workspace mcp: serving only the diagnostic tool: ${failed.reason}. ${failed.repair}\n`)
+          const runtime = session.runtime
+          if (runtime === undefined) return { session, root }
+          await writeHostState(runtime, { host: "mcp", transport, ...(mcpHost.pid === undefined ? {} : { pid: mcpHost.pid }), startedAt: new Date().toISOString() })
+          return { session, root: runtime.info.root }
+        })
+        opened.set(root, workspace)
+      }
+      return workspace
+    }
+    const dispose = async () => {
+      for (const workspace of opened.values()) {
+        const { session } = await workspace
+        if (session.runtime !== undefined) await clearHostState(session.runtime, mcpHost.pid)
+        await session.close()
+      }
+    }
+
+    // With --root the workspace opens now; without it, at the client's first root on first use.
+    let source: WorkspaceSource
+    if (line.rootGiven) {
+      const workspace = await open(line.root)
+      source = workspace
+      host.stderr(startLine(workspace.root, "", decoded.right, transport === "stdio" ? "stdio" : "Streamable HTTP"))
+    } else {
+      source = (clientRoot) => open(clientRoot ?? line.root)
+      host.stderr(startLine(line.root, " (until the client names its first root)", decoded.right, transport === "stdio" ? "stdio" : "Streamable HTTP"))
+    }
+
     if (portFlag === undefined) {
       const inflight = new Inflight()
-      const server = createMcpServer(workspace, inflight)
-      const { transport, ended } = mcpHost.stdio()
+      const server = createMcpServer(source, inflight)
+      const { transport: stdio, ended } = mcpHost.stdio()
       const closed = new Promise<void>((resolve) => {
         server.onclose = () => resolve()
       })
-      await server.connect(transport)
+      await server.connect(stdio)
       // When the input ends, the calls already read still get their answers.
       await Promise.race([closed, ended.then(() => inflight.drained()), mcpHost.shutdown()])
       await server.close().catch(() => undefined)
@@ -54,20 +112,7 @@ export const mcpVerb =
       return 0
     }
 
-    const port = Number(portFlag)
-    if (portFlag === true || !Number.isInteger(port) || port < 0 || port > 65535) {
-      host.stderr(`agentic-workspace: --http takes a port number from 0 to 65535 (0 picks a free one), got ${String(portFlag)}.\n`)
-      await dispose()
-      return 2
-    }
-    const tokenFlag = line.flags["token"]
-    const token = typeof tokenFlag === "string" && tokenFlag.length > 0 ? tokenFlag : newToken()
-    if (token.length < 16) {
-      host.stderr("agentic-workspace: --token must be at least 16 characters.\n")
-      await dispose()
-      return 2
-    }
-    const handler = makeHttpHandler({ createServer: () => createMcpServer(workspace), token })
+    const handler = makeHttpHandler({ createServer: () => createMcpServer(source), token })
     let listener: Listener
     try {
       listener = await mcpHost.listen(port, handler.fetch)

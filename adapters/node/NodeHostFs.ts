@@ -7,6 +7,7 @@ import * as Effect from "effect/Effect"
 import lockfile from "proper-lockfile"
 import writeFileAtomic from "write-file-atomic"
 import { type DirEntry, ERRNO_REASONS, type FileInfo, HostError, type HostErrorReason, type HostFsShape } from "../../core/services/HostFs.ts"
+import { processIdentity } from "./identity.ts"
 
 // proper-lockfile reports a held lock as ELOCKED.
 const REASONS: Record<string, HostErrorReason> = { ...ERRNO_REASONS, ELOCKED: "Busy" }
@@ -88,6 +89,8 @@ const sha256File = (abs: string) =>
   })
 
 export const nodeHostFs: HostFsShape = {
+  owner: { pid: process.pid, identity: processIdentity(process.pid) ?? `pid:${process.pid}` },
+  ownerAlive: (owner) => Effect.sync(() => processIdentity(owner.pid) === owner.identity),
   tail: (abs, maxBytes) => Effect.tryPromise({ try: () => tail(abs, maxBytes), catch: toHostError(abs) }),
   sha256File: (abs) => Effect.tryPromise({ try: () => sha256File(abs), catch: toHostError(abs) }),
   readFile: (abs) => attempt(abs, () => fsp.readFile(abs).then((buffer) => new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength))),

@@ -6,7 +6,6 @@ import { spawn, spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as fsp from "node:fs/promises"
 import * as path from "node:path"
-import { fileURLToPath } from "node:url"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { HostError } from "../../core/services/HostFs.ts"
@@ -14,13 +13,15 @@ import { toolError, type ToolError } from "../../core/protocol/errors.ts"
 import { EXEC_MAX_OUTPUT_BYTES, type ExecRequest, type ExecResult, type Launched, Processes, type ProcessesShape } from "../../core/services/Processes.ts"
 import { resolveExecutable } from "../../core/tools/command/resolve.ts"
 import type { SandboxPolicy } from "../../core/services/Sandbox.ts"
-import { bootIdOf, procGroupAlive, procIdentity, type ProcView } from "../procfs.ts"
+import { procGroupAlive, type ProcView } from "../procfs.ts"
 import { toHostError } from "./NodeHostFs.ts"
+import { hasProc, processIdentity, readBootId, signalZero } from "./identity.ts"
+
+export { processIdentity } from "./identity.ts"
 import { sandboxSupport, wrapperFor } from "./sandbox.ts"
+import { SUPERVISOR_SOURCE } from "./scripts.generated.ts"
 
-/** The supervisor script, beside this file. */
-export const SUPERVISOR = fileURLToPath(new URL("./supervisor.mjs", import.meta.url))
-
+/** How this host reads /proc for the shared parser (adapters/procfs.ts). */
 const view: ProcView = {
   readText: (file) => {
     try {
@@ -38,27 +39,12 @@ const view: ProcView = {
   }
 }
 
-const readBootId = (): string | undefined => bootIdOf(view)
-
-const hasProc = process.platform === "linux" && fs.existsSync("/proc/self/stat")
-
-const signalZero = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return (error as { code?: string }).code === "EPERM"
-  }
-}
-
 /**
- * A process identity that a reused pid or a reboot does not match: boot id and start time on Linux,
- * "pid:<n>" elsewhere (where pid reuse cannot be told apart). undefined when the process is gone or a zombie.
+ * The node arguments that run the supervisor (supervisor.mjs, carried inline by scripts.generated.ts
+ * so a bundle of this host needs no file beside it) on a job folder: its process.argv[2] is the folder
+ * (and argv[3], when given, the sandbox wrapper).
  */
-export const processIdentity = (pid: number): string | undefined => {
-  if (hasProc) return procIdentity(view, pid)
-  return signalZero(pid) ? `pid:${pid}` : undefined
-}
+export const supervisorArgs = (jobDir: string): Array<string> => ["--input-type=module", "--eval", SUPERVISOR_SOURCE, "agentic-workspace-supervisor", jobDir]
 
 /** Whether any process of the group is still running; zombies count as ended. */
 export const groupAlive = (pgid: number): boolean => {
@@ -101,7 +87,7 @@ const wrapperArg = async (jobDir: string): Promise<ReadonlyArray<string>> => {
 
 const launch = async (jobDir: string): Promise<Launched> => {
   const wrapper = await wrapperArg(jobDir)
-  const supervisor = spawn(process.execPath, [SUPERVISOR, jobDir, ...wrapper], {
+  const supervisor = spawn(process.execPath, [...supervisorArgs(jobDir), ...wrapper], {
     detached: true,
     stdio: "ignore",
     shell: false,

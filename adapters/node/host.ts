@@ -2,17 +2,31 @@
 import * as fs from "node:fs"
 import * as fsp from "node:fs/promises"
 import type * as Layer from "effect/Layer"
+import type { AddressPolicy } from "../../core/net/address.ts"
 import { statusRegistry, type Registry } from "../../core/registry.ts"
 import { capabilitiesOf, type HostServices, hostLayer, startHost, type WorkspaceRuntime } from "../../core/runtime.ts"
 import type { ToolDefinition } from "../../core/tools/Tool.ts"
 import { type HostOpening, type OpenFailure, openRuntimeWith, openWith, type Session } from "../open.ts"
+import { nodeBrowserLayer } from "./NodeBrowser.ts"
+import { nodeHttpLayer, type Resolver, systemResolver } from "./NodeHttp.ts"
 import { nodeHostFs } from "./NodeHostFs.ts"
 import { nodeWorkspaceKeyLayer } from "./NodeKey.ts"
 import { nodeProcesses } from "./NodeProcesses.ts"
 import { nodeSearchLayer } from "./NodeSearch.ts"
 
-/** Every service the Node host provides, over the real root `root`. */
-export const layer = (root: string): Layer.Layer<HostServices, unknown> =>
+/** Network options of the Node host: the connector's address rule and the resolver it uses (tests pass a stub resolver). */
+export interface NodeHostOptions {
+  readonly resolve?: Resolver
+  /** The connector's address rule; defaults to the settings' allowPrivateNetwork (tests widen it to reach loopback servers by name). */
+  readonly addressPolicy?: AddressPolicy
+}
+
+/** Every service the Node host provides, over the real root `root`; the network refuses private addresses unless `policy` allows them. */
+export const layer = (
+  root: string,
+  policy: AddressPolicy = { allowPrivateNetwork: false },
+  resolve: Resolver = systemResolver
+): Layer.Layer<HostServices, unknown> =>
   hostLayer({
     root,
     runtime: "node",
@@ -20,13 +34,15 @@ export const layer = (root: string): Layer.Layer<HostServices, unknown> =>
     fs: nodeHostFs,
     processes: nodeProcesses,
     search: nodeSearchLayer(root),
-    key: nodeWorkspaceKeyLayer(root)
+    http: nodeHttpLayer(policy, resolve),
+    key: nodeWorkspaceKeyLayer(root),
+    browser: nodeBrowserLayer
   })
 
 /** The capabilities the Node host advertises: derived from the services `layer` provides. */
-export const NODE_CAPABILITIES = capabilitiesOf({ processes: nodeProcesses })
+export const NODE_CAPABILITIES = capabilitiesOf({ processes: nodeProcesses, http: nodeHttpLayer({ allowPrivateNetwork: false }), browser: nodeBrowserLayer })
 
-const opening = (tools?: ReadonlyArray<ToolDefinition>): HostOpening => ({
+const opening = (tools?: ReadonlyArray<ToolDefinition>, options: NodeHostOptions = {}): HostOpening => ({
   checkRoot: async (given) => {
     const real = await fsp.realpath(given)
     const stats = await fsp.stat(real)
@@ -35,15 +51,17 @@ const opening = (tools?: ReadonlyArray<ToolDefinition>): HostOpening => ({
     return real
   },
   errorCode: (error) => (error as { code?: string }).code ?? "unknown",
-  start: (real, settings) => startHost(layer(real), settings, tools)
+  start: (real, settings) =>
+    startHost(layer(real, options.addressPolicy ?? { allowPrivateNetwork: settings.allowPrivateNetwork }, options.resolve ?? systemResolver), settings, tools)
 })
 
 /** Opens the runtime at `root` with raw settings (flags or a plugin config); `tools` replaces the candidate tools. */
 export const openNodeWorkspace = (
   root: string,
   settingsInput: Record<string, unknown>,
-  tools?: ReadonlyArray<ToolDefinition>
-): Promise<WorkspaceRuntime | OpenFailure> => openRuntimeWith(root, settingsInput, opening(tools))
+  tools?: ReadonlyArray<ToolDefinition>,
+  options: NodeHostOptions = {}
+): Promise<WorkspaceRuntime | OpenFailure> => openRuntimeWith(root, settingsInput, opening(tools, options))
 
 /** Opens the workspace at `root` as the Session every adapter serves. */
 export const openNodeSession = (root: string, settingsInput: Record<string, unknown>, tools?: ReadonlyArray<ToolDefinition>): Promise<Session> =>

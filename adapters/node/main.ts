@@ -1,16 +1,39 @@
 /** The Node entry of the `agentic-workspace` bin. */
+import * as fs from "node:fs/promises"
+import * as path from "node:path"
 import { runCli } from "../cli.ts"
-import { mcpVerb } from "../mcp/verb.ts"
 import { NODE_CAPABILITIES, openNodeSession } from "./host.ts"
-import { nodeMcpHost } from "./mcpHost.ts"
+
+/** All of standard input as text (`call TOOL -`). */
+const readStdin = async (): Promise<string> => {
+  const chunks: Array<Buffer> = []
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer)
+  return Buffer.concat(chunks).toString("utf8")
+}
 
 const code = await runCli(process.argv.slice(2), {
   cwd: process.cwd(),
   open: openNodeSession,
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),
+  readStdin: () => readStdin(),
+  readFile: (file) => fs.readFile(path.resolve(process.cwd(), file), "utf8"),
+  isRunning: (pid) => {
+    try {
+      process.kill(pid, 0)
+      return true
+    } catch (error) {
+      return (error as { code?: string }).code === "EPERM"
+    }
+  },
   verbs: {
-    mcp: mcpVerb(nodeMcpHost),
+    // Loaded only for `mcp`: a `call` never parses the MCP SDK (issue 18, start-up).
+    // The workspace opens while the MCP modules load.
+    mcp: async (line, host) => {
+      const opening = host.open(line.root, line.settings)
+      const [{ mcpVerb }, { nodeMcpHost }] = await Promise.all([import("../mcp/verb.ts"), import("./mcpHost.ts")])
+      return mcpVerb(nodeMcpHost)(line, { ...host, open: () => opening })
+    },
     host: async (_line, host) => {
       host.stdout(`${JSON.stringify({ runtime: "node", version: process.versions.node, platform: process.platform, capabilities: NODE_CAPABILITIES })}\n`)
       return 0

@@ -1,15 +1,17 @@
 /** The `mcp` verb's host pieces on Node: stdio, an HTTP listener on 127.0.0.1 (@hono/node-server), signals. */
 import type { Server as HttpServer } from "node:http"
 import type { AddressInfo } from "node:net"
-import { serve } from "@hono/node-server"
 import { processStdio } from "../mcp/stdio.ts"
 import type { McpHost } from "../mcp/verb.ts"
 
 /** Node's McpHost. */
 export const nodeMcpHost: McpHost = {
   stdio: processStdio,
-  listen: (port, fetch) =>
-    new Promise((resolve, reject) => {
+  pid: process.pid,
+  // @hono/node-server is loaded only for --http.
+  listen: async (port, fetch) => {
+    const { serve } = await import("@hono/node-server")
+    return new Promise((resolve, reject) => {
       const server = serve({ fetch, port, hostname: "127.0.0.1" }, (info: AddressInfo) => {
         resolve({
           port: info.port,
@@ -21,7 +23,8 @@ export const nodeMcpHost: McpHost = {
         })
       })
       server.once("error", reject)
-    }),
+    })
+  },
   shutdown: () =>
     new Promise((resolve) => {
       process.once("SIGINT", () => resolve())

@@ -117,6 +117,12 @@ const someLineMatches = (positions, length, regex) => {
 
 parentPort.on("message", (job) => {
   const regex = new RegExp(job.source, job.flags)
+  if (typeof job.text === "string") {
+    // One text the caller already read (a file named directly): only the regex runs here.
+    const matches = grepText(job.text, regex, job.context, job.maxLineChars)
+    parentPort.postMessage({ id: job.id, results: matches.length > 0 ? [{ path: job.rels[0], matches }] : [], tooLarge: [], unreadable: [], searched: 1, binary: 0 })
+    return
+  }
   const literalBytes = job.literal !== undefined && !job.flags.includes("i") ? Buffer.from(job.literal, "utf8") : undefined
   // An ASCII literal matched case-insensitively: latin1 decoding keeps every ASCII byte and folds no
   // other byte onto ASCII, so it answers "could this file match" without a UTF-8 decode.

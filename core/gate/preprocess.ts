@@ -92,9 +92,40 @@ export const applyCommand = (
   }
 }
 
+/**
+ * Text placed inside a block that the model (or anyone but this code) supplied: "<" and ">" become
+ * "&lt;" and "&gt;", so no such string can close the block or open a forged one.
+ */
+export const blockEscape = (text: string): string => text.replace(/</g, "&lt;").replace(/>/g, "&gt;")
+
+/**
+ * A model-supplied one-line field (a title, an id as typed) inside a block: every run of whitespace and
+ * control characters (newlines, tabs, ANSI escapes, line and paragraph separators) becomes one space,
+ * then it is escaped, then clipped to `maxBytes`.
+ */
+export const blockLine = (text: string, maxBytes: number): string =>
+  clipBytes(blockEscape(text.replace(/[\s\p{Cc}\p{Cf}\u2028\u2029]+/gu, " ").trim()), maxBytes)
+
+/**
+ * JSON inside a block (a resume call's arguments): "<", ">" and "&" as \u escapes, which decode to the
+ * same value, so the model re-issues exactly the approved call and the block still holds no tag.
+ */
+export const blockJson = (value: unknown): string =>
+  JSON.stringify(value).replace(/</g, "\\u003c").replace(/>/g, "\\u003e").replace(/&/g, "\\u0026")
+
+/** Titles in the approval block are clipped to this many bytes. */
+export const APPROVAL_TITLE_BYTES = 200
+
 /** The <agentic-approval> block that replaces an /accept or /deny message. */
 export const approvalBlock = (outcome: DecisionOutcome, mode: 0 | 1 | 2): string => {
-  const { record } = outcome
+  const record = {
+    ...outcome.record,
+    id: blockLine(outcome.record.id, 100),
+    kind: blockLine(outcome.record.kind, 20) as ApprovalRecord["kind"],
+    title: blockLine(outcome.record.title, APPROVAL_TITLE_BYTES),
+    ...(outcome.record.note === undefined ? {} : { note: blockEscape(outcome.record.note) }),
+    ...(outcome.record.reason === undefined ? {} : { reason: blockEscape(outcome.record.reason) })
+  }
   const lines: Array<string> = []
   if (record.kind === "plan") {
     if (outcome.verb === "accept") {
@@ -114,7 +145,7 @@ export const approvalBlock = (outcome: DecisionOutcome, mode: 0 | 1 | 2): string
     lines.push(`The user accepted ${record.id} (${record.kind}): ${record.title}.`)
     if (record.note !== undefined) lines.push(`User note: ${record.note}`)
     if (record.resume !== undefined) {
-      lines.push(`Resume now with exactly this call: ${record.resume.tool} ${JSON.stringify(record.resume.arguments)}`)
+      lines.push(`Resume now with exactly this call: ${blockLine(record.resume.tool, 200)} ${blockJson(record.resume.arguments)}`)
     }
   } else {
     lines.push(`The user denied ${record.id} (${record.kind}): ${record.title}.`)
@@ -126,7 +157,7 @@ export const approvalBlock = (outcome: DecisionOutcome, mode: 0 | 1 | 2): string
 
 /** The block that replaces an /accept or /deny the store refused (nothing pending, unknown id, decided already). */
 export const refusedBlock = (command: DecisionCommand, error: ToolError): string =>
-  `<agentic-approval>\nThe user typed /${command.verb}${command.id === undefined ? "" : ` ${command.id}`}, but nothing was decided: ${error.code}: ${error.message}\nTell the user; do not retry any operation on the strength of this message.\n</agentic-approval>`
+  `<agentic-approval>\nThe user typed /${command.verb}${command.id === undefined ? "" : ` ${blockLine(command.id, 100)}`}, but nothing was decided: ${error.code}: ${blockEscape(error.message)}\nTell the user; do not retry any operation on the strength of this message.\n</agentic-approval>`
 
 /** How many pending records the Manual-mode block lists. */
 export const MODE_BLOCK_LIMIT = 5
@@ -142,11 +173,11 @@ export const modeBlock = (mode: 0 | 1 | 2, records: ReadonlyArray<ApprovalRecord
     const pending = pendingPlan(records)
     if (pending !== undefined) {
       lines.push(
-        `Pending plan ${pending.id}: "${clipBytes(pending.title, MODE_TITLE_BYTES)}" (proposed ${age(pending.createdAt, now)}), waiting for the user's /accept ${pending.id} or /deny ${pending.id}. Mutating tools are locked until then.`
+        `Pending plan ${blockLine(pending.id, 100)}: "${blockLine(pending.title, MODE_TITLE_BYTES)}" (proposed ${age(pending.createdAt, now)}), waiting for the user's /accept ${blockLine(pending.id, 100)} or /deny ${blockLine(pending.id, 100)}. Mutating tools are locked until then.`
       )
     } else if (approved !== undefined) {
       lines.push(
-        `Approved plan ${approved.id}: "${clipBytes(approved.title, MODE_TITLE_BYTES)}" (proposed ${age(approved.createdAt, now)}, approved ${age(approved.decidedAt ?? approved.createdAt, now)}). Mutating calls run unasked until workspace_plan {"action":"complete"}.`
+        `Approved plan ${blockLine(approved.id, 100)}: "${blockLine(approved.title, MODE_TITLE_BYTES)}" (proposed ${age(approved.createdAt, now)}, approved ${age(approved.decidedAt ?? approved.createdAt, now)}). Mutating calls run unasked until workspace_plan {"action":"complete"}.`
       )
     } else {
       lines.push("No plan is pending or approved: mutating calls fail with APPROVAL_REQUIRED until a plan proposed with workspace_plan is accepted.")
@@ -158,7 +189,7 @@ export const modeBlock = (mode: 0 | 1 | 2, records: ReadonlyArray<ApprovalRecord
     } else {
       lines.push(`Pending approvals, newest first (a bare /accept decides #1 only; name the id otherwise):`)
       pending.slice(0, MODE_BLOCK_LIMIT).forEach((record, index) => {
-        lines.push(`${index + 1}. ${record.id} [${record.kind}] ${clipBytes(record.title, MODE_TITLE_BYTES)} (${age(record.createdAt, now)})`)
+        lines.push(`${index + 1}. ${blockLine(record.id, 100)} [${blockLine(record.kind, 20)}] ${blockLine(record.title, MODE_TITLE_BYTES)} (${age(record.createdAt, now)})`)
       })
       if (pending.length > MODE_BLOCK_LIMIT) lines.push(`… and ${pending.length - MODE_BLOCK_LIMIT} older pending record(s).`)
       if (pending.length > 1) lines.push("Several are waiting: tell the user the id to name, /accept <id>.")

@@ -86,3 +86,19 @@ export const failure = (
   ...(extra?.data !== undefined ? { data: extra.data } : {}),
   error: error.details === undefined ? { code: error.code, message: error.message } : { code: error.code, message: error.message, details: error.details }
 })
+
+/**
+ * The envelope as a JSON Schema (MCP's `outputSchema`): the top-level fields a client acts on, `data`
+ * an open object, so every result validates without the schema growing with each tool (tools/list is
+ * read by the model too). `protocol`, `retention` and `artifacts` are in envelopes as well; extra fields are allowed.
+ */
+export const ENVELOPE_JSON_SCHEMA = {
+  type: "object",
+  properties: {
+    ok: { type: "boolean" },
+    operation: { type: "string" },
+    summary: { type: "string" },
+    data: { type: "object" },
+    error: { type: "object" }
+  }
+} as const

@@ -56,6 +56,16 @@ export interface DirEntry {
   readonly type: "file" | "directory" | "symlink" | "other"
 }
 
+/**
+ * A running process as a lock names it: its pid and an identity a reused pid or a reboot does not
+ * match (on Linux the boot id and the start time from /proc, the same token the job supervisor's
+ * liveness check uses).
+ */
+export interface ProcessOwner {
+  readonly pid: number
+  readonly identity: string
+}
+
 /** A bounded read from the end of a file. */
 export interface Tail {
   /** The last bytes of the file (at most the number asked for). */
@@ -66,6 +76,13 @@ export interface Tail {
 
 /** The host filesystem, narrowed to what the tools need. */
 export interface HostFsShape {
+  /** This process, as the locks it takes name it. */
+  readonly owner: ProcessOwner
+  /**
+   * Whether the process a lock names still runs: false when it is gone, a zombie or its pid was reused.
+   * A host that cannot tell answers true (a lock it cannot judge is never broken).
+   */
+  readonly ownerAlive: (owner: ProcessOwner) => Effect.Effect<boolean>
   /** Reads at most `maxBytes` from the end of a file, never the whole file; undefined when it does not exist. */
   readonly tail: (abs: string, maxBytes: number) => Effect.Effect<Tail | undefined, HostError>
   /** SHA-256 (hex) of a file (streamed where the host can); undefined when it does not exist. */

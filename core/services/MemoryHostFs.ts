@@ -106,7 +106,11 @@ export const makeMemoryHostFs = (directories: ReadonlyArray<string> = []): Memor
       return undefined
     })
 
+  // One memory filesystem lives in one process: its only owner is itself, always alive.
+  const owner = { pid: 0, identity: `memory:${Math.random().toString(36).slice(2)}` }
   const host: HostFsShape = {
+    owner,
+    ownerAlive: (other) => Effect.succeed(other.identity === owner.identity),
     tail: (abs, maxBytes) =>
       Effect.flatMap(Effect.either(host.readFile(abs)), (read) =>
         read._tag === "Left"

@@ -61,6 +61,17 @@ export interface GrepOptions extends Omit<WalkOptions, "directories" | "maxEntri
   readonly maxLineChars: number
   /** Larger files are skipped and reported. */
   readonly maxFileBytes: number
+  /**
+   * The deadline in milliseconds (searchTimeoutMs). Past it the search stops, by terminating whatever runs
+   * the regex, and answers what it found with `timedOut: true` and the files it did not search.
+   */
+  readonly timeoutMs?: number
+}
+
+/** A search of one given file's text (a file named directly), under the same deadline. */
+export interface GrepTextOptions extends Pick<GrepOptions, "source" | "flags" | "context" | "maxLineChars" | "timeoutMs"> {
+  readonly path: string
+  readonly text: string
 }
 
 /** One matching line with its file. */
@@ -77,12 +88,17 @@ export interface GrepResult {
   readonly binarySkipped: number
   readonly tooLarge: ReadonlyArray<string>
   readonly unreadable: ReadonlyArray<string>
+  /** true when the deadline stopped the search; `notSearched` then lists the files whose result is unknown. */
+  readonly timedOut?: boolean
+  readonly notSearched?: ReadonlyArray<string>
 }
 
 /** The search port. */
 export interface SearchShape {
   readonly walk: (options: WalkOptions) => Effect.Effect<WalkResult, ToolError>
   readonly grep: (options: GrepOptions) => Effect.Effect<GrepResult, ToolError>
+  /** The line search of one text, off the caller's thread where the host can, under the deadline. */
+  readonly grepText: (options: GrepTextOptions) => Effect.Effect<GrepResult, ToolError>
 }
 
 /** The search service. */
@@ -173,6 +189,65 @@ export const walkTree = (
 /** Compiles the search's RegExp (the caller validated it already; an invalid one is a defect here). */
 export const compileGrep = (options: Pick<GrepOptions, "source" | "flags">): RegExp => new RegExp(options.source, options.flags)
 
+/** What the fallback needs of a Web Worker (Deno and browsers have them; Node 20 has none as a global). */
+interface WebWorker {
+  postMessage: (message: unknown) => void
+  terminate: () => void
+  onmessage: ((event: { data: unknown }) => void) | null
+  onerror: ((event: unknown) => void) | null
+}
+
+const webWorkerClass = (): (new (url: string, options: { type: "module" }) => WebWorker) | undefined =>
+  (globalThis as { Worker?: new (url: string, options: { type: "module" }) => WebWorker }).Worker
+
+/**
+ * One text's line search under a deadline. Where the runtime has Web Workers (Deno), the regex runs in
+ * a module worker (core/services/grepWorker.ts) that is terminated when the deadline passes, so no regex,
+ * however catastrophic, holds the caller; elsewhere the search can only stop between lines (a single
+ * catastrophic line then runs to its end: the window documented in docs/INSPECT.md).
+ */
+const makeTextGrep = () => {
+  let worker: WebWorker | undefined
+  const run = (
+    job: { text: string; source: string; flags: string; context: number; maxLineChars: number },
+    deadline: number
+  ): Promise<ReadonlyArray<LineMatch> | "timeout"> => {
+    const Worker = webWorkerClass()
+    if (Worker === undefined) {
+      const regex = new RegExp(job.source, job.flags)
+      const found = grepText(job.text, regex, job.context, job.maxLineChars, () => Date.now() > deadline)
+      return Promise.resolve(found === undefined ? "timeout" : found)
+    }
+    worker ??= new Worker(new URL("./grepWorker.ts", import.meta.url).href, { type: "module" })
+    const current = worker
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        current.terminate()
+        if (worker === current) worker = undefined
+        resolve("timeout")
+      }, Math.max(0, deadline - Date.now()))
+      current.onmessage = (event) => {
+        clearTimeout(timer)
+        resolve(event.data as ReadonlyArray<LineMatch>)
+      }
+      current.onerror = (event) => {
+        clearTimeout(timer)
+        current.terminate()
+        if (worker === current) worker = undefined
+        reject(new Error(String((event as { message?: string }).message ?? "the search worker failed")))
+      }
+      current.postMessage(job)
+    })
+  }
+  return {
+    run,
+    close: () => {
+      worker?.terminate()
+      worker = undefined
+    }
+  }
+}
+
 /** The host-free search over HostFs. */
 export const makeHostFsSearch = (host: HostFsShape, root: string): SearchShape => {
   const readDir = (rel: string) =>
@@ -182,22 +257,54 @@ export const makeHostFsSearch = (host: HostFsShape, root: string): SearchShape =
     )
   const readGitignore = (dir: string) => gitignoreOf(host, root, dir)
   const walk = (options: WalkOptions) => walkTree(readDir, readGitignore, options)
+  // One worker per search, terminated when it ends: an idle worker would keep a Deno process alive.
+  const withTexts = <A, E, R>(use: (searchText: (job: Parameters<ReturnType<typeof makeTextGrep>["run"]>[0], deadline: number) => Effect.Effect<ReadonlyArray<LineMatch> | "timeout", ToolError>) => Effect.Effect<A, E, R>) =>
+    Effect.acquireUseRelease(
+      Effect.sync(makeTextGrep),
+      (texts) =>
+        use((job, deadline) =>
+          Effect.tryPromise({ try: () => texts.run(job, deadline), catch: (error) => searchHostError(error instanceof Error ? error.message : String(error)) })
+        ),
+      (texts) => Effect.sync(texts.close)
+    )
+  const deadlineOf = (timeoutMs: number | undefined) => (timeoutMs === undefined ? Number.POSITIVE_INFINITY : Date.now() + timeoutMs)
   return {
     walk,
+    grepText: (options) =>
+      withTexts((searchText) => Effect.gen(function* () {
+        const found = yield* searchText(options, deadlineOf(options.timeoutMs))
+        const timedOut = found === "timeout"
+        return {
+          matches: timedOut ? [] : found.map((match) => ({ path: options.path, ...match })),
+          capped: false,
+          filesSearched: timedOut ? 0 : 1,
+          binarySkipped: 0,
+          tooLarge: [],
+          unreadable: [],
+          ...(timedOut ? { timedOut, notSearched: [options.path] } : {})
+        }
+      })),
     grep: (options) =>
-      Effect.gen(function* () {
+      withTexts((searchText) => Effect.gen(function* () {
+        const deadline = deadlineOf(options.timeoutMs)
         const walked = yield* walk({ ...options, directories: false, maxEntries: Number.MAX_SAFE_INTEGER })
         const include = new GlobSet(options.include)
-        const regex = compileGrep(options)
         const matches: Array<GrepMatch> = []
         const tooLarge: Array<string> = []
         const unreadable: Array<string> = [...walked.unreadable]
+        const notSearched: Array<string> = []
         let filesSearched = 0
         let binarySkipped = 0
         let capped = false
+        let timedOut = false
         for (const entry of walked.entries) {
           if (entry.type !== "file") continue
           if (!include.isEmpty && !include.matches(entry.path)) continue
+          if (timedOut || Date.now() > deadline) {
+            timedOut = true
+            notSearched.push(entry.path)
+            continue
+          }
           if (matches.length >= options.maxMatches) {
             capped = true
             break
@@ -212,21 +319,29 @@ export const makeHostFsSearch = (host: HostFsShape, root: string): SearchShape =
             unreadable.push(entry.path)
             continue
           }
-          filesSearched++
           if (isBinary(bytes)) {
+            filesSearched++
             binarySkipped++
             continue
           }
-          for (const found of grepText(decoder.decode(bytes), regex, options.context, options.maxLineChars)) {
-            matches.push({ path: entry.path, ...found })
+          const found = yield* searchText(
+            { text: decoder.decode(bytes), source: options.source, flags: options.flags, context: options.context, maxLineChars: options.maxLineChars },
+            deadline
+          )
+          if (found === "timeout") {
+            timedOut = true
+            notSearched.push(entry.path)
+            continue
           }
+          filesSearched++
+          for (const match of found) matches.push({ path: entry.path, ...match })
         }
         if (matches.length > options.maxMatches) {
           capped = true
           matches.length = options.maxMatches
         }
-        return { matches, capped, filesSearched, binarySkipped, tooLarge, unreadable }
-      })
+        return { matches, capped, filesSearched, binarySkipped, tooLarge, unreadable, ...(timedOut ? { timedOut, notSearched } : {}) }
+      }))
   }
 }
 

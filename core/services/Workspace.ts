@@ -13,6 +13,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import { minimatch } from "minimatch"
+import { echo } from "../protocol/bounds.ts"
 import { toolError, type ToolError } from "../protocol/errors.ts"
 import { CurrentSettings } from "./CurrentSettings.ts"
 import { type DirEntry, type FileInfo, type HostError, HostFs, HostInfo } from "./HostFs.ts"
@@ -21,13 +22,47 @@ import { ancestors, confine, dirname, join, relativeTo } from "./paths.ts"
 /** The globs every workspace protects, whatever the settings say. */
 export const BUILTIN_PROTECTED: ReadonlyArray<string> = [".git/**", ".agentic/**"]
 
+/**
+ * Code points HFS+ ignores in names (git's list for CVE-2014-9390) and other default-ignorable ones:
+ * `.g<U+200C>it` names `.git` there.
+ */
+const IGNORABLE = /[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufff8]/gu
+
+/**
+ * The name a path segment stands for on the filesystems a repository may be checked out on: lower
+ * case (macOS, Windows), without ignorable code points (HFS+), without an NTFS stream suffix
+ * (`.git::$INDEX_ALLOCATION` is `.git`) and without trailing dots and spaces (`.git.`, `.git ` are `.git`
+ * on Windows).
+ */
+export const canonicalSegment = (segment: string): string => {
+  const name = segment.normalize("NFC").toLowerCase().replace(IGNORABLE, "")
+  const stream = name.indexOf(":")
+  return (stream < 0 ? name : name.slice(0, stream)).replace(/[. ]+$/, "")
+}
+
+/**
+ * 8.3 short names NTFS may give a protected folder: `GIT~1` (and git's hashed form `GI7EBA~1`) for `.git`,
+ * `AGENTI~1` for `.agentic` (Windows drops the leading dot).
+ */
+const GIT_SHORT = /^(git|gi7eba)~[0-9]+$/
+const AGENTIC_SHORT = /^agenti~[0-9]+$/
+
+/** True when a segment, in any spelling, names `.git` (anywhere) or `.agentic` (at the top). */
+const namesProtected = (segment: string, top: boolean): boolean => {
+  const canonical = canonicalSegment(segment)
+  if (canonical === ".git" || GIT_SHORT.test(canonical)) return true
+  return top && (canonical === ".agentic" || AGENTIC_SHORT.test(canonical))
+}
+
 /** True when a model-facing tool must not write `rel` (workspace-relative, normalised). */
 export const isProtectedPath = (rel: string, patterns: ReadonlyArray<string>): boolean => {
   if (rel === "") return true
-  // Case-insensitively: on a case-insensitive filesystem (macOS, Windows) ".Agentic/" is ".agentic/".
-  const segments = rel.toLowerCase().split("/")
-  if (segments[0] === ".agentic" || segments.includes(".git")) return true
-  const candidates = [rel, ...ancestors(rel)]
+  // Every spelling another filesystem reads as .git or .agentic (case, trailing dots and spaces,
+  // streams, ignorable code points, 8.3 short names): a repository is shared across systems.
+  const segments = rel.split("/")
+  if (segments.some((segment, index) => namesProtected(segment, index === 0))) return true
+  const canonical = segments.map(canonicalSegment).join("/")
+  const candidates = [...new Set([rel, ...ancestors(rel), canonical, ...ancestors(canonical)])]
   return patterns.some((raw) => {
     // "./secrets/**" and "/secrets/**" mean the workspace-relative "secrets/**".
     const pattern = raw.replace(/^(\.\/|\/)+/, "")
@@ -102,9 +137,9 @@ export const makeWorkspace = (
     Effect.mapError(effect, (error) => hostToToolError(error, rel))
 
   const escape = (input: string, field: string) =>
-    toolError("PATH_ESCAPE", `${field} "${input}" resolves through a symlink to a place outside the workspace; give a path inside the workspace root.`, {
+    toolError("PATH_ESCAPE", `${field} "${echo(input)}" resolves through a symlink to a place outside the workspace; give a path inside the workspace root.`, {
       field,
-      path: input
+      path: echo(input)
     })
 
   // The real location of rel (or of its nearest existing ancestor) must stay inside the root.

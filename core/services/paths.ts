@@ -1,4 +1,5 @@
 /** Pure POSIX path helpers for workspace-relative paths (the core has no node:path). */
+import { echo } from "../protocol/bounds.ts"
 import { toolError, type ToolError } from "../protocol/errors.ts"
 import * as Either from "effect/Either"
 
@@ -61,9 +62,9 @@ export const confine = (root: string, input: string, field = "path"): Either.Eit
   const unified = input.replace(/\\/g, "/")
   if (/^[A-Za-z]:/.test(unified) || unified.startsWith("//")) {
     return Either.left(
-      toolError("PATH_ESCAPE", `${field} "${input}" is not a path inside the workspace; give it relative to the workspace root.`, {
+      toolError("PATH_ESCAPE", `${field} "${echo(input)}" is not a path inside the workspace; give it relative to the workspace root.`, {
         field,
-        path: input
+        path: echo(input)
       })
     )
   }
@@ -71,9 +72,9 @@ export const confine = (root: string, input: string, field = "path"): Either.Eit
     const rel = relativeTo(root, unified)
     return rel === undefined
       ? Either.left(
-          toolError("PATH_ESCAPE", `${field} "${input}" is outside the workspace; give a path relative to the workspace root.`, {
+          toolError("PATH_ESCAPE", `${field} "${echo(input)}" is outside the workspace; give a path relative to the workspace root.`, {
             field,
-            path: input
+            path: echo(input)
           })
         )
       : Either.right(rel)
@@ -84,9 +85,9 @@ export const confine = (root: string, input: string, field = "path"): Either.Eit
     if (part === "..") {
       if (out.length === 0) {
         return Either.left(
-          toolError("PATH_ESCAPE", `${field} "${input}" climbs out of the workspace with ".."; give a path inside the workspace root.`, {
+          toolError("PATH_ESCAPE", `${field} "${echo(input)}" climbs out of the workspace with ".."; give a path inside the workspace root.`, {
             field,
-            path: input
+            path: echo(input)
           })
         )
       }

@@ -31,6 +31,18 @@ export const Settings = Schema.Struct({
   maxCommandDurationSeconds: Schema.optionalWith(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1), Schema.lessThanOrEqualTo(86_400)), {
     default: () => 600
   }),
+  /** The deadline of one workspace_inspect search, in milliseconds; a search past it answers complete: false. */
+  searchTimeoutMs: Schema.optionalWith(Schema.Int.pipe(Schema.greaterThanOrEqualTo(100), Schema.lessThanOrEqualTo(600_000)), {
+    default: () => 10_000
+  }),
+  /** The largest file workspace_edit loads (preview, apply, commit); larger files fail FILE_TOO_LARGE. */
+  maxFileBytes: Schema.optionalWith(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1024), Schema.lessThanOrEqualTo(4 * 1024 ** 3)), {
+    default: () => 256 * 1024 * 1024
+  }),
+  /** The most bytes a job's stdout and stderr logs may hold together; past it the output is truncated with a marker. */
+  maxJobLogBytes: Schema.optionalWith(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1024), Schema.lessThanOrEqualTo(1024 ** 4)), {
+    default: () => 1024 ** 3
+  }),
   /** Executables a command may run (bare names); "*" allows any. */
   executableAllowlist: Schema.optionalWith(Schema.Array(Schema.String), { default: () => DEFAULT_EXECUTABLES }),
   enableProcessExecution: Bool(true),
@@ -48,9 +60,31 @@ export const Settings = Schema.Struct({
   enableWebResearch: Bool(false),
   enableBrowser: Bool(false),
   enableBrowserEvaluate: Bool(false),
+  /** The Chromium workspace_browser drives; empty: the first of /usr/bin/chromium, chromium-browser, google-chrome on PATH that exists. */
+  browserExecutablePath: Schema.optionalWith(Schema.String, { default: () => "" }),
+  /** Browser sessions idle longer than this are closed on the next workspace_browser call. */
+  browserIdleMinutes: Schema.optionalWith(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1), Schema.lessThanOrEqualTo(10_080)), { default: () => 30 }),
   enableSubAgents: Bool(false),
   allowAgentCommands: Bool(false),
-  allowAgentWebResearch: Bool(false)
+  allowAgentWebResearch: Bool(false),
+  /** The response cap of one web request in bytes (workspace_research fetch and search). */
+  maxFetchBytes: Schema.optionalWith(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1024), Schema.lessThanOrEqualTo(1_000_000_000)), {
+    default: () => 5_000_000
+  }),
+  /** The deadline of one web request, redirects and body included, in milliseconds. */
+  fetchTimeoutMs: Schema.optionalWith(Schema.Int.pipe(Schema.greaterThanOrEqualTo(100), Schema.lessThanOrEqualTo(600_000)), {
+    default: () => 30_000
+  }),
+  /** Lets web requests (research, the browser's pages) reach loopback, private and link-local addresses (cloud metadata addresses never). */
+  allowPrivateNetwork: Bool(false),
+  /** The DuckDuckGo HTML results endpoint. */
+  duckduckgoUrl: Schema.optionalWith(Schema.String, { default: () => "https://html.duckduckgo.com/html/" }),
+  /** The MediaWiki API endpoint (api.php) the wikipedia provider asks. */
+  wikipediaUrl: Schema.optionalWith(Schema.String, { default: () => "https://en.wikipedia.org/w/api.php" }),
+  /** The base URL of a SearXNG instance; the searxng provider is available only when it is set. */
+  searxngUrl: Schema.optionalWith(Schema.String, { default: () => "" }),
+  /** Stage the next web call for the user after any fetch or browser read, even in Auto or under an approved plan. */
+  stageEgressAfterUntrustedRead: Bool(false)
 })
 export type Settings = typeof Settings.Type
 export type SettingsInput = typeof Settings.Encoded
@@ -71,7 +105,17 @@ const EXPECTED: Record<string, string> = {
   executableAllowlist: 'must be a list of executable names ("*" allows any)',
   maxToolResultChars: "must be an integer from 1000 to 10000000",
   maxCommandDurationSeconds: "must be an integer from 1 to 86400",
-  commandSandbox: 'must be "auto", "required" or "off"'
+  maxFetchBytes: "must be an integer from 1024 to 1000000000 (bytes)",
+  fetchTimeoutMs: "must be an integer from 100 to 600000 (milliseconds)",
+  duckduckgoUrl: "must be a URL string",
+  wikipediaUrl: "must be a URL string",
+  searxngUrl: 'must be a URL string ("" leaves searxng off)',
+  searchTimeoutMs: "must be an integer from 100 to 600000 (milliseconds)",
+  maxFileBytes: "must be an integer from 1024 to 4294967296 (bytes)",
+  maxJobLogBytes: "must be an integer from 1024 to 1099511627776 (bytes)",
+  commandSandbox: 'must be "auto", "required" or "off"',
+  browserExecutablePath: "must be a path to a Chromium executable (or empty for the default)",
+  browserIdleMinutes: "must be an integer from 1 to 10080"
 }
 
 /** Decodes settings, refusing unknown keys and out-of-range values with a message naming each. */

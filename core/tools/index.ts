@@ -1,9 +1,11 @@
 /** Every tool the registry knows, in the order tools/list shows them. */
+import { BROWSER_TOOLS } from "./browser/tool.ts"
 import { commandTool } from "./command/command.ts"
 import { editTool } from "./edit/edit.ts"
 import { inspectTool } from "./inspect/inspect.ts"
 import { notesTool } from "./notes/notes.ts"
 import { planTool } from "./plan/plan.ts"
+import { researchTool } from "./research/tool.ts"
 import { tasksTool } from "./tasks/tasks.ts"
 import type { ToolDefinition } from "./Tool.ts"
 import { vcsTool } from "./vcs/tool.ts"
@@ -15,5 +17,7 @@ export const ALL_TOOLS: ReadonlyArray<ToolDefinition> = [
   notesTool,
   commandTool,
   vcsTool,
-  tasksTool
+  tasksTool,
+  researchTool,
+  ...BROWSER_TOOLS
 ] as unknown as ReadonlyArray<ToolDefinition>

@@ -7,7 +7,7 @@ import { execFile } from "node:child_process"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js"
 import { afterAll, describe, expect, it } from "vitest"
 import { DENO, ENTRY } from "../support/mcp.ts"
@@ -47,7 +47,7 @@ describe("one entry, the host chosen by the runtime", () => {
     const client = new Client({ name: "spec", version: "1.0.0" })
     const logs: Array<{ level: string; data: unknown }> = []
     client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => void logs.push(notification.params))
-    await client.connect(new StdioClientTransport({ command: DENO, args: ["run", "-A", ENTRY, "mcp", "--root", root], cwd: REPO, stderr: "pipe" }))
+    await client.connect(new StdioClientTransport({ command: DENO, args: ["run", "-A", ENTRY, "mcp", "--root", root], cwd: REPO, stderr: "pipe", env: { ...getDefaultEnvironment(), ...(process.env.XDG_STATE_HOME === undefined ? {} : { XDG_STATE_HOME: process.env.XDG_STATE_HOME }) } }))
     try {
       const { tools } = await client.listTools()
       expect(tools.map((tool) => tool.name)).toContain("workspace_notes")

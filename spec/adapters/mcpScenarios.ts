@@ -117,11 +117,100 @@ export const mcpScenarios = (name: string, connect: Connect, options: { setup?: 
         const envelope = envelopeOf(result)
         expect(envelope.protocol, tool.name).toBe("agentic-workspace/v1")
         expect(result.content[0], tool.name).toEqual({ type: "text", text: envelope.summary })
+        // Issue 17: content carries the data too, as JSON text after the summary (clients that never show
+        // structuredContent to the model still give it the data).
+        const payload = envelope.data ?? envelope.error?.details
+        if (payload !== undefined) expect(result.content[result.content.length - 1], tool.name).toEqual({ type: "text", text: JSON.stringify(payload) })
         expect(result.isError, tool.name).toBe(!envelope.ok)
         expect(envelope.error?.code, tool.name).not.toBe("INTERNAL_ERROR")
         expect(envelope.error?.code, tool.name).not.toBe("INVALID_INPUT")
         if (entry.ok !== "any") expect(envelope.ok, `${tool.name}: ${envelope.summary}`).toBe(entry.ok)
       }
+    })
+
+    it("content contains the data: a read's file text and line numbers are in the text content, not only in structuredContent", async () => {
+      const { root, connected } = await start(["permissionMode=0"])
+      await fs.writeFile(path.join(root, "content.txt"), "first line\nsecond line\n")
+      const result = await call(connected, "workspace_inspect", { action: "read", path: "content.txt" })
+      expect(result.isError).toBe(false)
+      const text = result.content.map((item) => item.text ?? "").join("\n")
+      expect(text).toContain("second line")
+      expect(JSON.parse(result.content[result.content.length - 1]!.text!)).toEqual(envelopeOf(result).data)
+    })
+
+    it("every tool declares the envelope as outputSchema, and the SDK client validates each result against it", async () => {
+      const { connected } = await start(["permissionMode=0"])
+      const { tools } = await connected.client.listTools()
+      for (const tool of tools) expect(tool.outputSchema, tool.name).toMatchObject({ type: "object", properties: { ok: { type: "boolean" }, data: { type: "object" } } })
+      // The client checks structuredContent against the outputSchema it listed; an invalid result would throw here.
+      const result = await call(connected, "workspace_notes", { action: "list" })
+      expect(envelopeOf(result).ok).toBe(true)
+    })
+
+    it("Plan mode with elicitation: a proposed plan is put to the user before propose returns (the Manual-mode schema), and accepted there it unlocks the next edit", async () => {
+      const { root, connected } = await start(["permissionMode=1"])
+      connected.elicitation.next = { action: "accept", content: { note: "go ahead" } }
+      const asked = connected.elicitation.prompts.length
+      const locked = await call(connected, "test_gated_write", { action: "write", path: "plan-a.txt", content: "under plan" })
+      expect(envelopeOf(locked).error?.code).toBe("APPROVAL_REQUIRED")
+      const proposed = await call(connected, "workspace_plan", { action: "propose", title: "Write plan-a", objective: "Show plan elicitation", steps: ["write plan-a.txt"] })
+      // The prompt was answered inside the propose call.
+      expect(connected.elicitation.prompts).toHaveLength(asked + 1)
+      const prompt = connected.elicitation.prompts[asked]!
+      expect(prompt.message).toContain("Write plan-a")
+      expect(prompt.message).toContain("write plan-a.txt")
+      expect(prompt.requestedSchema).toEqual({ type: "object", properties: { note: expect.objectContaining({ type: "string" }) } })
+      const envelope = envelopeOf(proposed)
+      const planId = (envelope.data as { planId: string }).planId
+      expect(envelope.data).toMatchObject({ status: "approved", note: "go ahead" })
+      expect(envelope.summary).toContain(`The user accepted plan ${planId}`)
+      expect((await recordTitled(root, "Write plan-a"))?.status).toBe("approved")
+      const written = await call(connected, "test_gated_write", { action: "write", path: "plan-a.txt", content: "under plan" })
+      expect(envelopeOf(written)).toMatchObject({ ok: true, data: { written: true } })
+      expect(await fs.readFile(path.join(root, "plan-a.txt"), "utf8")).toBe("under plan")
+      await call(connected, "workspace_plan", { action: "complete", plan_id: planId })
+    })
+
+    it("Plan mode with elicitation: a plan declined in the prompt is denied with the note as its reason; nothing unlocks", async () => {
+      const { root, connected } = await start(["permissionMode=1"])
+      connected.elicitation.next = { action: "decline", content: { note: "too broad" } }
+      const proposed = envelopeOf(await call(connected, "workspace_plan", { action: "propose", title: "Write plan-b", objective: "Declined", steps: ["write plan-b.txt"] }))
+      expect(proposed.data).toMatchObject({ status: "denied", reason: "too broad" })
+      expect((await recordTitled(root, "Write plan-b"))).toMatchObject({ status: "denied", reason: "too broad" })
+      const refused = envelopeOf(await call(connected, "test_gated_write", { action: "write", path: "plan-b.txt", content: "no" }))
+      expect(refused.error?.code).toBe("APPROVAL_REQUIRED")
+    })
+
+    it("without elicitation every reply that needs the user names the terminal command with this root, never only /accept; the user accepts the plan there and the edit runs", async () => {
+      const { root, connected } = await start(["permissionMode=1"], false)
+      const locked = envelopeOf(await call(connected, "test_gated_write", { action: "write", path: "plan-c.txt", content: "terminal plan" }))
+      expect(locked.error?.code).toBe("APPROVAL_REQUIRED")
+      expect(locked.summary).toContain(`npx agentic-workspace accept <plan_id> --root ${root}`)
+      expect(locked.summary).not.toMatch(/(wait for|reply|replies) \/accept/)
+      const proposed = envelopeOf(await call(connected, "workspace_plan", { action: "propose", title: "Write plan-c", objective: "Terminal", steps: ["write plan-c.txt"] }))
+      const planId = (proposed.data as { planId: string }).planId
+      expect(proposed.data).toMatchObject({ status: "pending" })
+      for (const text of [proposed.summary, (proposed.data as { instruction: string }).instruction]) {
+        expect(text).toContain(`npx agentic-workspace accept ${planId} --root ${root}`)
+        expect(text).toContain(`npx agentic-workspace deny ${planId} --root ${root} <reason>`)
+        expect(text).not.toContain(`/accept ${planId}`)
+      }
+      const waiting = envelopeOf(await call(connected, "test_gated_write", { action: "write", path: "plan-c.txt", content: "terminal plan" }))
+      expect(waiting.error?.code).toBe("APPROVAL_REQUIRED")
+      expect(waiting.error?.message).toContain(`npx agentic-workspace accept ${planId} --root ${root}`)
+      const decided = await runDeno(["accept", planId, "--root", root])
+      expect(decided.code, decided.stderr).toBe(0)
+      const written = envelopeOf(await call(connected, "test_gated_write", { action: "write", path: "plan-c.txt", content: "terminal plan" }))
+      expect(written).toMatchObject({ ok: true, data: { written: true } })
+      await call(connected, "workspace_plan", { action: "complete", plan_id: planId })
+    })
+
+    it("the server instructions name the client prompt and the terminal command, not /accept alone", async () => {
+      const { connected } = await start(["permissionMode=0"])
+      const instructions = connected.client.getInstructions() ?? ""
+      expect(instructions).toContain("approval prompt")
+      expect(instructions).toContain("npx agentic-workspace accept <id> --root")
+      expect(instructions).toContain("There is no /accept command")
     })
 
     it("a bad call is isError with the envelope's code", async () => {
@@ -182,6 +271,9 @@ export const mcpScenarios = (name: string, connect: Connect, options: { setup?: 
       const staged = envelopeOf(await call(connected, "test_gated_write", { action: "write", path: "d.txt", content: "terminal" }))
       const approval = (staged.data as { status: string; approval: { id: string; resume: { tool: string; arguments: Record<string, unknown> } } })
       expect(approval.status).toBe("pending_approval")
+      // The reply names the way to decide in this host: the terminal command with this root.
+      expect(staged.summary).toContain(`npx agentic-workspace accept ${approval.approval.id} --root ${root}`)
+      expect(staged.summary).not.toContain(`/accept ${approval.approval.id}`)
       // The model's input cannot approve: the same call again only returns the same pending record.
       const again = envelopeOf(await call(connected, "test_gated_write", { action: "write", path: "d.txt", content: "terminal" }))
       expect((again.data as { approval: { id: string } }).approval.id).toBe(approval.approval.id)

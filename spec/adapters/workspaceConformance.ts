@@ -205,6 +205,47 @@ export const suite = (name: string, fixture: HostFixture): ReadonlyArray<Conform
       { protectedPatterns: ["secrets/**"] }
     ))
 
+  // Issue 10 §8: the alias table. Each spelling names .git or .agentic on some filesystem a repository is
+  // checked out on (NTFS, HFS+; the git CVE-2019-1352 and CVE-2014-9390 classes), so it is refused on every host.
+  test("aliases of protected names on other filesystems are refused: trailing dots and spaces, streams, 8.3 names, ignorable code points", () =>
+    withWorkspace(
+      fixture,
+      async ({ flip, run }) => {
+        const aliases = [
+          ".git./config",
+          ".git /config",
+          ".git. . /config",
+          ".git::$INDEX_ALLOCATION/config",
+          ".git:stream",
+          "GIT~1/config",
+          "git~2/HEAD",
+          "GI7EBA~1/config",
+          ".g\u200cit/config",
+          ".\u200dgit/hooks/pre-commit",
+          ".git\ufeff/config",
+          ".GIT/config",
+          "sub/.git./config",
+          "sub/GIT~1/HEAD",
+          ".agentic./notes/x.md",
+          ".agentic /approvals/state.json",
+          ".agentic::$DATA/x",
+          "AGENTI~1/approvals/state.json",
+          ".agen\u200ctic/notes/x.md",
+          "secrets./key.pem",
+          "secrets /key.pem"
+        ]
+        for (const path of aliases) {
+          assert.equal((await flip(Effect.flatMap(ws, (w) => w.write(path, bytesOf("x"))))).code, "PROTECTED_PATH", JSON.stringify(path))
+        }
+        // Names that only look alike stay writable.
+        for (const path of [".gitignore", ".github/workflows/ci.yml", "git/config", "sub/.agentic/x.md", "my.git.d/x", "agenti~x/y"]) {
+          const parent = path.slice(0, path.lastIndexOf("/"))
+          await run(Effect.flatMap(ws, (w) => Effect.zipRight(w.mkdir(parent, { recursive: true }), w.write(path, bytesOf("x")))))
+        }
+      },
+      { protectedPatterns: ["secrets/**"] }
+    ))
+
   test("the state store: JSON round-trips, append creates then appends, list of a missing folder is empty", () =>
     withWorkspace(fixture, async ({ run }) => {
       const store = StateStore

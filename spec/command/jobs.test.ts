@@ -145,7 +145,12 @@ describe("workspace_command: start, status, cancel", () => {
       timeout_seconds: 0
     })
     const id = data(started)["jobId"] as string
-    await eventually(async () => (await ws.read(`.agentic/jobs/${id}/stdout.log`).catch(() => "")).endsWith("END"))
+    // Both logs are written before the tails are read (the two writes reach their files independently).
+    await eventually(
+      async () =>
+        (await ws.read(`.agentic/jobs/${id}/stdout.log`).catch(() => "")).endsWith("END") &&
+        (await ws.read(`.agentic/jobs/${id}/stderr.log`).catch(() => "")) === "warn"
+    )
     const status = await ws.call("workspace_command", { action: "status", job_id: id })
     expect(data(status)["status"]).toBe("running")
     expect(data(status)["stdoutTail"]).toBe(`${"a".repeat(1997)}END`)

@@ -5,6 +5,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import { nodeHostFs } from "../../adapters/node/NodeHostFs.ts"
+import { nodeWorkspaceKeyLayer } from "../../adapters/node/NodeKey.ts"
 import { NODE_CAPABILITIES } from "../../adapters/node/host.ts"
 import type { Envelope } from "../../core/protocol/envelope.ts"
 import type { ToolError } from "../../core/protocol/errors.ts"
@@ -36,11 +37,13 @@ export const openHooked = async (
 ): Promise<WorkspaceRuntime> => {
   const decoded = decodeSettings(settings)
   if (Either.isLeft(decoded)) throw new Error(decoded.left)
+  const root = await fs.realpath(dir)
   return startRuntime(
     nodeHostFs,
-    { root: await fs.realpath(dir), runtime: "node", platform: process.platform, capabilities: NODE_CAPABILITIES },
+    { root, runtime: "node", platform: process.platform, capabilities: NODE_CAPABILITIES },
     decoded.right,
-    Layer.succeed(CommitHooks, { reached })
+    // The workspace's own key, as every Node adapter uses: journals written here verify in later processes.
+    Layer.merge(Layer.succeed(CommitHooks, { reached }), nodeWorkspaceKeyLayer(root))
   )
 }
 

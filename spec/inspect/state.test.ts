@@ -77,7 +77,7 @@ describe("capabilities: \"reports permissionMode and permissionLevel, activePlan
     expect(data.tools[0]).toBe("workspace_inspect")
     expect(data.storage.root).toBe(".agentic/")
     expect(data.storage.entries.map((entry: any) => entry.name)).toEqual([
-      "memory", "notes", "approvals", "plans", "transactions", "jobs", "boards", "research", "runs", "vcs", "artifacts", "index"
+      "memory", "notes", "approvals", "plans", "transactions", "jobs", "boards", "research", "runs", "vcs", "browser", "artifacts", "index"
     ])
     expect(data.storage.entries.every((entry: any) => entry.exists === false && entry.path.startsWith(".agentic/"))).toBe(true)
     expect(retention.facts).toContain("permission mode Plan (1)")
@@ -178,7 +178,7 @@ describe("changes: \"lists transactions, runs, jobs ..., taskBoards, researchPro
     expect(retention.omit_when_summarizing).not.toContain("jobs")
     expect(retention.facts).toContain("job job_1 running")
     // The shipped tools' sources are derived from their definitions too.
-    expect(CHANGE_SOURCES.map((source) => source.key).sort()).toEqual(["jobs", "taskBoards", "transactions", "vcs"])
+    expect(CHANGE_SOURCES.map((source) => source.key).sort()).toEqual(["jobs", "researchProjects", "taskBoards", "transactions", "vcs"])
   })
 })
 

@@ -61,15 +61,17 @@ describe("agentic-workspace call", () => {
     expect(onlyJson(bad.stdout)).toMatchObject({ ok: false, operation: "notes.read", error: { code: "NOT_FOUND" } })
   })
 
-  it("bad JSON, an unknown setting and an out-of-range value are refused with one envelope and exit 1, and nothing is written", async () => {
+  it("bad JSON (exit 1), an unknown setting and an out-of-range --set value (exit 2, as the README says) are refused with one envelope, and nothing is written", async () => {
     const before = await snapshotTree(dir)
     const [json, unknown, range] = await Promise.all([
       runCli(["call", "workspace_notes", "{not json", "--root", dir]),
       runCli(["call", "workspace_notes", '{"action":"write","name":"x","content":"y"}', "--root", dir, "--set", "permisionMode=2"]),
       runCli(["call", "workspace_notes", '{"action":"write","name":"x","content":"y"}', "--set", "permissionMode=7", "--root", dir])
     ])
+    expect(json.code).toBe(1)
+    expect(unknown.code).toBe(2)
+    expect(range.code).toBe(2)
     for (const run of [json, unknown, range]) {
-      expect(run.code).toBe(1)
       expect(onlyJson(run.stdout)).toMatchObject({ ok: false, error: { code: "INVALID_INPUT" } })
     }
     expect(onlyJson(unknown.stdout).error.message).toContain('unknown setting "permisionMode"')
@@ -133,8 +135,18 @@ describe("--set", () => {
       excludePatterns: "dist/**,*.log",
       maxToolResultChars: "5000",
       maxCommandDurationSeconds: "30",
+      searchTimeoutMs: "5000",
+      maxFileBytes: "1048576",
+      maxJobLogBytes: "1048576",
       executableAllowlist: "git,node",
-      commandSandbox: "required"
+      maxFetchBytes: "1000000",
+      fetchTimeoutMs: "5000",
+      duckduckgoUrl: "https://html.duckduckgo.com/html/",
+      wikipediaUrl: "https://de.wikipedia.org/w/api.php",
+      searxngUrl: "https://searx.example.org",
+      commandSandbox: "required",
+      browserExecutablePath: "/usr/bin/chromium",
+      browserIdleMinutes: "30"
     }
     for (const key of SETTING_KEYS) {
       const run = await runCli(["tools", "--root", dir, "--set", `${key}=${values[key] ?? "false"}`])
@@ -153,7 +165,8 @@ describe("agentic-workspace approvals, accept, deny", () => {
       const listed = await runCli(["approvals", "--root", root])
       expect(listed.code).toBe(0)
       expect(listed.stdout).toContain("Permission mode: Plan (1).")
-      expect(listed.stdout).toContain(`1. ${first.planId} [plan] First (staged`)
+      // Issue 17 gave each pending record a second line (what it touches, destructive flag, age).
+      expect(listed.stdout).toMatch(new RegExp(`1\\. ${first.planId} \\[plan\\] First\\n +destructive: no; staged just now`))
       const accepted = await runBin(["accept", first.planId, "ship", "it", "--root", root])
       expect(accepted.code).toBe(0)
       expect(accepted.stdout).toMatch(
@@ -183,6 +196,7 @@ describe("command line parsing", () => {
       verb: "accept",
       positional: ["plan_1", "note", "words"],
       root: "/cwd/ws",
+      rootGiven: true,
       settings: { permissionMode: 0 },
       flags: {},
       errors: []
@@ -192,7 +206,7 @@ describe("command line parsing", () => {
       root: "/abs",
       settings: { executableAllowlist: ["git", "node"] }
     })
-    expect(parseLine(["call", "t", "{}"], "/cwd").root).toBe("/cwd")
+    expect(parseLine(["call", "t", "{}"], "/cwd")).toMatchObject({ root: "/cwd", rootGiven: false })
     expect(parseLine(["tools", "--set", "permissionMode"], "/cwd").errors).toEqual(['--set takes key=value, got "permissionMode"'])
     expect(parseLine(["tools", "--root"], "/cwd").errors).toEqual(["--root needs a value"])
   })

@@ -13,6 +13,9 @@ describe("settings", () => {
         "excludePatterns",
         "maxToolResultChars",
         "maxCommandDurationSeconds",
+        "searchTimeoutMs",
+        "maxFileBytes",
+        "maxJobLogBytes",
         "executableAllowlist",
         "enableProcessExecution",
         "commandSandbox",
@@ -23,9 +26,18 @@ describe("settings", () => {
         "enableWebResearch",
         "enableBrowser",
         "enableBrowserEvaluate",
+        "browserExecutablePath",
+        "browserIdleMinutes",
         "enableSubAgents",
         "allowAgentCommands",
-        "allowAgentWebResearch"
+        "allowAgentWebResearch",
+        "maxFetchBytes",
+        "fetchTimeoutMs",
+        "allowPrivateNetwork",
+        "duckduckgoUrl",
+        "wikipediaUrl",
+        "searxngUrl",
+        "stageEgressAfterUntrustedRead"
       ].sort()
     )
     expect(defaultSettings).toMatchObject({
@@ -36,6 +48,13 @@ describe("settings", () => {
       enableProcessExecution: true
     })
     expect(defaultSettings.maxCommandDurationSeconds).toBeGreaterThan(0)
+  })
+
+  it("issue 10's settings: searchTimeoutMs (default 10,000), maxFileBytes (default 256 MiB), maxJobLogBytes (default 1 GiB), bounded", () => {
+    expect(defaultSettings).toMatchObject({ searchTimeoutMs: 10_000, maxFileBytes: 256 * 1024 * 1024, maxJobLogBytes: 1024 ** 3 })
+    expect(Either.isLeft(decodeSettings({ searchTimeoutMs: 0 }))).toBe(true)
+    expect(Either.isLeft(decodeSettings({ maxFileBytes: -1 }))).toBe(true)
+    expect(Either.isLeft(decodeSettings({ maxJobLogBytes: 1.5 }))).toBe(true)
   })
 
   it("'executableAllowlist (a default list of common development executables that includes node, npm, npx, git and gh; * allows any)'", () => {

@@ -189,7 +189,7 @@ describe("the sandbox's processes", () => {
     // It has left the job's process group: a process-group kill alone would miss it.
     expect(pgidOf(daemonPid!)).not.toBe(data(started)["pid"])
     const cancelled = await w.call("workspace_command", { action: "cancel", job_id: id })
-    expect(data(cancelled)["status"]).toBe("cancelled")
+    expect(data(cancelled)).toMatchObject({ status: "cancelled", sandboxed: true })
     expect(await eventually(() => !running(daemonPid!))).toBe(true)
   })
 })

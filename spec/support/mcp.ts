@@ -5,9 +5,9 @@
 import { type ChildProcess, spawn } from "node:child_process"
 import * as path from "node:path"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
-import { ElicitRequestSchema, type ElicitResult } from "@modelcontextprotocol/sdk/types.js"
+import { ElicitRequestSchema, type ElicitResult, ListRootsRequestSchema } from "@modelcontextprotocol/sdk/types.js"
 import { STATUS_TOOL } from "../../core/registry.ts"
 import type { Probe } from "../../core/tools/Tool.ts"
 import { TOOLS_WITH_TEST_TOOL } from "./gatedTestTool.ts"
@@ -45,8 +45,14 @@ export interface Connected {
   readonly close: () => Promise<void>
 }
 
-const makeClient = (elicit: boolean): { client: Client; elicitation: ElicitationScript } => {
-  const client = new Client({ name: "agentic-workspace-spec", version: "1.0.0" }, { capabilities: elicit ? { elicitation: { form: {} } } : {} })
+const makeClient = (elicit: boolean, roots?: ReadonlyArray<string>): { client: Client; elicitation: ElicitationScript } => {
+  const client = new Client(
+    { name: "agentic-workspace-spec", version: "1.0.0" },
+    { capabilities: { ...(elicit ? { elicitation: { form: {} } } : {}), ...(roots === undefined ? {} : { roots: { listChanged: false } }) } }
+  )
+  if (roots !== undefined) {
+    client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: roots.map((root) => ({ uri: `file://${root}`, name: path.basename(root) })) }))
+  }
   const elicitation: ElicitationScript = { next: { action: "cancel" }, prompts: [] }
   if (elicit) {
     client.setRequestHandler(ElicitRequestSchema, async (request) => {
@@ -58,17 +64,29 @@ const makeClient = (elicit: boolean): { client: Client; elicitation: Elicitation
   return { client, elicitation }
 }
 
-/** Spawns `mcp` over stdio in `root` and connects the SDK client. */
-export const connectStdio = async (root: string, settings: ReadonlyArray<string> = [], options: { elicit?: boolean } = {}): Promise<Connected> => {
-  const { client, elicitation } = makeClient(options.elicit ?? true)
+/**
+ * Spawns `mcp` over stdio in `root` and connects the SDK client. With `roots`, the client offers those
+ * MCP roots and `mcp` gets no --root (it runs in `cwd`, default the repository).
+ */
+export const connectStdio = async (
+  root: string,
+  settings: ReadonlyArray<string> = [],
+  options: { elicit?: boolean; roots?: ReadonlyArray<string>; cwd?: string } = {}
+): Promise<Connected & { readonly stderr: () => string }> => {
+  const { client, elicitation } = makeClient(options.elicit ?? true, options.roots)
+  const rootArgs = options.roots === undefined ? ["--root", root] : []
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: tsxNode(TEST_ENTRY, ["mcp", "--root", root, ...settings.flatMap((setting) => ["--set", setting])]),
-    cwd: REPO,
-    stderr: "pipe"
+    args: tsxNode(TEST_ENTRY, ["mcp", ...rootArgs, ...settings.flatMap((setting) => ["--set", setting])]),
+    cwd: options.cwd ?? REPO,
+    stderr: "pipe",
+    // The SDK passes only a few variables on by default: the server must see the tests' XDG_STATE_HOME (its key).
+    env: { ...getDefaultEnvironment(), ...(process.env.XDG_STATE_HOME === undefined ? {} : { XDG_STATE_HOME: process.env.XDG_STATE_HOME }) }
   })
+  let err = ""
+  transport.stderr?.on("data", (chunk: Buffer) => (err += chunk.toString()))
   await client.connect(transport)
-  return { client, elicitation, close: () => client.close() }
+  return { client, elicitation, close: () => client.close(), stderr: () => err }
 }
 
 /** A Streamable HTTP server in a child process. */

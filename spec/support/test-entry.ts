@@ -2,6 +2,8 @@
  * Test only: the real Node entry (shared CLI, real `mcp` verb) with the gated test tool registered
  * beside the core's tools. Spawned by spec/adapters tests as `node bin-with-tsx spec/support/test-entry.ts ...`.
  */
+import * as fs from "node:fs/promises"
+import * as path from "node:path"
 import { runCli } from "../../adapters/cli.ts"
 import { mcpVerb } from "../../adapters/mcp/verb.ts"
 import { openNodeSession } from "../../adapters/node/host.ts"
@@ -13,6 +15,7 @@ const code = await runCli(process.argv.slice(2), {
   open: (root, settings) => openNodeSession(root, settings, TOOLS_WITH_TEST_TOOL),
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),
+  readFile: (file) => fs.readFile(path.resolve(process.cwd(), file), "utf8"),
   verbs: { mcp: mcpVerb(nodeMcpHost) }
 })
 process.exitCode = code

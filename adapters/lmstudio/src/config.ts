@@ -10,6 +10,7 @@ type Field =
   | { readonly type: "numeric"; readonly params: Record<string, unknown> }
   | { readonly type: "boolean"; readonly params: Record<string, unknown> }
   | { readonly type: "stringArray"; readonly params: Record<string, unknown> }
+  | { readonly type: "string"; readonly params: Record<string, unknown> }
   | { readonly type: "select"; readonly params: Record<string, unknown> }
 
 /** How each setting is shown in LM Studio. Keys are exactly the core's setting keys. */
@@ -40,6 +41,18 @@ export const FIELDS: { readonly [K in keyof Settings]: Field } = {
     type: "numeric",
     params: { displayName: "Maximum command duration (seconds)", int: true, min: 1, max: 86_400, step: 1 }
   },
+  searchTimeoutMs: {
+    type: "numeric",
+    params: { displayName: "Search deadline (ms)", subtitle: "A search past it answers complete: false.", int: true, min: 100, max: 600_000, step: 100 }
+  },
+  maxFileBytes: {
+    type: "numeric",
+    params: { displayName: "Largest file an edit loads (bytes)", int: true, min: 1024, max: 4 * 1024 ** 3, step: 1024 }
+  },
+  maxJobLogBytes: {
+    type: "numeric",
+    params: { displayName: "Job log cap (bytes)", subtitle: "Past it a job's output is truncated with a marker.", int: true, min: 1024, max: 1024 ** 4, step: 1024 }
+  },
   executableAllowlist: {
     type: "stringArray",
     params: { displayName: "Executable allowlist", subtitle: `Bare names; "*" allows any. Default: ${DEFAULT_EXECUTABLES.slice(0, 8).join(", ")}, …` }
@@ -63,9 +76,30 @@ export const FIELDS: { readonly [K in keyof Settings]: Field } = {
   enableWebResearch: { type: "boolean", params: { displayName: "Enable web research tools" } },
   enableBrowser: { type: "boolean", params: { displayName: "Enable browser sessions" } },
   enableBrowserEvaluate: { type: "boolean", params: { displayName: "Allow browser evaluate" } },
+  browserExecutablePath: {
+    type: "string",
+    params: { displayName: "Browser executable", subtitle: "The Chromium to drive; empty: /usr/bin/chromium, chromium-browser or google-chrome, whichever exists." }
+  },
+  browserIdleMinutes: {
+    type: "numeric",
+    params: { displayName: "Browser idle minutes", subtitle: "Idle browser sessions are closed after this long.", int: true, min: 1, max: 10_080, step: 1 }
+  },
   enableSubAgents: { type: "boolean", params: { displayName: "Enable durable sub-agents" } },
   allowAgentCommands: { type: "boolean", params: { displayName: "Allow agents to run commands" } },
-  allowAgentWebResearch: { type: "boolean", params: { displayName: "Allow sub-agents to use web research" } }
+  allowAgentWebResearch: { type: "boolean", params: { displayName: "Allow sub-agents to use web research" } },
+  maxFetchBytes: { type: "numeric", params: { displayName: "Maximum web response bytes", int: true, min: 1024, max: 1_000_000_000, step: 1024 } },
+  fetchTimeoutMs: { type: "numeric", params: { displayName: "Web request timeout (ms)", int: true, min: 100, max: 600_000, step: 100 } },
+  allowPrivateNetwork: {
+    type: "boolean",
+    params: { displayName: "Allow web requests to this machine and the local network", subtitle: "Cloud metadata addresses stay refused." }
+  },
+  duckduckgoUrl: { type: "string", params: { displayName: "DuckDuckGo HTML endpoint" } },
+  wikipediaUrl: { type: "string", params: { displayName: "MediaWiki API endpoint" } },
+  searxngUrl: { type: "string", params: { displayName: "SearXNG base URL", subtitle: "Empty: the searxng provider is off." } },
+  stageEgressAfterUntrustedRead: {
+    type: "boolean",
+    params: { displayName: "Ask before web calls after reading the web", subtitle: "Stages the next web call after any fetch or browser read, even in Auto." }
+  }
 }
 
 const build = () => {

@@ -9,6 +9,7 @@ import { promptLines } from "../../../core/gate/prompt.ts"
 import type { Envelope } from "../../../core/protocol/envelope.ts"
 import { SETTING_KEYS } from "../../../core/settings/settings.ts"
 import { type OpenFailure, type Session, sessionOf } from "../../open.ts"
+import { startProgress } from "../../progress.ts"
 import { configSchematics } from "./config.ts"
 import { toZodParameters } from "./zod.ts"
 
@@ -93,7 +94,15 @@ export const makePlugin = (open: OpenWorkspace): Plugin => {
         description: listing.description,
         parameters: toZodParameters(listing.inputSchema),
         implementation: async (args, ctx) => {
-          const envelope = await session.call(listing.name, args)
+          // Long work (a search over a large tree, a foreground command, a large commit) shows the same
+          // progress lines as MCP's notifications/progress on the tool call's status.
+          const progress = startProgress(listing.name, async (update) => ctx.status(update.message))
+          let envelope: Envelope
+          try {
+            envelope = await session.call(listing.name, args, { onProgress: progress.onProgress })
+          } finally {
+            progress.stop()
+          }
           await report(session, envelope, ctx)
           return JSON.stringify(envelope)
         }

@@ -49,25 +49,25 @@ export const TAIL_DEFAULT = 2000
 const GRACE_MS = 2000
 
 const JobId = Schema.String.pipe(Schema.pattern(/^job_[A-Za-z0-9]+$/, { message: () => "must be a job_* id" })).annotations({
-  description: "The job id (job_…) returned by run or start."
+  description: "The job_… id from run or start."
 })
-const Executable = BoundedString(4096, "The executable: a bare name resolved on PATH, then in node_modules/.bin (or a path inside the workspace). Never a shell command line.").pipe(
-  Schema.minLength(1, { message: () => "must not be empty" })
-)
+const Executable = BoundedString(4096).pipe(Schema.minLength(1, { message: () => "must not be empty" })).annotations({
+  description: "A name on PATH or in node_modules/.bin, or a workspace path."
+})
 const Args = Schema.Array(BoundedString(32_768)).pipe(Schema.maxItems(1000)).annotations({
-  description: "The arguments, one string each, passed as they are (no shell, no quoting, no globbing)."
+  description: "One string per argument (no shell quoting or globbing)."
 })
-const Cwd = BoundedString(4096, "The working directory, relative to the workspace root (default: the root).")
+const Cwd = BoundedString(4096, "Working directory (default: the workspace root).")
 const Timeout = Schema.Number.annotations({
   description:
-    "Seconds before the job's whole process group is killed. Default and cap: the maximum command duration. 0 (start only): no timeout, the job runs until it exits or is cancelled."
+    "Seconds before the kill (default and cap: maxCommandDurationSeconds, 600; start: 0 = none)."
 })
 const TailChars = Schema.Int.pipe(Schema.between(TAIL_MIN, TAIL_MAX)).annotations({
-  description: "Characters of each log tail (100-20000, default 2000). A running job is tailed by default; a finished one only when this is given."
+  description: "Log tail characters (100-20000, default 2000; finished jobs only when given)."
 })
 const Capture = Schema.Boolean.annotations({
   description:
-    "Linux sandbox only: run over a copy-on-write copy of the workspace, leaving the real tree untouched; the files the command created, changed or deleted become a planned workspace_edit transaction (data.transactionId) to review and commit. SANDBOX_UNAVAILABLE where it cannot run."
+    "Run on a copy-on-write copy of the workspace (Linux sandbox; default false): its file changes become a planned workspace_edit transaction (data.transactionId) to review."
 })
 const RunFields = {
   executable: Executable,
@@ -477,6 +477,7 @@ const interpretRun = (prepared: Prepared, maxChars: number, maxSeconds: number) 
             jobId: record.id,
             timeoutSeconds: record.timeoutSeconds,
             killedProcessGroup: true,
+            sandboxed: record.sandboxed === true,
             stdoutTail: logs.stdout,
             stderrTail: logs.stderr,
             logs: logPaths(record.id)
@@ -711,7 +712,7 @@ const cancelAction = (input: { readonly job_id: string }) =>
       const fact = `${record.id} was already ${before.status} before cancel: no process was running, so nothing was stopped. Check the job id if you expected to stop a running job.`
       return {
         summary: fact,
-        data: { jobId: record.id, status: before.status, previousStatus: before.status, cancelled: false, exitCode: before.exit?.exitCode ?? null },
+        data: { jobId: record.id, status: before.status, previousStatus: before.status, cancelled: false, exitCode: before.exit?.exitCode ?? null, ...sandboxFields(record) },
         retention: { importance: "high", facts: [fact] }
       } satisfies ToolResult
     }
@@ -761,6 +762,7 @@ const cancelAction = (input: { readonly job_id: string }) =>
         exitCode: exit?.exitCode ?? null,
         signal: exit?.signal ?? null,
         processGroupEnded: ended,
+        ...sandboxFields(record),
         logs: logPaths(record.id)
       },
       retention: { importance: "high", facts: [`${record.id} ${ended ? "cancelled" : "cancel sent"}: ${line}`] }
@@ -772,7 +774,7 @@ export const commandTool = defineTool({
   name: "workspace_command",
   short: "command",
   description:
-    "Runs programs in the workspace without a shell: pass executable and args separately (no pipes, redirection or &&). Actions: run (foreground, bounded by timeout_seconds), start (a background job; timeout_seconds 0 = until cancel), status (job_id, optional tail_chars), cancel (job_id). run and start need the user's permission mode; status and cancel never do. A non-zero exit is ok:true with the exit code; ok:false means the command could not run as asked. Full output is stored under .agentic/jobs/<job-id>/.",
+    "Run a program without a shell (no pipes or &&): run waits, start runs a background job; status and cancel take its job_id. run and start follow the permission mode. A non-zero exit is ok:true with exitCode.",
   actions: {
     run: Schema.Struct(RunFields),
     start: Schema.Struct(RunFields),

@@ -9,12 +9,14 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import { sha256Bytes } from "../../gate/hash.ts"
 import { toolError, type ToolError } from "../../protocol/errors.ts"
+import { newId, sha256Bytes, stableStringify } from "../../gate/hash.ts"
+import { WorkspaceKey } from "../../gate/key.ts"
+import { HostFs } from "../../services/HostFs.ts"
 import { Workspace } from "../../services/Workspace.ts"
 import { StateStore } from "../../store/StateStore.ts"
 import type { PlannedFile, PlannedTransaction } from "./planner.ts"
-import { allTransactions, type TransactionRecord, TransactionRecordSchema, txPaths } from "./record.ts"
+import { allTransactions, type CommitLock, type TransactionRecord, TransactionRecordSchema, txPaths } from "./record.ts"
 
 /** One point of a commit where a fault can be injected: "journal", "apply" (per step), "commit-mark", "finalize". */
 export interface CommitPoint {
@@ -65,6 +67,11 @@ export interface Journal {
   readonly entries: ReadonlyArray<JournalEntry>
   /** Every directory level the commit creates, top-down. */
   readonly createdDirectories: ReadonlyArray<string>
+  /**
+   * HMAC-SHA-256 (hex, under the per-workspace key of core/gate/key.ts) of everything else in the
+   * journal: only a journal this installation wrote is ever acted on by recovery or rollback.
+   */
+  readonly mac?: string
 }
 
 const BeforeEntry = Schema.Union(
@@ -82,8 +89,74 @@ export const JournalSchema: Schema.Schema<Journal> = Schema.Struct({
   backups: Schema.String,
   committedAt: Schema.optional(Schema.String),
   entries: Schema.Array(Schema.Struct({ path: Schema.String, before: BeforeEntry, after: AfterEntry })),
-  createdDirectories: Schema.Array(Schema.String)
+  createdDirectories: Schema.Array(Schema.String),
+  mac: Schema.optional(Schema.String)
 })
+
+/** The bytes a journal's MAC covers: every field but the MAC, canonically, under a purpose label. */
+const journalPayload = (journal: Journal): string => {
+  const { mac: _mac, ...rest } = journal
+  return `agentic-workspace/journal/v1\n${stableStringify(rest)}`
+}
+
+/** Writes a journal with its MAC. */
+export const writeJournal = (journal: Journal) =>
+  Effect.gen(function* () {
+    const key = yield* WorkspaceKey
+    const store = yield* StateStore
+    const { mac: _old, ...rest } = journal
+    const mac = yield* key.sign(journalPayload(rest))
+    yield* store.writeJson(txPaths(journal.transactionId).journal, { ...rest, mac })
+  })
+
+/** A journal as read back: `trusted` only when its MAC verifies under this workspace's key and it names its own transaction. */
+export type ReadJournal = { readonly journal: Journal; readonly trusted: boolean } | undefined
+
+/** Reads the journal of `id` and checks its MAC. */
+export const readJournalOf = (id: string): Effect.Effect<ReadJournal, ToolError, StateStore | WorkspaceKey> =>
+  Effect.gen(function* () {
+    const store = yield* StateStore
+    const key = yield* WorkspaceKey
+    const journal = yield* store.readJson(txPaths(id).journal, JournalSchema)
+    if (journal === undefined) return undefined
+    const trusted =
+      journal.transactionId === id && typeof journal.mac === "string" && (yield* key.verify(journalPayload(journal), journal.mac))
+    return { journal, trusted }
+  })
+
+/**
+ * The commit locks this process holds now, by token. A lock naming this very process is live only
+ * while its token is here: a commit of this process that ended without releasing its lock (a defect)
+ * is as gone as a killed process's.
+ */
+const heldHere = new Set<string>()
+
+/** A record without its commit lock (the lock lives only while the record is "committing"). */
+export const withoutLock = (record: TransactionRecord): TransactionRecord => {
+  const { commitLock: _lock, ...rest } = record
+  return rest
+}
+
+/** Whether the process (and, for this process, the commit) a lock names still runs. */
+export const lockAlive = (lock: CommitLock) =>
+  Effect.flatMap(HostFs, (host) =>
+    lock.pid === host.owner.pid && lock.identity === host.owner.identity ? Effect.succeed(heldHere.has(lock.token)) : host.ownerAlive(lock)
+  )
+
+/**
+ * Runs `use` holding a fresh commit lock of this process: the lock is known here before `use` writes
+ * it into the record, and forgotten however `use` ends.
+ */
+export const withCommitLock = <A, E, R>(by: CommitLock["by"], use: (lock: CommitLock) => Effect.Effect<A, E, R>) =>
+  Effect.gen(function* () {
+    const host = yield* HostFs
+    const lock: CommitLock = { pid: host.owner.pid, identity: host.owner.identity, token: yield* newId("lock"), since: yield* nowIso, by }
+    return yield* Effect.acquireUseRelease(
+      Effect.sync(() => heldHere.add(lock.token)),
+      () => use(lock),
+      () => Effect.sync(() => heldHere.delete(lock.token))
+    )
+  })
 
 const reach = (point: CommitPoint) =>
   Effect.flatMap(Effect.serviceOption(CommitHooks), (hooks) => (Option.isSome(hooks) ? hooks.value.reached(point) : Effect.void))
@@ -117,32 +190,70 @@ export const readPack = (journal: Journal) =>
     )
   )
 
+/** What undoing a journal left in place: a path and why it was not touched. */
+export interface Kept {
+  readonly path: string
+  readonly reason: string
+}
+
+/** A path's state now: a file's SHA-256, "missing", "directory" or "other". */
+const stateOf = (path: string) =>
+  Effect.gen(function* () {
+    const ws = yield* Workspace
+    const info = yield* ws.lstat(path)
+    if (info === undefined) return "missing"
+    if (info.type === "directory") return "directory"
+    if (info.type !== "file") return "other"
+    return yield* Effect.flatMap(ws.read(path), sha256Bytes)
+  })
+
 /**
- * Restores the journal's before-state: removes files the commit created, every directory level it
- * created (deepest first, only while empty), and writes back every file it changed or removed with its
- * mode. Idempotent, so a crash during recovery is recovered again on the next start.
+ * Restores the journal's before-state, touching only what the commit wrote: a file the commit created
+ * is removed, and a file it changed or removed is written back (with its mode), only while the path
+ * still holds exactly the journal's `after` (or already holds `before`, which needs nothing); anything
+ * else was not written by this commit and is left alone and reported. Every directory level the commit
+ * created is removed, deepest first, only while empty. Each backup slice is checked against the
+ * journal's before SHA-256 before it is written. Idempotent, so a crash during recovery is recovered
+ * again on the next start.
  */
 export const undoJournal = (journal: Journal) =>
   Effect.gen(function* () {
     const ws = yield* Workspace
+    const kept: Array<Kept> = []
+    const afterOf = (entry: JournalEntry) => (entry.after.type === "none" ? "missing" : entry.after.sha256)
+    const beforeOf = (entry: JournalEntry) => (entry.before.type === "none" ? "missing" : entry.before.sha256)
+    const changedSince = (entry: JournalEntry) =>
+      ({ path: entry.path, reason: "it holds neither what the commit wrote nor what was there before, so it was not written by this commit and is left as found" })
     for (const entry of journal.entries) {
       if (entry.before.type !== "none") continue
-      const info = yield* ws.lstat(entry.path)
-      if (info !== undefined && info.type !== "directory") yield* ws.remove(entry.path)
+      const current = yield* stateOf(entry.path)
+      if (current === "missing") continue
+      if (current === afterOf(entry)) yield* ws.remove(entry.path)
+      else kept.push(changedSince(entry))
     }
     for (const dir of [...journal.createdDirectories].reverse()) {
       const info = yield* ws.lstat(dir)
       if (info?.type !== "directory") continue
       if ((yield* ws.list(dir)).length === 0) yield* ws.remove(dir)
     }
-    const pack = journal.entries.some((entry) => entry.before.type === "file") ? yield* readPack(journal) : new Uint8Array()
+    const needsPack = journal.entries.some((entry) => entry.before.type === "file")
+    const pack = needsPack ? yield* readPack(journal) : new Uint8Array()
     for (const entry of journal.entries) {
       if (entry.before.type !== "file") continue
+      const current = yield* stateOf(entry.path)
+      if (current === beforeOf(entry)) continue
+      if (current !== afterOf(entry)) {
+        kept.push(changedSince(entry))
+        continue
+      }
       const bytes = pack.subarray(entry.before.offset, entry.before.offset + entry.before.length)
-      const info = yield* ws.lstat(entry.path)
-      if (info?.type === "directory") yield* ws.remove(entry.path)
+      if ((yield* sha256Bytes(bytes)) !== entry.before.sha256) {
+        kept.push({ path: entry.path, reason: "its saved before-bytes do not match the journal, so they were not written" })
+        continue
+      }
       yield* ws.write(entry.path, bytes, entry.before.mode === null ? undefined : { mode: entry.before.mode })
     }
+    return kept
   })
 
 /** What a commit did, for the envelope. */
@@ -195,7 +306,7 @@ export const applyCommit = (record: TransactionRecord, planned: PlannedTransacti
       entries,
       createdDirectories: planned.createdDirectories
     }
-    yield* store.writeJson(paths.journal, journal)
+    yield* writeJournal(journal)
 
     // Each step is an atomic replace (or remove) of one path, so independent steps may overlap. Every
     // step finishes (uninterruptibly) before a failure or defect is acted on: a write left in flight could
@@ -231,19 +342,22 @@ export const applyCommit = (record: TransactionRecord, planned: PlannedTransacti
     yield* apply.pipe(
       Effect.catchAll((error) =>
         Effect.gen(function* () {
-          yield* undoJournal(journal)
-          yield* store.writeJson(paths.journal, { ...journal, status: "undone" })
-          yield* updateTransaction(record.id, (current) => Effect.succeed({ ...current, status: "planned" as const }))
-          return yield* Effect.fail(
-            toolError(error.code, `${error.message} The commit of ${record.id} was undone: no file was changed.`, { ...error.details, transactionId: record.id })
-          )
+          const kept = yield* undoJournal(journal)
+          yield* writeJournal({ ...journal, status: "undone" })
+          yield* updateTransaction(record.id, (current) => Effect.succeed({ ...withoutLock(current), status: "planned" as const }))
+          // The summary says exactly what the undo did: "no file was changed" only when that is true.
+          const outcome =
+            kept.length === 0
+              ? `The commit of ${record.id} was undone: no file was changed.`
+              : `The commit of ${record.id} was undone except for ${kept.map((item) => item.path).join(", ")}, left as found (${kept[0]!.reason}).`
+          return yield* Effect.fail(toolError(error.code, `${error.message} ${outcome}`, { ...error.details, transactionId: record.id, ...(kept.length === 0 ? {} : { kept }) }))
         })
       )
     )
 
     yield* point(steps + 1, "commit-mark")
     const committedAt = yield* nowIso
-    yield* store.writeJson(paths.journal, { ...journal, status: "committed", committedAt })
+    yield* writeJournal({ ...journal, status: "committed", committedAt })
     yield* point(steps + 2, "finalize")
     return yield* finalizeCommitted(record.id, committedAt, planned)
   })
@@ -251,7 +365,7 @@ export const applyCommit = (record: TransactionRecord, planned: PlannedTransacti
 const finalizeCommitted = (id: string, committedAt: string, planned?: PlannedTransaction) =>
   updateTransaction(id, (current) =>
     Effect.gen(function* () {
-      if (planned === undefined) return { ...current, status: "committed" as const, committedAt }
+      if (planned === undefined) return { ...withoutLock(current), status: "committed" as const, committedAt }
       const files = yield* Effect.forEach(current.files, (file) => {
         const plannedFile = planned.files.find((candidate) => candidate.path === file.path)
         return Effect.succeed(
@@ -260,35 +374,94 @@ const finalizeCommitted = (id: string, committedAt: string, planned?: PlannedTra
             : file
         )
       })
-      return { ...current, files, status: "committed" as const, committedAt }
+      return { ...withoutLock(current), files, status: "committed" as const, committedAt }
     })
   )
 
 /**
- * The start-up step: every transaction left "committing" by a crash is settled. A journal still
- * "applying" is undone (the tree returns exactly to its before-state and the transaction is planned
- * again); a journal marked "committed" is finalised (exactly the after-state).
+ * The start-up step: every transaction left "committing" by a crash is settled. Every process that
+ * opens a workspace runs it, so a "committing" transaction may well be a commit another process is
+ * making right now: recovery first takes the transaction's commit lock (under the record's store lock)
+ * and acts only when the process that lock names is gone; a live committer's transaction is left alone.
+ * A journal still "applying" is undone (the tree returns exactly to its before-state and the
+ * transaction is planned again); a journal marked "committed" is finalised (exactly the after-state).
  */
 export const recoverTransactions = Effect.gen(function* () {
-  const store = yield* StateStore
   const records = yield* allTransactions
   for (const record of records.filter((candidate) => candidate.status === "committing")) {
-    const journal = yield* store.readJson(txPaths(record.id).journal, JournalSchema)
+    yield* withCommitLock("recovery", (lock) => recoverOne(record.id, lock))
+  }
+})
+
+/** Takes over the commit lock of `id` when its holder is gone; false when the transaction is not recovery's to settle. */
+const takeOver = (id: string, lock: CommitLock) =>
+  Effect.gen(function* () {
+    let taken = false
+    yield* updateTransaction(id, (current) =>
+      Effect.gen(function* () {
+        if (current.status !== "committing") return current
+        if (current.commitLock !== undefined && (yield* lockAlive(current.commitLock))) return current
+        taken = true
+        return { ...current, commitLock: lock }
+      })
+    ).pipe(Effect.catchIf((error) => error.code === "NOT_FOUND", () => Effect.void))
+    return taken
+  })
+
+const recoverOne = (id: string, lock: CommitLock) =>
+  Effect.gen(function* () {
+    // Only a journal this installation wrote is acted on; a planted or altered one leaves the whole
+    // transaction untouched (reported by unsettledTransactions, i.e. workspace_inspect capabilities).
+    const read = yield* readJournalOf(id)
+    if (read !== undefined && !read.trusted) return
+    if (!(yield* takeOver(id, lock))) return
+    const journal = read?.journal
     if (journal?.status === "committed") {
-      yield* finalizeCommitted(record.id, journal.committedAt ?? (yield* nowIso))
-      continue
+      yield* finalizeCommitted(id, journal.committedAt ?? (yield* nowIso))
+      return
     }
+    let kept: ReadonlyArray<Kept> = []
     if (journal?.status === "applying") {
-      yield* undoJournal(journal)
-      yield* store.writeJson(txPaths(record.id).journal, { ...journal, status: "undone" })
+      kept = yield* undoJournal(journal)
+      yield* writeJournal({ ...journal, status: "undone" })
     }
     const at = yield* nowIso
-    yield* updateTransaction(record.id, (current) =>
+    yield* updateTransaction(id, (current) =>
       Effect.succeed({
-        ...current,
+        ...withoutLock(current),
         status: "planned" as const,
-        recovered: `An interrupted commit was undone at start-up (${at}); the files are as they were before it. Commit again to apply it.`
+        recovered:
+          kept.length === 0
+            ? `An interrupted commit was undone at start-up (${at}); the files are as they were before it. Commit again to apply it.`
+            : `An interrupted commit was undone at start-up (${at}) except for ${kept.map((item) => item.path).join(", ")}, which held neither what the commit wrote nor what was there before and were left as found.`
       })
     )
+  })
+
+/** A transaction recovery will not settle, and why (workspace_inspect capabilities reports these). */
+export interface Unsettled {
+  readonly transactionId: string
+  readonly reason: string
+}
+
+/**
+ * Transactions left "committing" that recovery leaves alone: a journal that does not authenticate under
+ * this workspace's key (planted, altered, or copied from another workspace), or a committer that is still
+ * running. Nothing in them is acted on.
+ */
+export const unsettledTransactions = Effect.gen(function* () {
+  const records = yield* allTransactions
+  const out: Array<Unsettled> = []
+  for (const record of records.filter((candidate) => candidate.status === "committing")) {
+    const read = yield* readJournalOf(record.id)
+    if (read !== undefined && !read.trusted) {
+      out.push({
+        transactionId: record.id,
+        reason: "its commit journal is not authenticated by this workspace's key (it was not written by this installation): nothing in it was acted on; inspect .agentic/transactions and remove it if you did not make it"
+      })
+    } else if (record.commitLock !== undefined && (yield* lockAlive(record.commitLock))) {
+      out.push({ transactionId: record.id, reason: `a commit by process ${record.commitLock.pid} is in progress` })
+    }
   }
+  return out
 })

@@ -13,7 +13,7 @@ import { toolError, type ToolError } from "../../protocol/errors.ts"
 import { CurrentSettings } from "../../services/CurrentSettings.ts"
 import { StateStore } from "../../store/StateStore.ts"
 import { defineTool, gatedAction, type NoOp, type Planned, type PlanStep } from "../Tool.ts"
-import { applyCommit, type Journal, recoverTransactions, updateTransaction } from "./commit.ts"
+import { applyCommit, type Journal, recoverTransactions, updateTransaction, withCommitLock, withoutLock } from "./commit.ts"
 import { boundedDiff, reviewMarkdown, transactionDiff } from "./diff.ts"
 import { loadBeforeState, normalizeOperations } from "./load.ts"
 import { type BeforeState, type PlannedTransaction, planTransaction, type TouchedPath } from "./planner.ts"
@@ -346,13 +346,23 @@ const interpretCommit = (_plan: CommitPlan, work: CommitWork) =>
   Effect.gen(function* () {
     const record = work.record
     if (record === undefined) return yield* Effect.die(new Error("a commit reached its interpreter before its transaction was stored"))
-    const claimed = yield* updateTransaction(record.id, (current) =>
-      current.status === "planned"
-        ? Effect.succeed({ ...current, status: "committing" as const })
-        : Effect.fail(toolError("TRANSACTION_STATE", `${record.id} is ${current.status}, not planned; nothing was written.`, { transactionId: record.id, status: current.status }))
-    )
-    return yield* applyCommit(claimed, work.planned).pipe(
-      Effect.tapError(() => updateTransaction(record.id, (current) => Effect.succeed(current.status === "committing" ? { ...current, status: "planned" as const } : current)))
+    // The commit lock names this process in the same write that makes the record "committing", so
+    // another process's start-up recovery never takes a live commit for a crashed one.
+    return yield* withCommitLock("commit", (lock) =>
+      Effect.gen(function* () {
+        const claimed = yield* updateTransaction(record.id, (current) =>
+          current.status === "planned"
+            ? Effect.succeed({ ...current, status: "committing" as const, commitLock: lock })
+            : Effect.fail(toolError("TRANSACTION_STATE", `${record.id} is ${current.status}, not planned; nothing was written.`, { transactionId: record.id, status: current.status }))
+        )
+        return yield* applyCommit(claimed, work.planned).pipe(
+          Effect.tapError(() =>
+            updateTransaction(record.id, (current) =>
+              Effect.succeed(current.status === "committing" && current.commitLock?.token === lock.token ? { ...withoutLock(current), status: "planned" as const } : current)
+            )
+          )
+        )
+      })
     )
   })
 
@@ -500,11 +510,9 @@ export const editTool = defineTool({
   name: TOOL,
   short: "edit",
   description: [
-    "Change files as one all-or-nothing transaction. Actions: preview (plan + unified diff, writes nothing), apply (preview + commit; needs the user's permission),",
-    "commit (a previewed transaction_id), rollback, show, list. Operations: create, rewrite, replace (exact search, expected_matches), splice (start_line, delete_count),",
-    "copy, move, delete, mkdir. Each touched file's SHA-256 is recorded at preview; commit refuses with EDIT_CONFLICT if any changed since. Line endings, BOM and",
-    'file modes are kept; binary files can be copied, moved or deleted but not edited. Never paste the "12 | " gutter of a read into content or search.',
-    "Deletes, moves, rewrites of existing files and overwrites are destructive and need Allow destructive commits."
+    "All-or-nothing file transactions: preview (the diff only), apply (preview + commit, per the permission mode),",
+    "commit (a previewed transaction_id), rollback, show, list.",
+    'Never paste a read\'s "12 | " gutter into content or search. Deletes, moves, rewrites and overwrites need allowDestructiveEdits.'
   ].join(" "),
   actions: editActions,
   enabled: () => true,

@@ -1,7 +1,8 @@
 /** Reading the before-state of a transaction through the confined workspace, and normalising its operations. */
 import * as Effect from "effect/Effect"
+import { CurrentSettings } from "../../services/CurrentSettings.ts"
 import { sha256Bytes } from "../../gate/hash.ts"
-import type { ToolError } from "../../protocol/errors.ts"
+import { toolError, type ToolError } from "../../protocol/errors.ts"
 import { Workspace } from "../../services/Workspace.ts"
 import { ancestors } from "../../services/paths.ts"
 import type { BeforeEntry, BeforeState } from "./planner.ts"
@@ -77,9 +78,10 @@ export const READ_CONCURRENCY = 16
  * Reads what the planner needs: each named path (not following a final symlink; files with their bytes,
  * SHA-256 and mode) and each ancestor of it (following symlinks, which confinement already checked).
  */
-export const loadBeforeState = (operations: ReadonlyArray<Operation>): Effect.Effect<BeforeState, ToolError, Workspace> =>
+export const loadBeforeState = (operations: ReadonlyArray<Operation>): Effect.Effect<BeforeState, ToolError, Workspace | CurrentSettings> =>
   Effect.gen(function* () {
     const ws = yield* Workspace
+    const { maxFileBytes } = yield* CurrentSettings
     const named = new Set<string>()
     for (const op of operations) for (const path of op.type === "copy" || op.type === "move" ? [op.from, op.to] : [op.path]) named.add(path)
     const parents = new Set<string>()
@@ -93,6 +95,16 @@ export const loadBeforeState = (operations: ReadonlyArray<Operation>): Effect.Ef
           const info = yield* ws.lstat(path)
           if (info === undefined) state.set(path, { type: "missing" })
           else if (info.type === "file") {
+            // Bounded before it is read: preview, apply and commit all load through here.
+            if (info.size > maxFileBytes) {
+              return yield* Effect.fail(
+                toolError(
+                  "FILE_TOO_LARGE",
+                  `"${path}" is ${info.size} bytes, more than workspace_edit loads (the maxFileBytes setting, ${maxFileBytes} bytes); nothing was written. Edit it another way, or ask the user to raise maxFileBytes.`,
+                  { path, size: info.size, maxFileBytes, setting: "maxFileBytes" }
+                )
+              )
+            }
             const bytes = yield* ws.read(path)
             state.set(path, { type: "file", bytes, sha256: yield* sha256Bytes(bytes), mode: info.mode })
           } else if (info.type === "directory") state.set(path, { type: "directory" })

@@ -16,6 +16,20 @@ export const LIST_CAP = 20
 /** A transaction's lifecycle. "committing" lasts only while a commit runs (or until start-up recovery after a crash). */
 export type TransactionStatus = "planned" | "committing" | "committed" | "rolled_back"
 
+/**
+ * The lock a running commit holds on its transaction, written in the same atomic replace that makes the
+ * record "committing": the committing process (pid and identity, see ProcessOwner) and a token of this
+ * one commit. Start-up recovery acts on a "committing" transaction only when its lock's process is gone.
+ */
+export interface CommitLock {
+  readonly pid: number
+  readonly identity: string
+  readonly token: string
+  readonly since: string
+  /** "commit" while a commit applies; "recovery" while start-up recovery settles it. */
+  readonly by: "commit" | "recovery"
+}
+
 /** One file of a stored transaction. */
 export interface RecordedFile {
   readonly path: string
@@ -46,6 +60,8 @@ export interface TransactionRecord {
   readonly createdDirectories: ReadonlyArray<string>
   readonly destructive: ReadonlyArray<DestructiveReason>
   readonly artifacts: ReadonlyArray<Artifact>
+  /** Present while the transaction is "committing": who holds it (see CommitLock). */
+  readonly commitLock?: CommitLock
   /** Set when start-up recovery undid an interrupted commit. */
   readonly recovered?: string
   /** What the last rollback left in place, by path and reason. */
@@ -82,6 +98,9 @@ export const TransactionRecordSchema: Schema.Schema<TransactionRecord> = Schema.
   createdDirectories: Schema.Array(Str),
   destructive: Schema.Array(DestructiveReasonSchema),
   artifacts: Schema.Array(ArtifactSchema),
+  commitLock: opt(
+    Schema.Struct({ pid: Schema.Number, identity: Str, token: Str, since: Str, by: Schema.Literal("commit", "recovery") })
+  ),
   recovered: opt(Str),
   rollbackKept: opt(Schema.Array(Schema.Struct({ path: Str, reason: Str })))
 })

@@ -6,7 +6,7 @@ import { toolError } from "../../protocol/errors.ts"
 import { Workspace } from "../../services/Workspace.ts"
 import { dirname } from "../../services/paths.ts"
 import { StateStore } from "../../store/StateStore.ts"
-import { type Journal, type JournalEntry, JournalSchema, readPack, updateTransaction } from "./commit.ts"
+import { type Journal, type JournalEntry, readJournalOf, readPack, updateTransaction } from "./commit.ts"
 import { type TransactionRecord, txPaths } from "./record.ts"
 
 /** The state of one journal path now: a file's SHA-256, "missing", "directory" or "other". */
@@ -38,14 +38,22 @@ export const currentState = (journal: Journal) =>
 /** Loads the journal a rollback needs, or TRANSACTION_STATE when it is gone. */
 export const readJournal = (record: TransactionRecord) =>
   Effect.gen(function* () {
-    const store = yield* StateStore
-    const journal = yield* store.readJson(txPaths(record.id).journal, JournalSchema)
-    if (journal === undefined || journal.status !== "committed") {
+    const read = yield* readJournalOf(record.id)
+    if (read === undefined || read.journal.status !== "committed") {
       return yield* Effect.fail(
         toolError("TRANSACTION_STATE", `The commit journal of ${record.id} is missing, so its before-state cannot be restored.`, { transactionId: record.id })
       )
     }
-    return journal
+    if (!read.trusted) {
+      return yield* Effect.fail(
+        toolError(
+          "TRANSACTION_STATE",
+          `The commit journal of ${record.id} is not authenticated by this workspace's key (this installation did not write it, or it was altered), so nothing is restored from it. Restore the files by hand or from version control.`,
+          { transactionId: record.id }
+        )
+      )
+    }
+    return read.journal
   })
 
 /** What a rollback did, for the summary. */

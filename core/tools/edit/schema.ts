@@ -10,68 +10,68 @@ export const MAX_OPERATIONS = 5_000
 const Path = (description: string) => BoundedString(4096, description)
 const Text = (description: string) => BoundedString(MAX_TEXT_CHARS, description)
 const Flag = (description: string) => Schema.optional(Schema.Boolean.annotations({ description }))
-const AllowLineNumbers = Flag('true when "N | " prefixes are really part of the text (turns off the read-gutter check).')
+const AllowLineNumbers = Flag('true: "N | " prefixes are really in the text.')
 
 /** create: a new file (parents are made as needed); overwrite: true replaces an existing one (destructive). */
 export const CreateOp = Schema.Struct({
   type: Schema.Literal("create"),
-  path: Path("The file to create."),
-  content: Text("The whole content of the new file."),
-  overwrite: Flag("Replace an existing file (destructive). Default false."),
+  path: Path("Relative to the workspace root."),
+  content: Text("create, rewrite: the whole new content; splice: the lines to insert."),
+  overwrite: Flag("Replace an existing file (destructive)."),
   allow_line_numbers: AllowLineNumbers
 })
 /** rewrite: replace the whole content of an existing file (destructive; prefer replace). */
 export const RewriteOp = Schema.Struct({
   type: Schema.Literal("rewrite"),
-  path: Path("The file to rewrite."),
-  content: Text("The new whole content."),
-  create_if_missing: Flag("Create the file when it does not exist. Default false."),
+  path: Path("Relative to the workspace root."),
+  content: Text("create, rewrite: the whole new content; splice: the lines to insert."),
+  create_if_missing: Flag("Create the file when missing."),
   allow_line_numbers: AllowLineNumbers
 })
 /** replace: exact text, with the number of matches the caller expects. */
 export const ReplaceOp = Schema.Struct({
   type: Schema.Literal("replace"),
-  path: Path("The file to edit."),
-  search: Text("The exact text to find (line endings follow the file's).").pipe(Schema.minLength(1, { message: () => "must not be empty" })),
-  replacement: Text("The text to put in its place."),
+  path: Path("Relative to the workspace root."),
+  search: BoundedString(MAX_TEXT_CHARS).pipe(Schema.minLength(1, { message: () => "must not be empty" })).annotations({ description: "The exact text to find." }),
+  replacement: Text("Its replacement."),
   expected_matches: Schema.optional(
-    Schema.Int.pipe(Schema.between(1, 100_000)).annotations({ description: "How many times search must occur (default 1)." })
+    Schema.Int.pipe(Schema.between(1, 100_000)).annotations({ description: "Matches search must have (1-100000, default 1)." })
   ),
   allow_line_numbers: AllowLineNumbers
 })
 /** splice: replace delete_count lines starting at start_line (1-based) with content's lines. */
 export const SpliceOp = Schema.Struct({
   type: Schema.Literal("splice"),
-  path: Path("The file to edit."),
-  start_line: Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)).annotations({ description: "The first line to replace (1-based; line count + 1 appends)." }),
-  delete_count: Schema.Int.pipe(Schema.greaterThanOrEqualTo(0)).annotations({ description: "How many lines to remove (0 inserts)." }),
-  content: Text("The lines to insert (may be empty)."),
+  path: Path("Relative to the workspace root."),
+  start_line: Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)).annotations({ description: "First line to replace (at least 1; line count + 1 appends)." }),
+  delete_count: Schema.Int.pipe(Schema.greaterThanOrEqualTo(0)).annotations({ description: "Lines to remove (at least 0)." }),
+  content: Text("create, rewrite: the whole new content; splice: the lines to insert."),
   allow_line_numbers: AllowLineNumbers
 })
 /** copy: a file to a new path (any bytes); overwrite: true over an existing target is destructive. */
 export const CopyOp = Schema.Struct({
   type: Schema.Literal("copy"),
-  from: Path("The file to copy."),
-  to: Path("The new path."),
-  overwrite: Flag("Replace an existing target (destructive). Default false.")
+  from: Path("Source path."),
+  to: Path("Target path."),
+  overwrite: Flag("Replace an existing file (destructive).")
 })
 /** move: a file to a new path (always destructive: it removes the source). */
 export const MoveOp = Schema.Struct({
   type: Schema.Literal("move"),
-  from: Path("The file to move."),
-  to: Path("The new path."),
-  overwrite: Flag("Replace an existing target. Default false.")
+  from: Path("Source path."),
+  to: Path("Target path."),
+  overwrite: Flag("Replace an existing file (destructive).")
 })
 /** delete: a file (destructive when it exists). */
 export const DeleteOp = Schema.Struct({
   type: Schema.Literal("delete"),
-  path: Path("The file to delete."),
-  ignore_missing: Flag("Succeed when the file does not exist. Default false.")
+  path: Path("Relative to the workspace root."),
+  ignore_missing: Flag("Succeed when the file is missing.")
 })
 /** mkdir: an empty directory (and its missing parents); never destructive. */
 export const MkdirOp = Schema.Struct({
   type: Schema.Literal("mkdir"),
-  path: Path("The directory to create.")
+  path: Path("Relative to the workspace root.")
 })
 
 /** One operation of a transaction. */
@@ -83,13 +83,13 @@ const Operations = Schema.Array(Operation).pipe(
   Schema.maxItems(MAX_OPERATIONS, { message: () => `must hold at most ${MAX_OPERATIONS} operations; split the change into several transactions` })
 ).annotations({
   description:
-    'The operations, applied in order as one all-or-nothing transaction. Each has "type": create, rewrite, replace, splice, copy, move, delete or mkdir.'
+    'JSON array of operation objects, applied in order, all or nothing.'
 })
 const IdempotencyKey = Schema.optional(
-  BoundedString(200, "A key for retries: the same key with the same operations returns the original transaction and never applies twice.")
+  BoundedString(200, "Retry key: a repeat returns the first transaction.")
 )
 const TransactionId = Schema.String.pipe(Schema.pattern(/^tx_[A-Za-z0-9]+$/, { message: () => "must be a tx_* id" })).annotations({
-  description: "The transaction id (tx_…) from preview or apply."
+  description: "The tx_… id from preview or apply."
 })
 
 /** The action schemas of workspace_edit. */
@@ -99,11 +99,11 @@ export const editActions = {
   commit: Schema.Struct({ transaction_id: TransactionId }),
   rollback: Schema.Struct({
     transaction_id: TransactionId,
-    force: Flag("Roll back over files changed since the commit, discarding those changes (destructive).")
+    force: Flag("Discard changes made since the commit (destructive).")
   }),
   show: Schema.Struct({ transaction_id: TransactionId }),
   list: Schema.Struct({
-    limit: Schema.optional(Schema.Int.pipe(Schema.between(1, 100)).annotations({ description: "At most this many transactions (1-100, default 20), newest first." }))
+    limit: Schema.optional(Schema.Int.pipe(Schema.between(1, 100)).annotations({ description: "Transactions, newest first (1-100, default 20)." }))
   })
 }
 

@@ -31,6 +31,7 @@ import {
   SEARCH_DEFAULT_CAP,
   SEARCH_DEFAULT_LIMIT
 } from "./schema.ts"
+import { unsettledTransactions } from "../edit/commit.ts"
 import { isIgnored, walkScope } from "./scope.ts"
 import { semanticSearch } from "./semantic.ts"
 
@@ -360,6 +361,7 @@ const searchFiles = (input: {
     if (info === undefined) return yield* fail(toolError("NOT_FOUND", `Nothing exists at "${rel}" to search.`, { path: rel }))
     const context = input.context ?? 0
     const cap = input.max_results ?? SEARCH_DEFAULT_CAP
+    const timeoutMs = (yield* CurrentSettings).searchTimeoutMs
     let result: Effect.Effect.Success<ReturnType<typeof search.grep>>
     let scopeFacts: { includeIgnored: boolean; excludes: ReadonlyArray<string> }
     if (info.type === "directory") {
@@ -374,24 +376,23 @@ const searchFiles = (input: {
         context,
         maxMatches: cap,
         maxLineChars: SEARCH_LINE_CHARS,
-        maxFileBytes: SEARCH_MAX_FILE_BYTES
+        maxFileBytes: SEARCH_MAX_FILE_BYTES,
+        timeoutMs
       })
     } else {
-      // One named file: searched whatever .gitignore or the excludes say.
+      // One named file: searched whatever .gitignore or the excludes say; the regex runs under the
+      // deadline off this thread like any search (a catastrophic pattern never holds the server).
       scopeFacts = { includeIgnored: true, excludes: [] }
       const bytes = yield* ws.read(rel)
       const described = describeBytes(bytes)
-      const found = described.binary ? [] : grepText(new TextDecoder().decode(bytes), compiled, context, SEARCH_LINE_CHARS)
-      result = {
-        matches: found.slice(0, cap).map((match) => ({ path: rel, ...match })),
-        capped: found.length > cap,
-        filesSearched: 1,
-        binarySkipped: described.binary ? 1 : 0,
-        tooLarge: [],
-        unreadable: []
-      }
+      const found = described.binary
+        ? { matches: [], capped: false, filesSearched: 1, binarySkipped: 1, tooLarge: [], unreadable: [] }
+        : yield* search.grepText({ path: rel, text: new TextDecoder().decode(bytes), source, flags, context, maxLineChars: SEARCH_LINE_CHARS, timeoutMs })
+      result = { ...found, matches: found.matches.slice(0, cap), capped: found.matches.length > cap }
     }
-    const complete = !result.capped && result.tooLarge.length === 0 && result.unreadable.length === 0
+    const timedOut = result.timedOut === true
+    const notSearched = result.notSearched ?? []
+    const complete = !result.capped && !timedOut && result.tooLarge.length === 0 && result.unreadable.length === 0
     const snapshot = yield* snapshotOf({
       action: "search",
       query: input.query,
@@ -422,7 +423,10 @@ const searchFiles = (input: {
     const gaps = [
       result.capped ? `stopped at the result cap of ${cap} (raise max_results or narrow path/include to see the rest)` : "",
       result.tooLarge.length > 0 ? `${plural(result.tooLarge.length, "file")} over ${SEARCH_MAX_FILE_BYTES} bytes skipped` : "",
-      result.unreadable.length > 0 ? `${plural(result.unreadable.length, "path")} unreadable` : ""
+      result.unreadable.length > 0 ? `${plural(result.unreadable.length, "path")} unreadable` : "",
+      timedOut
+        ? `stopped at the search deadline of ${timeoutMs} ms (setting searchTimeoutMs), ${plural(notSearched.length, "file")} not searched (simplify the regex, narrow path/include, or raise searchTimeoutMs)`
+        : ""
     ].filter((gap) => gap !== "")
     return yield* pagedListing({
       action: "search",
@@ -439,6 +443,14 @@ const searchFiles = (input: {
         binarySkipped: result.binarySkipped,
         ...(result.tooLarge.length === 0 ? {} : { tooLarge: result.tooLarge.slice(0, 20) }),
         ...(result.unreadable.length === 0 ? {} : { unreadable: result.unreadable.slice(0, 20) }),
+        ...(timedOut
+          ? {
+              timedOut: true,
+              reason: `the search passed its deadline of ${timeoutMs} ms (setting searchTimeoutMs)`,
+              notSearched: notSearched.slice(0, 20),
+              notSearchedCount: notSearched.length
+            }
+          : {}),
         caseSensitive: !insensitive
       },
       headline: (shown, total) =>
@@ -672,6 +684,8 @@ const capabilities = Effect.gen(function* () {
   const state = yield* stateSummary
   const { registered, candidates } = yield* RegisteredTools
   const tools = registered.map((tool) => tool.name)
+  // Transactions start-up recovery leaves alone (a planted journal, a live committer): always reported.
+  const unsettled = yield* unsettledTransactions
   const storage = yield* Effect.forEach(storageMapOf(candidates), (entry) =>
     Effect.map(store.stat(entry.probe), (stat) => ({ name: entry.name, path: entry.path, description: entry.description, exists: stat !== undefined }))
   )
@@ -681,12 +695,14 @@ const capabilities = Effect.gen(function* () {
       state.pendingPlan === null ? "" : `, plan ${state.pendingPlan.id} pending`
     }; ${plural(state.pendingApprovals, "pending approval")}; ${plural(state.notes.count, "note")}, MEMORY.md ${state.notes.memoryExists ? "present" : "absent"}; commands ${
       sandbox.active ? `sandboxed (${sandbox.mechanism}${sandbox.network ? ", network shared" : ", no network"})` : `not sandboxed (${sandbox.reason})`
-    }.${withTools ? ` Tools: ${tools.join(", ")}.` : ""}`
+    }.${
+      unsettled.length === 0 ? "" : ` ${plural(unsettled.length, "transaction")} left unsettled by recovery: ${unsettled.map((item) => item.transactionId).join(", ")} (see data.unsettledTransactions).`
+    }${withTools ? ` Tools: ${tools.join(", ")}.` : ""}`
   const result = (entries: unknown, withTools: boolean): ToolResult => ({
     summary: summaryOf(withTools),
     data: withTools
-      ? { ...state, sandbox, tools, storage: { root: ".agentic/", readable: true, writableByModel: false, entries }, maxToolResultChars: settings.maxToolResultChars }
-      : { ...state, sandbox: { active: sandbox.active }, tools, storage: { root: ".agentic/", entries } },
+      ? { ...state, ...(unsettled.length === 0 ? {} : { unsettledTransactions: unsettled }), sandbox, tools, storage: { root: ".agentic/", readable: true, writableByModel: false, entries }, maxToolResultChars: settings.maxToolResultChars }
+      : { ...state, ...(unsettled.length === 0 ? {} : { unsettledTransactions: unsettled.map((item) => item.transactionId) }), sandbox: { active: sandbox.active }, tools, storage: { root: ".agentic/", entries } },
     retention: { importance: "high", facts: withTools ? [...stateFacts(state), `tools: ${tools.join(", ")}`] : stateFacts(state).slice(0, 2) }
   })
   // Smaller renderings of the storage map for small budgets: without descriptions, then name and path only.
@@ -706,7 +722,7 @@ export const inspectTool = defineTool({
   name: "workspace_inspect",
   short: "inspect",
   description:
-    "Read-only view of the workspace, never gated. Actions: capabilities (mode, plans, approvals, notes, tools, the .agentic/ storage map), overview (tree plus plan/approval/memory summary), list, read (line-numbered `N | text`, SHA-256 hashed, paged by lines), search (literal or regex, gitignore-aware, paged), semantic_search (lexical BM25 ranking of chunks), find (glob), stat, changes (recovery listing after compaction). Paging: pass data.nextOffset as offset and data.snapshot exactly as snapshot until nextOffset is null; a stale snapshot means read again from offset 0. .agentic/ is readable here, never writable. Large results are cut to fit and stored as artifacts.",
+    "Read the workspace (never gated): capabilities, overview, list, read (lines as `N | text`), search (literal or regex), semantic_search (ranked chunks), find (glob), stat, changes (recovery after compaction). Paging: pass data.nextOffset and data.snapshot back until nextOffset is null.",
   actions: inspectActions,
   enabled: () => true,
   hints: { readOnlyHint: true, destructiveHint: false, openWorldHint: false, idempotentHint: true, why: "reads only; never gated" },

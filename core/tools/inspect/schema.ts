@@ -25,35 +25,40 @@ const int = (min: number, max: number, description: string) =>
   ).annotations({ description, message: () => ({ message: `must be an integer from ${min} to ${max} (not a boolean, string or fraction)`, override: true }) })
 
 const Offset = (unit: string) =>
-  opt(int(0, Number.MAX_SAFE_INTEGER, `Where the page starts, counted in ${unit} from 0 (integer). Use data.nextOffset of the previous page.`))
+  opt(int(0, Number.MAX_SAFE_INTEGER, `Page start (at least 0, default 0): the previous data.nextOffset.`))
 const Limit = (unit: string, max: number, fallback: number) =>
-  opt(int(1, max, `How many ${unit} a page holds (integer 1-${max}, default ${fallback}); the character budget may cut a page shorter.`))
+  opt(int(1, max, LIMIT_TEXT))
 const Snapshot = opt(
   Schema.String.pipe(
     Schema.pattern(SNAPSHOT_PATTERN, { message: () => "must be the 64-character lowercase hex data.snapshot of the previous page, exactly" })
-  ).annotations({ description: "data.snapshot of the previous page, carried exactly; required at a nonzero offset." })
+  ).annotations({ description: "The previous data.snapshot (required when offset > 0)." })
 )
-const Path = (description: string) => BoundedString(4096, description)
-const OptionalPath = opt(Path("A directory relative to the workspace root (default: the root)."))
+const Path = (_description?: string) => BoundedString(4096, PATH_TEXT)
+/** One text per field, right for every action that takes it (the listing shows a field once per tool). */
+const PATH_TEXT = "File (read, stat) or directory (default: the root), relative to the workspace root."
+const LIMIT_TEXT = `Page size (1-${LIST_MAX_LIMIT}, default ${LIST_DEFAULT_LIMIT}; read ${READ_DEFAULT_LIMIT} lines, search ${SEARCH_DEFAULT_LIMIT}; semantic_search 1-50, default 10).`
+const DEPTH_TEXT = "Tree levels (overview 1-10, default 2; list 1-100, default 1)."
+const QUERY_TEXT = "The text to find (semantic_search: in words)."
+const OptionalPath = opt(Path())
 const Globs = (description: string) => opt(Schema.Array(BoundedString(1000)).pipe(Schema.maxItems(100)).annotations({ description }))
 const IncludeIgnored = opt(
-  Schema.Boolean.annotations({ description: "true also lists what .gitignore hides (default false; .git/ is never descended into)." })
+  Schema.Boolean.annotations({ description: "Include what .gitignore hides." })
 )
-const Exclude = Globs("Extra globs to skip (a glob without / matches a name at any depth), beside .gitignore and the excludePatterns setting.")
+const Exclude = Globs("Globs to skip besides .gitignore.")
 
 /** Every action's fields. */
 export const inspectActions = {
   capabilities: Schema.Struct({}),
   overview: Schema.Struct({
     path: OptionalPath,
-    depth: opt(int(1, 10, "How many levels of the tree to show (1-10, default 2).")),
+    depth: opt(int(1, 10, DEPTH_TEXT)),
     offset: Offset("entries"),
     limit: Limit("entries", LIST_MAX_LIMIT, LIST_DEFAULT_LIMIT),
     snapshot: Snapshot
   }),
   list: Schema.Struct({
     path: OptionalPath,
-    depth: opt(int(1, 100, "How many levels below path to list (1 = its direct entries, the default).")),
+    depth: opt(int(1, 100, DEPTH_TEXT)),
     include_ignored: IncludeIgnored,
     exclude: Exclude,
     offset: Offset("entries"),
@@ -61,44 +66,44 @@ export const inspectActions = {
     snapshot: Snapshot
   }),
   read: Schema.Struct({
-    path: Path("The file to read, relative to the workspace root."),
-    offset: Offset("lines (offset 0 starts at line 1)"),
+    path: Path(),
+    offset: Offset("lines"),
     limit: Limit("lines", READ_MAX_LIMIT, READ_DEFAULT_LIMIT),
     snapshot: Snapshot
   }),
   search: Schema.Struct({
-    query: BoundedString(1000, "The text to find (literal unless regex is true).").pipe(Schema.minLength(1, { message: () => "must not be empty" })),
-    regex: opt(Schema.Boolean.annotations({ description: "true: query is a JavaScript regular expression (default false: literal text)." })),
+    query: BoundedString(1000).pipe(Schema.minLength(1, { message: () => "must not be empty" })).annotations({ description: QUERY_TEXT }),
+    regex: opt(Schema.Boolean.annotations({ description: "query is a JavaScript regex (default false)." })),
     case_sensitive: opt(
-      Schema.Boolean.annotations({ description: "true: exact case; false: ignore case; omitted: smart case (ignore case unless query has an uppercase letter)." })
+      Schema.Boolean.annotations({ description: "Match case (default: only if query has uppercase)." })
     ),
     path: OptionalPath,
-    include: Globs("Only files matching one of these globs (e.g. \"*.ts\", \"src/**/*.md\")."),
+    include: Globs("Only files matching these globs."),
     exclude: Exclude,
-    context: opt(int(0, 10, "Lines of context before and after each match (0-10, default 0).")),
-    max_results: opt(int(1, SEARCH_MAX_CAP, `The result cap: stop after this many matching lines (default ${SEARCH_DEFAULT_CAP}).`)),
+    context: opt(int(0, 10, "Context lines around each match (0-10, default 0).")),
+    max_results: opt(int(1, SEARCH_MAX_CAP, `Stop after this many matching lines (1-${SEARCH_MAX_CAP}, default ${SEARCH_DEFAULT_CAP}).`)),
     include_ignored: IncludeIgnored,
     offset: Offset("matches"),
     limit: Limit("matches", LIST_MAX_LIMIT, SEARCH_DEFAULT_LIMIT),
     snapshot: Snapshot
   }),
   semantic_search: Schema.Struct({
-    query: BoundedString(2000, "What you are looking for, in words.").pipe(Schema.minLength(1, { message: () => "must not be empty" })),
+    query: BoundedString(2000).pipe(Schema.minLength(1, { message: () => "must not be empty" })).annotations({ description: QUERY_TEXT }),
     path: OptionalPath,
-    include: Globs("Only files matching one of these globs."),
+    include: Globs("Only files matching these globs."),
     exclude: Exclude,
-    limit: opt(int(1, 50, "How many chunks to return, best first (1-50, default 10)."))
+    limit: opt(int(1, 50, LIMIT_TEXT))
   }),
   find: Schema.Struct({
-    pattern: BoundedString(1000, "A glob (minimatch) over workspace-relative paths; without / it matches a name at any depth (\"*.test.ts\")."),
+    pattern: BoundedString(1000, "Glob over relative paths; without / it matches names at any depth."),
     path: OptionalPath,
-    type: opt(Schema.Literal("file", "directory", "any").annotations({ description: "What to find (default any)." })),
+    type: opt(Schema.Literal("file", "directory", "any").annotations({ description: "Default any." })),
     include_ignored: IncludeIgnored,
     exclude: Exclude,
     offset: Offset("entries"),
     limit: Limit("entries", LIST_MAX_LIMIT, LIST_DEFAULT_LIMIT),
     snapshot: Snapshot
   }),
-  stat: Schema.Struct({ path: Path("The file or directory, relative to the workspace root.") }),
+  stat: Schema.Struct({ path: Path() }),
   changes: Schema.Struct({})
 }

@@ -7,7 +7,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import MiniSearch from "minisearch"
+import type MiniSearchIndex from "minisearch"
 import type { ToolResult } from "../../protocol/envelope.ts"
 import { toolError } from "../../protocol/errors.ts"
 import { CurrentSettings } from "../../services/CurrentSettings.ts"
@@ -110,7 +110,12 @@ export const chunkLines = (path: string, lines: ReadonlyArray<string>): Array<Ch
   return chunks
 }
 
-const emptyIndex = () => new MiniSearch<ChunkDoc>(options)
+/**
+ * MiniSearch, loaded on the first semantic_search: no other call pays for parsing it (issue 18: a verb
+ * loads only what it uses).
+ */
+let miniSearch: Promise<typeof MiniSearchIndex> | undefined
+const loadMiniSearch = Effect.promise(() => (miniSearch ??= import("minisearch").then((module) => module.default)))
 
 /** Brings the index up to date with the subtree in scope (under the index lock) and returns it. */
 const refreshIndex = (scope: { readonly base: string; readonly includeIgnored: boolean; readonly excludes: ReadonlyArray<string> }) =>
@@ -124,7 +129,8 @@ const refreshIndex = (scope: { readonly base: string; readonly includeIgnored: b
     Effect.gen(function* () {
       const stored = yield* Effect.orElseSucceed(store.readJson(INDEX_FILE, StoredIndexSchema), () => undefined)
       let files: Record<string, IndexedFile> = {}
-      let index = emptyIndex()
+      const MiniSearch = yield* loadMiniSearch
+      let index = new MiniSearch<ChunkDoc>(options)
       if (stored !== undefined && stored.version === INDEX_VERSION) {
         const loaded = yield* Effect.option(Effect.try(() => MiniSearch.loadJS<ChunkDoc>(stored.index as never, options)))
         if (loaded._tag === "Some") {

@@ -68,22 +68,22 @@ const checkSize = (target: NoteTarget, text: string) => {
     : Effect.succeed(bytes)
 }
 
-const Name = Schema.optional(BoundedString(80, "The note's name (letters, digits, ., _ or -); MEMORY targets .agentic/MEMORY.md."))
-const Memory = Schema.optional(Schema.Boolean.annotations({ description: "true targets .agentic/MEMORY.md, the durable workspace memory." }))
-const Content = BoundedString(NOTE_MAX_BYTES, "The text to write or append.")
+const Name = Schema.optional(BoundedString(80, "Note name (letters, digits, . _ -)."))
+const Memory = Schema.optional(Schema.Boolean.annotations({ description: "true: the workspace memory .agentic/MEMORY.md." }))
+const Content = BoundedString(NOTE_MAX_BYTES, "Text to write or append.")
 
 /** The workspace_notes tool. */
 export const notesTool = defineTool({
   name: "workspace_notes",
   short: "notes",
   description:
-    "Durable notes that survive context compaction: .agentic/notes/<name>.md and the workspace memory .agentic/MEMORY.md (memory: true). Actions: write, append, read, list, delete. Never needs approval.",
+    "Notes that survive compaction: .agentic/notes/<name>.md, or the workspace memory .agentic/MEMORY.md (memory: true). Never gated.",
   actions: {
     write: Schema.Struct({ name: Name, memory: Memory, content: Content }),
     append: Schema.Struct({ name: Name, memory: Memory, content: Content }),
     read: Schema.Struct({ name: Name, memory: Memory }),
     list: Schema.Struct({
-      limit: Schema.optional(Schema.Int.pipe(Schema.between(1, 200)).annotations({ description: "At most this many notes (1-200, default 100)." }))
+      limit: Schema.optional(Schema.Int.pipe(Schema.between(1, 200)).annotations({ description: "Notes (1-200, default 100)." }))
     }),
     delete: Schema.Struct({ name: Name, memory: Memory })
   },

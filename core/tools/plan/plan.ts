@@ -18,7 +18,9 @@ const TEXT = 2000
 const Text = (description?: string) => BoundedString(TEXT, description)
 const StepKind = Schema.Literal("edit", "command", "vcs", "research", "other")
 const Step = Schema.Union(Text(), Schema.Struct({ text: Text(), kind: Schema.optional(StepKind) }))
-const PlanId = Schema.String.pipe(Schema.pattern(/^plan_[A-Za-z0-9]+$/, { message: () => "must be a plan_* id" }))
+const PlanId = Schema.String.pipe(Schema.pattern(/^plan_[A-Za-z0-9]+$/, { message: () => "must be a plan_* id" })).annotations({
+  description: "The plan_… id (complete: default the approved plan)."
+})
 
 /** One step as stored. */
 export interface PlanStep {
@@ -141,16 +143,16 @@ export const planTool = defineTool({
   name: "workspace_plan",
   short: "plan",
   description:
-    "Propose a plan for the user to approve before mutating the workspace (Plan mode), and track it: propose, current, show, complete, list. After proposing, restate the plan to the user and stop until they reply /accept plan_… or /deny plan_….",
+    "Propose a plan for the user to approve before changing files (Plan mode), then track it. After propose, restate the plan and wait for the user's decision (the reply says how).",
   actions: {
     propose: Schema.Struct({
-      title: Text("A short title."),
-      objective: Text("What the plan achieves."),
+      title: Text("Short title."),
+      objective: Text("What it achieves."),
       steps: Schema.Array(Step).pipe(Schema.minItems(1), Schema.maxItems(40)).annotations({
-        description: "1-40 steps, each a string or {text, kind} with kind edit, command, vcs, research or other."
+        description: "1-40 steps: strings, or {text, kind}."
       }),
       files: Schema.optional(
-        Schema.Array(Schema.Struct({ path: Text(), change: Schema.Literal("create", "modify", "delete", "move") })).pipe(Schema.maxItems(100))
+        Schema.Array(Schema.Struct({ path: Text(), change: Schema.Literal("create", "modify", "delete", "move") })).pipe(Schema.maxItems(100)).annotations({ description: "{path, change} it touches." })
       ),
       commands: Schema.optional(
         Schema.Array(
@@ -158,16 +160,16 @@ export const planTool = defineTool({
             executable: Text().pipe(Schema.pattern(/^[^/\\\s]+$/, { message: () => "must be a bare executable name (no path, no spaces)" })),
             args: Schema.optional(Schema.Array(Text()).pipe(Schema.maxItems(200)))
           })
-        ).pipe(Schema.maxItems(40))
+        ).pipe(Schema.maxItems(40)).annotations({ description: "{executable, args} it runs." })
       ),
-      risks: Schema.optional(Schema.Array(Text()).pipe(Schema.maxItems(40))),
-      questions: Schema.optional(Schema.Array(Text()).pipe(Schema.maxItems(40)))
+      risks: Schema.optional(Schema.Array(Text()).pipe(Schema.maxItems(40)).annotations({ description: "Risks." })),
+      questions: Schema.optional(Schema.Array(Text()).pipe(Schema.maxItems(40)).annotations({ description: "Questions for the user." }))
     }),
     current: Schema.Struct({}),
     show: Schema.Struct({ plan_id: PlanId }),
     complete: Schema.Struct({ plan_id: Schema.optional(PlanId), summary: Schema.optional(Text("What was done.")) }),
     list: Schema.Struct({
-      limit: Schema.optional(Schema.Int.pipe(Schema.between(1, 100)).annotations({ description: "At most this many plans (1-100, default 20), newest first." }))
+      limit: Schema.optional(Schema.Int.pipe(Schema.between(1, 100)).annotations({ description: "Plans, newest first (1-100, default 20)." }))
     })
   },
   enabled: (settings) => settings.permissionMode !== 2,

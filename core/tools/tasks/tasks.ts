@@ -39,19 +39,19 @@ export const MAX_ITEMS_PER_CALL = 200
 const boardFile = (id: string) => `${TASKS_DIR}/${id}/state.json`
 
 const BoardId = Schema.String.pipe(Schema.pattern(BOARD_ID, { message: () => "must be a board_* id" })).annotations({
-  description: "The board id (board_…) returned by create."
+  description: "The board_… id from create."
 })
 const ItemId = Schema.String.pipe(Schema.pattern(/^item_[A-Za-z0-9]+$/, { message: () => "must be an item_* id" })).annotations({
-  description: "The item id (item_…)."
+  description: "The item_… id."
 })
-const Status = Schema.Literal(...ITEM_STATUSES).annotations({ description: "todo, in_progress, blocked, done or cancelled (only done satisfies a dependency)." })
-const Priority = Schema.Literal(...PRIORITIES).annotations({ description: "low, medium (default), high or critical." })
-const Text = BoundedString(2000, "The item's text.").pipe(Schema.minLength(1, { message: () => "must not be empty" }))
-const Details = BoundedString(20_000, "Optional longer details.")
+const Status = Schema.Literal(...ITEM_STATUSES).annotations({ description: "Default todo; only done satisfies a dependency." })
+const Priority = Schema.Literal(...PRIORITIES).annotations({ description: "Default medium." })
+const Text = BoundedString(2000).pipe(Schema.minLength(1, { message: () => "must not be empty" })).annotations({ description: "The item's text; note and checkpoint: the note." })
+const Details = BoundedString(20_000, "Longer details.")
 const Reference = Schema.Union(BoundedString(100), Schema.Int)
 const DependsOn = Schema.Array(Reference).pipe(Schema.maxItems(100)).annotations({
   description:
-    'Dependencies: item_ ids of the board; inside create/add also 1-based positions ("1", "2", …) naming items of the same call (forward references allowed). update takes item_ ids only and replaces the list.'
+    'item_ ids; in create/add also 1-based positions ("1") in the same call. update replaces the list.'
 })
 const NewItemSchema = Schema.Struct({
   text: Text,
@@ -60,11 +60,13 @@ const NewItemSchema = Schema.Struct({
   details: Schema.optional(Details),
   depends_on: Schema.optional(DependsOn)
 })
-const Items = Schema.Array(NewItemSchema).pipe(Schema.maxItems(MAX_ITEMS_PER_CALL, { message: () => `must hold at most ${MAX_ITEMS_PER_CALL} items` }))
-const Evidence = Schema.Union(BoundedString(4000), Schema.Array(BoundedString(4000)).pipe(Schema.maxItems(50))).annotations({
-  description: "Evidence to append to the item (a string or a list): test output, a commit, a file path. Evidence starts empty."
+const Items = Schema.Array(NewItemSchema).pipe(Schema.maxItems(MAX_ITEMS_PER_CALL, { message: () => `must hold at most ${MAX_ITEMS_PER_CALL} items` })).annotations({
+  description: "New items: a JSON array of {text, status, priority, details, depends_on} (as below; text required)."
 })
-const NoteText = BoundedString(4000, "The note or checkpoint text.")
+const Evidence = Schema.Union(BoundedString(4000), Schema.Array(BoundedString(4000)).pipe(Schema.maxItems(50))).annotations({
+  description: "Evidence to append: a string or a list."
+})
+const NoteText = BoundedString(4000, "The item's text; note and checkpoint: the note.")
 
 const fromEither = <A>(either: Either.Either<A, ToolError>) => Either.match(either, { onLeft: Effect.fail, onRight: Effect.succeed })
 
@@ -212,15 +214,15 @@ export const tasksTool = defineTool({
   name: "workspace_tasks",
   short: "tasks",
   description:
-    'Durable to-do boards whose items form a dependency graph that stays acyclic. Actions: create (title, items), list, show, add (items), update (item_id: text, status, priority, details, depends_on, evidence), remove, note, checkpoint, next (the highest-priority ready item), archive, reopen. Inside one create/add call depends_on may use 1-based positions ("1", "2", …) for items of that call; update takes item_ ids only. Never needs approval.',
+    'To-do boards whose items form an acyclic dependency graph; next gives the highest-priority ready item. Never needs approval.',
   actions: {
     create: Schema.Struct({
-      title: BoundedString(200, "The board's title.").pipe(Schema.minLength(1, { message: () => "must not be empty" })),
+      title: BoundedString(200).pipe(Schema.minLength(1, { message: () => "must not be empty" })).annotations({ description: "The board's title." }),
       items: Schema.optional(Items)
     }),
     list: Schema.Struct({
       include_archived: Schema.optional(Schema.Boolean.annotations({ description: "Also list archived boards." })),
-      limit: Schema.optional(Schema.Int.pipe(Schema.between(1, 100)).annotations({ description: "At most this many boards (1-100, default 20)." }))
+      limit: Schema.optional(Schema.Int.pipe(Schema.between(1, 100)).annotations({ description: "Boards (1-100, default 20)." }))
     }),
     show: Schema.Struct({ board_id: BoardId }),
     add: Schema.Struct({ board_id: BoardId, items: Items }),

@@ -24,7 +24,7 @@ const Paths = Schema.Array(BoundedString(4096)).pipe(Schema.maxItems(1000)).anno
   description: "Paths relative to the workspace root (each passed to git after --, literally: no globs)."
 })
 const Offset = Schema.optional(
-  Schema.Int.pipe(Schema.greaterThanOrEqualTo(0)).annotations({ description: "First line of the page (0-based; a nonzero offset needs snapshot)." })
+  Schema.Int.pipe(Schema.greaterThanOrEqualTo(0)).annotations({ description: "First line of the page (at least 0, default 0; a nonzero offset needs snapshot)." })
 )
 const DiffLimit = Schema.optional(
   Schema.Int.pipe(Schema.between(1, DIFF_LIMIT_MAX)).annotations({ description: `Lines per page (1-${DIFF_LIMIT_MAX}, default ${DIFF_LIMIT_DEFAULT}).` })

@@ -9,6 +9,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import { nodeHostFs } from "../../../adapters/node/NodeHostFs.ts"
+import { nodeWorkspaceKeyLayer } from "../../../adapters/node/NodeKey.ts"
 import { startRuntime } from "../../../core/runtime.ts"
 import { decodeSettings } from "../../../core/settings/settings.ts"
 import { CommitHooks } from "../../../core/tools/edit/commit.ts"
@@ -21,11 +22,13 @@ const main = async () => {
     reached: (point) =>
       point.index === crashAt ? Effect.zipRight(Effect.sync(() => process.kill(process.pid, "SIGKILL")), Effect.never) : Effect.void
   })
+  const real = fs.realpathSync(root!)
   const runtime = await startRuntime(
     nodeHostFs,
-    { root: fs.realpathSync(root!), runtime: "node", platform: process.platform, capabilities: ["fs"] },
+    { root: real, runtime: "node", platform: process.platform, capabilities: ["fs"] },
     settings,
-    hooks
+    // The workspace's own key, as every Node adapter uses: the journal this child writes verifies in the next process.
+    Layer.merge(hooks, nodeWorkspaceKeyLayer(real))
   )
   const envelope = await runtime.call("workspace_edit", { action: "commit", transaction_id: transactionId })
   process.stdout.write(JSON.stringify(envelope))

@@ -1,0 +1,374 @@
+/**
+ * workspace_browser's effects, through the Browser port and the state store only: open a session,
+ * take a snapshot (minting refs and recording it as the session's latest), read, run a planned control
+ * and report what changed, list, close.
+ */
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import { newId, sha256Bytes, sha256Text, stableStringify } from "../../gate/hash.ts"
+import type { Artifact, ToolResult } from "../../protocol/envelope.ts"
+import { toolError } from "../../protocol/errors.ts"
+import { Browser, type BrowserScope, type PageState } from "../../services/Browser.ts"
+import { CurrentSettings } from "../../services/CurrentSettings.ts"
+import { StateStore } from "../../store/StateStore.ts"
+import { writeArtifact } from "../inspect/budget.ts"
+import {
+  closeSession,
+  listSessions,
+  loadOpenSession,
+  readSession,
+  type SessionRecord,
+  sessionPaths,
+  statusOf,
+  touchSession
+} from "./load.ts"
+import type { ControlPlan } from "./plan.ts"
+import { READ_DEFAULT_LIMIT, type ReadInput } from "./schema.ts"
+import { renderSnapshot, snapshotDiff } from "./snapshot.ts"
+import { fitLines, pageEvents, snapshotArtifact } from "./view.ts"
+
+/** Earlier snapshots kept per session (their files and ref ranges). */
+const KEEP_SNAPSHOTS = 20
+const HISTORY = 50
+
+const iso = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms).toISOString())
+
+const linesOf = (text: string | undefined) => (text === undefined || text === "" ? [] : text.replace(/\n$/, "").split("\n"))
+
+/** Starts a session: the browser shows about:blank (loading a page is control navigate, which is gated). */
+export const openSession = Effect.gen(function* () {
+  const store = yield* StateStore
+  const browser = yield* Browser
+  const settings = yield* CurrentSettings
+  const id = yield* newId("bs")
+  const paths = sessionPaths(id)
+  const endpoint = yield* browser.launch({ sessionDir: store.abs(paths.dir), executablePath: settings.browserExecutablePath, allowPrivateNetwork: settings.allowPrivateNetwork })
+  const at = yield* iso
+  // The browser was started on about:blank; open does not connect to it (the first read or control does).
+  const page: PageState = { url: "about:blank", title: "" }
+  const record: SessionRecord = {
+    version: 1,
+    id,
+    status: "open",
+    createdAt: at,
+    lastUsedAt: at,
+    allowPrivateNetwork: settings.allowPrivateNetwork,
+    endpoint,
+    url: page.url,
+    title: page.title,
+    nextRef: 1,
+    history: []
+  }
+  yield* store.writeJson(paths.record, record)
+  return {
+    summary: `Opened browser session ${id} (headless Chromium, ${page.url}). Load a page with workspace_browser {"action":"control","session_id":"${id}","type":"navigate","url":"https://…"} (control needs the user's permission mode), then read it with {"action":"read","session_id":"${id}"}. Close it with {"action":"close","session_id":"${id}"} when done; it is closed after ${settings.browserIdleMinutes} idle minutes.`,
+    data: {
+      sessionId: id,
+      status: "open",
+      url: page.url,
+      title: page.title,
+      executablePath: endpoint.executablePath,
+      sessionPath: `${store.path(paths.dir)}/`,
+      idleMinutes: settings.browserIdleMinutes,
+      allowPrivateNetwork: settings.allowPrivateNetwork
+    },
+    retention: { importance: "high", facts: [`browser session ${id} open`] }
+  } satisfies ToolResult
+})
+
+/** Takes a snapshot of the page (or a scope), mints its refs and makes it the session's latest. */
+export const takeSnapshot = (record: SessionRecord, scope: BrowserScope, scopeLabel?: string) =>
+  Effect.gen(function* () {
+    const browser = yield* Browser
+    const store = yield* StateStore
+    const tree = yield* browser.tree(record.endpoint, scope)
+    const at = yield* iso
+    const paths = sessionPaths(record.id)
+    // Refs are minted inside the record's lock, so two processes reading at once never mint the same ref.
+    const minted = yield* store.locked(
+      paths.record,
+      Effect.gen(function* () {
+        const current = yield* readSession(record.id)
+        if (current === undefined) return yield* Effect.die(new Error(`session record ${record.id} vanished`))
+        const rendered = renderSnapshot(tree.nodes, current.nextRef, tree.rootId)
+        const content = rendered.lines.length === 0 ? "" : `${rendered.lines.join("\n")}\n`
+        const snapshotId = yield* sha256Text(stableStringify({ url: tree.page.url, tree: content }))
+        yield* store.writeText(paths.snapshot(snapshotId), content)
+        const next: SessionRecord = {
+          ...current,
+          lastUsedAt: at,
+          url: tree.page.url,
+          title: tree.page.title,
+          nextRef: rendered.nextRef,
+          latest: {
+            snapshotId,
+            url: tree.page.url,
+            title: tree.page.title,
+            takenAt: at,
+            totalLines: rendered.lines.length,
+            ...(scopeLabel === undefined ? {} : { scope: scopeLabel }),
+            refs: rendered.refs
+          },
+          history: [{ snapshotId, firstRef: rendered.firstRef, nextRef: rendered.nextRef }, ...current.history].slice(0, HISTORY)
+        }
+        yield* store.writeJson(paths.record, next)
+        return { record: next, lines: rendered.lines, snapshotId, content }
+      })
+    )
+    // Older snapshot files are pruned; their refs stay known as stale through the history.
+    const keep = new Set(minted.record.history.slice(0, KEEP_SNAPSHOTS).map((entry) => `${entry.snapshotId}.txt`))
+    for (const entry of yield* store.list(paths.snapshots)) {
+      if (!keep.has(entry.name)) yield* Effect.ignore(store.remove(`${paths.snapshots}/${entry.name}`))
+    }
+    const sha256 = yield* sha256Text(minted.content)
+    const artifact = snapshotArtifact(store.path(paths.snapshot(minted.snapshotId)), sha256, new TextEncoder().encode(minted.content).length, minted.lines.length)
+    return { record: minted.record, page: tree.page, lines: minted.lines, snapshotId: minted.snapshotId, artifact }
+  })
+
+const scopeOf = (record: SessionRecord, input: { readonly selector?: string | undefined; readonly ref?: string | undefined }) => {
+  if (input.selector !== undefined && input.ref !== undefined) {
+    return Effect.fail(toolError("INVALID_INPUT", 'read takes "selector" or "ref", not both.', { field: "ref" }))
+  }
+  if (input.selector !== undefined) return Effect.succeed({ scope: { selector: input.selector } as BrowserScope, label: `selector ${input.selector}` })
+  if (input.ref !== undefined) {
+    const ref = input.ref
+    const target = record.latest?.refs[ref]
+    return target === undefined ? Effect.succeed(undefined) : Effect.succeed({ scope: { backendNodeId: target.backendNodeId } as BrowserScope, label: `ref ${ref}` })
+  }
+  return Effect.succeed({ scope: {} as BrowserScope, label: undefined })
+}
+
+/** read: a page of the snapshot (or of the page text), with events, artifacts and the next-page call. */
+export const readPage = (input: ReadInput, refusal: (record: SessionRecord, ref: string) => Effect.Effect<never, ReturnType<typeof toolError>>) =>
+  Effect.gen(function* () {
+    const store = yield* StateStore
+    const browser = yield* Browser
+    const settings = yield* CurrentSettings
+    const offset = input.offset ?? 0
+    const limit = input.limit ?? READ_DEFAULT_LIMIT
+    if (offset > 0 && input.snapshot === undefined) {
+      return yield* Effect.fail(
+        toolError("INVALID_INPUT", 'field "snapshot" is required at a nonzero offset: pass data.snapshot of the previous read page exactly, or read again from offset 0.', { field: "snapshot" })
+      )
+    }
+    if (offset > 0 && (input.screenshot === true)) {
+      return yield* Effect.fail(toolError("INVALID_INPUT", 'screenshot is taken with the first page (offset 0); leave it out when paging.', { field: "screenshot" }))
+    }
+    const record = yield* loadOpenSession(input.session_id)
+    const scoped = yield* scopeOf(record, input)
+    if (scoped === undefined) return yield* refusal(record, input.ref!)
+    const artifacts: Array<Artifact> = []
+    let lines: ReadonlyArray<string>
+    let snapshot: string
+    let page: PageState
+    let refCount: number | undefined
+    const textMode = input.text === true
+    if (textMode) {
+      const read = yield* browser.text(record.endpoint, scoped.scope)
+      page = read.page
+      lines = linesOf(read.text.replace(/\r\n?/g, "\n").replace(/\n{3,}/g, "\n\n"))
+      snapshot = yield* sha256Text(stableStringify({ url: page.url, text: lines }))
+      if (input.snapshot !== undefined && input.snapshot !== snapshot) {
+        return yield* Effect.fail(
+          toolError("SNAPSHOT_STALE", `The page text changed since snapshot ${input.snapshot.slice(0, 12)}…; read it again from offset 0 without a snapshot.`, { snapshot: input.snapshot, current: snapshot })
+        )
+      }
+      yield* touchSession(record.id, (current) => ({ ...current, url: page.url, title: page.title }))
+      const full = `${lines.join("\n")}\n`
+      artifacts.push(yield* writeArtifact("browser.text", `browser-text-${record.id}`, "txt", full, `The readable text of ${page.url}.`))
+    } else if (offset > 0) {
+      // Later pages come from the stored snapshot, so every line is shown exactly once across pages.
+      if (record.latest === undefined || record.latest.snapshotId !== input.snapshot) {
+        return yield* Effect.fail(
+          toolError(
+            "SNAPSHOT_STALE",
+            `Snapshot ${input.snapshot!.slice(0, 12)}… is not the latest of session ${record.id}${record.latest === undefined ? "" : ` (that is ${record.latest.snapshotId.slice(0, 12)}…)`}: the page was read or changed since. Read again from offset 0 without a snapshot.`,
+            { snapshot: input.snapshot, ...(record.latest === undefined ? {} : { current: record.latest.snapshotId }) }
+          )
+        )
+      }
+      snapshot = record.latest.snapshotId
+      lines = linesOf(yield* store.readText(sessionPaths(record.id).snapshot(snapshot)))
+      page = { url: record.latest.url, title: record.latest.title }
+      refCount = Object.keys(record.latest.refs).length
+      const content = lines.length === 0 ? "" : `${lines.join("\n")}\n`
+      artifacts.push(snapshotArtifact(store.path(sessionPaths(record.id).snapshot(snapshot)), yield* sha256Text(content), new TextEncoder().encode(content).length, lines.length))
+      yield* touchSession(record.id)
+    } else {
+      const taken = yield* takeSnapshot(record, scoped.scope, scoped.label)
+      lines = taken.lines
+      snapshot = taken.snapshotId
+      page = taken.page
+      refCount = Object.keys(taken.record.latest!.refs).length
+      artifacts.push(taken.artifact)
+    }
+    if (offset > lines.length) {
+      return yield* Effect.fail(toolError("INVALID_INPUT", `field "offset" ${offset} is past the end: there are ${lines.length} lines. Use an offset from 0 to ${lines.length}.`, { field: "offset", total: lines.length }))
+    }
+    if (input.screenshot === true) {
+      const png = yield* browser.screenshot(record.endpoint, scoped.scope)
+      const sha256 = yield* sha256Bytes(png)
+      const rel = sessionPaths(record.id).screenshot(sha256.slice(0, 16))
+      yield* store.writeBytes(rel, png)
+      artifacts.push({ kind: "browser.screenshot", path: store.path(rel), sha256, bytes: png.length, description: `A PNG of ${scoped.label ?? "the full page"} at ${page.url}.` })
+    }
+    const events = yield* pageEvents(record.id)
+    const nextArgs: Record<string, unknown> = {
+      action: "read",
+      session_id: record.id,
+      ...(input.limit === undefined ? {} : { limit: input.limit }),
+      ...(textMode ? { text: true } : {}),
+      ...(textMode && input.selector !== undefined ? { selector: input.selector } : {}),
+      ...(textMode && input.ref !== undefined ? { ref: input.ref } : {})
+    }
+    const what = textMode ? "text" : scoped.label === undefined ? "snapshot" : `snapshot of ${scoped.label}`
+    const eventNote =
+      events.totals.consoleErrors + events.totals.failedRequests + events.totals.dialogs === 0
+        ? ""
+        : ` The page reported ${events.totals.consoleErrors} console error(s), ${events.totals.failedRequests} failed request(s)${events.totals.dialogs === 0 ? "" : `, ${events.totals.dialogs} dialog(s) (dismissed)`}: see data.events.`
+    return yield* fitLines({
+      operation: "browser.read",
+      lines,
+      offset,
+      limit,
+      build: (text, shown, nextOffset, cut) => ({
+        summary: [
+          `${page.title === "" ? page.url : `"${page.title}" (${page.url})`}: ${what} lines ${shown === 0 ? "none" : `${offset + 1}-${offset + shown}`} of ${lines.length}${refCount === undefined ? "" : `, ${refCount} refs`} (snapshot ${snapshot.slice(0, 12)}…).`,
+          cut ? `The page was cut to fit maxToolResultChars (${settings.maxToolResultChars}); the full ${textMode ? "text" : "snapshot"} is the artifact.` : "",
+          nextOffset === null ? "This is the last page (data.nextOffset is null)." : `Next page: workspace_browser ${JSON.stringify({ ...nextArgs, offset: nextOffset, snapshot })}.`,
+          eventNote.trim()
+        ]
+          .filter((part) => part !== "")
+          .join(" "),
+        data: {
+          sessionId: record.id,
+          url: page.url,
+          title: page.title,
+          snapshot,
+          ...(textMode ? { mode: "text" } : { mode: "snapshot", ...(scoped.label === undefined ? {} : { scope: scoped.label }) }),
+          text,
+          offset,
+          limit,
+          returned: shown,
+          totalLines: lines.length,
+          nextOffset,
+          ...(refCount === undefined ? {} : { refs: refCount }),
+          events
+        },
+        artifacts,
+        retention: {
+          importance: "normal",
+          facts: [`browser ${record.id} at ${page.url.slice(0, 200)}: snapshot ${snapshot.slice(0, 16)}`],
+          omit_when_summarizing: ["text"]
+        }
+      })
+    })
+  })
+
+/** Runs a planned control, then snapshots the page: what changed (url, title, a short diff) and the new snapshot id. */
+export const runControl = (plan: ControlPlan) =>
+  Effect.gen(function* () {
+    const browser = yield* Browser
+    const store = yield* StateStore
+    const record = yield* loadOpenSession(plan.sessionId)
+    const before = { url: record.url, title: record.title }
+    const previousLines = record.latest === undefined ? undefined : linesOf(yield* store.readText(sessionPaths(record.id).snapshot(record.latest.snapshotId)))
+    const outcome = yield* browser.act(record.endpoint, plan.action, plan.timeoutMs)
+    const fresh = (yield* readSession(record.id)) ?? record
+    const taken = yield* takeSnapshot(fresh, {})
+    const diff = previousLines === undefined ? undefined : snapshotDiff(previousLines, taken.lines, 15)
+    const page = taken.page
+    const urlChanged = page.url !== before.url
+    const changes = [
+      urlChanged ? `now at ${page.url}` : `still at ${page.url}`,
+      page.title !== before.title ? `title "${page.title}"` : "",
+      diff === undefined ? "" : diff.addedCount + diff.removedCount === 0 ? "the snapshot is unchanged" : `${diff.addedCount} line(s) added, ${diff.removedCount} removed`
+    ].filter((part) => part !== "")
+    const extra: Array<string> = []
+    if (outcome.met === false) extra.push(`The wait ended after ${plan.timeoutMs - 5000} ms without the condition being met.`)
+    if (outcome.otherMatches !== undefined && outcome.otherMatches.length > 0) extra.push(`The text matched ${outcome.otherMatches.length + 1} visible elements; the first was clicked (others in data.otherMatches).`)
+    const events = yield* pageEvents(record.id)
+    return {
+      summary: `${plan.title.replace(/^Browser [^:]+: /, "Did ")}: ${changes.join("; ")}. New snapshot ${taken.snapshotId.slice(0, 12)}… (${taken.lines.length} lines); refs from earlier reads are now stale, use data.added or read again.${extra.length === 0 ? "" : ` ${extra.join(" ")}`}`,
+      data: {
+        sessionId: record.id,
+        type: plan.type,
+        status: "done",
+        url: page.url,
+        title: page.title,
+        previousUrl: before.url,
+        urlChanged,
+        snapshot: taken.snapshotId,
+        totalLines: taken.lines.length,
+        ...(diff === undefined ? {} : { added: diff.added, removed: diff.removed, addedCount: diff.addedCount, removedCount: diff.removedCount }),
+        ...(outcome.status === undefined ? {} : { httpStatus: outcome.status }),
+        ...(outcome.met === undefined ? {} : { met: outcome.met }),
+        ...(outcome.result === undefined ? {} : { result: outcome.result }),
+        ...(outcome.otherMatches === undefined ? {} : { otherMatches: outcome.otherMatches }),
+        events
+      },
+      artifacts: [taken.artifact],
+      retention: {
+        importance: "normal",
+        facts: [`browser ${record.id}: ${plan.type} done, at ${page.url.slice(0, 200)}, snapshot ${taken.snapshotId.slice(0, 16)}`],
+        omit_when_summarizing: ["added", "removed"]
+      }
+    } satisfies ToolResult
+  })
+
+/** list: every session with its status (open, closed, lost when its browser is gone), url and title. */
+export const listAll = Effect.gen(function* () {
+  const records = yield* listSessions
+  const sessions = []
+  for (const record of records.slice(0, 50)) {
+    const status = yield* statusOf(record)
+    sessions.push({
+      sessionId: record.id,
+      status,
+      url: record.url,
+      title: record.title,
+      createdAt: record.createdAt,
+      lastUsedAt: record.lastUsedAt,
+      ...(record.closedAt === undefined ? {} : { closedAt: record.closedAt }),
+      ...(record.closeReason === undefined ? {} : { closeReason: record.closeReason })
+    })
+  }
+  const open = sessions.filter((session) => session.status === "open")
+  return {
+    summary:
+      sessions.length === 0
+        ? 'No browser sessions. Open one with workspace_browser {"action":"open"}.'
+        : `${sessions.length} browser session(s), ${open.length} open${records.length > 50 ? " (the newest 50 shown)" : ""}: ${sessions
+            .slice(0, 5)
+            .map((session) => `${session.sessionId} ${session.status}${session.status === "open" ? ` at ${session.url.slice(0, 80)}` : ""}`)
+            .join("; ")}.`,
+    data: { sessions, total: records.length },
+    retention: { importance: "normal", facts: open.map((session) => `browser session ${session.sessionId} open at ${session.url.slice(0, 120)}`) }
+  } satisfies ToolResult
+})
+
+/** close: ends the session's browser and proxy (no process of it is left) and marks it closed. */
+export const closeOne = (id: string) =>
+  Effect.gen(function* () {
+    const record = yield* readSession(id)
+    if (record === undefined) {
+      return yield* Effect.fail(toolError("NOT_FOUND", `There is no browser session ${id}. List sessions with workspace_browser {"action":"list"}.`, { sessionId: id }))
+    }
+    const before = yield* statusOf(record)
+    if (before === "closed") {
+      return {
+        summary: `Browser session ${id} was already closed${record.closeReason === "idle" ? " (idle)" : ""}; nothing was running.`,
+        data: { sessionId: id, status: "closed", previousStatus: "closed", processesLeft: 0 },
+        retention: { importance: "normal", facts: [`browser session ${id} closed`] }
+      } satisfies ToolResult
+    }
+    const { processesLeft } = yield* closeSession(id, before === "lost" ? "lost" : "close")
+    return {
+      summary:
+        processesLeft === 0
+          ? `Closed browser session ${id}${before === "lost" ? " (its browser was already gone)" : ""}: no process of it is left.`
+          : `Closed browser session ${id}, but ${processesLeft} of its processes are still there; close it again or end them by hand.`,
+      data: { sessionId: id, status: "closed", previousStatus: before, processesLeft },
+      retention: { importance: "normal", facts: [`browser session ${id} closed`] }
+    } satisfies ToolResult
+  })

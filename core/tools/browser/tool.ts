@@ -1,0 +1,112 @@
+/**
+ * workspace_browser: a real headless browser read in pages and driven only with consent. open, read,
+ * list and close are never gated; control is gated as kind "browser" (the approval binds the session,
+ * the control and its target). Registered only when enableBrowser is on and the host has the Browser
+ * service; evaluate exists (in the schema too) only when enableBrowserEvaluate is on.
+ */
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Schema from "effect/Schema"
+import type { ToolError } from "../../protocol/errors.ts"
+import { defineTool, gatedAction, type Planned } from "../Tool.ts"
+import { closeOne, listAll, openSession, readPage, runControl } from "./interpret.ts"
+import { loadOpenSession, refRefusal, refStanding, type SessionRecord, sweepIdle } from "./load.ts"
+import { type ControlPlan, planControl } from "./plan.ts"
+import { browserActions, type ControlInput, type ReadInput, TYPE_MAX_CHARS, WAIT_MAX_MS } from "./schema.ts"
+
+/** What a control's approval is bound to: the session, the control type and its target. */
+export const BrowserControlPlan = Schema.TaggedStruct("BrowserControl", {
+  session: Schema.String,
+  type: Schema.String,
+  target: Schema.optional(Schema.Struct({ ref: Schema.String, snapshot: Schema.String, role: Schema.String, name: Schema.String })),
+  url: Schema.optional(Schema.String),
+  text: Schema.optional(Schema.String),
+  exact: Schema.optional(Schema.Boolean),
+  submit: Schema.optional(Schema.Boolean),
+  key: Schema.optional(Schema.String),
+  ms: Schema.optional(Schema.Number),
+  direction: Schema.optional(Schema.String),
+  expression: Schema.optional(Schema.String)
+})
+export type BrowserControlPlan = typeof BrowserControlPlan.Type
+
+const controlAction = gatedAction({
+  gate: "browser",
+  planSchema: BrowserControlPlan,
+  load: (input: ControlInput) => Effect.zipRight(sweepIdle, loadOpenSession(input.session_id)),
+  plan: (input, record: SessionRecord): Either.Either<Planned<BrowserControlPlan, ControlPlan>, ToolError> => {
+    const planned = planControl(input, record, { allowPrivateNetwork: record.allowPrivateNetwork })
+    if ("_tag" in planned) return Either.left(planned)
+    return Either.right({
+      _tag: "Planned",
+      plan: { _tag: "BrowserControl", ...(planned.normalized as Omit<BrowserControlPlan, "_tag">) },
+      work: planned,
+      title: planned.title,
+      prompt: { _tag: "browser", session: planned.sessionId, control: planned.title.replace(/^Browser [^:]+: /, "") },
+      resume: { tool: "workspace_browser", arguments: planned.resume },
+      preview: {
+        data: {
+          sessionId: planned.sessionId,
+          type: planned.type,
+          ...(planned.target === undefined ? {} : { target: planned.target }),
+          ...(planned.action._tag === "navigate" ? { url: planned.action.url } : {}),
+          pageUrl: record.url
+        }
+      }
+    })
+  },
+  interpret: (_plan, work) => runControl(work),
+  view: (outcome) => Effect.succeed(outcome)
+})
+
+const description = (evaluate: boolean) =>
+  [
+    "A real headless browser (Chromium) you read in pages and drive only with the user's consent.",
+    "Actions: open (a new session showing about:blank; returns session_id), read (the page as an accessibility snapshot, one line per element, each actionable element with a ref like e12; paged by offset/limit lines: pass data.nextOffset and data.snapshot exactly; options selector or ref for one subtree, text: true for the readable text, screenshot: true for a PNG artifact; console errors and failed requests in data.events), control (gated by the permission mode), list (sessions: open, closed, lost), close.",
+    `control types: navigate (url), click (ref), click_text (text, exact), type (ref, text up to ${TYPE_MAX_CHARS} characters, submit), press (key), wait (text, ref or ms up to ${WAIT_MAX_MS}), scroll (direction up/down or ref), back, reload${evaluate ? ", evaluate (expression)" : ""}.`,
+    "Refs are valid only in the latest snapshot of a session: after any read or control, older refs fail STALE_REF, so read again. Every control returns what changed and the new snapshot.",
+    "Every request the page makes passes the egress policy (http/https only; private addresses only when the user allows them)."
+  ].join(" ")
+
+const withSweep = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.zipRight(sweepIdle, effect)
+
+const makeBrowserTool = (evaluate: boolean) =>
+  defineTool({
+    name: "workspace_browser",
+    short: "browser",
+    description: description(evaluate),
+    actions: browserActions(evaluate),
+    enabled: (settings) => settings.enableBrowser && settings.enableBrowserEvaluate === evaluate,
+    requires: ["browser"],
+    hints: {
+      readOnlyHint: false,
+      destructiveHint: true,
+      openWorldHint: true,
+      why: "control clicks, types and submits on live pages (a form may delete on the site; unsure means yes); pages reach other hosts"
+    },
+    storage: [{ name: "browser", path: ".agentic/browser/<session_id>/", probe: "browser", description: "browser sessions: record, snapshots, screenshots (workspace_browser)", rank: 95 }],
+    probe: { args: { action: "list" }, ok: true },
+    handlers: {
+      open: { gate: "none", run: () => withSweep(openSession) },
+      read: {
+        gate: "none",
+        run: (input) =>
+          withSweep(
+            readPage(input as ReadInput, (record, ref) => {
+              const standing = refStanding(record, ref)
+              return Effect.fail(refRefusal(record, ref, standing._tag === "Live" ? { _tag: "Unknown" } : standing))
+            })
+          )
+      },
+      control: controlAction as any,
+      list: { gate: "none", run: () => withSweep(listAll) },
+      close: { gate: "none", run: (input) => withSweep(closeOne((input as { session_id: string }).session_id)) }
+    }
+  })
+
+/** workspace_browser without evaluate (enableBrowserEvaluate off): the control schema has no evaluate type. */
+export const browserTool = makeBrowserTool(false)
+/** workspace_browser with evaluate (enableBrowserEvaluate on). At most one of the two is registered. */
+export const browserEvaluateTool = makeBrowserTool(true)
+/** Both variants, for ALL_TOOLS. */
+export const BROWSER_TOOLS = [browserTool, browserEvaluateTool] as const

@@ -1,0 +1,317 @@
+/**
+ * From response bytes to readable text, pure: the content type decides (HTML is parsed with parse5 and
+ * reduced to its readable text; plain text, JSON and markdown pass through; binary types are refused),
+ * the charset comes from the Content-Type header, else a byte-order mark, else a `<meta>` in the first
+ * 1024 bytes, else UTF-8.
+ *
+ * HTML reduction: script, style, noscript, template, svg, iframe, nav, footer, aside, form controls and
+ * hidden elements are dropped (a header only outside main/article); headings become `#` lines, list items
+ * `-` / `1.` lines, table rows `| a | b |` lines, pre blocks fenced code, inline code in backticks; the
+ * main content (main, [role=main], else the first article) comes first, the rest of the body after it.
+ */
+import { parse } from "parse5"
+
+/** What kind of body a response carries. */
+export type BodyKind = "html" | "text" | "binary"
+
+/** The media type (lower case, without parameters) and the charset parameter of a Content-Type. */
+export const parseContentType = (header: string | undefined): { readonly mediaType: string; readonly charset: string | undefined } => {
+  if (header === undefined || header.trim() === "") return { mediaType: "", charset: undefined }
+  const [type, ...params] = header.split(";")
+  let charset: string | undefined
+  for (const param of params) {
+    const [key, value] = param.split("=")
+    if (key?.trim().toLowerCase() === "charset" && value !== undefined) charset = value.trim().replace(/^"|"$/g, "").toLowerCase()
+  }
+  return { mediaType: type!.trim().toLowerCase(), charset }
+}
+
+const TEXT_TYPES = new Set([
+  "application/json",
+  "application/ld+json",
+  "application/x-ndjson",
+  "application/xml",
+  "application/javascript",
+  "application/x-javascript",
+  "application/ecmascript",
+  "application/yaml",
+  "application/x-yaml",
+  "application/toml"
+])
+
+/** The kind of a media type; "" (no Content-Type) is decided by `sniffKind`. */
+export const kindOfMediaType = (mediaType: string): BodyKind | undefined => {
+  if (mediaType === "") return undefined
+  if (mediaType === "text/html" || mediaType === "application/xhtml+xml") return "html"
+  if (mediaType.startsWith("text/") || TEXT_TYPES.has(mediaType) || mediaType.endsWith("+json") || mediaType.endsWith("+xml")) return "text"
+  return "binary"
+}
+
+/** Whether bytes look binary: a NUL byte in the first 8 KB. */
+export const looksBinary = (bytes: Uint8Array): boolean => {
+  const end = Math.min(bytes.length, 8192)
+  for (let i = 0; i < end; i++) if (bytes[i] === 0) return true
+  return false
+}
+
+/** The kind of a body without a Content-Type: binary with a NUL byte, HTML when it starts like HTML, else text. */
+export const sniffKind = (bytes: Uint8Array): BodyKind => {
+  if (looksBinary(bytes)) return "binary"
+  const head = new TextDecoder("latin1").decode(bytes.subarray(0, 512)).trimStart().toLowerCase()
+  return head.startsWith("<!doctype html") || head.startsWith("<html") || head.startsWith("<head") || head.startsWith("<body") ? "html" : "text"
+}
+
+const META_CHARSET = /<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9._:-]+)/i
+
+/** The charset to decode with: header, byte-order mark, `<meta>` (HTML, first 1024 bytes), else utf-8. */
+export const detectCharset = (bytes: Uint8Array, headerCharset: string | undefined, kind: BodyKind): string => {
+  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return "utf-8"
+  if (bytes[0] === 0xff && bytes[1] === 0xfe) return "utf-16le"
+  if (bytes[0] === 0xfe && bytes[1] === 0xff) return "utf-16be"
+  if (headerCharset !== undefined && supported(headerCharset)) return headerCharset
+  if (kind === "html") {
+    const head = new TextDecoder("latin1").decode(bytes.subarray(0, 1024))
+    const found = META_CHARSET.exec(head)?.[1]?.toLowerCase()
+    if (found !== undefined && supported(found)) return found
+  }
+  return "utf-8"
+}
+
+const supported = (label: string): boolean => {
+  try {
+    new TextDecoder(label)
+    return true
+  } catch {
+    return false
+  }
+}
+
+// 0x80-0x9F of windows-1252 (0 where the encoding leaves a C1 control as is).
+const CP1252_HIGH = [
+  0x20ac, 0, 0x201a, 0x0192, 0x201e, 0x2026, 0x2020, 0x2021, 0x02c6, 0x2030, 0x0160, 0x2039, 0x0152, 0, 0x017d, 0,
+  0, 0x2018, 0x2019, 0x201c, 0x201d, 0x2022, 0x2013, 0x2014, 0x02dc, 0x2122, 0x0161, 0x203a, 0x0153, 0, 0x017e, 0x0178
+]
+
+const decodeWindows1252 = (bytes: Uint8Array): string => {
+  let out = ""
+  for (let start = 0; start < bytes.length; start += 8192) {
+    const codes = Array.from(bytes.subarray(start, start + 8192), (byte) => (byte >= 0x80 && byte <= 0x9f ? CP1252_HIGH[byte - 0x80] || byte : byte))
+    out += String.fromCharCode(...codes)
+  }
+  return out
+}
+
+/**
+ * Decodes bytes with a charset (replacement characters for invalid sequences). windows-1252 (which the
+ * Encoding standard also uses for latin1, iso-8859-1 and ascii labels) is decoded here by table: some
+ * runtimes' TextDecoder treat it as ISO-8859-1 and turn 0x80-0x9F into C1 controls.
+ */
+export const decodeBytes = (bytes: Uint8Array, charset: string): string => {
+  const decoder = new TextDecoder(charset)
+  return decoder.encoding === "windows-1252" ? decodeWindows1252(bytes) : decoder.decode(bytes)
+}
+
+/** One extracted anchor. */
+export interface Link {
+  readonly url: string
+  readonly text: string
+}
+
+/** What an HTML page reduces to. */
+export interface Extracted {
+  readonly title: string
+  readonly text: string
+  readonly links: ReadonlyArray<Link>
+}
+
+interface Node {
+  readonly nodeName: string
+  readonly tagName?: string
+  readonly attrs?: ReadonlyArray<{ readonly name: string; readonly value: string }>
+  readonly childNodes?: ReadonlyArray<Node>
+  readonly value?: string
+}
+
+const DROP = new Set([
+  "script", "style", "noscript", "template", "svg", "math", "iframe", "object", "embed", "canvas", "nav", "footer",
+  "aside", "form", "button", "select", "input", "textarea", "dialog", "head", "link", "meta"
+])
+const BLOCK = new Set([
+  "p", "div", "section", "article", "main", "header", "blockquote", "figure", "figcaption", "dl", "dt", "dd", "address",
+  "details", "summary", "hr", "center", "body", "html", "ul", "ol", "menu", "caption"
+])
+
+const attr = (node: Node, name: string): string | undefined => node.attrs?.find((a) => a.name === name)?.value
+const hidden = (node: Node) => attr(node, "hidden") !== undefined || attr(node, "aria-hidden") === "true" || /display\s*:\s*none/i.test(attr(node, "style") ?? "")
+
+const collapse = (text: string) => text.replace(/\s+/g, " ").trim()
+
+const textContent = (node: Node): string => {
+  if (node.nodeName === "#text") return node.value ?? ""
+  if (node.tagName !== undefined && (node.tagName === "script" || node.tagName === "style" || node.tagName === "template")) return ""
+  let out = ""
+  for (const child of node.childNodes ?? []) out += textContent(child)
+  return out
+}
+
+const find = (node: Node, test: (node: Node) => boolean): Node | undefined => {
+  if (test(node)) return node
+  if (node.tagName === "template") return undefined
+  for (const child of node.childNodes ?? []) {
+    const found = find(child, test)
+    if (found !== undefined) return found
+  }
+  return undefined
+}
+
+/** Renders readable text, skipping `skip` (the main subtree when rendering the rest). */
+const render = (root: Node, skip: Node | undefined, inMainAtRoot: boolean): string => {
+  const blocks: Array<{ text: string; tight: boolean }> = []
+  let line = ""
+  const flush = (tight = false) => {
+    const text = collapse(line)
+    if (text !== "") blocks.push({ text, tight })
+    line = ""
+  }
+  const walk = (node: Node, inMain: boolean, listDepth: number): void => {
+    if (node === skip) return
+    if (node.nodeName === "#text") {
+      line += node.value ?? ""
+      return
+    }
+    const tag = node.tagName
+    if (tag === undefined) {
+      for (const child of node.childNodes ?? []) walk(child, inMain, listDepth)
+      return
+    }
+    if (DROP.has(tag) || hidden(node)) return
+    if (tag === "header" && !inMain) return
+    const inside = inMain || tag === "main" || tag === "article" || attr(node, "role") === "main"
+    if (/^h[1-6]$/.test(tag)) {
+      flush()
+      line = `${"#".repeat(Number(tag[1]))} `
+      for (const child of node.childNodes ?? []) walk(child, inside, listDepth)
+      if (collapse(line).replace(/^#+$/, "") === "") line = ""
+      flush()
+      return
+    }
+    if (tag === "br") {
+      flush(true)
+      return
+    }
+    if (tag === "pre") {
+      flush()
+      const code = textContent(node).replace(/^\n/, "").replace(/\s+$/, "")
+      if (code !== "") blocks.push({ text: `\`\`\`\n${code}\n\`\`\``, tight: false })
+      return
+    }
+    if (tag === "code") {
+      const code = collapse(textContent(node))
+      if (code !== "") line += ` \`${code}\` `
+      return
+    }
+    if (tag === "img") {
+      const alt = collapse(attr(node, "alt") ?? "")
+      if (alt !== "") line += ` ${alt} `
+      return
+    }
+    if (tag === "table") {
+      flush()
+      const rows: Array<Node> = []
+      const collect = (n: Node) => {
+        for (const child of n.childNodes ?? []) {
+          if (child.tagName === "tr") rows.push(child)
+          else if (child.tagName === "thead" || child.tagName === "tbody" || child.tagName === "tfoot") collect(child)
+        }
+      }
+      collect(node)
+      blocks.push({ text: "", tight: false })
+      for (const row of rows) {
+        const cells = (row.childNodes ?? []).filter((cell) => cell.tagName === "td" || cell.tagName === "th").map((cell) => collapse(textContent(cell)).replace(/\|/g, "\\|"))
+        if (cells.some((cell) => cell !== "")) blocks.push({ text: `| ${cells.join(" | ")} |`, tight: true })
+      }
+      blocks.push({ text: "", tight: false })
+      return
+    }
+    if (tag === "li") {
+      flush(true)
+      const parent = listParent.get(node)
+      const index = parent === undefined ? 0 : (parent.childNodes ?? []).filter((c) => c.tagName === "li").indexOf(node) + 1
+      line = `${"  ".repeat(Math.max(0, listDepth - 1))}${parent?.tagName === "ol" ? `${index}.` : "-"} `
+      for (const child of node.childNodes ?? []) walk(child, inside, listDepth)
+      if (/^\s*(-|\d+\.)\s*$/.test(line)) line = ""
+      flush(true)
+      return
+    }
+    const isList = tag === "ul" || tag === "ol" || tag === "menu"
+    if (isList) for (const child of node.childNodes ?? []) if (child.tagName === "li") listParent.set(child, node)
+    const block = BLOCK.has(tag) || tag === "tr" || tag === "li"
+    if (block) flush(isList)
+    // A list (at the outermost level) and a table stand apart from what surrounds them.
+    if (isList && listDepth === 0) blocks.push({ text: "", tight: false })
+    for (const child of node.childNodes ?? []) walk(child, inside, isList ? listDepth + 1 : listDepth)
+    if (block) flush(isList)
+    if (isList && listDepth === 0) blocks.push({ text: "", tight: false })
+  }
+  const listParent = new Map<Node, Node>()
+  walk(root, inMainAtRoot, 0)
+  flush()
+  let out = ""
+  let previous: { tight: boolean } | undefined
+  for (const block of blocks) {
+    if (block.text === "") {
+      previous = { tight: false }
+      continue
+    }
+    if (previous !== undefined) out += previous.tight && block.tight ? "\n" : "\n\n"
+    out += block.text
+    previous = block
+  }
+  return out
+}
+
+const resolveHref = (href: string, base: string): string | undefined => {
+  try {
+    const url = new URL(href.trim(), base)
+    if (url.protocol !== "http:" && url.protocol !== "https:") return undefined
+    return url.href
+  } catch {
+    return undefined
+  }
+}
+
+/** Reduces an HTML document to its title, readable text (main content first) and anchors in document order. */
+export const extractHtml = (html: string, pageUrl: string): Extracted => {
+  const document = parse(html) as unknown as Node
+  const titleNode = find(document, (node) => node.tagName === "title")
+  const title = titleNode === undefined ? "" : collapse(textContent(titleNode))
+  const baseHref = find(document, (node) => node.tagName === "base" && attr(node, "href") !== undefined)
+  const base = (baseHref === undefined ? undefined : resolveHref(attr(baseHref, "href")!, pageUrl)) ?? pageUrl
+  const body = find(document, (node) => node.tagName === "body") ?? document
+  const main =
+    find(body, (node) => node.tagName === "main" && !hidden(node)) ??
+    find(body, (node) => attr(node, "role") === "main") ??
+    find(body, (node) => node.tagName === "article")
+  const mainText = main === undefined ? "" : render(main, undefined, true)
+  const restText = render(body, main, false)
+  const text = [mainText, restText].filter((part) => part !== "").join("\n\n")
+  const links: Array<Link> = []
+  const walkLinks = (node: Node) => {
+    if (node.tagName === "template") return
+    if (node.tagName === "a") {
+      const href = attr(node, "href")
+      const url = href === undefined ? undefined : resolveHref(href, base)
+      if (url !== undefined) links.push({ url, text: collapse(textContent(node)).slice(0, 300) })
+    }
+    for (const child of node.childNodes ?? []) walkLinks(child)
+  }
+  walkLinks(document)
+  return { title: title === "" ? (find(body, (node) => node.tagName === "h1") === undefined ? "" : collapse(textContent(find(body, (node) => node.tagName === "h1")!))) : title, text, links }
+}
+
+/** The title of a markdown or plain text: its first `# ` heading, else its first non-empty line (at most 200 characters). */
+export const textTitle = (text: string): string => {
+  const heading = /^#\s+(.+)$/m.exec(text)?.[1]
+  const first = heading ?? text.split("\n").find((line) => line.trim() !== "") ?? ""
+  return collapse(first).slice(0, 200)
+}

@@ -1,0 +1,321 @@
+/**
+ * workspace_research: web search and fetch as kind "web" egress the user owns, and research projects
+ * under .agentic/research/<research_id>/ that keep their sources. search, fetch and deep are gated
+ * actions (the registry runs decode -> load -> plan -> gate -> interpret -> view); start, list, show,
+ * note, archive and reopen touch only .agentic/ state and are never gated.
+ */
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import { newId } from "../../gate/hash.ts"
+import { NetState } from "../../net/NetState.ts"
+import type { ToolResult } from "../../protocol/envelope.ts"
+import { toolError, type ToolError } from "../../protocol/errors.ts"
+import { CurrentSettings } from "../../services/CurrentSettings.ts"
+import { RegisteredTools } from "../../services/RegisteredTools.ts"
+import type { Settings } from "../../settings/settings.ts"
+import { StateStore } from "../../store/StateStore.ts"
+import { type ActionInput, defineTool, gatedAction, ungated } from "../Tool.ts"
+import { changeProject, type Fetched, interpretFetch, interpretSearch, type SearchOutcome, writeResearchArtifact } from "./interpret.ts"
+import { loadActiveProject, loadProject, loadProjects, researchChanges } from "./load.ts"
+import { type FetchPlan, planFetch, planSearch, type SearchPlan } from "./plan.ts"
+import { addNote, newProject, projectFile } from "./project.ts"
+import { ACTIONS, DeepPlanSchema, FetchPlanSchema, SearchPlanSchema } from "./schema.ts"
+import { FETCH_OVERHEAD, fitLinks, fitResults, fitText, linksShare, projectLine, projectView, textShare } from "./view.ts"
+
+const TOOL = "workspace_research"
+
+export const DESCRIPTION =
+  "Web research with sources that last. search (query; provider auto, duckduckgo, wikipedia or searxng; limit) and fetch (url: the page's readable text, its links, title, status, sha256) reach the web and need the user's approval like any mutation; with research_id they are recorded in that project (fetch creates a source_id with a contentPath holding the full text). start (title, question) creates a project; list, show, note (kind finding, claim, question, warning or method; finding and claim cite source_ids), archive and reopen never need approval. deep starts a research agent (needs durable sub-agents). workspace_inspect changes lists the projects after compaction."
+
+const nowIso = Effect.map(Clock.currentTimeMillis, (now) => new Date(now).toISOString())
+
+type Actions = typeof ACTIONS
+
+/** What a web action loads before planning: the settings, and the last untrusted read when stageEgressAfterUntrustedRead is on. */
+interface WebBefore {
+  readonly settings: Settings
+  readonly untrustedRead: string | undefined
+}
+
+/** The before-state of a web call: research_id checked (exists, active), the settings, the last untrusted read. */
+const loadWeb = (researchId: string | undefined) =>
+  Effect.gen(function* () {
+    if (researchId !== undefined) yield* loadActiveProject(researchId)
+    const settings = yield* CurrentSettings
+    const net = yield* NetState
+    const untrustedRead = settings.stageEgressAfterUntrustedRead ? yield* net.lastUntrustedRead : undefined
+    return { settings, untrustedRead } satisfies WebBefore
+  })
+
+/**
+ * stageEgressAfterUntrustedRead: once web content has been read since the host started, the next web call is
+ * confirmed by the user whatever the mode (Auto and an approved plan included).
+ */
+const confirmAfterRead = (_input: unknown, before: WebBefore) => before.untrustedRead !== undefined
+
+const stagedBecause = (before: WebBefore) =>
+  before.untrustedRead === undefined ? {} : { stagedBecause: { setting: "stageEgressAfterUntrustedRead", after: before.untrustedRead } }
+
+const resumeOf = (input: Record<string, unknown>) => {
+  const { action, ...args } = input
+  return { tool: TOOL, arguments: { action, ...args } }
+}
+
+/** deep needs workspace_agent; until it is registered (and enableSubAgents is on) deep is refused before gating. */
+const loadDeep = (input: ActionInput<Actions, "deep">) =>
+  Effect.gen(function* () {
+    if (input.research_id !== undefined) yield* loadActiveProject(input.research_id)
+    const settings = yield* CurrentSettings
+    const tools = yield* RegisteredTools
+    const agent = settings.enableSubAgents && tools.registered.some((tool) => tool.name === "workspace_agent")
+    if (!agent) {
+      return yield* Effect.fail(
+        toolError(
+          "AGENT_DISABLED",
+          settings.enableSubAgents
+            ? "deep needs workspace_agent, which this build does not provide yet; use search and fetch with a research_id instead. Nothing was staged."
+            : "deep needs durable sub-agents: the user must turn on enableSubAgents (Enable durable sub-agents). Use search and fetch with a research_id instead. Nothing was staged.",
+          { setting: "enableSubAgents" }
+        )
+      )
+    }
+    return { settings, untrustedRead: undefined } satisfies WebBefore
+  })
+
+const searchView = (outcome: SearchOutcome, plan: SearchPlan, settings: Settings): ToolResult => {
+  const fitted = fitResults(outcome.results, settings.maxToolResultChars - 1500)
+  const summary = [
+    `${outcome.answeredBy} answered "${plan.query}" with ${outcome.results.length} result(s)${plan.provider === "auto" ? ` (auto tried ${outcome.tried.map((entry) => entry.provider).join(", ")})` : ""}.`,
+    fitted.omitted > 0 ? `${fitted.omitted} result(s) did not fit in maxToolResultChars (${settings.maxToolResultChars}).` : "",
+    outcome.searchId === undefined ? "" : `Recorded as ${outcome.searchId} in ${plan.researchId}.`,
+    outcome.results.length > 0 ? 'Fetch a result with {"action":"fetch","url":...}.' : ""
+  ]
+    .filter((part) => part !== "")
+    .join(" ")
+  return {
+    summary,
+    data: {
+      provider: plan.provider,
+      answeredBy: outcome.answeredBy,
+      query: plan.query,
+      results: fitted.results,
+      resultsOmitted: fitted.omitted,
+      tried: outcome.tried,
+      ...(outcome.searchId === undefined ? {} : { searchId: outcome.searchId, researchId: plan.researchId })
+    },
+    retention: {
+      importance: "normal",
+      facts: [
+        `search "${plan.query}" answered by ${outcome.answeredBy}: ${outcome.results.length} result(s)`,
+        ...(outcome.searchId === undefined ? [] : [`search ${outcome.searchId} recorded in ${plan.researchId}`])
+      ],
+      omit_when_summarizing: ["results"]
+    }
+  }
+}
+
+const fetchView = (fetched: Fetched, plan: FetchPlan, settings: Settings) =>
+  Effect.gen(function* () {
+    const max = settings.maxToolResultChars
+    const links = fitLinks(fetched.links, linksShare(max))
+    const text = fitText(fetched.text, textShare(max))
+    const artifacts = []
+    if (text.truncated && fetched.source === undefined) {
+      artifacts.push(yield* writeResearchArtifact("research.fetch.text", "fetch", "md", fetched.text, `The full text of ${fetched.url} (${fetched.text.length} characters).`))
+    }
+    if (links.omitted > 0) {
+      artifacts.push(yield* writeResearchArtifact("research.fetch.links", "links", "json", JSON.stringify(fetched.links), `All ${fetched.links.length} links of ${fetched.url}, as JSON.`))
+    }
+    const fullText = fetched.source?.contentPath ?? artifacts.find((artifact) => artifact.kind === "research.fetch.text")?.path
+    const summary = [
+      `Fetched ${fetched.url} (${fetched.status}, ${fetched.contentType}, ${fetched.bytes} bytes${fetched.redirects.length > 0 ? `, after ${fetched.redirects.length} redirect(s)` : ""})${fetched.title === "" ? "" : `: "${fetched.title.slice(0, 120)}"`}.`,
+      text.truncated ? `data.text shows ${text.text.length} of ${fetched.text.length} characters; the full text is in ${fullText}.` : "",
+      links.omitted > 0
+        ? `data.links shows ${links.links.length} of ${fetched.links.length} links (linksOmitted ${links.omitted}); all are in ${artifacts.at(-1)!.path}. Raise maxToolResultChars, or re-fetch, to see more links.`
+        : "",
+      fetched.source === undefined ? "" : `Source ${fetched.source.id} recorded in ${plan.researchId}; its text is at ${fetched.source.contentPath}.`
+    ]
+      .filter((part) => part !== "")
+      .join(" ")
+    return {
+      summary,
+      data: {
+        url: fetched.url,
+        requestedUrl: fetched.requestedUrl,
+        ...(fetched.redirects.length > 0 ? { redirects: fetched.redirects } : {}),
+        status: fetched.status,
+        contentType: fetched.contentType,
+        charset: fetched.charset,
+        title: fetched.title,
+        sha256: fetched.sha256,
+        bytes: fetched.bytes,
+        textChars: fetched.text.length,
+        textTruncated: text.truncated,
+        ...(fullText === undefined ? {} : { fullTextPath: fullText }),
+        ...(fetched.source === undefined
+          ? {}
+          : { researchId: plan.researchId, sourceId: fetched.source.id, contentPath: fetched.source.contentPath, fetchedAt: fetched.source.fetchedAt }),
+        text: text.text,
+        links: links.links,
+        linksOmitted: links.omitted
+      },
+      retention: {
+        importance: "normal",
+        facts: [
+          `fetched ${fetched.url} (${fetched.status}) sha256 ${fetched.sha256.slice(0, 16)}`,
+          ...(fetched.source === undefined ? [] : [`source ${fetched.source.id} of ${plan.researchId}: ${fetched.source.contentPath}`]),
+          ...(fullText === undefined || fetched.source !== undefined ? [] : [`full text of ${fetched.url}: ${fullText}`])
+        ],
+        omit_when_summarizing: ["text", "links"]
+      },
+      ...(artifacts.length > 0 ? { artifacts } : {})
+    } satisfies ToolResult
+  })
+
+export const researchTool = defineTool({
+  name: TOOL,
+  short: "research",
+  description: DESCRIPTION,
+  actions: ACTIONS,
+  enabled: (settings) => settings.enableWebResearch,
+  requires: ["network"],
+  hints: { readOnlyHint: false, destructiveHint: false, openWorldHint: true, why: "search, fetch and deep reach hosts outside this machine" },
+  changes: [{ key: "researchProjects", list: researchChanges }],
+  probe: { args: { action: "list" }, ok: true },
+  handlers: {
+    search: gatedAction({
+      gate: "web",
+      confirm: confirmAfterRead,
+      planSchema: SearchPlanSchema,
+      load: (input: ActionInput<Actions, "search">) => loadWeb(input.research_id),
+      plan: (input, before: WebBefore) =>
+        Either.map(planSearch(input, before.settings), (plan) => ({
+          _tag: "Planned" as const,
+          plan: plan.bound,
+          work: { plan, before },
+          title: plan.title,
+          prompt: plan.prompt,
+          resume: resumeOf(input),
+          preview: { data: { provider: plan.provider, providers: plan.providers, query: plan.query, ...stagedBecause(before) } }
+        })),
+      interpret: (_bound, work) => Effect.map(interpretSearch(work.plan), (outcome) => ({ outcome, work })),
+      view: ({ outcome, work }) => Effect.succeed(searchView(outcome, work.plan, work.before.settings))
+    }),
+    fetch: gatedAction({
+      gate: "web",
+      confirm: confirmAfterRead,
+      planSchema: FetchPlanSchema,
+      load: (input: ActionInput<Actions, "fetch">) => loadWeb(input.research_id),
+      plan: (input, before: WebBefore) =>
+        Either.map(planFetch(input, before.settings), (plan) => ({
+          _tag: "Planned" as const,
+          plan: plan.bound,
+          work: { plan, before },
+          title: plan.title,
+          prompt: plan.prompt,
+          resume: resumeOf(input),
+          preview: { data: { url: plan.url, host: plan.host, ...stagedBecause(before) } }
+        })),
+      interpret: (_bound, work) => Effect.map(interpretFetch(work.plan), (fetched) => ({ fetched, work })),
+      view: ({ fetched, work }) => fetchView(fetched, work.plan, work.before.settings)
+    }),
+    deep: gatedAction({
+      gate: "web",
+      planSchema: DeepPlanSchema,
+      load: loadDeep,
+      plan: (input, _before: WebBefore) =>
+        Either.right({
+          _tag: "Planned" as const,
+          plan: { _tag: "Deep" as const, objective: input.objective, researchId: input.research_id ?? null },
+          work: undefined,
+          title: `Research agent: ${input.objective.slice(0, 80)}`,
+          prompt: { _tag: "agent" as const, objective: input.objective, reach: { commitEdits: false, commands: false, web: true } },
+          resume: resumeOf(input)
+        }),
+      // load refuses while workspace_agent is absent, so this is reached only once the agent issue registers it.
+      interpret: (): Effect.Effect<ToolResult, ToolError> =>
+        Effect.fail(toolError("AGENT_DISABLED", "deep is not wired to workspace_agent in this build; use search and fetch with a research_id instead.", { setting: "enableSubAgents" })),
+      view: (result: ToolResult) => Effect.succeed(result)
+    }),
+    start: ungated((input: ActionInput<Actions, "start">) =>
+      Effect.gen(function* () {
+        const store = yield* StateStore
+        const id = yield* newId("research")
+        const now = yield* nowIso
+        const project = newProject(id, input.title.trim(), (input.question ?? "").trim(), now)
+        yield* store.writeJson(projectFile(id), project)
+        const path = store.path(projectFile(id))
+        return {
+          summary: `Started research project ${id} "${project.title}" at ${path}. Pass research_id "${id}" to search and fetch to record searches and sources; cite source_ids in notes.`,
+          data: { researchId: id, path, project: projectLine(project, path) },
+          retention: { importance: "high", facts: [`research project ${id} "${project.title}" at ${path}`] }
+        } satisfies ToolResult
+      })),
+    list: ungated((input: ActionInput<Actions, "list">) =>
+      Effect.gen(function* () {
+        const store = yield* StateStore
+        const all = (yield* loadProjects).filter((project) => input.include_archived === true || project.status === "active")
+        const limit = input.limit ?? 20
+        const shown = all.slice(0, limit).map((project) => projectLine(project, store.path(projectFile(project.id))))
+        return {
+          summary: `${all.length} research project(s)${input.include_archived === true ? "" : " (active; include_archived lists archived ones too)"}${all.length > shown.length ? `, showing ${shown.length}` : ""}.`,
+          data: { projects: shown, total: all.length },
+          retention: { importance: "normal", facts: shown.slice(0, 20).map((project) => `${project.researchId} "${project.title}" (${project.status})`), omit_when_summarizing: ["projects"] }
+        } satisfies ToolResult
+      })),
+    show: ungated((input: ActionInput<Actions, "show">) =>
+      Effect.gen(function* () {
+        const store = yield* StateStore
+        const settings = yield* CurrentSettings
+        const project = yield* loadProject(input.research_id)
+        const path = store.path(projectFile(project.id))
+        const { project: view, omitted } = projectView(project, path, settings.maxToolResultChars - FETCH_OVERHEAD)
+        const cut = omitted.sources + omitted.notes + omitted.searches > 0
+        return {
+          summary: `Research project ${project.id} "${project.title}" (${project.status}): ${project.sources.length} source(s), ${project.notes.length} note(s), ${project.searches.length} search(es).${cut ? ` The oldest ${omitted.searches} search(es), ${omitted.notes} note(s) and ${omitted.sources} source(s) did not fit; read ${path} for all of them.` : ""}`,
+          data: { researchId: project.id, path, project: view, ...(cut ? { omitted } : {}) },
+          retention: {
+            importance: "normal",
+            facts: [`research project ${project.id} "${project.title}" at ${path}`, ...project.sources.slice(-10).map((source) => `source ${source.id}: ${source.url} (${source.contentPath})`)],
+            omit_when_summarizing: ["project"]
+          }
+        } satisfies ToolResult
+      })),
+    note: ungated((input: ActionInput<Actions, "note">) =>
+      Effect.gen(function* () {
+        yield* loadProject(input.research_id)
+        const id = yield* newId("note")
+        const createdAt = yield* nowIso
+        const note = { id, kind: input.kind, text: input.text.trim(), sourceIds: [...new Set(input.source_ids ?? [])], createdAt }
+        yield* changeProject(input.research_id, (project) => Either.map(addNote(project, note), (next) => [undefined, next] as const))
+        return {
+          summary: `Added ${note.kind} ${id} to ${input.research_id}${note.sourceIds.length > 0 ? ` citing ${note.sourceIds.join(", ")}` : ""}.`,
+          data: { researchId: input.research_id, note },
+          retention: { importance: "normal", facts: [`${note.kind} ${id} in ${input.research_id}: ${note.text.slice(0, 160)}`] }
+        } satisfies ToolResult
+      })),
+    archive: ungated((input: ActionInput<Actions, "archive">) =>
+      Effect.gen(function* () {
+        yield* loadProject(input.research_id)
+        const now = yield* nowIso
+        const project = yield* changeProject(input.research_id, (current) => Either.right([current, { ...current, status: "archived" as const, updatedAt: now }] as const))
+        return {
+          summary: `Archived research project ${input.research_id} "${project.title}"; reopen brings it back.`,
+          data: { researchId: input.research_id, status: "archived" },
+          retention: { importance: "low", facts: [`research project ${input.research_id} archived`] }
+        } satisfies ToolResult
+      })),
+    reopen: ungated((input: ActionInput<Actions, "reopen">) =>
+      Effect.gen(function* () {
+        yield* loadProject(input.research_id)
+        const now = yield* nowIso
+        const project = yield* changeProject(input.research_id, (current) => Either.right([current, { ...current, status: "active" as const, updatedAt: now }] as const))
+        return {
+          summary: `Reopened research project ${input.research_id} "${project.title}".`,
+          data: { researchId: input.research_id, status: "active" },
+          retention: { importance: "normal", facts: [`research project ${input.research_id} active`] }
+        } satisfies ToolResult
+      }))
+  }
+})

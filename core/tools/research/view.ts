@@ -1,0 +1,91 @@
+/**
+ * What workspace_research shows: the budget split of a fetch (data.links gets its own share, a quarter
+ * of maxToolResultChars and at least 1000 characters, measured as JSON.stringify(data.links).length;
+ * data.text gets the rest), search results fitted to the budget, and the project views.
+ */
+import type { Link } from "./extract.ts"
+import type { Project, SearchResult } from "./project.ts"
+
+/** The characters kept for the summary and the other data fields of a fetch. */
+export const FETCH_OVERHEAD = 1500
+
+/** data.links' share: a quarter of maxToolResultChars, at least 1000 characters. */
+export const linksShare = (maxToolResultChars: number): number => Math.max(1000, Math.floor(maxToolResultChars / 4))
+
+/** data.text's share: what the links and the overhead leave, never less than half the budget. */
+export const textShare = (maxToolResultChars: number): number =>
+  Math.max(maxToolResultChars - linksShare(maxToolResultChars) - FETCH_OVERHEAD, Math.floor(maxToolResultChars / 2))
+
+/** The longest prefix of `links` whose JSON is at most `share` characters, and how many did not fit. */
+export const fitLinks = (links: ReadonlyArray<Link>, share: number): { readonly links: ReadonlyArray<Link>; readonly omitted: number } => {
+  let used = 2 // "[]"
+  let count = 0
+  for (const link of links) {
+    const size = JSON.stringify(link).length + (count === 0 ? 0 : 1)
+    if (used + size > share) break
+    used += size
+    count++
+  }
+  return { links: links.slice(0, count), omitted: links.length - count }
+}
+
+/** At most `share` characters of `text`, never splitting a surrogate pair. */
+export const fitText = (text: string, share: number): { readonly text: string; readonly truncated: boolean } => {
+  if (text.length <= share) return { text, truncated: false }
+  let end = Math.max(0, share)
+  const code = text.charCodeAt(end - 1)
+  if (end > 0 && code >= 0xd800 && code <= 0xdbff) end--
+  return { text: text.slice(0, end), truncated: true }
+}
+
+/** The longest prefix of search results that fits `budget` characters as JSON. */
+export const fitResults = (results: ReadonlyArray<SearchResult>, budget: number): { readonly results: ReadonlyArray<SearchResult>; readonly omitted: number } => {
+  let used = 2
+  let count = 0
+  for (const result of results) {
+    const size = JSON.stringify(result).length + 1
+    if (used + size > budget) break
+    used += size
+    count++
+  }
+  return { results: results.slice(0, count), omitted: results.length - count }
+}
+
+/** A project's one-line view for list. */
+export const projectLine = (project: Project, path: string) => ({
+  researchId: project.id,
+  title: project.title,
+  question: project.question,
+  status: project.status,
+  sources: project.sources.length,
+  notes: project.notes.length,
+  searches: project.searches.length,
+  createdAt: project.createdAt,
+  updatedAt: project.updatedAt,
+  path
+})
+
+/**
+ * A project shown within `budget` characters: sources, notes and searches newest last; when it does not
+ * fit, the oldest searches' results go first, then the oldest notes and sources (counted in `omitted`).
+ * The full record is always its state.json.
+ */
+export const projectView = (project: Project, path: string, budget: number) => {
+  const searches = project.searches.map((search) => ({ ...search, results: search.results.slice(0, 5), resultCount: search.results.length }))
+  let view = { ...projectLine(project, path), sources: project.sources, notes: project.notes, searches }
+  const omitted = { sources: 0, notes: 0, searches: 0 }
+  const size = () => JSON.stringify(view).length
+  while (size() > budget && (view.searches.length > 0 || view.notes.length > 0 || view.sources.length > 0)) {
+    if (view.searches.length > 0) {
+      view = { ...view, searches: view.searches.slice(1) }
+      omitted.searches++
+    } else if (view.notes.length > 0) {
+      view = { ...view, notes: view.notes.slice(1) }
+      omitted.notes++
+    } else {
+      view = { ...view, sources: view.sources.slice(1) }
+      omitted.sources++
+    }
+  }
+  return { project: view, omitted }
+}

@@ -1,0 +1,142 @@
+#!/usr/bin/env node
+/**
+ * `npm run build` (and `prepack`): the package's dist/.
+ *
+ * - esbuild bundles the Node entries into one flat folder, ESM for Node 20 with source maps, code split so
+ *   every dynamic `import()` (the MCP SDK for `mcp`, minisearch for semantic_search, a host) stays a lazy
+ *   chunk. Two builds: the command (dist/cli.js) with its npm dependencies bundled in, for start-up; the
+ *   embedding API (dist/index.js, dist/mcp.js) with npm packages external, resolved from the tarball's
+ *   dependencies, so an embedder's `effect` and MCP SDK are the same instances as ours.
+ * - The worker and supervisor scripts are plain JS and are copied beside the bundle: the code that spawns
+ *   them resolves them with `new URL("./…", import.meta.url)`, which in a flat dist/ is dist/ itself.
+ * - tsc (emitDeclarationOnly, the same compiler as `npm run typecheck`, no extra dependency) writes the
+ *   `.d.ts` of the public API under dist/types/, and the relative `.ts` specifiers of the sources are
+ *   rewritten to `.js` so any consumer's TypeScript resolves them.
+ * - dist/meta-cli.json and dist/meta-api.json are esbuild's metafiles: spec/adapters/package.test.ts reads
+ *   them to prove what each entry loads before its first dynamic import.
+ */
+import { execFileSync } from "node:child_process"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { fileURLToPath } from "node:url"
+import * as esbuild from "esbuild"
+
+const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
+const DIST = path.join(REPO, "dist")
+
+/** The bundle's entries: output name -> source. */
+export const ENTRIES = {
+  cli: "adapters/node/main.ts",
+  index: "adapters/embed/index.ts",
+  mcp: "adapters/embed/mcp.ts"
+}
+
+/** What the command leaves to node_modules: packages too large or too dynamic to bundle (the browser driver). */
+export const CLI_EXTERNAL = ["playwright-core", "chromium-bidi"]
+
+/** The browser session supervisor (its own process), built to dist/browserSupervisor.js. */
+export const SUPERVISOR_ENTRY = "adapters/node/browserSupervisor.ts"
+
+/** Plain scripts that run as their own process or worker, copied beside the bundle. */
+export const SCRIPTS = ["adapters/node/searchWorker.js", "adapters/node/supervisor.mjs"]
+
+fs.rmSync(DIST, { recursive: true, force: true })
+fs.mkdirSync(DIST, { recursive: true })
+
+const common = {
+  absWorkingDir: REPO,
+  outdir: DIST,
+  bundle: true,
+  splitting: true,
+  format: "esm",
+  platform: "node",
+  target: "node20",
+  sourcemap: true,
+  chunkNames: "chunk-[hash]",
+  metafile: true,
+  logLevel: "warning",
+  legalComments: "none"
+}
+const entries = (names) => Object.fromEntries(names.map((name) => [name, path.join(REPO, ENTRIES[name])]))
+
+// The command: its npm dependencies bundled in. Loading effect's ~300 ESM files from node_modules costs
+// most of a second per start; one parsed bundle does not. CommonJS dependencies get `require`, `__filename` and `__dirname`.
+// The MCP server passes its own jsonSchemaValidator (adapters/mcp/server.ts formSchemaValidator), so the
+// SDK's default Ajv provider is never constructed; the command does not even parse Ajv.
+const noAjv = {
+  name: "no-ajv",
+  setup(build) {
+    build.onResolve({ filter: /validation\/ajv-provider\.js$/ }, (args) =>
+      args.importer.includes("@modelcontextprotocol/sdk") ? { path: "ajv-provider", namespace: "no-ajv" } : undefined
+    )
+    build.onLoad({ filter: /.*/, namespace: "no-ajv" }, () => ({
+      contents:
+        'export class AjvJsonSchemaValidator { constructor() { throw new Error("agentic-workspace passes its own jsonSchemaValidator; Ajv is not bundled") } }',
+      loader: "js"
+    }))
+  }
+}
+const cli = await esbuild.build({
+  ...common,
+  entryPoints: entries(["cli"]),
+  plugins: [noAjv],
+  external: CLI_EXTERNAL,
+  // Minified: parsing and compiling the bundle is most of a start; the source maps keep stack traces readable.
+  minify: true,
+  banner: {
+    js: [
+      'import { createRequire as __awCreateRequire } from "node:module";',
+      'import { fileURLToPath as __awFileURLToPath } from "node:url";',
+      "const require = __awCreateRequire(import.meta.url);",
+      // write-file-atomic names its temp files after __filename.
+      "const __filename = __awFileURLToPath(import.meta.url);",
+      'const __dirname = __awFileURLToPath(new URL(".", import.meta.url));'
+    ].join(" ")
+  }
+})
+// The embedding API: npm packages external (the tarball's dependencies), so an embedder's effect and
+// MCP SDK are the same instances as ours.
+const api = await esbuild.build({ ...common, entryPoints: entries(["index", "mcp"]), packages: "external" })
+const result = { metafile: { inputs: { ...api.metafile.inputs, ...cli.metafile.inputs }, outputs: { ...api.metafile.outputs, ...cli.metafile.outputs } } }
+fs.writeFileSync(path.join(DIST, "meta-cli.json"), JSON.stringify(cli.metafile))
+fs.writeFileSync(path.join(DIST, "meta-api.json"), JSON.stringify(api.metafile))
+for (const script of SCRIPTS) fs.copyFileSync(path.join(REPO, script), path.join(DIST, path.basename(script)))
+// The browser session supervisor is TypeScript (it shares core/tools/browser/egress.ts): one ESM file beside
+// the bundle, dist/browserSupervisor.js, which NodeBrowser runs with plain node (tsx is a dev dependency,
+// absent from an installed package). Its npm imports (undici) stay external, resolved from the tarball's dependencies.
+await esbuild.build({
+  ...common,
+  splitting: false,
+  metafile: false,
+  packages: "external",
+  entryPoints: { browserSupervisor: path.join(REPO, SUPERVISOR_ENTRY) }
+})
+
+// Declarations of the public API (and what it names), then `.ts` specifiers -> `.js`.
+const TYPES = path.join(DIST, "types")
+execFileSync(
+  process.execPath,
+  [
+    path.join(REPO, "node_modules/typescript/bin/tsc"),
+    "-p",
+    path.join(REPO, "tsconfig.build.json")
+  ],
+  { cwd: REPO, stdio: "inherit" }
+)
+const rewrite = (dir) => {
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const file = path.join(dir, entry.name)
+    if (entry.isDirectory()) rewrite(file)
+    else if (entry.name.endsWith(".d.ts")) {
+      const text = fs.readFileSync(file, "utf8")
+      const fixed = text.replace(/((?:from|import)\s*\(?\s*["'])(\.{1,2}\/[^"']+?)\.ts(["'])/g, "$1$2.js$3")
+      if (fixed !== text) fs.writeFileSync(file, fixed)
+    }
+  }
+}
+rewrite(TYPES)
+
+const size = Object.entries(result.metafile.outputs)
+  .filter(([file]) => file.endsWith(".js"))
+  .reduce((sum, [, output]) => sum + output.bytes, 0)
+process.stdout.write(`dist/: ${Object.keys(ENTRIES).length} entries, ${(size / 1024).toFixed(0)} KiB of JS, declarations in dist/types/\n`)

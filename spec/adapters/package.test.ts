@@ -1,0 +1,229 @@
+/**
+ * Issue 18, "Installs outside the repository": `npm pack` (prepack runs the build) makes the tarball; an
+ * empty temp project installs it with `npm install --omit=dev` and there runs `npx agentic-workspace
+ * --version`, `tools`, a `call`, the embedding API by its package name, and an MCP stdio handshake through
+ * the SDK's Client (initialize, tools/list, one tools/call), the way the README's client configs start it.
+ * The tarball holds no spec/, properties/ or bench/, and its runtime dependencies are only what runs.
+ * The lazy-loading checks read esbuild's metafiles: what the command loads before its first dynamic import.
+ */
+import { execFile } from "node:child_process"
+import * as fs from "node:fs/promises"
+import { builtinModules } from "node:module"
+import * as path from "node:path"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { VERSION } from "../../adapters/version.ts"
+import { makeTempDir, REPO } from "../support/workspace.ts"
+
+interface Run {
+  readonly code: number
+  readonly stdout: string
+  readonly stderr: string
+}
+
+const run = (command: string, args: ReadonlyArray<string>, cwd: string, env: Record<string, string> = {}): Promise<Run> =>
+  new Promise((resolve) => {
+    execFile(command, args, { cwd, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, ...env } }, (error, stdout, stderr) =>
+      resolve({ code: error === null ? 0 : typeof (error as { code?: unknown }).code === "number" ? (error as { code: number }).code : 1, stdout, stderr })
+    )
+  })
+
+/** Never let an install reach for the repository's own tsx or dist by accident: a clean environment for npx. */
+const CLEAN_ENV = { AGENTIC_WORKSPACE_DIST: "", npm_config_audit: "false", npm_config_fund: "false", npm_config_update_notifier: "false" }
+
+/** Packages that must never be runtime dependencies of the tarball. */
+const DEV_ONLY = ["tsx", "vitest", "deno", "esbuild", "typescript", "@lmstudio/sdk", "zod", "fast-check", "@biomejs/biome", "@modelcontextprotocol/server-filesystem"]
+
+let work: string
+let project: string
+let workspaceRoot: string
+let tarball: string
+let files: Array<string>
+
+beforeAll(async () => {
+  work = await makeTempDir("aw-pack-")
+  project = path.join(work, "project")
+  workspaceRoot = path.join(work, "workspace")
+  await fs.mkdir(project)
+  await fs.mkdir(workspaceRoot)
+  // npm pack runs prepack (npm run build) and prints the tarball's name last.
+  const packed = await run("npm", ["pack", "--pack-destination", work, "--json"], REPO, CLEAN_ENV)
+  expect(packed.code, packed.stderr).toBe(0)
+  const [info] = JSON.parse(packed.stdout.slice(packed.stdout.indexOf("["))) as Array<{ filename: string; files: Array<{ path: string }> }>
+  tarball = path.join(work, path.basename(info!.filename))
+  files = info!.files.map((file) => file.path)
+  await fs.writeFile(path.join(project, "package.json"), JSON.stringify({ name: "empty-project", version: "1.0.0", private: true, type: "module" }))
+  const installed = await run("npm", ["install", "--omit=dev", "--prefer-offline", "--no-audit", "--no-fund", tarball], project, CLEAN_ENV)
+  expect(installed.code, installed.stderr).toBe(0)
+}, 600_000)
+
+afterAll(async () => {
+  if (work !== undefined) await fs.rm(work, { recursive: true, force: true })
+})
+
+describe("the packed tarball", () => {
+  it("holds the bundle, its worker and supervisor beside it, the types; no spec/, properties/, bench/ or sources of tests", () => {
+    expect(files).toEqual(expect.arrayContaining(["bin/agentic-workspace.js", "dist/cli.js", "dist/index.js", "dist/mcp.js", "dist/searchWorker.js", "dist/supervisor.mjs", "dist/browserSupervisor.js", "dist/types/adapters/embed/index.d.ts", "dist/types/adapters/embed/mcp.d.ts", "package.json", "README.md"]))
+    expect(files.filter((file) => /^(spec|properties|bench|examples|scripts)\//.test(file))).toEqual([])
+  })
+
+  it("declares only runtime dependencies, and every package the bundle imports is one of them", async () => {
+    const manifest = JSON.parse(await fs.readFile(path.join(project, "node_modules/agentic-workspace/package.json"), "utf8")) as { dependencies: Record<string, string> }
+    const dependencies = Object.keys(manifest.dependencies)
+    expect(dependencies.filter((name) => DEV_ONLY.includes(name))).toEqual([])
+    const external = new Set<string>()
+    for (const meta of ["meta-cli.json", "meta-api.json"]) {
+      const metafile = JSON.parse(await fs.readFile(path.join(project, "node_modules/agentic-workspace/dist", meta), "utf8")) as { outputs: Record<string, { imports: Array<{ path: string; external?: boolean }> }> }
+      for (const output of Object.values(metafile.outputs)) {
+        for (const imported of output.imports) {
+          if (imported.external !== true || imported.path.startsWith("node:") || builtinModules.includes(imported.path.split("/")[0]!)) continue
+          const parts = imported.path.split("/")
+          external.add(imported.path.startsWith("@") ? `${parts[0]}/${parts[1]}` : parts[0]!)
+        }
+      }
+    }
+    expect([...external].filter((name) => !dependencies.includes(name))).toEqual([])
+  })
+})
+
+describe("installed into an empty project with npm install --omit=dev", () => {
+  it("npx agentic-workspace --version prints the package version", async () => {
+    const result = await run("npx", ["--no", "--", "agentic-workspace", "--version"], project, CLEAN_ENV)
+    expect(result.stderr).toBe("")
+    expect(result.stdout).toBe(`${VERSION}\n`)
+    expect(result.code).toBe(0)
+    const manifest = JSON.parse(await fs.readFile(path.join(REPO, "package.json"), "utf8")) as { version: string }
+    expect(VERSION).toBe(manifest.version)
+  })
+
+  it("npx agentic-workspace tools lists the tools; a call writes through the installed bundle (no tsx installed)", async () => {
+    await expect(fs.access(path.join(project, "node_modules/tsx"))).rejects.toThrow()
+    const tools = await run("npx", ["--no", "--", "agentic-workspace", "tools", "--root", workspaceRoot], project, CLEAN_ENV)
+    expect(tools.code, tools.stderr + tools.stdout).toBe(0)
+    const listed = JSON.parse(tools.stdout) as Array<{ name: string; inputSchema: { type: string } }>
+    expect(listed.map((tool) => tool.name)).toEqual(expect.arrayContaining(["workspace_inspect", "workspace_edit", "workspace_notes", "workspace_command"]))
+    const called = await run("npx", ["--no", "--", "agentic-workspace", "call", "workspace_notes", '{"action":"write","name":"packed","content":"from the tarball"}', "--root", workspaceRoot], project, CLEAN_ENV)
+    expect(called.code, called.stderr).toBe(0)
+    expect(JSON.parse(called.stdout)).toMatchObject({ ok: true, operation: "notes.write" })
+    expect(await fs.readFile(path.join(workspaceRoot, ".agentic/notes/packed.md"), "utf8")).toBe("from the tarball\n")
+  })
+
+  it("a search finds the worker beside the bundle (dist/searchWorker.js)", async () => {
+    await fs.mkdir(path.join(workspaceRoot, "src"), { recursive: true })
+    await fs.writeFile(path.join(workspaceRoot, "src/a.txt"), "one\nthe needle line\n")
+    const searched = await run("npx", ["--no", "--", "agentic-workspace", "call", "workspace_inspect", '{"action":"search","query":"needle"}', "--root", workspaceRoot], project, CLEAN_ENV)
+    expect(searched.code, searched.stderr + searched.stdout).toBe(0)
+    expect(JSON.stringify(JSON.parse(searched.stdout).data)).toContain("the needle line")
+  })
+
+  it("a foreground command finds the supervisor beside the bundle", async () => {
+    const called = await run(
+      "npx",
+      ["--no", "--", "agentic-workspace", "call", "workspace_command", JSON.stringify({ action: "run", executable: "node", args: ["-e", "console.log('hi from the job')"] }), "--root", workspaceRoot, "--set", "permissionMode=2"],
+      project,
+      CLEAN_ENV
+    )
+    expect(called.stdout).toContain("hi from the job")
+    expect(JSON.parse(called.stdout)).toMatchObject({ ok: true })
+  })
+
+  it("a browser session opens and closes through the installed bundle: dist/browserSupervisor.js under plain node (no tsx)", async () => {
+    const browse = (input: object) =>
+      run("npx", ["--no", "--", "agentic-workspace", "call", "workspace_browser", JSON.stringify(input), "--root", workspaceRoot, "--set", "enableBrowser=true"], project, CLEAN_ENV)
+    const opened = await browse({ action: "open" })
+    expect(opened.code, opened.stderr + opened.stdout).toBe(0)
+    const sessionId = JSON.parse(opened.stdout).data.sessionId as string
+    try {
+      const read = await browse({ action: "read", session_id: sessionId })
+      expect(JSON.parse(read.stdout)).toMatchObject({ ok: true, operation: "browser.read" })
+    } finally {
+      const closed = await browse({ action: "close", session_id: sessionId })
+      expect(JSON.parse(closed.stdout)).toMatchObject({ ok: true, data: { status: "closed" } })
+    }
+  })
+
+  it("the embedding API imports by package name (export map) and opens a workspace", async () => {
+    const script = [
+      'import { openWorkspace, VERSION } from "agentic-workspace"',
+      'import { createMcpServer } from "agentic-workspace/mcp"',
+      `const session = await openWorkspace({ root: ${JSON.stringify(workspaceRoot)}, host: "auto" })`,
+      "const tools = await session.tools()",
+      'const envelope = await session.call("workspace_notes", { action: "read", name: "packed" })',
+      "createMcpServer(session)",
+      "await session.close()",
+      "console.log(JSON.stringify({ VERSION, host: session.host, tools: tools.length, ok: envelope.ok }))"
+    ].join("\n")
+    const result = await run(process.execPath, ["--input-type=module", "-e", script], project, CLEAN_ENV)
+    expect(result.code, result.stderr).toBe(0)
+    expect(JSON.parse(result.stdout)).toEqual({ VERSION, host: "node", tools: expect.any(Number), ok: true })
+  })
+
+  /** The two launch forms the README's client configs use. */
+  const launches = [
+    { form: "npx in the folder it is installed in", command: () => "npx", args: () => ["--no", "--", "agentic-workspace"], cwd: () => project },
+    { form: "the installed bin by its absolute path, from another folder", command: () => path.join(project, "node_modules/.bin/agentic-workspace"), args: () => [], cwd: () => workspaceRoot }
+  ]
+  it.each(launches)("MCP over stdio, started as the README's client config starts it ($form): initialize, tools/list, tools/call", async ({ command, args, cwd }) => {
+    const client = new Client({ name: "pack-spec", version: "1.0.0" })
+    await client.connect(
+      new StdioClientTransport({ command: command(), args: [...args(), "mcp", "--root", workspaceRoot], cwd: cwd(), env: { ...(process.env as Record<string, string>), ...CLEAN_ENV }, stderr: "pipe" })
+    )
+    try {
+      expect(client.getServerVersion()).toEqual({ name: "agentic-workspace", version: VERSION })
+      const { tools } = await client.listTools()
+      expect(tools.map((tool) => tool.name)).toContain("workspace_notes")
+      const result = (await client.callTool({ name: "workspace_notes", arguments: { action: "read", name: "packed" } })) as { structuredContent?: { ok?: boolean; data?: { content?: string } } }
+      expect(result.structuredContent).toMatchObject({ ok: true })
+    } finally {
+      await client.close()
+    }
+  })
+
+  it("the published types check an embedder's code: tsc on examples/node-agent.ts against the installed package", async () => {
+    await fs.copyFile(path.join(REPO, "examples/node-agent.ts"), path.join(project, "agent.ts"))
+    await fs.writeFile(
+      path.join(project, "tsconfig.json"),
+      JSON.stringify({
+        compilerOptions: { target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", strict: true, noEmit: true, skipLibCheck: true, allowImportingTsExtensions: true, typeRoots: [path.join(REPO, "node_modules/@types")], types: ["node"] },
+        files: ["agent.ts"]
+      })
+    )
+    const checked = await run(process.execPath, [path.join(REPO, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"], project, CLEAN_ENV)
+    expect(checked.stdout + checked.stderr).toBe("")
+    expect(checked.code).toBe(0)
+  })
+})
+
+/** The output files an entry loads before any dynamic import, and the source files in them. */
+const staticInputs = async (meta: string, entry: string): Promise<Array<string>> => {
+  const metafile = JSON.parse(await fs.readFile(path.join(REPO, "dist", meta), "utf8")) as {
+    outputs: Record<string, { imports: Array<{ path: string; kind: string; external?: boolean }>; inputs: Record<string, unknown> }>
+  }
+  const seen = new Set<string>()
+  const external: Array<string> = []
+  const visit = (output: string) => {
+    if (seen.has(output)) return
+    seen.add(output)
+    for (const imported of metafile.outputs[output]!.imports) {
+      if (imported.kind !== "import-statement") continue
+      if (imported.external === true) external.push(`external:${imported.path}`)
+      else visit(imported.path)
+    }
+  }
+  visit(entry)
+  return [...[...seen].flatMap((output) => Object.keys(metafile.outputs[output]!.inputs)), ...external]
+}
+
+describe("lazy loading: a verb loads only what it needs (dist/ as npm pack built it)", () => {
+  it("the command's static graph holds no MCP SDK, no minisearch, no playwright-core", async () => {
+    const inputs = await staticInputs("meta-cli.json", "dist/cli.js")
+    expect(inputs.some((input) => input.includes("core/registry.ts"))).toBe(true)
+    expect(inputs.filter((input) => /@modelcontextprotocol|minisearch|playwright-core|@hono/.test(input))).toEqual([])
+  })
+
+  it("the embedding API loads the MCP SDK only through agentic-workspace/mcp, minisearch only in semantic_search", async () => {
+    const inputs = await staticInputs("meta-api.json", "dist/index.js")
+    expect(inputs.filter((input) => /@modelcontextprotocol|minisearch|playwright-core|@hono/.test(input))).toEqual([])
+  })
+})
