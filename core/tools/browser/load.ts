@@ -6,7 +6,6 @@
  */
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import { toolError, type ToolError } from "../../protocol/errors.ts"
 import { Browser } from "../../services/Browser.ts"
@@ -208,7 +207,7 @@ export type RefStanding =
 export const refStanding = (record: SessionRecord, ref: string): RefStanding => {
   const number = Number(ref.slice(1))
   const latest = record.latest
-  if (latest !== undefined && Object.prototype.hasOwnProperty.call(latest.refs, ref)) {
+  if (latest !== undefined && Object.hasOwn(latest.refs, ref)) {
     return { _tag: "Live", snapshotId: latest.snapshotId, target: latest.refs[ref]! }
   }
   if (!Number.isSafeInteger(number) || number >= record.nextRef) return { _tag: "Unknown" }
