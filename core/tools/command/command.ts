@@ -545,16 +545,24 @@ const captureFields = (captured: CaptureOutcome) => ({
   capture: true,
   ...(captured.transactionId === undefined ? {} : { transactionId: captured.transactionId }),
   ...(captured.changes === undefined ? {} : { captured: captured.changes }),
-  ...(captured.error === undefined ? {} : { captureError: captured.error })
+  ...(captured.error === undefined ? {} : { captureError: captured.error }),
+  ...(captured.changedDuringRun === undefined ? {} : { changedDuringRun: captured.changedDuringRun })
 })
+
+const changedDuringRunText = (captured: CaptureOutcome) => {
+  const paths = captured.changedDuringRun ?? []
+  if (paths.length === 0) return ""
+  const shown = paths.slice(0, 10).join(", ") + (paths.length > 10 ? ` and ${paths.length - 10} more` : "")
+  return ` ${shown} changed in the real tree while the command ran (data.changedDuringRun): those changes are kept, and committing the transaction fails EDIT_CONFLICT rather than overwrite them; read the files and run the command again.`
+}
 
 const captureText = (captured: CaptureOutcome) => {
   const changes = captured.changes
   const counts = changes === undefined ? "" : `${changes.created.length} created, ${changes.modified.length} modified, ${changes.deleted.length} deleted`
   if (captured.transactionId !== undefined) {
-    return ` The real tree is unchanged: its changes (${counts}) are planned as ${captured.transactionId}${captured.destructive === true ? " (destructive)" : ""}. Review it with workspace_edit {"action":"show","transaction_id":"${captured.transactionId}"} and commit it with {"action":"commit","transaction_id":"${captured.transactionId}"}.`
+    return ` The real tree is unchanged: its changes (${counts}) are planned as ${captured.transactionId}${captured.destructive === true ? " (destructive)" : ""}. Review it with workspace_edit {"action":"show","transaction_id":"${captured.transactionId}"} and commit it with {"action":"commit","transaction_id":"${captured.transactionId}"}.${changedDuringRunText(captured)}`
   }
-  if (captured.error !== undefined) return ` The real tree is unchanged; no transaction was planned: ${captured.error}.`
+  if (captured.error !== undefined) return ` The real tree is unchanged; no transaction was planned: ${captured.error}.${changedDuringRunText(captured)}`
   return " The real tree is unchanged; the command changed no file, so no transaction was planned."
 }
 
