@@ -352,7 +352,7 @@ const awaitExit = (record: JobRecord) =>
     const store = yield* StateStore
     const processes = yield* Processes
     const paths = jobPaths(record.id)
-    let delay = 5
+    const since = yield* Clock.currentTimeMillis
     for (let round = 0; ; round++) {
       const exit = yield* store.readJson<ExitRecord>(paths.exit)
       if (exit !== undefined) return exit
@@ -365,10 +365,15 @@ const awaitExit = (record: JobRecord) =>
           })
         )
       }
-      yield* Effect.sleep(delay)
-      delay = Math.min(delay * 2, 100)
+      // The wait between looks is a tenth of the time waited so far (5 to 100 ms): a short job is seen ending
+      // within a few ms (a doubling backoff let a 40 ms job be seen at 75 ms and an 80 ms one at 155 ms), and a
+      // long one costs at most ten reads a second.
+      yield* Effect.sleep(pollDelay((yield* Clock.currentTimeMillis) - since, 5, 100))
     }
   })
+
+/** A poll's wait: a tenth of the time waited so far, within [min, max] ms. */
+export const pollDelay = (elapsedMs: number, min: number, max: number) => Math.min(max, Math.max(min, Math.floor(elapsedMs / 10)))
 
 const logPaths = (id: string) => {
   const paths = jobPaths(id)
