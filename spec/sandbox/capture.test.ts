@@ -9,7 +9,7 @@ import * as path from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
 import { preprocess } from "../../core/gate/preprocess.ts"
 import { openWorkspace, snapshotTree, type TempWorkspace } from "../support/workspace.ts"
-import { cancelAll, data, eventually } from "../command/support.ts"
+import { data, endWorkspaces, eventually } from "../command/support.ts"
 
 const open: Array<TempWorkspace> = []
 const ws = async (settings: Record<string, unknown> = {}) => {
@@ -18,10 +18,7 @@ const ws = async (settings: Record<string, unknown> = {}) => {
   return workspace
 }
 afterEach(async () => {
-  for (const workspace of open.splice(0)) {
-    await cancelAll(workspace).catch(() => undefined)
-    await workspace.dispose()
-  }
+  await endWorkspaces(open.splice(0))
 })
 
 /** The tree outside .agentic/ (the toolkit's own state changes with every call). */
