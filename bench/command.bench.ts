@@ -155,6 +155,13 @@ const sandboxCost = async () => {
   }
 }
 
-// `--sandbox` runs only the sandbox's start cost (npm run bench:command -- --sandbox).
-if (!process.argv.includes("--sandbox")) await main()
-await sandboxCost()
+// The bench's workspaces keep their keys in a temporary state folder, not in the user's ~/.local/state.
+const stateHome = fs.mkdtempSync(path.join(os.tmpdir(), "aw-bench-state-"))
+process.env["XDG_STATE_HOME"] = stateHome
+try {
+  // `--sandbox` runs only the sandbox's start cost (npm run bench:command -- --sandbox).
+  if (!process.argv.includes("--sandbox")) await main()
+  await sandboxCost()
+} finally {
+  fs.rmSync(stateHome, { recursive: true, force: true })
+}
