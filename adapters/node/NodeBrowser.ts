@@ -298,14 +298,15 @@ const tree = async (endpoint: BrowserEndpoint, scope: BrowserScope) => {
   return { page: await stateOf(page), nodes: out, ...(rootId === undefined ? {} : { rootId }) }
 }
 
-const text = async (endpoint: BrowserEndpoint, scope: BrowserScope) => {
+/** The live DOM: the whole document serialised, or the scope element's outerHTML (the core extracts the text). */
+const html = async (endpoint: BrowserEndpoint, scope: BrowserScope) => {
   const { page, cdp } = await pageOf(endpoint)
   const target = await scopeNode(cdp, scope)
   const value =
     target === undefined
-      ? await page.locator("body").innerText({ timeout: 10_000 }).catch(() => "")
-      : await callOn<string>(cdp, target, "function () { return this.innerText ?? this.textContent ?? '' }")
-  return { page: await stateOf(page), text: value }
+      ? await page.content()
+      : await callOn<string>(cdp, target, "function () { return this.outerHTML ?? this.textContent ?? '' }")
+  return { page: await stateOf(page), html: value }
 }
 
 const screenshot = async (endpoint: BrowserEndpoint, scope: BrowserScope) => {
@@ -487,7 +488,7 @@ export const nodeBrowser: BrowserShape = {
   close: (endpoint) => Effect.promise(() => close(endpoint)),
   page: (endpoint) => attempt("read the page", async () => stateOf((await pageOf(endpoint)).page)),
   tree: (endpoint, scope) => attempt("read the accessibility tree", () => tree(endpoint, scope)),
-  text: (endpoint, scope) => attempt("read the page text", () => text(endpoint, scope)),
+  html: (endpoint, scope) => attempt("read the page text", () => html(endpoint, scope)),
   screenshot: (endpoint, scope) => attempt("take a screenshot", () => screenshot(endpoint, scope)),
   act: (endpoint, action, timeoutMs) => attempt(`run ${action._tag}`, () => act(endpoint, action, timeoutMs))
 }

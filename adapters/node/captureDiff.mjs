@@ -3,11 +3,18 @@
 // and merged view with the real tree (the lower layer) and writes <outDir>/manifest.json (created, modified,
 // deleted files, created directories, skipped entries) and a copy of every created or modified file under
 // <outDir>/files/. Plain JavaScript so it starts with bare node.
+//
+// For every path it reports it also records what the real tree holds there now (`base`: the SHA-256 of the
+// file, or "missing"), which the transaction's commit is checked against, and which of them changed in the
+// real tree while the command ran (`changedDuringRun`: the real file's ctime is not before the ctime of
+// <outDir>/started, written by the capture script just before the command started; ctime is set by the
+// kernel on every change and no process can set it back).
+import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
 
 const [lower, merged, upper, outDir] = process.argv.slice(2)
-const manifest = { created: [], modified: [], deleted: [], directories: [], skipped: [] }
+const manifest = { created: [], modified: [], deleted: [], directories: [], skipped: [], base: {}, changedDuringRun: [] }
 const TOP_SKIPPED = new Set([".git", ".agentic"])
 
 const lstat = (target) => {
@@ -89,5 +96,25 @@ const walk = (rel) => {
 fs.mkdirSync(outDir, { recursive: true })
 walk("")
 for (const list of [manifest.created, manifest.modified, manifest.deleted, manifest.directories]) list.sort()
+const startedAt = (() => {
+  try {
+    return fs.lstatSync(path.join(outDir, "started"), { bigint: true }).ctimeNs
+  } catch {
+    return undefined
+  }
+})()
+for (const rel of [...manifest.created, ...manifest.modified, ...manifest.deleted]) {
+  let stats
+  try {
+    stats = fs.lstatSync(path.join(lower, rel), { bigint: true })
+  } catch {
+    manifest.base[rel] = "missing"
+    continue
+  }
+  manifest.base[rel] = stats.isFile() ? createHash("sha256").update(fs.readFileSync(path.join(lower, rel))).digest("hex") : stats.isDirectory() ? "directory" : "other"
+  // Without the start mark, every reported path counts as changed (refuse rather than overwrite).
+  if (startedAt === undefined || stats.ctimeNs >= startedAt) manifest.changedDuringRun.push(rel)
+}
+manifest.changedDuringRun.sort()
 fs.writeFileSync(path.join(outDir, "manifest.json.tmp"), `${JSON.stringify(manifest, null, 2)}\n`)
 fs.renameSync(path.join(outDir, "manifest.json.tmp"), path.join(outDir, "manifest.json"))

@@ -37,11 +37,14 @@ export const CAPTURE_DIFF = fileURLToPath(new URL("./captureDiff.mjs", import.me
  * <differ> <outDir> <bwrap argv...> <command...>`: in a new user and mount namespace it mounts an overlay of
  * the root (the real tree is the read-only lower layer), runs bubblewrap with the merged view bound at the
  * root's path, then runs the differ and exits with the command's status. bubblewrap 0.8 has no overlay options.
+ * Before the command it writes `<outDir>/started`, whose ctime the differ compares with the real files'.
  */
 export const CAPTURE_SCRIPT = [
   "trap : TERM INT HUP",
   'mount -t overlay overlay -o "lowerdir=$1,upperdir=$2,workdir=$3" "$4" || { { echo "spawn-error EOVERLAY" >&3; } 2>/dev/null; exit 125; }',
   "l=$1; m=$4; u=$2; n=$5; d=$6; o=$7; shift 7",
+  // The start mark: a file changed in the real tree after it (its ctime, which no process can set) changed while the command ran.
+  'mkdir -p "$o" && : > "$o/started"',
   '"$@"; code=$?',
   '"$n" "$d" "$l" "$m" "$u" "$o" 3>&-',
   "exit $code"

@@ -4,7 +4,7 @@
  * the process) that started it; every later call reconnects through the `BrowserEndpoint` recorded
  * there, so a one-shot CLI call, the MCP server and the LM Studio plugin all reach the same page.
  *
- * The port returns raw material (the accessibility tree, page text, PNG bytes, what a control did);
+ * The port returns raw material (the accessibility tree, the live DOM as HTML, PNG bytes, what a control did);
  * refs, snapshots, paging and gating are the core's (core/tools/browser/). Elements are named by the
  * browser's own node id (`backendNodeId`), which stays valid across connections while the node lives.
  *
@@ -108,8 +108,11 @@ export interface BrowserShape {
   readonly page: (endpoint: BrowserEndpoint) => Effect.Effect<PageState, ToolError>
   /** The accessibility tree of the page or of one scope (NOT_FOUND when the selector matches nothing or the node is gone). */
   readonly tree: (endpoint: BrowserEndpoint, scope: BrowserScope) => Effect.Effect<{ readonly page: PageState; readonly nodes: ReadonlyArray<AxNode>; readonly rootId?: string }, ToolError>
-  /** The readable text of the page or of one scope (innerText). */
-  readonly text: (endpoint: BrowserEndpoint, scope: BrowserScope) => Effect.Effect<{ readonly page: PageState; readonly text: string }, ToolError>
+  /**
+   * The live DOM of the page (the serialised document) or of one scope (its outerHTML), as it is now
+   * (scripts run, fields filled). The core reduces it to readable text with workspace_research's extractor.
+   */
+  readonly html: (endpoint: BrowserEndpoint, scope: BrowserScope) => Effect.Effect<{ readonly page: PageState; readonly html: string }, ToolError>
   /** A PNG of the full page or of one element. */
   readonly screenshot: (endpoint: BrowserEndpoint, scope: BrowserScope) => Effect.Effect<Uint8Array, ToolError>
   /** Runs one control; `timeoutMs` bounds it. A node that is gone fails STALE_REF. */
@@ -136,7 +139,7 @@ export class Browser extends Context.Tag("agentic-workspace/Browser")<Browser, B
       close: () => Effect.succeed({ processesLeft: 0 }),
       page: refuse,
       tree: refuse,
-      text: refuse,
+      html: refuse,
       screenshot: refuse,
       act: refuse
     })

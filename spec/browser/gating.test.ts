@@ -14,6 +14,7 @@ let pages: PageServer
 let auto: TempWorkspace
 let plan: TempWorkspace
 let manual: TempWorkspace
+let staging: TempWorkspace
 let session: string
 const settings = { enableBrowser: true, allowPrivateNetwork: true }
 
@@ -22,6 +23,7 @@ beforeAll(async () => {
   auto = await openWorkspace({ ...settings, permissionMode: 2 })
   plan = await openWorkspace({ ...settings, permissionMode: 1 }, auto.dir)
   manual = await openWorkspace({ ...settings, permissionMode: 0 }, auto.dir)
+  staging = await openWorkspace({ ...settings, enableWebResearch: true, permissionMode: 2, stageEgressAfterUntrustedRead: true }, auto.dir)
   // open, read, list and close are never gated: opening works in Manual mode without staging.
   const opened = await manual.call("workspace_browser", { action: "open" })
   expect(opened.ok, opened.summary).toBe(true)
@@ -33,6 +35,7 @@ afterAll(async () => {
   await closeAll(auto)
   await manual.runtime.dispose()
   await plan.runtime.dispose()
+  await staging.runtime.dispose()
   await auto.dispose()
   await pages.close()
 })
@@ -204,4 +207,29 @@ describe("workspace_browser bad input (never staged: checked before the gate)", 
       expect(approvals().length).toBe(before)
     })
   }
+})
+
+describe("a browser read is an untrusted read (NetState.markUntrustedRead), as a research fetch is", () => {
+  it("with 'stageEgressAfterUntrustedRead' on, in Auto: after a browser read the next research fetch and the next browser control are staged, saying why; nothing reached the server", async () => {
+    await auto.call("workspace_browser", { action: "control", session_id: session, type: "navigate", url: pages.url("/changing") })
+    const requests = pages.requests.length
+    const read = await staging.call("workspace_browser", { action: "read", session_id: session })
+    expect(read.ok, read.summary).toBe(true)
+    const because = { setting: "stageEgressAfterUntrustedRead", after: `browser read ${pages.url("/changing")}` }
+    const fetch = await staging.call("workspace_research", { action: "fetch", url: pages.url("/fetched-after-read") })
+    expect(data(fetch)).toMatchObject({ status: "pending_approval", mode: "auto", stagedBecause: because })
+    expect(data(fetch)["approval"]["kind"]).toBe("web")
+    const control = await staging.call("workspace_browser", { action: "control", session_id: session, type: "navigate", url: pages.url("/form?after=read") })
+    expect(data(control)).toMatchObject({ status: "pending_approval", stagedBecause: because })
+    expect(data(control)["approval"]["kind"]).toBe("browser")
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    expect(pages.requests.slice(requests)).toEqual([])
+  })
+
+  it("off (the default): the Auto runtime's control after its reads runs unasked", async () => {
+    await readText(auto)
+    const control = await auto.call("workspace_browser", { action: "control", session_id: session, type: "reload" })
+    expect(control.ok, control.summary).toBe(true)
+    expect(data(control)["status"]).toBe("done")
+  })
 })

@@ -22,7 +22,7 @@ const go = async (page: string) => ok(await control({ type: "navigate", url: pag
 
 beforeAll(async () => {
   pages = await startPages()
-  ws = await spaces.open({ maxToolResultChars: 20_000 })
+  ws = await spaces.open({ maxToolResultChars: 20_000, enableWebResearch: true })
   session = ok(await browser({ action: "open" }))["sessionId"]
 })
 afterAll(async () => {
@@ -138,6 +138,21 @@ describe("workspace_browser open and read", () => {
     expect(page["text"]).toContain("Before")
     expect(page["text"]).toContain("To the form")
     expect(page["text"]).not.toContain("[ref=")
+  })
+
+  it("'text: true for the readable page text (the research extractor)': the browser's text is workspace_research fetch's text of the same page", async () => {
+    await go("/article")
+    const page = ok(await read({ text: true }))
+    const fetched = await ws.call("workspace_research", { action: "fetch", url: pages.url("/article") })
+    expect(fetched.ok, fetched.summary).toBe(true)
+    const researchText = data(fetched)["text"] as string
+    expect(researchText).toContain("# The article")
+    expect(page["text"]).toBe(`${researchText.replace(/\n$/, "")}\n`)
+    // What the extractor does and innerText does not: main first, markdown headings and tables, no nav or footer.
+    expect(page["text"]).toContain("| a | 1 |")
+    expect(page["text"]).not.toContain("Home")
+    expect(page["text"]).not.toContain("Footer text")
+    expect(page["text"]).not.toContain("hidden text")
   })
 
   it("'screenshot: true for a PNG artifact (full page or element)'", async () => {

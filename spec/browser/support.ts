@@ -27,6 +27,16 @@ export const PAGES: Record<string, (port: number) => string> = {
     </script>`,
   "/errors": () => `<!doctype html><title>Errors</title><script>console.error('boom from the page'); fetch('/missing')</script><p>errors</p>`,
   "/slow": () => `<!doctype html><title>Slow</title><p>slow page</p>`,
+  "/article": () => `<!doctype html><html><head><title>Article</title><style>p { color: red }</style></head><body>
+    <nav><a href="/home">Home</a> | <a href="/about">About</a></nav>
+    <header><p>Site banner</p></header>
+    <main><h1>The article</h1><p>First   paragraph with <code>inline()</code> code.</p>
+      <ul><li>one</li><li>two</li></ul>
+      <table><tr><th>k</th><th>v</th></tr><tr><td>a</td><td>1</td></tr></table>
+      <pre>line 1
+  line 2</pre>
+      <p hidden>hidden text</p><script>document.title = "Article"</script></main>
+    <footer>Footer text</footer></body></html>`,
   "/ws": (port) => `<!doctype html><title>WS</title><p id="s">pending</p><script>const w = new WebSocket('ws://127.0.0.1:${port}/socket'); w.onopen = () => { document.getElementById('s').textContent = 'ws open' }; w.onerror = () => { document.getElementById('s').textContent = 'ws error' }</script>`
 }
 

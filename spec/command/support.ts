@@ -73,13 +73,68 @@ export const eventually = async (check: () => boolean | Promise<boolean>, ms = 1
 
 export const data = (envelope: Envelope) => envelope.data as Record<string, any>
 
-/** Cancels every job still running in the workspace (tests leave no process behind). */
+/** Live job supervisors (not zombies) of a workspace folder: their command line names a job folder below it. */
+export const supervisorsOf = (root: string): Array<number> => {
+  const needle = `agentic-workspace-supervisor\u0000${path.join(root, ".agentic/jobs")}/`
+  const found: Array<number> = []
+  for (const entry of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      if (fs.readFileSync(`/proc/${entry}/cmdline`, "utf8").includes(needle) && running(Number(entry))) found.push(Number(entry))
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found
+}
+
+const signalGroup = (pid: number, signal: NodeJS.Signals) => {
+  try {
+    process.kill(-pid, signal)
+  } catch {
+    // gone
+  }
+}
+
+/**
+ * Cancels every job still running in the workspace, then ends any supervisor of it still alive (a job whose
+ * launch was cut short has no job.json to cancel by, and a test that timed out may skip its own cancel):
+ * SIGTERM (the supervisor ends its job first), then SIGKILL of the supervisor's and its job's groups. Fails
+ * when one is still there, so a spec never leaves a supervisor running.
+ */
 export const cancelAll = async (ws: TempWorkspace) => {
   const dir = path.join(ws.dir, ".agentic/jobs")
   const ids = fs.existsSync(dir) ? fs.readdirSync(dir).filter((name) => name.startsWith("job_")) : []
   for (const id of ids) {
-    if (fs.existsSync(path.join(dir, id, "job.json"))) await ws.call("workspace_command", { action: "cancel", job_id: id })
+    if (fs.existsSync(path.join(dir, id, "job.json")) && !fs.existsSync(path.join(dir, id, "exit.json"))) {
+      await ws.call("workspace_command", { action: "cancel", job_id: id }).catch(() => undefined)
+    }
   }
+  const strays = supervisorsOf(ws.dir)
+  if (strays.length === 0) return
+  for (const pid of strays) signalGroup(pid, "SIGTERM")
+  if (!(await eventually(() => supervisorsOf(ws.dir).length === 0, 5000))) {
+    for (const id of ids) {
+      const started = path.join(dir, id, "started.json")
+      if (fs.existsSync(started)) signalGroup((JSON.parse(fs.readFileSync(started, "utf8")) as { pgid: number }).pgid, "SIGKILL")
+    }
+    for (const pid of supervisorsOf(ws.dir)) signalGroup(pid, "SIGKILL")
+  }
+  const left = (await eventually(() => supervisorsOf(ws.dir).length === 0, 5000)) ? [] : supervisorsOf(ws.dir)
+  if (left.length > 0) throw new Error(`job supervisors of ${ws.dir} still running after cleanup: ${left.join(", ")}`)
+}
+
+/**
+ * Ends the jobs of each workspace (cancelAll) and disposes it; every one is disposed even when another's
+ * cleanup failed, and then the first failure is thrown, so the spec reports a supervisor it left running.
+ */
+export const endWorkspaces = async (workspaces: ReadonlyArray<TempWorkspace>) => {
+  const failures: Array<unknown> = []
+  for (const ws of workspaces) {
+    await cancelAll(ws).catch((error: unknown) => failures.push(error))
+    await ws.dispose()
+  }
+  if (failures.length > 0) throw failures[0]
 }
 
 /** Opens an Auto-mode workspace with the given settings, tracked for cleanup. */
@@ -91,12 +146,7 @@ export const tracked = () => {
       open.push(ws)
       return ws
     },
-    cleanup: async () => {
-      for (const ws of open.splice(0)) {
-        await cancelAll(ws).catch(() => undefined)
-        await ws.dispose()
-      }
-    }
+    cleanup: () => endWorkspaces(open.splice(0))
   }
 }
 

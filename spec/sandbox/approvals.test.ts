@@ -16,7 +16,7 @@ import type { ApprovalRecord } from "../../core/gate/records.ts"
 import { approvalId, gatedAt, seedRecords, storedRecords } from "../support/kernel.ts"
 import { interpreterRuns } from "../support/gatedTool.ts"
 import { openWorkspace, REPO, runCli, type TempWorkspace } from "../support/workspace.ts"
-import { cancelAll, data } from "../command/support.ts"
+import { data, endWorkspaces } from "../command/support.ts"
 
 const open: Array<TempWorkspace> = []
 const ws = async (settings: Record<string, unknown> = {}) => {
@@ -25,10 +25,7 @@ const ws = async (settings: Record<string, unknown> = {}) => {
   return workspace
 }
 afterEach(async () => {
-  for (const workspace of open.splice(0)) {
-    await cancelAll(workspace).catch(() => undefined)
-    await workspace.dispose()
-  }
+  await endWorkspaces(open.splice(0))
 })
 
 const now = () => Date.now()

@@ -4,10 +4,12 @@
  * files (binary included) become a planned workspace_edit transaction (data.transactionId) whose commit is an
  * ordinary gated commit; a file the user changed meanwhile makes the commit conflict.
  */
+import * as fs from "node:fs"
+import * as path from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
 import { preprocess } from "../../core/gate/preprocess.ts"
 import { openWorkspace, snapshotTree, type TempWorkspace } from "../support/workspace.ts"
-import { cancelAll, data, eventually } from "../command/support.ts"
+import { data, endWorkspaces, eventually } from "../command/support.ts"
 
 const open: Array<TempWorkspace> = []
 const ws = async (settings: Record<string, unknown> = {}) => {
@@ -16,10 +18,7 @@ const ws = async (settings: Record<string, unknown> = {}) => {
   return workspace
 }
 afterEach(async () => {
-  for (const workspace of open.splice(0)) {
-    await cancelAll(workspace).catch(() => undefined)
-    await workspace.dispose()
-  }
+  await endWorkspaces(open.splice(0))
 })
 
 /** The tree outside .agentic/ (the toolkit's own state changes with every call). */
@@ -103,6 +102,47 @@ describe("capture: a command's file effects as a reviewable transaction", () => 
     expect(commit.ok).toBe(false)
     expect(commit.error?.code).toBe("EDIT_CONFLICT")
     expect(await tree(w)).toEqual(mine)
+  })
+
+  it("a user edit made while the captured command runs is detected: the commit fails EDIT_CONFLICT and the user's bytes stay", async () => {
+    const w = await ws({ allowDestructiveEdits: true })
+    await seed(w)
+    // The command edits src/a.txt at once, says so, and keeps running while the user edits the same file.
+    const script = "require('node:fs').appendFileSync('src/a.txt', 'appended\\n'); console.log('edited'); setTimeout(() => {}, 2500)"
+    const started = await w.call("workspace_command", { action: "start", executable: "node", args: ["-e", script], capture: true })
+    expect(started.ok, JSON.stringify(started)).toBe(true)
+    const jobId = data(started)["jobId"] as string
+    const stdout = path.join(w.dir, data(started)["logs"]["stdout"] as string)
+    expect(await eventually(() => fs.existsSync(stdout) && fs.readFileSync(stdout, "utf8").includes("edited"), 20_000)).toBe(true)
+    await w.write("src/a.txt", "the user's edit during the run\n")
+    expect(await eventually(async () => data(await w.call("workspace_command", { action: "status", job_id: jobId }))["status"] === "exited", 20_000)).toBe(true)
+    const status = await w.call("workspace_command", { action: "status", job_id: jobId })
+    expect(data(status)["changedDuringRun"]).toEqual(["src/a.txt"])
+    expect(status.summary).toContain("src/a.txt changed in the real tree while the command ran")
+    const id = data(status)["transactionId"] as string
+    expect(id).toMatch(/^tx_/)
+    const mine = await tree(w)
+    const commit = await w.call("workspace_edit", { action: "commit", transaction_id: id })
+    expect(commit.ok).toBe(false)
+    expect(commit.error?.code).toBe("EDIT_CONFLICT")
+    expect(await w.read("src/a.txt")).toBe("the user's edit during the run\n")
+    expect(await tree(w)).toEqual(mine)
+  })
+
+  it("a user edit between the captured job's end and its first status (which plans the transaction) makes the commit fail EDIT_CONFLICT", async () => {
+    const w = await ws({ allowDestructiveEdits: true })
+    await seed(w)
+    const started = await w.call("workspace_command", { action: "start", executable: "node", args: ["-e", "require('node:fs').appendFileSync('src/a.txt', 'appended\\n')"], capture: true })
+    const jobId = data(started)["jobId"] as string
+    // The differ's manifest is written when the job ends; the transaction is planned at the first status.
+    const manifest = path.join(w.dir, ".agentic/jobs", jobId, "capture/manifest.json")
+    expect(await eventually(() => fs.existsSync(manifest), 20_000)).toBe(true)
+    await w.write("src/a.txt", "the user's edit after the run\n")
+    expect(await eventually(async () => data(await w.call("workspace_command", { action: "status", job_id: jobId }))["status"] === "exited", 20_000)).toBe(true)
+    const id = data(await w.call("workspace_command", { action: "status", job_id: jobId }))["transactionId"] as string
+    const commit = await w.call("workspace_edit", { action: "commit", transaction_id: id })
+    expect(commit.error?.code).toBe("EDIT_CONFLICT")
+    expect(await w.read("src/a.txt")).toBe("the user's edit after the run\n")
   })
 
   it("node -e deleting src/ with allowDestructiveEdits off: the real src/ survives and the captured deletion cannot be committed (PROTECTED_PATH)", async () => {

@@ -14,7 +14,7 @@ import { keyPath } from "../../core/gate/key.ts"
 import { preprocess } from "../../core/gate/preprocess.ts"
 import { approvalId, gatedAt, storedRecords } from "../support/kernel.ts"
 import { BIN, makeTempDir, openWorkspace, REPO, type TempWorkspace } from "../support/workspace.ts"
-import { cancelAll, data, eventually, hostPid, pgidOf, running } from "../command/support.ts"
+import { data, endWorkspaces, eventually, hostPid, pgidOf, running, supervisorsOf } from "../command/support.ts"
 
 const open: Array<TempWorkspace> = []
 const extraDirs: Array<string> = []
@@ -24,10 +24,7 @@ const ws = async (settings: Record<string, unknown> = {}) => {
   return workspace
 }
 afterEach(async () => {
-  for (const workspace of open.splice(0)) {
-    await cancelAll(workspace).catch(() => undefined)
-    await workspace.dispose()
-  }
+  await endWorkspaces(open.splice(0))
   for (const dir of extraDirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true })
 })
 
@@ -192,6 +189,27 @@ describe("the sandbox's processes", () => {
     const cancelled = await w.call("workspace_command", { action: "cancel", job_id: id })
     expect(data(cancelled)).toMatchObject({ status: "cancelled", sandboxed: true })
     expect(await eventually(() => !running(daemonPid!))).toBe(true)
+  })
+})
+
+describe("the specs leave no supervisor running", () => {
+  it("endWorkspaces ends a job whose record the tool cannot cancel by (no job.json: a launch cut short), supervisor and sandbox included", async () => {
+    const w = await openWorkspace({ permissionMode: 2 })
+    let ended = false
+    try {
+      const started = await w.call("workspace_command", { action: "start", executable: "node", args: ["-e", "setInterval(() => {}, 1000)"], timeout_seconds: 0 })
+      const id = data(started)["jobId"] as string
+      const pid = data(started)["pid"] as number
+      expect(supervisorsOf(w.dir)).toHaveLength(1)
+      expect(running(pid)).toBe(true)
+      fs.rmSync(path.join(w.dir, ".agentic/jobs", id, "job.json"))
+      await endWorkspaces([w])
+      ended = true
+      expect(supervisorsOf(w.dir)).toEqual([])
+      expect(await eventually(() => !running(pid))).toBe(true)
+    } finally {
+      if (!ended) open.push(w)
+    }
   })
 })
 

@@ -6,6 +6,7 @@
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import { newId, sha256Bytes, sha256Text, stableStringify } from "../../gate/hash.ts"
+import { NetState } from "../../net/NetState.ts"
 import type { Artifact, ToolResult } from "../../protocol/envelope.ts"
 import { toolError } from "../../protocol/errors.ts"
 import { Browser, type BrowserScope, type PageState } from "../../services/Browser.ts"
@@ -24,7 +25,7 @@ import {
 } from "./load.ts"
 import type { ControlPlan } from "./plan.ts"
 import { READ_DEFAULT_LIMIT, type ReadInput } from "./schema.ts"
-import { renderSnapshot, snapshotDiff } from "./snapshot.ts"
+import { readableText, renderSnapshot, snapshotDiff } from "./snapshot.ts"
 import { fitLines, pageEvents, snapshotArtifact } from "./view.ts"
 
 /** Earlier snapshots kept per session (their files and ref ranges). */
@@ -34,6 +35,14 @@ const HISTORY = 50
 const iso = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms).toISOString())
 
 const linesOf = (text: string | undefined) => (text === undefined || text === "" ? [] : text.replace(/\n$/, "").split("\n"))
+
+/**
+ * Records in NetState that web content reached the model ("browser read <url>"), so the opt-in
+ * stageEgressAfterUntrustedRead stages the next web call after a browser read as after a research fetch.
+ * about:blank (and other non-web pages) carry no web content and mark nothing.
+ */
+const markRead = (url: string) =>
+  /^https?:/i.test(url) ? Effect.flatMap(NetState, (net) => net.markUntrustedRead(`browser read ${url.slice(0, 500)}`)) : Effect.void
 
 /** Starts a session: the browser shows about:blank (loading a page is control navigate, which is gated). */
 export const openSession = Effect.gen(function* () {
@@ -164,9 +173,9 @@ export const readPage = (input: ReadInput, refusal: (record: SessionRecord, ref:
     let refCount: number | undefined
     const textMode = input.text === true
     if (textMode) {
-      const read = yield* browser.text(record.endpoint, scoped.scope)
+      const read = yield* browser.html(record.endpoint, scoped.scope)
       page = read.page
-      lines = linesOf(read.text.replace(/\r\n?/g, "\n").replace(/\n{3,}/g, "\n\n"))
+      lines = linesOf(readableText(read.html, page.url))
       snapshot = yield* sha256Text(stableStringify({ url: page.url, text: lines }))
       if (input.snapshot !== undefined && input.snapshot !== snapshot) {
         return yield* Effect.fail(
@@ -212,6 +221,8 @@ export const readPage = (input: ReadInput, refusal: (record: SessionRecord, ref:
       yield* store.writeBytes(rel, png)
       artifacts.push({ kind: "browser.screenshot", path: store.path(rel), sha256, bytes: png.length, description: `A PNG of ${scoped.label ?? "the full page"} at ${page.url}.` })
     }
+    // Page content reaches the model: stageEgressAfterUntrustedRead treats this as it treats a research fetch.
+    yield* markRead(page.url)
     const events = yield* pageEvents(record.id)
     const nextArgs: Record<string, unknown> = {
       action: "read",
@@ -278,6 +289,8 @@ export const runControl = (plan: ControlPlan) =>
     const taken = yield* takeSnapshot(fresh, {})
     const diff = previousLines === undefined ? undefined : snapshotDiff(previousLines, taken.lines, 15)
     const page = taken.page
+    // A control's result shows page content too (title, snapshot diff lines).
+    yield* markRead(page.url)
     const urlChanged = page.url !== before.url
     const changes = [
       urlChanged ? `now at ${page.url}` : `still at ${page.url}`,

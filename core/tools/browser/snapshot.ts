@@ -5,6 +5,7 @@
  * never reused; the ref map ties each one to the DOM node it names.
  */
 import type { AxNode } from "../../services/Browser.ts"
+import { extractHtml } from "../research/extract.ts"
 
 /** A ref: `e` and a number. */
 export const REF_PATTERN = /^e\d+$/
@@ -135,3 +136,11 @@ export const snapshotDiff = (
   for (const [key, left] of counts) for (let i = 0; i < left; i++) removed.push(key)
   return { added: added.slice(0, max), removed: removed.slice(0, max), addedCount: added.length, removedCount: removed.length }
 }
+
+/**
+ * The readable text of a page for `read` with `text: true`, pure: the live DOM's HTML reduced by
+ * workspace_research's extractor (core/tools/research/extract.ts), so a page read in the browser and the
+ * same page fetched by research give the same text (main content first, headings as `#` lines, lists,
+ * tables and code kept; scripts, navigation, forms and hidden elements dropped).
+ */
+export const readableText = (html: string, pageUrl: string): string => extractHtml(html, pageUrl).text.replace(/\r\n?/g, "\n")

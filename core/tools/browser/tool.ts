@@ -7,7 +7,9 @@
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
+import { NetState } from "../../net/NetState.ts"
 import type { ToolError } from "../../protocol/errors.ts"
+import { CurrentSettings } from "../../services/CurrentSettings.ts"
 import { defineTool, gatedAction, type Planned } from "../Tool.ts"
 import { closeOne, listAll, openSession, readPage, runControl } from "./interpret.ts"
 import { loadOpenSession, refRefusal, refStanding, type SessionRecord, sweepIdle } from "./load.ts"
@@ -30,11 +32,29 @@ export const BrowserControlPlan = Schema.TaggedStruct("BrowserControl", {
 })
 export type BrowserControlPlan = typeof BrowserControlPlan.Type
 
+/** What a control loads before planning: the open session, and the last untrusted read when stageEgressAfterUntrustedRead is on. */
+interface ControlBefore {
+  readonly record: SessionRecord
+  readonly untrustedRead: string | undefined
+}
+
 const controlAction = gatedAction({
   gate: "browser",
   planSchema: BrowserControlPlan,
-  load: (input: ControlInput) => Effect.zipRight(sweepIdle, loadOpenSession(input.session_id)),
-  plan: (input, record: SessionRecord): Either.Either<Planned<BrowserControlPlan, ControlPlan>, ToolError> => {
+  load: (input: ControlInput) =>
+    Effect.zipRight(
+      sweepIdle,
+      Effect.gen(function* () {
+        const record = yield* loadOpenSession(input.session_id)
+        const settings = yield* CurrentSettings
+        const untrustedRead = settings.stageEgressAfterUntrustedRead ? yield* Effect.flatMap(NetState, (net) => net.lastUntrustedRead) : undefined
+        return { record, untrustedRead } satisfies ControlBefore
+      })
+    ),
+  // stageEgressAfterUntrustedRead: after web content reached the model (a browser read or a research fetch),
+  // every control (each can make the page reach other hosts) is confirmed by the user whatever the mode.
+  confirm: (_input, before) => before.untrustedRead !== undefined,
+  plan: (input, { record, untrustedRead }: ControlBefore): Either.Either<Planned<BrowserControlPlan, ControlPlan>, ToolError> => {
     const planned = planControl(input, record, { allowPrivateNetwork: record.allowPrivateNetwork })
     if ("_tag" in planned) return Either.left(planned)
     return Either.right({
@@ -50,7 +70,8 @@ const controlAction = gatedAction({
           type: planned.type,
           ...(planned.target === undefined ? {} : { target: planned.target }),
           ...(planned.action._tag === "navigate" ? { url: planned.action.url } : {}),
-          pageUrl: record.url
+          pageUrl: record.url,
+          ...(untrustedRead === undefined ? {} : { stagedBecause: { setting: "stageEgressAfterUntrustedRead", after: untrustedRead } })
         }
       }
     })

@@ -22,6 +22,25 @@ export interface CaptureManifest {
   readonly deleted: ReadonlyArray<string>
   readonly directories: ReadonlyArray<string>
   readonly skipped: ReadonlyArray<{ readonly path: string; readonly reason: string }>
+  /** What the real tree held at each reported path when the command ended: a file's SHA-256, "missing", "directory" or "other". */
+  readonly base?: Readonly<Record<string, string>>
+  /** Reported paths the real tree changed at while the command ran (the user's edits): their commit conflicts. */
+  readonly changedDuringRun?: ReadonlyArray<string>
+}
+
+/** The before-state a path changed during the run is bound to: no file hashes to it, so the commit fails EDIT_CONFLICT. */
+export const CHANGED_DURING_RUN = "changed-in-the-real-tree-while-the-command-ran"
+
+/**
+ * The before-state the commit is checked against, per reported path: what the real tree held when the
+ * command ended, or CHANGED_DURING_RUN for a path the user changed while it ran. So a user edit made while
+ * the command ran, or after it ended but before the transaction was planned, makes the commit fail
+ * EDIT_CONFLICT instead of overwriting it. A manifest without a base (an older differ) binds nothing more.
+ */
+export const expectedBefore = (manifest: CaptureManifest): ReadonlyMap<string, string> => {
+  const expected = new Map<string, string>(Object.entries(manifest.base ?? {}))
+  for (const rel of manifest.changedDuringRun ?? []) expected.set(rel, CHANGED_DURING_RUN)
+  return expected
 }
 
 const fatal = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
@@ -94,6 +113,7 @@ export const captureTransaction = (jobId: string) =>
           directories: manifest.directories,
           ...(manifest.skipped.length > 0 ? { skipped: manifest.skipped } : {})
         }
+        const changedDuringRun = manifest.changedDuringRun ?? []
         const workspace = yield* Workspace
         const withCr = new Set<string>()
         for (const rel of manifest.modified) {
@@ -105,11 +125,16 @@ export const captureTransaction = (jobId: string) =>
         if (ops.length === 0) outcome = { changes: summary }
         else if (ops.length > MAX_OPERATIONS) outcome = { changes: summary, error: `the command changed ${ops.length} paths; one transaction holds at most ${MAX_OPERATIONS}` }
         else {
-          const planned = yield* Effect.either(planCapturedTransaction(ops))
+          const planned = yield* Effect.either(planCapturedTransaction(ops, expectedBefore(manifest)))
           outcome =
             planned._tag === "Right"
-              ? { changes: summary, transactionId: planned.right.record.id, destructive: planned.right.record.destructive.length > 0 }
-              : { changes: summary, error: `${planned.left.code}: ${planned.left.message}` }
+              ? {
+                  changes: summary,
+                  transactionId: planned.right.record.id,
+                  destructive: planned.right.record.destructive.length > 0,
+                  ...(changedDuringRun.length > 0 ? { changedDuringRun } : {})
+                }
+              : { changes: summary, error: `${planned.left.code}: ${planned.left.message}`, ...(changedDuringRun.length > 0 ? { changedDuringRun } : {}) }
         }
         yield* store.writeJson(`${dir}/transaction.json`, outcome)
         return outcome as CaptureOutcome
@@ -129,6 +154,8 @@ export interface CaptureOutcome {
     readonly skipped?: ReadonlyArray<{ readonly path: string; readonly reason: string }>
   }
   readonly error?: string
+  /** Paths the real tree changed at while the command ran: committing the transaction fails EDIT_CONFLICT on them. */
+  readonly changedDuringRun?: ReadonlyArray<string>
 }
 
 const Paths = Schema.Array(Schema.String)

@@ -353,7 +353,7 @@ const awaitExit = (record: JobRecord) =>
     const store = yield* StateStore
     const processes = yield* Processes
     const paths = jobPaths(record.id)
-    let delay = 5
+    const since = yield* Clock.currentTimeMillis
     for (let round = 0; ; round++) {
       const exit = yield* store.readJson(paths.exit, ExitRecordSchema)
       if (exit !== undefined) return exit
@@ -366,10 +366,15 @@ const awaitExit = (record: JobRecord) =>
           })
         )
       }
-      yield* Effect.sleep(delay)
-      delay = Math.min(delay * 2, 100)
+      // The wait between looks is a tenth of the time waited so far (5 to 100 ms): a short job is seen ending
+      // within a few ms (a doubling backoff let a 40 ms job be seen at 75 ms and an 80 ms one at 155 ms), and a
+      // long one costs at most ten reads a second.
+      yield* Effect.sleep(pollDelay((yield* Clock.currentTimeMillis) - since, 5, 100))
     }
   })
+
+/** A poll's wait: a tenth of the time waited so far, within [min, max] ms. */
+export const pollDelay = (elapsedMs: number, min: number, max: number) => Math.min(max, Math.max(min, Math.floor(elapsedMs / 10)))
 
 const logPaths = (id: string) => {
   const paths = jobPaths(id)
@@ -546,16 +551,24 @@ const captureFields = (captured: CaptureOutcome) => ({
   capture: true,
   ...(captured.transactionId === undefined ? {} : { transactionId: captured.transactionId }),
   ...(captured.changes === undefined ? {} : { captured: captured.changes }),
-  ...(captured.error === undefined ? {} : { captureError: captured.error })
+  ...(captured.error === undefined ? {} : { captureError: captured.error }),
+  ...(captured.changedDuringRun === undefined ? {} : { changedDuringRun: captured.changedDuringRun })
 })
+
+const changedDuringRunText = (captured: CaptureOutcome) => {
+  const paths = captured.changedDuringRun ?? []
+  if (paths.length === 0) return ""
+  const shown = paths.slice(0, 10).join(", ") + (paths.length > 10 ? ` and ${paths.length - 10} more` : "")
+  return ` ${shown} changed in the real tree while the command ran (data.changedDuringRun): those changes are kept, and committing the transaction fails EDIT_CONFLICT rather than overwrite them; read the files and run the command again.`
+}
 
 const captureText = (captured: CaptureOutcome) => {
   const changes = captured.changes
   const counts = changes === undefined ? "" : `${changes.created.length} created, ${changes.modified.length} modified, ${changes.deleted.length} deleted`
   if (captured.transactionId !== undefined) {
-    return ` The real tree is unchanged: its changes (${counts}) are planned as ${captured.transactionId}${captured.destructive === true ? " (destructive)" : ""}. Review it with workspace_edit {"action":"show","transaction_id":"${captured.transactionId}"} and commit it with {"action":"commit","transaction_id":"${captured.transactionId}"}.`
+    return ` The real tree is unchanged: its changes (${counts}) are planned as ${captured.transactionId}${captured.destructive === true ? " (destructive)" : ""}. Review it with workspace_edit {"action":"show","transaction_id":"${captured.transactionId}"} and commit it with {"action":"commit","transaction_id":"${captured.transactionId}"}.${changedDuringRunText(captured)}`
   }
-  if (captured.error !== undefined) return ` The real tree is unchanged; no transaction was planned: ${captured.error}.`
+  if (captured.error !== undefined) return ` The real tree is unchanged; no transaction was planned: ${captured.error}.${changedDuringRunText(captured)}`
   return " The real tree is unchanged; the command changed no file, so no transaction was planned."
 }
 

@@ -116,14 +116,19 @@ const approvalHashOf = (plan: CommitPlan) => Effect.flatMap(Schema.encode(Commit
  * Plans and stores a transaction from operations (as workspace_edit preview would) and returns its record
  * and its preview fields; used by workspace_command capture, whose commit is then an ordinary gated commit.
  */
-export const planCapturedTransaction = (operations: ReadonlyArray<Operation>) =>
+export const planCapturedTransaction = (operations: ReadonlyArray<Operation>, expectedBefore?: ReadonlyMap<string, string>) =>
   Effect.gen(function* () {
-    const { record } = yield* prepare({ operations })
+    const { record } = yield* prepare({ operations }, expectedBefore)
     return { record, preview: yield* previewFields(record, false) }
   })
 
 /** Plans and stores a new transaction for preview (or returns the one an idempotency key names). */
-const prepare = (input: { readonly operations: ReadonlyArray<Operation>; readonly idempotency_key?: string | undefined }) =>
+/**
+ * `expectedBefore` (capture only) replaces the before-state the commit is checked against for the paths it
+ * names: the content the command's run was based on, or a value no file hashes to when the path changed in
+ * the real tree while the command ran, so the commit fails EDIT_CONFLICT instead of overwriting that change.
+ */
+const prepare = (input: { readonly operations: ReadonlyArray<Operation>; readonly idempotency_key?: string | undefined }, expectedBefore?: ReadonlyMap<string, string>) =>
   Effect.gen(function* () {
     const store = yield* StateStore
     const operations = yield* normalizeOperations(input.operations)
@@ -133,7 +138,11 @@ const prepare = (input: { readonly operations: ReadonlyArray<Operation>; readonl
       const existing = yield* byKey(key, operationsHash)
       if (existing !== undefined) return { record: existing, reused: true }
       const before = yield* loadBeforeState(operations)
-      const planned = yield* Either.match(planTransaction(operations, before), { onLeft: Effect.fail, onRight: Effect.succeed })
+      const plannedNow = yield* Either.match(planTransaction(operations, before), { onLeft: Effect.fail, onRight: Effect.succeed })
+      const planned: PlannedTransaction =
+        expectedBefore === undefined
+          ? plannedNow
+          : { ...plannedNow, touched: plannedNow.touched.map((path) => (expectedBefore.has(path.path) ? { path: path.path, before: expectedBefore.get(path.path)! } : path)) }
       const approvalHash = yield* approvalHashOf(commitPlanOf(operations, planned.touched))
       const record = yield* storeTransaction(operations, operationsHash, approvalHash, planned, key)
       return { record, reused: false }
