@@ -12,7 +12,7 @@ const el = (tag, attrs, ...children) => {
     else if (key.startsWith("on")) node.addEventListener(key.slice(2), value)
     else node.setAttribute(key, value === true ? "" : String(value))
   }
-  for (const child of children.flat()) {
+  for (const child of children.flat(Infinity)) {
     if (child === undefined || child === null || child === false) continue
     node.append(typeof child === "string" ? document.createTextNode(child) : child)
   }
