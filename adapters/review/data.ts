@@ -134,15 +134,15 @@ const boardsOf = (changes: Record<string, unknown>) =>
       const id = entry["id"] ?? entry["boardId"]
       if (typeof id !== "string" || !SAFE_ID.test(id)) continue
       const state = parse(yield* Effect.orElseSucceed(store.readText(`tasks/${id}/state.json`), () => undefined)) as Record<string, unknown> | undefined
-      const tasks = Array.isArray(state?.["tasks"]) ? (state["tasks"] as ReadonlyArray<Record<string, unknown>>) : []
+      const items = Array.isArray(state?.["items"]) ? (state["items"] as ReadonlyArray<Record<string, unknown>>) : []
       boards.push({
         id,
         title: typeof state?.["title"] === "string" ? (state["title"] as string) : typeof entry["title"] === "string" ? (entry["title"] as string) : id,
-        tasks: tasks.slice(0, 200).map((task) => ({
-          id: String(task["id"] ?? ""),
-          title: String(task["title"] ?? task["text"] ?? ""),
-          status: String(task["status"] ?? ""),
-          dependsOn: Array.isArray(task["dependsOn"] ?? task["depends_on"]) ? ((task["dependsOn"] ?? task["depends_on"]) as ReadonlyArray<unknown>).map(String) : []
+        tasks: items.slice(0, 200).map((item) => ({
+          id: String(item["id"] ?? ""),
+          title: String(item["text"] ?? ""),
+          status: String(item["status"] ?? ""),
+          dependsOn: Array.isArray(item["depends_on"]) ? (item["depends_on"] as ReadonlyArray<unknown>).map(String) : []
         }))
       })
     }

@@ -5,7 +5,7 @@
  */
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
-import AxeBuilder from "@axe-core/playwright"
+import { AxeBuilder } from "@axe-core/playwright"
 import type { Browser } from "playwright-core"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
 import { loadRecords } from "../../core/gate/gate.ts"
