@@ -115,6 +115,7 @@ const unifiedTable = (file, rows) =>
     "table",
     { class: "diff" },
     el("caption", { class: "skip" }, `Changes to ${file.path}`),
+    el("colgroup", {}, el("col", { class: "n" }), el("col", { class: "n" }), el("col", {})),
     el("tbody", {}, rows.map((row) =>
       row.type === "hunk"
         ? el("tr", { class: "hunk" }, el("td", { class: "n" }), el("td", { class: "n" }), el("td", { class: "c" }, row.text))
@@ -154,6 +155,7 @@ const splitTable = (file, rows) => {
     "table",
     { class: "diff split" },
     el("caption", { class: "skip" }, `Changes to ${file.path}, old and new side by side`),
+    el("colgroup", {}, el("col", { class: "n" }), el("col", {}), el("col", { class: "n" }), el("col", {})),
     el("tbody", {}, pairs.map(([left, right, hunk]) =>
       hunk ? el("tr", { class: "hunk" }, el("td", { colspan: "4" }, left.text)) : el("tr", {}, side(left, "old"), side(right, "new"))
     ))
