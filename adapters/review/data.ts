@@ -91,7 +91,9 @@ const cardOf = (record: ApprovalRecord) =>
     }
     const tx = record.resume?.arguments["transaction_id"]
     if (record.kind !== "transaction" || typeof tx !== "string" || !SAFE_ID.test(tx)) return { record, version, expiresAt } satisfies ReviewCard
-    const transaction = parse(yield* read(`transactions/${tx}/transaction.json`)) as { files?: ReadonlyArray<Record<string, unknown>> } | undefined
+    const transaction = parse(yield* read(`transactions/${tx}/transaction.json`)) as
+      | { files?: ReadonlyArray<Record<string, unknown>>; destructive?: ReadonlyArray<Record<string, unknown>> }
+      | undefined
     const files: Array<TransactionFile> = (Array.isArray(transaction?.files) ? transaction.files : [])
       .filter((file) => typeof file?.["path"] === "string")
       .map((file) => ({
@@ -101,7 +103,11 @@ const cardOf = (record: ApprovalRecord) =>
       }))
     const whole = yield* read(`transactions/${tx}/changes.diff`)
     const diff = whole ?? (record.prompt?._tag === "transaction" ? record.prompt.diff : undefined)
-    const reasons = destructiveLines(yield* read(`transactions/${tx}/review.md`))
+    // What makes it destructive, named: the transaction's own reasons (operation, path, the alternative).
+    const reasons = (Array.isArray(transaction?.destructive) ? transaction.destructive : [])
+      .filter((reason) => typeof reason?.["operation"] === "string")
+      .map((reason) => `${reason["operation"]}${typeof reason["path"] === "string" ? ` ${reason["path"]}` : ""}${typeof reason["alternative"] === "string" ? ` (non-destructive alternative: ${reason["alternative"]})` : ""}`)
+      .slice(0, 50)
     return {
       record,
       version,
@@ -112,18 +118,6 @@ const cardOf = (record: ApprovalRecord) =>
       ...(reasons.length > 0 ? { destructiveReasons: reasons } : {})
     } satisfies ReviewCard
   })
-
-/** The destructive reasons a transaction's review.md lists (its lines under a heading naming "Destructive"). */
-const destructiveLines = (review: string | undefined): ReadonlyArray<string> => {
-  if (review === undefined) return []
-  const out: Array<string> = []
-  let inside = false
-  for (const line of review.split("\n")) {
-    if (/^#+\s/.test(line)) inside = /destructive/i.test(line)
-    else if (inside && /^\s*[-*]\s+/.test(line)) out.push(line.replace(/^\s*[-*]\s+/, "").trim())
-  }
-  return out.slice(0, 50)
-}
 
 const boardsOf = (changes: Record<string, unknown>) =>
   Effect.gen(function* () {

@@ -25,8 +25,8 @@ export interface Rig {
 
 export const TOKEN = "spec-review-token-0123456789abcdef"
 
-export const rig = async (settings: Record<string, unknown> = { permissionMode: 0 }, pollMs = 200): Promise<Rig> => {
-  const ws = await openWorkspace(settings)
+export const rig = async (settings: Record<string, unknown> = { permissionMode: 0 }, pollMs = 200, dir?: string): Promise<Rig> => {
+  const ws = await openWorkspace(settings, dir)
   const server = await startReview({ runtime: ws.runtime, port: 0, token: TOKEN, pollMs })
   return {
     ws,

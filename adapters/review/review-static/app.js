@@ -281,13 +281,24 @@ const body = (card, data) => {
         ["Sandbox", `commandSandbox ${data.policy.commandSandbox}; network ${data.policy.allowCommandNetwork ? "allowed" : "off"}`]
       ])
     case "vcs": {
-      const remote = prompt.argv.find((word, index) => index > 1 && !word.startsWith("-") && prompt.argv[1] === "push")
+      // The git subcommand: the first word after git's global options (-c key=value pairs, --no-pager, ...).
+      let at = 1
+      while (at < prompt.argv.length && prompt.argv[at].startsWith("-")) at += prompt.argv[at] === "-c" || prompt.argv[at] === "-C" ? 2 : 1
+      const sub = prompt.argv[at]
+      const rest = prompt.argv.slice(at + 1)
+      const dashes = rest.indexOf("--")
+      const operands = (dashes >= 0 ? rest.slice(dashes + 1) : rest.filter((word) => !word.startsWith("-")))
+      const refs = prompt.refs.map((ref) => /^(\S+) (\S+) ([0-9a-f]+) -> ([0-9a-f]+)$/.exec(ref))
+      const moves = refs.filter(Boolean).map((m) => `${m[2].replace(/^refs\/heads\//, "")} on ${m[1]}: ${m[3].slice(0, 12)} → ${m[4].slice(0, 12)}`)
+      const forced = prompt.argv.some((word) => /^(--force|--force-with-lease|-f)(=|$)/.test(word)) || operands.some((word) => word.startsWith("+"))
       return facts([
         ["Runs", el("code", {}, argvLine(prompt.argv))],
+        ["Command", sub === undefined ? undefined : `${prompt.argv[0].split("/").pop()} ${sub}`],
         ["In", prompt.cwd === "" ? "the workspace root" : prompt.cwd],
-        ["Remote", remote],
-        ["Refs and commits", prompt.refs.length > 0 ? prompt.refs.join(", ") : undefined],
-        ["Force", prompt.argv.some((word) => /^(--force|--force-with-lease|-f)(=|$)/.test(word) || /^\+/.test(word)) ? "YES: a force push rewrites the remote's history" : undefined]
+        ["Remote", sub === "push" && operands.length > 0 ? operands[0] : undefined],
+        ["Branch and commits", moves.length > 0 ? moves.join("; ") : undefined],
+        ["Refs", prompt.refs.length > 0 && moves.length === 0 ? prompt.refs.join(", ") : undefined],
+        ["Force", forced ? "YES: a force push rewrites the remote's history" : undefined]
       ])
     }
     case "web":
