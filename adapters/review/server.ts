@@ -88,7 +88,8 @@ const signature = async (dir: string): Promise<string> => {
       const full = `${at}/${entry.name}`
       if (entry.isDirectory()) {
         if (depth < 3) await walk(full, depth + 1)
-      } else {
+      } else if (!entry.name.endsWith(".log")) {
+        // Job logs are followed by their own tail stream; a growing log does not redraw the page.
         const stat = await fs.stat(full).catch(() => undefined)
         if (stat !== undefined) parts.push(`${full}:${stat.size}:${stat.mtimeMs}`)
       }

@@ -132,7 +132,7 @@ describe("review page: deciding", () => {
     }
   })
 
-  it("the page updates live when .agentic/ changes: a newly staged call appears without a reload", async () => {
+  it("the page updates live when .agentic/ changes: a newly staged call appears without a reload, and a note being typed survives the redraw", async () => {
     current = await rig()
     const { ws, server } = current
     const context = await browser.newContext()
@@ -142,6 +142,11 @@ describe("review page: deciding", () => {
       await ws.write("a.txt", "hello\nworld\n")
       const id: string = data(await ws.call("workspace_edit", { action: "apply", operations: REPLACE })).approval.id
       await page.locator(`article[data-id="${id}"]`).waitFor({ timeout: 15_000 })
+      await page.locator(`#note-${id}`).fill("half-typed")
+      await ws.write("b.txt", "one\n")
+      const second: string = data(await ws.call("workspace_edit", { action: "apply", operations: [{ type: "replace", path: "b.txt", search: "one", replacement: "two" }] })).approval.id
+      await page.locator(`article[data-id="${second}"]`).waitFor({ timeout: 15_000 })
+      expect(await page.locator(`#note-${id}`).inputValue()).toBe("half-typed")
     } finally {
       await context.close()
     }

@@ -320,8 +320,8 @@ const decideForm = (card) => {
   const note = el("input", { type: "text", name: "note", id: `note-${id}`, autocomplete: "off" })
   const reason = el("input", { type: "text", name: "reason", id: `reason-${id}`, autocomplete: "off" })
   const post = (verb, text, buttons) => decide(card, verb, text, buttons)
-  const accept = el("button", { type: "button", class: "accept", "aria-describedby": `title-${id}` }, `Accept ${id}`)
-  const deny = el("button", { type: "button", class: "deny", "aria-describedby": `title-${id}` }, `Deny ${id}`)
+  const accept = el("button", { type: "button", class: "accept", id: `accept-${id}`, "aria-describedby": `title-${id}` }, `Accept ${id}`)
+  const deny = el("button", { type: "button", class: "deny", id: `deny-${id}`, "aria-describedby": `title-${id}` }, `Deny ${id}`)
   accept.addEventListener("click", () => post("accept", note.value, [accept, deny]))
   deny.addEventListener("click", () => post("deny", reason.value, [accept, deny]))
   return el(
@@ -422,6 +422,9 @@ const timeline = (data, now) => {
 
 // ---- loading, deciding, live updates ----
 const render = () => {
+  // A redraw keeps what the user was typing (notes, reasons) and where the focus was.
+  const typed = new Map([...document.querySelectorAll("main input[type=text]")].map((input) => [input.id, input.value]))
+  const focused = document.activeElement?.id
   const data = state.data
   const now = Date.parse(data.now)
   document.getElementById("where").textContent = `${data.root} · mode ${["Manual (0)", "Plan (1)", "Auto (2)"][data.mode]} · ${data.pending.length} pending`
@@ -432,6 +435,11 @@ const render = () => {
   for (const source of state.tails.values()) source.close()
   state.tails.clear()
   document.getElementById("timeline-list").replaceChildren(timeline(data, now))
+  for (const [id, value] of typed) {
+    const input = document.getElementById(id)
+    if (input !== null && value !== "") input.value = value
+  }
+  if (focused) document.getElementById(focused)?.focus()
   document.body.dataset.loaded = String(Date.now())
 }
 
