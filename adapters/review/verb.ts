@@ -53,7 +53,7 @@ export const reviewVerb = async (line: ParsedLine, host: CliHost): Promise<numbe
     }
     host.stdout(
       `agentic-workspace review: open ${server.url}\n` +
-        `agentic-workspace review: serving ${session.runtime.info.root} on 127.0.0.1:${server.port} (loopback only); the URL carries a one-time token, keep it to yourself; stop with Ctrl-C.\n`
+        `agentic-workspace review: serving ${session.runtime.info.root} on 127.0.0.1:${server.port} (loopback only); the URL carries the page's token, keep it to yourself; stop with Ctrl-C.\n`
     )
     if (line.flags["open"] === true) openUrl(server.url, host)
     await shutdown()
