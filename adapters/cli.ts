@@ -47,7 +47,7 @@ export interface ParsedLine {
 }
 
 /** Flags that take a value (besides --root and --set). */
-const VALUE_FLAGS = new Set(["--http", "--port", "--host", "--limit", "--offset", "--request-id", "--project", "--token"])
+const VALUE_FLAGS = new Set(["--http", "--port", "--host", "--limit", "--offset", "--request-id", "--project", "--token", "--review-port"])
 
 /** Parses argv (without node and script): the verb, positionals, --root, --set, other flags. */
 export const parseLine = (argv: ReadonlyArray<string>, cwd: string): ParsedLine => {
@@ -106,6 +106,8 @@ Usage: agentic-workspace <verb> [arguments] [--root DIR] [--set key=value]...
   approvals [--json]       pending and decided records, newest first; approvals show ID prints one in full
   accept [ID] [NOTE...]    approve a pending record (without ID: the newest pending one)
   deny [ID] [REASON...]    deny a pending record (without ID: the newest pending one)
+  review [--port N] [--open] a review page on 127.0.0.1: pending approvals (diffs, commands), the plan, what
+                           happened; Accept or Deny with one click (Node)
   host                     the runtime and host this command runs on, as JSON
   help                     this text; every verb takes --help (-h)
   --version                the package version
@@ -116,13 +118,14 @@ Usage: agentic-workspace <verb> [arguments] [--root DIR] [--set key=value]...
 
 /** Each verb's own help, printed by `VERB --help` without doing anything else. */
 export const VERB_HELP: Record<string, string> = {
-  mcp: `agentic-workspace mcp [--http PORT [--token TOKEN]] [--root DIR] [--set key=value]...
+  mcp: `agentic-workspace mcp [--http PORT [--token TOKEN]] [--review-port N] [--root DIR] [--set key=value]...
 
 Serves the workspace tools over MCP: stdio by default; --http PORT serves Streamable HTTP on
 127.0.0.1:PORT/mcp (0 picks a free port) with a bearer token printed at start (--token fixes it).
 Without --root the workspace is the client's first MCP root (else the current directory). Prints one
 start line on stderr (root, mode, transport, how to approve) and records its settings in
 .agentic/host.json. Approve in the client's prompt or with: agentic-workspace accept ID --root DIR
+--review-port N also serves the review page (agentic-workspace review) beside it and prints its URL.
 `,
   call: `agentic-workspace call TOOL 'JSON' | - | @FILE [--root DIR] [--set key=value]...
 
@@ -148,6 +151,15 @@ Approves a pending record (without ID: the newest pending one) in the workspace'
   deny: `agentic-workspace deny [ID] [REASON...] [--root DIR]
 
 Denies a pending record (without ID: the newest pending one); the reason is passed to the model.
+`,
+  review: `agentic-workspace review [--root DIR] [--port N] [--open] [--set key=value]...
+
+Serves the review page on 127.0.0.1:N only (default and 0: a free port) and prints the URL to open; it
+carries a random token, kept in an HttpOnly SameSite=Strict cookie after the first visit. The page shows
+each pending approval as what it binds (a transaction's diff per file, a command's argv, cwd, allowlist
+match and sandbox, a git command with its refs), the plan, and what happened (transactions, commits, jobs
+with a live tail, research, task boards); Accept and Deny decide exactly the record shown. --open also
+opens the URL in the desktop's browser. Stop with Ctrl-C.
 `,
   host: `agentic-workspace host
 

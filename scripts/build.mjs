@@ -40,6 +40,9 @@ export const SUPERVISOR_ENTRY = "adapters/node/browserSupervisor.ts"
 /** Plain scripts that run as their own process or worker, copied beside the bundle. */
 export const SCRIPTS = ["adapters/node/searchWorker.js", "adapters/node/supervisor.mjs"]
 
+/** The review page's static files, copied to dist/review-static/. */
+export const REVIEW_STATIC = "adapters/review/review-static"
+
 fs.rmSync(DIST, { recursive: true, force: true })
 fs.mkdirSync(DIST, { recursive: true })
 
@@ -101,6 +104,8 @@ const result = { metafile: { inputs: { ...api.metafile.inputs, ...cli.metafile.i
 fs.writeFileSync(path.join(DIST, "meta-cli.json"), JSON.stringify(cli.metafile))
 fs.writeFileSync(path.join(DIST, "meta-api.json"), JSON.stringify(api.metafile))
 for (const script of SCRIPTS) fs.copyFileSync(path.join(REPO, script), path.join(DIST, path.basename(script)))
+// The review page's static files (no build step: plain HTML, CSS and JS), beside the bundle as the server resolves them.
+fs.cpSync(path.join(REPO, REVIEW_STATIC), path.join(DIST, "review-static"), { recursive: true })
 // The browser session supervisor is TypeScript (it shares core/tools/browser/egress.ts): one ESM file beside
 // the bundle, dist/browserSupervisor.js, which NodeBrowser runs with plain node (tsx is a dev dependency,
 // absent from an installed package). Its npm imports (undici) stay external, resolved from the tarball's dependencies.

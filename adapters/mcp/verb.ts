@@ -8,6 +8,7 @@
  */
 import * as Either from "effect/Either"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
+import type { WorkspaceRuntime } from "../../core/runtime.ts"
 import { decodeSettings, modeLabel, type Settings } from "../../core/settings/settings.ts"
 import type { CliHost, ParsedLine } from "../cli.ts"
 import { clearHostState, writeHostState } from "../hostState.ts"
@@ -31,6 +32,8 @@ export interface McpHost {
   readonly shutdown: () => Promise<void>
   /** This process's id, recorded in .agentic/host.json. */
   readonly pid?: number
+  /** Serves the review page for a runtime on 127.0.0.1:`port` (`--review-port`); hosts without it refuse the flag. */
+  readonly review?: (runtime: WorkspaceRuntime, port: number) => Promise<{ readonly url: string; readonly close: () => Promise<void> }>
 }
 
 /** The one-line start message: root, mode, transport and how the user approves. */
@@ -60,6 +63,31 @@ export const mcpVerb =
       return 2
     }
     const transport = portFlag === undefined ? "stdio" : "http"
+    const reviewFlag = line.flags["review-port"]
+    const reviewPort = Number(reviewFlag)
+    if (reviewFlag !== undefined && (reviewFlag === true || !Number.isInteger(reviewPort) || reviewPort < 0 || reviewPort > 65535)) {
+      host.stderr(`agentic-workspace: --review-port takes a port number from 0 to 65535 (0 picks a free one), got ${String(reviewFlag)}.\n`)
+      return 2
+    }
+    if (reviewFlag !== undefined && mcpHost.review === undefined) {
+      host.stderr("agentic-workspace: --review-port is served by the Node host only; run agentic-workspace review beside this server instead.\n")
+      return 2
+    }
+    // The review page serves the first workspace that opens (with --root: that one, at start).
+    let review: Promise<{ readonly url: string; readonly close: () => Promise<void> } | undefined> | undefined
+    const startReviewFor = (runtime: WorkspaceRuntime) => {
+      if (reviewFlag === undefined || review !== undefined || mcpHost.review === undefined) return
+      review = mcpHost.review(runtime, reviewPort).then(
+        (served) => {
+          host.stderr(`agentic-workspace mcp: review page for ${runtime.info.root}: open ${served.url} (loopback only; the URL carries a token)\n`)
+          return served
+        },
+        (error) => {
+          host.stderr(`agentic-workspace mcp: the review page could not listen on 127.0.0.1:${reviewPort} (${error instanceof Error ? error.message : String(error)}).\n`)
+          return undefined
+        }
+      )
+    }
 
     // One runtime per root, opened once; every one is disposed (and its host.json removed) at the end.
     const opened = new Map<string, Promise<McpWorkspace>>()
@@ -72,6 +100,8 @@ export const mcpVerb =
           const runtime = session.runtime
           if (runtime === undefined) return { session, root }
           await writeHostState(runtime, { host: "mcp", transport, ...(mcpHost.pid === undefined ? {} : { pid: mcpHost.pid }), startedAt: new Date().toISOString() })
+          startReviewFor(runtime)
+          await review
           return { session, root: runtime.info.root }
         })
         opened.set(root, workspace)
@@ -79,6 +109,7 @@ export const mcpVerb =
       return workspace
     }
     const dispose = async () => {
+      await (await review)?.close()
       for (const workspace of opened.values()) {
         const { session } = await workspace
         if (session.runtime !== undefined) await clearHostState(session.runtime, mcpHost.pid)

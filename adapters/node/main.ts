@@ -34,6 +34,8 @@ const code = await runCli(process.argv.slice(2), {
       const [{ mcpVerb }, { nodeMcpHost }] = await Promise.all([import("../mcp/verb.ts"), import("./mcpHost.ts")])
       return mcpVerb(nodeMcpHost)(line, { ...host, open: () => opening })
     },
+    // The review page (node:http), loaded only for `review`.
+    review: async (line, host) => (await import("../review/verb.ts")).reviewVerb(line, host),
     host: async (_line, host) => {
       host.stdout(`${JSON.stringify({ runtime: "node", version: process.versions.node, platform: process.platform, capabilities: NODE_CAPABILITIES })}\n`)
       return 0

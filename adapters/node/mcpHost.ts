@@ -25,6 +25,11 @@ export const nodeMcpHost: McpHost = {
       server.once("error", reject)
     })
   },
+  // The review page (node:http) is loaded only for --review-port.
+  review: async (runtime, port) => {
+    const { startReview } = await import("../review/server.ts")
+    return startReview({ runtime, port })
+  },
   shutdown: () =>
     new Promise((resolve) => {
       process.once("SIGINT", () => resolve())

@@ -64,7 +64,7 @@ afterAll(async () => {
 
 describe("the packed tarball", () => {
   it("holds the bundle, its worker and supervisor beside it, the types; no spec/, properties/, bench/ or sources of tests", () => {
-    expect(files).toEqual(expect.arrayContaining(["bin/agentic-workspace.js", "dist/cli.js", "dist/index.js", "dist/mcp.js", "dist/searchWorker.js", "dist/supervisor.mjs", "dist/browserSupervisor.js", "dist/types/adapters/embed/index.d.ts", "dist/types/adapters/embed/mcp.d.ts", "package.json", "README.md"]))
+    expect(files).toEqual(expect.arrayContaining(["bin/agentic-workspace.js", "dist/cli.js", "dist/index.js", "dist/mcp.js", "dist/searchWorker.js", "dist/supervisor.mjs", "dist/browserSupervisor.js", "dist/review-static/index.html", "dist/review-static/app.js", "dist/review-static/style.css", "dist/types/adapters/embed/index.d.ts", "dist/types/adapters/embed/mcp.d.ts", "package.json", "README.md"]))
     expect(files.filter((file) => /^(spec|properties|bench|examples|scripts)\//.test(file))).toEqual([])
   })
 
