@@ -34,6 +34,11 @@ const code = await runCli(process.argv.slice(2), {
       const [{ mcpVerb }, { nodeMcpHost }] = await Promise.all([import("../mcp/verb.ts"), import("./mcpHost.ts")])
       return mcpVerb(nodeMcpHost)(line, { ...host, open: () => opening })
     },
+    // The sub-agent worker (started by NodeRunWorkers, never by a user): runs one run to its end.
+    "agent-worker": async (line) => {
+      const { runWorker } = await import("./agentWorker.ts")
+      return runWorker(line.root, line.positional[0] ?? "")
+    },
     host: async (_line, host) => {
       host.stdout(`${JSON.stringify({ runtime: "node", version: process.versions.node, platform: process.platform, capabilities: NODE_CAPABILITIES })}\n`)
       return 0
