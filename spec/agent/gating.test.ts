@@ -153,3 +153,42 @@ describe("'commitEdits is part of the run's idempotency specification'", () => {
     await manual.runtime.dispose()
   }, 90_000)
 })
+
+describe("'In Auto and Plan every call of the run passes the parent's gate'", () => {
+  const applyThenFinish = (delayMs: number) =>
+    sequence([
+      { calls: [{ name: "workspace_edit", arguments: { action: "apply", operations: [{ type: "create", path: "late.txt", content: "late" }] } }], delayMs },
+      { calls: [{ name: "finish_run", arguments: { summary: "tried" } }] }
+    ])
+  const until = async (check: () => boolean) => {
+    while (!check()) await new Promise((done) => setTimeout(done, 100))
+  }
+
+  it("Plan: the plan is completed while the run works; its next gated call is refused in the transcript and nothing is written", async () => {
+    current = await rig(applyThenFinish(3000), { permissionMode: 1 })
+    await approvePlan(current.ws)
+    const started = await current.agent({ action: "start", objective: "write late.txt" })
+    expect(started.ok, JSON.stringify(started)).toBe(true)
+    await until(() => current!.server.requests.length > 0)
+    const plan = records(current.ws).find((record) => record.kind === "plan")!
+    expect((await current.ws.call("workspace_plan", { action: "complete", plan_id: plan.id, summary: "done" })).ok).toBe(true)
+    const done = await waitFor(current.agent, started.data.runId)
+    expect(done.data.status).toBe("completed")
+    const transcript = (await current.ws.read(`.agentic/runs/${started.data.runId}/transcript.jsonl`)).split("\n").filter(Boolean).map((line) => JSON.parse(line))
+    const refused = transcript.find((entry: any) => entry.type === "refused" && entry.name === "workspace_edit")
+    expect(refused?.content).toContain("no longer approved")
+    expect(await current.ws.exists("late.txt")).toBe(false)
+  }, 90_000)
+
+  it("Auto: the host drops to Manual (its .agentic/host.json) while the run works; 'uses the lower of the two' refuses the run's next gated call", async () => {
+    current = await rig(applyThenFinish(3000), { permissionMode: 2 })
+    const started = await current.agent({ action: "start", objective: "write late.txt" })
+    await until(() => current!.server.requests.length > 0)
+    fs.writeFileSync(path.join(current.ws.dir, ".agentic/host.json"), JSON.stringify({ version: 1, host: "mcp", settings: { permissionMode: 0 } }))
+    const done = await waitFor(current.agent, started.data.runId)
+    expect(done.data.status).toBe("completed")
+    expect(await current.ws.exists("late.txt")).toBe(false)
+    const transcript = await current.ws.read(`.agentic/runs/${started.data.runId}/transcript.jsonl`)
+    expect(transcript).toContain("The host is now in Manual mode (0)")
+  }, 90_000)
+})
