@@ -53,6 +53,8 @@ export const agentTool = defineTool({
   description: DESCRIPTION,
   actions: ACTIONS,
   enabled: (settings) => settings.enableSubAgents,
+  // A run goes on in its own worker process; a host without processes cannot start one.
+  requires: ["process"],
   hints: {
     readOnlyHint: false,
     destructiveHint: false,
