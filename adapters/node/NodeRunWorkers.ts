@@ -48,6 +48,8 @@ export const nodeRunWorkers: RunWorkersShape = {
       signal(worker.pid, "SIGTERM")
       for (let i = 0; i < 40 && isRunning(worker.pid); i++) await new Promise((resolve) => setTimeout(resolve, 50))
       if (isRunning(worker.pid)) signal(worker.pid, "SIGKILL")
+      // cancel answers once the worker is gone
+      for (let i = 0; i < 100 && isRunning(worker.pid); i++) await new Promise((resolve) => setTimeout(resolve, 50))
     })
 }
 

@@ -161,9 +161,12 @@ export const interpretLaunch = (spec: RunSpec, work: LaunchWork) =>
 export const refreshRun = (runId: string) =>
   Effect.gen(function* () {
     const state = yield* readRun(runId)
-    if (state.status !== "running" || state.worker === null) return state
+    if (state.status !== "running") return state
+    // A run written as running whose worker was never recorded (the starting call died before it spawned one)
+    // is interrupted once a minute has passed; a live worker is asked directly.
+    if (state.worker === null && Date.now() - Date.parse(state.updatedAt) < 60_000) return state
     const workers = yield* RunWorkers
-    if (yield* workers.alive(state.worker)) return state
+    if (state.worker !== null && (yield* workers.alive(state.worker))) return state
     // The worker may have ended the run just before it exited: read again under the lock.
     return yield* updateRun(runId, (current) => (current.status === "running" ? { ...current, status: "interrupted" } : current))
   })
