@@ -225,6 +225,7 @@ export const runGated = (
         operation,
         kind: action.kindOf === undefined ? action.gate : action.kindOf(input),
         ...(confirm === undefined ? {} : { confirm }),
+        ...(planned.nothingToGateInManual === true ? { nothingToGateInManual: true } : {}),
         title: planned.title,
         normalized: normalized as EncodedPlan,
         prompt: planned.prompt,

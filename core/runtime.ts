@@ -19,6 +19,7 @@ import { type Capability, HostFs, type HostFsShape, HostInfo, type HostInfoShape
 import { Processes, type ProcessesShape } from "./services/Processes.ts"
 import { type ProgressUpdate, withProgress } from "./services/Progress.ts"
 import { RegisteredTools } from "./services/RegisteredTools.ts"
+import { RunWorkers, type RunWorkersShape } from "./services/RunWorkers.ts"
 import { Search } from "./services/Search.ts"
 import { Workspace } from "./services/Workspace.ts"
 import type { Settings } from "./settings/settings.ts"
@@ -27,7 +28,7 @@ import { ALL_TOOLS } from "./tools/index.ts"
 import type { ToolContext, ToolDefinition } from "./tools/Tool.ts"
 
 /** The services a host provides to the core. */
-export type HostServices = HostFs | HostInfo | Processes | Search | HttpClient | WorkspaceKey | Browser
+export type HostServices = HostFs | HostInfo | Processes | Search | HttpClient | WorkspaceKey | Browser | RunWorkers
 
 /** What a host is made of: its filesystem and facts, and the services it has (absent: it has none). */
 export interface HostParts {
@@ -48,6 +49,8 @@ export interface HostParts {
   readonly key?: Layer.Layer<WorkspaceKey, unknown>
   /** The browser (Node: playwright-core with the system Chromium); absent, workspace_browser is not listed. */
   readonly browser?: Layer.Layer<Browser>
+  /** Sub-agent worker processes (workspace_agent); absent: start and run refuse. */
+  readonly workers?: RunWorkersShape
 }
 
 /** The capabilities of a host, derived from the services it provides. */
@@ -72,7 +75,8 @@ export const hostLayer = (parts: HostParts): Layer.Layer<HostServices, unknown> 
   const processes = parts.processes === undefined ? Processes.layerUnavailable(parts.runtime) : Layer.succeed(Processes, parts.processes)
   const search = (parts.search ?? Search.layerHostFs).pipe(Layer.provide(base))
   const browser = parts.browser ?? Browser.layerUnavailable(parts.runtime)
-  return Layer.mergeAll(base, processes, search, parts.http ?? noNetworkLayer, parts.key ?? WorkspaceKey.layerMemory(), browser)
+  const workers = parts.workers === undefined ? RunWorkers.layerUnavailable(parts.runtime) : RunWorkers.layer(parts.workers)
+  return Layer.mergeAll(base, processes, search, parts.http ?? noNetworkLayer, parts.key ?? WorkspaceKey.layerMemory(), browser, workers)
 }
 
 /**
@@ -90,7 +94,8 @@ export const coreLayer = (host: HostFsShape, info: HostInfoShape, settings: Sett
     WorkspaceKey.layerMemory(),
     noNetworkLayer,
     NetState.layer,
-    Browser.layerUnavailable(info.runtime)
+    Browser.layerUnavailable(info.runtime),
+    RunWorkers.layerUnavailable(info.runtime)
   ).pipe(
     Layer.provideMerge(base)
   )

@@ -12,6 +12,8 @@ import { nodeHttpLayer, type Resolver, systemResolver } from "./NodeHttp.ts"
 import { nodeHostFs } from "./NodeHostFs.ts"
 import { nodeWorkspaceKeyLayer } from "./NodeKey.ts"
 import { nodeProcesses } from "./NodeProcesses.ts"
+import { nodeRunWorkers } from "./NodeRunWorkers.ts"
+import { WorkspaceKey } from "../../core/gate/key.ts"
 import { nodeSearchLayer } from "./NodeSearch.ts"
 
 /** Network options of the Node host: the connector's address rule and the resolver it uses (tests pass a stub resolver). */
@@ -19,13 +21,16 @@ export interface NodeHostOptions {
   readonly resolve?: Resolver
   /** The connector's address rule; defaults to the settings' allowPrivateNetwork (tests widen it to reach loopback servers by name). */
   readonly addressPolicy?: AddressPolicy
+  /** "memory": the approval key is held in memory and the key file is never read (the sub-agent worker). */
+  readonly approvalKey?: "file" | "memory"
 }
 
 /** Every service the Node host provides, over the real root `root`; the network refuses private addresses unless `policy` allows them. */
 export const layer = (
   root: string,
   policy: AddressPolicy = { allowPrivateNetwork: false },
-  resolve: Resolver = systemResolver
+  resolve: Resolver = systemResolver,
+  approvalKey: "file" | "memory" = "file"
 ): Layer.Layer<HostServices, unknown> =>
   hostLayer({
     root,
@@ -35,8 +40,9 @@ export const layer = (
     processes: nodeProcesses,
     search: nodeSearchLayer(root),
     http: nodeHttpLayer(policy, resolve),
-    key: nodeWorkspaceKeyLayer(root),
-    browser: nodeBrowserLayer
+    key: approvalKey === "memory" ? WorkspaceKey.layerMemory() : nodeWorkspaceKeyLayer(root),
+    browser: nodeBrowserLayer,
+    workers: nodeRunWorkers
   })
 
 /** The capabilities the Node host advertises: derived from the services `layer` provides. */
@@ -52,7 +58,7 @@ const opening = (tools?: ReadonlyArray<ToolDefinition>, options: NodeHostOptions
   },
   errorCode: (error) => (error as { code?: string }).code ?? "unknown",
   start: (real, settings) =>
-    startHost(layer(real, options.addressPolicy ?? { allowPrivateNetwork: settings.allowPrivateNetwork }, options.resolve ?? systemResolver), settings, tools)
+    startHost(layer(real, options.addressPolicy ?? { allowPrivateNetwork: settings.allowPrivateNetwork }, options.resolve ?? systemResolver, options.approvalKey), settings, tools)
 })
 
 /** Opens the runtime at `root` with raw settings (flags or a plugin config); `tools` replaces the candidate tools. */

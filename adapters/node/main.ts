@@ -36,6 +36,11 @@ const code = await runCli(process.argv.slice(2), {
     },
     // The review page (node:http), loaded only for `review`.
     review: async (line, host) => (await import("../review/verb.ts")).reviewVerb(line, host),
+    // The sub-agent worker (started by NodeRunWorkers, never by a user): runs one run to its end.
+    "agent-worker": async (line) => {
+      const { runWorker } = await import("./agentWorker.ts")
+      return runWorker(line.root, line.positional[0] ?? "")
+    },
     host: async (_line, host) => {
       host.stdout(`${JSON.stringify({ runtime: "node", version: process.versions.node, platform: process.platform, capabilities: NODE_CAPABILITIES })}\n`)
       return 0

@@ -48,6 +48,8 @@ export interface GateRequest {
   readonly kind: Exclude<RecordKind, "plan">
   /** "always": staged in every mode (Auto and an approved plan included). */
   readonly confirm?: "always"
+  /** Manual mode runs it without staging: it has nothing to gate (a sub-agent run without commands or web). */
+  readonly nothingToGateInManual?: boolean
   /** What the user is asked to approve, e.g. "Commit tx_1234". */
   readonly title: string
   /** The Plan's Schema encoding; the SHA-256 of its stable JSON (with tool and kind) is what an approval is bound to. */
@@ -206,6 +208,7 @@ export const gated = <R>(
         allowDestructiveEdits: settings.allowDestructiveEdits,
         destructive: request.destructive !== undefined,
         ...(request.confirm === undefined ? {} : { confirm: request.confirm }),
+        ...(request.nothingToGateInManual === true ? { nothingToGateInManual: true } : {}),
         hash,
         records
       })

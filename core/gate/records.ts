@@ -193,6 +193,8 @@ export interface GateQuery {
   readonly destructive: boolean
   /** "always": the action is staged for the user in every mode. */
   readonly confirm?: "always"
+  /** The reference's Manual exception: a sub-agent run with neither commands nor web access has nothing to gate. */
+  readonly nothingToGateInManual?: boolean
   readonly hash: string
   /** Records after expiry, any order. */
   readonly records: ReadonlyArray<ApprovalRecord>
@@ -210,7 +212,8 @@ export type Decision =
  * 2. a live denial of the identical operation -> APPROVAL_DENIED;
  * 3. Auto -> run; Plan -> run under an approved plan, else APPROVAL_REQUIRED (an action declared
  *    `confirm: "always"` skips this rule and is decided as in Manual, whatever the mode);
- * 4. Manual -> run consuming a matching approval, else stage (re-using a matching pending record).
+ * 4. Manual -> run when the call has nothing to gate (a sub-agent run without commands or web); else run
+ *    consuming a matching approval, else stage (re-using a matching pending record).
  * This is the only place the destructive ceiling is decided.
  */
 export const decide = (query: GateQuery): Decision => {
@@ -225,6 +228,7 @@ export const decide = (query: GateQuery): Decision => {
     const pending = pendingPlan(query.records)
     return pending === undefined ? { _tag: "Refuse", code: "APPROVAL_REQUIRED" } : { _tag: "Refuse", code: "APPROVAL_REQUIRED", pendingPlanId: pending.id }
   }
+  if (query.nothingToGateInManual === true && query.confirm !== "always") return { _tag: "Run" }
   const approved = same.find((record) => record.status === "approved")
   if (approved !== undefined) return { _tag: "Run", consume: approved.id }
   const pending = same.find((record) => record.status === "pending")

@@ -31,7 +31,8 @@ export const ErrorCode = Schema.Literal(
   "VCS_FAILED",
   "NOT_A_REPOSITORY",
   "MERGE_CONFLICT",
-  "NON_FAST_FORWARD"
+  "NON_FAST_FORWARD",
+  "MODEL_UNAVAILABLE"
 )
 export type ErrorCode = typeof ErrorCode.Type
 

@@ -84,7 +84,15 @@ export const Settings = Schema.Struct({
   /** The base URL of a SearXNG instance; the searxng provider is available only when it is set. */
   searxngUrl: Schema.optionalWith(Schema.String, { default: () => "" }),
   /** Stage the next web call for the user after any fetch or browser read, even in Auto or under an approved plan. */
-  stageEgressAfterUntrustedRead: Bool(false)
+  stageEgressAfterUntrustedRead: Bool(false),
+  /** The OpenAI-compatible endpoint sub-agent runs talk to (the user's own; default LM Studio's local server). */
+  modelBaseUrl: Schema.optionalWith(Schema.String, { default: () => "http://127.0.0.1:1234/v1" }),
+  /** The model sub-agent runs use unless a run names one (model_id); empty: the endpoint's default ("local-model"). */
+  modelId: Schema.optionalWith(Schema.String, { default: () => "" }),
+  /** The name of the environment variable holding the endpoint's API key (empty: no key). The key itself is never stored. */
+  modelApiKeyEnv: Schema.optionalWith(Schema.String, { default: () => "" }),
+  /** Ask the model endpoint for a streamed completion (server-sent events) instead of one response. */
+  modelStreaming: Bool(false)
 })
 export type Settings = typeof Settings.Type
 export type SettingsInput = typeof Settings.Encoded
@@ -115,7 +123,10 @@ const EXPECTED: Record<string, string> = {
   maxJobLogBytes: "must be an integer from 1024 to 1099511627776 (bytes)",
   commandSandbox: 'must be "auto", "required" or "off"',
   browserExecutablePath: "must be a path to a Chromium executable (or empty for the default)",
-  browserIdleMinutes: "must be an integer from 1 to 10080"
+  browserIdleMinutes: "must be an integer from 1 to 10080",
+  modelBaseUrl: "must be the URL of an OpenAI-compatible endpoint (e.g. http://127.0.0.1:1234/v1)",
+  modelId: "must be a model id string (or empty for the endpoint's default)",
+  modelApiKeyEnv: "must be the name of an environment variable (or empty for no key)"
 }
 
 /** Decodes settings, refusing unknown keys and out-of-range values with a message naming each. */

@@ -24,13 +24,14 @@ import type { NetState } from "../net/NetState.ts"
 import type { Capability, HostFs, HostInfo, HostInfoShape } from "../services/HostFs.ts"
 import type { Processes } from "../services/Processes.ts"
 import type { RegisteredTools } from "../services/RegisteredTools.ts"
+import type { RunWorkers } from "../services/RunWorkers.ts"
 import type { Search } from "../services/Search.ts"
 import type { Workspace } from "../services/Workspace.ts"
 import type { Settings } from "../settings/settings.ts"
 import type { StateStore } from "../store/StateStore.ts"
 
 /** The services every tool handler may use; adapters provide all of them (a missing one as a layer that refuses). */
-export type ToolContext = Workspace | StateStore | CurrentSettings | HostInfo | HostFs | Processes | Search | RegisteredTools | WorkspaceKey | HttpClient | NetState | Browser
+export type ToolContext = Workspace | StateStore | CurrentSettings | HostInfo | HostFs | Processes | Search | RegisteredTools | WorkspaceKey | HttpClient | NetState | Browser | RunWorkers
 
 /** The action schemas of a tool: action name -> the Struct of its fields (without `action`). */
 export type ActionSchemas = Record<string, Schema.Schema<any, any, never>>
@@ -118,6 +119,11 @@ export interface Planned<P, W> {
   readonly resume: ResumeCall
   /** The tool's normal preview fields, shown beside a staged approval. */
   readonly preview?: { readonly data?: Record<string, unknown>; readonly artifacts?: ReadonlyArray<Artifact> }
+  /**
+   * The reference's Manual-mode exception: a call with nothing to gate (a sub-agent run that can neither run
+   * commands nor reach the web) runs in Manual mode without staging. Plan mode and the ceiling still apply.
+   */
+  readonly nothingToGateInManual?: boolean
 }
 
 /** What `plan` returns when there is nothing to gate (re-committing a committed transaction): the result as it is. */

@@ -1,4 +1,5 @@
 /** Every tool the registry knows, in the order tools/list shows them. */
+import { agentTool } from "./agent/tool.ts"
 import { BROWSER_TOOLS } from "./browser/tool.ts"
 import { commandTool } from "./command/command.ts"
 import { editTool } from "./edit/edit.ts"
@@ -19,5 +20,6 @@ export const ALL_TOOLS: ReadonlyArray<ToolDefinition> = [
   vcsTool,
   tasksTool,
   researchTool,
-  ...BROWSER_TOOLS
+  ...BROWSER_TOOLS,
+  agentTool
 ] as unknown as ReadonlyArray<ToolDefinition>

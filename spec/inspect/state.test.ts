@@ -178,7 +178,7 @@ describe("changes: \"lists transactions, runs, jobs ..., taskBoards, researchPro
     expect(retention.omit_when_summarizing).not.toContain("jobs")
     expect(retention.facts).toContain("job job_1 running")
     // The shipped tools' sources are derived from their definitions too.
-    expect(CHANGE_SOURCES.map((source) => source.key).sort()).toEqual(["jobs", "researchProjects", "taskBoards", "transactions", "vcs"])
+    expect(CHANGE_SOURCES.map((source) => source.key).sort()).toEqual(["jobs", "researchProjects", "runs", "taskBoards", "transactions", "vcs"])
   })
 })
 

@@ -63,6 +63,6 @@ describe("the gated set, derived from the definitions, is the reference's gating
       expect(Object.keys(tool.actions).filter((action) => gateOf(tool, action) !== undefined), tool.name).toEqual([])
     }
     // The shipped tools with gated actions today, so the comparison above is never vacuous.
-    expect([...new Set(gatedSet().map((entry) => entry.tool))].sort()).toEqual(["workspace_browser", "workspace_command", "workspace_edit", "workspace_research", "workspace_vcs"])
+    expect([...new Set(gatedSet().map((entry) => entry.tool))].sort()).toEqual(["workspace_agent", "workspace_browser", "workspace_command", "workspace_edit", "workspace_research", "workspace_vcs"])
   })
 })

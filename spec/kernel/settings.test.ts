@@ -37,7 +37,11 @@ describe("settings", () => {
         "duckduckgoUrl",
         "wikipediaUrl",
         "searxngUrl",
-        "stageEgressAfterUntrustedRead"
+        "stageEgressAfterUntrustedRead",
+        "modelBaseUrl",
+        "modelId",
+        "modelApiKeyEnv",
+        "modelStreaming"
       ].sort()
     )
     expect(defaultSettings).toMatchObject({
@@ -48,6 +52,11 @@ describe("settings", () => {
       enableProcessExecution: true
     })
     expect(defaultSettings.maxCommandDurationSeconds).toBeGreaterThan(0)
+  })
+
+  it("issue 16's settings: 'modelBaseUrl, default LM Studio's local server http://127.0.0.1:1234/v1', modelId, optional modelApiKeyEnv naming the environment variable", () => {
+    expect(defaultSettings).toMatchObject({ modelBaseUrl: "http://127.0.0.1:1234/v1", modelId: "", modelApiKeyEnv: "", modelStreaming: false })
+    expect(Either.isLeft(decodeSettings({ modelBaseUrl: 3 }))).toBe(true)
   })
 
   it("issue 10's settings: searchTimeoutMs (default 10,000), maxFileBytes (default 256 MiB), maxJobLogBytes (default 1 GiB), bounded", () => {

@@ -118,13 +118,13 @@ describe("the gating table: workspace_research | search, fetch, deep | runs | AP
 })
 
 describe("deep: 'needs durable sub-agents enabled too, else AGENT_DISABLED'", () => {
-  it("after input validation and before gating, deep fails AGENT_DISABLED in every mode, with or without enableSubAgents (workspace_agent is absent): never staged", async () => {
+  it("after input validation and before gating, deep fails AGENT_DISABLED in every mode without enableSubAgents, and without allowAgentWebResearch: never staged", async () => {
     for (const permissionMode of [0, 1, 2]) {
       for (const enableSubAgents of [false, true]) {
         const ws = await workspace({ permissionMode, enableSubAgents })
         const result = await research(ws, { action: "deep", objective: "Find out how the borrow checker works" })
         expect(result.error?.code, `${permissionMode} ${enableSubAgents}`).toBe("AGENT_DISABLED")
-        expect(result.error?.message).toContain(enableSubAgents ? "workspace_agent" : "enableSubAgents")
+        expect(result.error?.message).toContain(enableSubAgents ? "allowAgentWebResearch" : "enableSubAgents")
         expect(approvals(ws)).toEqual([])
       }
     }

@@ -18,11 +18,19 @@ export interface ChatMessage {
 export interface ChatRequest {
   readonly model: string
   readonly messages: ReadonlyArray<ChatMessage>
-  readonly tools?: ReadonlyArray<{ type: string; function: { name: string; description: string; parameters: unknown } }>
+  readonly tools?: ReadonlyArray<{ type: string; function: { name: string; description: string; parameters: any } }>
+  readonly stream?: boolean
 }
 
-/** The assistant's next message: text, or tool calls (name and arguments object). */
-export type ScriptedReply = { readonly text: string } | { readonly calls: ReadonlyArray<{ readonly name: string; readonly arguments: unknown }> }
+/**
+ * The assistant's next message: text, or tool calls (name and arguments object, or `rawArguments` sent as
+ * they are: a malformed call), or an HTTP failure (`status`); `delayMs` holds the answer back first.
+ */
+export type ScriptedReply = (
+  | { readonly text: string }
+  | { readonly calls: ReadonlyArray<{ readonly name: string; readonly arguments?: unknown; readonly rawArguments?: string }> }
+  | { readonly status: number }
+) & { readonly delayMs?: number }
 
 /** A running scripted server. */
 export interface ChatServer {
@@ -32,7 +40,7 @@ export interface ChatServer {
 }
 
 /** Starts the server on a free loopback port. */
-export const startChatServer = (script: (request: ChatRequest) => ScriptedReply): Promise<ChatServer> =>
+export const startChatServer = (script: (request: ChatRequest) => ScriptedReply | Promise<ScriptedReply>): Promise<ChatServer> =>
   new Promise((resolve) => {
     const requests: Array<ChatRequest> = []
     let callCount = 0
@@ -41,22 +49,52 @@ export const startChatServer = (script: (request: ChatRequest) => ScriptedReply)
       req.on("data", (chunk: Buffer) => {
         body += chunk.toString()
       })
-      req.on("end", () => {
+      req.on("end", async () => {
         if (req.method !== "POST" || req.url !== "/v1/chat/completions") {
           res.writeHead(404).end()
           return
         }
         const request = JSON.parse(body) as ChatRequest
         requests.push(request)
-        const reply = script(request)
+        const reply = await script(request)
+        if (reply.delayMs !== undefined) await new Promise((done) => setTimeout(done, reply.delayMs))
+        if ("status" in reply) {
+          res.writeHead(reply.status, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: "scripted failure" } }))
+          return
+        }
         const message =
           "text" in reply
             ? { role: "assistant", content: reply.text }
             : {
                 role: "assistant",
                 content: null,
-                tool_calls: reply.calls.map((call) => ({ id: `call_${++callCount}`, type: "function", function: { name: call.name, arguments: JSON.stringify(call.arguments) } }))
+                tool_calls: reply.calls.map((call) => ({
+                  id: `call_${++callCount}`,
+                  type: "function",
+                  function: { name: call.name, arguments: call.rawArguments ?? JSON.stringify(call.arguments ?? {}) }
+                }))
               }
+        if (request.stream === true) {
+          // Server-sent events: the text in two deltas, each tool call's arguments in two fragments.
+          res.writeHead(200, { "content-type": "text/event-stream" })
+          const send = (delta: unknown, finish: string | null = null) =>
+            res.write(`data: ${JSON.stringify({ id: `chatcmpl-${requests.length}`, object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`)
+          send({ role: "assistant" })
+          if (typeof message.content === "string") {
+            const half = Math.floor(message.content.length / 2)
+            send({ content: message.content.slice(0, half) })
+            send({ content: message.content.slice(half) })
+          }
+          ;(message.tool_calls ?? []).forEach((call, index) => {
+            const args = call.function.arguments
+            const half = Math.floor(args.length / 2)
+            send({ tool_calls: [{ index, id: call.id, type: "function", function: { name: call.function.name, arguments: args.slice(0, half) } }] })
+            send({ tool_calls: [{ index, function: { arguments: args.slice(half) } }] })
+          })
+          send({}, "text" in reply ? "stop" : "tool_calls")
+          res.end("data: [DONE]\n\n")
+          return
+        }
         res.writeHead(200, { "content-type": "application/json" })
         res.end(
           JSON.stringify({

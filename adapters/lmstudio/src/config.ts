@@ -99,7 +99,11 @@ export const FIELDS: { readonly [K in keyof Settings]: Field } = {
   stageEgressAfterUntrustedRead: {
     type: "boolean",
     params: { displayName: "Ask before web calls after reading the web", subtitle: "Stages the next web call after any fetch or browser read, even in Auto." }
-  }
+  },
+  modelBaseUrl: { type: "string", params: { displayName: "Sub-agent model endpoint", subtitle: "An OpenAI-compatible base URL (default LM Studio's local server)." } },
+  modelId: { type: "string", params: { displayName: "Sub-agent model", subtitle: "Empty: the endpoint's default model." } },
+  modelApiKeyEnv: { type: "string", params: { displayName: "Sub-agent API key variable", subtitle: "The environment variable holding a key; the key is never stored." } },
+  modelStreaming: { type: "boolean", params: { displayName: "Stream sub-agent completions", subtitle: "Ask the endpoint for server-sent events." } }
 }
 
 const build = () => {

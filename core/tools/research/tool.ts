@@ -16,6 +16,8 @@ import { RegisteredTools } from "../../services/RegisteredTools.ts"
 import type { Settings } from "../../settings/settings.ts"
 import { StateStore } from "../../store/StateStore.ts"
 import { type ActionInput, defineTool, gatedAction, ungated } from "../Tool.ts"
+import { awaitRun, interpretLaunch, type LaunchBefore, loadLaunch, specOf, statusView } from "../agent/launch.ts"
+import type { RunState, StartInput } from "../agent/schema.ts"
 import { changeProject, type Fetched, interpretFetch, interpretSearch, type SearchOutcome, writeResearchArtifact } from "./interpret.ts"
 import { loadActiveProject, loadProject, loadProjects, researchChanges } from "./load.ts"
 import { type FetchPlan, planFetch, planSearch, type SearchPlan } from "./plan.ts"
@@ -62,7 +64,15 @@ const resumeOf = (input: Record<string, unknown>) => {
   return { tool: TOOL, arguments: { action, ...args } }
 }
 
-/** deep needs workspace_agent; until it is registered (and enableSubAgents is on) deep is refused before gating. */
+/** What deep loads: the run it awaits (run_id), or the before-state of the research run it would start. */
+type DeepBefore = { readonly _tag: "Await"; readonly state: RunState } | { readonly _tag: "Start"; readonly launch: LaunchBefore; readonly input: StartInput }
+
+/**
+ * deep needs workspace_agent (enableSubAgents, and the tool registered); it is refused before gating
+ * otherwise. With run_id it awaits that run (bounded): a read, nothing to gate. Without it, it plans a
+ * research-mode run with commit_edits=false and allow_commands=false, which needs web reach for the run
+ * (allowAgentWebResearch) to be worth starting.
+ */
 const loadDeep = (input: ActionInput<Actions, "deep">) =>
   Effect.gen(function* () {
     if (input.research_id !== undefined) yield* loadActiveProject(input.research_id)
@@ -74,13 +84,31 @@ const loadDeep = (input: ActionInput<Actions, "deep">) =>
         toolError(
           "AGENT_DISABLED",
           settings.enableSubAgents
-            ? "deep needs workspace_agent, which this build does not provide yet; use search and fetch with a research_id instead. Nothing was staged."
+            ? "deep needs workspace_agent, which this host does not register; use search and fetch with a research_id instead. Nothing was staged."
             : "deep needs durable sub-agents: the user must turn on enableSubAgents (Enable durable sub-agents). Use search and fetch with a research_id instead. Nothing was staged.",
           { setting: "enableSubAgents" }
         )
       )
     }
-    return { settings, untrustedRead: undefined } satisfies WebBefore
+    if (input.run_id !== undefined) return { _tag: "Await", state: yield* awaitRun(input.run_id, settings.maxCommandDurationSeconds * 1000) } satisfies DeepBefore
+    const start: StartInput = {
+      objective: input.objective,
+      mode: "research",
+      commit_edits: false,
+      allow_commands: false,
+      ...(input.research_id === undefined ? {} : { research_project_id: input.research_id })
+    }
+    const launch = yield* loadLaunch(start)
+    if (!launch.reach.web) {
+      return yield* Effect.fail(
+        toolError(
+          "AGENT_DISABLED",
+          "deep starts a research agent that reaches the web, and sub-agents may not: the user must turn on allowAgentWebResearch (Allow sub-agents to use web research). Use search and fetch with a research_id instead. Nothing was staged.",
+          { setting: "allowAgentWebResearch" }
+        )
+      )
+    }
+    return { _tag: "Start", launch, input: start } satisfies DeepBefore
   })
 
 const searchView = (outcome: SearchOutcome, plan: SearchPlan, settings: Settings): ToolResult => {
@@ -224,19 +252,20 @@ export const researchTool = defineTool({
       gate: "web",
       planSchema: DeepPlanSchema,
       load: loadDeep,
-      plan: (input, _before: WebBefore) =>
-        Either.right({
+      plan: (input, before: DeepBefore) => {
+        if (before._tag === "Await") return Either.right({ _tag: "NoOp" as const, result: statusView(before.state) })
+        return Either.right({
           _tag: "Planned" as const,
           plan: { _tag: "Deep" as const, objective: input.objective, researchId: input.research_id ?? null },
-          work: undefined,
+          work: { launch: before.launch, spec: specOf(before.input, before.launch) },
           title: `Research agent: ${input.objective.slice(0, 80)}`,
-          prompt: { _tag: "agent" as const, objective: input.objective, reach: { commitEdits: false, commands: false, web: true } },
+          prompt: { _tag: "agent" as const, objective: input.objective, reach: before.launch.reach },
           resume: resumeOf(input)
-        }),
-      // load refuses while workspace_agent is absent, so this is reached only once the agent issue registers it.
-      interpret: (): Effect.Effect<ToolResult, ToolError> =>
-        Effect.fail(toolError("AGENT_DISABLED", "deep is not wired to workspace_agent in this build; use search and fetch with a research_id instead.", { setting: "enableSubAgents" })),
-      view: (result: ToolResult) => Effect.succeed(result)
+        })
+      },
+      // The run is started with commit_edits=false and allow_commands=false; deep awaits it, bounded by maxCommandDurationSeconds.
+      interpret: (_plan, work) => interpretLaunch(work.spec, { before: work.launch, wait: true }),
+      view: (state) => Effect.succeed(statusView(state, state.status === "running" ? `The research agent is still going; await it with {"action":"deep","objective":...,"run_id":"${state.runId}"} or workspace_agent status.` : undefined))
     }),
     start: ungated((input: ActionInput<Actions, "start">) =>
       Effect.gen(function* () {

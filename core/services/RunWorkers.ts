@@ -1,0 +1,38 @@
+/**
+ * The host's way to run a sub-agent run (workspace_agent) in its own supervised worker process, so the
+ * run outlives the call that started it. The worker is the toolkit's own process (Node: the bin's
+ * `agent-worker` verb), not a workspace_command job: it is not sandboxed, the commands it runs are.
+ * It opens the workspace with the settings recorded in the run's state.json and never reads the
+ * approval key.
+ */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { toolError, type ToolError } from "../protocol/errors.ts"
+
+/** A started worker: its pid (the leader of its own process group) and identity (pid reuse is told apart). */
+export interface Worker {
+  readonly pid: number
+  readonly identity: string
+}
+
+export interface RunWorkersShape {
+  /** Starts the worker of `runId` in the workspace at `root` (absolute). */
+  readonly spawn: (root: string, runId: string) => Effect.Effect<Worker, ToolError>
+  /** Whether that worker still runs. */
+  readonly alive: (worker: Worker) => Effect.Effect<boolean>
+  /** Stops it (its whole group): SIGTERM, then SIGKILL after a grace period. */
+  readonly stop: (worker: Worker) => Effect.Effect<void>
+}
+
+export class RunWorkers extends Context.Tag("agentic-workspace/RunWorkers")<RunWorkers, RunWorkersShape>() {
+  static readonly layer = (shape: RunWorkersShape) => Layer.succeed(RunWorkers, shape)
+  /** A host that cannot start worker processes: start and run refuse, naming the host. */
+  static readonly layerUnavailable = (runtime: string) =>
+    Layer.succeed(RunWorkers, {
+      spawn: () =>
+        Effect.fail(toolError("TOOL_DISABLED", `this host (${runtime}) cannot start sub-agent worker processes; run workspace_agent under the Node host.`, { runtime })),
+      alive: () => Effect.succeed(false),
+      stop: () => Effect.void
+    })
+}
