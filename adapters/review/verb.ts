@@ -44,7 +44,7 @@ export const reviewVerb = async (line: ParsedLine, host: CliHost): Promise<numbe
       host.stderr(`agentic-workspace: ${session.failure?.reason ?? "the workspace did not open"}. ${session.failure?.repair ?? ""}\n`)
       return 2
     }
-    let server
+    let server: Awaited<ReturnType<typeof startReview>>
     try {
       server = await startReview({ runtime: session.runtime, port: port ?? 0 })
     } catch (error) {

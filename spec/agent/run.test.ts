@@ -2,7 +2,7 @@
 // scripted chat-completions server on 127.0.0.1 (the one stand-in for a model).
 import { afterEach, describe, expect, it } from "vitest"
 import { snapshotTree } from "../support/workspace.ts"
-import { AGENT, type AgentRig, readTranscript, rig, sequence, waitFor } from "./support.ts"
+import { type AgentRig, readTranscript, rig, sequence } from "./support.ts"
 
 let current: AgentRig | undefined
 afterEach(async () => {

@@ -1,6 +1,6 @@
 // The review page. Plain script, no build step. Everything the workspace supplies (titles, diffs, plans,
 // argv) is put in the page as text nodes: nothing from the server is parsed as HTML.
-"use strict"
+
 
 const state = { data: undefined, csrf: "", view: "unified", tails: new Map(), loading: false, again: false }
 
@@ -381,9 +381,13 @@ const graph = (board) => {
     depth.set(task.id, d)
     return d
   }
-  board.tasks.forEach((task) => level(task))
+  for (const task of board.tasks) level(task)
   const layers = []
-  for (const task of board.tasks) (layers[depth.get(task.id)] ??= []).push(task)
+  for (const task of board.tasks) {
+    const at = depth.get(task.id)
+    if (layers[at] === undefined) layers[at] = []
+    layers[at].push(task)
+  }
   return el(
     "div",
     { class: "graph", role: "list", "aria-label": `Task board ${board.title} as a dependency graph` },
@@ -406,7 +410,7 @@ const txDiff = (tx) => {
   return holder
 }
 
-const timeline = (data, now) => {
+const timeline = (data) => {
   const changes = data.changes ?? {}
   const items = []
   const when = (entry) => entry.committedAt ?? entry.startedAt ?? entry.createdAt ?? entry.updatedAt ?? ""
@@ -434,7 +438,7 @@ const render = () => {
   plans.replaceChildren(...(data.plans.length === 0 ? [el("p", {}, "No plan is pending or approved.")] : data.plans.map((card) => cardView(card, data, now))))
   for (const source of state.tails.values()) source.close()
   state.tails.clear()
-  document.getElementById("timeline-list").replaceChildren(timeline(data, now))
+  document.getElementById("timeline-list").replaceChildren(timeline(data))
   for (const [id, value] of typed) {
     const input = document.getElementById(id)
     if (input !== null && value !== "") input.value = value
@@ -473,7 +477,7 @@ const say = (text) => {
 }
 
 async function decide(card, verb, text, buttons) {
-  buttons.forEach((button) => (button.disabled = true))
+  for (const button of buttons) button.disabled = true
   const response = await fetch("/api/decide", {
     method: "POST",
     headers: { "content-type": "application/json", "x-csrf-token": state.csrf },
@@ -485,12 +489,12 @@ async function decide(card, verb, text, buttons) {
   await load()
 }
 
-document.querySelectorAll('input[name="diffview"]').forEach((input) =>
+for (const input of document.querySelectorAll('input[name="diffview"]')) {
   input.addEventListener("change", () => {
     state.view = input.value
     if (state.data) render()
   })
-)
+}
 const events = new EventSource("/api/events")
 events.addEventListener("changed", () => void load())
 void load()
