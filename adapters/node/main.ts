@@ -34,6 +34,11 @@ const code = await runCli(process.argv.slice(2), {
       const [{ mcpVerb }, { nodeMcpHost }] = await Promise.all([import("../mcp/verb.ts"), import("./mcpHost.ts")])
       return mcpVerb(nodeMcpHost)(line, { ...host, open: () => opening })
     },
+    // Loaded only for `verify`: the model-based test and fast-check never load for other verbs.
+    verify: async (line, host) => {
+      const [{ verifyVerb }, { nodeVerifyLayers }] = await Promise.all([import("../verify.ts"), import("./verifyLayers.ts")])
+      return verifyVerb(nodeVerifyLayers)(line, host)
+    },
     host: async (_line, host) => {
       host.stdout(`${JSON.stringify({ runtime: "node", version: process.versions.node, platform: process.platform, capabilities: NODE_CAPABILITIES })}\n`)
       return 0

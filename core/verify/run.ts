@@ -41,8 +41,6 @@ import {
 export interface VerifyOptions {
   /** The host's service layer (a fresh one per run is best; a shared one is reset between runs). */
   readonly layer: Layer.Layer<HostServices, unknown> | (() => Layer.Layer<HostServices, unknown>)
-  /** The workspace root the layer serves (absolute). */
-  readonly root: string
   readonly runs?: number
   readonly seed?: number
   /** Steps per sequence (default 30). */
@@ -413,6 +411,12 @@ export const commandArbitraries = [
   fc.boolean().map((allow) => new SettingCommand(undefined, allow))
 ]
 
+const scrub = (text: string, real: Real): string =>
+  text.replace(/\b(approval|plan|tx)_[A-Za-z0-9]+/g, (id) => {
+    const name = nameOf(real, id)
+    return name.startsWith("(") ? `${id.split("_")[0]}_<id>` : name
+  })
+
 /** Resets a shared workspace between runs: the files the sequences touch and the whole of .agentic/. */
 const reset = (runtime: WorkspaceRuntime, root: string) =>
   runtime.run(
@@ -440,13 +444,15 @@ export const verifyApprovalSemantics = async (options: VerifyOptions): Promise<V
       sequences++
       const runtime = shared ?? (await startHost(layerOf(), { ...defaultSettings, permissionMode: 0 }))
       try {
-        if (shared !== undefined) await reset(runtime, options.root)
+        const root = runtime.info.root.replace(/\/+$/, "")
+        if (shared !== undefined) await reset(runtime, root)
         const world: World = { gate: initialModel, mode: 0, allow: false, now: T0, files: { "a.txt": undefined, "b.txt": undefined }, txs: [], counter: 0, cells }
-        const real: Real = { runtime, root: options.root, now: T0, ids: new Map(), fault: options.fault ?? "none", steps: 0 }
+        const real: Real = { runtime, root, now: T0, ids: new Map(), fault: options.fault ?? "none", steps: 0 }
         try {
           await fc.asyncModelRun(() => ({ model: world, real }), commands)
         } catch (error) {
-          lastFailure = error instanceof Error ? error.message : String(error)
+          // Generated ids are replaced by the model's names where known, else masked: the report is reproducible.
+          lastFailure = scrub(error instanceof Error ? error.message : String(error), real)
           throw error
         } finally {
           steps += real.steps

@@ -14,7 +14,7 @@ const memoryLayer = () => hostLayer({ root: "/workspace", runtime: "memory", pla
 
 describe(`the registry gates as the reference model says (seed ${SEED})`, () => {
   it("random sequences of edit apply/commit/rollback, plan propose/complete, /accept and /deny (bare, by id, unknown), clock jumps past 24 h, file changes, mode and setting changes", async () => {
-    const report = await verifyApprovalSemantics({ layer: memoryLayer, root: "/workspace", runs: 40, seed: SEED })
+    const report = await verifyApprovalSemantics({ layer: memoryLayer, runs: 40, seed: SEED })
     if (!report.ok) console.error(`counterexample (seed ${SEED}):\n${report.counterexample?.calls.join("\n")}\n${report.counterexample?.failure}`)
     expect(report.counterexample).toBeNull()
     expect(report.ok).toBe(true)
@@ -23,7 +23,7 @@ describe(`the registry gates as the reference model says (seed ${SEED})`, () => 
   }, 240_000)
 
   it("a planted fault bites: with the gate skipping the denial check, the test fails with a shrunk, replayable counterexample", async () => {
-    const report = await verifyApprovalSemantics({ layer: memoryLayer, root: "/workspace", runs: 40, seed: SEED, fault: "skip-denial" })
+    const report = await verifyApprovalSemantics({ layer: memoryLayer, runs: 40, seed: SEED, fault: "skip-denial" })
     expect(report.ok).toBe(false)
     expect(report.counterexample).not.toBeNull()
     const calls = report.counterexample!.calls
