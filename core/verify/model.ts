@@ -87,13 +87,15 @@ export type PlanState = "none" | "pending" | "approved" | "completed" | "superse
 export const PLAN_STATES: ReadonlyArray<PlanState> = ["none", "pending", "approved", "completed", "superseded", "expired"]
 
 /**
- * The plan state: a pending plan if there is one, else an approved one, else the status of the newest
- * plan record (a denied plan reads as none: it unlocks nothing and blocks nothing).
+ * The plan state: an approved plan if there is one ("After /accept plan_* they run unasked until
+ * workspace_plan(action="complete")"), else a pending one, else the status of the newest plan record (a
+ * denied plan reads as none: it unlocks nothing and blocks nothing). Proposing supersedes an approved plan,
+ * so the two live together only in a store no call of the toolkit wrote.
  */
 export const planStateAt = (state: ModelState, now: number): PlanState => {
   const plans = newestFirstModel(state.records.filter((record) => record.plan)).map((record) => statusAt(record, now))
-  if (plans.includes("pending")) return "pending"
   if (plans.includes("approved")) return "approved"
+  if (plans.includes("pending")) return "pending"
   const newest = plans[0]
   if (newest === "completed" || newest === "superseded" || newest === "expired") return newest
   return "none"
