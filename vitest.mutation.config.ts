@@ -20,7 +20,8 @@ export default defineConfig({
       "spec/kernel/plan.test.ts",
       "spec/edit/gating.test.ts",
       "spec/edit/workspace_edit.test.ts",
-      "spec/verify/**/*.test.ts"
+      "spec/verify/model.test.ts",
+      "spec/verify/model-based.test.ts"
     ],
     testTimeout: 120_000,
     hookTimeout: 60_000,
