@@ -3,12 +3,22 @@
  * prove their host gates as the reference model says. The real bin is spawned for the check the issue names
  * (--runs 200 --json, and the planted fault); the rest runs the same verb in process.
  */
+import { execFile } from "node:child_process"
+import * as path from "node:path"
 import { describe, expect, it } from "vitest"
 import { runCli as runCliInProcess } from "../../adapters/cli.ts"
 import { memoryLayer, verifyApprovalSemantics } from "../../adapters/embed/verify.ts"
 import { nodeVerifyLayers } from "../../adapters/node/verifyLayers.ts"
 import { verifyVerb } from "../../adapters/verify.ts"
-import { runCli as runBin } from "../support/workspace.ts"
+import { REPO, runCli as runBin } from "../support/workspace.ts"
+
+/** The bin under Deno (the deno npm package), as a Deno user runs it. */
+const runDeno = (args: ReadonlyArray<string>): Promise<{ code: number; stdout: string; stderr: string }> =>
+  new Promise((resolve) => {
+    execFile(path.join(REPO, "node_modules/.bin/deno"), ["run", "-A", "bin/agentic-workspace.js", ...args], { cwd: REPO, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
+      resolve({ code: error === null ? 0 : typeof (error as { code?: unknown }).code === "number" ? (error as { code: number }).code : 1, stdout, stderr })
+    })
+  })
 
 const inProcess = async (argv: ReadonlyArray<string>) => {
   let stdout = ""
@@ -78,6 +88,12 @@ describe("agentic-workspace verify", () => {
     expect(run.code).toBe(0)
     expect(run.stdout).toMatch(/^OK: 12 sequences \(\d+ calls and decisions\) on the node host, seed 20261201\./)
     expect(run.stdout).toMatch(/Gate cells covered: \d+ of 324/)
+  }, 300_000)
+
+  it("(real deno) --host deno runs the same test on the Deno host in a fresh temporary directory", async () => {
+    const run = await runDeno(["verify", "--runs", "5", "--host", "deno", "--json"])
+    expect(run.code).toBe(0)
+    expect(JSON.parse(run.stdout)).toMatchObject({ ok: true, runs: 5, sequences: 5, counterexample: null })
   }, 300_000)
 
   it("bad flags exit 2 and name the repair; --host deno under Node says how to run it", async () => {
