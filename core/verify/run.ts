@@ -90,42 +90,79 @@ interface World {
   files: Record<Path, string | undefined>
   txs: Array<ModelTx>
   counter: number
+  /** Whether the driver can move the clock. */
+  readonly clock: boolean
   readonly cells: Set<string>
 }
 
-/** The real side: the runtime, the clock it reads, and the binding of the model's names to real ids. */
+/**
+ * How the test reaches the system under test: in process over a runtime (with a fixed clock it sets), or
+ * through another channel such as the real command line (whose clock is the machine's).
+ */
+export interface Driver {
+  readonly call: (tool: string, args: unknown, settings: Settings) => Promise<Envelope>
+  /** A user's message through the preprocessor: what was decided, or the code it was refused with. */
+  readonly decide: (message: string, settings: Settings) => Promise<{ readonly decided?: { readonly id: string; readonly status: string }; readonly refused?: string }>
+  /** The store's records, expiry applied. */
+  readonly records: (settings: Settings) => Promise<ReadonlyArray<{ readonly id: string; readonly status: string }>>
+  /** The user writes (or deletes) a file of the workspace. */
+  readonly write: (path: string, content: string | null) => Promise<void>
+  /** Sets the time the next calls see; absent: the driver cannot move the clock (no jumps are drawn). */
+  readonly setNow?: (ms: number) => void
+  /** True when `records` lists only pending, approved and denied records. */
+  readonly liveRecordsOnly?: boolean
+}
+
+/** The real side: the driver and the binding of the model's names to real ids. */
 interface Real {
-  readonly runtime: WorkspaceRuntime
-  readonly root: string
-  now: number
+  readonly driver: Driver
   readonly ids: Map<string, string>
-  readonly fault: GateFaultName
   steps: number
 }
 
-const fixedClock = (real: Real): Clock.Clock => {
+const fixedClock = (now: () => number): Clock.Clock => {
   const base = Clock.make()
   return {
     [Clock.ClockTypeId]: Clock.ClockTypeId,
-    unsafeCurrentTimeMillis: () => real.now,
-    currentTimeMillis: Effect.sync(() => real.now),
-    unsafeCurrentTimeNanos: () => BigInt(real.now) * 1_000_000n,
-    currentTimeNanos: Effect.sync(() => BigInt(real.now) * 1_000_000n),
+    unsafeCurrentTimeMillis: () => now(),
+    currentTimeMillis: Effect.sync(() => now()),
+    unsafeCurrentTimeNanos: () => BigInt(now()) * 1_000_000n,
+    currentTimeNanos: Effect.sync(() => BigInt(now()) * 1_000_000n),
     sleep: (duration: Duration.Duration) => base.sleep(duration)
   } as Clock.Clock
 }
 
 const settingsOf = (world: World): Settings => ({ ...defaultSettings, permissionMode: world.mode, allowDestructiveEdits: world.allow })
 
-const runIn = <A, E>(real: Real, settings: Settings, effect: Effect.Effect<A, E, any>): Promise<A> =>
-  real.runtime.run(
-    effect.pipe(Effect.provideService(CurrentSettings, settings), Effect.provideService(GateFault, real.fault), Effect.withClock(fixedClock(real))) as Effect.Effect<A, E, never>
-  )
+/** The in-process driver: a registry per call for the settings in force, the preprocessor, the store, HostFs; a fixed clock. */
+export const runtimeDriver = (runtime: WorkspaceRuntime, fault: GateFaultName = "none"): Driver => {
+  let now = T0
+  const root = runtime.info.root.replace(/\/+$/, "")
+  const runIn = <A, E>(settings: Settings, effect: Effect.Effect<A, E, any>): Promise<A> =>
+    runtime.run(
+      effect.pipe(Effect.provideService(CurrentSettings, settings), Effect.provideService(GateFault, fault), Effect.withClock(fixedClock(() => now))) as Effect.Effect<A, E, never>
+    )
+  return {
+    call: (tool, args, settings) => runIn(settings, makeRegistry(settings, runtime.info).call(tool, args)),
+    decide: async (message, settings) => {
+      const result = await runIn(settings, preprocess(message))
+      return result.decided !== undefined ? { decided: { id: result.decided.record.id, status: result.decided.record.status } } : { ...(result.refused === undefined ? {} : { refused: result.refused.code }) }
+    },
+    records: (settings) => runIn(settings, loadRecords),
+    write: (path, content) =>
+      runIn(
+        defaultSettings,
+        Effect.flatMap(HostFs, (fs) => (content === null ? fs.remove(`${root}/${path}`).pipe(Effect.ignore) : fs.writeFileAtomic(`${root}/${path}`, new TextEncoder().encode(content))))
+      ),
+    setNow: (ms) => {
+      now = ms
+    }
+  }
+}
 
 const callReal = (real: Real, world: World, tool: string, args: unknown): Promise<Envelope> => {
   real.steps++
-  const settings = settingsOf(world)
-  return runIn(real, settings, makeRegistry(settings, real.runtime.info).call(tool, args))
+  return real.driver.call(tool, args, settingsOf(world))
 }
 
 /** Binds a model id to a real one (first sight) or checks the binding. */
@@ -174,9 +211,10 @@ const checkOutcome = (real: Real, envelope: Envelope, outcome: ModelOutcome, wha
 
 /** After every step: the store's records (expiry applied) equal the model's, status by status. */
 const checkRecords = async (real: Real, world: World, what: string) => {
-  const records = await runIn(real, settingsOf(world), loadRecords)
-  const got = records.map((record) => `${nameOf(real, record.id)} ${record.status}`).sort()
-  const want = world.gate.records.map((record) => `${record.id} ${statusAt(record, world.now)}`).sort()
+  const records = await real.driver.records(settingsOf(world))
+  const live = (status: string) => !real.driver.liveRecordsOnly || status === "pending" || status === "approved" || status === "denied"
+  const got = records.filter((record) => live(record.status)).map((record) => `${nameOf(real, record.id)} ${record.status}`).sort()
+  const want = world.gate.records.filter((record) => live(statusAt(record, world.now))).map((record) => `${record.id} ${statusAt(record, world.now)}`).sort()
   if (got.join(", ") !== want.join(", ")) throw new Error(`${what}: the store holds [${got.join(", ")}], the model [${want.join(", ")}]`)
 }
 
@@ -304,8 +342,8 @@ class DecideCommand implements fc.AsyncCommand<World, Real> {
     const realId = this.target === "unknown" ? "approval_0000unknown" : modelId === undefined ? undefined : real.ids.get(modelId)
     const { outcome, state } = decideModel(world.gate, { verb: this.verb, ...(this.target === "unknown" ? { id: "approval_0000unknown" } : modelId === undefined ? {} : { id: modelId }) }, world.now)
     real.steps++
-    const result = await runIn(real, settingsOf(world), preprocess(`/${this.verb}${realId === undefined ? "" : ` ${realId}`}`))
-    const got = result.decided !== undefined ? `decided ${nameOf(real, result.decided.record.id)} ${result.decided.record.status}` : `refused ${result.refused?.code}`
+    const result = await real.driver.decide(`/${this.verb}${realId === undefined ? "" : ` ${realId}`}`, settingsOf(world))
+    const got = result.decided !== undefined ? `decided ${nameOf(real, result.decided.id)} ${result.decided.status}` : `refused ${result.refused}`
     const want = describeDecision(outcome)
     if (got !== want) throw new Error(`${what}: the model says "${want}", the preprocessor answered "${got}"`)
     world.gate = state
@@ -356,10 +394,10 @@ class CompleteCommand implements fc.AsyncCommand<World, Real> {
 /** The clock moves on (past expiry at 24 h). */
 class JumpCommand implements fc.AsyncCommand<World, Real> {
   constructor(readonly ms: number) {}
-  check = () => true
+  check = (world: Readonly<World>) => world.clock
   async run(world: World, real: Real) {
     world.now += this.ms
-    real.now = world.now
+    real.driver.setNow?.(world.now)
     await checkRecords(real, world, this.toString())
   }
   toString = () => `(the clock moves ${this.ms} ms)`
@@ -370,12 +408,7 @@ class TouchCommand implements fc.AsyncCommand<World, Real> {
   constructor(readonly path: Path, readonly content: string | null) {}
   check = () => true
   async run(world: World, real: Real) {
-    const abs = `${real.root}/${this.path}`
-    await runIn(
-      real,
-      settingsOf(world),
-      Effect.flatMap(HostFs, (fs) => (this.content === null ? fs.remove(abs).pipe(Effect.ignore) : fs.writeFileAtomic(abs, new TextEncoder().encode(this.content))))
-    )
+    await real.driver.write(this.path, this.content)
     world.files[this.path] = this.content ?? undefined
   }
   toString = () => `(the user ${this.content === null ? `deletes ${this.path}` : `writes ${JSON.stringify(this.content)} to ${this.path}`})`
@@ -430,57 +463,77 @@ const reset = (runtime: WorkspaceRuntime, root: string) =>
  * mismatch the sequence is shrunk and reported as replayable calls.
  */
 export const verifyApprovalSemantics = async (options: VerifyOptions): Promise<VerifyReport> => {
+  const layerOf = typeof options.layer === "function" ? options.layer : () => options.layer as Layer.Layer<HostServices, unknown>
+  const shared = typeof options.layer === "function" ? undefined : await startHost(layerOf(), { ...defaultSettings, permissionMode: 0 })
+  try {
+    return await verifyWithDriver({
+      ...options,
+      open: async () => {
+        const runtime = shared ?? (await startHost(layerOf(), { ...defaultSettings, permissionMode: 0 }))
+        if (shared !== undefined) await reset(runtime, runtime.info.root.replace(/\/+$/, ""))
+        return { driver: runtimeDriver(runtime, options.fault ?? "none"), close: () => (shared === undefined ? runtime.dispose() : Promise.resolve()) }
+      }
+    })
+  } finally {
+    if (shared !== undefined) await shared.dispose()
+  }
+}
+
+/** What `verifyWithDriver` takes: a fresh workspace per sequence, reached through a driver. */
+export interface DriverOptions {
+  readonly open: () => Promise<{ readonly driver: Driver; readonly close: () => Promise<void> }>
+  readonly runs?: number
+  readonly seed?: number
+  readonly maxSteps?: number
+  readonly onProgress?: (line: string) => void
+}
+
+/** The model-based test over any driver (in process, or the real command line). */
+export const verifyWithDriver = async (options: DriverOptions): Promise<VerifyReport> => {
   const started = Date.now()
   const runs = options.runs ?? 100
   const seed = options.seed ?? 20261201
   const cells = new Set<string>()
-  const layerOf = typeof options.layer === "function" ? options.layer : () => options.layer as Layer.Layer<HostServices, unknown>
-  const shared = typeof options.layer === "function" ? undefined : await startHost(layerOf(), { ...defaultSettings, permissionMode: 0 })
   let sequences = 0
   let steps = 0
   let lastFailure = ""
-  try {
-    const property = fc.asyncProperty(fc.commands(commandArbitraries, { maxCommands: options.maxSteps ?? 30, size: "max" }), async (commands) => {
-      sequences++
-      const runtime = shared ?? (await startHost(layerOf(), { ...defaultSettings, permissionMode: 0 }))
+  const property = fc.asyncProperty(fc.commands(commandArbitraries, { maxCommands: options.maxSteps ?? 30, size: "max" }), async (commands) => {
+    sequences++
+    const { driver, close } = await options.open()
+    try {
+      driver.setNow?.(T0)
+      const world: World = { gate: initialModel, mode: 0, allow: false, now: T0, files: { "a.txt": undefined, "b.txt": undefined }, txs: [], counter: 0, cells, clock: driver.setNow !== undefined }
+      const real: Real = { driver, ids: new Map(), steps: 0 }
       try {
-        const root = runtime.info.root.replace(/\/+$/, "")
-        if (shared !== undefined) await reset(runtime, root)
-        const world: World = { gate: initialModel, mode: 0, allow: false, now: T0, files: { "a.txt": undefined, "b.txt": undefined }, txs: [], counter: 0, cells }
-        const real: Real = { runtime, root, now: T0, ids: new Map(), fault: options.fault ?? "none", steps: 0 }
-        try {
-          await fc.asyncModelRun(() => ({ model: world, real }), commands)
-        } catch (error) {
-          // Generated ids are replaced by the model's names where known, else masked: the report is reproducible.
-          lastFailure = scrub(error instanceof Error ? error.message : String(error), real)
-          throw error
-        } finally {
-          steps += real.steps
-        }
-        if (sequences % 25 === 0) options.onProgress?.(`verify: ${sequences} sequences, ${cells.size}/${ALL_CELLS.length} cells`)
+        await fc.asyncModelRun(() => ({ model: world, real }), commands)
+      } catch (error) {
+        // Generated ids are replaced by the model's names where known, else masked: the report is reproducible.
+        lastFailure = scrub(error instanceof Error ? error.message : String(error), real)
+        throw error
       } finally {
-        if (shared === undefined) await runtime.dispose()
+        steps += real.steps
       }
-    })
-    const result = await fc.check(property, { numRuns: runs, seed })
-    const counterexample =
-      result.failed && result.counterexample !== null
-        ? { calls: [...result.counterexample[0]].map((command) => String(command)), failure: lastFailure }
-        : result.failed
-          ? { calls: [], failure: lastFailure || String(result.errorInstance) }
-          : null
-    return {
-      ok: !result.failed,
-      seed,
-      runs,
-      sequences,
-      steps,
-      cellsCovered: [...cells].filter((cell) => ALL_CELLS.some((known) => cellKey(known) === cell)).length,
-      cellsTotal: ALL_CELLS.length,
-      counterexample,
-      durationMs: Date.now() - started
+      if (sequences % 25 === 0) options.onProgress?.(`verify: ${sequences} sequences, ${cells.size}/${ALL_CELLS.length} cells`)
+    } finally {
+      await close()
     }
-  } finally {
-    if (shared !== undefined) await shared.dispose()
+  })
+  const result = await fc.check(property, { numRuns: runs, seed })
+  const counterexample =
+    result.failed && result.counterexample !== null
+      ? { calls: [...result.counterexample[0]].map((command) => String(command)), failure: lastFailure }
+      : result.failed
+        ? { calls: [], failure: lastFailure || String(result.errorInstance) }
+        : null
+  return {
+    ok: !result.failed,
+    seed,
+    runs,
+    sequences,
+    steps,
+    cellsCovered: [...cells].filter((cell) => ALL_CELLS.some((known) => cellKey(known) === cell)).length,
+    cellsTotal: ALL_CELLS.length,
+    counterexample,
+    durationMs: Date.now() - started
   }
 }
