@@ -47,7 +47,7 @@ export interface ParsedLine {
 }
 
 /** Flags that take a value (besides --root and --set). */
-const VALUE_FLAGS = new Set(["--http", "--port", "--host", "--limit", "--offset", "--request-id", "--project", "--token", "--review-port"])
+const VALUE_FLAGS = new Set(["--http", "--port", "--host", "--limit", "--offset", "--request-id", "--project", "--token", "--review-port", "--runs", "--seed", "--plant-fault"])
 
 /** Parses argv (without node and script): the verb, positionals, --root, --set, other flags. */
 export const parseLine = (argv: ReadonlyArray<string>, cwd: string): ParsedLine => {
@@ -109,6 +109,8 @@ Usage: agentic-workspace <verb> [arguments] [--root DIR] [--set key=value]...
   review [--port N] [--open] a review page on 127.0.0.1: pending approvals (diffs, commands), the plan, what
                            happened; Accept or Deny with one click (Node)
   host                     the runtime and host this command runs on, as JSON
+  verify [--runs N] [--seed S] [--host node|deno|memory] [--json]
+                           prove the host gates as the reference model says (model-based test; exit 0 ok, 1 not)
   help                     this text; every verb takes --help (-h)
   --version                the package version
 
@@ -164,6 +166,17 @@ opens the URL in the desktop's browser. Stop with Ctrl-C.
   host: `agentic-workspace host
 
 Prints the runtime and host this command runs on, as JSON.
+`,
+  verify: `agentic-workspace verify [--runs N] [--seed S] [--host node|deno|memory] [--json]
+
+Runs the model-based test of the approval semantics against a host: N (default 100) random sequences,
+seeded by S (default 20261201), of gated calls (workspace_edit apply, commit, rollback; workspace_plan
+propose, complete), /accept and /deny (bare, by id, unknown), clock jumps past expiry, file changes and
+setting changes, each step held against the reference model. --host defaults to memory; node runs in a
+fresh temporary directory. Prints a report; with --json stdout is exactly one JSON object
+{ ok, seed, runs, sequences, cellsCovered, cellsTotal, counterexample } (progress on stderr), the same for
+the same --seed and --runs apart from fields ending in Ms or At. Exit 0 when it agrees, 1 with a shrunk
+counterexample when it does not. --plant-fault skip-denial (test only) makes the gate ignore denials.
 `,
   help: USAGE
 }

@@ -28,7 +28,8 @@ const DIST = path.join(REPO, "dist")
 export const ENTRIES = {
   cli: "adapters/node/main.ts",
   index: "adapters/embed/index.ts",
-  mcp: "adapters/embed/mcp.ts"
+  mcp: "adapters/embed/mcp.ts",
+  verify: "adapters/embed/verify.ts"
 }
 
 /** What the command leaves to node_modules: packages too large or too dynamic to bundle (the browser driver). */
@@ -99,7 +100,7 @@ const cli = await esbuild.build({
 })
 // The embedding API: npm packages external (the tarball's dependencies), so an embedder's effect and
 // MCP SDK are the same instances as ours.
-const api = await esbuild.build({ ...common, entryPoints: entries(["index", "mcp"]), packages: "external" })
+const api = await esbuild.build({ ...common, entryPoints: entries(["index", "mcp", "verify"]), packages: "external" })
 const result = { metafile: { inputs: { ...api.metafile.inputs, ...cli.metafile.inputs }, outputs: { ...api.metafile.outputs, ...cli.metafile.outputs } } }
 fs.writeFileSync(path.join(DIST, "meta-cli.json"), JSON.stringify(cli.metafile))
 fs.writeFileSync(path.join(DIST, "meta-api.json"), JSON.stringify(api.metafile))

@@ -22,6 +22,15 @@ const code = await runCli(Deno.args, {
       const [{ mcpVerb }, { denoMcpHost }] = await Promise.all([import("../mcp/verb.ts"), import("./mcpHost.ts")])
       return mcpVerb(denoMcpHost)(line, host)
     },
+    verify: async (line, host) => {
+      const [{ verifyVerb }, { memoryLayer }, { layer }] = await Promise.all([import("../verify.ts"), import("../embed/verify.ts"), import("./host.ts")])
+      return verifyVerb(async (choice) => {
+        if (choice === "memory") return { layer: memoryLayer, cleanup: async () => {} }
+        if (choice === "node") return "the Node host needs Node.js: run `npx agentic-workspace verify --host node` (this is Deno)."
+        const dir = Deno.realPathSync(Deno.makeTempDirSync({ prefix: "agentic-verify-" }))
+        return { layer: layer(dir), cleanup: () => Deno.remove(dir, { recursive: true }) }
+      })(line, host)
+    },
     host: async (_line, host) => {
       host.stdout(`${JSON.stringify({ runtime: "deno", version: Deno.version.deno, platform: Deno.build.os, capabilities: DENO_CAPABILITIES })}\n`)
       return 0

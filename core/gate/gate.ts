@@ -4,6 +4,7 @@
  * approval is consumed only when the interpreter succeeds. Tools never read the permission mode.
  */
 import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
@@ -32,6 +33,15 @@ import {
   type RecordKind,
   type ResumeCall
 } from "./records.ts"
+
+/** The faults `verify` can plant in the gate to prove its model-based test bites; "none" everywhere else. */
+export type GateFaultName = "none" | "skip-denial"
+
+/**
+ * Test only: a planted fault. "skip-denial" makes the gate ignore live denials (so a denied operation is
+ * staged or run again). Nothing but `agentic-workspace verify --plant-fault` and its specs provides it.
+ */
+export class GateFault extends Context.Reference<GateFault>()("agentic-workspace/GateFault", { defaultValue: (): GateFaultName => "none" }) {}
 
 /** A Plan's Schema encoding: stable JSON, tagged. This is what an approval is bound to. */
 export interface EncodedPlan {
@@ -201,6 +211,7 @@ export const gated = <R>(
 ): Effect.Effect<ToolResult, ToolError, R | StateStore | CurrentSettings | WorkspaceKey> =>
   Effect.gen(function* () {
     const settings = yield* CurrentSettings
+    const fault = yield* GateFault
     const hash = yield* hashOperation({ tool: request.tool, kind: request.kind, operation: request.normalized })
     const query = (records: ReadonlyArray<ApprovalRecord>) =>
       decide({
@@ -210,7 +221,7 @@ export const gated = <R>(
         ...(request.confirm === undefined ? {} : { confirm: request.confirm }),
         ...(request.nothingToGateInManual === true ? { nothingToGateInManual: true } : {}),
         hash,
-        records
+        records: fault === "skip-denial" ? records.filter((candidate) => candidate.status !== "denied") : records
       })
     // The destructive ceiling comes first in `decide` and writes nothing: refused here, on a read of the
     // store, before the tool records anything. Every other decision is taken (and expiry persisted) in the lock.
