@@ -31,7 +31,9 @@ export const ErrorCode = Schema.Literal(
   "VCS_FAILED",
   "NOT_A_REPOSITORY",
   "MERGE_CONFLICT",
-  "NON_FAST_FORWARD"
+  "NON_FAST_FORWARD",
+  "CONTEXT_STALE",
+  "CAPABILITY_MISSING"
 )
 export type ErrorCode = typeof ErrorCode.Type
 
