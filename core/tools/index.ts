@@ -9,6 +9,7 @@ import { researchTool } from "./research/tool.ts"
 import { tasksTool } from "./tasks/tasks.ts"
 import type { ToolDefinition } from "./Tool.ts"
 import { vcsTool } from "./vcs/tool.ts"
+import { WORKSPACES_TOOLS } from "./workspaces/tool.ts"
 
 export const ALL_TOOLS: ReadonlyArray<ToolDefinition> = [
   inspectTool,
@@ -19,5 +20,6 @@ export const ALL_TOOLS: ReadonlyArray<ToolDefinition> = [
   vcsTool,
   tasksTool,
   researchTool,
-  ...BROWSER_TOOLS
+  ...BROWSER_TOOLS,
+  ...WORKSPACES_TOOLS
 ] as unknown as ReadonlyArray<ToolDefinition>
