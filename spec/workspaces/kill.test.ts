@@ -48,7 +48,7 @@ const runWorker = (root: string, control: string, requestId: string) =>
     cwd: REPO,
     env: { ...process.env, PATH: `${path.join(control, "bin")}:${process.env["PATH"]}` },
     stdio: ["ignore", "pipe", "pipe"]
-  })
+  }, 180_000)
 
 const waitFor = async (file: string, child: ReturnType<typeof spawn>) => {
   for (let i = 0; i < 600; i++) {
@@ -109,7 +109,7 @@ describe("kill -9 of a confirmed push", () => {
     })
     expect(JSON.parse(out).data.state).toBe("succeeded")
     expect(git(s.bare, "rev-parse", "main").trim()).toBe(s.local)
-  })
+  }, 180_000)
 
   it("killed after the intent, before git push: unknown, published false observed, and no later call pushes", async () => {
     const s = await killAt("before-push")
@@ -126,7 +126,7 @@ describe("kill -9 of a confirmed push", () => {
     expect(pushes(s.control)).toBe(0)
     const cli = await runCli(["workspaces", "reconcile", "--project", s.root, "--request-id", s.requestId, "--json"])
     expect(JSON.parse(cli.stdout).data.state).toBe("unknown")
-  })
+  }, 180_000)
 
   it("killed after git push, before the outcome is written: reconciliation reads the remote ref and settles succeeded, published", async () => {
     const s = await killAt("after-push")
@@ -139,5 +139,5 @@ describe("kill -9 of a confirmed push", () => {
     expect(data(seen)).toMatchObject({ state: "succeeded", phases: { local_applied: true, published: true } })
     expect(git(s.bare, "rev-parse", "main").trim()).toBe(s.local)
     expect(pushes(s.control)).toBe(1)
-  })
+  }, 180_000)
 })
