@@ -48,7 +48,7 @@ const runWorker = (root: string, control: string, requestId: string) =>
     cwd: REPO,
     env: { ...process.env, PATH: `${path.join(control, "bin")}:${process.env["PATH"]}` },
     stdio: ["ignore", "pipe", "pipe"]
-  }, 180_000)
+  })
 
 const waitFor = async (file: string, child: ReturnType<typeof spawn>) => {
   for (let i = 0; i < 600; i++) {
