@@ -111,7 +111,7 @@ export const ReadFields = Schema.Struct({
     })
   ),
   branch: Schema.optional(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(255)).annotations({ description: "history: the branch (default the current one)." })),
-  pull_request_number: Schema.optional(Int(1, 2_147_483_647, "PR views: the pull request number, integer 1-2147483647.")),
+  pull_request_number: Schema.optional(Int(1, 2_147_483_647, "The pull request number, integer 1-2147483647 (required for pull_request and pull_request_diff).")),
   path: Schema.optional(Schema.String.pipe(Schema.minLength(1), Schema.maxLength(4096)).annotations({ description: "pull_request_diff: a path from its file_list." })),
   side: Schema.optional(Schema.Literal("source", "target").annotations({ description: "pull_request_diff with path: source or target." }))
 })
