@@ -46,7 +46,7 @@ describe("receipt state machine", () => {
         }
         // The interpreter runs the effect only right after the needs_confirmation -> unknown intent.
         expect(admitted).toBeLessThanOrEqual(1)
-        const ranks = receipt.history.map((entry) => STATES.indexOf(entry.state) >= 2 ? 2 : STATES.indexOf(entry.state))
+        const ranks = receipt.history.map((entry) => Math.min(2, STATES.indexOf(entry.state)))
         expect([...ranks].sort((a, b) => a - b)).toEqual(ranks)
       }),
       { seed: SEED, numRuns: 500 }

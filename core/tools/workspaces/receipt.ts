@@ -67,23 +67,12 @@ export const advance = (
 
 export const receiptPath = (requestId: string) => `receipts/${requestId.toLowerCase()}.json`
 
-const decodeReceipt = Schema.decodeUnknownEither(Receipt)
-
 /** Reads a receipt; undefined when there is none; IO_ERROR naming the file when it does not decode. */
 export const readReceipt = (requestId: string) =>
   Effect.gen(function* () {
     const store = yield* StateStore
-    const raw = yield* store.readJson<unknown>(receiptPath(requestId))
-    if (raw === undefined) return undefined
-    return yield* Either.match(decodeReceipt(raw), {
-      onLeft: () =>
-        Effect.fail(
-          toolError("IO_ERROR", `The receipt .agentic/${receiptPath(requestId)} does not decode as a receipt; it was not written by this toolkit or was edited. Nothing is proven about its request.`, {
-            path: `.agentic/${receiptPath(requestId)}`
-          })
-        ),
-      onRight: (receipt) => Effect.succeed(receipt as Receipt)
-    })
+    // readJson decodes through the Schema; a bad file is IO_ERROR naming it.
+    return (yield* store.readJson(receiptPath(requestId), Receipt)) as Receipt | undefined
   })
 
 export const writeReceipt = (receipt: Receipt) => Effect.flatMap(StateStore, (store) => store.writeJson(receiptPath(receipt.requestId), receipt))

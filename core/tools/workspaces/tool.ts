@@ -363,7 +363,7 @@ const actionDescription = (actions: ReadonlyArray<string>) =>
 
 /** workspace_action with the given actions (the advertised ones). */
 export const makeActionTool = (actions: ReadonlyArray<BuiltAction>): ToolDefinition => {
-  const schemas = Object.fromEntries(actions.map((action) => [action, ActionFields[action]])) as Record<string, Schema.Schema<any, any, never>>
+  const schemas = Object.fromEntries(actions.map((action) => [action, ActionFields[action]])) as Record<string, Schema.Schema.AnyNoContext>
   const handlers = Object.fromEntries(actions.map((action) => [action, actionDef as unknown as ActionDef<unknown>]))
   const tool: ToolDefinition = defineTool({
     name: "workspace_action",
