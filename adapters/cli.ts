@@ -14,6 +14,7 @@ import { recordDetails } from "./approvalDetails.ts"
 import { differingSettings, readHostState } from "./hostState.ts"
 import { shellWord, terminalCommand } from "./mcp/decide.ts"
 import { VERSION } from "./version.ts"
+import { workspacesVerb } from "./workspacesVerb.ts"
 
 export type { OpenFailure } from "./open.ts"
 
@@ -374,7 +375,8 @@ const verbs: Record<string, (line: ParsedLine, host: CliHost) => Promise<number>
       return 0
     }),
   accept: (line, host) => decideVerb("accept", line, host),
-  deny: (line, host) => decideVerb("deny", line, host)
+  deny: (line, host) => decideVerb("deny", line, host),
+  workspaces: (line, host) => workspacesVerb(line, host, host.open)
 }
 
 const decideVerb = (verb: "accept" | "deny", line: ParsedLine, host: CliHost) =>

@@ -136,7 +136,13 @@ export const decodeInput = (tool: ToolDefinition, args: unknown): Either.Either<
   // Bounded before anything decodes it: a schema walks recursively, so depth is a stack's worth of risk.
   const outOfBounds = measureInput(args)
   if (outOfBounds !== undefined) return Either.left(toolError("INVALID_INPUT", `Invalid ${tool.name} call: ${outOfBounds}.`))
-  const { action, ...fields } = args as Record<string, unknown>
+  // A bare tool takes its one action's fields alone: an "action" field is then a field like any other.
+  const split = (): { action: unknown; fields: Record<string, unknown> } => {
+    if (tool.bare !== undefined) return { action: tool.bare, fields: { ...(args as Record<string, unknown>) } }
+    const { action, ...rest } = args as Record<string, unknown>
+    return { action, fields: rest }
+  }
+  const { action, fields } = split()
   if (typeof action !== "string") {
     return Either.left(
       toolError("INVALID_INPUT", `field "action" is required: one of ${actions.join(", ")}.`, { field: "action", allowed: actions })
@@ -249,17 +255,21 @@ export const runGated = (
   })
 
 const runTool = (tool: ToolDefinition, args: unknown): Effect.Effect<Envelope, never, ToolContext> => {
-  const given = (args as { action?: unknown } | null)?.action
+  const given = tool.bare ?? (args as { action?: unknown } | null)?.action
   // The operation names the action as given, clipped like every echoed value.
   const actionName = typeof given === "string" ? echo(given, 64) : "invalid"
   const operation = `${tool.short}.${actionName}`
-  return Either.match(decodeInput(tool, args), {
+  const decodeAndRun = Either.match(decodeInput(tool, args), {
     onLeft: (error) => Effect.succeed(failure(operation, error)),
     onRight: (input) => {
       const action = tool.handlers[input.action]!
       return settle(tool, operation, input.action, action.gate === "none" ? action.run(input) : runGated(tool, operation, action, input))
     }
   })
+  if (tool.precheck === undefined) return decodeAndRun
+  return Effect.flatMap(Effect.either(tool.precheck(args)), (checked) =>
+    Either.isLeft(checked) ? Effect.succeed(failure(operation, checked.left)) : decodeAndRun
+  )
 }
 
 const defectText = (cause: Cause.Cause<unknown>): string => {
@@ -272,7 +282,8 @@ const defectText = (cause: Cause.Cause<unknown>): string => {
 export const makeRegistry = (
   settings: Settings,
   host: HostInfoShape,
-  candidates: ReadonlyArray<ToolDefinition> = ALL_TOOLS
+  candidates: ReadonlyArray<ToolDefinition> = ALL_TOOLS,
+  known: ReadonlyArray<ToolDefinition> = candidates
 ): Registry => {
   const tools = candidates.filter((tool) => isRegistered(tool, settings, host))
   const byName = new Map(tools.map((tool) => [tool.name, tool]))
@@ -290,12 +301,12 @@ export const makeRegistry = (
   function callUnbounded(name: string, args: unknown): Effect.Effect<Envelope, never, ToolContext> {
       const tool = byName.get(name)
       if (tool === undefined) {
-        const known = candidates.find((candidate) => candidate.name === name)
-        const lacking = known === undefined ? undefined : missingService(known, host)
+        const candidate = known.find((entry) => entry.name === name)
+        const lacking = candidate === undefined ? undefined : missingService(candidate, host)
         return Effect.succeed(
           failure(
             `${echo(name, 100)}.call`,
-            known === undefined
+            candidate === undefined
               ? toolError("INVALID_INPUT", `Unknown tool "${echo(name, 100)}". Registered tools: ${tools.map((t) => t.name).join(", ")}.`, { tool: echo(name, 100) })
               : lacking !== undefined
                 ? toolError("TOOL_DISABLED", `${name} is not available: this host (${host.runtime}) has no ${CAPABILITY_SERVICE[lacking]} service.`, {

@@ -18,7 +18,7 @@ import { CurrentSettings } from "./services/CurrentSettings.ts"
 import { type Capability, HostFs, type HostFsShape, HostInfo, type HostInfoShape } from "./services/HostFs.ts"
 import { Processes, type ProcessesShape } from "./services/Processes.ts"
 import { type ProgressUpdate, withProgress } from "./services/Progress.ts"
-import { RegisteredTools } from "./services/RegisteredTools.ts"
+import { isRegistered, RegisteredTools } from "./services/RegisteredTools.ts"
 import { RunWorkers, type RunWorkersShape } from "./services/RunWorkers.ts"
 import { Search } from "./services/Search.ts"
 import { Workspace } from "./services/Workspace.ts"
@@ -148,9 +148,15 @@ const launch = async (layer: Layer.Layer<ToolContext>, settings: Settings, tools
   const run = <A, E>(effect: Effect.Effect<A, E, ToolContext>) => runtime.runPromise(effect)
   try {
     const info = await run(HostInfo)
-    const registry = makeRegistry(settings, info, tools)
     const steps = tools.flatMap((tool) => tool.startup ?? [])
     await run(Effect.forEach(steps, (step) => step.run, { discard: true }))
+    // A tool that decides how this host advertises it (the Workspaces tools) does so once, after the steps.
+    const advertised = await run(
+      Effect.forEach(tools, (tool) =>
+        tool.advertise === undefined || !isRegistered(tool, settings, info) ? Effect.succeed([tool]) : Effect.map(tool.advertise, (t) => (t === undefined ? [] : [t]))
+      )
+    )
+    const registry = makeRegistry(settings, info, advertised.flat(), tools)
     return {
       settings,
       info,

@@ -32,7 +32,9 @@ export const ErrorCode = Schema.Literal(
   "NOT_A_REPOSITORY",
   "MERGE_CONFLICT",
   "NON_FAST_FORWARD",
-  "MODEL_UNAVAILABLE"
+  "MODEL_UNAVAILABLE",
+  "CONTEXT_STALE",
+  "CAPABILITY_MISSING"
 )
 export type ErrorCode = typeof ErrorCode.Type
 

@@ -2,6 +2,7 @@
 import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
+import { ALL_WORKSPACE_CAPABILITIES } from "../tools/workspaces/names.ts"
 
 /** The executables a command may run by default: common development tools, no shells. */
 export const DEFAULT_EXECUTABLES: ReadonlyArray<string> = [
@@ -56,6 +57,8 @@ export const Settings = Schema.Struct({
   enableVcsTools: Bool(true),
   /** workspace_vcs: let git run the repository's hooks (off: hooks never run; git gets an empty hooks path). */
   vcsRunHooks: Bool(false),
+  /** The Workspaces capabilities the user allows (intersected with what the host supports); default: all of them. */
+  workspaceCapabilities: Schema.optionalWith(Schema.Array(Schema.Literal(...ALL_WORKSPACE_CAPABILITIES)), { default: () => ALL_WORKSPACE_CAPABILITIES }),
   enableTodoBoards: Bool(true),
   enableWebResearch: Bool(false),
   enableBrowser: Bool(false),
@@ -111,6 +114,7 @@ const EXPECTED: Record<string, string> = {
   protectedPatterns: "must be a list of glob strings",
   excludePatterns: "must be a list of glob strings",
   executableAllowlist: 'must be a list of executable names ("*" allows any)',
+  workspaceCapabilities: `must be a list of Workspaces capabilities (${ALL_WORKSPACE_CAPABILITIES.join(", ")})`,
   maxToolResultChars: "must be an integer from 1000 to 10000000",
   maxCommandDurationSeconds: "must be an integer from 1 to 86400",
   maxFetchBytes: "must be an integer from 1024 to 1000000000 (bytes)",
@@ -155,7 +159,7 @@ export const parseSettingValue = (key: string, raw: string): unknown => {
   } catch {
     value = raw
   }
-  if ((key === "protectedPatterns" || key === "excludePatterns" || key === "executableAllowlist") && typeof value === "string") {
+  if ((key === "protectedPatterns" || key === "excludePatterns" || key === "executableAllowlist" || key === "workspaceCapabilities") && typeof value === "string") {
     return value.split(",").map((part) => part.trim()).filter((part) => part.length > 0)
   }
   return value

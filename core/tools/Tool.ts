@@ -223,6 +223,21 @@ export interface ToolDefinition<S extends ActionSchemas = ActionSchemas> {
   readonly changes?: ReadonlyArray<ChangeSource>
   readonly storage?: ReadonlyArray<StorageEntry>
   readonly probe: Probe
+  /**
+   * Optional: the one action of a tool whose input has no `action` field (the Workspaces tools, whose wire
+   * shapes come from their reference): the registry decodes the whole object as that action's fields.
+   */
+  readonly bare?: string
+  /**
+   * Optional: a check of the raw arguments before the schema decode (workspaces: CAPABILITY_MISSING for an
+   * action or view outside the usable capabilities, so it is never decoded nor attempted).
+   */
+  readonly precheck?: (args: unknown) => Effect.Effect<void, ToolError, ToolContext>
+  /**
+   * Optional: the tool as this host advertises it, decided once when the runtime starts (after the start-up
+   * steps): a narrower tool (fewer actions), or undefined for none. Without it the tool is advertised as it is.
+   */
+  readonly advertise?: Effect.Effect<ToolDefinition | undefined, never, ToolContext>
 }
 
 /** Identity with inference: `defineTool({...})`. */
@@ -304,6 +319,15 @@ export const toolInputSchema = (tool: ToolDefinition): JsonSchemaObject => {
     }
     schema.items = { ...schema.items, properties: kept }
     if (Object.keys(kept).length === 0) delete schema.items.properties
+  }
+  if (tool.bare !== undefined) {
+    const own = ((JSONSchema.make(tool.actions[tool.bare]!, { target: "jsonSchema7" }) as any).required ?? []) as ReadonlyArray<string>
+    for (const field of Object.keys(properties)) {
+      const { description, ...rest } = properties[field] as { description?: string }
+      const plain = typeof description === "string" ? description.replace(/ ?\(required\)$/, "") : undefined
+      properties[field] = plain === undefined || plain === "" ? rest : { ...rest, description: plain }
+    }
+    return { type: "object", properties, required: own, additionalProperties: false }
   }
   return {
     type: "object",

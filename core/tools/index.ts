@@ -10,6 +10,7 @@ import { researchTool } from "./research/tool.ts"
 import { tasksTool } from "./tasks/tasks.ts"
 import type { ToolDefinition } from "./Tool.ts"
 import { vcsTool } from "./vcs/tool.ts"
+import { WORKSPACES_TOOLS } from "./workspaces/tool.ts"
 
 export const ALL_TOOLS: ReadonlyArray<ToolDefinition> = [
   inspectTool,
@@ -21,5 +22,6 @@ export const ALL_TOOLS: ReadonlyArray<ToolDefinition> = [
   tasksTool,
   researchTool,
   ...BROWSER_TOOLS,
-  agentTool
+  agentTool,
+  ...WORKSPACES_TOOLS
 ] as unknown as ReadonlyArray<ToolDefinition>

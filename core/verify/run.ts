@@ -7,7 +7,7 @@
  * with which code) and the store's records must equal the model's. Host-free: the host is the layer given.
  */
 import * as Clock from "effect/Clock"
-import * as Duration from "effect/Duration"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
 import fc from "fast-check"

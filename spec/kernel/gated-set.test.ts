@@ -25,7 +25,9 @@ const GATED: Record<string, { readonly kind: GateKind; readonly actions: Readonl
   workspace_vcs: { kind: "vcs", actions: ["init", "add", "commit", "checkout", "branch", "push", "issue_create", "pr_create"] },
   workspace_research: { kind: "web", actions: ["search", "fetch", "deep"] },
   workspace_browser: { kind: "browser", actions: ["control"] },
-  workspace_agent: { kind: "agent", actions: ["run", "start"] }
+  workspace_agent: { kind: "agent", actions: ["run", "start"] },
+  // Issue 13: every workspace_action action is staged as a vcs approval (confirm: "always").
+  workspace_action: { kind: "vcs", actions: ["commit", "push", "pull", "branch_create", "branch_switch", "branch_delete", "move", "stash_restore", "stash_discard"] }
 }
 
 /** "Never gated: workspace_inspect, workspace_plan, workspace_notes, workspace_tasks, and every ungated action". */
@@ -63,6 +65,6 @@ describe("the gated set, derived from the definitions, is the reference's gating
       expect(Object.keys(tool.actions).filter((action) => gateOf(tool, action) !== undefined), tool.name).toEqual([])
     }
     // The shipped tools with gated actions today, so the comparison above is never vacuous.
-    expect([...new Set(gatedSet().map((entry) => entry.tool))].sort()).toEqual(["workspace_agent", "workspace_browser", "workspace_command", "workspace_edit", "workspace_research", "workspace_vcs"])
+    expect([...new Set(gatedSet().map((entry) => entry.tool))].sort()).toEqual(["workspace_action", "workspace_agent", "workspace_browser", "workspace_command", "workspace_edit", "workspace_research", "workspace_vcs"])
   })
 })

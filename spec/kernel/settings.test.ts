@@ -22,6 +22,7 @@ describe("settings", () => {
         "allowCommandNetwork",
         "enableVcsTools",
         "vcsRunHooks",
+        "workspaceCapabilities",
         "enableTodoBoards",
         "enableWebResearch",
         "enableBrowser",

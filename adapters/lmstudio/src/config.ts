@@ -57,6 +57,10 @@ export const FIELDS: { readonly [K in keyof Settings]: Field } = {
     type: "stringArray",
     params: { displayName: "Executable allowlist", subtitle: `Bare names; "*" allows any. Default: ${DEFAULT_EXECUTABLES.slice(0, 8).join(", ")}, …` }
   },
+  workspaceCapabilities: {
+    type: "stringArray",
+    params: { displayName: "Workspaces capabilities", subtitle: "Allowed Workspaces capabilities (e.g. workspace:commands:v1, workspace:action:commit); default: all the host supports." }
+  },
   enableProcessExecution: { type: "boolean", params: { displayName: "Enable process execution" } },
   commandSandbox: {
     type: "select",

@@ -1,0 +1,130 @@
+/**
+ * `agentic-workspace workspaces status|review|changes|receipt|reconcile|confirm|commit|push|branch
+ * --project DIR --json`: the Workspaces tools' data for the terminal, one JSON document on stdout.
+ * Reads never replay anything (`--yes` on a read is refused); `confirm --request-id ID --yes` confirms a
+ * pending model request after showing it; commit, push and branch with `--yes` act directly with a fresh
+ * request id and a receipt like any other, and without `--yes` print what they would do and do nothing.
+ */
+import type { Envelope } from "../core/protocol/envelope.ts"
+import { failure, success } from "../core/protocol/envelope.ts"
+import { toolError } from "../core/protocol/errors.ts"
+import { operationOf, operationResult } from "../core/tools/workspaces/tool.ts"
+import type { CliHost, ParsedLine } from "./cli.ts"
+import type { Session } from "./open.ts"
+
+const READS = ["status", "review", "changes", "receipt", "reconcile"]
+const MUTATIONS = ["confirm", "commit", "push", "branch"]
+
+const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`
+
+const usage = (host: CliHost, message: string) => {
+  host.stdout(json(failure("workspaces.cli", toolError("INVALID_INPUT", message))))
+  return 2
+}
+
+const intFlag = (line: ParsedLine, name: string, fallback: number): number | undefined => {
+  const given = line.flags[name]
+  if (given === undefined) return fallback
+  return typeof given === "string" && /^\d+$/.test(given) ? Number(given) : undefined
+}
+
+const contextOf = async (session: Session) => {
+  const status = await session.call("get_workspace_status", {})
+  return { status, contextId: (status.data as { context_id?: string } | undefined)?.context_id }
+}
+
+/** Every page of changes (review). */
+const allChanges = async (session: Session, contextId: string) => {
+  const entries: Array<unknown> = []
+  let offset: number | null = 0
+  let snapshot: string | undefined
+  let complete = true
+  while (offset !== null) {
+    const page: Envelope = await session.call("read_workspace", { context_id: contextId, view: "changes", offset, limit: 64, ...(snapshot === undefined ? {} : { read_snapshot: snapshot }) })
+    if (!page.ok) return page
+    const d = page.data as { entries: Array<unknown>; next_offset: number | null; read_snapshot: string; complete: boolean }
+    entries.push(...d.entries)
+    snapshot = d.read_snapshot
+    complete = complete && d.complete
+    offset = d.next_offset
+  }
+  return { entries, complete, read_snapshot: snapshot }
+}
+
+export const workspacesVerb = async (line: ParsedLine, host: CliHost, open: (root: string, settings: Record<string, unknown>) => Promise<Session>): Promise<number> => {
+  const [sub, ...rest] = line.positional
+  if (sub === undefined || ![...READS, ...MUTATIONS].includes(sub)) return usage(host, `workspaces needs one of: ${[...READS, ...MUTATIONS].join(", ")}.`)
+  const project = line.flags["project"]
+  if (typeof project !== "string") return usage(host, "workspaces needs --project DIR (the working copy's root).")
+  const yes = line.flags["yes"] === true
+  if (READS.includes(sub) && yes) return usage(host, `--yes confirms a mutation; ${sub} is a read and takes no --yes.`)
+  const root = project.startsWith("/") ? project : `${host.cwd.replace(/\/$/, "")}/${project}`
+  const session = await open(root, line.settings)
+  try {
+    if (session.failure !== undefined) return usage(host, `${session.failure.reason}. ${session.failure.repair}`)
+    const print = (envelope: Envelope) => {
+      host.stdout(json(envelope))
+      return envelope.ok ? 0 : 1
+    }
+    const requestId = line.flags["request-id"]
+    if (sub === "receipt" || sub === "reconcile") {
+      if (typeof requestId !== "string") return usage(host, `${sub} needs --request-id ID (the original request id).`)
+      const result = await session.runtime!.run(operationOf(requestId, sub === "reconcile")).then(
+        ({ receipt, observed }) => success(`workspaces.${sub}`, operationResult(receipt, observed)),
+        (error) => failure(`workspaces.${sub}`, toolError("NOT_FOUND", String((error as { message?: string }).message ?? error)))
+      )
+      return print(result)
+    }
+    if (sub === "confirm") {
+      if (typeof requestId !== "string") return usage(host, "confirm needs --request-id ID (the pending model request).")
+      const pending = (await session.approvals()).find(
+        (record) => record.status === "pending" && (record.resume?.arguments as { request_id?: string } | undefined)?.request_id?.toLowerCase() === requestId.toLowerCase()
+      )
+      if (pending === undefined) return print(failure("workspaces.confirm", toolError("NOT_FOUND", `No pending request ${requestId}; list them with agentic-workspace approvals.`)))
+      const review = { approval: pending.id, title: pending.title, prompt: pending.prompt, destructive: pending.destructive ?? false, resume: pending.resume }
+      if (!yes) return print(success("workspaces.confirm", { summary: `Would confirm ${pending.title}; nothing was done. Add --yes to confirm.`, data: { status: "needs_confirmation", review } }))
+      const decided = await session.preprocess(`/accept ${pending.id}`)
+      return print(
+        decided.decided === undefined
+          ? failure("workspaces.confirm", toolError("APPROVAL_DENIED", decided.text))
+          : success("workspaces.confirm", { summary: `Confirmed ${pending.title}; the model's same request now runs once.`, data: { status: "confirmed", review } })
+      )
+    }
+    const { status, contextId } = await contextOf(session)
+    if (contextId === undefined) return print(status)
+    if (sub === "status") return print(status)
+    if (sub === "review") {
+      const changes = await allChanges(session, contextId)
+      if ("ok" in changes) return print(changes as Envelope)
+      return print(success("workspaces.review", { summary: `${(changes.entries as Array<unknown>).length} change(s) to review.`, data: { status: status.data, changes } }))
+    }
+    if (sub === "changes") {
+      const limit = intFlag(line, "limit", 32)
+      const offset = intFlag(line, "offset", 0)
+      if (limit === undefined || offset === undefined) return usage(host, "--limit and --offset take integers (limit 1-64, offset 0-100000).")
+      const first = await session.call("read_workspace", { context_id: contextId, view: "changes", offset: 0, limit })
+      if (offset === 0 || !first.ok) return print(first)
+      return print(await session.call("read_workspace", { context_id: contextId, view: "changes", offset, limit, read_snapshot: (first.data as { read_snapshot: string }).read_snapshot }))
+    }
+    // commit MESSAGE | push REMOTE BRANCH | branch NAME [START]: the user's own action, a fresh request id.
+    const fields: Record<string, unknown> | undefined =
+      sub === "commit" && rest.length === 1
+        ? { action: "commit", message: rest[0] }
+        : sub === "push" && rest.length === 2
+          ? { action: "push", remote: rest[0], branch: rest[1] }
+          : sub === "branch" && (rest.length === 1 || rest.length === 2)
+            ? { action: "branch_create", name: rest[0], ...(rest[1] === undefined ? {} : { start_point: rest[1] }) }
+            : undefined
+    if (fields === undefined) return usage(host, "Use: workspaces commit MESSAGE | push REMOTE BRANCH | branch NAME [START] --project DIR --yes.")
+    const args = { ...fields, context_id: contextId, request_id: crypto.randomUUID() }
+    if (!yes) return print(success(`workspaces.${sub}`, { summary: `Would run ${fields["action"]}; nothing was done. Add --yes to do it.`, data: { status: "needs_confirmation", would_run: fields } }))
+    const staged = await session.call("workspace_action", args)
+    const approval = (staged.data as { approval?: { id: string } } | undefined)?.approval
+    if (!staged.ok || approval === undefined) return print(staged)
+    const decided = await session.preprocess(`/accept ${approval.id}`)
+    if (decided.decided === undefined) return print(failure(`workspaces.${sub}`, toolError("APPROVAL_DENIED", decided.text)))
+    return print(await session.call("workspace_action", args))
+  } finally {
+    await session.close()
+  }
+}

@@ -1,0 +1,185 @@
+/**
+ * The git facts the Workspaces tools bind to: what the host supports, the usable capabilities, and the
+ * context (root, identity, branch, HEAD, the tree of the index plus every unignored working file). All
+ * git runs through workspace_vcs's runner (core/tools/vcs/run.ts), hardened the same way.
+ */
+import * as Effect from "effect/Effect"
+import { stableStringify } from "../../gate/hash.ts"
+import { WorkspaceKey } from "../../gate/key.ts"
+import { toolError } from "../../protocol/errors.ts"
+import { CurrentSettings } from "../../services/CurrentSettings.ts"
+import { HostFs, HostInfo } from "../../services/HostFs.ts"
+import { join } from "../../services/paths.ts"
+import { StateStore } from "../../store/StateStore.ts"
+import { newId } from "../../gate/hash.ts"
+import { findRepository, type Git, openGit } from "../vcs/run.ts"
+import {
+  actionCapability,
+  COMMANDS_CAPABILITY,
+  HANDOFF_CAPABILITY,
+  REMOTE_READS_CAPABILITY,
+  type WorkspaceActionName
+} from "./names.ts"
+
+/** The actions this build carries out on a git working copy (PR actions need gh support, not built yet). */
+export const LOCAL_ACTIONS: ReadonlyArray<WorkspaceActionName> = [
+  "commit",
+  "branch_create",
+  "branch_switch",
+  "branch_delete",
+  "move",
+  "stash_restore",
+  "stash_discard"
+]
+export const REMOTE_ACTIONS: ReadonlyArray<WorkspaceActionName> = ["push", "pull"]
+
+/** What the host supports, pure: git present at the root, a remote configured, gh authenticated. */
+export interface HostSupport {
+  readonly git: boolean
+  readonly remote: boolean
+  readonly gh: boolean
+}
+
+/**
+ * The capabilities a host with `support` offers. PR reads and PR actions are not offered by this build
+ * even with gh (docs/WORKSPACES.md): a capability is advertised only where its handler exists.
+ */
+export const supportedCapabilities = (support: HostSupport): ReadonlyArray<string> => {
+  if (!support.git) return []
+  const out: Array<string> = [COMMANDS_CAPABILITY, HANDOFF_CAPABILITY, ...LOCAL_ACTIONS.map(actionCapability)]
+  if (support.remote) out.push(REMOTE_READS_CAPABILITY, ...REMOTE_ACTIONS.map(actionCapability))
+  return out
+}
+
+/** The usable capabilities: the user's allowed list intersected with the host's, in the host's order. */
+export const intersect = (allowed: ReadonlyArray<string>, supported: ReadonlyArray<string>): ReadonlyArray<string> =>
+  supported.filter((capability) => allowed.includes(capability))
+
+/** The capabilities one action needs (branch transitions also need the handoff capability). */
+export const actionNeeds = (action: WorkspaceActionName): ReadonlyArray<string> => {
+  const own = [COMMANDS_CAPABILITY, actionCapability(action)]
+  return action === "branch_switch" ? [...own, HANDOFF_CAPABILITY] : own
+}
+
+/** Whether an action is usable under `usable`. */
+export const actionUsable = (action: WorkspaceActionName, usable: ReadonlyArray<string>): boolean => actionNeeds(action).every((c) => usable.includes(c))
+
+/** The git of the workspace root, or undefined when the root is not the top of a git working copy. */
+export const rootGit = Effect.gen(function* () {
+  const git = yield* openGit(undefined)
+  const repo = yield* findRepository(git)
+  return repo.top === "" ? git : undefined
+}).pipe(Effect.catchAll(() => Effect.succeed(undefined)))
+
+/** Opens the root's git or fails CAPABILITY_MISSING naming workspace:commands:v1. */
+export const requireGit = Effect.flatMap(rootGit, (git) =>
+  git === undefined
+    ? Effect.fail(
+        toolError(
+          "CAPABILITY_MISSING",
+          `${COMMANDS_CAPABILITY} is not usable here: the workspace root is not the top of a git working copy (or git is not on PATH or not allowed). Open the workspace at a repository's top.`,
+          { capability: COMMANDS_CAPABILITY }
+        )
+      )
+    : Effect.succeed(git)
+)
+
+/** The remotes' names. */
+export const remotes = (git: Git) =>
+  Effect.map(git.exec(["remote"]), (result) => (result.exitCode === 0 ? result.stdout.split("\n").filter((name) => name !== "") : []))
+
+/** What this host supports, read now. */
+export const hostSupport = Effect.gen(function* () {
+  const git = yield* rootGit
+  if (git === undefined) return { git: false, remote: false, gh: false } satisfies HostSupport
+  const names = yield* remotes(git).pipe(Effect.catchAll(() => Effect.succeed([] as Array<string>)))
+  return { git: true, remote: names.length > 0, gh: false } satisfies HostSupport
+})
+
+/** The usable capabilities now: the workspaceCapabilities setting intersected with the host's support. */
+export const usableNow = Effect.gen(function* () {
+  const settings = yield* CurrentSettings
+  return intersect(settings.workspaceCapabilities, supportedCapabilities(yield* hostSupport))
+})
+
+/** A one-line git read; "" when git fails (an unset config key, no upstream, an unborn HEAD). */
+export const readLine = (git: Git, args: ReadonlyArray<string>) =>
+  Effect.map(git.exec(args), (result) => (result.exitCode === 0 ? result.stdout.trim() : ""))
+
+/** The pathspec that keeps the toolkit's own state out of every enumeration and tree. */
+export const NOT_AGENTIC = [":(exclude,top).agentic"]
+
+/**
+ * The tree of the index plus every unignored working file, `.agentic/` excluded: `git add -A` into a copy
+ * of the index (GIT_INDEX_FILE), then `git write-tree`; the real index is never touched.
+ */
+export const workingTree = (git: Git) =>
+  Effect.gen(function* () {
+    const host = yield* HostFs
+    const store = yield* StateStore
+    const indexPath = (yield* git.must(["rev-parse", "--git-path", "index"])).trim()
+    const indexAbs = indexPath.startsWith("/") ? indexPath : join(git.cwdAbs, indexPath)
+    const bytes = yield* host.readFile(indexAbs).pipe(
+      Effect.map((value): Uint8Array | undefined => value),
+      Effect.catchAll(() => Effect.succeed(undefined))
+    )
+    const scratch = `workspaces/scratch/${yield* newId("index")}`
+    if (bytes !== undefined) yield* store.writeBytes(scratch, bytes)
+    else yield* store.writeText(`${scratch}.keep`, "")
+    const env = { GIT_INDEX_FILE: store.abs(scratch) }
+    return yield* Effect.zipRight(
+      git.must(["add", "-A", "--", ".", ...NOT_AGENTIC], { env }),
+      Effect.map(git.must(["write-tree"], { env }), (out) => out.trim())
+    ).pipe(Effect.ensuring(Effect.all([store.remove(scratch), store.remove(`${scratch}.keep`)]).pipe(Effect.ignore)))
+  })
+
+/** What a context_id is bound to. */
+export interface Binding {
+  readonly root: string
+  readonly identity: string
+  readonly branch: string | null
+  readonly head: string | null
+  readonly tree: string
+}
+
+export const readBinding = (git: Git) =>
+  Effect.gen(function* () {
+    const info = yield* HostInfo
+    const [name, email, branch, head, tree] = yield* Effect.all([
+      readLine(git, ["config", "--get", "user.name"]),
+      readLine(git, ["config", "--get", "user.email"]),
+      readLine(git, ["symbolic-ref", "--short", "-q", "HEAD"]),
+      readLine(git, ["rev-parse", "-q", "--verify", "HEAD"]),
+      workingTree(git)
+    ])
+    return { root: info.root, identity: `${name} <${email}>`, branch: branch === "" ? null : branch, head: head === "" ? null : head, tree } satisfies Binding
+  })
+
+/** The opaque context id of a binding: a UUID (version 8) from the workspace key's MAC of it. */
+export const contextIdOf = (binding: Binding) =>
+  Effect.gen(function* () {
+    const key = yield* WorkspaceKey
+    const mac = yield* key.sign(`agentic-workspace/workspaces-context/v1\n${stableStringify(binding)}`)
+    const hex = mac.slice(0, 32).split("")
+    hex[12] = "8"
+    hex[16] = "89ab"[Number.parseInt(hex[16]!, 16) % 4]!
+    const h = hex.join("")
+    return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`
+  })
+
+/** CONTEXT_STALE: the given context_id does not match the working copy now (or was never issued). */
+export const contextStale = () =>
+  toolError(
+    "CONTEXT_STALE",
+    "context_id does not match the working copy now (a file was saved, HEAD, the branch or the git identity changed), or it was never issued; call get_workspace_status again and use its context_id.",
+    { field: "context_id" }
+  )
+
+/** The binding now, refusing a context_id that is not the one it yields. */
+export const checkContext = (git: Git, contextId: string) =>
+  Effect.gen(function* () {
+    const binding = yield* readBinding(git)
+    const current = yield* contextIdOf(binding)
+    if (current !== contextId.toLowerCase()) return yield* Effect.fail(contextStale())
+    return binding
+  })

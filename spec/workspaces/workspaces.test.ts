@@ -1,0 +1,343 @@
+/** The Workspaces integration on git: each test names the reference sentence (or issue 13 item) it checks. */
+import { randomUUID } from "node:crypto"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { afterEach, describe, expect, it } from "vitest"
+import { preprocess } from "../../core/gate/preprocess.ts"
+import { intersect, supportedCapabilities, actionUsable } from "../../core/tools/workspaces/git.ts"
+import { ALL_WORKSPACE_CAPABILITIES, WORKSPACE_ACTIONS } from "../../core/tools/workspaces/names.ts"
+import { makeTempDir, openWorkspace, type TempWorkspace } from "../support/workspace.ts"
+import { addBareRemote, data, git, initRepo } from "../vcs/support.ts"
+
+const open: Array<TempWorkspace> = []
+afterEach(async () => {
+  for (const ws of open.splice(0)) await ws.dispose()
+})
+
+const repo = async (settings: Record<string, unknown> = {}, remote = true) => {
+  const dir = await makeTempDir("aw-ws-")
+  initRepo(dir)
+  const bare = remote ? await addBareRemote(dir) : undefined
+  const ws = await openWorkspace(settings, dir)
+  open.push(ws)
+  return { ws, dir, bare }
+}
+
+const status = async (ws: TempWorkspace) => {
+  const result = await ws.call("get_workspace_status", {})
+  expect(result.ok).toBe(true)
+  return data(result)["context_id"] as string
+}
+
+/** Stages, accepts through /accept and runs the same request again. */
+const confirmAndRun = async (ws: TempWorkspace, args: Record<string, unknown>) => {
+  const staged = await ws.call("workspace_action", args)
+  expect(staged.ok).toBe(true)
+  expect(data(staged)["status"]).toBe("needs_confirmation")
+  await ws.run(preprocess(`/accept ${data(staged)["approval"]["id"]}`))
+  return ws.call("workspace_action", args)
+}
+
+describe("capability-scoped tools", () => {
+  it("with default settings in a git working copy the four tools are registered beside the others", async () => {
+    const { ws } = await repo()
+    const names = ws.runtime.registry.list().map((tool) => tool.name)
+    for (const name of ["get_workspace_status", "read_workspace", "get_workspace_operation", "workspace_action"]) expect(names).toContain(name)
+  })
+
+  it("not a git working copy: none of the four is advertised", async () => {
+    const ws = await openWorkspace({})
+    open.push(ws)
+    const names = ws.runtime.registry.list().map((tool) => tool.name)
+    expect(names.filter((name) => name.includes("workspace_") && !name.startsWith("workspace_") ? true : ["get_workspace_status", "workspace_action"].includes(name))).toEqual([])
+  })
+
+  it("Only the intersection of advertised capabilities is usable: a table over advertised x allowed x action", () => {
+    const hosts = [
+      { git: false, remote: false, gh: false },
+      { git: true, remote: false, gh: false },
+      { git: true, remote: true, gh: false },
+      { git: true, remote: true, gh: true }
+    ]
+    const alloweds: Array<ReadonlyArray<string>> = [
+      ALL_WORKSPACE_CAPABILITIES,
+      [],
+      ["workspace:commands:v1", "workspace:action:commit"],
+      ["workspace:commands:v1", "workspace:action:branch_switch"],
+      ["workspace:commands:v1", "workspace:action:branch_switch", "workspace:handoff:v1", "workspace:action:push"],
+      ["workspace:action:commit"]
+    ]
+    for (const host of hosts) {
+      for (const allowed of alloweds) {
+        const usable = intersect(allowed, supportedCapabilities(host))
+        for (const action of WORKSPACE_ACTIONS) {
+          // Oracle: commands, the action's own capability, handoff for a switch; the host: git for all, a remote for push/pull, PR actions never (not built).
+          const hostHas = host.git && (action === "push" || action === "pull" ? host.remote : !action.startsWith("pr_"))
+          const userHas = allowed.includes("workspace:commands:v1") && allowed.includes(`workspace:action:${action}`) && (action !== "branch_switch" || allowed.includes("workspace:handoff:v1"))
+          expect(actionUsable(action, usable), `${JSON.stringify(host)} ${allowed.join(",")} ${action}`).toBe(hostHas && userHas)
+        }
+      }
+    }
+  })
+
+  it("Actions require their corresponding workspace:action:<action> capability: the schema lists only usable actions, others are CAPABILITY_MISSING before the decode", async () => {
+    const { ws } = await repo({ workspaceCapabilities: ["workspace:commands:v1", "workspace:action:commit", "workspace:action:branch_switch"] })
+    const listed = ws.runtime.registry.list().find((tool) => tool.name === "workspace_action")!
+    expect((listed.inputSchema.properties["action"] as { enum: Array<string> }).enum).toEqual(["commit"])
+    // branch_switch lacks workspace:handoff:v1; push lacks its own capability; the bad fields are never decoded.
+    const switched = await ws.call("workspace_action", { action: "branch_switch", bogus: true })
+    expect(switched.ok).toBe(false)
+    expect(switched.error?.code).toBe("CAPABILITY_MISSING")
+    expect(switched.error?.details?.["capability"]).toBe("workspace:handoff:v1")
+    const pushed = await ws.call("workspace_action", { action: "push", context_id: 7 })
+    expect(pushed.error?.code).toBe("CAPABILITY_MISSING")
+    expect(pushed.error?.details?.["capability"]).toBe("workspace:action:push")
+  })
+
+  it("workspace:reads:remote:v1 extends reads to branches: without a remote the branches view is CAPABILITY_MISSING", async () => {
+    const { ws } = await repo({}, false)
+    const id = await status(ws)
+    const result = await ws.call("read_workspace", { context_id: id, view: "branches" })
+    expect(result.error?.code).toBe("CAPABILITY_MISSING")
+    expect(result.error?.details?.["capability"]).toBe("workspace:reads:remote:v1")
+    const pr = await ws.call("read_workspace", { context_id: id, view: "pull_request", pull_request_number: 7 })
+    expect(pr.error?.code).toBe("CAPABILITY_MISSING")
+  })
+})
+
+describe("Status and read context", () => {
+  it("get_workspace_status takes an empty object: any field fails INVALID_INPUT", async () => {
+    const { ws } = await repo()
+    const result = await ws.call("get_workspace_status", { action: "status" })
+    expect(result.error?.code).toBe("INVALID_INPUT")
+    expect((await ws.call("get_workspace_status", { confirmed: true })).error?.code).toBe("INVALID_INPUT")
+  })
+
+  it("status: project, branch, HEAD, upstream, ahead/behind, changes, capabilities, a UUID context_id, no absolute path", async () => {
+    const { ws, dir } = await repo()
+    git(dir, "branch", "--set-upstream-to=origin/main")
+    const result = await ws.call("get_workspace_status", {})
+    const d = data(result)
+    expect(d["context_id"]).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
+    expect(d).toMatchObject({ branch: "main", upstream: "origin/main", ahead: 0, behind: 0, head: git(dir, "rev-parse", "HEAD").trim() })
+    expect(d["capabilities"]).toContain("workspace:action:push")
+    expect(JSON.stringify(result)).not.toContain(dir)
+  })
+
+  it("refresh after saves: a second save of a modified file makes the context stale; the toolkit's own state never does", async () => {
+    const { ws } = await repo()
+    await ws.write("a.txt", "two\n")
+    const first = await status(ws)
+    await ws.write(".agentic/scratch.txt", "own state")
+    expect(await status(ws)).toBe(first)
+    await ws.write("a.txt", "three\n")
+    const read = await ws.call("read_workspace", { context_id: first, view: "changes" })
+    expect(read.error?.code).toBe("CONTEXT_STALE")
+    expect(read.error?.message).toContain("call get_workspace_status again")
+  })
+
+  it("Never invent one: an invented context_id fails CONTEXT_STALE", async () => {
+    const { ws } = await repo()
+    const result = await ws.call("read_workspace", { context_id: randomUUID(), view: "changes" })
+    expect(result.error?.code).toBe("CONTEXT_STALE")
+  })
+
+  it("an identity change makes the context stale", async () => {
+    const { ws, dir } = await repo()
+    const first = await status(ws)
+    git(dir, "config", "user.email", "other@example.com")
+    expect((await ws.call("read_workspace", { context_id: first, view: "changes" })).error?.code).toBe("CONTEXT_STALE")
+  })
+
+  it("Limits are integers from 1 to 64; offsets from 0 to 100000; no booleans, strings or fractions", async () => {
+    const { ws } = await repo()
+    const id = await status(ws)
+    for (const bad of [{ limit: 0 }, { limit: 65 }, { limit: 1.5 }, { limit: "32" }, { limit: true }, { offset: -1 }, { offset: 100001 }, { offset: 0.5 }, { offset: "0" }, { offset: false }]) {
+      const result = await ws.call("read_workspace", { context_id: id, view: "changes", ...bad })
+      expect(result.error?.code, JSON.stringify(bad)).toBe("INVALID_INPUT")
+    }
+    const first: any = await ws.call("read_workspace", { context_id: id, view: "changes", limit: 64 })
+    const last: any = await ws.call("read_workspace", { context_id: id, view: "changes", limit: 64, offset: 100000, read_snapshot: first.data.read_snapshot })
+    expect(last.ok).toBe(true)
+    expect(last.data).toMatchObject({ entries: [], next_offset: null })
+  })
+
+  it("pull_request_number is an integer from 1 to 2147483647", async () => {
+    const { ws } = await repo({}, false)
+    const id = await status(ws)
+    // The PR views are refused before the decode in this build (CAPABILITY_MISSING), so the bounds are read from the schema.
+    const listed = ws.runtime.registry.list().find((tool) => tool.name === "read_workspace")!
+    expect(JSON.stringify(listed.inputSchema.properties["pull_request_number"])).toContain("1-2147483647")
+    expect((await ws.call("read_workspace", { context_id: id, view: "pull_request", pull_request_number: 0 })).ok).toBe(false)
+  })
+
+  it("Read all available pages through next_offset=null: every change exactly once, in order, with read_snapshot at nonzero offsets", async () => {
+    const { ws } = await repo()
+    for (let i = 0; i < 23; i++) await ws.write(`f${String(i).padStart(2, "0")}.txt`, `${i}\n`)
+    const id = await status(ws)
+    for (const limit of [1, 5, 7, 64]) {
+      const seen: Array<string> = []
+      let offset: number | null = 0
+      let snapshot: string | undefined
+      while (offset !== null) {
+        const page: any = await ws.call("read_workspace", { context_id: id, view: "changes", offset, limit, ...(snapshot === undefined ? {} : { read_snapshot: snapshot }) })
+        expect(page.ok).toBe(true)
+        expect(page.data.read_snapshot).toMatch(/^[0-9a-f]{64}$/)
+        if (snapshot !== undefined) expect(page.data.read_snapshot).toBe(snapshot)
+        snapshot = page.data.read_snapshot
+        expect(page.data.complete).toBe(true)
+        seen.push(...page.data.entries.map((entry: any) => entry.path))
+        offset = page.data.next_offset
+      }
+      expect(seen).toEqual(Array.from({ length: 23 }, (_, i) => `f${String(i).padStart(2, "0")}.txt`))
+    }
+  })
+
+  it("read_snapshot is required at nonzero offsets; a stale snapshot fails SNAPSHOT_STALE", async () => {
+    const { ws, dir } = await repo()
+    const id = await status(ws)
+    git(dir, "branch", "b1")
+    const first: any = await ws.call("read_workspace", { context_id: id, view: "branches", limit: 1 })
+    expect((await ws.call("read_workspace", { context_id: id, view: "branches", offset: 1, limit: 1 })).error?.code).toBe("INVALID_INPUT")
+    git(dir, "branch", "b2")
+    const stale = await ws.call("read_workspace", { context_id: id, view: "branches", offset: 1, limit: 1, read_snapshot: first.data.read_snapshot })
+    expect(stale.error?.code).toBe("SNAPSHOT_STALE")
+    const wrong = await ws.call("read_workspace", { context_id: id, view: "branches", offset: 1, limit: 1, read_snapshot: "A".repeat(64) })
+    expect(wrong.error?.code).toBe("INVALID_INPUT")
+  })
+
+  it("complete=false means source enumeration remains incomplete: a capped untracked scan", async () => {
+    const { ws, dir } = await repo()
+    fs.mkdirSync(path.join(dir, "many"))
+    for (let i = 0; i < 2001; i++) fs.writeFileSync(path.join(dir, "many", `u${i}`), "")
+    const id = await status(ws)
+    const page: any = await ws.call("read_workspace", { context_id: id, view: "changes", limit: 64 })
+    expect(page.data.complete).toBe(false)
+  })
+
+  it("Use returned stash identifiers exactly: stash entries carry stash_id", async () => {
+    const { ws, dir } = await repo()
+    fs.writeFileSync(path.join(dir, "a.txt"), "stashed\n")
+    git(dir, "stash", "push", "-q", "-m", "wip")
+    const id = await status(ws)
+    const page: any = await ws.call("read_workspace", { context_id: id, view: "stashes" })
+    expect(page.data.entries).toEqual([{ stash_id: git(dir, "rev-parse", "refs/stash").trim(), ref: "stash@{0}", message: "On main: wip" }])
+  })
+
+  it("history is branch-scoped and paged", async () => {
+    const { ws, dir } = await repo()
+    for (let i = 0; i < 3; i++) git(dir, "commit", "-q", "--allow-empty", "-m", `c${i}`)
+    const id = await status(ws)
+    const page: any = await ws.call("read_workspace", { context_id: id, view: "history", branch: "main", limit: 2 })
+    expect(page.data.entries.map((e: any) => e.subject)).toEqual(["c2", "c1"])
+    const next: any = await ws.call("read_workspace", { context_id: id, view: "history", branch: "main", limit: 2, offset: 2, read_snapshot: page.data.read_snapshot })
+    expect(next.data.entries.map((e: any) => e.subject)).toEqual(["c0", "first"])
+    expect(next.data.next_offset).toBeNull()
+  })
+})
+
+describe("Action review and original requests", () => {
+  it("The first action call may return its guide without executing: needs_confirmation in every permission mode, never APPROVAL_REQUIRED", async () => {
+    for (const permissionMode of [0, 1, 2]) {
+      const { ws, dir } = await repo({ permissionMode })
+      await ws.write("a.txt", "changed\n")
+      const id = await status(ws)
+      const head = git(dir, "rev-parse", "HEAD")
+      const staged = await ws.call("workspace_action", { action: "commit", context_id: id, request_id: randomUUID(), message: "m" })
+      expect(staged.ok).toBe(true)
+      expect(data(staged)["status"]).toBe("needs_confirmation")
+      expect(data(staged)["approval"]["kind"]).toBe("vcs")
+      expect(typeof data(staged)["guide"]).toBe("string")
+      expect(git(dir, "rev-parse", "HEAD")).toBe(head)
+    }
+  })
+
+  it("Model arguments such as confirmed are not native approval: a confirmed field fails INVALID_INPUT", async () => {
+    const { ws } = await repo({ permissionMode: 2 })
+    await ws.write("a.txt", "changed\n")
+    const id = await status(ws)
+    const result = await ws.call("workspace_action", { action: "commit", context_id: id, request_id: randomUUID(), message: "m", confirmed: true })
+    expect(result.error?.code).toBe("INVALID_INPUT")
+  })
+
+  it("fields belonging to another action are forbidden", async () => {
+    const { ws } = await repo()
+    const id = await status(ws)
+    const result = await ws.call("workspace_action", { action: "commit", context_id: id, request_id: randomUUID(), message: "m", remote: "origin" })
+    expect(result.error?.code).toBe("INVALID_INPUT")
+    expect(result.error?.message).toContain("push")
+  })
+
+  it("after confirmation the same request id runs once; a repeated call replays nothing", async () => {
+    const { ws, dir } = await repo()
+    await ws.write("a.txt", "changed\n")
+    await ws.write("new.txt", "new\n")
+    const id = await status(ws)
+    const args = { action: "commit", context_id: id, request_id: randomUUID(), message: "via workspaces" }
+    const ran = await confirmAndRun(ws, args)
+    expect(ran.ok).toBe(true)
+    expect(data(ran)).toMatchObject({ status: "succeeded", phases: { local_applied: true } })
+    expect(git(dir, "log", "--format=%s").split("\n")).toEqual(["via workspaces", "first", ""])
+    expect(git(dir, "status", "--porcelain")).toBe("")
+    const again = await ws.call("workspace_action", args)
+    expect(again.ok).toBe(true)
+    expect(data(again)["status"]).toBe("succeeded")
+    expect(git(dir, "rev-list", "--count", "HEAD").trim()).toBe("2")
+    const receipt = JSON.parse(fs.readFileSync(path.join(dir, ".agentic/receipts", `${args.request_id}.json`), "utf8"))
+    expect(receipt.history.map((h: any) => h.state)).toEqual(["needs_confirmation", "unknown", "succeeded"])
+    const observed = await ws.call("get_workspace_operation", { request_id: args.request_id })
+    expect(data(observed)["state"]).toBe("succeeded")
+  })
+
+  it("A request id reused with different inputs fails EDIT_CONFLICT", async () => {
+    const { ws } = await repo()
+    await ws.write("a.txt", "changed\n")
+    const id = await status(ws)
+    const request_id = randomUUID()
+    expect((await ws.call("workspace_action", { action: "commit", context_id: id, request_id, message: "one" })).ok).toBe(true)
+    const other = await ws.call("workspace_action", { action: "commit", context_id: id, request_id, message: "two" })
+    expect(other.error?.code).toBe("EDIT_CONFLICT")
+  })
+
+  it("Destructive actions are refused under the ceiling before anything is staged", async () => {
+    const { ws, dir } = await repo()
+    git(dir, "branch", "other")
+    const id = await status(ws)
+    const request_id = randomUUID()
+    const result = await ws.call("workspace_action", { action: "branch_delete", context_id: id, request_id, name: "other" })
+    expect(result.error?.code).toBe("PROTECTED_PATH")
+    expect(fs.existsSync(path.join(dir, ".agentic/receipts", `${request_id}.json`))).toBe(false)
+  })
+
+  it("push publishes once and its receipt separates local application from publication", async () => {
+    const { ws, dir, bare } = await repo()
+    git(dir, "commit", "-q", "--allow-empty", "-m", "to publish")
+    const id = await status(ws)
+    const ran = await confirmAndRun(ws, { action: "push", context_id: id, request_id: randomUUID(), remote: "origin", branch: "main" })
+    expect(data(ran)).toMatchObject({ status: "succeeded", phases: { local_applied: true, published: true } })
+    expect(git(bare!, "rev-parse", "main")).toBe(git(dir, "rev-parse", "main"))
+  })
+
+  it("A failed Push can retain a local commit: failed, local_applied true, published false", async () => {
+    const { ws, dir, bare } = await repo()
+    // Someone else publishes first: our push is a non-fast-forward.
+    const other = await makeTempDir("aw-ws-other-")
+    git(other, "clone", "-q", bare!, ".")
+    git(other, "-c", "user.name=O", "-c", "user.email=o@example.com", "commit", "-q", "--allow-empty", "-m", "theirs")
+    git(other, "push", "-q", "origin", "main")
+    git(dir, "commit", "-q", "--allow-empty", "-m", "ours")
+    const id = await status(ws)
+    const ran = await confirmAndRun(ws, { action: "push", context_id: id, request_id: randomUUID(), remote: "origin", branch: "main" })
+    expect(ran.ok).toBe(true)
+    expect(data(ran)).toMatchObject({ status: "failed", phases: { local_applied: true, published: false }, outcome: { code: "NON_FAST_FORWARD" } })
+    expect(git(dir, "log", "-1", "--format=%s").trim()).toBe("ours")
+    fs.rmSync(other, { recursive: true, force: true })
+  })
+
+  it("An unavailable, missing or denied receipt does not prove the original effect was absent: NOT_FOUND says so", async () => {
+    const { ws } = await repo()
+    const result = await ws.call("get_workspace_operation", { request_id: randomUUID() })
+    expect(result.error?.code).toBe("NOT_FOUND")
+    expect(result.error?.message).toContain("does not prove")
+  })
+})
