@@ -7,6 +7,7 @@ import * as Effect from "effect/Effect"
 import lockfile from "proper-lockfile"
 import writeFileAtomic from "write-file-atomic"
 import { type DirEntry, ERRNO_REASONS, type FileInfo, HostError, type HostErrorReason, type HostFsShape } from "../../core/services/HostFs.ts"
+import { nodeConfinedFs } from "./confinedFs.ts"
 import { processIdentity } from "./identity.ts"
 
 // proper-lockfile reports a held lock as ELOCKED.
@@ -121,6 +122,7 @@ export const nodeHostFs: HostFsShape = {
   rename: (from, to) => attempt(from, () => fsp.rename(from, to)),
   chmod: (abs, mode) => attempt(abs, () => fsp.chmod(abs, mode)),
   realpath: (abs) => attempt(abs, () => fsp.realpath(abs)),
+  confined: nodeConfinedFs,
   withLock: (abs, effect) =>
     Effect.acquireUseRelease(
       attempt(abs, async () => {
