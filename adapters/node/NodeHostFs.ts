@@ -89,6 +89,37 @@ const sha256File = (abs: string) =>
     stream.on("error", (error) => ((error as { code?: string }).code === "ENOENT" ? resolve(undefined) : reject(error)))
   })
 
+/** Streams a file through `visit` in 1 MiB chunks. */
+const scanFile = (abs: string, visit: (chunk: Uint8Array) => void) =>
+  new Promise<number>((resolve, reject) => {
+    let size = 0
+    const stream = fs.createReadStream(abs, { highWaterMark: 1024 * 1024 })
+    stream.on("data", (chunk) => {
+      const bytes = chunk as Buffer
+      size += bytes.length
+      visit(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength))
+    })
+    stream.on("end", () => resolve(size))
+    stream.on("error", reject)
+  })
+
+/** One positioned read (looping until `length` bytes or the end of the file). */
+const readRange = async (abs: string, position: number, length: number) => {
+  const handle = await fsp.open(abs, "r")
+  try {
+    const bytes = new Uint8Array(length)
+    let read = 0
+    while (read < length) {
+      const { bytesRead } = await handle.read(bytes, read, length - read, position + read)
+      if (bytesRead === 0) break
+      read += bytesRead
+    }
+    return bytes.subarray(0, read)
+  } finally {
+    await handle.close()
+  }
+}
+
 export const nodeHostFs: HostFsShape = {
   owner: { pid: process.pid, identity: processIdentity(process.pid) ?? `pid:${process.pid}` },
   ownerAlive: (owner) => Effect.sync(() => processIdentity(owner.pid) === owner.identity),
@@ -103,6 +134,8 @@ export const nodeHostFs: HostFsShape = {
       })
       await syncDir(path.dirname(abs))
     }),
+  scanFile: (abs, visit) => attempt(abs, () => scanFile(abs, visit)),
+  readRange: (abs, position, length) => attempt(abs, () => readRange(abs, position, length)),
   appendFile: (abs, bytes) => attempt(abs, () => fsp.appendFile(abs, bytes)),
   stat: statWith(fsp.stat),
   lstat: statWith(fsp.lstat),

@@ -107,6 +107,13 @@ export interface HostFsShape {
   /** SHA-256 (hex) of a file (streamed where the host can); undefined when it does not exist. */
   readonly sha256File: (abs: string) => Effect.Effect<string | undefined, HostError>
   readonly readFile: (abs: string) => Effect.Effect<Uint8Array, HostError>
+  /**
+   * Streams a file through `visit` in chunks, never holding the whole file; answers the bytes read.
+   * Optional: a host without it is read whole (huge files then cost their size).
+   */
+  readonly scanFile?: ((abs: string, visit: (chunk: Uint8Array) => void) => Effect.Effect<number, HostError>) | undefined
+  /** Reads at most `length` bytes at byte `position` (fewer at the end of the file). Optional, as scanFile. */
+  readonly readRange?: ((abs: string, position: number, length: number) => Effect.Effect<Uint8Array, HostError>) | undefined
   /** Write temp beside the target, fsync, rename over it (and fsync the directory): a reader never sees a torn file. */
   readonly writeFileAtomic: (abs: string, bytes: Uint8Array, options?: { readonly mode?: number }) => Effect.Effect<void, HostError>
   /** Appends bytes (creating the file); used for logs, never for state. */
