@@ -80,28 +80,37 @@ const tail = async (abs: string, maxBytes: number) => {
   }
 }
 
-const sha256File = (abs: string) =>
-  new Promise<string | undefined>((resolve, reject) => {
-    const hash = createHash("sha256")
-    const stream = fs.createReadStream(abs)
-    stream.on("data", (chunk) => hash.update(chunk))
-    stream.on("end", () => resolve(hash.digest("hex")))
-    stream.on("error", (error) => ((error as { code?: string }).code === "ENOENT" ? resolve(undefined) : reject(error)))
-  })
+/** SHA-256 of a file, streamed through one reused buffer; undefined when it does not exist. */
+const sha256File = async (abs: string): Promise<string | undefined> => {
+  const hash = createHash("sha256")
+  try {
+    await scanFile(abs, (chunk) => hash.update(chunk))
+  } catch (error) {
+    if ((error as { code?: string }).code === "ENOENT") return undefined
+    throw error
+  }
+  return hash.digest("hex")
+}
 
-/** Streams a file through `visit` in 1 MiB chunks. */
-const scanFile = (abs: string, visit: (chunk: Uint8Array) => void) =>
-  new Promise<number>((resolve, reject) => {
+/**
+ * Streams a file through `visit` in 1 MiB chunks read into one reused buffer (the chunk is valid only
+ * during the call), so a huge file costs one buffer, not a stream's trail of chunks awaiting collection.
+ */
+const scanFile = async (abs: string, visit: (chunk: Uint8Array) => void) => {
+  const handle = await fsp.open(abs, "r")
+  try {
+    const buffer = new Uint8Array(1024 * 1024)
     let size = 0
-    const stream = fs.createReadStream(abs, { highWaterMark: 1024 * 1024 })
-    stream.on("data", (chunk) => {
-      const bytes = chunk as Buffer
-      size += bytes.length
-      visit(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength))
-    })
-    stream.on("end", () => resolve(size))
-    stream.on("error", reject)
-  })
+    for (;;) {
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, null)
+      if (bytesRead === 0) return size
+      size += bytesRead
+      visit(buffer.subarray(0, bytesRead))
+    }
+  } finally {
+    await handle.close()
+  }
+}
 
 /** One positioned read (looping until `length` bytes or the end of the file). */
 const readRange = async (abs: string, position: number, length: number) => {

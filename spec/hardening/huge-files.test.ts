@@ -19,7 +19,7 @@ import { HostError, type HostFsShape } from "../../core/services/HostFs.ts"
 import { startRuntime } from "../../core/runtime.ts"
 import { decodeSettings } from "../../core/settings/settings.ts"
 import { gutterLine } from "../../core/tools/inspect/paging.ts"
-import { STREAM_THRESHOLD_BYTES } from "../../core/tools/inspect/large.ts"
+import { STREAM_THRESHOLD_BYTES, utf8Validator } from "../../core/tools/inspect/large.ts"
 import { makeTempDir } from "../support/workspace.ts"
 
 const dirs: Array<string> = []
@@ -143,4 +143,39 @@ describe("huge files are read and described by streaming (issue 10 §5)", () => 
       await ws.dispose()
     }
   }, 120_000)
+})
+
+describe("the streaming UTF-8 check agrees with a fatal TextDecoder", () => {
+  const cases: ReadonlyArray<ReadonlyArray<number>> = [
+    [0x61, 0x62],
+    [0xc3, 0xa9],
+    [0xe2, 0x82, 0xac],
+    [0xf0, 0x9f, 0x98, 0x80],
+    [0xc0, 0xaf],
+    [0xe0, 0x80, 0xaf],
+    [0xed, 0xa0, 0x80],
+    [0xf4, 0x90, 0x80, 0x80],
+    [0xff],
+    [0xe2, 0x82],
+    [0x80]
+  ]
+  it("on valid text, overlong forms, surrogates, out-of-range code points, stray and truncated bytes, also split across chunks", () => {
+    const fatal = new TextDecoder("utf-8", { fatal: true })
+    for (const bytes of cases) {
+      const expected = (() => {
+        try {
+          fatal.decode(new Uint8Array(bytes))
+          return true
+        } catch {
+          return false
+        }
+      })()
+      for (let split = 0; split <= bytes.length; split++) {
+        const check = utf8Validator()
+        check.feed(new Uint8Array(bytes.slice(0, split)))
+        check.feed(new Uint8Array(bytes.slice(split)))
+        expect(check.end(), `${bytes.map((b) => b.toString(16)).join(" ")} split at ${split}`).toBe(expected)
+      }
+    }
+  })
 })

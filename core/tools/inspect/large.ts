@@ -33,6 +33,48 @@ export interface LargeScan {
   readonly pageEnd: number
 }
 
+/**
+ * A streaming UTF-8 validator (the WHATWG decoder's algorithm, without producing text): feed it chunks,
+ * then `end()`; false once any byte sequence is invalid (overlong forms and surrogates included).
+ */
+export const utf8Validator = () => {
+  let need = 0
+  let lower = 0x80
+  let upper = 0xbf
+  let valid = true
+  const feed = (chunk: Uint8Array) => {
+    if (!valid) return
+    for (let index = 0; index < chunk.length; index++) {
+      const byte = chunk[index]!
+      if (need === 0) {
+        if (byte < 0x80) continue
+        if (byte >= 0xc2 && byte <= 0xdf) need = 1
+        else if (byte >= 0xe0 && byte <= 0xef) {
+          if (byte === 0xe0) lower = 0xa0
+          if (byte === 0xed) upper = 0x9f
+          need = 2
+        } else if (byte >= 0xf0 && byte <= 0xf4) {
+          if (byte === 0xf0) lower = 0x90
+          if (byte === 0xf4) upper = 0x8f
+          need = 3
+        } else {
+          valid = false
+          return
+        }
+        continue
+      }
+      if (byte < lower || byte > upper) {
+        valid = false
+        return
+      }
+      lower = 0x80
+      upper = 0xbf
+      need--
+    }
+  }
+  return { feed, end: () => valid && need === 0 }
+}
+
 /** Whether the host can stream this file. */
 export const canStream = (host: HostFsShape, size: number): boolean =>
   size > STREAM_THRESHOLD_BYTES && host.scanFile !== undefined && host.readRange !== undefined
@@ -49,8 +91,8 @@ export const scanLarge = (host: HostFsShape, abs: string, offset: number, limit:
     let head = new Uint8Array(0)
     let pageStart = offset === 0 ? 0 : -1
     let pageEnd = -1
-    let invalid = false
-    const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
+    // Validated byte by byte: decoding each chunk to a string would cost memory the page does not need.
+    const utf8 = utf8Validator()
     const visit = (chunk: Uint8Array) => {
       if (head.length < BINARY_SNIFF_BYTES) {
         const next = new Uint8Array(Math.min(BINARY_SNIFF_BYTES, head.length + chunk.length))
@@ -58,13 +100,7 @@ export const scanLarge = (host: HostFsShape, abs: string, offset: number, limit:
         next.set(chunk.subarray(0, next.length - head.length), head.length)
         head = next
       }
-      if (!invalid) {
-        try {
-          decoder.decode(chunk, { stream: true })
-        } catch {
-          invalid = true
-        }
-      }
+      utf8.feed(chunk)
       let from = 0
       for (;;) {
         const at = chunk.indexOf(10, from)
@@ -84,13 +120,7 @@ export const scanLarge = (host: HostFsShape, abs: string, offset: number, limit:
       position += chunk.length
     }
     return Effect.map(host.scanFile!(abs, visit), (size): LargeScan => {
-      if (!invalid) {
-        try {
-          decoder.decode()
-        } catch {
-          invalid = true
-        }
-      }
+      const invalid = !utf8.end()
       const binary = isBinary(head)
       const bom = head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf
       const finalNewline = last === 10
