@@ -8,6 +8,7 @@ import * as Effect from "effect/Effect"
 import type { ApprovalRecord } from "../core/gate/records.ts"
 import type { WorkspaceRuntime } from "../core/runtime.ts"
 import { StateStore } from "../core/store/StateStore.ts"
+import { TransactionRecordSchema } from "../core/tools/edit/record.ts"
 
 /** The parts of a record the terminal shows. */
 export interface RecordDetails {
@@ -44,7 +45,7 @@ export const recordDetails = (runtime: WorkspaceRuntime, record: ApprovalRecord)
         const out: { -readonly [K in keyof RecordDetails]: RecordDetails[K] } = {}
         const tx = args["transaction_id"]
         if (typeof tx === "string" && /^tx_[A-Za-z0-9]+$/.test(tx)) {
-          const transaction = yield* Effect.orElseSucceed(store.readJson<{ files?: ReadonlyArray<{ path: string; change: string }> }>(`transactions/${tx}/transaction.json`), () => undefined)
+          const transaction = yield* Effect.orElseSucceed(store.readJson(`transactions/${tx}/transaction.json`, TransactionRecordSchema), () => undefined)
           const files = (transaction?.files ?? []).map((file) => `${file.path} (${file.change})`)
           if (files.length > 0) out.files = files
           const diff = yield* read(`transactions/${tx}/changes.diff`)

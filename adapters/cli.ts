@@ -343,7 +343,7 @@ const verbs: Record<string, (line: ParsedLine, host: CliHost) => Promise<number>
       const decided = records.filter((record) => record.status !== "pending")
       if (decided.length > 0) {
         out.push("Decided and still live:")
-        decided.forEach((record) => out.push(`  - ${describe(record, now)}`))
+        for (const record of decided) out.push(`  - ${describe(record, now)}`)
       }
       host.stdout(`${out.join("\n")}\n`)
       return 0

@@ -4,8 +4,9 @@
  * writes). The CLI reads it to report the server's true mode, and warns when its own flags differ.
  */
 import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import type { WorkspaceRuntime } from "../core/runtime.ts"
-import type { Settings } from "../core/settings/settings.ts"
+import { Settings } from "../core/settings/settings.ts"
 import { StateStore } from "../core/store/StateStore.ts"
 
 /** The file, relative to `.agentic/`. */
@@ -25,6 +26,21 @@ export interface HostState {
   readonly settings: Settings
 }
 
+/**
+ * The Schema of host.json, decoded on every read: a file that is not a host state (corrupt, planted)
+ * is read as no recorded server, so the CLI reports its own settings instead of trusting it.
+ */
+const HostStateSchema: Schema.Schema<HostState> = Schema.Struct({
+  version: Schema.Literal(1),
+  host: Schema.String,
+  transport: Schema.Literal("stdio", "http"),
+  pid: Schema.optional(Schema.Number),
+  startedAt: Schema.String,
+  runtime: Schema.String,
+  root: Schema.String,
+  settings: Schema.typeSchema(Settings)
+})
+
 /** Writes the host state (best effort: a read-only .agentic/ must not stop the server). */
 export const writeHostState = (runtime: WorkspaceRuntime, state: Omit<HostState, "version" | "settings" | "root" | "runtime">): Promise<void> =>
   runtime
@@ -38,7 +54,7 @@ export const writeHostState = (runtime: WorkspaceRuntime, state: Omit<HostState,
 /** Reads the host state, if a host wrote one. */
 export const readHostState = (runtime: WorkspaceRuntime): Promise<HostState | undefined> =>
   runtime
-    .run(Effect.flatMap(StateStore, (store) => store.readJson<HostState>(HOST_STATE_FILE)).pipe(Effect.orElseSucceed(() => undefined)))
+    .run(Effect.flatMap(StateStore, (store) => store.readJson(HOST_STATE_FILE, HostStateSchema)).pipe(Effect.orElseSucceed(() => undefined)))
     .catch(() => undefined)
 
 /** Removes the host state when it is still this process's (another server may have started since). */

@@ -7,7 +7,6 @@ import * as path from "node:path"
 import * as Effect from "effect/Effect"
 import { openNodeWorkspace } from "../adapters/node/host.ts"
 import { nodeHostFs } from "../adapters/node/NodeHostFs.ts"
-import { nodeProcesses } from "../adapters/node/NodeProcesses.ts"
 import { decodeTail, tailBytesFor } from "../core/tools/command/tail.ts"
 
 const GiB = 1024 ** 3

@@ -31,5 +31,9 @@ export const storageMapOf = (tools: ReadonlyArray<ToolDefinition>): ReadonlyArra
   const seen = new Set<string>()
   return [...KERNEL_STORAGE.filter((entry) => !tools.some((tool) => tool.storage?.some((own) => own.name === entry.name))), ...tools.flatMap((tool) => tool.storage ?? [])]
     .sort((a, b) => a.rank - b.rank)
-    .filter((entry) => (seen.has(entry.name) ? false : (seen.add(entry.name), true)))
+    .filter((entry) => {
+      if (seen.has(entry.name)) return false
+      seen.add(entry.name)
+      return true
+    })
 }

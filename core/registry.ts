@@ -12,7 +12,7 @@ import * as Schema from "effect/Schema"
 import { boundRefusal, echo, measureInput } from "./protocol/bounds.ts"
 import { type EncodedPlan, type GateRequest, gated } from "./gate/gate.ts"
 import { type Envelope, failure, success, type ToolResult } from "./protocol/envelope.ts"
-import { ToolError, toolError } from "./protocol/errors.ts"
+import { type ToolError, toolError } from "./protocol/errors.ts"
 import { CAPABILITY_SERVICE, type HostInfoShape } from "./services/HostFs.ts"
 import { isRegistered, missingService } from "./services/RegisteredTools.ts"
 import type { Settings } from "./settings/settings.ts"
@@ -142,7 +142,7 @@ export const decodeInput = (tool: ToolDefinition, args: unknown): Either.Either<
       toolError("INVALID_INPUT", `field "action" is required: one of ${actions.join(", ")}.`, { field: "action", allowed: actions })
     )
   }
-  const schema = Object.prototype.hasOwnProperty.call(tool.actions, action) ? tool.actions[action] : undefined
+  const schema = Object.hasOwn(tool.actions, action) ? tool.actions[action] : undefined
   if (schema === undefined) {
     return Either.left(
       toolError("INVALID_INPUT", `Unknown action "${echo(action, 100)}" for ${tool.name}; use one of: ${actions.join(", ")}.`, {
@@ -154,7 +154,7 @@ export const decodeInput = (tool: ToolDefinition, args: unknown): Either.Either<
   // An empty Schema.Struct({}) accepts any object whatever onExcessProperty says, so extra fields are
   // checked against the struct's own fields too: an action without fields takes no fields.
   const known = (schema as { fields?: Record<string, unknown> }).fields
-  const extra = known === undefined ? [] : Object.keys(fields).filter((field) => !Object.prototype.hasOwnProperty.call(known, field))
+  const extra = known === undefined ? [] : Object.keys(fields).filter((field) => !Object.hasOwn(known, field))
   if (extra.length > 0) {
     return Either.left(
       toolError(

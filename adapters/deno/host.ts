@@ -1,4 +1,4 @@
-/** The Deno host: one layer with every service Deno has (processes refuse so far), and opening a workspace on it. */
+/** The Deno host: one layer with every service Deno has, and opening a workspace on it. */
 import type * as Layer from "effect/Layer"
 import { capabilitiesOf, type HostServices, hostLayer, startHost, type WorkspaceRuntime } from "../../core/runtime.ts"
 import type { ToolDefinition } from "../../core/tools/Tool.ts"
@@ -6,15 +6,23 @@ import { type HostOpening, type OpenFailure, openRuntimeWith, openWith, type Ses
 import type { AddressPolicy } from "../../core/net/address.ts"
 import { denoHostFs } from "./DenoHostFs.ts"
 import { denoHttpLayer } from "./DenoHttp.ts"
-
 import { denoWorkspaceKeyLayer } from "./DenoKey.ts"
+import { denoProcesses } from "./DenoProcesses.ts"
 
-/** Every service the Deno host provides, over the real root `root`: the filesystem, the host-free Search, the fetch client and the key. */
+/** Every service the Deno host provides, over the real root `root`: the filesystem, processes, the host-free Search, the fetch client and the key. */
 export const layer = (root: string, policy: AddressPolicy = { allowPrivateNetwork: false }): Layer.Layer<HostServices, unknown> =>
-  hostLayer({ root, runtime: "deno", platform: Deno.build.os, fs: denoHostFs, http: denoHttpLayer(policy), key: denoWorkspaceKeyLayer(root) })
+  hostLayer({
+    root,
+    runtime: "deno",
+    platform: Deno.build.os === "windows" ? "win32" : Deno.build.os,
+    fs: denoHostFs,
+    processes: denoProcesses,
+    http: denoHttpLayer(policy),
+    key: denoWorkspaceKeyLayer(root)
+  })
 
 /** The capabilities the Deno host advertises: derived from the services `layer` provides. */
-export const DENO_CAPABILITIES = capabilitiesOf({ http: denoHttpLayer({ allowPrivateNetwork: false }) })
+export const DENO_CAPABILITIES = capabilitiesOf({ processes: denoProcesses, http: denoHttpLayer({ allowPrivateNetwork: false }) })
 
 const opening = (tools?: ReadonlyArray<ToolDefinition>): HostOpening => ({
   checkRoot: async (given) => {

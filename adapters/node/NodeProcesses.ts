@@ -13,12 +13,31 @@ import { toolError, type ToolError } from "../../core/protocol/errors.ts"
 import { EXEC_MAX_OUTPUT_BYTES, type ExecRequest, type ExecResult, type Launched, Processes, type ProcessesShape } from "../../core/services/Processes.ts"
 import { resolveExecutable } from "../../core/tools/command/resolve.ts"
 import type { SandboxPolicy } from "../../core/services/Sandbox.ts"
+import { procGroupAlive, type ProcView } from "../procfs.ts"
 import { toHostError } from "./NodeHostFs.ts"
-import { hasProc, procStat, processIdentity, readBootId, signalZero } from "./identity.ts"
+import { hasProc, processIdentity, readBootId, signalZero } from "./identity.ts"
 
 export { processIdentity } from "./identity.ts"
 import { sandboxSupport, wrapperFor } from "./sandbox.ts"
 import { SUPERVISOR_SOURCE } from "./scripts.generated.ts"
+
+/** How this host reads /proc for the shared parser (adapters/procfs.ts). */
+const view: ProcView = {
+  readText: (file) => {
+    try {
+      return fs.readFileSync(file, "utf8")
+    } catch {
+      return undefined
+    }
+  },
+  readDir: (dir) => {
+    try {
+      return fs.readdirSync(dir)
+    } catch {
+      return undefined
+    }
+  }
+}
 
 /**
  * The node arguments that run the supervisor (supervisor.mjs, carried inline by scripts.generated.ts
@@ -29,14 +48,7 @@ export const supervisorArgs = (jobDir: string): Array<string> => ["--input-type=
 
 /** Whether any process of the group is still running; zombies count as ended. */
 export const groupAlive = (pgid: number): boolean => {
-  if (hasProc) {
-    for (const entry of fs.readdirSync("/proc")) {
-      if (!/^\d+$/.test(entry)) continue
-      const fields = procStat(Number(entry))
-      if (fields !== undefined && Number(fields[2]) === pgid && fields[0] !== "Z" && fields[0] !== "X") return true
-    }
-    return false
-  }
+  if (hasProc) return procGroupAlive(view, pgid)
   // Windows has no POSIX process groups: the leader stands for the tree (taskkill /T ends it).
   return process.platform === "win32" ? signalZero(pgid) : signalZero(-pgid)
 }

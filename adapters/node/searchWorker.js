@@ -127,6 +127,7 @@ parentPort.on("message", (job) => {
   // An ASCII literal matched case-insensitively: latin1 decoding keeps every ASCII byte and folds no
   // other byte onto ASCII, so it answers "could this file match" without a UTF-8 decode.
   const asciiFold =
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the ASCII range, control characters included, is the point
     job.literal !== undefined && job.flags.includes("i") && /^[\x00-\x7f]*$/.test(job.literal)
       ? new RegExp(job.literal.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&"), "gi")
       : undefined

@@ -5,6 +5,8 @@
  */
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import type { Artifact, ToolResult } from "../protocol/envelope.ts"
 import { toolError, type ToolError } from "../protocol/errors.ts"
 import { CurrentSettings } from "../services/CurrentSettings.ts"
@@ -17,6 +19,8 @@ import {
   APPROVALS_FILE,
   type ApprovalRecord,
   type ApprovalState,
+  ApprovalRecordSchema,
+  ApprovalStoreSchema,
   capRecords,
   decide,
   type Decision,
@@ -75,23 +79,16 @@ export const partitionRecords = (
     const trusted: Array<ApprovalRecord> = []
     const untrusted: Array<unknown> = []
     for (const candidate of records) {
-      const record = candidate as ApprovalRecord
-      const shaped =
-        candidate !== null &&
-        typeof candidate === "object" &&
-        typeof record.id === "string" &&
-        typeof record.kind === "string" &&
-        typeof record.status === "string" &&
-        typeof record.createdAt === "string" &&
-        typeof record.mac === "string"
-      if (shaped && (yield* key.verify(recordPayload(record), record.mac!))) trusted.push(record)
+      // A record that does not decode against its Schema, or whose MAC does not verify, is untrusted (kept, counted).
+      const decoded = Schema.decodeUnknownOption(ApprovalRecordSchema, { onExcessProperty: "preserve" })(candidate)
+      const record = Option.getOrUndefined(decoded)
+      if (record !== undefined && typeof record.mac === "string" && (yield* key.verify(recordPayload(record), record.mac))) trusted.push(record)
       else untrusted.push(candidate)
     }
     return { trusted, untrusted }
   })
 
-const storedRecords = (state: ApprovalState | undefined): ReadonlyArray<unknown> =>
-  state !== undefined && Array.isArray((state as { records?: unknown }).records) ? state.records : []
+const storedRecords = (state: typeof ApprovalStoreSchema.Type | undefined): ReadonlyArray<unknown> => state?.records ?? []
 
 /**
  * The records with expiry applied, and how many stored records are untrusted (their MAC does not verify:
@@ -101,7 +98,7 @@ const storedRecords = (state: ApprovalState | undefined): ReadonlyArray<unknown>
 export const loadRecordState = Effect.gen(function* () {
   const store = yield* StateStore
   const now = yield* Clock.currentTimeMillis
-  const { trusted, untrusted } = yield* partitionRecords(storedRecords(yield* store.readJson<ApprovalState>(APPROVALS_FILE)))
+  const { trusted, untrusted } = yield* partitionRecords(storedRecords(yield* store.readJson(APPROVALS_FILE, ApprovalStoreSchema)))
   return { records: newestFirst(expireRecords(trusted, now)), untrusted: untrusted.length }
 })
 
@@ -121,7 +118,7 @@ export const updateRecords = <B, E, R>(
     return yield* store.locked(
       APPROVALS_FILE,
       Effect.gen(function* () {
-        const current = yield* store.readJson<ApprovalState>(APPROVALS_FILE)
+        const current = yield* store.readJson(APPROVALS_FILE, ApprovalStoreSchema)
         const now = yield* Clock.currentTimeMillis
         const { trusted, untrusted } = yield* partitionRecords(storedRecords(current))
         const records = newestFirst(expireRecords(trusted, now))

@@ -32,7 +32,7 @@ const trimSlash = (dir: string) => (dir.length > 1 ? dir.replace(/\/+$/, "") : d
  */
 export const keysDir = (env: KeyEnv): string => {
   const xdg = env.XDG_STATE_HOME
-  const base = xdg !== undefined && xdg.startsWith("/") ? trimSlash(xdg) : `${trimSlash(env.HOME ?? "")}/.local/state`
+  const base = xdg?.startsWith("/") ? trimSlash(xdg) : `${trimSlash(env.HOME ?? "")}/.local/state`
   return `${base}/agentic-workspace/keys`
 }
 

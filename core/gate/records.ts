@@ -1,5 +1,6 @@
 /** Approval and plan records: the pure rules of `.agentic/approvals/state.json`. */
-import type { Prompt } from "./prompt.ts"
+import * as Schema from "effect/Schema"
+import { Prompt } from "./prompt.ts"
 
 /** What a record stands for; plans share the store with operation approvals. */
 export type RecordKind = "transaction" | "command" | "vcs" | "browser" | "web" | "agent" | "plan"
@@ -54,6 +55,48 @@ export interface ApprovalState {
   readonly version: 1
   readonly records: ReadonlyArray<ApprovalRecord>
 }
+
+const RecordKindSchema = Schema.Literal("transaction", "command", "vcs", "browser", "web", "agent", "plan")
+const Str = Schema.String
+const opt = Schema.optional
+
+/** The Schema of one record, decoded on every read of the store. */
+export const ApprovalRecordSchema: Schema.Schema<ApprovalRecord> = Schema.Struct({
+  id: Str,
+  kind: RecordKindSchema,
+  status: Schema.Literal("pending", "approved", "denied", "consumed", "completed", "superseded", "expired"),
+  title: Str,
+  createdAt: Str,
+  decidedAt: opt(Str),
+  consumedAt: opt(Str),
+  note: opt(Str),
+  reason: opt(Str),
+  hash: opt(Str),
+  tool: opt(Str),
+  operation: opt(Str),
+  destructive: opt(Schema.Boolean),
+  resume: opt(Schema.Struct({ tool: Str, arguments: Schema.Record({ key: Str, value: Schema.Unknown }) })),
+  prompt: opt(Prompt),
+  revision: opt(Schema.Number),
+  supersedes: opt(Str),
+  supersededBy: opt(Str),
+  planPath: opt(Str),
+  completedAt: opt(Str),
+  completionSummary: opt(Str),
+  mac: opt(Str)
+})
+
+/**
+ * The store file as read: its records are decoded one by one (and their MACs checked) by the gate, so
+ * one planted or malformed record is untrusted rather than making the whole store unreadable.
+ */
+export const ApprovalStoreSchema = Schema.Struct({ version: Schema.Literal(1), records: Schema.Array(Schema.Unknown) })
+
+/** The Schema of .agentic/approvals/state.json. */
+export const ApprovalStateSchema: Schema.Schema<ApprovalState> = Schema.Struct({
+  version: Schema.Literal(1),
+  records: Schema.Array(ApprovalRecordSchema)
+})
 
 /** The store's path under .agentic/. */
 export const APPROVALS_FILE = "approvals/state.json"
@@ -135,6 +178,13 @@ export interface DestructiveReason {
   readonly path?: string
   readonly alternative?: string
 }
+
+/** The Schema of a destructive reason, as transaction records keep them. */
+export const DestructiveReasonSchema: Schema.Schema<DestructiveReason> = Schema.Struct({
+  operation: Schema.String,
+  path: Schema.optional(Schema.String),
+  alternative: Schema.optional(Schema.String)
+})
 
 /** What the gate is asked about one mutating call. */
 export interface GateQuery {

@@ -24,6 +24,15 @@ export interface Artifact {
   readonly description?: string
 }
 
+/** The Schema of an artifact, as durable records keep them. */
+export const ArtifactSchema: Schema.Schema<Artifact> = Schema.Struct({
+  kind: Schema.String,
+  path: Schema.String,
+  sha256: Schema.String,
+  bytes: Schema.Number,
+  description: Schema.optional(Schema.String)
+})
+
 /** The error part of an `ok: false` envelope. */
 export interface EnvelopeError {
   readonly code: string

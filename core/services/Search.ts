@@ -221,11 +221,15 @@ const makeTextGrep = () => {
     worker ??= new Worker(new URL("./grepWorker.ts", import.meta.url).href, { type: "module" })
     const current = worker
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        current.terminate()
-        if (worker === current) worker = undefined
-        resolve("timeout")
-      }, Math.max(0, deadline - Date.now()))
+      // No deadline, no timer: setTimeout clamps a delay past 2^31-1 ms (Infinity among them) to an
+      // immediate one, which would report every search without a timeoutMs as timed out.
+      const timer = Number.isFinite(deadline)
+        ? setTimeout(() => {
+            current.terminate()
+            if (worker === current) worker = undefined
+            resolve("timeout")
+          }, Math.max(0, deadline - Date.now()))
+        : undefined
       current.onmessage = (event) => {
         clearTimeout(timer)
         resolve(event.data as ReadonlyArray<LineMatch>)

@@ -26,6 +26,7 @@ export const BUILTIN_PROTECTED: ReadonlyArray<string> = [".git/**", ".agentic/**
  * Code points HFS+ ignores in names (git's list for CVE-2014-9390) and other default-ignorable ones:
  * `.g<U+200C>it` names `.git` there.
  */
+// biome-ignore lint/suspicious/noMisleadingCharacterClass: the class lists combining and joiner code points one by one on purpose.
 const IGNORABLE = /[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufff8]/gu
 
 /**

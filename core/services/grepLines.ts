@@ -41,7 +41,7 @@ export function grepText(text: string, regex: RegExp, context: number, maxLineCh
   }
   const out: Array<LineMatch> = []
   for (let index = 0; index < lines.length; index++) {
-    if (stop !== undefined && stop()) return undefined
+    if (stop?.()) return undefined
     const line = lines[index]!
     const found = regex.exec(line)
     if (found === null) continue

@@ -4,13 +4,15 @@
  *
  * @example
  *   const store = yield* StateStore
- *   const id = yield* store.update("approvals/state.json", (state) =>
+ *   const id = yield* store.update("approvals/state.json", ApprovalStateSchema, (state) =>
  *     Effect.succeed([newId, { ...state, records: [...] }]))
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
 import { toolError, type ToolError } from "../protocol/errors.ts"
 import { type DirEntry, HostError, HostFs, HostInfo } from "../services/HostFs.ts"
 import { dirname, join, relativeTo } from "../services/paths.ts"
@@ -34,7 +36,12 @@ export interface StateStoreShape {
   readonly abs: (rel: string) => string
   readonly readBytes: (rel: string) => Effect.Effect<Uint8Array | undefined, ToolError>
   readonly readText: (rel: string) => Effect.Effect<string | undefined, ToolError>
-  readonly readJson: <A>(rel: string) => Effect.Effect<A | undefined, ToolError>
+  /**
+   * Reads and decodes one record: undefined when absent; a file that is not JSON, or does not decode
+   * against `schema`, fails IO_ERROR naming the file and the repair (move it aside), never a cast.
+   * Fields the schema does not name are kept (a newer writer's fields survive a read-modify-write).
+   */
+  readonly readJson: <A, I>(rel: string, schema: Schema.Schema<A, I, never>) => Effect.Effect<A | undefined, ToolError>
   /** Atomic replace, creating parent folders. */
   readonly writeBytes: (rel: string, bytes: Uint8Array) => Effect.Effect<void, ToolError>
   readonly writeText: (rel: string, text: string) => Effect.Effect<void, ToolError>
@@ -50,8 +57,9 @@ export interface StateStoreShape {
    * A locked read-modify-write of one JSON file: `f` gets the current value (undefined when absent)
    * and returns the result and the next value, which replaces the file atomically.
    */
-  readonly update: <S, B, E, R>(
+  readonly update: <S, I, B, E, R>(
     rel: string,
+    schema: Schema.Schema<S, I, never>,
     f: (current: S | undefined) => Effect.Effect<readonly [B, S], E, R>
   ) => Effect.Effect<B, E | ToolError, R>
 }
@@ -127,18 +135,30 @@ export const makeStateStore = (host: typeof HostFs.Service, root: string): State
       )
     )
   const readText = (rel: string) => Effect.map(readBytes(rel), (bytes) => (bytes === undefined ? undefined : decoder.decode(bytes)))
-  const readJson = <A>(rel: string) =>
-    Effect.flatMap(readText(rel), (text) =>
-      text === undefined
-        ? Effect.succeed(undefined as A | undefined)
-        : Effect.try({
-            try: () => JSON.parse(text) as A,
-            catch: () =>
-              toolError("IO_ERROR", `The state file .agentic/${rel} is not valid JSON; move it aside to start that store afresh.`, {
-                path: `.agentic/${rel}`
-              })
+  const readJson = <A, I>(rel: string, schema: Schema.Schema<A, I, never>): Effect.Effect<A | undefined, ToolError> =>
+    Effect.flatMap(readText(rel), (text) => {
+      if (text === undefined) return Effect.succeed(undefined)
+      const parsed = Either.try(() => JSON.parse(text) as unknown)
+      if (Either.isLeft(parsed)) {
+        return Effect.fail(
+          toolError("IO_ERROR", `The state file .agentic/${rel} is not valid JSON; move it aside to start that store afresh.`, {
+            path: `.agentic/${rel}`
           })
-    )
+        )
+      }
+      return Schema.decodeUnknown(schema, { onExcessProperty: "preserve" })(parsed.right).pipe(
+        Effect.mapError((error) =>
+          toolError(
+            "IO_ERROR",
+            `The state file .agentic/${rel} does not hold a valid record (${ParseResult.ArrayFormatter.formatErrorSync(error)
+              .slice(0, 3)
+              .map((issue) => `${issue.path.join(".") || "the record"}: ${issue.message}`)
+              .join("; ")}); move it aside to start that store afresh.`,
+            { path: `.agentic/${rel}` }
+          )
+        )
+      )
+    })
   const writeBytes = (rel: string, bytes: Uint8Array) =>
     writing(
       rel,
@@ -202,11 +222,11 @@ export const makeStateStore = (host: typeof HostFs.Service, root: string): State
         )
       ),
     locked,
-    update: (rel, f) =>
+    update: (rel, schema, f) =>
       locked(
         rel,
         Effect.gen(function* () {
-          const current = yield* readJson<any>(rel)
+          const current = yield* readJson(rel, schema)
           const [result, next] = yield* f(current)
           yield* writeJson(rel, next)
           return result

@@ -260,10 +260,11 @@ export const toolInputSchema = (tool: ToolDefinition): JsonSchemaObject => {
         }
       }
       const meaning = typeof schema.description === "string" ? schema.description : ""
-      const byMeaning = (meanings[field] ??= new Map())
+      meanings[field] ??= new Map()
+      const byMeaning = meanings[field]
       byMeaning.set(meaning, [...(byMeaning.get(meaning) ?? []), action])
     }
-    for (const field of (resolved.required ?? []) as Array<string>) (requiredBy[field] ??= []).push(action)
+    for (const field of (resolved.required ?? []) as Array<string>) requiredBy[field] = [...(requiredBy[field] ?? []), action]
   }
   const all = Object.keys(tool.actions).length
   for (const field of Object.keys(properties)) {
@@ -381,8 +382,9 @@ const flattenTagged = (members: ReadonlyArray<any>): Record<string, unknown> | u
       if (field === "type") continue
       const { description, ...shape } = schema
       properties[field] ??= shape
-      ;(usedBy[field] ??= []).push(tag)
-      const byMeaning = (meanings[field] ??= new Map())
+      usedBy[field] = [...(usedBy[field] ?? []), tag]
+      meanings[field] ??= new Map()
+      const byMeaning = meanings[field]
       const meaning = typeof description === "string" ? description : ""
       byMeaning.set(meaning, [...(byMeaning.get(meaning) ?? []), tag])
     }

@@ -4,7 +4,9 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { describe, it } from "vitest"
 import { nodeHostFs } from "../../adapters/node/NodeHostFs.ts"
-import { type HostFixture, memory, suite } from "./workspaceConformance.ts"
+import { nodeProcesses } from "../../adapters/node/NodeProcesses.ts"
+import { nodeSearchLayer } from "../../adapters/node/NodeSearch.ts"
+import { type HostFixture, memory, servicesSuite, suite } from "./workspaceConformance.ts"
 
 const node: HostFixture = {
   runtime: "node",
@@ -19,11 +21,17 @@ const node: HostFixture = {
       symlink: (target, at) => fs.symlink(target, at),
       dispose: () => fs.rm(base, { recursive: true, force: true })
     }
-  }
+  },
+  processes: nodeProcesses,
+  search: nodeSearchLayer,
+  script: (code) => [process.execPath, "-e", code]
 }
 
 for (const fixture of [memory, node]) {
   describe(`Workspace conformance (${fixture.runtime})`, () => {
     for (const testCase of suite(fixture.runtime, fixture)) it(testCase.name, testCase.run)
+  })
+  describe(`Process and search conformance (${fixture.runtime})`, () => {
+    for (const testCase of servicesSuite(fixture.runtime, fixture)) it(testCase.name, testCase.run, 60_000)
   })
 }

@@ -8,12 +8,18 @@
 import assert from "node:assert/strict"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import type { ToolError } from "../../core/protocol/errors.ts"
-import { coreLayer } from "../../core/runtime.ts"
+import { coreLayer, hostLayer } from "../../core/runtime.ts"
+import type { HostFs, HostInfo } from "../../core/services/HostFs.ts"
+import { HostInfo as HostInfoTag } from "../../core/services/HostFs.ts"
+import { Processes, type ProcessesShape } from "../../core/services/Processes.ts"
+import { Search } from "../../core/services/Search.ts"
 import { makeMemoryHostFs } from "../../core/services/MemoryHostFs.ts"
 import type { HostFsShape } from "../../core/services/HostFs.ts"
 import { Workspace } from "../../core/services/Workspace.ts"
+import { CurrentSettings as CurrentSettingsTag } from "../../core/services/CurrentSettings.ts"
 import { decodeSettings, type Settings } from "../../core/settings/settings.ts"
 import { StateStore } from "../../core/store/StateStore.ts"
 
@@ -33,6 +39,12 @@ export interface HostRoot {
 export interface HostFixture {
   readonly runtime: "node" | "deno" | "memory"
   readonly make: () => Promise<HostRoot>
+  /** The host's processes; absent: the host has none (its layer refuses). */
+  readonly processes?: ProcessesShape
+  /** The host's own Search, when it has a faster one than the host-free Search over HostFs. */
+  readonly search?: (root: string) => Layer.Layer<Search, never, HostFs | HostInfo>
+  /** argv that runs `code` as JavaScript on this host (node -e, deno eval). */
+  readonly script?: (code: string) => ReadonlyArray<string>
 }
 
 /** One named case. */
@@ -73,6 +85,8 @@ const withWorkspace = async (
 }
 
 const ws = Workspace
+const XRecord = Schema.Struct({ x: Schema.Number })
+const CounterRecord = Schema.Struct({ count: Schema.Number })
 const bytesOf = (value: string) => encoder.encode(value)
 
 /** The cases for one host. `name` prefixes each case (e.g. "node"). */
@@ -236,23 +250,39 @@ export const suite = (name: string, fixture: HostFixture): ReadonlyArray<Conform
     withWorkspace(fixture, async ({ run }) => {
       const store = StateStore
       await run(Effect.flatMap(store, (s) => s.writeJson("a/b.json", { x: 1 })))
-      assert.deepEqual(await run(Effect.flatMap(store, (s) => s.readJson("a/b.json"))), { x: 1 })
+      assert.deepEqual(await run(Effect.flatMap(store, (s) => s.readJson("a/b.json", XRecord))), { x: 1 })
       await run(Effect.flatMap(store, (s) => s.appendText("log.txt", "one\n")))
       await run(Effect.flatMap(store, (s) => s.appendText("log.txt", "two\n")))
       assert.equal(await run(Effect.flatMap(store, (s) => s.readText("log.txt"))), "one\ntwo\n")
       assert.deepEqual(await run(Effect.flatMap(store, (s) => s.list("nothing-here"))), [])
-      assert.equal(await run(Effect.flatMap(store, (s) => s.readJson("absent.json"))), undefined)
+      assert.equal(await run(Effect.flatMap(store, (s) => s.readJson("absent.json", XRecord))), undefined)
+    }))
+
+  test("'a file that is not JSON or does not decode against its Schema fails IO_ERROR naming the file and the repair (move it aside)'", () =>
+    withWorkspace(fixture, async ({ run, flip }) => {
+      await run(Effect.flatMap(StateStore, (s) => s.writeText("bad/not-json.json", "{ not json")))
+      await run(Effect.flatMap(StateStore, (s) => s.writeJson("bad/wrong.json", { x: "one" })))
+      for (const rel of ["bad/not-json.json", "bad/wrong.json"]) {
+        const error = await flip(Effect.flatMap(StateStore, (s) => s.readJson(rel, XRecord)))
+        assert.equal(error.code, "IO_ERROR")
+        assert.match(error.message, new RegExp(`\\.agentic/${rel.replace(".", "\\.")}`))
+        assert.match(error.message, /move it aside/)
+        assert.deepEqual(error.details, { path: `.agentic/${rel}` })
+      }
+      // Fields the Schema does not name survive a read (a newer writer's fields are kept through an update).
+      await run(Effect.flatMap(StateStore, (s) => s.writeJson("extra.json", { x: 1, mac: "ab" })))
+      assert.deepEqual(await run(Effect.flatMap(StateStore, (s) => s.readJson("extra.json", XRecord))), { x: 1, mac: "ab" })
     }))
 
   test("concurrent locked updates of one store file never lose a write", () =>
     withWorkspace(fixture, async ({ run }) => {
       const increment = Effect.flatMap(StateStore, (s) =>
-        s.update<{ count: number }, void, never, never>("counter.json", (current) =>
+        s.update("counter.json", CounterRecord, (current) =>
           Effect.succeed([undefined, { count: (current?.count ?? 0) + 1 }] as const)
         )
       )
       await run(Effect.all(Array.from({ length: 12 }, () => increment), { concurrency: "unbounded" }))
-      assert.deepEqual(await run(Effect.flatMap(StateStore, (s) => s.readJson("counter.json"))), { count: 12 })
+      assert.deepEqual(await run(Effect.flatMap(StateStore, (s) => s.readJson("counter.json", CounterRecord))), { count: 12 })
     }))
 
   return cases
@@ -274,4 +304,110 @@ export const memory: HostFixture = {
       dispose: async () => undefined
     }
   }
+}
+
+type HostServicesOnly = Processes | Search | HostInfo | Workspace | StateStore
+
+/** Runs `body` over a host's whole layer (`hostLayer`): processes (or their refusal) and search. */
+const withHost = async (
+  fixture: HostFixture,
+  body: (env: { root: HostRoot; run: <A, E>(effect: Effect.Effect<A, E, HostServicesOnly>) => Promise<A> }) => Promise<void>
+) => {
+  const root = await fixture.make()
+  const host = hostLayer({
+    root: root.root,
+    runtime: fixture.runtime,
+    platform: "linux",
+    fs: root.host,
+    ...(fixture.processes === undefined ? {} : { processes: fixture.processes }),
+    ...(fixture.search === undefined ? {} : { search: fixture.search(root.root) })
+  })
+  const layer = Layer.mergeAll(Workspace.layer, StateStore.layer).pipe(Layer.provideMerge(Layer.merge(host, Layer.succeed(CurrentSettingsTag, settingsOf({})))))
+  const runtime = ManagedRuntime.make(layer as Layer.Layer<HostServicesOnly>)
+  try {
+    await body({ root, run: (effect) => runtime.runPromise(effect) })
+  } finally {
+    await runtime.dispose()
+    await root.dispose()
+  }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/**
+ * The process and search services of one host (issue 9: "The conformance suite runs the process and
+ * search services on Node, Deno and memory hosts"). A host without processes must refuse clearly.
+ */
+export const servicesSuite = (name: string, fixture: HostFixture): ReadonlyArray<ConformanceCase> => {
+  const cases: Array<ConformanceCase> = []
+  const test = (title: string, run: () => Promise<void>) => cases.push({ name: `${name}: ${title}`, run })
+  const processes = fixture.processes
+  const script = fixture.script
+
+  if (processes === undefined || script === undefined) {
+    test('processes: a host without them advertises no "process" and refuses TOOL_DISABLED naming the host', () =>
+      withHost(fixture, async ({ run }) => {
+        assert.equal((await run(HostInfoTag)).capabilities.includes("process"), false)
+        const refused = await run(Effect.flip(Effect.flatMap(Processes, (p) => p.exec({ argv: ["git"], cwd: "/", timeoutMs: 1000 }))))
+        assert.equal(refused.code, "TOOL_DISABLED")
+        assert.equal(refused.message, `this host (${fixture.runtime}) has no process service`)
+      }))
+  } else {
+    test("processes: exec runs argv to completion without a shell (exit code, stdout, stdin); a missing executable is NOT_FOUND", () =>
+      withHost(fixture, async ({ root, run }) => {
+        assert.equal((await run(HostInfoTag)).capabilities.includes("process"), true)
+        const result = await run(
+          Effect.flatMap(Processes, (p) =>
+            p.exec({ argv: script("process.stdin.on('data', (d) => process.stdout.write(String(d).toUpperCase())); process.stdin.on('end', () => process.exit(4))"), cwd: root.root, timeoutMs: 30_000, stdin: "a|b $X" })
+          )
+        )
+        assert.deepEqual(result, { exitCode: 4, signal: null, stdout: "A|B $X", stderr: "", timedOut: false, truncated: false })
+        const missing = await run(Effect.flip(Effect.flatMap(Processes, (p) => p.exec({ argv: ["aw-no-such-executable-xyz"], cwd: root.root, timeoutMs: 5000 }))))
+        assert.equal(missing.code, "NOT_FOUND")
+      }))
+
+    test("processes: a job runs under the supervisor protocol (spec.json in, started.json and exit.json out, logs appended)", () =>
+      withHost(fixture, async ({ root, run }) => {
+        const jobDir = `${root.root}/.agentic/jobs/job_conformance`
+        const [executable, ...args] = script("console.log('out'); console.error('err'); process.exit(3)")
+        await run(Effect.flatMap(StateStore, (store) => store.writeJson("jobs/job_conformance/spec.json", { executable, args, cwd: root.root, timeoutMs: 30_000 })))
+        const launched = await run(Effect.flatMap(Processes, (p) => p.launch(jobDir)))
+        assert.equal(launched.startError, undefined)
+        assert.equal(typeof launched.pid, "number")
+        let exit: { status?: string; exitCode?: number } | undefined
+        for (let round = 0; round < 600 && exit === undefined; round++) {
+          exit = await run(Effect.flatMap(StateStore, (store) => store.readText("jobs/job_conformance/exit.json"))).then((text) => (text === undefined ? undefined : JSON.parse(text)))
+          if (exit === undefined) await sleep(50)
+        }
+        assert.equal(exit?.status, "exited")
+        assert.equal(exit?.exitCode, 3)
+        const out = await run(Effect.flatMap(StateStore, (store) => store.readText("jobs/job_conformance/stdout.log")))
+        const err = await run(Effect.flatMap(StateStore, (store) => store.readText("jobs/job_conformance/stderr.log")))
+        assert.equal(out, "out\n")
+        assert.equal(err, "err\n")
+        assert.equal(await run(Effect.flatMap(Processes, (p) => p.groupAlive(launched.pid!))), false)
+      }))
+  }
+
+  test("search: walk honours .gitignore and lists in path order; grep finds a literal with its line", () =>
+    withHost(fixture, async ({ run }) => {
+      const write = (rel: string, content: string) => run(Effect.flatMap(ws, (w) => w.write(rel, bytesOf(content))))
+      await run(Effect.flatMap(ws, (w) => w.mkdir("src")))
+      await write(".gitignore", "ignored.txt\n")
+      await write("src/a.ts", "one\nneedle here\n")
+      await write("b.txt", "no match\n")
+      await write("ignored.txt", "needle hidden\n")
+      const walked = await run(
+        Effect.flatMap(Search, (search) => search.walk({ base: "", includeIgnored: false, excludes: [], directories: false, maxEntries: 100 }))
+      )
+      assert.deepEqual(walked.entries.map((entry) => entry.path), [".gitignore", "b.txt", "src/a.ts"])
+      assert.equal(walked.complete, true)
+      const found = await run(
+        Effect.flatMap(Search, (search) =>
+          search.grep({ base: "", includeIgnored: false, excludes: [], include: [], source: "needle", flags: "m", literal: "needle", context: 0, maxMatches: 10, maxLineChars: 200, maxFileBytes: 1_000_000 })
+        )
+      )
+      assert.deepEqual(found.matches.map((match) => [match.path, match.line]), [["src/a.ts", 2]])
+    }))
+  return cases
 }

@@ -108,4 +108,20 @@ describe("research projects under .agentic/research/<research_id>/", () => {
     expect(result.error?.code).toBe("IO_ERROR")
     expect(result.error?.message).toContain(`.agentic/research/${researchId}/state.json`)
   })
+
+  it("a project record planted under another project's folder (its id names the other one) is IO_ERROR naming the file, and a note to it changes nothing", async () => {
+    const ws = await workspace()
+    const first: string = data(await research(ws, { action: "start", title: "One", question: "q1" }))["researchId"]
+    const second: string = data(await research(ws, { action: "start", title: "Two", question: "q2" }))["researchId"]
+    const file = path.join(ws.dir, `.agentic/research/${second}/state.json`)
+    fs.copyFileSync(path.join(ws.dir, `.agentic/research/${first}/state.json`), file)
+    const planted = fs.readFileSync(file, "utf8")
+    const shown = await research(ws, { action: "show", research_id: second })
+    expect(shown.error?.code).toBe("IO_ERROR")
+    expect(shown.error?.message).toContain(`.agentic/research/${second}/state.json`)
+    expect(shown.error?.message).toContain(`holds project ${first}`)
+    const noted = await research(ws, { action: "note", research_id: second, kind: "question", text: "why?" })
+    expect(noted.error?.code).toBe("IO_ERROR")
+    expect(fs.readFileSync(file, "utf8")).toBe(planted)
+  })
 })

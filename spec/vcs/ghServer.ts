@@ -58,7 +58,7 @@ export const startGhServer = async (dir: string, token: string) => {
     rebaseMergeAllowed: true,
     squashMergeAllowed: true
   })
-  const graphql = (operation: string | undefined, query: string, variables: Record<string, any>): unknown => {
+  const graphql = (_operation: string | undefined, query: string, variables: Record<string, any>): unknown => {
     const typeFields = /__type\(name: \\?"(\w+)\\?"\)/.exec(query)
     if (typeFields !== null) {
       const names = typeFields[1] === "Issue"

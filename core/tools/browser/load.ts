@@ -6,7 +6,6 @@
  */
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import { toolError, type ToolError } from "../../protocol/errors.ts"
 import { Browser } from "../../services/Browser.ts"
@@ -70,23 +69,23 @@ export const sessionPaths = (id: string) => ({
   screenshot: (stamp: string) => `browser/${id}/screenshots/${stamp}.png`
 })
 
-const decodeRecord = Schema.decodeUnknownEither(SessionRecord)
-
-/** Reads a session record; undefined when there is none. */
+/**
+ * Reads a session record; undefined when there is none. A file that does not decode is IO_ERROR
+ * naming it (StateStore.readJson); one that decodes but names another session (copied or planted
+ * into this folder) is refused the same way, so its endpoint is never used.
+ */
 export const readSession = (id: string): Effect.Effect<SessionRecord | undefined, ToolError, StateStore> =>
   Effect.gen(function* () {
     const store = yield* StateStore
-    const raw = yield* store.readJson<unknown>(sessionPaths(id).record)
-    if (raw === undefined) return undefined
-    const decoded = decodeRecord(raw)
-    if (Either.isLeft(decoded)) {
-      return yield* Effect.fail(
-        toolError("IO_ERROR", `The session record ${store.path(sessionPaths(id).record)} is not a valid session record; close the session's browser by hand and remove that folder.`, {
-          path: store.path(sessionPaths(id).record)
-        })
+    const record = yield* store.readJson(sessionPaths(id).record, SessionRecord)
+    if (record === undefined || record.id === id) return record
+    return yield* Effect.fail(
+      toolError(
+        "IO_ERROR",
+        `The state file .agentic/${sessionPaths(id).record} holds session ${record.id}, not ${id}; close the session's browser by hand and move that folder aside.`,
+        { path: `.agentic/${sessionPaths(id).record}` }
       )
-    }
-    return decoded.right
+    )
   })
 
 /** A locked read-modify-write of one session record. */
@@ -208,7 +207,7 @@ export type RefStanding =
 export const refStanding = (record: SessionRecord, ref: string): RefStanding => {
   const number = Number(ref.slice(1))
   const latest = record.latest
-  if (latest !== undefined && Object.prototype.hasOwnProperty.call(latest.refs, ref)) {
+  if (latest !== undefined && Object.hasOwn(latest.refs, ref)) {
     return { _tag: "Live", snapshotId: latest.snapshotId, target: latest.refs[ref]! }
   }
   if (!Number.isSafeInteger(number) || number >= record.nextRef) return { _tag: "Unknown" }

@@ -3,6 +3,7 @@
  * page's console errors and failed requests (bounded), and the summaries and retention of each action.
  */
 import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import type { Artifact, ToolResult } from "../../protocol/envelope.ts"
 import { CurrentSettings } from "../../services/CurrentSettings.ts"
 import { StateStore } from "../../store/StateStore.ts"
@@ -13,20 +14,30 @@ import { sessionPaths } from "./load.ts"
 /** How many events of each group a read shows. */
 export const EVENTS_SHOWN = 10
 
-interface PageEvent {
-  readonly seq: number
-  readonly at: string
-  readonly kind: "console" | "exception" | "request" | "egress" | "dialog"
-  readonly text: string
-  readonly url?: string
-}
+const PageEvent = Schema.Struct({
+  seq: Schema.Number,
+  at: Schema.String,
+  kind: Schema.Literal("console", "exception", "request", "egress", "dialog"),
+  text: Schema.String,
+  url: Schema.optional(Schema.String)
+})
+type PageEvent = typeof PageEvent.Type
+
+/**
+ * events.json, written by the host's browser supervisor. It only feeds what a read shows, so a file
+ * that does not decode shows no events rather than failing the read (and is never trusted as given).
+ */
+const PageEvents = Schema.Struct({
+  totals: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Number })),
+  events: Schema.optional(Schema.Array(PageEvent))
+})
 
 /** The page's recent problems as a read shows them: console errors, failed requests, dialogs; bounded. */
 export const pageEvents = (sessionId: string) =>
   Effect.gen(function* () {
     const store = yield* StateStore
-    const raw = yield* Effect.orElseSucceed(store.readJson<{ totals?: Record<string, number>; events?: ReadonlyArray<PageEvent> }>(sessionPaths(sessionId).events), () => undefined)
-    const events = Array.isArray(raw?.events) ? raw!.events : []
+    const raw = yield* Effect.orElseSucceed(store.readJson(sessionPaths(sessionId).events, PageEvents), () => undefined)
+    const events = raw?.events ?? []
     const totals = raw?.totals ?? {}
     const shown = (kinds: ReadonlyArray<PageEvent["kind"]>) =>
       events

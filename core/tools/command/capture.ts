@@ -7,6 +7,7 @@
  * deletions as delete, new empty folders as mkdir. Committing it is an ordinary gated, journaled commit.
  */
 import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import { toolError, type ToolError } from "../../protocol/errors.ts"
 import { Workspace } from "../../services/Workspace.ts"
 import { StateStore } from "../../store/StateStore.ts"
@@ -75,9 +76,9 @@ export const captureTransaction = (jobId: string) =>
     return yield* store.locked(
       `${dir}/transaction.json`,
       Effect.gen(function* () {
-        const done = yield* store.readJson<CaptureOutcome>(`${dir}/transaction.json`)
+        const done = yield* store.readJson(`${dir}/transaction.json`, CaptureOutcomeSchema)
         if (done !== undefined) return done as CaptureOutcome
-        const manifest = yield* store.readJson<CaptureManifest>(`${dir}/manifest.json`)
+        const manifest = yield* store.readJson(`${dir}/manifest.json`, CaptureManifestSchema)
         if (manifest === undefined) {
           return { error: "the command ended before its changes could be captured (it was cancelled, timed out or killed, or the overlay could not be mounted)" } as CaptureOutcome
         }
@@ -129,6 +130,26 @@ export interface CaptureOutcome {
   }
   readonly error?: string
 }
+
+const Paths = Schema.Array(Schema.String)
+const Skipped = Schema.Array(Schema.Struct({ path: Schema.String, reason: Schema.String }))
+
+/** The Schema of capture/manifest.json. */
+export const CaptureManifestSchema: Schema.Schema<CaptureManifest> = Schema.Struct({
+  created: Paths,
+  modified: Paths,
+  deleted: Paths,
+  directories: Paths,
+  skipped: Skipped
+})
+
+/** The Schema of capture/transaction.json. */
+export const CaptureOutcomeSchema: Schema.Schema<CaptureOutcome> = Schema.Struct({
+  transactionId: Schema.optional(Schema.String),
+  destructive: Schema.optional(Schema.Boolean),
+  changes: Schema.optional(Schema.Struct({ created: Paths, modified: Paths, deleted: Paths, directories: Paths, skipped: Schema.optional(Skipped) })),
+  error: Schema.optional(Schema.String)
+})
 
 /** The refusal where capture cannot run. */
 export const captureUnavailable = (reason: string): ToolError =>

@@ -12,7 +12,7 @@ import { newId } from "../../gate/hash.ts"
 import type { Artifact, ToolResult } from "../../protocol/envelope.ts"
 import { toolError, type ToolError } from "../../protocol/errors.ts"
 import { CurrentSettings } from "../../services/CurrentSettings.ts"
-import { HostFs, HostInfo } from "../../services/HostFs.ts"
+import { type HostFs, HostInfo } from "../../services/HostFs.ts"
 import { Processes, type Resolution } from "../../services/Processes.ts"
 import { Workspace } from "../../services/Workspace.ts"
 import { StateStore } from "../../store/StateStore.ts"
@@ -22,6 +22,7 @@ import {
   jobChanges,
   markOrphanedJobs,
   type ExitRecord,
+  ExitRecordSchema,
   type JobRecord,
   type JobState,
   jobGroupAlive,
@@ -39,7 +40,7 @@ import { allowlistName } from "./resolve.ts"
 import { captureTransaction, captureUnavailable, type CaptureOutcome } from "./capture.ts"
 import { planSandbox } from "./sandbox.ts"
 import { decideSandbox, type SandboxDecision } from "../../services/Sandbox.ts"
-import { fitTail, jsonLength, splitBudget } from "./tail.ts"
+import { fitTail, splitBudget } from "./tail.ts"
 import { effectiveTimeout } from "./timeouts.ts"
 
 /** tail_chars bounds and default. */
@@ -358,10 +359,10 @@ const awaitExit = (record: JobRecord) =>
     const paths = jobPaths(record.id)
     let delay = 5
     for (let round = 0; ; round++) {
-      const exit = yield* store.readJson<ExitRecord>(paths.exit)
+      const exit = yield* store.readJson(paths.exit, ExitRecordSchema)
       if (exit !== undefined) return exit
       if (round % 10 === 9 && !(yield* supervisorAlive(processes, record))) {
-        const late = yield* store.readJson<ExitRecord>(paths.exit)
+        const late = yield* store.readJson(paths.exit, ExitRecordSchema)
         if (late !== undefined) return late
         return yield* Effect.fail(
           toolError("IO_ERROR", `The supervisor of ${record.id} was lost before it recorded an exit; the job is orphaned. Its logs are in ${store.path(paths.dir)}.`, {
@@ -727,7 +728,7 @@ const cancelAction = (input: { readonly job_id: string }) =>
     const now = new Date(yield* Clock.currentTimeMillis).toISOString()
     yield* store.writeJson(paths.cancel, { requestedAt: now })
     const pgid = record.pid
-    const exitRecorded = Effect.map(store.readJson<ExitRecord>(paths.exit), (exit) => exit !== undefined)
+    const exitRecorded = Effect.map(store.readJson(paths.exit, ExitRecordSchema), (exit) => exit !== undefined)
     yield* processes.signalGroup(pgid, "SIGTERM")
     let ended = yield* waitUntil(GRACE_MS, Effect.map(processes.groupAlive(pgid), (alive) => !alive))
     let killed = false
@@ -743,7 +744,7 @@ const cancelAction = (input: { readonly job_id: string }) =>
     }
     // The supervisor records the exit once the group is gone; an orphaned job has nobody to do it.
     const supervised = before.status === "running" && (yield* waitUntil(5000, Effect.zipWith(exitRecorded, supervisorAlive(processes, record), (done, alive) => done || !alive)))
-    let exit = yield* store.readJson<ExitRecord>(paths.exit)
+    let exit = yield* store.readJson(paths.exit, ExitRecordSchema)
     if (exit === undefined && ended) {
       exit = {
         status: "cancelled",

@@ -6,11 +6,12 @@
  */
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import type { Artifact } from "../../protocol/envelope.ts"
 import { toolError, type ToolError } from "../../protocol/errors.ts"
 import { HostFs, HostInfo } from "../../services/HostFs.ts"
 import { Processes, type ProcessesShape } from "../../services/Processes.ts"
-import { StateStore, type StateStoreShape } from "../../store/StateStore.ts"
+import { StateStore } from "../../store/StateStore.ts"
 import { decodeTail, tailBytesFor } from "./tail.ts"
 
 /** The jobs folder under .agentic/. */
@@ -73,6 +74,47 @@ export interface ExitRecord {
   readonly maxLogBytes?: number
 }
 
+const Str = Schema.String
+const opt = Schema.optional
+const LogHashSchema = Schema.Struct({ size: Schema.Number, sha256: Str })
+
+/** The Schema of job.json, decoded on every read. */
+export const JobRecordSchema: Schema.Schema<JobRecord> = Schema.Struct({
+  id: Str,
+  action: Schema.Literal("run", "start"),
+  executable: Str,
+  args: Schema.Array(Str),
+  cwd: Str,
+  resolvedExecutable: Str,
+  resolvedScript: opt(Str),
+  timeoutSeconds: Schema.Number,
+  createdAt: Str,
+  startedAt: opt(Str),
+  supervisorPid: opt(Schema.Number),
+  supervisorIdentity: opt(Str),
+  bootId: opt(Str),
+  pid: opt(Schema.Number),
+  orphanedAt: opt(Str),
+  logHashes: opt(Schema.Struct({ stdout: opt(LogHashSchema), stderr: opt(LogHashSchema) }))
+})
+
+/** The Schema of exit.json (the supervisor's record). */
+export const ExitRecordSchema: Schema.Schema<ExitRecord> = Schema.Struct({
+  status: Schema.Literal("exited", "timed_out", "cancelled", "failed"),
+  exitCode: Schema.NullOr(Schema.Number),
+  signal: Schema.NullOr(Str),
+  endedAt: Str,
+  error: opt(Str),
+  leftoverProcessesEnded: opt(Schema.Boolean),
+  supervisorSignal: opt(Str),
+  note: opt(Str),
+  logTruncated: opt(Schema.Boolean),
+  maxLogBytes: opt(Schema.Number)
+})
+
+/** The Schema of log-truncated.json (written by the supervisor when the logs reach maxJobLogBytes). */
+const LogTruncatedSchema = Schema.Struct({ maxLogBytes: opt(Schema.Number), at: opt(Str) })
+
 /** A job's status as told now. */
 export interface JobState {
   readonly status: JobStatus
@@ -101,8 +143,8 @@ export const logTruncationOf = (id: string, exit: ExitRecord | undefined) =>
   Effect.gen(function* () {
     if (exit?.logTruncated === true) return { maxLogBytes: exit.maxLogBytes ?? null }
     const store = yield* StateStore
-    const marker = yield* Effect.orElseSucceed(store.readJson<{ maxLogBytes?: number }>(jobPaths(id).logTruncated), () => undefined)
-    return marker === undefined || marker === null ? undefined : { maxLogBytes: marker.maxLogBytes ?? null }
+    const marker = yield* Effect.orElseSucceed(store.readJson(jobPaths(id).logTruncated, LogTruncatedSchema), () => undefined)
+    return marker === undefined ? undefined : { maxLogBytes: marker.maxLogBytes ?? null }
   })
 
 /** The sentence a run or status adds when the logs were cut at maxJobLogBytes. */
@@ -113,7 +155,7 @@ export const logTruncationText = (truncation: { readonly maxLogBytes: number | n
 export const loadJob = (id: string): Effect.Effect<JobRecord, ToolError, StateStore> =>
   Effect.gen(function* () {
     const store = yield* StateStore
-    const record = JOB_ID.test(id) ? yield* store.readJson<JobRecord>(jobPaths(id).record) : undefined
+    const record = JOB_ID.test(id) ? yield* store.readJson(jobPaths(id).record, JobRecordSchema) : undefined
     if (record === undefined) {
       return yield* Effect.fail(
         toolError(
@@ -132,7 +174,7 @@ export const jobState = (record: JobRecord): Effect.Effect<JobState, ToolError, 
     const store = yield* StateStore
     const processes = yield* Processes
     const paths = jobPaths(record.id)
-    const exit = yield* store.readJson<ExitRecord>(paths.exit)
+    const exit = yield* store.readJson(paths.exit, ExitRecordSchema)
     if (exit !== undefined) return { status: exit.status, exit }
     if (record.orphanedAt !== undefined) return { status: "orphaned" }
     if (record.supervisorPid === undefined || record.supervisorIdentity === undefined) {
@@ -141,10 +183,10 @@ export const jobState = (record: JobRecord): Effect.Effect<JobState, ToolError, 
     }
     if (yield* supervisorAlive(processes, record)) return { status: "running" }
     // The supervisor may have written exit.json just before it went away.
-    const late = yield* store.readJson<ExitRecord>(paths.exit)
+    const late = yield* store.readJson(paths.exit, ExitRecordSchema)
     if (late !== undefined) return { status: late.status, exit: late }
     const now = yield* Clock.currentTimeMillis
-    yield* store.update<JobRecord, void, never, never>(paths.record, (current) =>
+    yield* store.update(paths.record, JobRecordSchema, (current) =>
       Effect.succeed([undefined, { ...(current ?? record), orphanedAt: current?.orphanedAt ?? new Date(now).toISOString() }] as const)
     )
     return { status: "orphaned" }
@@ -220,7 +262,7 @@ export const logArtifacts = (record: JobRecord): Effect.Effect<ReadonlyArray<Art
       out.push({ kind: "log", path: store.path(rel), sha256: cached.sha256, bytes: cached.size, description: `full ${stream} of ${record.id}` })
     }
     if (changed) {
-      yield* store.update<JobRecord, void, never, never>(paths.record, (current) =>
+      yield* store.update(paths.record, JobRecordSchema, (current) =>
         Effect.succeed([undefined, { ...(current ?? record), logHashes: hashes }] as const)
       )
     }
@@ -234,7 +276,7 @@ export const listJobs = Effect.gen(function* () {
   const records: Array<JobRecord> = []
   for (const entry of entries) {
     if (entry.type !== "directory" || !JOB_ID.test(entry.name)) continue
-    const record = yield* Effect.orElseSucceed(store.readJson<JobRecord>(jobPaths(entry.name).record), () => undefined)
+    const record = yield* Effect.orElseSucceed(store.readJson(jobPaths(entry.name).record, JobRecordSchema), () => undefined)
     if (record !== undefined) records.push(record)
   }
   return records.sort((a, b) => (b.startedAt ?? b.createdAt).localeCompare(a.startedAt ?? a.createdAt))
@@ -244,7 +286,7 @@ export const listJobs = Effect.gen(function* () {
 const fileState = (record: JobRecord) =>
   Effect.gen(function* () {
     const store = yield* StateStore
-    const exit = yield* store.readJson<ExitRecord>(jobPaths(record.id).exit)
+    const exit = yield* store.readJson(jobPaths(record.id).exit, ExitRecordSchema)
     if (exit !== undefined) return { status: exit.status, exit } as const
     return { status: record.orphanedAt === undefined ? ("unknown" as const) : ("orphaned" as const) }
   })
@@ -277,7 +319,7 @@ export const markOrphanedJobs: Effect.Effect<void, never, StateStore | Processes
     if (entry.type !== "directory" || !JOB_ID.test(entry.name)) continue
     const paths = jobPaths(entry.name)
     if ((yield* store.stat(paths.exit)) !== undefined) continue
-    const record = yield* store.readJson<JobRecord>(paths.record)
+    const record = yield* store.readJson(paths.record, JobRecordSchema)
     if (record === undefined || record.orphanedAt !== undefined) continue
     yield* jobState(record)
   }

@@ -9,15 +9,15 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
-import { sha256Bytes } from "../../gate/hash.ts"
+import * as Schema from "effect/Schema"
 import { toolError, type ToolError } from "../../protocol/errors.ts"
-import { newId, stableStringify } from "../../gate/hash.ts"
+import { newId, sha256Bytes, stableStringify } from "../../gate/hash.ts"
 import { WorkspaceKey } from "../../gate/key.ts"
 import { HostFs } from "../../services/HostFs.ts"
 import { Workspace } from "../../services/Workspace.ts"
 import { StateStore } from "../../store/StateStore.ts"
 import type { PlannedFile, PlannedTransaction } from "./planner.ts"
-import { allTransactions, type CommitLock, type TransactionRecord, txPaths } from "./record.ts"
+import { allTransactions, type CommitLock, type TransactionRecord, TransactionRecordSchema, txPaths } from "./record.ts"
 
 /** One point of a commit where a fault can be injected: "journal", "apply" (per step), "commit-mark", "finalize". */
 export interface CommitPoint {
@@ -75,6 +75,25 @@ export interface Journal {
   readonly mac?: string
 }
 
+const BeforeEntry = Schema.Union(
+  Schema.Struct({ type: Schema.Literal("file"), offset: Schema.Number, length: Schema.Number, sha256: Schema.String, mode: Schema.NullOr(Schema.Number) }),
+  Schema.Struct({ type: Schema.Literal("none") })
+)
+const AfterEntry = Schema.Union(Schema.Struct({ type: Schema.Literal("file"), sha256: Schema.String }), Schema.Struct({ type: Schema.Literal("none") }))
+
+/** The Schema of journal.json, decoded by commit recovery and rollback. */
+export const JournalSchema: Schema.Schema<Journal> = Schema.Struct({
+  version: Schema.Literal(1),
+  transactionId: Schema.String,
+  status: Schema.Literal("applying", "committed", "undone"),
+  startedAt: Schema.String,
+  backups: Schema.String,
+  committedAt: Schema.optional(Schema.String),
+  entries: Schema.Array(Schema.Struct({ path: Schema.String, before: BeforeEntry, after: AfterEntry })),
+  createdDirectories: Schema.Array(Schema.String),
+  mac: Schema.optional(Schema.String)
+})
+
 /** The bytes a journal's MAC covers: every field but the MAC, canonically, under a purpose label. */
 const journalPayload = (journal: Journal): string => {
   const { mac: _mac, ...rest } = journal
@@ -99,8 +118,8 @@ export const readJournalOf = (id: string): Effect.Effect<ReadJournal, ToolError,
   Effect.gen(function* () {
     const store = yield* StateStore
     const key = yield* WorkspaceKey
-    const journal = yield* store.readJson<Journal>(txPaths(id).journal)
-    if (journal === undefined || journal === null || typeof journal !== "object") return undefined
+    const journal = yield* store.readJson(txPaths(id).journal, JournalSchema)
+    if (journal === undefined) return undefined
     const trusted =
       journal.transactionId === id && typeof journal.mac === "string" && (yield* key.verify(journalPayload(journal), journal.mac))
     return { journal, trusted }
@@ -151,7 +170,7 @@ export const updateTransaction = <E, R>(
   f: (record: TransactionRecord) => Effect.Effect<TransactionRecord, E, R>
 ): Effect.Effect<TransactionRecord, E | ToolError, StateStore | R> =>
   Effect.flatMap(StateStore, (store) =>
-    store.update<TransactionRecord, TransactionRecord, E | ToolError, R>(txPaths(id).record, (current) =>
+    store.update(txPaths(id).record, TransactionRecordSchema, (current): Effect.Effect<readonly [TransactionRecord, TransactionRecord], E | ToolError, R> =>
       current === undefined
         ? Effect.fail(toolError("NOT_FOUND", `No transaction ${id}.`, { transactionId: id }))
         : Effect.map(f(current), (next) => [next, next] as const)

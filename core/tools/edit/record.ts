@@ -1,11 +1,12 @@
 /** Transaction records under .agentic/transactions/<tx_id>/, and the views envelopes and listings show of them. */
 import * as Effect from "effect/Effect"
-import type { DestructiveReason } from "../../gate/records.ts"
-import type { Artifact } from "../../protocol/envelope.ts"
+import * as Schema from "effect/Schema"
+import { type DestructiveReason, DestructiveReasonSchema } from "../../gate/records.ts"
+import { type Artifact, ArtifactSchema } from "../../protocol/envelope.ts"
 import { toolError } from "../../protocol/errors.ts"
 import { StateStore } from "../../store/StateStore.ts"
 import type { PlannedDirectory, TouchedPath } from "./planner.ts"
-import type { Operation } from "./schema.ts"
+import { Operation, TouchedPathSchema } from "./schema.ts"
 
 /** The folder of every transaction, relative to .agentic/. */
 export const TRANSACTIONS_DIR = "transactions"
@@ -67,6 +68,43 @@ export interface TransactionRecord {
   readonly rollbackKept?: ReadonlyArray<{ readonly path: string; readonly reason: string }>
 }
 
+const Str = Schema.String
+const opt = Schema.optional
+
+/** The Schema of transaction.json, decoded on every read. */
+export const TransactionRecordSchema: Schema.Schema<TransactionRecord> = Schema.Struct({
+  version: Schema.Literal(1),
+  id: Str,
+  status: Schema.Literal("planned", "committing", "committed", "rolled_back"),
+  createdAt: Str,
+  committedAt: opt(Str),
+  rolledBackAt: opt(Str),
+  idempotencyKey: opt(Str),
+  operationsHash: Str,
+  approvalHash: Str,
+  operations: Schema.Array(Operation),
+  touched: Schema.Array(TouchedPathSchema),
+  files: Schema.Array(
+    Schema.Struct({
+      path: Str,
+      change: Schema.Literal("create", "modify", "delete"),
+      beforeSha256: Schema.NullOr(Str),
+      afterSha256: Schema.NullOr(Str),
+      beforeMode: opt(Schema.Number),
+      afterMode: opt(Schema.Number)
+    })
+  ),
+  directories: Schema.Array(Schema.Struct({ path: Str, existedBefore: Schema.Boolean })),
+  createdDirectories: Schema.Array(Str),
+  destructive: Schema.Array(DestructiveReasonSchema),
+  artifacts: Schema.Array(ArtifactSchema),
+  commitLock: opt(
+    Schema.Struct({ pid: Schema.Number, identity: Str, token: Str, since: Str, by: Schema.Literal("commit", "recovery") })
+  ),
+  recovered: opt(Str),
+  rollbackKept: opt(Schema.Array(Schema.Struct({ path: Str, reason: Str })))
+})
+
 /** Paths of one transaction's files, relative to .agentic/. */
 export const txPaths = (id: string) => ({
   dir: `${TRANSACTIONS_DIR}/${id}`,
@@ -82,7 +120,7 @@ export const txPaths = (id: string) => ({
 export const readTransaction = (id: string) =>
   Effect.gen(function* () {
     const store = yield* StateStore
-    const record = yield* store.readJson<TransactionRecord>(txPaths(id).record)
+    const record = yield* store.readJson(txPaths(id).record, TransactionRecordSchema)
     if (record === undefined) {
       return yield* Effect.fail(
         toolError("NOT_FOUND", `No transaction ${id}. List transactions with workspace_edit {"action":"list"}, or preview the operations again.`, {
@@ -99,7 +137,7 @@ export const allTransactions = Effect.gen(function* () {
   const entries = yield* store.list(TRANSACTIONS_DIR)
   const records = yield* Effect.forEach(
     entries.filter((entry) => entry.type === "directory" && entry.name.startsWith("tx_")),
-    (entry) => Effect.orElseSucceed(store.readJson<TransactionRecord>(txPaths(entry.name).record), () => undefined)
+    (entry) => Effect.orElseSucceed(store.readJson(txPaths(entry.name).record, TransactionRecordSchema), () => undefined)
   )
   return records
     .filter((record): record is TransactionRecord => record !== undefined)

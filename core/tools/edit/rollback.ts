@@ -5,9 +5,8 @@ import { sha256Bytes } from "../../gate/hash.ts"
 import { toolError } from "../../protocol/errors.ts"
 import { Workspace } from "../../services/Workspace.ts"
 import { dirname } from "../../services/paths.ts"
-import { StateStore } from "../../store/StateStore.ts"
 import { type Journal, type JournalEntry, readJournalOf, readPack, updateTransaction } from "./commit.ts"
-import { type TransactionRecord, txPaths } from "./record.ts"
+import type { TransactionRecord } from "./record.ts"
 
 /** The state of one journal path now: a file's SHA-256, "missing", "directory" or "other". */
 export interface CurrentPath {

@@ -5,9 +5,10 @@
  */
 import * as Effect from "effect/Effect"
 import { type Artifact, success, type ToolResult } from "../../protocol/envelope.ts"
-import { type ToolError } from "../../protocol/errors.ts"
+import type { ToolError } from "../../protocol/errors.ts"
 import { CurrentSettings } from "../../services/CurrentSettings.ts"
 import { StateStore } from "../../store/StateStore.ts"
+import type { ToolContext } from "../Tool.ts"
 import { sha256Text } from "../../gate/hash.ts"
 import { largestFitting, offsetPastEnd } from "./paging.ts"
 
@@ -59,7 +60,7 @@ export interface PagedListing<E> {
   /** An entry made smaller so that at least one fits (search drops context); identity by default. */
   readonly shrink?: (entry: E) => E
   /** Turns the page's entries into what data shows (e.g. adding sizes). */
-  readonly present?: (entries: ReadonlyArray<E>) => Effect.Effect<ReadonlyArray<unknown>, ToolError, any>
+  readonly present?: (entries: ReadonlyArray<E>) => Effect.Effect<ReadonlyArray<unknown>, ToolError, ToolContext>
   readonly retention: ToolResult["retention"]
   readonly unit: string
 }

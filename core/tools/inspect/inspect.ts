@@ -16,7 +16,7 @@ import { CurrentSettings } from "../../services/CurrentSettings.ts"
 import { type HostError, HostFs, HostInfo } from "../../services/HostFs.ts"
 import { join } from "../../services/paths.ts"
 import { Search, type WalkEntry } from "../../services/Search.ts"
-import { escapeRegExp, GlobSet, grepText, requiredLiteral } from "../../services/searchCore.ts"
+import { escapeRegExp, GlobSet, requiredLiteral } from "../../services/searchCore.ts"
 import { hostToToolError, Workspace } from "../../services/Workspace.ts"
 import { modeLabel, modeName } from "../../settings/settings.ts"
 import { StateStore } from "../../store/StateStore.ts"
@@ -401,7 +401,8 @@ const searchFiles = (input: {
     const source = regexMode ? input.query : escapeRegExp(input.query)
     const flags = `m${insensitive ? "i" : ""}`
     const literal = regexMode ? requiredLiteral(source) : input.query
-    const compiled = yield* Effect.try({
+    // Compiled only to refuse an invalid pattern here; the search service compiles its own.
+    yield* Effect.try({
       try: () => new RegExp(source, flags),
       catch: (error) =>
         toolError("INVALID_INPUT", `field "query" is not a valid regular expression (${error instanceof Error ? error.message : String(error)}); fix it, or pass regex: false to search for the literal text.`, {

@@ -24,10 +24,9 @@ const int = (min: number, max: number, description: string) =>
     Schema.lessThanOrEqualTo(max, { message: () => `must be an integer from ${min} to ${max}` })
   ).annotations({ description, message: () => ({ message: `must be an integer from ${min} to ${max} (not a boolean, string or fraction)`, override: true }) })
 
-const Offset = (unit: string) =>
-  opt(int(0, Number.MAX_SAFE_INTEGER, `Page start (at least 0, default 0): the previous data.nextOffset.`))
-const Limit = (unit: string, max: number, fallback: number) =>
-  opt(int(1, max, LIMIT_TEXT))
+// One wording for every action's paging fields (the per-action defaults are in the tool description).
+const Offset = opt(int(0, Number.MAX_SAFE_INTEGER, `Page start (at least 0, default 0): the previous data.nextOffset.`))
+const Limit = (max: number) => opt(int(1, max, LIMIT_TEXT))
 const Snapshot = opt(
   Schema.String.pipe(
     Schema.pattern(SNAPSHOT_PATTERN, { message: () => "must be the 64-character lowercase hex data.snapshot of the previous page, exactly" })
@@ -52,8 +51,8 @@ export const inspectActions = {
   overview: Schema.Struct({
     path: OptionalPath,
     depth: opt(int(1, 10, DEPTH_TEXT)),
-    offset: Offset("entries"),
-    limit: Limit("entries", LIST_MAX_LIMIT, LIST_DEFAULT_LIMIT),
+    offset: Offset,
+    limit: Limit(LIST_MAX_LIMIT),
     snapshot: Snapshot
   }),
   list: Schema.Struct({
@@ -61,14 +60,14 @@ export const inspectActions = {
     depth: opt(int(1, 100, DEPTH_TEXT)),
     include_ignored: IncludeIgnored,
     exclude: Exclude,
-    offset: Offset("entries"),
-    limit: Limit("entries", LIST_MAX_LIMIT, LIST_DEFAULT_LIMIT),
+    offset: Offset,
+    limit: Limit(LIST_MAX_LIMIT),
     snapshot: Snapshot
   }),
   read: Schema.Struct({
     path: Path(),
-    offset: Offset("lines"),
-    limit: Limit("lines", READ_MAX_LIMIT, READ_DEFAULT_LIMIT),
+    offset: Offset,
+    limit: Limit(READ_MAX_LIMIT),
     snapshot: Snapshot
   }),
   search: Schema.Struct({
@@ -83,8 +82,8 @@ export const inspectActions = {
     context: opt(int(0, 10, "Context lines around each match (0-10, default 0).")),
     max_results: opt(int(1, SEARCH_MAX_CAP, `Stop after this many matching lines (1-${SEARCH_MAX_CAP}, default ${SEARCH_DEFAULT_CAP}).`)),
     include_ignored: IncludeIgnored,
-    offset: Offset("matches"),
-    limit: Limit("matches", LIST_MAX_LIMIT, SEARCH_DEFAULT_LIMIT),
+    offset: Offset,
+    limit: Limit(LIST_MAX_LIMIT),
     snapshot: Snapshot
   }),
   semantic_search: Schema.Struct({
@@ -100,8 +99,8 @@ export const inspectActions = {
     type: opt(Schema.Literal("file", "directory", "any").annotations({ description: "Default any." })),
     include_ignored: IncludeIgnored,
     exclude: Exclude,
-    offset: Offset("entries"),
-    limit: Limit("entries", LIST_MAX_LIMIT, LIST_DEFAULT_LIMIT),
+    offset: Offset,
+    limit: Limit(LIST_MAX_LIMIT),
     snapshot: Snapshot
   }),
   stat: Schema.Struct({ path: Path() }),

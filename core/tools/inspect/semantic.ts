@@ -6,6 +6,7 @@
  * a file is re-chunked only when its SHA-256 changed (size and mtime only decide whether to hash it).
  */
 import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import type MiniSearchIndex from "minisearch"
 import type { ToolResult } from "../../protocol/envelope.ts"
 import { toolError } from "../../protocol/errors.ts"
@@ -46,6 +47,16 @@ interface StoredIndex {
   readonly files: Record<string, IndexedFile>
   readonly index: unknown
 }
+
+/** The Schema of the semantic_search index (.agentic/index/), decoded on every read; the MiniSearch part is its own JSON. */
+const StoredIndexSchema: Schema.Schema<StoredIndex> = Schema.Struct({
+  version: Schema.Number,
+  files: Schema.Record({
+    key: Schema.String,
+    value: Schema.Struct({ sha256: Schema.String, size: Schema.Number, mtimeMs: Schema.Number, chunks: Schema.Array(Schema.String) })
+  }),
+  index: Schema.Unknown
+})
 
 interface ChunkDoc {
   readonly id: string
@@ -116,7 +127,7 @@ const refreshIndex = (scope: { readonly base: string; readonly includeIgnored: b
   return yield* store.locked(
     INDEX_FILE,
     Effect.gen(function* () {
-      const stored = yield* Effect.orElseSucceed(store.readJson<StoredIndex>(INDEX_FILE), () => undefined)
+      const stored = yield* Effect.orElseSucceed(store.readJson(INDEX_FILE, StoredIndexSchema), () => undefined)
       let files: Record<string, IndexedFile> = {}
       const MiniSearch = yield* loadMiniSearch
       let index = new MiniSearch<ChunkDoc>(options)

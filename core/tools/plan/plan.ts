@@ -44,6 +44,21 @@ export interface StoredPlan {
   readonly supersedes?: string
 }
 
+/** The Schema of plan.json, decoded on every read. */
+export const StoredPlanSchema: Schema.Schema<StoredPlan> = Schema.Struct({
+  id: Schema.String,
+  revision: Schema.Number,
+  title: Schema.String,
+  objective: Schema.String,
+  steps: Schema.Array(Schema.Struct({ index: Schema.Number, text: Schema.String, kind: Schema.Literal("edit", "command", "vcs", "research", "other") })),
+  files: Schema.Array(Schema.Struct({ path: Schema.String, change: Schema.String })),
+  commands: Schema.Array(Schema.Struct({ executable: Schema.String, args: Schema.Array(Schema.String) })),
+  risks: Schema.Array(Schema.String),
+  questions: Schema.Array(Schema.String),
+  createdAt: Schema.String,
+  supersedes: Schema.optional(Schema.String)
+})
+
 const planDir = (id: string) => `plans/${id}`
 
 /** The plan as Markdown, as written to plan.md. */
@@ -51,7 +66,7 @@ export const planMarkdown = (plan: StoredPlan): string => {
   const out = [`# ${plan.title}`, "", `Plan ${plan.id}, revision ${plan.revision}, proposed ${plan.createdAt}.`]
   if (plan.supersedes !== undefined) out.push(`Supersedes ${plan.supersedes}.`)
   out.push("", "## Objective", "", plan.objective, "", "## Steps", "")
-  plan.steps.forEach((step) => out.push(`${step.index}. [${step.kind}] ${step.text}`))
+  for (const step of plan.steps) out.push(`${step.index}. [${step.kind}] ${step.text}`)
   const section = (title: string, lines: ReadonlyArray<string>) => {
     if (lines.length > 0) out.push("", `## ${title}`, "", ...lines)
   }
@@ -97,7 +112,7 @@ const planRetention = (facts: ReadonlyArray<string>, importance: "normal" | "hig
 const readPlan = (id: string) =>
   Effect.gen(function* () {
     const store = yield* StateStore
-    const plan = yield* store.readJson<StoredPlan>(`${planDir(id)}/plan.json`)
+    const plan = yield* store.readJson(`${planDir(id)}/plan.json`, StoredPlanSchema)
     const markdown = yield* store.readText(`${planDir(id)}/plan.md`)
     return { plan, markdown, planPath: store.path(`${planDir(id)}/plan.md`) }
   })

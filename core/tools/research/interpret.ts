@@ -17,7 +17,7 @@ import { CurrentSettings } from "../../services/CurrentSettings.ts"
 import { StateStore } from "../../store/StateStore.ts"
 import { decodeBytes, detectCharset, extractHtml, kindOfMediaType, type Link, parseContentType, sniffKind, textTitle } from "./extract.ts"
 import type { FetchPlan, SearchPlan } from "./plan.ts"
-import { addSearch, addSource, type Project, parseProject, projectFile, type SearchResult, type Source, sourceFile } from "./project.ts"
+import { addSearch, addSource, checkProjectId, Project, projectFile, type SearchResult, type Source, sourceFile } from "./project.ts"
 import { type ConcreteProvider, parseDuckDuckGo, parseSearxng, parseWikipedia, requestUrl } from "./providers.ts"
 
 const nowIso = Effect.map(Clock.currentTimeMillis, (now) => new Date(now).toISOString())
@@ -26,10 +26,10 @@ const nowIso = Effect.map(Clock.currentTimeMillis, (now) => new Date(now).toISOS
 export const changeProject = <A>(id: string, change: (project: Project) => Either.Either<readonly [A, Project], ToolError>) =>
   Effect.gen(function* () {
     const store = yield* StateStore
-    return yield* store.update<unknown, A, ToolError, never>(projectFile(id), (current) =>
+    return yield* store.update(projectFile(id), Project, (current) =>
       Effect.gen(function* () {
         if (current === undefined) return yield* Effect.fail(toolError("NOT_FOUND", `No research project ${id}.`, { researchId: id }))
-        const project = yield* Either.match(parseProject(current, store.path(projectFile(id))), { onLeft: Effect.fail, onRight: Effect.succeed })
+        const project = yield* Either.match(checkProjectId(current, id), { onLeft: Effect.fail, onRight: Effect.succeed })
         return yield* Either.match(change(project), { onLeft: Effect.fail, onRight: Effect.succeed })
       })
     )

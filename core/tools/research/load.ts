@@ -3,7 +3,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import { toolError } from "../../protocol/errors.ts"
 import { StateStore } from "../../store/StateStore.ts"
-import { type Project, parseProject, projectFile, RESEARCH_DIR } from "./project.ts"
+import { checkProjectId, Project, projectFile, RESEARCH_DIR } from "./project.ts"
 
 const notFound = (id: string) =>
   toolError("NOT_FOUND", `No research project ${id}. workspace_research {"action":"list"} (or workspace_inspect changes) lists the projects.`, { researchId: id })
@@ -12,9 +12,9 @@ const notFound = (id: string) =>
 export const loadProject = (id: string) =>
   Effect.gen(function* () {
     const store = yield* StateStore
-    const raw = yield* store.readJson<unknown>(projectFile(id))
-    if (raw === undefined) return yield* Effect.fail(notFound(id))
-    return yield* Either.match(parseProject(raw, store.path(projectFile(id))), { onLeft: Effect.fail, onRight: Effect.succeed })
+    const project = yield* store.readJson(projectFile(id), Project)
+    if (project === undefined) return yield* Effect.fail(notFound(id))
+    return yield* Either.match(checkProjectId(project, id), { onLeft: Effect.fail, onRight: Effect.succeed })
   })
 
 /** Every stored project, newest first by updatedAt (unreadable folders are skipped). */

@@ -71,13 +71,18 @@ export const Project = Schema.Struct({
 })
 export type Project = typeof Project.Type
 
-const decodeProject = Schema.decodeUnknownEither(Project)
-
-/** Decodes a stored project; a bad file is IO_ERROR naming it. */
-export const parseProject = (value: unknown, path: string): Either.Either<Project, ToolError> =>
-  Either.mapLeft(decodeProject(value), () =>
-    toolError("IO_ERROR", `The research project file ${path} is not a valid project record; move it aside to start that project afresh.`, { path })
-  )
+/**
+ * A decoded project stored under another folder's id (copied or planted there) is refused: IO_ERROR
+ * naming the file, like any record that does not decode.
+ */
+export const checkProjectId = (project: Project, id: string): Either.Either<Project, ToolError> =>
+  project.id === id
+    ? Either.right(project)
+    : Either.left(
+        toolError("IO_ERROR", `The state file .agentic/${projectFile(id)} holds project ${project.id}, not ${id}; move it aside to start that project afresh.`, {
+          path: `.agentic/${projectFile(id)}`
+        })
+      )
 
 export const newProject = (id: string, title: string, question: string, now: string): Project => ({
   version: 1,

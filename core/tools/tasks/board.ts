@@ -4,6 +4,7 @@
  * nothing. Inside one create/add call a depends_on entry may be a 1-based position ("1".."n") naming an
  * item of that same call; anywhere else references are item_ ids that must exist.
  */
+import * as Schema from "effect/Schema"
 import * as Either from "effect/Either"
 import { toolError, type ToolError } from "../../protocol/errors.ts"
 
@@ -60,6 +61,40 @@ export interface Board {
   readonly notes: ReadonlyArray<BoardNote>
   readonly checkpoints: ReadonlyArray<Checkpoint>
 }
+
+const StatusSchema = Schema.Literal("todo", "in_progress", "blocked", "done", "cancelled")
+const PrioritySchema = Schema.Literal("low", "medium", "high", "critical")
+
+/** The Schema of a stored board, decoded on every read. */
+export const BoardSchema: Schema.Schema<Board> = Schema.Struct({
+  version: Schema.Literal(1),
+  id: Schema.String,
+  title: Schema.String,
+  status: Schema.Literal("open", "archived"),
+  createdAt: Schema.String,
+  updatedAt: Schema.String,
+  items: Schema.Array(
+    Schema.Struct({
+      id: Schema.String,
+      text: Schema.String,
+      status: StatusSchema,
+      priority: PrioritySchema,
+      details: Schema.optional(Schema.String),
+      depends_on: Schema.Array(Schema.String),
+      evidence: Schema.Array(Schema.String),
+      createdAt: Schema.String,
+      updatedAt: Schema.String
+    })
+  ),
+  notes: Schema.Array(Schema.Struct({ at: Schema.String, text: Schema.String, itemId: Schema.optional(Schema.String) })),
+  checkpoints: Schema.Array(
+    Schema.Struct({
+      at: Schema.String,
+      text: Schema.optional(Schema.String),
+      counts: Schema.Struct({ todo: Schema.Number, in_progress: Schema.Number, blocked: Schema.Number, done: Schema.Number, cancelled: Schema.Number })
+    })
+  )
+})
 
 /** An item as a create/add call gives it. */
 export interface NewItem {

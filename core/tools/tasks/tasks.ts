@@ -23,6 +23,7 @@ import {
   type ItemPatch,
   type NewItem,
   nextItem,
+  BoardSchema,
   PRIORITIES,
   removeItem,
   updateItem
@@ -74,7 +75,7 @@ const nowIso = Effect.map(Clock.currentTimeMillis, (now) => new Date(now).toISOS
 const loadBoard = (id: string) =>
   Effect.gen(function* () {
     const store = yield* StateStore
-    const board = yield* store.readJson<Board>(boardFile(id))
+    const board = yield* store.readJson(boardFile(id), BoardSchema)
     if (board === undefined) {
       return yield* Effect.fail(
         toolError("NOT_FOUND", `No board ${id}. workspace_tasks {"action":"list"} (or workspace_inspect changes) lists the boards.`, { boardId: id })
@@ -93,7 +94,7 @@ const changeBoard = <A>(id: string, change: (board: Board, now: string) => Effec
     const now = yield* nowIso
     // An unknown board is refused before the lock, which would create its folder.
     yield* loadBoard(id)
-    return yield* store.update<Board, A, ToolError, never>(boardFile(id), (current) =>
+    return yield* store.update(boardFile(id), BoardSchema, (current): Effect.Effect<readonly [A, Board], ToolError> =>
       Effect.gen(function* () {
         if (current === undefined) {
           return yield* Effect.fail(
@@ -195,7 +196,7 @@ export const listBoards = Effect.gen(function* () {
   const boards: Array<Board> = []
   for (const entry of entries) {
     if (entry.type !== "directory" || !BOARD_ID.test(entry.name)) continue
-    const board = yield* Effect.orElseSucceed(store.readJson<Board>(boardFile(entry.name)), () => undefined)
+    const board = yield* Effect.orElseSucceed(store.readJson(boardFile(entry.name), BoardSchema), () => undefined)
     if (board !== undefined) boards.push(board)
   }
   return boards.sort((a, b) => b.updatedAt.localeCompare(a.updatedAt))

@@ -123,7 +123,6 @@ export const repositoryOverrides = (
     }
     if (DEFAULT_PROGRAM[key] !== undefined) {
       once(key, () => set(key, nonLocal(key).at(-1) ?? DEFAULT_PROGRAM[key]!))
-      continue
     }
   }
   return { args, receivePackRemotes }

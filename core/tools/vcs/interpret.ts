@@ -5,6 +5,7 @@
  */
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import type { ToolResult } from "../../protocol/envelope.ts"
 import { toolError, type ToolError } from "../../protocol/errors.ts"
 import { StateStore } from "../../store/StateStore.ts"
@@ -37,11 +38,29 @@ interface HistoryState {
   readonly entries: ReadonlyArray<HistoryEntry>
 }
 
+/** The Schema of the vcs history file, decoded on every read. */
+const HistoryStateSchema: Schema.Schema<HistoryState> = Schema.Struct({
+  version: Schema.Literal(1),
+  entries: Schema.Array(
+    Schema.Struct({
+      at: Schema.String,
+      operation: Schema.String,
+      summary: Schema.String,
+      cwd: Schema.String,
+      commit: Schema.optional(Schema.String),
+      branch: Schema.optional(Schema.String),
+      remote: Schema.optional(Schema.String),
+      number: Schema.optional(Schema.Number),
+      url: Schema.optional(Schema.String)
+    })
+  )
+})
+
 const record = (entry: Omit<HistoryEntry, "at">) =>
   Effect.gen(function* () {
     const store = yield* StateStore
     const at = new Date(yield* Clock.currentTimeMillis).toISOString()
-    yield* store.update<HistoryState, void, never, never>(HISTORY_FILE, (current) =>
+    yield* store.update(HISTORY_FILE, HistoryStateSchema, (current) =>
       Effect.succeed([undefined, { version: 1, entries: [{ at, ...entry }, ...(current?.entries ?? [])].slice(0, HISTORY_MAX) }] as const)
     )
   })
@@ -49,7 +68,7 @@ const record = (entry: Omit<HistoryEntry, "at">) =>
 /** The entries of the `vcs` changes source, newest first. */
 export const vcsChanges = Effect.gen(function* () {
   const store = yield* StateStore
-  const state = yield* store.readJson<HistoryState>(HISTORY_FILE)
+  const state = yield* store.readJson(HISTORY_FILE, HistoryStateSchema)
   return (state?.entries ?? []).slice(0, 50)
 })
 

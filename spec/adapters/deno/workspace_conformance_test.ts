@@ -3,7 +3,8 @@
  * Deno's runtime), and the Deno CLI end to end. Run by `deno test` from `npm test`.
  */
 import { denoHostFs } from "../../../adapters/deno/DenoHostFs.ts"
-import { type HostFixture, memory, suite } from "../workspaceConformance.ts"
+import { denoProcesses } from "../../../adapters/deno/DenoProcesses.ts"
+import { type HostFixture, memory, servicesSuite, suite } from "../workspaceConformance.ts"
 
 // Workspace keys (and those of the CLI children, which inherit the environment) go to a temporary
 // XDG_STATE_HOME, never into the real ~/.local/state.
@@ -26,12 +27,17 @@ const deno: HostFixture = {
       symlink: (target, at) => Deno.symlink(target, at),
       dispose: () => Deno.remove(base, { recursive: true })
     }
-  }
+  },
+  processes: denoProcesses,
+  script: (code) => [Deno.execPath(), "eval", code]
 }
 
 for (const fixture of [deno, memory]) {
   for (const testCase of suite(`deno/${fixture.runtime}`, fixture)) {
     // sanitizeOps off: the lock refresher's interval is cleared on release, but Effect's scheduler may outlive a case.
+    Deno.test({ name: testCase.name, fn: testCase.run, sanitizeOps: false, sanitizeResources: false })
+  }
+  for (const testCase of servicesSuite(`deno/${fixture.runtime}`, fixture)) {
     Deno.test({ name: testCase.name, fn: testCase.run, sanitizeOps: false, sanitizeResources: false })
   }
 }
@@ -53,5 +59,30 @@ Deno.test("deno/cli: the shared CLI runs a tool call under Deno and prints one e
     if (written !== "from deno\n") throw new Error(`note content: ${JSON.stringify(written)}`)
   } finally {
     await Deno.remove(root, { recursive: true })
+  }
+})
+
+Deno.test({
+  name: "deno/cli: workspace_command runs on the Deno host (the same supervisor protocol as Node)",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  fn: async () => {
+    const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "aw-cmd-deno-" }))
+    try {
+      const main = new URL("../../../adapters/deno/main.ts", import.meta.url).pathname
+      // A bare name resolved on PATH (an absolute path must lie inside the workspace): node, run by the Deno host's supervisor.
+      const args = JSON.stringify({ action: "run", executable: "node", args: ["-e", "console.log('from a deno job')"] })
+      const output = await new Deno.Command(Deno.execPath(), {
+        args: ["run", "-A", main, "call", "workspace_command", args, "--root", root, "--set", "permissionMode=2", "--set", "executableAllowlist=*"],
+        stdout: "piped",
+        stderr: "piped"
+      }).output()
+      const envelope = JSON.parse(new TextDecoder().decode(output.stdout))
+      if (envelope.ok !== true || envelope.data?.exitCode !== 0 || envelope.data?.stdout !== "from a deno job\n") {
+        throw new Error(`unexpected: ${new TextDecoder().decode(output.stdout)} ${new TextDecoder().decode(output.stderr)}`)
+      }
+    } finally {
+      await Deno.remove(root, { recursive: true })
+    }
   }
 })
