@@ -7,6 +7,7 @@ import * as Effect from "effect/Effect"
 import lockfile from "proper-lockfile"
 import writeFileAtomic from "write-file-atomic"
 import { type DirEntry, ERRNO_REASONS, type FileInfo, HostError, type HostErrorReason, type HostFsShape } from "../../core/services/HostFs.ts"
+import { nodeConfinedFs } from "./confinedFs.ts"
 import { processIdentity } from "./identity.ts"
 
 // proper-lockfile reports a held lock as ELOCKED.
@@ -79,14 +80,54 @@ const tail = async (abs: string, maxBytes: number) => {
   }
 }
 
-const sha256File = (abs: string) =>
-  new Promise<string | undefined>((resolve, reject) => {
-    const hash = createHash("sha256")
-    const stream = fs.createReadStream(abs)
-    stream.on("data", (chunk) => hash.update(chunk))
-    stream.on("end", () => resolve(hash.digest("hex")))
-    stream.on("error", (error) => ((error as { code?: string }).code === "ENOENT" ? resolve(undefined) : reject(error)))
-  })
+/** SHA-256 of a file, streamed through one reused buffer; undefined when it does not exist. */
+const sha256File = async (abs: string): Promise<string | undefined> => {
+  const hash = createHash("sha256")
+  try {
+    await scanFile(abs, (chunk) => hash.update(chunk))
+  } catch (error) {
+    if ((error as { code?: string }).code === "ENOENT") return undefined
+    throw error
+  }
+  return hash.digest("hex")
+}
+
+/**
+ * Streams a file through `visit` in 1 MiB chunks read into one reused buffer (the chunk is valid only
+ * during the call), so a huge file costs one buffer, not a stream's trail of chunks awaiting collection.
+ */
+const scanFile = async (abs: string, visit: (chunk: Uint8Array) => void) => {
+  const handle = await fsp.open(abs, "r")
+  try {
+    const buffer = new Uint8Array(1024 * 1024)
+    let size = 0
+    for (;;) {
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, null)
+      if (bytesRead === 0) return size
+      size += bytesRead
+      visit(buffer.subarray(0, bytesRead))
+    }
+  } finally {
+    await handle.close()
+  }
+}
+
+/** One positioned read (looping until `length` bytes or the end of the file). */
+const readRange = async (abs: string, position: number, length: number) => {
+  const handle = await fsp.open(abs, "r")
+  try {
+    const bytes = new Uint8Array(length)
+    let read = 0
+    while (read < length) {
+      const { bytesRead } = await handle.read(bytes, read, length - read, position + read)
+      if (bytesRead === 0) break
+      read += bytesRead
+    }
+    return bytes.subarray(0, read)
+  } finally {
+    await handle.close()
+  }
+}
 
 export const nodeHostFs: HostFsShape = {
   owner: { pid: process.pid, identity: processIdentity(process.pid) ?? `pid:${process.pid}` },
@@ -102,6 +143,8 @@ export const nodeHostFs: HostFsShape = {
       })
       await syncDir(path.dirname(abs))
     }),
+  scanFile: (abs, visit) => attempt(abs, () => scanFile(abs, visit)),
+  readRange: (abs, position, length) => attempt(abs, () => readRange(abs, position, length)),
   appendFile: (abs, bytes) => attempt(abs, () => fsp.appendFile(abs, bytes)),
   stat: statWith(fsp.stat),
   lstat: statWith(fsp.lstat),
@@ -121,6 +164,7 @@ export const nodeHostFs: HostFsShape = {
   rename: (from, to) => attempt(from, () => fsp.rename(from, to)),
   chmod: (abs, mode) => attempt(abs, () => fsp.chmod(abs, mode)),
   realpath: (abs) => attempt(abs, () => fsp.realpath(abs)),
+  confined: nodeConfinedFs,
   withLock: (abs, effect) =>
     Effect.acquireUseRelease(
       attempt(abs, async () => {

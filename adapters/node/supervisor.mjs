@@ -104,6 +104,41 @@ try {
 
 const out = fs.openSync(path.join(dir, "stdout.log"), "a")
 const err = fs.openSync(path.join(dir, "stderr.log"), "a")
+// maxJobLogBytes: with a cap, the job's output comes through pipes and this process appends it to the
+// logs, both together at most `maxLogBytes` bytes; past it the stream that crossed it gets one marker
+// line, log-truncated.json is written and the rest of the output is read and discarded (so the job
+// never blocks on a full pipe).
+const maxLogBytes = typeof spec.maxLogBytes === "number" && spec.maxLogBytes > 0 ? spec.maxLogBytes : undefined
+let logBytes = 0
+let logTruncated = false
+const pumps = []
+const pump = (stream, fd) => {
+  if (stream == null) return
+  pumps.push(
+    new Promise((resolve) => {
+      stream.on("data", (chunk) => {
+        if (logTruncated) return
+        const room = maxLogBytes - logBytes
+        if (chunk.length <= room) {
+          fs.writeSync(fd, chunk)
+          logBytes += chunk.length
+          return
+        }
+        if (room > 0) fs.writeSync(fd, chunk.subarray(0, room))
+        logBytes = maxLogBytes
+        logTruncated = true
+        fs.writeSync(fd, `\n[agentic-workspace: the job's output passed maxJobLogBytes (${maxLogBytes} bytes); the rest was discarded]\n`)
+        try {
+          writeAtomic("log-truncated.json", { maxLogBytes, at: new Date().toISOString() })
+        } catch {
+          // The marker line in the log still says it.
+        }
+      })
+      stream.on("error", () => resolve())
+      stream.on("close", () => resolve())
+    })
+  )
+}
 let timedOut = false
 let timer
 let child
@@ -122,11 +157,20 @@ try {
   const [command, ...args] = wrapper === undefined ? [spec.executable, ...spec.args] : [...wrapper.argv, spec.executable, ...spec.args]
   child = spawn(command, args, {
     cwd: spec.cwd,
-    stdio: wrapper?.reportsLeftovers === true ? ["ignore", out, err, "pipe"] : ["ignore", out, err],
+    stdio: [
+      "ignore",
+      maxLogBytes === undefined ? out : "pipe",
+      maxLogBytes === undefined ? err : "pipe",
+      ...(wrapper?.reportsLeftovers === true ? ["pipe"] : [])
+    ],
     detached: true,
     shell: false,
     windowsHide: true
   })
+  if (maxLogBytes !== undefined) {
+    pump(child.stdout, out)
+    pump(child.stderr, err)
+  }
 } catch (error) {
   finish({ status: "failed", exitCode: null, signal: null, error: error.message })
 }
@@ -197,7 +241,10 @@ child.on("exit", async (code, signal) => {
       code = null
     }
   }
+  // Every byte the group wrote is in the logs (or counted as discarded) before the job is called ended.
+  await Promise.race([Promise.all(pumps), sleep(5000)])
   finish({
+    ...(logTruncated ? { logTruncated: true, maxLogBytes } : {}),
     status: cancelled ? "cancelled" : timedOut ? "timed_out" : "exited",
     exitCode: code,
     signal,

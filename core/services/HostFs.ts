@@ -19,6 +19,8 @@ export const HostErrorReason = Schema.Literal(
   "NotEmpty",
   "PermissionDenied",
   "Busy",
+  /** A directory of the path was (swapped for) a symlink when a confined write opened it: nothing was written through it. */
+  "Escape",
   "Other"
 )
 export type HostErrorReason = typeof HostErrorReason.Type
@@ -74,6 +76,23 @@ export interface Tail {
   readonly size: number
 }
 
+/**
+ * Mutations confined to a real directory `root`: `rel` is relative to it, every directory on the way is
+ * opened without following a link and the operation runs relative to the held directory handle, so a
+ * directory or file swapped for a symlink after the caller's check is never followed (fails "Escape",
+ * or, for a final name, is replaced and not written through). Hosts that cannot address a file by
+ * directory handle leave `HostFsShape.confined` undefined.
+ */
+export interface ConfinedFsShape {
+  /** How the host holds directories (for capabilities and docs), e.g. "linux-proc-fd". */
+  readonly mechanism: string
+  readonly writeFileAtomic: (root: string, rel: string, bytes: Uint8Array, options?: { readonly mode?: number }) => Effect.Effect<void, HostError>
+  readonly mkdir: (root: string, rel: string, options?: { readonly recursive?: boolean }) => Effect.Effect<void, HostError>
+  readonly remove: (root: string, rel: string, options?: { readonly recursive?: boolean }) => Effect.Effect<void, HostError>
+  readonly rename: (root: string, from: string, to: string) => Effect.Effect<void, HostError>
+  readonly chmod: (root: string, rel: string, mode: number) => Effect.Effect<void, HostError>
+}
+
 /** The host filesystem, narrowed to what the tools need. */
 export interface HostFsShape {
   /** This process, as the locks it takes name it. */
@@ -88,6 +107,13 @@ export interface HostFsShape {
   /** SHA-256 (hex) of a file (streamed where the host can); undefined when it does not exist. */
   readonly sha256File: (abs: string) => Effect.Effect<string | undefined, HostError>
   readonly readFile: (abs: string) => Effect.Effect<Uint8Array, HostError>
+  /**
+   * Streams a file through `visit` in chunks, never holding the whole file; answers the bytes read.
+   * Optional: a host without it is read whole (huge files then cost their size).
+   */
+  readonly scanFile?: ((abs: string, visit: (chunk: Uint8Array) => void) => Effect.Effect<number, HostError>) | undefined
+  /** Reads at most `length` bytes at byte `position` (fewer at the end of the file). Optional, as scanFile. */
+  readonly readRange?: ((abs: string, position: number, length: number) => Effect.Effect<Uint8Array, HostError>) | undefined
   /** Write temp beside the target, fsync, rename over it (and fsync the directory): a reader never sees a torn file. */
   readonly writeFileAtomic: (abs: string, bytes: Uint8Array, options?: { readonly mode?: number }) => Effect.Effect<void, HostError>
   /** Appends bytes (creating the file); used for logs, never for state. */
@@ -107,6 +133,8 @@ export interface HostFsShape {
    * Runs `effect` holding an inter-process lock named by `abs` (a lock file or directory beside it).
    * Two processes on one workspace serialise here, so a read-modify-write of a store is never lost.
    */
+  /** Writes through directory handles, where the host has them (see ConfinedFsShape). */
+  readonly confined?: ConfinedFsShape | undefined
   readonly withLock: <A, E, R>(abs: string, effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | HostError, R>
 }
 

@@ -86,6 +86,12 @@ export const hostToToolError = (error: HostError, rel: string): ToolError => {
       return toolError("EDIT_CONFLICT", `The directory "${rel}" is not empty.`, { path: rel })
     case "PermissionDenied":
       return toolError("IO_ERROR", `Permission denied for "${rel}".`, { path: rel })
+    case "Escape":
+      return toolError(
+        "PATH_ESCAPE",
+        `A directory on the way to "${rel}" was swapped for a symlink while it was being written; nothing was written through the link. Check the folder and try again.`,
+        { path: rel }
+      )
     default:
       return toolError("IO_ERROR", `The filesystem refused an operation on "${rel}" (${error.reason}).`, { path: rel })
   }
@@ -196,6 +202,42 @@ export const makeWorkspace = (
       Effect.as(Effect.zipRight(assertWritable(rel), real === rel ? Effect.void : assertWritable(real)), rel)
     )
 
+  // The real path of the entry itself (its parent's real path plus its own name): what remove and rename
+  // act on, since they act on a symlink, not on what it points to.
+  const entryOf = (rel: string, input: string, field: string) =>
+    Effect.gen(function* () {
+      const slash = rel.lastIndexOf("/")
+      if (slash < 0) return rel
+      const parent = yield* checkReal(rel.slice(0, slash), input, field)
+      const entry = parent === "" ? rel.slice(slash + 1) : `${parent}/${rel.slice(slash + 1)}`
+      if (entry !== rel) yield* assertWritable(entry)
+      return entry
+    })
+
+  // Where the host holds directory handles (host.confined), a mutation runs on the checked real path
+  // relative to the root, each directory opened without following links: a symlink swapped in after
+  // the check is never followed (PATH_ESCAPE). Elsewhere the checked absolute path is used.
+  const confined = host.confined
+  const writeTo = (path: string, bytes: Uint8Array, options?: { readonly mode?: number }) =>
+    Effect.gen(function* () {
+      const { rel, real } = yield* resolveBoth(path, "path")
+      yield* assertWritable(rel)
+      if (real !== rel) yield* assertWritable(real)
+      yield* mapHost(rel)(confined === undefined ? host.writeFileAtomic(abs(rel), bytes, options) : confined.writeFileAtomic(root, real, bytes, options))
+    })
+  const onEntry = (
+    path: string,
+    field: string,
+    viaHandle: (c: NonNullable<typeof confined>, entry: string) => Effect.Effect<void, HostError>,
+    viaPath: (rel: string) => Effect.Effect<void, HostError>
+  ) =>
+    Effect.gen(function* () {
+      const rel = yield* writable(path, field)
+      if (confined === undefined) return yield* mapHost(rel)(viaPath(rel))
+      const entry = yield* entryOf(rel, path, field)
+      yield* mapHost(rel)(viaHandle(confined, entry))
+    })
+
   return {
     root,
     resolve,
@@ -206,16 +248,26 @@ export const makeWorkspace = (
     stat: (path) => Effect.flatMap(resolve(path), (rel) => mapHost(rel)(host.stat(abs(rel)))),
     lstat: (path) => Effect.flatMap(resolve(path), (rel) => mapHost(rel)(host.lstat(abs(rel)))),
     list: (path) => Effect.flatMap(resolve(path), (rel) => mapHost(rel)(host.readDir(abs(rel)))),
-    write: (path, bytes, options) =>
-      Effect.flatMap(writable(path), (rel) => mapHost(rel)(host.writeFileAtomic(abs(rel), bytes, options))),
-    mkdir: (path, options) => Effect.flatMap(writable(path), (rel) => mapHost(rel)(host.mkdir(abs(rel), options))),
-    remove: (path, options) => Effect.flatMap(writable(path), (rel) => mapHost(rel)(host.remove(abs(rel), options))),
+    write: writeTo,
+    mkdir: (path, options) =>
+      onEntry(path, "path", (c, entry) => c.mkdir(root, entry, options), (rel) => host.mkdir(abs(rel), options)),
+    remove: (path, options) =>
+      onEntry(path, "path", (c, entry) => c.remove(root, entry, options), (rel) => host.remove(abs(rel), options)),
     rename: (from, to) =>
       Effect.gen(function* () {
         const source = yield* writable(from, "from")
         const target = yield* writable(to, "to")
-        yield* mapHost(source)(host.rename(abs(source), abs(target)))
+        if (confined === undefined) return yield* mapHost(source)(host.rename(abs(source), abs(target)))
+        const sourceEntry = yield* entryOf(source, from, "from")
+        const targetEntry = yield* entryOf(target, to, "to")
+        yield* mapHost(source)(confined.rename(root, sourceEntry, targetEntry))
       }),
-    chmod: (path, mode) => Effect.flatMap(writable(path), (rel) => mapHost(rel)(host.chmod(abs(rel), mode)))
+    chmod: (path, mode) =>
+      Effect.gen(function* () {
+        const { rel, real } = yield* resolveBoth(path, "path")
+        yield* assertWritable(rel)
+        if (real !== rel) yield* assertWritable(real)
+        yield* mapHost(rel)(confined === undefined ? host.chmod(abs(rel), mode) : confined.chmod(root, real, mode))
+      })
   }
 }

@@ -32,7 +32,9 @@ import {
   logArtifacts,
   logSizes,
   readTail,
-  supervisorAlive
+  supervisorAlive,
+  logTruncationOf,
+  logTruncationText
 } from "./jobs.ts"
 import { allowlistName } from "./resolve.ts"
 import { captureTransaction, captureUnavailable, type CaptureOutcome } from "./capture.ts"
@@ -310,6 +312,8 @@ const launchJob = (action: "run" | "start", prepared: Prepared) =>
       args: script === undefined ? prepared.args : [script, ...prepared.args],
       cwd: workspace.abs(prepared.cwd),
       timeoutMs: prepared.timeout.seconds === 0 ? null : Math.round(prepared.timeout.seconds * 1000),
+      // The supervisor caps both logs together at this many bytes (maxJobLogBytes).
+      maxLogBytes: settings.maxJobLogBytes,
       ...(policy === undefined ? {} : { sandbox: policy })
     })
     const launched = yield* processes.launch(store.abs(paths.dir)).pipe(
@@ -495,14 +499,16 @@ const interpretRun = (prepared: Prepared, maxChars: number, maxSeconds: number) 
         toolError("IO_ERROR", `${line} could not run as asked: ${exit.error ?? exit.status} (${record.id}).`, { jobId: record.id, status: exit.status })
       )
     }
+    const truncation = yield* logTruncationOf(record.id, exit)
     const summary = `${line} ${exitPhrase(exit)}${took === undefined ? "" : ` after ${took.toFixed(1)} s`} (${record.id}).${
       exit.leftoverProcessesEnded === true ? " It left processes behind in its process group; they were ended (use start for a background process)." : ""
-    }${unconfinedText(record)}`
+    }${truncation === undefined ? "" : logTruncationText(truncation)}${unconfinedText(record)}`
     const base: ToolResult = {
       summary,
       data: {
         jobId: record.id,
         status: "exited",
+        ...(truncation === undefined ? {} : { logTruncated: true, maxJobLogBytes: truncation.maxLogBytes }),
         exitCode: exit.exitCode,
         signal: exit.signal,
         executable: record.executable,
@@ -659,6 +665,8 @@ const statusAction = (input: { readonly job_id: string; readonly tail_chars?: nu
     const artifacts: ReadonlyArray<Artifact> = running ? [] : yield* logArtifacts(record)
     let summary = statusSummary(record, state)
     if (state.status === "orphaned" && groupAlive) summary += ` Its process group ${record.pid} is still running; cancel ends it.`
+    const truncation = yield* logTruncationOf(record.id, state.exit)
+    if (truncation !== undefined) summary += logTruncationText(truncation)
     const data: Record<string, unknown> = {
       jobId: record.id,
       status: state.status,
@@ -669,6 +677,7 @@ const statusAction = (input: { readonly job_id: string; readonly tail_chars?: nu
       ...(state.status === "orphaned" ? { processGroupAlive: groupAlive } : {}),
       stdoutBytes: sizes.stdout,
       stderrBytes: sizes.stderr,
+      ...(truncation === undefined ? {} : { logTruncated: true, maxJobLogBytes: truncation.maxLogBytes }),
       logs: logPaths(record.id)
     }
     if (record.capture === true) {

@@ -69,6 +69,9 @@ export interface ExitRecord {
   readonly supervisorSignal?: string
   /** Set when cancel ended an orphaned job's group itself. */
   readonly note?: string
+  /** Set when the output passed the cap (maxJobLogBytes) and the rest was discarded. */
+  readonly logTruncated?: boolean
+  readonly maxLogBytes?: number
 }
 
 const Str = Schema.String
@@ -104,8 +107,13 @@ export const ExitRecordSchema: Schema.Schema<ExitRecord> = Schema.Struct({
   error: opt(Str),
   leftoverProcessesEnded: opt(Schema.Boolean),
   supervisorSignal: opt(Str),
-  note: opt(Str)
+  note: opt(Str),
+  logTruncated: opt(Schema.Boolean),
+  maxLogBytes: opt(Schema.Number)
 })
+
+/** The Schema of log-truncated.json (written by the supervisor when the logs reach maxJobLogBytes). */
+const LogTruncatedSchema = Schema.Struct({ maxLogBytes: opt(Schema.Number), at: opt(Str) })
 
 /** A job's status as told now. */
 export interface JobState {
@@ -122,8 +130,26 @@ export const jobPaths = (id: string) => ({
   exit: `${JOBS_DIR}/${id}/exit.json`,
   cancel: `${JOBS_DIR}/${id}/cancel.json`,
   stdout: `${JOBS_DIR}/${id}/stdout.log`,
-  stderr: `${JOBS_DIR}/${id}/stderr.log`
+  stderr: `${JOBS_DIR}/${id}/stderr.log`,
+  /** Written by the supervisor the moment the logs reach maxJobLogBytes. */
+  logTruncated: `${JOBS_DIR}/${id}/log-truncated.json`
 })
+
+/**
+ * Whether a job's output passed maxJobLogBytes (the logs were cut there, with a marker line), and the
+ * cap then in force: from exit.json once the job ended, from log-truncated.json while it runs.
+ */
+export const logTruncationOf = (id: string, exit: ExitRecord | undefined) =>
+  Effect.gen(function* () {
+    if (exit?.logTruncated === true) return { maxLogBytes: exit.maxLogBytes ?? null }
+    const store = yield* StateStore
+    const marker = yield* Effect.orElseSucceed(store.readJson(jobPaths(id).logTruncated, LogTruncatedSchema), () => undefined)
+    return marker === undefined ? undefined : { maxLogBytes: marker.maxLogBytes ?? null }
+  })
+
+/** The sentence a run or status adds when the logs were cut at maxJobLogBytes. */
+export const logTruncationText = (truncation: { readonly maxLogBytes: number | null }) =>
+  ` Its output passed maxJobLogBytes${truncation.maxLogBytes === null ? "" : ` (${truncation.maxLogBytes} bytes)`}: the logs were cut there with a marker line and the rest was discarded.`
 
 /** Reads a job's record; NOT_FOUND names the repair. */
 export const loadJob = (id: string): Effect.Effect<JobRecord, ToolError, StateStore> =>

@@ -8,6 +8,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
+import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
 import { toolError, type ToolError } from "../../protocol/errors.ts"
 import { newId, sha256Bytes, stableStringify } from "../../gate/hash.ts"
@@ -190,6 +191,12 @@ export const readPack = (journal: Journal) =>
     )
   )
 
+/** Codes of an undo step worth a brief retry: a path swapped under it, or moved away for a moment. */
+const UNDO_TRANSIENT: ReadonlySet<string> = new Set(["PATH_ESCAPE", "NOT_FOUND", "EDIT_CONFLICT", "IO_ERROR"])
+
+/** How an unreachable undo step is retried: every 10 ms, at most 50 times (about half a second). */
+const UNDO_RETRY = Schedule.intersect(Schedule.spaced("10 millis"), Schedule.recurs(50))
+
 /** What undoing a journal left in place: a path and why it was not touched. */
 export interface Kept {
   readonly path: string
@@ -224,37 +231,72 @@ export const undoJournal = (journal: Journal) =>
     const beforeOf = (entry: JournalEntry) => (entry.before.type === "none" ? "missing" : entry.before.sha256)
     const changedSince = (entry: JournalEntry) =>
       ({ path: entry.path, reason: "it holds neither what the commit wrote nor what was there before, so it was not written by this commit and is left as found" })
+    // One path's undo never stops the others: a path the undo cannot reach (a directory on the way
+    // swapped for a symlink, PATH_ESCAPE) is tried again briefly, then reported as kept, so the summary
+    // names every file left changed.
+    const step = <R>(path: string, effect: Effect.Effect<void, ToolError, R>) =>
+      effect.pipe(
+        Effect.retry({ schedule: UNDO_RETRY, while: (error) => UNDO_TRANSIENT.has(error.code) }),
+        Effect.catchAll((error) =>
+          Effect.sync(() => {
+            kept.push({ path, reason: `the undo could not reach it (${error.code}: ${error.message})` })
+          })
+        )
+      )
     for (const entry of journal.entries) {
       if (entry.before.type !== "none") continue
-      const current = yield* stateOf(entry.path)
-      if (current === "missing") continue
-      if (current === afterOf(entry)) yield* ws.remove(entry.path)
-      else kept.push(changedSince(entry))
+      yield* step(
+        entry.path,
+        Effect.gen(function* () {
+          const current = yield* stateOf(entry.path)
+          if (current === "missing") return
+          if (current === afterOf(entry)) yield* ws.remove(entry.path)
+          else kept.push(changedSince(entry))
+        })
+      )
     }
     for (const dir of [...journal.createdDirectories].reverse()) {
-      const info = yield* ws.lstat(dir)
-      if (info?.type !== "directory") continue
-      if ((yield* ws.list(dir)).length === 0) yield* ws.remove(dir)
+      yield* step(
+        dir,
+        Effect.gen(function* () {
+          const info = yield* ws.lstat(dir)
+          if (info?.type !== "directory") return
+          if ((yield* ws.list(dir)).length === 0) yield* ws.remove(dir)
+        })
+      )
     }
     const needsPack = journal.entries.some((entry) => entry.before.type === "file")
     const pack = needsPack ? yield* readPack(journal) : new Uint8Array()
     for (const entry of journal.entries) {
-      if (entry.before.type !== "file") continue
-      const current = yield* stateOf(entry.path)
-      if (current === beforeOf(entry)) continue
-      if (current !== afterOf(entry)) {
-        kept.push(changedSince(entry))
-        continue
-      }
-      const bytes = pack.subarray(entry.before.offset, entry.before.offset + entry.before.length)
-      if ((yield* sha256Bytes(bytes)) !== entry.before.sha256) {
-        kept.push({ path: entry.path, reason: "its saved before-bytes do not match the journal, so they were not written" })
-        continue
-      }
-      yield* ws.write(entry.path, bytes, entry.before.mode === null ? undefined : { mode: entry.before.mode })
+      const before = entry.before
+      if (before.type !== "file") continue
+      yield* step(
+        entry.path,
+        Effect.gen(function* () {
+          const current = yield* stateOf(entry.path)
+          if (current === beforeOf(entry)) return
+          if (current !== afterOf(entry)) {
+            kept.push(changedSince(entry))
+            return
+          }
+          const bytes = pack.subarray(before.offset, before.offset + before.length)
+          if ((yield* sha256Bytes(bytes)) !== before.sha256) {
+            kept.push({ path: entry.path, reason: "its saved before-bytes do not match the journal, so they were not written" })
+            return
+          }
+          yield* ws.write(entry.path, bytes, before.mode === null ? undefined : { mode: before.mode })
+        })
+      )
     }
     return kept
   })
+
+/** The kept paths with their reasons, grouped by reason: "a, b (reason); c (other reason)". */
+export const keptSummary = (kept: ReadonlyArray<Kept>): string => {
+  const byReason = new Map<string, Array<string>>()
+  for (const item of kept) byReason.set(item.reason, [...(byReason.get(item.reason) ?? []), item.path])
+  return [...byReason].map(([reason, paths]) => `${paths.join(", ")}, left as found (${reason})`).join("; ")
+}
 
 /** What a commit did, for the envelope. */
 export interface CommitOutcome {
@@ -349,7 +391,7 @@ export const applyCommit = (record: TransactionRecord, planned: PlannedTransacti
           const outcome =
             kept.length === 0
               ? `The commit of ${record.id} was undone: no file was changed.`
-              : `The commit of ${record.id} was undone except for ${kept.map((item) => item.path).join(", ")}, left as found (${kept[0]!.reason}).`
+              : `The commit of ${record.id} was undone except for ${keptSummary(kept)}.`
           return yield* Effect.fail(toolError(error.code, `${error.message} ${outcome}`, { ...error.details, transactionId: record.id, ...(kept.length === 0 ? {} : { kept }) }))
         })
       )

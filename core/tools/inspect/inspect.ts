@@ -13,17 +13,18 @@ import { type ApprovalRecord, approvedPlan, pendingPlan, pendingRecords } from "
 import type { Artifact, ToolResult } from "../../protocol/envelope.ts"
 import { toolError, type ToolError } from "../../protocol/errors.ts"
 import { CurrentSettings } from "../../services/CurrentSettings.ts"
-import { HostFs, HostInfo } from "../../services/HostFs.ts"
+import { type HostError, HostFs, HostInfo } from "../../services/HostFs.ts"
 import { join } from "../../services/paths.ts"
 import { Search, type WalkEntry } from "../../services/Search.ts"
 import { escapeRegExp, GlobSet, requiredLiteral } from "../../services/searchCore.ts"
-import { Workspace } from "../../services/Workspace.ts"
+import { hostToToolError, Workspace } from "../../services/Workspace.ts"
 import { modeLabel, modeName } from "../../settings/settings.ts"
 import { StateStore } from "../../store/StateStore.ts"
 import { RegisteredTools } from "../../services/RegisteredTools.ts"
 import { defineTool, type StorageEntry } from "../Tool.ts"
 import { envelopeChars, nextSentence, pagedListing, placeholderArtifact, writeArtifact } from "./budget.ts"
 import { describeBytes, largestFitting, numberLines, offsetPastEnd, requireSnapshot, staleSnapshot } from "./paging.ts"
+import { canStream, readLargePage, scanLarge } from "./large.ts"
 import {
   inspectActions,
   LIST_DEFAULT_LIMIT,
@@ -201,6 +202,57 @@ export const INSPECT_STORAGE: ReadonlyArray<StorageEntry> = [
   { name: "index", path: ".agentic/index/", probe: "index", description: "the semantic_search index (lexical, rebuilt by file hash)", rank: 110 }
 ]
 
+/**
+ * A file as read and stat describe it, holding only lines [offset, offset + limit): small files are
+ * read whole; above STREAM_THRESHOLD_BYTES the host streams the scan and the hash and reads the page
+ * at its byte range.
+ */
+const fileView = (rel: string, size: number, offset: number, limit: number) =>
+  Effect.gen(function* () {
+    const ws = yield* Workspace
+    const host = yield* HostFs
+    if (canStream(host, size)) {
+      const abs = ws.abs(rel)
+      const fromHost = <A>(effect: Effect.Effect<A, HostError>) => Effect.mapError(effect, (error) => hostToToolError(error, rel))
+      const sha256 = yield* fromHost(host.sha256File(abs))
+      if (sha256 === undefined) return yield* fail(toolError("NOT_FOUND", `Nothing exists at "${rel}". Check the path with workspace_inspect find or list.`, { path: rel }))
+      const scan = yield* fromHost(scanLarge(host, abs, offset, limit))
+      const page = scan.binary || offset > scan.totalLines || limit === 0 ? { lines: [], endings: [] } : yield* fromHost(readLargePage(host, abs, scan))
+      return { ...scan, sha256, pageLines: page.lines, pageEndings: page.endings }
+    }
+    const bytes = yield* ws.read(rel)
+    const sha256 = yield* sha256Bytes(bytes)
+    const described = describeBytes(bytes)
+    if (described.binary) {
+      return {
+        binary: true,
+        kind: described.kind,
+        bytes: described.bytes,
+        bom: false,
+        lineEndings: "none" as const,
+        finalNewline: false,
+        invalidUtf8: false,
+        totalLines: 0,
+        sha256,
+        pageLines: [] as ReadonlyArray<string>,
+        pageEndings: [] as ReadonlyArray<string>
+      }
+    }
+    return {
+      binary: false,
+      kind: "text",
+      bytes: described.bytes,
+      bom: described.bom,
+      lineEndings: described.lineEndings,
+      finalNewline: described.finalNewline,
+      invalidUtf8: described.invalidUtf8,
+      totalLines: described.lines.length,
+      sha256,
+      pageLines: described.lines.slice(offset, offset + limit),
+      pageEndings: described.endings.slice(offset, offset + limit)
+    }
+  })
+
 const readFile = (input: { readonly path: string; readonly offset?: number | undefined; readonly limit?: number | undefined; readonly snapshot?: string | undefined }) =>
   Effect.gen(function* () {
     const missing = requireSnapshot(input, "read")
@@ -215,13 +267,13 @@ const readFile = (input: { readonly path: string; readonly offset?: number | und
     if (info.type === "directory") {
       return yield* fail(toolError("INVALID_INPUT", `"${rel}" is a directory; use workspace_inspect list to see its entries.`, { field: "path", path: rel }))
     }
-    const bytes = yield* ws.read(rel)
-    const sha256 = yield* sha256Bytes(bytes)
-    const snapshot = yield* snapshotOf({ action: "read", path: rel, sha256 })
-    yield* checkSnapshot("read", input.snapshot, snapshot, `"${rel}"`)
-    const described = describeBytes(bytes)
     const offset = input.offset ?? 0
     const limit = input.limit ?? READ_DEFAULT_LIMIT
+    // Only the asked page is held: a huge file is scanned and hashed by streaming (large.ts).
+    const described = yield* fileView(rel, info.size, offset, limit)
+    const sha256 = described.sha256
+    const snapshot = yield* snapshotOf({ action: "read", path: rel, sha256 })
+    yield* checkSnapshot("read", input.snapshot, snapshot, `"${rel}"`)
     if (described.binary) {
       if (offset > 0) return yield* fail(offsetPastEnd(offset, 0, "lines (the file is binary)"))
       return {
@@ -240,9 +292,9 @@ const readFile = (input: { readonly path: string; readonly offset?: number | und
         retention: { importance: "normal", facts: [`${rel} is binary (${described.kind}, ${described.bytes} bytes)`] }
       } satisfies ToolResult
     }
-    const total = described.lines.length
+    const total = described.totalLines
     if (offset > total) return yield* fail(offsetPastEnd(offset, total, "lines"))
-    const want = Math.min(limit, total - offset)
+    const want = Math.min(limit, total - offset, described.pageLines.length)
     const args = { action: "read", path: input.path, ...(input.limit === undefined ? {} : { limit: input.limit }) }
     const notes = [
       described.lineEndings === "crlf" ? "CRLF line endings" : described.lineEndings === "mixed" ? "mixed LF/CRLF line endings" : "",
@@ -297,7 +349,7 @@ const readFile = (input: { readonly path: string; readonly offset?: number | und
       }
     }
     // Every numbered line ends with "\n", so the pages' texts concatenate to the whole without a separator.
-    const pageText = (n: number) => (n === 0 ? "" : `${numberLines(described.lines.slice(offset, offset + n), offset + 1)}\n`)
+    const pageText = (n: number) => (n === 0 ? "" : `${numberLines(described.pageLines.slice(0, n), offset + 1)}\n`)
     const zeros = "0".repeat(64)
     const placeholder = placeholderArtifact("inspect.read", stem, "txt", description)
     const fits = (result: ToolResult) => envelopeChars("inspect.read", result) <= settings.maxToolResultChars
@@ -315,9 +367,9 @@ const readFile = (input: { readonly path: string; readonly offset?: number | und
       shown = Math.max(0, shown)
       text = pageText(shown)
     }
-    const raw = described.lines
-      .slice(offset, offset + shown)
-      .map((line, index) => `${line}${described.endings[offset + index]}`)
+    const raw = described.pageLines
+      .slice(0, shown)
+      .map((line, index) => `${line}${described.pageEndings[index]}`)
       .join("")
     const pageSha256 = yield* sha256Text(raw)
     if (shown >= want && !clipped) return build(text, shown, false, pageSha256, undefined)
@@ -562,21 +614,21 @@ const statPath = (input: { readonly path: string }) =>
         data: base
       } satisfies ToolResult
     }
-    const bytes = yield* ws.read(rel)
-    const sha256 = yield* sha256Bytes(bytes)
-    const described = describeBytes(bytes)
+    const described = yield* fileView(rel, target.size, 0, 0)
+    const sha256 = described.sha256
+    const bytes = { length: described.bytes }
     const text = described.binary
       ? { binary: true, kind: described.kind }
       : {
           binary: false,
-          lines: described.lines.length,
+          lines: described.totalLines,
           lineEndings: described.lineEndings,
           bom: described.bom,
           finalNewline: described.finalNewline,
           ...(described.invalidUtf8 ? { invalidUtf8: true } : {})
         }
     return {
-      summary: `"${rel}" is a ${described.binary ? `binary file (${described.kind})` : `text file of ${plural(described.lines.length, "line")}`}, ${bytes.length} bytes, sha256 ${sha256.slice(0, 12)}…${
+      summary: `"${rel}" is a ${described.binary ? `binary file (${described.kind})` : `text file of ${plural(described.totalLines, "line")}`}, ${bytes.length} bytes, sha256 ${sha256.slice(0, 12)}…${
         ignored ? "; ignored by .gitignore" : ""
       }${ws.isProtected(rel) ? "; protected (readable, not writable)" : ""}.`,
       data: { ...base, sha256, ...text }

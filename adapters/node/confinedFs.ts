@@ -1,0 +1,201 @@
+/**
+ * Writes that a racing process cannot redirect (issue 10 §1), on Linux: every directory of a path is
+ * opened segment by segment from the root with O_DIRECTORY | O_NOFOLLOW, each relative to the handle
+ * of the one before (through `/proc/self/fd/<fd>/<name>`, which the kernel resolves from the open
+ * directory itself, not by name again), and the create, write, fsync, rename and remove run relative to
+ * the last held handle. A directory swapped for a symlink after the Workspace's check is then never
+ * followed: opening it fails (ENOTDIR under O_NOFOLLOW), which is reported as the reason "Escape"; a
+ * directory moved away while its handle is held still receives the write where it now is, inside the
+ * root. A final name swapped for a symlink is replaced by the rename (rename never follows its target)
+ * and never written through.
+ *
+ * Other hosts (macOS, Windows) have no fd-relative path in node:fs, so `nodeConfinedFs` is undefined
+ * there and the Workspace falls back to checked absolute paths (the window between check and use that
+ * remains is documented in docs/SECURITY.md).
+ */
+import { randomBytes } from "node:crypto"
+import * as fs from "node:fs"
+import * as fsp from "node:fs/promises"
+import * as Effect from "effect/Effect"
+import { type ConfinedFsShape, ERRNO_REASONS, HostError } from "../../core/services/HostFs.ts"
+
+const DIRECTORY_FLAGS = fs.constants.O_RDONLY | fs.constants.O_DIRECTORY | fs.constants.O_NOFOLLOW
+
+/** The path of `name` inside the directory open as `handle`. */
+const at = (handle: fsp.FileHandle, name: string) => `/proc/self/fd/${handle.fd}/${name}`
+
+class Escaped extends Error {
+  readonly code = "EAW_ESCAPE"
+}
+
+/** Opens `name` inside `parent` as a directory without following a link; a link (or a file) there fails. */
+const openChild = async (parent: fsp.FileHandle, name: string, rel: string): Promise<fsp.FileHandle> => {
+  try {
+    return await fsp.open(at(parent, name), DIRECTORY_FLAGS)
+  } catch (error) {
+    const code = (error as { code?: string }).code
+    if (code === "ENOTDIR" || code === "ELOOP") {
+      const info = await fsp.lstat(at(parent, name)).catch(() => undefined)
+      if (info?.isSymbolicLink() === true) throw new Escaped(`"${rel}" became a symlink while it was being written; nothing was written through it`)
+    }
+    throw error
+  }
+}
+
+const segmentsOf = (rel: string) => rel.split("/").filter((segment) => segment !== "" && segment !== ".")
+
+/**
+ * Runs `use` with a handle on the directory `dirRel` (relative to the real `root`), opened segment by
+ * segment without following links; with `create`, missing levels are made on the way.
+ */
+const withDirectory = async <A>(root: string, dirRel: string, use: (dir: fsp.FileHandle) => Promise<A>, create = false): Promise<A> => {
+  let current = await fsp.open(root, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY)
+  try {
+    const done: Array<string> = []
+    for (const segment of segmentsOf(dirRel)) {
+      if (segment === "..") throw new Escaped(`"${dirRel}" climbs out of its root`)
+      done.push(segment)
+      let next: fsp.FileHandle
+      try {
+        next = await openChild(current, segment, done.join("/"))
+      } catch (error) {
+        if (!create || (error as { code?: string }).code !== "ENOENT") throw error
+        await fsp.mkdir(at(current, segment)).catch((made: { code?: string }) => {
+          if (made.code !== "EEXIST") throw made
+        })
+        next = await openChild(current, segment, done.join("/"))
+      }
+      await current.close()
+      current = next
+    }
+    return await use(current)
+  } finally {
+    await current.close().catch(() => undefined)
+  }
+}
+
+const split = (rel: string) => {
+  const segments = segmentsOf(rel)
+  const name = segments.pop()
+  if (name === undefined || name === "..") throw new Escaped(`"${rel}" names no file inside its root`)
+  return { dir: segments.join("/"), name }
+}
+
+const syncDir = (dir: fsp.FileHandle) => dir.sync().catch(() => undefined)
+
+const writeAtomic = (root: string, rel: string, bytes: Uint8Array, mode: number | undefined) => {
+  const { dir, name } = split(rel)
+  return withDirectory(root, dir, async (handle) => {
+    // An existing file keeps its mode (as write-file-atomic did); a symlink there was swapped in and is replaced, not followed.
+    const existing = await fsp.lstat(at(handle, name)).catch(() => undefined)
+    const keepMode = mode ?? (existing?.isFile() === true ? existing.mode & 0o7777 : undefined)
+    const temp = `.${name}.aw-${randomBytes(6).toString("hex")}.tmp`
+    // O_EXCL | O_CREAT | O_NOFOLLOW: the temp name is fresh and never a link.
+    const file = await fsp.open(at(handle, temp), fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, keepMode ?? 0o666)
+    let renamed = false
+    try {
+      try {
+        let written = 0
+        while (written < bytes.byteLength) {
+          const { bytesWritten } = await file.write(bytes, written, bytes.byteLength - written)
+          written += bytesWritten
+        }
+        if (keepMode !== undefined) await file.chmod(keepMode)
+        await file.sync()
+      } finally {
+        await file.close()
+      }
+      await fsp.rename(at(handle, temp), at(handle, name))
+      renamed = true
+      await syncDir(handle)
+    } finally {
+      if (!renamed) await fsp.unlink(at(handle, temp)).catch(() => undefined)
+    }
+  })
+}
+
+const mkdir = (root: string, rel: string, recursive: boolean) => {
+  if (recursive) return withDirectory(root, rel, async () => undefined, true)
+  const { dir, name } = split(rel)
+  return withDirectory(root, dir, async (handle) => {
+    await fsp.mkdir(at(handle, name))
+    await syncDir(handle)
+  })
+}
+
+const remove = (root: string, rel: string, recursive: boolean) => {
+  const { dir, name } = split(rel)
+  return withDirectory(root, dir, async (handle) => {
+    const target = at(handle, name)
+    const info = await fsp.lstat(target)
+    if (info.isDirectory()) {
+      // rm and rmdir remove a link in the tree, never what it points to.
+      if (recursive) await fsp.rm(target, { recursive: true })
+      else await fsp.rmdir(target)
+    } else await fsp.unlink(target)
+    await syncDir(handle)
+  })
+}
+
+const rename = (root: string, fromRel: string, toRel: string) => {
+  const from = split(fromRel)
+  const to = split(toRel)
+  return withDirectory(root, from.dir, (source) =>
+    withDirectory(root, to.dir, async (target) => {
+      await fsp.rename(at(source, from.name), at(target, to.name))
+      await syncDir(target)
+      if (from.dir !== to.dir) await syncDir(source)
+    })
+  )
+}
+
+const chmod = (root: string, rel: string, mode: number) => {
+  const { dir, name } = split(rel)
+  return withDirectory(root, dir, async (handle) => {
+    const file = await fsp.open(at(handle, name), fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW).catch(async (error: { code?: string }) => {
+      // O_NOFOLLOW on a symlink fails ELOOP: it was swapped in after the check.
+      if (error.code === "ELOOP") throw new Escaped(`"${rel}" became a symlink; its mode was not changed`)
+      throw error
+    })
+    try {
+      await file.chmod(mode)
+    } finally {
+      await file.close()
+    }
+  })
+}
+
+const mapError = (rel: string) => (cause: unknown): HostError => {
+  if (cause instanceof Escaped) return new HostError({ reason: "Escape", path: rel, message: cause.message })
+  const code = (cause as { code?: string } | undefined)?.code ?? ""
+  return new HostError({ reason: ERRNO_REASONS[code] ?? "Other", path: rel, message: cause instanceof Error ? cause.message : String(cause) })
+}
+
+const run = <A>(rel: string, task: () => Promise<A>) => Effect.tryPromise({ try: task, catch: mapError(rel) })
+
+/** Whether this process can address a file relative to an open directory (Linux with /proc mounted). */
+const available = (): boolean => {
+  if (process.platform !== "linux") return false
+  try {
+    const handle = fs.openSync("/", DIRECTORY_FLAGS)
+    try {
+      return fs.statSync(`/proc/self/fd/${handle}/`).isDirectory()
+    } finally {
+      fs.closeSync(handle)
+    }
+  } catch {
+    return false
+  }
+}
+
+/** The confined mutations of the Node host, or undefined where the host cannot address files by directory handle. */
+export const nodeConfinedFs: ConfinedFsShape | undefined = available()
+  ? {
+      mechanism: "linux-proc-fd",
+      writeFileAtomic: (root, rel, bytes, options) => run(rel, () => writeAtomic(root, rel, bytes, options?.mode)),
+      mkdir: (root, rel, options) => run(rel, () => mkdir(root, rel, options?.recursive ?? false)),
+      remove: (root, rel, options) => run(rel, () => remove(root, rel, options?.recursive ?? false)),
+      rename: (root, from, to) => run(from, () => rename(root, from, to)),
+      chmod: (root, rel, mode) => run(rel, () => chmod(root, rel, mode))
+    }
+  : undefined
