@@ -144,7 +144,8 @@ export const startRuntime = async (
 ): Promise<WorkspaceRuntime> => launch(coreLayer(host, info, settings, extra) as Layer.Layer<ToolContext>, settings, tools)
 
 const launch = async (layer: Layer.Layer<ToolContext>, settings: Settings, tools: ReadonlyArray<ToolDefinition>): Promise<WorkspaceRuntime> => {
-  const runtime = ManagedRuntime.make(Layer.provideMerge(RegisteredTools.layer(tools), layer) as Layer.Layer<ToolContext>)
+  const advertisedTools: { current?: ReadonlyArray<ToolDefinition> } = {}
+  const runtime = ManagedRuntime.make(Layer.provideMerge(RegisteredTools.layer(tools, advertisedTools), layer) as Layer.Layer<ToolContext>)
   const run = <A, E>(effect: Effect.Effect<A, E, ToolContext>) => runtime.runPromise(effect)
   try {
     const info = await run(HostInfo)
@@ -153,10 +154,17 @@ const launch = async (layer: Layer.Layer<ToolContext>, settings: Settings, tools
     // A tool that decides how this host advertises it (the Workspaces tools) does so once, after the steps.
     const advertised = await run(
       Effect.forEach(tools, (tool) =>
-        tool.advertise === undefined || !isRegistered(tool, settings, info) ? Effect.succeed([tool]) : Effect.map(tool.advertise, (t) => (t === undefined ? [] : [t]))
+        tool.advertise === undefined || !isRegistered(tool, settings, info)
+          ? Effect.succeed([tool])
+          : // A tool whose advertising check cannot run (a host that claims processes it does not provide) is not listed.
+            Effect.catchAllCause(
+              Effect.map(tool.advertise, (t) => (t === undefined ? [] : [t])),
+              () => Effect.succeed([])
+            )
       )
     )
-    const registry = makeRegistry(settings, info, advertised.flat(), tools)
+    advertisedTools.current = advertised.flat()
+    const registry = makeRegistry(settings, info, advertisedTools.current, tools)
     return {
       settings,
       info,

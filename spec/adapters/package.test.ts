@@ -32,8 +32,8 @@ const run = (command: string, args: ReadonlyArray<string>, cwd: string, env: Rec
 /** Never let an install reach for the repository's own tsx or dist by accident: a clean environment for npx. */
 const CLEAN_ENV = { AGENTIC_WORKSPACE_DIST: "", npm_config_audit: "false", npm_config_fund: "false", npm_config_update_notifier: "false" }
 
-/** Packages that must never be runtime dependencies of the tarball. */
-const DEV_ONLY = ["tsx", "vitest", "deno", "esbuild", "typescript", "@lmstudio/sdk", "zod", "fast-check", "@biomejs/biome", "@modelcontextprotocol/server-filesystem"]
+/** Packages that must never be runtime dependencies of the tarball (fast-check is one: agentic-workspace/verify runs it). */
+const DEV_ONLY = ["tsx", "vitest", "deno", "esbuild", "typescript", "@lmstudio/sdk", "zod", "@biomejs/biome", "@modelcontextprotocol/server-filesystem"]
 
 let work: string
 let project: string

@@ -146,7 +146,11 @@ describe("--set", () => {
       searxngUrl: "https://searx.example.org",
       commandSandbox: "required",
       browserExecutablePath: "/usr/bin/chromium",
-      browserIdleMinutes: "30"
+      browserIdleMinutes: "30",
+      workspaceCapabilities: "workspace:commands:v1,workspace:action:commit",
+      modelBaseUrl: "http://127.0.0.1:1234/v1",
+      modelId: "local-model",
+      modelApiKeyEnv: "OPENAI_API_KEY"
     }
     for (const key of SETTING_KEYS) {
       const run = await runCli(["tools", "--root", dir, "--set", `${key}=${values[key] ?? "false"}`])
