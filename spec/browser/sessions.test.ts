@@ -146,7 +146,8 @@ describe("workspace_browser egress (the page's requests pass the egress policy)"
     const page = await ws.call("workspace_browser", { action: "control", session_id: id, type: "navigate", url: pages.url("/metadata") })
     expect(page.ok, page.summary).toBe(true)
     let failed: Array<{ kind: string; text: string; url?: string }> = []
-    for (let i = 0; i < 30; i++) {
+    // Up to about 30 s: the proxy's refusal reaches the session's events after Chromium's own failed request.
+    for (let i = 0; i < 100; i++) {
       failed = data(await ws.call("workspace_browser", { action: "read", session_id: id }))["events"]["failedRequests"]
       if (failed.some((event) => event.kind === "egress")) break
       await new Promise((resolve) => setTimeout(resolve, 200))
