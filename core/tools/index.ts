@@ -1,7 +1,7 @@
 /** Every tool the registry knows, in the order tools/list shows them. */
 import { agentTool } from "./agent/tool.ts"
 import { BROWSER_TOOLS } from "./browser/tool.ts"
-import { commandTool } from "./command/command.ts"
+import { commandTool } from "./command/tool.ts"
 import { editTool } from "./edit/edit.ts"
 import { inspectTool } from "./inspect/tool.ts"
 import { notesTool } from "./notes/notes.ts"
