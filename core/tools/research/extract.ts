@@ -124,7 +124,8 @@ export interface Extracted {
   readonly links: ReadonlyArray<Link>
 }
 
-interface Node {
+/** A parse5 default-tree node, as far as the extractor and the result-page parsers read it. */
+export interface Node {
   readonly nodeName: string
   readonly tagName?: string
   readonly attrs?: ReadonlyArray<{ readonly name: string; readonly value: string }>
@@ -141,7 +142,7 @@ const BLOCK = new Set([
   "details", "summary", "hr", "center", "body", "html", "ul", "ol", "menu", "caption"
 ])
 
-const attr = (node: Node, name: string): string | undefined => node.attrs?.find((a) => a.name === name)?.value
+export const attr = (node: Node, name: string): string | undefined => node.attrs?.find((a) => a.name === name)?.value
 const hidden = (node: Node) => attr(node, "hidden") !== undefined || attr(node, "aria-hidden") === "true" || /display\s*:\s*none/i.test(attr(node, "style") ?? "")
 
 const collapse = (text: string) => text.replace(/\s+/g, " ").trim()
