@@ -3,7 +3,7 @@
  * the character budget, the `N | text` gutter, and what a file's bytes are (binary, BOM, line ends).
  */
 import { toolError, type ToolError } from "../../protocol/errors.ts"
-import { isBinary } from "../../services/searchCore.ts"
+import { isBinary } from "../../text/bytes.ts"
 
 /** A snapshot id: SHA-256 as 64 lowercase hex characters. */
 export const SNAPSHOT_PATTERN = /^[0-9a-f]{64}$/

@@ -10,6 +10,7 @@
  * main content (main, [role=main], else the first article) comes first, the rest of the body after it.
  */
 import { parse } from "parse5"
+import { isBinary } from "../../text/bytes.ts"
 
 /** What kind of body a response carries. */
 export type BodyKind = "html" | "text" | "binary"
@@ -47,12 +48,8 @@ export const kindOfMediaType = (mediaType: string): BodyKind | undefined => {
   return "binary"
 }
 
-/** Whether bytes look binary: a NUL byte in the first 8 KB. */
-export const looksBinary = (bytes: Uint8Array): boolean => {
-  const end = Math.min(bytes.length, 8192)
-  for (let i = 0; i < end; i++) if (bytes[i] === 0) return true
-  return false
-}
+/** Whether bytes look binary: a NUL byte in the first 8 KiB (the one definition, core/text/bytes.ts). */
+export const looksBinary = isBinary
 
 /** The kind of a body without a Content-Type: binary with a NUL byte, HTML when it starts like HTML, else text. */
 export const sniffKind = (bytes: Uint8Array): BodyKind => {
