@@ -76,7 +76,9 @@ export const denoRunWorkers: RunWorkersShape = {
       },
       catch: (error) => toolError("IO_ERROR", `The run's worker could not be started: ${error instanceof Error ? error.message : String(error)}.`, { runId })
     }),
-  alive: (worker) => Effect.sync(() => identityOf(worker.pid) === worker.identity),
+  // An identity "<process>/<token>" is a worker inside that process (the LM Studio plugin's runs): alive while the
+  // process is; stop never signals such a process (its run stops itself at its next step once cancelled).
+  alive: (worker) => Effect.sync(() => identityOf(worker.pid) === worker.identity.split("/")[0]),
   stop: (worker) =>
     Effect.promise(async () => {
       if (identityOf(worker.pid) !== worker.identity) return
