@@ -175,7 +175,8 @@ type Outcome = { readonly kind: "result" | "refused"; readonly content: string; 
 /** Records what an envelope changed (transactions, paths, jobs, sources) in the run's state. */
 const track = (runId: string, tool: string, envelope: Envelope) => {
   const data = (envelope.data ?? {}) as Record<string, any>
-  if (!envelope.ok) return Effect.void
+  // Only these tools change what a run records; a read is not worth a locked state write.
+  if (!envelope.ok || !["workspace_edit", "workspace_command", "workspace_research"].includes(tool)) return Effect.void
   return updateRun(runId, (state) => {
     const changed = { ...state.changed }
     const add = (list: ReadonlyArray<string>, value: unknown) => (typeof value === "string" && !list.includes(value) ? [...list, value] : list)
