@@ -1,0 +1,135 @@
+/**
+ * The one `.gitignore` reader: where a directory's .gitignore lives, how its text is read (through
+ * HostFs, or a host's own byte source), how it is parsed (the `ignore` package, one matcher per
+ * directory that has one, deeper files overriding shallower ones), and the rules in force at a path.
+ * Every walker (the host-free walk, the Node walk, the git candidate filter) and every single-path
+ * check (stat's `ignored`, a named hidden path) goes through this module.
+ *
+ * @example
+ *   const stack = yield* ignoreStackAt((dir) => readGitignoreText(host, root, dir), "src/deep")
+ *   stack.ignores("src/deep/out.log", false)
+ */
+import * as Effect from "effect/Effect"
+import ignore from "ignore"
+import type { HostFsShape } from "./HostFs.ts"
+import { join } from "./paths.ts"
+
+/** The file name git reads per directory. */
+export const GITIGNORE = ".gitignore"
+
+/** The workspace-relative path of directory `dir`'s .gitignore ("" = the root). */
+export const gitignoreRel = (dir: string): string => (dir === "" ? GITIGNORE : `${dir}/${GITIGNORE}`)
+
+const decoder = new TextDecoder()
+
+/** Decodes a .gitignore's bytes (UTF-8; invalid bytes become U+FFFD, as git would not match them either). */
+export const gitignoreText = (bytes: Uint8Array): string => decoder.decode(bytes)
+
+/** Reads directory `dir`'s .gitignore through HostFs: its text, or undefined when there is none (or it cannot be read). */
+export const readGitignoreText = (host: HostFsShape, root: string, dir: string): Effect.Effect<string | undefined> =>
+  host.readFile(join(root, gitignoreRel(dir))).pipe(
+    Effect.map((bytes): string | undefined => gitignoreText(bytes)),
+    Effect.orElseSucceed(() => undefined)
+  )
+
+/** One .gitignore's rules, anchored at the directory holding it. */
+interface IgnoreFrame {
+  readonly dir: string
+  readonly matcher: ReturnType<typeof ignore>
+  /**
+   * Whether some rule can decide about a path that is not a directory: a rule ending in "/" matches
+   * directories only, so a frame of only such rules (`node_modules/`, `dist/`) is never asked about a file.
+   */
+  readonly decidesFiles: boolean
+}
+
+/** `ignore` refuses names it cannot tell from relative-path syntax (e.g. "..."); such a name is simply not ignored. */
+const testPath = (matcher: ReturnType<typeof ignore>, local: string): { ignored: boolean; unignored: boolean } => {
+  try {
+    return matcher.test(local)
+  } catch {
+    return { ignored: false, unignored: false }
+  }
+}
+
+/**
+ * Whether a .gitignore text holds a rule that may match a non-directory. Conservative: every line that
+ * is not blank, not a comment and does not end in "/" counts (negations included), so a frame is
+ * skipped for files only when it certainly cannot decide about one.
+ */
+export const decidesFiles = (text: string): boolean => {
+  for (const raw of text.split(/\r?\n/)) {
+    const line = raw.replace(/(?<!\\)\s+$/, "")
+    if (line === "" || line.startsWith("#")) continue
+    if (!line.endsWith("/")) return true
+  }
+  return false
+}
+
+/** The .gitignore rules in force along one directory path; deeper files override shallower ones. */
+export class IgnoreStack {
+  private constructor(private readonly frames: ReadonlyArray<IgnoreFrame>) {}
+
+  static readonly empty = new IgnoreStack([])
+
+  /** True when no rule is in force (nothing is ignored). */
+  get isEmpty(): boolean {
+    return this.frames.length === 0
+  }
+
+  /** True when some rule in force may decide about a non-directory path (else every file is kept without a test). */
+  get decidesFiles(): boolean {
+    return this.frames.some((frame) => frame.decidesFiles)
+  }
+
+  /** A stack with the rules of `dir`'s .gitignore (its text) added on top. */
+  with(dir: string, text: string | undefined): IgnoreStack {
+    if (text === undefined || text.trim() === "") return this
+    // .agentic/.gitignore ("*") keeps the toolkit's state out of git; it is not a rule for workspace_inspect,
+    // which reads .agentic/ when it is named (the root's rules still decide whether .agentic/ is walked).
+    if (dir === ".agentic") return this
+    return new IgnoreStack([...this.frames, { dir, matcher: ignore().add(text), decidesFiles: decidesFiles(text) }])
+  }
+
+  /** True when `rel` (workspace-relative) is ignored by the rules in force. */
+  ignores(rel: string, isDirectory: boolean): boolean {
+    for (let index = this.frames.length - 1; index >= 0; index--) {
+      const frame = this.frames[index]!
+      if (!isDirectory && !frame.decidesFiles) continue
+      const local = frame.dir === "" ? rel : rel.startsWith(`${frame.dir}/`) ? rel.slice(frame.dir.length + 1) : undefined
+      if (local === undefined || local === "") continue
+      const result = testPath(frame.matcher, isDirectory ? `${local}/` : local)
+      if (result.unignored) return false
+      if (result.ignored) return true
+    }
+    return false
+  }
+}
+
+/** The ignore rules in force at `base`: the .gitignore of the root and of every directory down to it. */
+export const ignoreStackAt = (
+  readGitignore: (dir: string) => Effect.Effect<string | undefined>,
+  base: string
+): Effect.Effect<IgnoreStack> =>
+  Effect.gen(function* () {
+    let stack = IgnoreStack.empty.with("", yield* readGitignore(""))
+    const parts = base === "" ? [] : base.split("/")
+    for (let index = 1; index <= parts.length; index++) {
+      const dir = parts.slice(0, index).join("/")
+      stack = stack.with(dir, yield* readGitignore(dir))
+    }
+    return stack
+  })
+
+/** True when .gitignore hides `rel` or a directory above it (a single-path check: stat, a named hidden base). */
+export const isIgnoredPath = (
+  readGitignore: (dir: string) => Effect.Effect<string | undefined>,
+  rel: string,
+  isDirectory: boolean
+): Effect.Effect<boolean> =>
+  Effect.gen(function* () {
+    if (rel === "") return false
+    const at = rel.lastIndexOf("/")
+    const stack = yield* ignoreStackAt(readGitignore, at < 0 ? "" : rel.slice(0, at))
+    return stack.ignores(rel, isDirectory)
+  })
