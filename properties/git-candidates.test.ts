@@ -15,6 +15,8 @@ import * as Effect from "effect/Effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { nodeHostFs } from "../adapters/node/NodeHostFs.ts"
 import { makeNodeSearch } from "../adapters/node/NodeSearch.ts"
+import ignore from "ignore"
+import { nameFilter } from "../core/services/gitignore.ts"
 import { type GrepOptions, makeHostFsSearch, type WalkOptions } from "../core/services/Search.ts"
 import { makeTempDir } from "../spec/support/workspace.ts"
 
@@ -127,4 +129,21 @@ describe("git candidates equal the walk", () => {
       { seed, numRuns: 40 }
     )
   }, 300_000)
+})
+
+describe("the file-name prefilter of a .gitignore frame", () => {
+  it("rejects only names that no rule of the file matches (ignored or negated), in any case", () => {
+    const rule = fc.constantFrom("*.log", "*.LOG", "!keep.log", "build-*", ".env", "Thumbs.db", "*", "dir/", "!dir/", "# c", "  ", "*.tmp  ", "a*b", "/x", "x/y", "?.c", "[ab].c", "\\#lit")
+    const name = fc.constantFrom("a.log", "A.Log", "keep.log", "build-1", "Build-x", ".env", ".ENV", "thumbs.db", "dir", "x", "a.tmp", "ab", "a.c", "#lit", "plain.ts")
+    fc.assert(
+      fc.property(fc.array(rule, { maxLength: 5 }), name, (rules, file) => {
+        const text = `${rules.join("\n")}\n`
+        const filter = nameFilter(text)
+        if (filter === undefined || filter(file)) return
+        const result = ignore().add(text).test(file)
+        expect([result.ignored, result.unignored]).toEqual([false, false])
+      }),
+      { seed, numRuns: 2000 }
+    )
+  })
 })

@@ -41,6 +41,11 @@ interface IgnoreFrame {
    * directories only, so a frame of only such rules (`node_modules/`, `dist/`) is never asked about a file.
    */
   readonly decidesFiles: boolean
+  /**
+   * When every rule that can match a file only looks at the last path segment (`*.log`, `.env`,
+   * `!keep.tmp`, `build-*`): whether a file name may be decided by this frame. Undefined: test every file.
+   */
+  readonly mayDecide: ((name: string) => boolean) | undefined
 }
 
 /** `ignore` refuses names it cannot tell from relative-path syntax (e.g. "..."); such a name is simply not ignored. */
@@ -66,6 +71,37 @@ export const decidesFiles = (text: string): boolean => {
   return false
 }
 
+const GLOB_CHARS = /[*?[\\]/
+
+/**
+ * A quick test of a file name against a .gitignore's file rules, when each of them is a literal name,
+ * `*suffix`, `prefix*` or `*` (no slash, no other glob character): undefined when some rule is richer.
+ * A name it rejects matches no rule of the file (ignored or negated), so `ignore` need not be asked.
+ */
+export const nameFilter = (text: string): ((name: string) => boolean) | undefined => {
+  const names = new Set<string>()
+  const suffixes: Array<string> = []
+  const prefixes: Array<string> = []
+  let any = false
+  for (const raw of text.split(/\r?\n/)) {
+    // `ignore` matches case-insensitively by default: so does this test.
+    let line = raw.replace(/(?<!\\)\s+$/, "").toLowerCase()
+    if (line === "" || line.startsWith("#") || line.endsWith("/")) continue
+    if (line.startsWith("!")) line = line.slice(1)
+    if (line.includes("/") || line.includes("\\") || line === "") return undefined
+    if (line === "*" || line === "**") any = true
+    else if (line.startsWith("*") && !GLOB_CHARS.test(line.slice(1))) suffixes.push(line.slice(1))
+    else if (line.endsWith("*") && !GLOB_CHARS.test(line.slice(0, -1))) prefixes.push(line.slice(0, -1))
+    else if (!GLOB_CHARS.test(line)) names.add(line)
+    else return undefined
+  }
+  if (any) return () => true
+  return (given) => {
+    const name = given.toLowerCase()
+    return names.has(name) || suffixes.some((suffix) => name.endsWith(suffix)) || prefixes.some((prefix) => name.startsWith(prefix))
+  }
+}
+
 /** The .gitignore rules in force along one directory path; deeper files override shallower ones. */
 export class IgnoreStack {
   private constructor(private readonly frames: ReadonlyArray<IgnoreFrame>) {}
@@ -88,14 +124,15 @@ export class IgnoreStack {
     // .agentic/.gitignore ("*") keeps the toolkit's state out of git; it is not a rule for workspace_inspect,
     // which reads .agentic/ when it is named (the root's rules still decide whether .agentic/ is walked).
     if (dir === ".agentic") return this
-    return new IgnoreStack([...this.frames, { dir, matcher: ignore().add(text), decidesFiles: decidesFiles(text) }])
+    return new IgnoreStack([...this.frames, { dir, matcher: ignore().add(text), decidesFiles: decidesFiles(text), mayDecide: nameFilter(text) }])
   }
 
   /** True when `rel` (workspace-relative) is ignored by the rules in force. */
   ignores(rel: string, isDirectory: boolean): boolean {
+    const name = isDirectory ? "" : rel.slice(rel.lastIndexOf("/") + 1)
     for (let index = this.frames.length - 1; index >= 0; index--) {
       const frame = this.frames[index]!
-      if (!isDirectory && !frame.decidesFiles) continue
+      if (!isDirectory && (!frame.decidesFiles || (frame.mayDecide !== undefined && !frame.mayDecide(name)))) continue
       const local = frame.dir === "" ? rel : rel.startsWith(`${frame.dir}/`) ? rel.slice(frame.dir.length + 1) : undefined
       if (local === undefined || local === "") continue
       const result = testPath(frame.matcher, isDirectory ? `${local}/` : local)
