@@ -158,7 +158,11 @@ export const ignoreStackAt = (
     return stack
   })
 
-/** True when .gitignore hides `rel` or a directory above it (a single-path check: stat, a named hidden base). */
+/**
+ * True when .gitignore hides `rel` or a directory above it, decided as a walk would reach it: each
+ * directory from the root down is checked against the rules in force above it, then `rel` itself (a
+ * single-path check: stat's `ignored`, a named hidden base).
+ */
 export const isIgnoredPath = (
   readGitignore: (dir: string) => Effect.Effect<string | undefined>,
   rel: string,
@@ -166,7 +170,12 @@ export const isIgnoredPath = (
 ): Effect.Effect<boolean> =>
   Effect.gen(function* () {
     if (rel === "") return false
-    const at = rel.lastIndexOf("/")
-    const stack = yield* ignoreStackAt(readGitignore, at < 0 ? "" : rel.slice(0, at))
+    const parts = rel.split("/")
+    let stack = IgnoreStack.empty.with("", yield* readGitignore(""))
+    for (let index = 1; index < parts.length; index++) {
+      const dir = parts.slice(0, index).join("/")
+      if (stack.ignores(dir, true)) return true
+      stack = stack.with(dir, yield* readGitignore(dir))
+    }
     return stack.ignores(rel, isDirectory)
   })
