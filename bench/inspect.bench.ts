@@ -11,8 +11,9 @@
  *   AW_BENCH_RUNS=7                          rounds per row (median reported)
  *
  * Ours is timed three ways: the whole tool call in process (paging, snapshot hash of the full result,
- * budget, artifact), the Search port alone as the host uses it (candidates from git), and the Search
- * port forced to walk the tree (the fallback outside git). The MCP rows (the same calls over stdio) are
+ * budget, artifact), the Search port alone as the host uses it (a search takes git's candidates, a
+ * listing walks: adapters/node/NodeSearch.ts GIT_FOR), and the Search port on the other path (a search
+ * forced to walk, as outside git; a listing from git's list with -d -m). The MCP rows (the same calls over stdio) are
  * bench:mcp's.
  */
 import { spawnSync } from "node:child_process"
@@ -91,6 +92,7 @@ const main = async () => {
   const runtime = await open(root)
   const engine = makeNodeSearch(root)
   const walker = makeNodeSearch(root, undefined, undefined, "walk")
+  const gitLists = makeNodeSearch(root, undefined, undefined, undefined, { list: true, search: true })
   const fd = has("fdfind") ? "fdfind" : has("fd") ? "fd" : undefined
   const total = command("git", ["ls-files", "-co", "--exclude-standard"], root)()
   console.log(`Tree: ${root} (scale ${SCALE}): ${total} from git ls-files -co --exclude-standard; ${os.availableParallelism()} cores, load ${os.loadavg().map((load) => load.toFixed(1)).join(" ")}; ${RUNS} alternating rounds per row, medians.`)
@@ -156,8 +158,8 @@ const main = async () => {
         name: "ours (tool call, list depth 100)",
         run: async () => `${((await runtime.call("workspace_inspect", { action: "list", depth: 100 })).data as { total: number }).total} entries`
       },
-      { name: "ours (Search port, git)", run: async () => `${(await Effect.runPromise(engine.walk(walkOptions))).entries.length} files` },
-      { name: "ours (Search port, walk)", run: async () => `${(await Effect.runPromise(walker.walk(walkOptions))).entries.length} files` },
+      { name: "ours (Search port, default: walk)", run: async () => `${(await Effect.runPromise(engine.walk(walkOptions))).entries.length} files` },
+      { name: "ours (Search port, git -d -m)", run: async () => `${(await Effect.runPromise(gitLists.walk(walkOptions))).entries.length} files` },
       { name: "rg --files", run: command("rg", ["--files", ...RG_SCOPE], root) },
       ...(fd === undefined ? [] : [{ name: `${fd} --type f`, run: command(fd, ["--type", "f", "--hidden", "--exclude", ".git", "--exclude", ".agentic"], root) }]),
       { name: "git ls-files", run: command("git", ["ls-files", "-z", "-co", "--exclude-standard"], root) }
@@ -166,6 +168,7 @@ const main = async () => {
   } finally {
     await engine.close()
     await walker.close()
+    await gitLists.close()
     await runtime.dispose()
   }
   const header = ["row", "contender", "median ms", "ratio", "result"]

@@ -28,7 +28,7 @@ let viaWalk: ReturnType<typeof makeNodeSearch>
 beforeAll(async () => {
   root = await makeTempDir("aw-gitcand-")
   outside = await makeTempDir("aw-gitcand-x-")
-  viaGit = makeNodeSearch(root, 2)
+  viaGit = makeNodeSearch(root, 2, undefined, undefined, { list: true, search: true })
   viaWalk = makeNodeSearch(root, 2, undefined, "walk")
 })
 afterAll(async () => {
@@ -120,7 +120,7 @@ describe("git candidates equal the walk", () => {
           }
           // The git path was taken where it should be (this is what the law is about); a base that is
           // itself untracked ("? ./" from git) is walked.
-          if (base === "") expect(await Effect.runPromise(viaGit.candidatesFrom({ base, includeIgnored, excludes, directories: false, maxEntries: 10_000 }))).toBe("git")
+          if (base === "") expect(await Effect.runPromise(viaGit.candidatesFrom({ base, includeIgnored, excludes, directories: false, maxEntries: 10_000 }, "search"))).toBe("git")
           const grep: GrepOptions = { base, includeIgnored, excludes, include: [], source: "alpha", flags: "m", literal: "alpha", context: 0, maxMatches: 1000, maxLineChars: 500, maxFileBytes: 1 << 20 }
           const [a, b] = [await Effect.runPromise(viaGit.grep(grep)), await Effect.runPromise(viaWalk.grep(grep))]
           expect(a).toEqual(b)

@@ -27,7 +27,7 @@ import {
   type WalkOptions
 } from "../../core/services/Search.ts"
 import { byPath, GlobSet } from "../../core/services/searchCore.ts"
-import { driveSync, expandCandidates, GIT_LS_FILES_ARGS, gitCandidates, parseGitListing, type SyncTree, type TreeEntry, TreeWalk } from "../../core/services/walk.ts"
+import { driveSync, expandCandidates, GIT_LS_FILES_ARGS, GIT_LS_FILES_SEARCH_ARGS, gitCandidates, parseGitListing, type SyncTree, type TreeEntry, TreeWalk } from "../../core/services/walk.ts"
 import { nodeExec } from "./NodeProcesses.ts"
 import { SEARCH_WORKER_SOURCE } from "./scripts.generated.ts"
 
@@ -235,13 +235,27 @@ const insideGit = (abs: string): boolean => {
   }
 }
 
+/** What candidates are for: a listing (list, find: exact types, deleted paths dropped) or a search. */
+type Purpose = "list" | "search"
+
+/**
+ * Where git's list is used by default, as measured by bench:inspect on the 57,000-file tree: for a search
+ * (the index trusted, no stat per file); a listing needs -d -m (a stat of every tracked file) and walking
+ * measured faster, so list and find walk unless a host opts in (the property runs both ways).
+ */
+export const GIT_FOR: Readonly<Record<Purpose, boolean>> = { list: false, search: true }
+
 /** How long the toolkit's own `git ls-files` may take before the walk is used instead. */
 const GIT_TIMEOUT_MS = 30_000
 
 /** A producer of exactly one batch. */
 const once = (batch: Batch) => {
   let given = false
-  return () => (given ? undefined : ((given = true), batch))
+  return () => {
+    if (given) return undefined
+    given = true
+    return batch
+  }
 }
 
 /** The Node search over the workspace at `root`, with its worker pool; `close` stops the workers. */
@@ -254,8 +268,10 @@ export const makeNodeSearch = (
    * How the git candidate list is obtained: the Processes port's exec (the toolkit's own call, not a
    * workspace_command: no allowlist, no sandbox); "walk" never asks git (the property's oracle).
    */
-  exec: ((request: ExecRequest) => Effect.Effect<ExecResult, unknown>) | "walk" = nodeExec
-): SearchShape & { close: () => Promise<void>; candidatesFrom: (options: WalkOptions) => Effect.Effect<"git" | "walk"> } => {
+  exec: ((request: ExecRequest) => Effect.Effect<ExecResult, unknown>) | "walk" = nodeExec,
+  /** Which uses take git's list when there is one (measured in bench:inspect; the results are the same). */
+  gitFor: Readonly<Record<Purpose, boolean>> = GIT_FOR
+): SearchShape & { close: () => Promise<void>; candidatesFrom: (options: WalkOptions, purpose?: Purpose) => Effect.Effect<"git" | "walk"> } => {
   const pool = new WorkerPool(poolSize, workerUrl)
   const tree: SyncTree = {
     readDir: (rel) => {
@@ -284,7 +300,7 @@ export const makeNodeSearch = (
   const stackAt = (options: WalkOptions) =>
     options.includeIgnored ? Effect.succeed(IgnoreStack.empty) : ignoreStackAt((dir) => Effect.sync(() => tree.readGitignore(dir)), options.base)
   /** The entries of a walk from git's list (undefined: use the walk), as a lazy sequence in path order for files. */
-  const fromGit = (options: WalkOptions, stack: IgnoreStack, unreadable: Array<string>) =>
+  const fromGit = (options: WalkOptions, stack: IgnoreStack, unreadable: Array<string>, purpose: Purpose) =>
     Effect.gen(function* () {
       if (exec === "walk") return undefined
       // A shallow listing is one or two directory reads: cheaper than any git call.
@@ -292,7 +308,7 @@ export const makeNodeSearch = (
       const cwd = join(root, options.base)
       if (!insideGit(cwd)) return undefined
       const ran = yield* Effect.either(
-        exec({ argv: ["git", ...GIT_LS_FILES_ARGS], cwd, env: { GIT_OPTIONAL_LOCKS: "0" }, timeoutMs: GIT_TIMEOUT_MS, maxOutputBytes: 1 << 30 })
+        exec({ argv: ["git", ...(purpose === "search" ? GIT_LS_FILES_SEARCH_ARGS : GIT_LS_FILES_ARGS)], cwd, env: { GIT_OPTIONAL_LOCKS: "0" }, timeoutMs: GIT_TIMEOUT_MS, maxOutputBytes: 1 << 30 })
       )
       // git missing, not a work tree, a warning (an unreadable directory): the walk answers instead.
       if (ran._tag === "Left" || ran.right.exitCode !== 0 || ran.right.truncated || ran.right.timedOut || ran.right.stderr.trim() !== "") return undefined
@@ -302,11 +318,11 @@ export const makeNodeSearch = (
       return items === undefined ? undefined : expandCandidates(items, tree, options, unreadable)
     })
   /** The candidate entries of `options`: from git inside a work tree, else the walk; lazily produced. */
-  const candidates = (options: WalkOptions) =>
+  const candidates = (options: WalkOptions, purpose: Purpose) =>
     Effect.gen(function* () {
       const stack = yield* stackAt(options)
       const unreadable: Array<string> = []
-      const git = yield* fromGit(options, stack, unreadable)
+      const git = gitFor[purpose] ? yield* fromGit(options, stack, unreadable, purpose) : undefined
       if (git !== undefined) return { source: "git" as const, entries: git, unreadable, stack }
       const walk = new TreeWalk(options, [{ dir: options.base, depth: 0, stack }])
       return { source: "walk" as const, entries: driveSync(walk, tree), unreadable: walk.unreadable, stack }
@@ -321,7 +337,7 @@ export const makeNodeSearch = (
   }
   const walk: SearchShape["walk"] = (options) =>
     Effect.gen(function* () {
-      const found = yield* candidates(options)
+      const found = yield* candidates(options, "list")
       let { out, complete } = collect(found.entries, options.maxEntries)
       let unreadable = found.unreadable
       if (!complete && found.source === "git") {
@@ -334,7 +350,7 @@ export const makeNodeSearch = (
     })
   const grep = (options: GrepOptions): Effect.Effect<GrepResult, ReturnType<typeof searchHostError>> =>
     Effect.gen(function* () {
-      const found = yield* candidates({ ...options, directories: false, maxEntries: Number.MAX_SAFE_INTEGER })
+      const found = yield* candidates({ ...options, directories: false, maxEntries: Number.MAX_SAFE_INTEGER }, "search")
       const include = new GlobSet(options.include)
       const entries = found.entries
       const next = (): Batch | undefined => {
@@ -431,7 +447,7 @@ export const makeNodeSearch = (
     grep,
     grepText,
     close: () => pool.terminate(),
-    candidatesFrom: (options) => Effect.map(candidates(options), (found) => found.source)
+    candidatesFrom: (options, purpose = "list") => Effect.map(candidates(options, purpose), (found) => found.source)
   }
 }
 

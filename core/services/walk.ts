@@ -133,8 +133,19 @@ interface GitPath {
   untracked: boolean
 }
 
-/** The git call whose output `gitCandidates` reads: tracked (with modes), deleted, modified, and untracked (directories collapsed), no excludes. */
+/**
+ * The git call whose output `gitCandidates` reads for a listing: tracked (with modes), deleted, modified
+ * (typechanges among them), and untracked with untracked directories collapsed; no excludes, so neither
+ * .git/info/exclude nor core.excludesFile can hide a path. -d and -m make git stat every tracked file.
+ */
 export const GIT_LS_FILES_ARGS: ReadonlyArray<string> = ["ls-files", "-z", "-t", "-s", "-c", "-o", "-d", "-m", "--directory"]
+
+/**
+ * The same call for a search, without -d and -m: the index is trusted for tracked files (no stat of
+ * each), since the search worker opens every candidate itself and silently skips what is missing, a
+ * symlink, a directory or any other non-regular file, exactly as the walk never hands those over.
+ */
+export const GIT_LS_FILES_SEARCH_ARGS: ReadonlyArray<string> = ["ls-files", "-z", "-t", "-s", "-c", "-o", "--directory"]
 
 /**
  * Parses the output of GIT_LS_FILES_ARGS run in the directory `base` (paths relative to it). Undefined
