@@ -5,7 +5,7 @@
  */
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { hasGutter } from "../core/tools/edit/gutter.ts"
+import { hasGutter } from "../core/text/gutter.ts"
 
 const SEED = 20261130
 

@@ -6,6 +6,7 @@
  */
 import * as Effect from "effect/Effect"
 import { type DirEntry, ERRNO_REASONS, type FileInfo, HostError, type HostErrorReason, type HostFsShape } from "../../core/services/HostFs.ts"
+import { randomHex, toHex } from "../../core/text/hex.ts"
 
 /** Maps a Deno error to a HostError (by error class, then by errno code). */
 export const toHostError = (target: string) => (cause: unknown): HostError => {
@@ -52,11 +53,7 @@ const statWith = (fn: (path: string) => Promise<Deno.FileInfo>) => (abs: string)
 const dirOf = (abs: string) => abs.slice(0, Math.max(abs.lastIndexOf("/"), 1))
 const baseOf = (abs: string) => abs.slice(abs.lastIndexOf("/") + 1)
 
-const randomSuffix = () => {
-  const bytes = new Uint8Array(6)
-  crypto.getRandomValues(bytes)
-  return Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("")
-}
+const randomSuffix = () => randomHex(6)
 
 /** Fsyncs a directory so a rename in it survives a crash (best effort where the platform refuses). */
 const syncDir = async (dir: string) => {
@@ -169,7 +166,7 @@ const tail = (abs: string, maxBytes: number) =>
 const sha256File = (abs: string) =>
   notFoundIsUndefined(async () => {
     const digest = await crypto.subtle.digest("SHA-256", await Deno.readFile(abs))
-    return Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, "0")).join("")
+    return toHex(digest)
   })
 
 const readText = (path: string): string | undefined => {

@@ -1,6 +1,7 @@
 /** The workspace key on Deno: the key file outside the workspace, read or created with Deno's file APIs. */
 import * as Effect from "effect/Effect"
 import { type KeyEnv, KeyError, type KeyFileOps, WorkspaceKey } from "../../core/gate/key.ts"
+import { randomHex } from "../../core/text/hex.ts"
 
 const failure = (path: string, action: string) => (cause: unknown) =>
   new KeyError({
@@ -8,7 +9,7 @@ const failure = (path: string, action: string) => (cause: unknown) =>
     message: `The workspace key ${path} could not be ${action} (${cause instanceof Error ? cause.name : String(cause)}). Make that folder writable, or set XDG_STATE_HOME to a private writable directory.`
   })
 
-const suffix = () => Array.from(crypto.getRandomValues(new Uint8Array(8)), (byte) => byte.toString(16).padStart(2, "0")).join("")
+const suffix = () => randomHex(8)
 
 /** Deno implementations of the key file operations. */
 export const denoKeyFileOps: KeyFileOps = {

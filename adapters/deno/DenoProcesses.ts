@@ -9,7 +9,7 @@ import { toolError, type ToolError } from "../../core/protocol/errors.ts"
 import { HostError } from "../../core/services/HostFs.ts"
 import { EXEC_MAX_OUTPUT_BYTES, type ExecRequest, type ExecResult, type Launched, type ProcessesShape } from "../../core/services/Processes.ts"
 import { NO_SANDBOX } from "../../core/services/Sandbox.ts"
-import { resolveExecutable } from "../../core/tools/command/resolve.ts"
+import { resolveExecutable } from "../../core/exec/resolve.ts"
 import { bootIdOf, procGroupAlive, procIdentity, type ProcView } from "../procfs.ts"
 
 /** The supervisor script (shared with the Node host). */

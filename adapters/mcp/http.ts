@@ -6,6 +6,7 @@
  */
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js"
+import { randomHex } from "../../core/text/hex.ts"
 
 /** The path the server answers on. */
 export const MCP_PATH = "/mcp"
@@ -30,11 +31,7 @@ export interface HttpHandler {
 }
 
 /** A fresh random bearer token (256 bits, hex). */
-export const newToken = (): string => {
-  const bytes = new Uint8Array(32)
-  crypto.getRandomValues(bytes)
-  return Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("")
-}
+export const newToken = (): string => randomHex(32)
 
 /** The hostname of a Host header value ("127.0.0.1:3000" -> "127.0.0.1", "[::1]:80" -> "[::1]"). */
 const hostnameOf = (host: string): string => {

@@ -1,5 +1,6 @@
 /** Deterministic JSON and SHA-256, for everything that is hashed, matched or bound to content. */
 import * as Effect from "effect/Effect"
+import { randomHex, toHex } from "../text/hex.ts"
 
 /**
  * JSON with object keys sorted at every depth; `undefined` members are dropped as JSON.stringify does.
@@ -18,12 +19,9 @@ export const stableStringify = (value: unknown): string => {
   return `{${entries.join(",")}}`
 }
 
-const hex = (buffer: ArrayBuffer): string =>
-  Array.from(new Uint8Array(buffer), (byte) => byte.toString(16).padStart(2, "0")).join("")
-
 /** SHA-256 of bytes as lowercase hex (Web Crypto: the same on Node, Deno and browsers). */
 export const sha256Bytes = (bytes: Uint8Array): Effect.Effect<string> =>
-  Effect.promise(() => crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>)).pipe(Effect.map(hex))
+  Effect.promise(() => crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>)).pipe(Effect.map(toHex))
 
 /** SHA-256 of a string's UTF-8 bytes. */
 export const sha256Text = (text: string): Effect.Effect<string> => sha256Bytes(new TextEncoder().encode(text))
@@ -33,8 +31,4 @@ export const hashOperation = (operation: unknown): Effect.Effect<string> => sha2
 
 /** A fresh id such as `approval_3f9c2a71d0b84e65`. */
 export const newId = (prefix: string): Effect.Effect<string> =>
-  Effect.sync(() => {
-    const bytes = new Uint8Array(8)
-    crypto.getRandomValues(bytes)
-    return `${prefix}_${Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("")}`
-  })
+  Effect.sync(() => `${prefix}_${randomHex(8)}`)

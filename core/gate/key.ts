@@ -14,6 +14,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
+import { toHex } from "../text/hex.ts"
 
 /** The environment variables the key's location depends on. */
 export interface KeyEnv {
@@ -53,9 +54,6 @@ export interface WorkspaceKeyShape {
   readonly verify: (payload: string, mac: string) => Effect.Effect<boolean>
 }
 
-const hex = (buffer: ArrayBuffer): string =>
-  Array.from(new Uint8Array(buffer), (byte) => byte.toString(16).padStart(2, "0")).join("")
-
 const encoder = new TextEncoder()
 
 /** Builds the signer over raw key bytes (which must be KEY_BYTES long). */
@@ -66,7 +64,7 @@ export const makeWorkspaceKey = (bytes: Uint8Array): Effect.Effect<WorkspaceKeyS
       crypto.subtle.importKey("raw", bytes as Uint8Array<ArrayBuffer>, { name: "HMAC", hash: "SHA-256" }, false, ["sign"])
     )
     const sign = (payload: string) =>
-      Effect.promise(() => crypto.subtle.sign("HMAC", key, encoder.encode(payload))).pipe(Effect.map(hex))
+      Effect.promise(() => crypto.subtle.sign("HMAC", key, encoder.encode(payload))).pipe(Effect.map(toHex))
     const verify = (payload: string, mac: string) =>
       Effect.map(sign(payload), (expected) => {
         if (typeof mac !== "string" || mac.length !== expected.length) return false
@@ -128,7 +126,7 @@ export class WorkspaceKey extends Context.Tag("agentic-workspace/WorkspaceKey")<
       WorkspaceKey,
       Effect.gen(function* () {
         const digest = yield* Effect.promise(() => crypto.subtle.digest("SHA-256", encoder.encode(root)))
-        const bytes = yield* loadOrCreateKey(ops, keyPath(env, hex(digest)))
+        const bytes = yield* loadOrCreateKey(ops, keyPath(env, toHex(digest)))
         return yield* makeWorkspaceKey(bytes)
       })
     )

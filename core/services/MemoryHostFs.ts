@@ -11,6 +11,7 @@
  */
 import * as Effect from "effect/Effect"
 import { type DirEntry, type FileInfo, HostError, type HostErrorReason, type HostFsShape } from "./HostFs.ts"
+import { randomHex, toHex } from "../text/hex.ts"
 import { normalizeAbsolute } from "./paths.ts"
 
 type Node =
@@ -107,7 +108,7 @@ export const makeMemoryHostFs = (directories: ReadonlyArray<string> = []): Memor
     })
 
   // One memory filesystem lives in one process: its only owner is itself, always alive.
-  const owner = { pid: 0, identity: `memory:${Math.random().toString(36).slice(2)}` }
+  const owner = { pid: 0, identity: `memory:${randomHex(8)}` }
   const host: HostFsShape = {
     owner,
     ownerAlive: (other) => Effect.succeed(other.identity === owner.identity),
@@ -122,7 +123,7 @@ export const makeMemoryHostFs = (directories: ReadonlyArray<string> = []): Memor
         read._tag === "Left"
           ? read.left.reason === "NotFound" ? Effect.succeed(undefined) : Effect.fail(read.left)
           : Effect.promise(() => crypto.subtle.digest("SHA-256", read.right as Uint8Array<ArrayBuffer>)).pipe(
-              Effect.map((digest) => Array.from(new Uint8Array(digest), (byte) => byte.toString(16).padStart(2, "0")).join(""))
+              Effect.map(toHex)
             )
       ),
     readFile: (abs) =>

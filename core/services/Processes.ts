@@ -24,7 +24,7 @@ import { toolError, type ToolError } from "../protocol/errors.ts"
 import type { HostError } from "./HostFs.ts"
 import { NO_SANDBOX, type SandboxSupport } from "./Sandbox.ts"
 
-/** What the host found for an executable name (see core/tools/command/resolve.ts). */
+/** What the host found for an executable name (see core/exec/resolve.ts). */
 export type Resolution =
   | {
       readonly _tag: "Found"

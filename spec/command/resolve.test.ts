@@ -2,7 +2,7 @@
 // On Windows, npm-generated .cmd shims ... are run as node <script> — no shell is ever used."). The resolver is pure:
 // the platform and a view of the filesystem are parameters, so the Windows rules are tested on any host.
 import { describe, expect, it } from "vitest"
-import { allowlistName, resolveExecutable, shimTarget, winJoin, type ResolveView } from "../../core/tools/command/resolve.ts"
+import { allowlistName, resolveExecutable, shimTarget, winJoin, type ResolveView } from "../../core/exec/resolve.ts"
 import { decodeTail, fitTail } from "../../core/tools/command/tail.ts"
 import { effectiveTimeout } from "../../core/tools/command/timeouts.ts"
 import * as Either from "effect/Either"

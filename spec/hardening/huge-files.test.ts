@@ -18,7 +18,7 @@ import { NODE_CAPABILITIES } from "../../adapters/node/host.ts"
 import { HostError, type HostFsShape } from "../../core/services/HostFs.ts"
 import { startRuntime } from "../../core/runtime.ts"
 import { decodeSettings } from "../../core/settings/settings.ts"
-import { gutterLine } from "../../core/tools/inspect/paging.ts"
+import { gutterLine } from "../../core/text/gutter.ts"
 import { STREAM_THRESHOLD_BYTES, utf8Validator } from "../../core/tools/inspect/large.ts"
 import { makeTempDir } from "../support/workspace.ts"
 

@@ -14,7 +14,8 @@ import { defineTool, gatedAction, type Planned } from "../Tool.ts"
 import { closeOne, listAll, openSession, readPage, runControl } from "./interpret.ts"
 import { loadOpenSession, refRefusal, refStanding, type SessionRecord, sweepIdle } from "./load.ts"
 import { type ControlPlan, planControl } from "./plan.ts"
-import { browserActions, type ControlInput, type ReadInput, TYPE_MAX_CHARS, WAIT_MAX_MS } from "./schema.ts"
+import { browserActions, type ControlInput, type ReadInput } from "./schema.ts"
+import { description } from "./description.ts"
 
 /** What a control's approval is bound to: the session, the control type and its target. */
 export const BrowserControlPlan = Schema.TaggedStruct("BrowserControl", {
@@ -79,15 +80,6 @@ const controlAction = gatedAction({
   interpret: (_plan, work) => runControl(work),
   view: (outcome) => Effect.succeed(outcome)
 })
-
-const description = (evaluate: boolean) =>
-  [
-    "A real headless browser (Chromium) you read in pages and drive only with the user's consent.",
-    "Actions: open (a new session showing about:blank; returns session_id), read (the page as an accessibility snapshot, one line per element, each actionable element with a ref like e12; paged by offset/limit lines: pass data.nextOffset and data.snapshot exactly; options selector or ref for one subtree, text: true for the readable text, screenshot: true for a PNG artifact; console errors and failed requests in data.events), control (gated by the permission mode), list (sessions: open, closed, lost), close.",
-    `control types: navigate (url), click (ref), click_text (text, exact), type (ref, text up to ${TYPE_MAX_CHARS} characters, submit), press (key), wait (text, ref or ms up to ${WAIT_MAX_MS}), scroll (direction up/down or ref), back, reload${evaluate ? ", evaluate (expression)" : ""}.`,
-    "Refs are valid only in the latest snapshot of a session: after any read or control, older refs fail STALE_REF, so read again. Every control returns what changed and the new snapshot.",
-    "Every request the page makes passes the egress policy (http/https only; private addresses only when the user allows them)."
-  ].join(" ")
 
 const withSweep = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.zipRight(sweepIdle, effect)
 

@@ -11,7 +11,7 @@ import { type HostFs, HostInfo } from "../../services/HostFs.ts"
 import { Processes, type Resolution } from "../../services/Processes.ts"
 import { Workspace } from "../../services/Workspace.ts"
 import type { StateStore } from "../../store/StateStore.ts"
-import { allowlistName } from "./resolve.ts"
+import { allowed, allowlistName } from "../../exec/allowlist.ts"
 import { captureUnavailable } from "./capture.ts"
 import { decideSandbox, type SandboxDecision } from "../../services/Sandbox.ts"
 import { effectiveTimeout } from "./timeouts.ts"
@@ -36,14 +36,6 @@ export const checkExecutableText = (executable: string, args: ReadonlyArray<stri
   const bad = args.findIndex((arg) => arg.includes("\0"))
   if (bad >= 0) return toolError("INVALID_INPUT", `args[${bad}] contains a NUL byte, which no process can receive; remove it.`, { field: `args.${bad}` })
   return undefined
-}
-
-/** Whether the allowlist lets `executable` run: "*" allows any; a bare name is compared by name, a path only by its exact text. */
-export const allowed = (allowlist: ReadonlyArray<string>, executable: string, platform: string): boolean => {
-  if (allowlist.includes("*")) return true
-  if (executable.includes("/") || executable.includes("\\")) return allowlist.includes(executable)
-  const name = allowlistName(executable, platform)
-  return allowlist.some((entry) => allowlistName(entry, platform) === name)
 }
 
 /** What a validated run/start will execute. */

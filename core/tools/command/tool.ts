@@ -16,13 +16,13 @@ import {
 import { runAction } from "./launch.ts"
 import { JobId, RunFields, TailChars } from "./schema.ts"
 import { cancelAction, statusAction } from "./status.ts"
+import { DESCRIPTION } from "./description.ts"
 
 /** The workspace_command tool. */
 export const commandTool = defineTool({
   name: "workspace_command",
   short: "command",
-  description:
-    "Run a program without a shell (no pipes or &&): run waits, start runs a background job; status and cancel take its job_id. run and start follow the permission mode. A non-zero exit is ok:true with exitCode.",
+  description: DESCRIPTION,
   actions: {
     run: Schema.Struct(RunFields),
     start: Schema.Struct(RunFields),

@@ -29,6 +29,7 @@ import {
 } from "./record.ts"
 import { applyRollback, type CurrentPath, currentState, readJournal } from "./rollback.ts"
 import { CommitPlan, commitPlanOf, editActions, type Operation, RollbackPlan } from "./schema.ts"
+import { DESCRIPTION } from "./description.ts"
 
 const TOOL = "workspace_edit"
 
@@ -518,11 +519,7 @@ export const transactionChanges = Effect.map(allTransactions, (records) => recor
 export const editTool = defineTool({
   name: TOOL,
   short: "edit",
-  description: [
-    "All-or-nothing file transactions: preview (the diff only), apply (preview + commit, per the permission mode),",
-    "commit (a previewed transaction_id), rollback, show, list.",
-    'Never paste a read\'s "12 | " gutter into content or search. Deletes, moves, rewrites and overwrites need allowDestructiveEdits.'
-  ].join(" "),
+  description: DESCRIPTION,
   actions: editActions,
   enabled: () => true,
   hints: {

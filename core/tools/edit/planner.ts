@@ -8,7 +8,7 @@ import * as Either from "effect/Either"
 import type { DestructiveReason } from "../../gate/records.ts"
 import { toolError, type ToolError } from "../../protocol/errors.ts"
 import { ancestors } from "../../services/paths.ts"
-import { gutterRun, stripGutter } from "./gutter.ts"
+import { gutterRun, stripGutter } from "../../text/gutter.ts"
 import type { Operation } from "./schema.ts"
 import { decodeText, encodeText, eolStyle, occurrences, sameBytes, splitLinesKeep, toEolStyle } from "./text.ts"
 

@@ -62,12 +62,8 @@ export { largestFitting } from "../fit.ts"
 /** The characters a result costs: its summary and its data as JSON. */
 export const resultChars = (summary: string, data: unknown): number => summary.length + JSON.stringify(data).length
 
-/** The read gutter: `N | text`, the exact shape workspace_edit's gutter check recognises. */
-export const gutterLine = (lineNumber: number, text: string): string => `${lineNumber} | ${text}`
-
-/** Numbered lines starting at `firstLine`, joined by "\n". */
-export const numberLines = (lines: ReadonlyArray<string>, firstLine: number): string =>
-  lines.map((line, index) => gutterLine(firstLine + index, line)).join("\n")
+/** The read gutter lives in core/text/gutter.ts, with the check workspace_edit runs against it. */
+export { gutterLine, numberLines } from "../../text/gutter.ts"
 
 /** How a text file ends its lines. */
 export type LineEndings = "lf" | "crlf" | "mixed" | "none"

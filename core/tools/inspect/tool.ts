@@ -12,6 +12,7 @@ import { capabilities, changes, stateFacts, stateSummary } from "./capabilities.
 import { findPaths, listing } from "./list.ts"
 import { readFile, statPath } from "./read.ts"
 import { searchFiles } from "./search.ts"
+import { DESCRIPTION } from "./description.ts"
 
 /** The .agentic/ storage inspect itself owns (the rest comes from each tool's definition and the kernel's own entries). */
 export const INSPECT_STORAGE: ReadonlyArray<StorageEntry> = [
@@ -22,8 +23,7 @@ export const INSPECT_STORAGE: ReadonlyArray<StorageEntry> = [
 export const inspectTool = defineTool({
   name: "workspace_inspect",
   short: "inspect",
-  description:
-    "Read the workspace (never gated): capabilities, overview, list, read (lines as `N | text`), search (literal or regex), semantic_search (ranked chunks), find (glob), stat, changes (recovery after compaction). Paging: pass data.nextOffset and data.snapshot back until nextOffset is null.",
+  description: DESCRIPTION,
   actions: inspectActions,
   enabled: () => true,
   hints: { readOnlyHint: true, destructiveHint: false, openWorldHint: false, idempotentHint: true, why: "reads only; never gated" },

@@ -24,11 +24,9 @@ import { type FetchPlan, planFetch, planSearch, type SearchPlan } from "./plan.t
 import { addNote, newProject, projectFile } from "./project.ts"
 import { ACTIONS, DeepPlanSchema, FetchPlanSchema, SearchPlanSchema } from "./schema.ts"
 import { FETCH_OVERHEAD, fitLinks, fitResults, fitText, linksShare, projectLine, projectView, textShare } from "./view.ts"
+import { DESCRIPTION } from "./description.ts"
 
 const TOOL = "workspace_research"
-
-export const DESCRIPTION =
-  "Web research with sources that last. search (query; provider auto, duckduckgo, wikipedia or searxng; limit) and fetch (url: the page's readable text, its links, title, status, sha256) reach the web and need the user's approval like any mutation; with research_id they are recorded in that project (fetch creates a source_id with a contentPath holding the full text). start (title, question) creates a project; list, show, note (kind finding, claim, question, warning or method; finding and claim cite source_ids), archive and reopen never need approval. deep starts a research agent (needs durable sub-agents). workspace_inspect changes lists the projects after compaction."
 
 const nowIso = Effect.map(Clock.currentTimeMillis, (now) => new Date(now).toISOString())
 

@@ -44,6 +44,7 @@ import {
 import { findRepository, type Git, type Gh, LARGE_OUTPUT_BYTES, openGh, openGit, shownCommand } from "./run.ts"
 import { LOG_LIMIT_DEFAULT, VcsActions, VcsPlan } from "./schema.ts"
 import { fitted, pagedText, statusResult } from "./view.ts"
+import { DESCRIPTION } from "./description.ts"
 
 type Input<K extends keyof typeof VcsActions> = ActionInput<typeof VcsActions, K>
 type Handler<K extends keyof typeof VcsActions> = (input: Input<K>) => Effect.Effect<ToolResult, ToolError, ToolContext>
@@ -625,8 +626,7 @@ const prCreate: Loader<"pr_create"> = (input) =>
 export const vcsTool = defineTool({
   name: TOOL,
   short: "vcs",
-  description:
-    "git and GitHub in the workspace, as typed actions (no shell). Reads, never gated: status, diff (staged, paths, ref, base; paged by line with offset/limit/snapshot), log (limit, ref, paths), show (ref; paged), branch (lists local and remote branches), gh_auth, issue_list, pr_list, pr_diff (pull_request_number; paged). Gated by the permission mode: init (branch), add (paths), commit (message; amend is destructive), checkout (ref; destructive), branch with create: true (name, start_point; does not switch) or delete: true (name, force; destructive), push (remote, branch, set_upstream; force is sent as --force-with-lease and is destructive), issue_create (title, body), pr_create (title, body, base, head, draft). Every action takes cwd (workspace-relative). Destructive actions need Allow destructive commits.",
+  description: DESCRIPTION,
   actions: VcsActions,
   enabled: (settings) => settings.enableProcessExecution && settings.enableVcsTools,
   requires: ["process"],

@@ -4,7 +4,7 @@
  * ever used: on Windows an npm-generated .cmd shim is run as `node <script>`, npm and npx as the
  * Node-bundled CLI beside node.exe, and any other .cmd/.bat is refused (it would need cmd.exe).
  */
-import type { Resolution } from "../../services/Processes.ts"
+import type { Resolution } from "../services/Processes.ts"
 
 /** The filesystem as the resolver sees it (synchronous, side-effect free for the resolver). */
 export interface ResolveView {

@@ -1,8 +1,17 @@
 /**
- * The line-number gutter a line-numbered workspace_inspect read adds ("12 | "). Text is flagged when
- * a majority of its non-empty lines carry it, at least two do, and two adjacent lines ascend by
- * exactly one: the run is what tells read output (n, n+1, n+2) from data that happens to use pipes.
+ * The read gutter ("12 | "), written and recognised here only: workspace_inspect read and semantic
+ * search write it (`gutterLine`, `numberLines`), workspace_edit recognises it in content and search
+ * text (`gutterRun`, `stripGutter`). Text is flagged when a majority of its non-empty lines carry it,
+ * at least two do, and two adjacent lines ascend by exactly one: the run is what tells read output
+ * (n, n+1, n+2) from data that happens to use pipes.
  */
+
+/** One line with its gutter: `N | text`, the exact shape `gutterNumber` recognises. */
+export const gutterLine = (lineNumber: number, text: string): string => `${lineNumber} | ${text}`
+
+/** Numbered lines starting at `firstLine`, joined by "\n". */
+export const numberLines = (lines: ReadonlyArray<string>, firstLine: number): string =>
+  lines.map((line, index) => gutterLine(firstLine + index, line)).join("\n")
 
 const GUTTER = /^[ \t]*(\d+) \|(?: |(?=\r?$))/
 
