@@ -114,6 +114,43 @@ const writeAtomic = (root: string, rel: string, bytes: Uint8Array, mode: number 
   })
 }
 
+/**
+ * Writes `bytes` to the fresh name `temp` beside `rel` (never renamed here): created exclusively, without
+ * following a link, with the existing file's mode (or `mode`), and fsynced. The commit stages every file
+ * this way, concurrently, before it renames any of them (`rename` with `durable: false`, then `syncDir`).
+ * A failure removes the temp.
+ */
+const stage = (root: string, rel: string, temp: string, bytes: Uint8Array, mode: number | undefined) => {
+  const { dir, name } = split(rel)
+  if (temp.includes("/") || temp === "" || temp === "." || temp === "..") throw new Escaped(`"${temp}" is not a plain file name`)
+  return withDirectory(root, dir, async (handle) => {
+    const existing = await fsp.lstat(at(handle, name)).catch(() => undefined)
+    const keepMode = mode ?? (existing?.isFile() === true ? existing.mode & 0o7777 : undefined)
+    const file = await fsp.open(at(handle, temp), fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, keepMode ?? 0o666)
+    let done = false
+    try {
+      try {
+        let written = 0
+        while (written < bytes.byteLength) {
+          const { bytesWritten } = await file.write(bytes, written, bytes.byteLength - written)
+          written += bytesWritten
+        }
+        if (keepMode !== undefined) await file.chmod(keepMode)
+        await file.sync()
+      } finally {
+        await file.close()
+      }
+      done = true
+    } finally {
+      if (!done) await fsp.unlink(at(handle, temp)).catch(() => undefined)
+    }
+  })
+}
+
+const syncDirectory = (root: string, rel: string) => withDirectory(root, rel, async (handle) => {
+  await handle.sync()
+})
+
 const mkdir = (root: string, rel: string, recursive: boolean) => {
   if (recursive) return withDirectory(root, rel, async () => undefined, true)
   const { dir, name } = split(rel)
@@ -137,14 +174,22 @@ const remove = (root: string, rel: string, recursive: boolean) => {
   })
 }
 
-const rename = (root: string, fromRel: string, toRel: string) => {
+const rename = (root: string, fromRel: string, toRel: string, durable: boolean) => {
   const from = split(fromRel)
   const to = split(toRel)
+  if (from.dir === to.dir) {
+    return withDirectory(root, from.dir, async (handle) => {
+      await fsp.rename(at(handle, from.name), at(handle, to.name))
+      if (durable) await syncDir(handle)
+    })
+  }
   return withDirectory(root, from.dir, (source) =>
     withDirectory(root, to.dir, async (target) => {
       await fsp.rename(at(source, from.name), at(target, to.name))
-      await syncDir(target)
-      if (from.dir !== to.dir) await syncDir(source)
+      if (durable) {
+        await syncDir(target)
+        await syncDir(source)
+      }
     })
   )
 }
@@ -195,7 +240,9 @@ export const nodeConfinedFs: ConfinedFsShape | undefined = available()
       writeFileAtomic: (root, rel, bytes, options) => run(rel, () => writeAtomic(root, rel, bytes, options?.mode)),
       mkdir: (root, rel, options) => run(rel, () => mkdir(root, rel, options?.recursive ?? false)),
       remove: (root, rel, options) => run(rel, () => remove(root, rel, options?.recursive ?? false)),
-      rename: (root, from, to) => run(from, () => rename(root, from, to)),
+      rename: (root, from, to, options) => run(from, () => rename(root, from, to, options?.durable ?? true)),
+      stage: (root, rel, temp, bytes, options) => run(rel, () => stage(root, rel, temp, bytes, options?.mode)),
+      syncDirectory: (root, rel) => run(rel === "" ? "." : rel, () => syncDirectory(root, rel)),
       chmod: (root, rel, mode) => run(rel, () => chmod(root, rel, mode))
     }
   : undefined

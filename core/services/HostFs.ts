@@ -89,7 +89,15 @@ export interface ConfinedFsShape {
   readonly writeFileAtomic: (root: string, rel: string, bytes: Uint8Array, options?: { readonly mode?: number }) => Effect.Effect<void, HostError>
   readonly mkdir: (root: string, rel: string, options?: { readonly recursive?: boolean }) => Effect.Effect<void, HostError>
   readonly remove: (root: string, rel: string, options?: { readonly recursive?: boolean }) => Effect.Effect<void, HostError>
-  readonly rename: (root: string, from: string, to: string) => Effect.Effect<void, HostError>
+  /** Renames (never following either name); `durable: false` leaves the directory fsync to a later `syncDirectory`. */
+  readonly rename: (root: string, from: string, to: string, options?: { readonly durable?: boolean }) => Effect.Effect<void, HostError>
+  /**
+   * Writes `bytes` to the fresh file `temp` (a plain name) in the directory of `rel`, created exclusively
+   * with `rel`'s mode (or `mode`) and fsynced, without renaming it: the commit's staging step.
+   */
+  readonly stage: (root: string, rel: string, temp: string, bytes: Uint8Array, options?: { readonly mode?: number }) => Effect.Effect<void, HostError>
+  /** Fsyncs the directory `rel` ("" is the root), making the renames in it durable. */
+  readonly syncDirectory: (root: string, rel: string) => Effect.Effect<void, HostError>
   readonly chmod: (root: string, rel: string, mode: number) => Effect.Effect<void, HostError>
 }
 
