@@ -17,6 +17,7 @@ import { randomBytes } from "node:crypto"
 import * as fs from "node:fs"
 import * as fsp from "node:fs/promises"
 import * as Effect from "effect/Effect"
+import lockfile from "proper-lockfile"
 import { type ConfinedFsShape, ERRNO_REASONS, HostError } from "../../core/services/HostFs.ts"
 
 const DIRECTORY_FLAGS = fs.constants.O_RDONLY | fs.constants.O_DIRECTORY | fs.constants.O_NOFOLLOW
@@ -191,6 +192,26 @@ const stage = (root: string, rel: string, temp: string, bytes: Uint8Array, mode:
 
 const syncDirectory = (root: string, rel: string) => withDirectoryFd(root, rel, fsyncFd)
 
+/** Appends to `rel` (creating it), opened relative to its directory's handle without following a final link. */
+const append = (root: string, rel: string, bytes: Uint8Array) => {
+  const { dir, name } = split(rel)
+  return withDirectory(root, dir, async (handle) => {
+    const file = await fsp.open(at(handle, name), fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT | fs.constants.O_NOFOLLOW, 0o666).catch((error: { code?: string }) => {
+      if (error.code === "ELOOP") throw new Escaped(`"${rel}" became a symlink; nothing was appended through it`)
+      throw error
+    })
+    try {
+      let written = 0
+      while (written < bytes.byteLength) {
+        const { bytesWritten } = await file.write(bytes, written, bytes.byteLength - written)
+        written += bytesWritten
+      }
+    } finally {
+      await file.close()
+    }
+  })
+}
+
 const mkdir = (root: string, rel: string, recursive: boolean) => {
   if (recursive) return withDirectory(root, rel, async () => undefined, true)
   const { dir, name } = split(rel)
@@ -251,10 +272,47 @@ const chmod = (root: string, rel: string, mode: number) => {
   })
 }
 
+/** As NodeHostFs's locks (the same lock directory `<file>.lock`, so both kinds of caller exclude each other). */
+const LOCK_STALE_MS = 10_000
+
+/**
+ * Takes the inter-process lock of `rel`: its directory is opened without following links and held
+ * open while the lock lives, and the lock directory is made, refreshed and removed through that
+ * handle, so a folder swapped for a symlink never puts a lock (or its removal) outside the root.
+ */
+const lock = async (root: string, rel: string): Promise<() => Promise<void>> => {
+  const { dir, name } = split(rel)
+  let held: fsp.FileHandle | undefined
+  let release: (() => Promise<void>) | undefined
+  await withDirectory(root, dir, async (handle) => {
+    // A folder that cannot be written (a read-only mount) fails at once instead of being retried.
+    await fsp.access(at(handle, ""), fs.constants.W_OK)
+    held = await fsp.open(at(handle, "."), DIRECTORY_FLAGS)
+  })
+  try {
+    const unlock = await lockfile.lock(at(held!, name), {
+      realpath: false,
+      stale: LOCK_STALE_MS,
+      update: LOCK_STALE_MS / 4,
+      retries: { retries: 2000, factor: 1.2, minTimeout: 5, maxTimeout: 50, randomize: true }
+    })
+    release = async () => {
+      try {
+        await unlock()
+      } finally {
+        await held!.close().catch(() => undefined)
+      }
+    }
+    return release
+  } finally {
+    if (release === undefined) await held!.close().catch(() => undefined)
+  }
+}
+
 const mapError = (rel: string) => (cause: unknown): HostError => {
   if (cause instanceof Escaped) return new HostError({ reason: "Escape", path: rel, message: cause.message })
   const code = (cause as { code?: string } | undefined)?.code ?? ""
-  return new HostError({ reason: ERRNO_REASONS[code] ?? "Other", path: rel, message: cause instanceof Error ? cause.message : String(cause) })
+  return new HostError({ reason: ERRNO_REASONS[code] ?? (code === "ELOCKED" ? "Busy" : "Other"), path: rel, message: cause instanceof Error ? cause.message : String(cause) })
 }
 
 const run = <A>(rel: string, task: () => Promise<A>) => Effect.tryPromise({ try: task, catch: mapError(rel) })
@@ -279,11 +337,18 @@ export const nodeConfinedFs: ConfinedFsShape | undefined = available()
   ? {
       mechanism: "linux-proc-fd",
       writeFileAtomic: (root, rel, bytes, options) => run(rel, () => writeAtomic(root, rel, bytes, options?.mode)),
+      appendFile: (root, rel, bytes) => run(rel, () => append(root, rel, bytes)),
       mkdir: (root, rel, options) => run(rel, () => mkdir(root, rel, options?.recursive ?? false)),
       remove: (root, rel, options) => run(rel, () => remove(root, rel, options?.recursive ?? false)),
       rename: (root, from, to, options) => run(from, () => rename(root, from, to, options?.durable ?? true)),
       stage: (root, rel, temp, bytes, options) => run(rel, () => stage(root, rel, temp, bytes, options?.mode)),
       syncDirectory: (root, rel) => run(rel === "" ? "." : rel, () => syncDirectory(root, rel)),
-      chmod: (root, rel, mode) => run(rel, () => chmod(root, rel, mode))
+      chmod: (root, rel, mode) => run(rel, () => chmod(root, rel, mode)),
+      withLock: (root, rel, effect) =>
+        Effect.acquireUseRelease(
+          run(rel, () => lock(root, rel)),
+          () => effect,
+          (release) => Effect.promise(() => release().catch(() => undefined))
+        )
     }
   : undefined

@@ -298,11 +298,14 @@ export const makeWorkspace = (
       const { rel, real } = yield* resolveBoth(path, "path")
       yield* assertWritable(rel)
       const at = beside(real, temp)
+      // Through the directory handle, the remove itself is the check: a folder swapped for a link fails
+      // PATH_ESCAPE (the undo retries it) instead of looking, through the link, for a temp elsewhere.
+      if (confined !== undefined) {
+        return yield* mapHost(rel)(confined.remove(root, at)).pipe(Effect.catchIf((error) => error.code === "NOT_FOUND", () => Effect.void))
+      }
       const info = yield* mapHost(rel)(host.lstat(abs(at)))
       if (info === undefined || info.type === "directory") return
-      yield* mapHost(rel)(confined === undefined ? host.remove(abs(at)) : confined.remove(root, at)).pipe(
-        Effect.catchIf((error) => error.code === "NOT_FOUND", () => Effect.void)
-      )
+      yield* mapHost(rel)(host.remove(abs(at))).pipe(Effect.catchIf((error) => error.code === "NOT_FOUND", () => Effect.void))
     })
 
   return {
