@@ -221,11 +221,17 @@ const mkdir = (root: string, rel: string, recursive: boolean) => {
   })
 }
 
-const remove = (root: string, rel: string, recursive: boolean) => {
+const remove = (root: string, rel: string, recursive: boolean, missingOk: boolean) => {
   const { dir, name } = split(rel)
   return withDirectory(root, dir, async (handle) => {
     const target = at(handle, name)
-    const info = await fsp.lstat(target)
+    // missingOk: a final name that is absent in the held directory is done; a folder on the way that
+    // is missing (moved for a moment) still fails NotFound.
+    const info = await fsp.lstat(target).catch((error: { code?: string }) => {
+      if (missingOk && error.code === "ENOENT") return undefined
+      throw error
+    })
+    if (info === undefined) return
     if (info.isDirectory()) {
       // rm and rmdir remove a link in the tree, never what it points to.
       if (recursive) await fsp.rm(target, { recursive: true })
@@ -339,7 +345,7 @@ export const nodeConfinedFs: ConfinedFsShape | undefined = available()
       writeFileAtomic: (root, rel, bytes, options) => run(rel, () => writeAtomic(root, rel, bytes, options?.mode)),
       appendFile: (root, rel, bytes) => run(rel, () => append(root, rel, bytes)),
       mkdir: (root, rel, options) => run(rel, () => mkdir(root, rel, options?.recursive ?? false)),
-      remove: (root, rel, options) => run(rel, () => remove(root, rel, options?.recursive ?? false)),
+      remove: (root, rel, options) => run(rel, () => remove(root, rel, options?.recursive ?? false, options?.missingOk ?? false)),
       rename: (root, from, to, options) => run(from, () => rename(root, from, to, options?.durable ?? true)),
       stage: (root, rel, temp, bytes, options) => run(rel, () => stage(root, rel, temp, bytes, options?.mode)),
       syncDirectory: (root, rel) => run(rel === "" ? "." : rel, () => syncDirectory(root, rel)),

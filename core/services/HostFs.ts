@@ -90,7 +90,8 @@ export interface ConfinedFsShape {
   /** Appends to `rel` (creating it); a final name swapped for a symlink is not followed ("Escape"). */
   readonly appendFile: (root: string, rel: string, bytes: Uint8Array) => Effect.Effect<void, HostError>
   readonly mkdir: (root: string, rel: string, options?: { readonly recursive?: boolean }) => Effect.Effect<void, HostError>
-  readonly remove: (root: string, rel: string, options?: { readonly recursive?: boolean }) => Effect.Effect<void, HostError>
+  /** `missingOk`: an absent final name is done (a missing folder on the way still fails NotFound). */
+  readonly remove: (root: string, rel: string, options?: { readonly recursive?: boolean; readonly missingOk?: boolean }) => Effect.Effect<void, HostError>
   /** Renames (never following either name); `durable: false` leaves the directory fsync to a later `syncDirectory`. */
   readonly rename: (root: string, from: string, to: string, options?: { readonly durable?: boolean }) => Effect.Effect<void, HostError>
   /**

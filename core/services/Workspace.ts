@@ -300,9 +300,8 @@ export const makeWorkspace = (
       const at = beside(real, temp)
       // Through the directory handle, the remove itself is the check: a folder swapped for a link fails
       // PATH_ESCAPE (the undo retries it) instead of looking, through the link, for a temp elsewhere.
-      if (confined !== undefined) {
-        return yield* mapHost(rel)(confined.remove(root, at)).pipe(Effect.catchIf((error) => error.code === "NOT_FOUND", () => Effect.void))
-      }
+      // Its folder missing for a moment (moved aside) fails NOT_FOUND, which the undo retries.
+      if (confined !== undefined) return yield* mapHost(rel)(confined.remove(root, at, { missingOk: true }))
       const info = yield* mapHost(rel)(host.lstat(abs(at)))
       if (info === undefined || info.type === "directory") return
       yield* mapHost(rel)(host.remove(abs(at))).pipe(Effect.catchIf((error) => error.code === "NOT_FOUND", () => Effect.void))
