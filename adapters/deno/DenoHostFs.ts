@@ -2,11 +2,14 @@
  * The HostFs port on Deno: `Deno.*` file APIs. Atomic replace is temp file + fsync + rename (+ a
  * directory fsync); the inter-process lock is a `<file>.lock` directory created exclusively, refreshed
  * while held and taken over when stale: the same protocol as proper-lockfile on the Node host, so a
- * Node process and a Deno process on one workspace exclude each other.
+ * Node process and a Deno process on one workspace exclude each other. Huge files are streamed as on
+ * Node: `scanFile` (one reused 1 MiB buffer), `readRange` (a seek and the page's reads) and a streamed
+ * SHA-256 (node:crypto, which Deno provides), so read and stat above 16 MiB never hold the file.
  */
+import { createHash } from "node:crypto"
 import * as Effect from "effect/Effect"
 import { type DirEntry, ERRNO_REASONS, type FileInfo, HostError, type HostErrorReason, type HostFsShape } from "../../core/services/HostFs.ts"
-import { randomHex, toHex } from "../../core/text/hex.ts"
+import { randomHex } from "../../core/text/hex.ts"
 
 /** Maps a Deno error to a HostError (by error class, then by errno code). */
 export const toHostError = (target: string) => (cause: unknown): HostError => {
@@ -162,11 +165,51 @@ const tail = (abs: string, maxBytes: number) =>
     return { bytes: bytes.subarray(0, read), size }
   })
 
-/** SHA-256 through WebCrypto, which has no streaming digest: the file is read whole (logs are capped by the job-log limit). */
+/**
+ * Streams a file through `visit` in 1 MiB chunks read into one reused buffer (the chunk is valid only
+ * during the call), as the Node host does: a huge file costs one buffer, never its size.
+ */
+const scanFile = async (abs: string, visit: (chunk: Uint8Array) => void) => {
+  const file = await Deno.open(abs, { read: true })
+  try {
+    const buffer = new Uint8Array(1024 * 1024)
+    let size = 0
+    for (;;) {
+      const count = await file.read(buffer)
+      if (count === null) return size
+      if (count === 0) continue
+      size += count
+      visit(buffer.subarray(0, count))
+    }
+  } finally {
+    file.close()
+  }
+}
+
+/** At most `length` bytes at byte `position`: one seek and the reads of that page. */
+const readRange = async (abs: string, position: number, length: number) => {
+  const file = await Deno.open(abs, { read: true })
+  try {
+    await file.seek(position, Deno.SeekMode.Start)
+    const bytes = new Uint8Array(length)
+    let read = 0
+    while (read < length) {
+      const count = await file.read(bytes.subarray(read))
+      if (count === null) break
+      read += count
+    }
+    return bytes.subarray(0, read)
+  } finally {
+    file.close()
+  }
+}
+
+/** SHA-256 streamed through node:crypto (Deno's Node layer; WebCrypto has no streaming digest), one chunk at a time. */
 const sha256File = (abs: string) =>
   notFoundIsUndefined(async () => {
-    const digest = await crypto.subtle.digest("SHA-256", await Deno.readFile(abs))
-    return toHex(digest)
+    const hash = createHash("sha256")
+    await scanFile(abs, (chunk) => hash.update(chunk))
+    return hash.digest("hex")
   })
 
 const readText = (path: string): string | undefined => {
@@ -199,6 +242,8 @@ export const denoHostFs: HostFsShape = {
   tail: (abs, maxBytes) => attempt(abs, () => tail(abs, maxBytes)),
   sha256File: (abs) => attempt(abs, () => sha256File(abs)),
   readFile: (abs) => attempt(abs, () => Deno.readFile(abs)),
+  scanFile: (abs, visit) => attempt(abs, () => scanFile(abs, visit)),
+  readRange: (abs, position, length) => attempt(abs, () => readRange(abs, position, length)),
   writeFileAtomic: (abs, bytes, options) => attempt(abs, () => writeAtomic(abs, bytes, options?.mode)),
   appendFile: (abs, bytes) => attempt(abs, () => Deno.writeFile(abs, bytes, { append: true, create: true })),
   stat: statWith(Deno.stat),

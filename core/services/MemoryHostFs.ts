@@ -29,6 +29,9 @@ export interface MemoryHostFs {
 const MAX_LINKS = 40
 
 /** A fresh memory filesystem with the given directories (and their parents) already present. */
+/** The chunk size of the memory host's streamed scan (the same as the Node and Deno hosts' buffer). */
+const SCAN_CHUNK = 1024 * 1024
+
 export const makeMemoryHostFs = (directories: ReadonlyArray<string> = []): MemoryHostFs => {
   const nodes = new Map<string, Node>([["/", { kind: "directory", mode: 0o755, mtimeMs: Date.now() }]])
   const locks = new Map<string, Effect.Semaphore>()
@@ -107,19 +110,38 @@ export const makeMemoryHostFs = (directories: ReadonlyArray<string> = []): Memor
       return undefined
     })
 
+  // A file's stored bytes, not copied (readFile copies; the streaming reads below must not).
+  const stored = (abs: string) =>
+    sync((): Uint8Array | HostError => {
+      const found = lookup(abs, true)
+      if (found instanceof HostError) return found
+      if (found.node === undefined) return fail("NotFound", abs, "no such file or directory")
+      if (found.node.kind === "directory") return fail("IsDirectory", abs, "is a directory")
+      return (found.node as { bytes: Uint8Array }).bytes
+    })
+
   // One memory filesystem lives in one process: its only owner is itself, always alive.
   const owner = { pid: 0, identity: `memory:${randomHex(8)}` }
   const host: HostFsShape = {
     owner,
     ownerAlive: (other) => Effect.succeed(other.identity === owner.identity),
     tail: (abs, maxBytes) =>
-      Effect.flatMap(Effect.either(host.readFile(abs)), (read) =>
+      Effect.flatMap(Effect.either(stored(abs)), (read) =>
         read._tag === "Left"
           ? read.left.reason === "NotFound" ? Effect.succeed(undefined) : Effect.fail(read.left)
-          : Effect.succeed({ bytes: read.right.subarray(Math.max(0, read.right.length - maxBytes)), size: read.right.length })
+          : Effect.succeed({ bytes: read.right.slice(Math.max(0, read.right.length - maxBytes)), size: read.right.length })
       ),
+    // The memory host holds every file's bytes already; these look at them in place (no copy of the
+    // file), so a huge file's read and stat cost the page, as on the Node and Deno hosts.
+    scanFile: (abs, visit) =>
+      Effect.map(stored(abs), (bytes) => {
+        for (let at = 0; at < bytes.length; at += SCAN_CHUNK) visit(bytes.subarray(at, Math.min(bytes.length, at + SCAN_CHUNK)))
+        return bytes.length
+      }),
+    readRange: (abs, position, length) =>
+      Effect.map(stored(abs), (bytes) => bytes.slice(Math.min(position, bytes.length), Math.min(bytes.length, position + Math.max(0, length)))),
     sha256File: (abs) =>
-      Effect.flatMap(Effect.either(host.readFile(abs)), (read) =>
+      Effect.flatMap(Effect.either(stored(abs)), (read) =>
         read._tag === "Left"
           ? read.left.reason === "NotFound" ? Effect.succeed(undefined) : Effect.fail(read.left)
           : Effect.promise(() => crypto.subtle.digest("SHA-256", read.right as Uint8Array<ArrayBuffer>)).pipe(

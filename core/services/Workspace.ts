@@ -17,7 +17,7 @@ import { echo } from "../protocol/bounds.ts"
 import { toolError, type ToolError } from "../protocol/errors.ts"
 import { CurrentSettings } from "./CurrentSettings.ts"
 import { type DirEntry, type FileInfo, type HostError, HostFs, HostInfo } from "./HostFs.ts"
-import { ancestors, confine, dirname, join, relativeTo } from "./paths.ts"
+import { ancestors, basename, confine, dirname, join, relativeTo } from "./paths.ts"
 
 /** The globs every workspace protects, whatever the settings say. */
 export const BUILTIN_PROTECTED: ReadonlyArray<string> = [".git/**", ".agentic/**"]
@@ -117,7 +117,24 @@ export interface WorkspaceShape {
   readonly remove: (path: string, options?: { readonly recursive?: boolean }) => Effect.Effect<void, ToolError>
   readonly rename: (from: string, to: string) => Effect.Effect<void, ToolError>
   readonly chmod: (path: string, mode: number) => Effect.Effect<void, ToolError>
+  /**
+   * A commit's staging: writes `bytes` to the fresh file `temp` (a plain name, see `isStageName`) beside
+   * `path`, with `path`'s mode (or `mode`), fsynced, without touching `path` itself.
+   */
+  readonly stage: (path: string, temp: string, bytes: Uint8Array, options?: { readonly mode?: number }) => Effect.Effect<void, ToolError>
+  /** Renames the staged `temp` over `path` (same directory); durable only after `syncDirectories`. */
+  readonly place: (path: string, temp: string) => Effect.Effect<void, ToolError>
+  /** Fsyncs the directories holding `paths` (each once), making the renames of `place` durable. */
+  readonly syncDirectories: (paths: ReadonlyArray<string>) => Effect.Effect<void, ToolError>
+  /** Removes the staged `temp` beside `path` if it is there (a file or link, never a directory). */
+  readonly discard: (path: string, temp: string) => Effect.Effect<void, ToolError>
 }
+
+/** The shape of a staging name the commit makes (`.<name>.aw-<hex>.tmp`): recovery removes only such names. */
+export const isStageName = (temp: string): boolean => /^\.[^/]*\.aw-[0-9a-f]{8,}\.tmp$/.test(temp) && temp.length <= 255
+
+/** The staging name for a file `path` with a random `hex` suffix (the file's name clipped so it fits NAME_MAX). */
+export const stageName = (path: string, hex: string): string => `.${basename(path).slice(0, 200)}.aw-${hex}.tmp`
 
 /** The confined workspace service. */
 export class Workspace extends Context.Tag("agentic-workspace/Workspace")<Workspace, WorkspaceShape>() {
@@ -238,9 +255,65 @@ export const makeWorkspace = (
       yield* mapHost(rel)(viaHandle(confined, entry))
     })
 
+  // The staging steps of a commit. Where the host holds directory handles the temp is created in the
+  // checked real directory through its handle; elsewhere at the checked absolute path (with the file's
+  // mode carried over by hand, since a fresh temp has none), and the rename fsyncs as it goes.
+  const badTemp = (temp: string) =>
+    Effect.die(new Error(`"${temp}" is not a staging name of a commit`))
+  const beside = (real: string, temp: string) => (dirname(real) === "" ? temp : `${dirname(real)}/${temp}`)
+  const stage = (path: string, temp: string, bytes: Uint8Array, options?: { readonly mode?: number }) =>
+    Effect.gen(function* () {
+      if (!isStageName(temp)) return yield* badTemp(temp)
+      const { rel, real } = yield* resolveBoth(path, "path")
+      yield* assertWritable(rel)
+      if (real !== rel) yield* assertWritable(real)
+      if (confined !== undefined) return yield* mapHost(rel)(confined.stage(root, real, temp, bytes, options))
+      const existing = yield* mapHost(rel)(host.lstat(abs(real)))
+      const mode = options?.mode ?? (existing?.type === "file" ? existing.mode & 0o7777 : undefined)
+      yield* mapHost(rel)(host.writeFileAtomic(abs(beside(real, temp)), bytes, mode === undefined ? undefined : { mode }))
+    })
+  const place = (path: string, temp: string) =>
+    Effect.gen(function* () {
+      if (!isStageName(temp)) return yield* badTemp(temp)
+      const { rel, real } = yield* resolveBoth(path, "path")
+      yield* assertWritable(rel)
+      if (real !== rel) yield* assertWritable(real)
+      yield* mapHost(rel)(
+        confined === undefined ? host.rename(abs(beside(real, temp)), abs(real)) : confined.rename(root, beside(real, temp), real, { durable: false })
+      )
+    })
+  const syncDirectories = (paths: ReadonlyArray<string>) =>
+    Effect.gen(function* () {
+      if (confined === undefined) return
+      const dirs = new Set<string>()
+      for (const path of paths) {
+        const { real } = yield* resolveBoth(path, "path")
+        dirs.add(dirname(real))
+      }
+      for (const dir of dirs) yield* mapHost(dir === "" ? "." : dir)(confined.syncDirectory(root, dir))
+    })
+  const discard = (path: string, temp: string) =>
+    Effect.gen(function* () {
+      if (!isStageName(temp)) return yield* badTemp(temp)
+      const { rel, real } = yield* resolveBoth(path, "path")
+      yield* assertWritable(rel)
+      const at = beside(real, temp)
+      // Through the directory handle, the remove itself is the check: a folder swapped for a link fails
+      // PATH_ESCAPE (the undo retries it) instead of looking, through the link, for a temp elsewhere.
+      // Its folder missing for a moment (moved aside) fails NOT_FOUND, which the undo retries.
+      if (confined !== undefined) return yield* mapHost(rel)(confined.remove(root, at, { missingOk: true }))
+      const info = yield* mapHost(rel)(host.lstat(abs(at)))
+      if (info === undefined || info.type === "directory") return
+      yield* mapHost(rel)(host.remove(abs(at))).pipe(Effect.catchIf((error) => error.code === "NOT_FOUND", () => Effect.void))
+    })
+
   return {
     root,
     resolve,
+    stage,
+    place,
+    syncDirectories,
+    discard,
     abs,
     isProtected,
     assertWritable,

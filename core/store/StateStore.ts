@@ -107,6 +107,22 @@ export const makeStateStore = (host: typeof HostFs.Service, root: string): State
       }
     })
   const guard = <A, E, R>(rel: string, effect: Effect.Effect<A, E, R>) => Effect.zipRight(confined(rel), effect)
+  // Writes, appends and removes go through the host's directory handles where it has them (issue 10 §1):
+  // `.agentic/` and each folder in it are opened without following a link, so a folder swapped for a
+  // symlink after the check above is never written through (PATH_ESCAPE). Elsewhere, the checked path.
+  const handles = host.confined
+  const inRoot = (rel: string) => (rel === "" ? STATE_DIR : `${STATE_DIR}/${rel}`)
+  const hostError = (rel: string) => (error: HostError) => (error.reason === "Escape" ? escaped(rel) : io(rel)(error))
+  const makeParent = (rel: string) =>
+    handles === undefined
+      ? host.mkdir(dirname(abs(rel)), { recursive: true })
+      : handles.mkdir(root, dirname(inRoot(rel)), { recursive: true })
+  const replaceFile = (rel: string, bytes: Uint8Array) =>
+    handles === undefined ? host.writeFileAtomic(abs(rel), bytes) : handles.writeFileAtomic(root, inRoot(rel), bytes)
+  const appendTo = (rel: string, bytes: Uint8Array) =>
+    handles === undefined ? host.appendFile(abs(rel), bytes) : handles.appendFile(root, inRoot(rel), bytes)
+  const removeAt = (rel: string, options?: { readonly recursive?: boolean }) =>
+    handles === undefined ? host.remove(abs(rel), options) : handles.remove(root, inRoot(rel), options)
   // First use of .agentic/ (the first file written or appended; a lock alone leaves no file): make sure git ignores it. Checked once per store;
   // a .gitignore the user wrote themselves is left as it is.
   let ignored = false
@@ -116,9 +132,9 @@ export const makeStateStore = (host: typeof HostFs.Service, root: string): State
       const target = abs(STATE_GITIGNORE)
       const present = yield* Effect.orElseSucceed(host.lstat(target), () => undefined)
       if (present === undefined) {
-        yield* host.mkdir(base, { recursive: true }).pipe(
-          Effect.zipRight(host.writeFileAtomic(target, encoder.encode(STATE_GITIGNORE_TEXT))),
-          Effect.mapError(io(STATE_GITIGNORE))
+        yield* makeParent(STATE_GITIGNORE).pipe(
+          Effect.zipRight(replaceFile(STATE_GITIGNORE, encoder.encode(STATE_GITIGNORE_TEXT))),
+          Effect.mapError(hostError(STATE_GITIGNORE))
         )
       }
       ignored = true
@@ -162,17 +178,17 @@ export const makeStateStore = (host: typeof HostFs.Service, root: string): State
   const writeBytes = (rel: string, bytes: Uint8Array) =>
     writing(
       rel,
-      host.mkdir(dirname(abs(rel)), { recursive: true }).pipe(
-        Effect.zipRight(host.writeFileAtomic(abs(rel), bytes)),
-        Effect.mapError(io(rel))
+      makeParent(rel).pipe(
+        Effect.zipRight(replaceFile(rel, bytes)),
+        Effect.mapError(hostError(rel))
       )
     )
   const writeText = (rel: string, text: string) => writeBytes(rel, encoder.encode(text))
   const writeJson = (rel: string, value: unknown) => writeText(rel, `${JSON.stringify(value, null, 2)}\n`)
   const locked = <A, E, R>(rel: string, effect: Effect.Effect<A, E, R>) =>
-    guard(rel, host.mkdir(dirname(abs(rel)), { recursive: true }).pipe(Effect.mapError(io(rel)))).pipe(
+    guard(rel, makeParent(rel).pipe(Effect.mapError(hostError(rel)))).pipe(
       Effect.zipRight(
-        host.withLock(abs(rel), effect).pipe(
+        (handles === undefined ? host.withLock(abs(rel), effect) : handles.withLock(root, inRoot(rel), effect)).pipe(
           Effect.catchIf(
             (error): error is HostError => error instanceof HostError,
             (error) => Effect.fail(io(rel)(error))
@@ -192,17 +208,17 @@ export const makeStateStore = (host: typeof HostFs.Service, root: string): State
     appendText: (rel, text) =>
       writing(
         rel,
-        host.mkdir(dirname(abs(rel)), { recursive: true }).pipe(
-          Effect.zipRight(host.appendFile(abs(rel), encoder.encode(text))),
-          Effect.mapError(io(rel))
+        makeParent(rel).pipe(
+          Effect.zipRight(appendTo(rel, encoder.encode(text))),
+          Effect.mapError(hostError(rel))
         )
       ),
     remove: (rel, options) =>
       guard(
         rel,
-        host.remove(abs(rel), options).pipe(
+        removeAt(rel, options).pipe(
           Effect.catchIf((error) => error.reason === "NotFound", () => Effect.void),
-          Effect.mapError(io(rel))
+          Effect.mapError(hostError(rel))
         )
       ),
     list: (rel) =>
