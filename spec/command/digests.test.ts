@@ -113,8 +113,8 @@ describe("workspace_command: a finished job's logs are described from exit.json,
     const expected = await sha256Of(stdout)
     expect(exit.logs.stdout).toEqual({ size, sha256: expected })
     expect(exit.logs.stderr).toEqual({ size: 10, sha256: createHash("sha256").update("done soon\n").digest("hex") })
-    // run itself took its artifacts from the record: the log was never read by the tool.
-    expect(logBytesRead(ws, id)).toBe(0)
+    // run itself took its artifacts from the record: it read only the tails it shows (from the end of each log).
+    expect(logBytesRead(ws, id)).toBeLessThan(256 * 1024)
     expect(run.artifacts?.find((artifact) => artifact.path.endsWith("stdout.log"))).toMatchObject({ sha256: expected, bytes: size })
 
     ws.counter.reset()
