@@ -68,6 +68,13 @@ export interface ProcessOwner {
   readonly identity: string
 }
 
+/** Options of an atomic write. */
+export interface WriteOptions {
+  readonly mode?: number
+  /** false: no fsync (default true). */
+  readonly durable?: boolean
+}
+
 /** A bounded read from the end of a file. */
 export interface Tail {
   /** The last bytes of the file (at most the number asked for). */
@@ -112,10 +119,20 @@ export interface HostFsShape {
    * Optional: a host without it is read whole (huge files then cost their size).
    */
   readonly scanFile?: ((abs: string, visit: (chunk: Uint8Array) => void) => Effect.Effect<number, HostError>) | undefined
+  /**
+   * Opens the path once (following symlinks, never blocking on a FIFO): its fstat, and its bytes when it is a
+   * regular file of at most `maxBytes`; undefined when nothing is there. The read hot path (one open, one
+   * fstat, one read). Optional: a host without it is asked stat then readFile.
+   */
+  readonly readSmall?: ((abs: string, maxBytes: number) => Effect.Effect<{ readonly info: FileInfo; readonly bytes?: Uint8Array } | undefined, HostError>) | undefined
   /** Reads at most `length` bytes at byte `position` (fewer at the end of the file). Optional, as scanFile. */
   readonly readRange?: ((abs: string, position: number, length: number) => Effect.Effect<Uint8Array, HostError>) | undefined
-  /** Write temp beside the target, fsync, rename over it (and fsync the directory): a reader never sees a torn file. */
-  readonly writeFileAtomic: (abs: string, bytes: Uint8Array, options?: { readonly mode?: number }) => Effect.Effect<void, HostError>
+  /**
+   * Write temp beside the target, fsync, rename over it (and fsync the directory): a reader never sees a torn file.
+   * `durable: false` skips both fsyncs: still never torn, but a crash may lose the write (records that are
+   * harmless to lose, such as a planned transaction a commit re-verifies anyway).
+   */
+  readonly writeFileAtomic: (abs: string, bytes: Uint8Array, options?: WriteOptions) => Effect.Effect<void, HostError>
   /** Appends bytes (creating the file); used for logs, never for state. */
   readonly appendFile: (abs: string, bytes: Uint8Array) => Effect.Effect<void, HostError>
   /** Follows symlinks; undefined when nothing is there. */

@@ -43,9 +43,10 @@ export interface StateStoreShape {
    */
   readonly readJson: <A, I>(rel: string, schema: Schema.Schema<A, I, never>) => Effect.Effect<A | undefined, ToolError>
   /** Atomic replace, creating parent folders. */
-  readonly writeBytes: (rel: string, bytes: Uint8Array) => Effect.Effect<void, ToolError>
-  readonly writeText: (rel: string, text: string) => Effect.Effect<void, ToolError>
-  readonly writeJson: (rel: string, value: unknown) => Effect.Effect<void, ToolError>
+  /** Atomic writes; `durable: false` skips the fsyncs (HostFs.writeFileAtomic) for records that are harmless to lose. */
+  readonly writeBytes: (rel: string, bytes: Uint8Array, options?: { readonly durable?: boolean }) => Effect.Effect<void, ToolError>
+  readonly writeText: (rel: string, text: string, options?: { readonly durable?: boolean }) => Effect.Effect<void, ToolError>
+  readonly writeJson: (rel: string, value: unknown, options?: { readonly durable?: boolean }) => Effect.Effect<void, ToolError>
   readonly appendText: (rel: string, text: string) => Effect.Effect<void, ToolError>
   readonly remove: (rel: string, options?: { readonly recursive?: boolean }) => Effect.Effect<void, ToolError>
   /** Entries of a store folder; empty when it does not exist. */
@@ -159,16 +160,16 @@ export const makeStateStore = (host: typeof HostFs.Service, root: string): State
         )
       )
     })
-  const writeBytes = (rel: string, bytes: Uint8Array) =>
+  const writeBytes = (rel: string, bytes: Uint8Array, options?: { readonly durable?: boolean }) =>
     writing(
       rel,
       host.mkdir(dirname(abs(rel)), { recursive: true }).pipe(
-        Effect.zipRight(host.writeFileAtomic(abs(rel), bytes)),
+        Effect.zipRight(host.writeFileAtomic(abs(rel), bytes, options?.durable === false ? { durable: false } : undefined)),
         Effect.mapError(io(rel))
       )
     )
-  const writeText = (rel: string, text: string) => writeBytes(rel, encoder.encode(text))
-  const writeJson = (rel: string, value: unknown) => writeText(rel, `${JSON.stringify(value, null, 2)}\n`)
+  const writeText = (rel: string, text: string, options?: { readonly durable?: boolean }) => writeBytes(rel, encoder.encode(text), options)
+  const writeJson = (rel: string, value: unknown, options?: { readonly durable?: boolean }) => writeText(rel, `${JSON.stringify(value, null, 2)}\n`, options)
   const locked = <A, E, R>(rel: string, effect: Effect.Effect<A, E, R>) =>
     guard(rel, host.mkdir(dirname(abs(rel)), { recursive: true }).pipe(Effect.mapError(io(rel)))).pipe(
       Effect.zipRight(
