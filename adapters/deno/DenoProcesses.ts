@@ -96,6 +96,9 @@ const launch = async (jobDir: string): Promise<Launched> => {
     if (started !== undefined) return { ...base, ...startedOf(started) }
     const exit = await readJobFile(`${jobDir}/exit.json`, "exit.json", ExitRecordSchema)
     if (exit !== undefined) {
+      // A job fast enough to start and end between the two reads above: started.json is written before exit.json.
+      const between = await readJobFile(`${jobDir}/started.json`, "started.json", StartedRecordSchema)
+      if (between !== undefined) return { ...base, ...startedOf(between) }
       return { ...base, startError: Either.isRight(exit) ? (exit.right.error ?? "the job could not be started") : `the supervisor's ${exit.left}` }
     }
     if (procIdentity(view, pid) === undefined) {
