@@ -1,95 +1,72 @@
 /**
- * workspace_inspect search and list on a real tree of 30,000+ files, beside ripgrep and `git ls-files`
- * measured in the same run. Prints figures and ratios; never fails on a time.
+ * workspace_inspect search and list on the large generated tree of issue 19 (bench/support/tree.ts:
+ * 57,000 tracked files in 2,100 folders plus an ignored node_modules of 32,000 files, built on the first
+ * run, never committed), beside ripgrep, fd and git in the same run. Every figure is the median of
+ * alternating rounds (each round runs every contender of a row once, the order rotating), after one
+ * warm-up round. Prints figures and ratios; never fails on a time.
  *
- *   npx tsx bench/inspect.bench.ts            (npm run bench:inspect)
- *   AW_BENCH_DIR=/some/dir  to keep the tree elsewhere (default: <tmpdir>/aw-bench)
- *   AW_BENCH_RUNS=5         timed runs per figure (median reported), after one warm-up
+ *   npm run bench:inspect                    the full tree
+ *   npm run bench:inspect -- --scale 0.1     a tenth of it, for a quick run (AW_BENCH_SCALE=0.1 too)
+ *   AW_BENCH_DIR=/some/dir                   where the trees are kept (default: <tmpdir>/aw-bench)
+ *   AW_BENCH_RUNS=7                          rounds per row (median reported)
  *
- * The tree: a folder with a package.json, a .gitignore of node_modules/ and `npm i --no-save` of a
- * dozen large packages (created on the first run, reused afterwards). Two scenarios:
- *   ignored   the project root: node_modules is ignored, so search/list use include_ignored: true
- *             and ripgrep --no-ignore; every file of the tree is searched.
- *   git       node_modules/ itself as a git repository with nothing ignored: .gitignore semantics on
- *             (ripgrep's defaults, `git ls-files -co --exclude-standard`) over 30,000+ candidates.
- * Ours is timed twice: the Search port alone (the engine) and the whole tool call (paging, snapshot
- * hash of the full result, budget, artifact).
+ * Ours is timed three ways: the whole tool call in process (paging, snapshot hash of the full result,
+ * budget, artifact), the Search port alone as the host uses it (a search takes git's candidates, a
+ * listing walks: adapters/node/NodeSearch.ts GIT_FOR), and the Search port on the other path (a search
+ * forced to walk, as outside git; a listing from git's list with -d -m). The MCP rows (the same calls over stdio) are
+ * bench:mcp's.
  */
-import { execFileSync, spawnSync } from "node:child_process"
-import * as fs from "node:fs"
+import { spawnSync } from "node:child_process"
 import * as os from "node:os"
 import * as path from "node:path"
 import * as Effect from "effect/Effect"
 import { openNodeWorkspace } from "../adapters/node/host.ts"
 import { makeNodeSearch } from "../adapters/node/NodeSearch.ts"
 import type { WorkspaceRuntime } from "../core/runtime.ts"
+import type { GrepOptions } from "../core/services/Search.ts"
 import { escapeRegExp, requiredLiteral } from "../core/services/searchCore.ts"
+import { ensureBenchTree, TREE_QUERIES } from "./support/tree.ts"
 
+const argScale = process.argv.indexOf("--scale")
+const SCALE = Number(argScale >= 0 ? process.argv[argScale + 1] : (process.env.AW_BENCH_SCALE ?? 1))
 const BENCH_DIR = process.env.AW_BENCH_DIR ?? path.join(os.tmpdir(), "aw-bench")
-const RUNS = Number(process.env.AW_BENCH_RUNS ?? 5)
-const PACKAGES = [
-  "lodash", "date-fns", "rxjs", "core-js", "@mui/material", "@mui/icons-material", "three", "typescript",
-  "moment", "ramda", "@fortawesome/fontawesome-free", "monaco-editor"
-]
+const RUNS = Number(process.env.AW_BENCH_RUNS ?? 7)
 
-const project = path.join(BENCH_DIR, "project")
-const modules = path.join(project, "node_modules")
-
-const ensureTree = () => {
-  if (fs.existsSync(path.join(modules, ".package-lock.json"))) return
-  fs.mkdirSync(path.join(project, "src"), { recursive: true })
-  fs.writeFileSync(path.join(project, "package.json"), JSON.stringify({ name: "aw-bench", version: "1.0.0", private: true }))
-  fs.writeFileSync(path.join(project, ".gitignore"), "node_modules/\n")
-  fs.writeFileSync(path.join(project, "src/index.ts"), "export const main = () => new XMLHttpRequest()\n")
-  if (!fs.existsSync(path.join(project, ".git"))) execFileSync("git", ["init", "-q"], { cwd: project })
-  console.log(`Installing ${PACKAGES.length} packages into ${project} (first run only)...`)
-  execFileSync("npm", ["i", "--no-save", "--no-audit", "--no-fund", "--ignore-scripts", ...PACKAGES], { cwd: project, stdio: "inherit" })
-}
-
-const ensureGitRepo = () => {
-  if (!fs.existsSync(path.join(modules, ".git"))) execFileSync("git", ["init", "-q"], { cwd: modules })
-}
-
-const hasRipgrep = () => spawnSync("rg", ["--version"]).status === 0
+/** What ours covers: hidden files too, never .git/ or .agentic/. */
+const RG_SCOPE = ["--hidden", "-g", "!.git", "-g", "!.agentic"]
 
 const median = (values: Array<number>) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
 
-/** Runs `run` once to warm up, then RUNS times; returns the median milliseconds and the last result. */
-const time = async <A>(run: () => Promise<A> | A): Promise<{ ms: number; result: A }> => {
-  let result = await run()
-  const samples: Array<number> = []
-  for (let index = 0; index < RUNS; index++) {
-    const start = performance.now()
-    result = await run()
-    samples.push(performance.now() - start)
-  }
-  return { ms: median(samples), result }
+interface Contender {
+  readonly name: string
+  readonly run: () => Promise<string> | string
 }
 
-const lineCount = (text: string) => (text.length === 0 ? 0 : text.split("\n").length - 1)
+/** Alternating rounds: every contender once per round, the order rotating; a warm-up round first. */
+const race = async (contenders: ReadonlyArray<Contender>) => {
+  const samples = contenders.map(() => [] as Array<number>)
+  const counts = contenders.map(() => "")
+  for (let round = -1; round < RUNS; round++) {
+    for (let step = 0; step < contenders.length; step++) {
+      const index = (step + Math.max(0, round)) % contenders.length
+      const start = performance.now()
+      counts[index] = await contenders[index]!.run()
+      if (round >= 0) samples[index]!.push(performance.now() - start)
+    }
+  }
+  return contenders.map((contender, index) => ({ name: contender.name, ms: median(samples[index]!), count: counts[index]! }))
+}
+
+const lineCount = (text: string) => (text.length === 0 ? 0 : text.split(text.includes("\0") ? "\0" : "\n").length - 1)
 
 const command = (executable: string, args: Array<string>, cwd: string) => () => {
   const out = spawnSync(executable, args, { cwd, maxBuffer: 1 << 30, encoding: "utf8" })
+  if (out.error !== undefined) throw out.error
   if (out.status !== 0 && out.status !== 1) throw new Error(`${executable} ${args.join(" ")} failed: ${out.stderr}`)
-  return lineCount(out.stdout)
+  return `${lineCount(out.stdout)} lines`
 }
 
-interface Query {
-  readonly label: string
-  readonly query: string
-  readonly regex: boolean
-  readonly caseSensitive: boolean
-}
-
-const QUERIES: ReadonlyArray<Query> = [
-  { label: "literal", query: "XMLHttpRequest", regex: false, caseSensitive: true },
-  { label: "literal -i", query: "deprecated", regex: false, caseSensitive: false },
-  { label: "regex", query: "function\\s+\\w+Async", regex: true, caseSensitive: true }
-]
-
-const rows: Array<Array<string>> = []
-const row = (scenario: string, what: string, ours: number, engine: number, baseline: number, baselineName: string, counts: string) =>
-  rows.push([scenario, what, `${ours.toFixed(0)}`, `${engine.toFixed(0)}`, `${baseline.toFixed(0)}`, baselineName, `${(ours / baseline).toFixed(2)}x`, `${(engine / baseline).toFixed(2)}x`, counts])
+const has = (executable: string, flag = "--version") => spawnSync(executable, [flag]).status === 0
 
 const open = async (root: string): Promise<WorkspaceRuntime> => {
   const opened = await openNodeWorkspace(root, { maxToolResultChars: 20_000 })
@@ -97,78 +74,108 @@ const open = async (root: string): Promise<WorkspaceRuntime> => {
   return opened
 }
 
-const scenario = async (name: string, root: string, includeIgnored: boolean) => {
-  const runtime = await open(root)
-  const engine = makeNodeSearch(root)
-  const rgIgnore = includeIgnored ? ["--no-ignore"] : []
-  const rgCommon = ["--hidden", "-g", "!.git", "-g", "!.agentic", ...rgIgnore]
-  try {
-    for (const query of QUERIES) {
-      const source = query.regex ? query.query : escapeRegExp(query.query)
-      const flags = query.caseSensitive ? "m" : "mi"
-      const engineRun = await time(() =>
-        Effect.runPromise(
-          engine.grep({
-            base: "",
-            includeIgnored,
-            excludes: [],
-            include: [],
-            source,
-            flags,
-            ...((query.regex ? requiredLiteral(source) : query.query) === undefined ? {} : { literal: query.regex ? requiredLiteral(source)! : query.query }),
-            context: 0,
-            maxMatches: 1_000_000,
-            maxLineChars: 500,
-            maxFileBytes: 32 * 1024 * 1024
-          })
-        )
-      )
-      const tool = await time(() =>
-        runtime.call("workspace_inspect", {
-          action: "search",
-          query: query.query,
-          regex: query.regex,
-          case_sensitive: query.caseSensitive,
-          include_ignored: includeIgnored,
-          max_results: 100_000
-        })
-      )
-      const rg = await time(command("rg", ["-n", "--no-heading", "--color", "never", query.caseSensitive ? "-s" : "-i", ...(query.regex ? [] : ["-F"]), ...rgCommon, "-e", query.query, "."], root))
-      const toolData = tool.result.data as { total: number; filesSearched: number }
-      row(name, `search ${query.label}`, tool.ms, engineRun.ms, rg.ms, "rg", `ours ${toolData.total} lines in ${toolData.filesSearched} files, rg ${rg.result} lines`)
-    }
-    const walkRun = await time(() => Effect.runPromise(engine.walk({ base: "", includeIgnored, excludes: [], directories: false, maxEntries: 1_000_000 })))
-    const listRun = await time(() => runtime.call("workspace_inspect", { action: "list", depth: 100, include_ignored: includeIgnored }))
-    const listTotal = (listRun.result.data as { total: number }).total
-    const rgFiles = await time(command("rg", ["--files", ...rgCommon], root))
-    row(name, "list", listRun.ms, walkRun.ms, rgFiles.ms, "rg --files", `ours ${listTotal} entries (${walkRun.result.entries.length} files), rg ${rgFiles.result} files`)
-    if (!includeIgnored) {
-      const gitFiles = await time(command("git", ["ls-files", "-co", "--exclude-standard"], root))
-      row(name, "list", listRun.ms, walkRun.ms, gitFiles.ms, "git ls-files", `ours ${walkRun.result.entries.length} files, git ${gitFiles.result} files`)
-    }
-  } finally {
-    await engine.close()
-    await runtime.dispose()
+const table: Array<Array<string>> = []
+const report = (what: string, results: ReadonlyArray<{ name: string; ms: number; count: string }>, anchor: string) => {
+  const base = results.find((result) => result.name === anchor)!
+  for (const result of results) {
+    table.push([what, result.name, result.ms.toFixed(1), result === base ? "1.00x" : `${(result.ms / base.ms).toFixed(2)}x ${anchor}`, result.count])
   }
 }
 
 const main = async () => {
-  if (!hasRipgrep()) {
+  if (!has("rg")) {
     console.error("ripgrep (rg) is not installed: apt-get install -y ripgrep")
     process.exitCode = 1
     return
   }
-  ensureTree()
-  ensureGitRepo()
-  const total = command("rg", ["--files", "--no-ignore", "--hidden", "-g", "!.git", "-g", "!.agentic"], project)()
-  console.log(`Tree: ${project}: ${total} files (${os.availableParallelism()} cores, ${RUNS} runs per figure, median).`)
-  await scenario("ignored", project, true)
-  await scenario("git", modules, false)
-  const header = ["scenario", "what", "ours ms", "engine ms", "base ms", "baseline", "ours/base", "engine/base", "counts"]
-  const widths = header.map((title, index) => Math.max(title.length, ...rows.map((cells) => cells[index]!.length)))
+  const root = ensureBenchTree(BENCH_DIR, SCALE)
+  const runtime = await open(root)
+  const engine = makeNodeSearch(root)
+  const walker = makeNodeSearch(root, undefined, undefined, "walk")
+  const gitLists = makeNodeSearch(root, undefined, undefined, undefined, { list: true, search: true })
+  const fd = has("fdfind") ? "fdfind" : has("fd") ? "fd" : undefined
+  const total = command("git", ["ls-files", "-co", "--exclude-standard"], root)()
+  console.log(`Tree: ${root} (scale ${SCALE}): ${total} from git ls-files -co --exclude-standard; ${os.availableParallelism()} cores, load ${os.loadavg().map((load) => load.toFixed(1)).join(" ")}; ${RUNS} alternating rounds per row, medians.`)
+  try {
+    const queries: ReadonlyArray<{ label: string; query: string; regex: boolean }> = [
+      { label: "search rare literal", query: TREE_QUERIES.rare, regex: false },
+      { label: "search common literal", query: TREE_QUERIES.common, regex: false },
+      { label: "search regex", query: TREE_QUERIES.regex, regex: true }
+    ]
+    for (const query of queries) {
+      const source = query.regex ? query.query : escapeRegExp(query.query)
+      const literal = query.regex ? requiredLiteral(source) : query.query
+      const options: GrepOptions = {
+        base: "",
+        includeIgnored: false,
+        excludes: [],
+        include: [],
+        source,
+        flags: "m",
+        ...(literal === undefined ? {} : { literal }),
+        context: 0,
+        maxMatches: 1_000_000,
+        maxLineChars: 500,
+        maxFileBytes: 32 * 1024 * 1024
+      }
+      const results = await race([
+        {
+          name: "ours (tool call)",
+          run: async () => {
+            const result = await runtime.call("workspace_inspect", { action: "search", query: query.query, regex: query.regex, case_sensitive: true, max_results: 100_000 })
+            const data = result.data as { total: number; filesSearched: number }
+            return `${data.total} lines, ${data.filesSearched} files`
+          }
+        },
+        { name: "ours (Search port, git)", run: async () => `${(await Effect.runPromise(engine.grep(options))).matches.length} lines` },
+        { name: "ours (Search port, walk)", run: async () => `${(await Effect.runPromise(walker.grep(options))).matches.length} lines` },
+        { name: "rg -n", run: command("rg", ["-n", "--no-heading", "--color", "never", "-s", ...RG_SCOPE, ...(query.regex ? [] : ["-F"]), "-e", query.query, "."], root) }
+      ])
+      report(query.label, results, "rg -n")
+    }
+    // The first page of a common search: streaming stops listing and searching once the cap is full.
+    const firstPage = await race([
+      {
+        name: "ours (tool call, max_results 50)",
+        run: async () => {
+          const result = await runtime.call("workspace_inspect", { action: "search", query: TREE_QUERIES.common, case_sensitive: true, max_results: 50, limit: 50 })
+          return `${(result.data as { total: number }).total} lines`
+        }
+      },
+      {
+        name: "ours (tool call, max_results 100000)",
+        run: async () => {
+          const result = await runtime.call("workspace_inspect", { action: "search", query: TREE_QUERIES.common, case_sensitive: true, max_results: 100_000, limit: 50 })
+          return `${(result.data as { total: number }).total} lines`
+        }
+      },
+      { name: "rg -n", run: command("rg", ["-n", "--no-heading", "--color", "never", "-s", ...RG_SCOPE, "-F", "-e", TREE_QUERIES.common, "."], root) }
+    ])
+    report("search common, first page", firstPage, "rg -n")
+    const walkOptions = { base: "", includeIgnored: false, excludes: [], directories: false, maxEntries: 1_000_000 }
+    const list = await race([
+      {
+        name: "ours (tool call, list depth 100)",
+        run: async () => `${((await runtime.call("workspace_inspect", { action: "list", depth: 100 })).data as { total: number }).total} entries`
+      },
+      { name: "ours (Search port, default: walk)", run: async () => `${(await Effect.runPromise(engine.walk(walkOptions))).entries.length} files` },
+      { name: "ours (Search port, git -d -m)", run: async () => `${(await Effect.runPromise(gitLists.walk(walkOptions))).entries.length} files` },
+      { name: "rg --files", run: command("rg", ["--files", ...RG_SCOPE], root) },
+      ...(fd === undefined ? [] : [{ name: `${fd} --type f`, run: command(fd, ["--type", "f", "--hidden", "--exclude", ".git", "--exclude", ".agentic"], root) }]),
+      { name: "git ls-files", run: command("git", ["ls-files", "-z", "-co", "--exclude-standard"], root) }
+    ])
+    report("list", list, "rg --files")
+  } finally {
+    await engine.close()
+    await walker.close()
+    await gitLists.close()
+    await runtime.dispose()
+  }
+  const header = ["row", "contender", "median ms", "ratio", "result"]
+  const widths = header.map((title, index) => Math.max(title.length, ...table.map((cells) => cells[index]!.length)))
   const format = (cells: Array<string>) => cells.map((cell, index) => cell.padEnd(widths[index]!)).join("  ")
   console.log(format(header))
-  for (const cells of rows) console.log(format(cells))
+  for (const cells of table) console.log(format(cells))
 }
 
 await main()

@@ -6,7 +6,9 @@ import * as fs from "node:fs"
 import { parentPort } from "node:worker_threads"
 
 const SNIFF = 8192
-const O_FLAGS = fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0)
+// O_NONBLOCK: a FIFO among the candidates (a tracked file git still lists as one) opens at once and is
+// skipped as not a regular file, instead of blocking the worker.
+const O_FLAGS = fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0) | (fs.constants.O_NONBLOCK ?? 0)
 let buffer = Buffer.allocUnsafe(1 << 20)
 
 const isBinary = (bytes, length) => {

@@ -15,7 +15,9 @@ import * as Layer from "effect/Layer"
 import { toolError, type ToolError } from "../protocol/errors.ts"
 import { type DirEntry, HostFs, type HostFsShape, HostInfo } from "./HostFs.ts"
 import { join } from "./paths.ts"
-import { byPath, GlobSet, grepText, IgnoreStack, isBinary, isPrunedDir, type LineMatch } from "./searchCore.ts"
+import { IgnoreStack, ignoreStackAt, readGitignoreText } from "./gitignore.ts"
+import { byPath, GlobSet, grepText, isBinary, type LineMatch } from "./searchCore.ts"
+import { TreeWalk } from "./walk.ts"
 
 /** What a walk visits. `maxDepth` counts levels below `base` (1 = its direct children). */
 export interface WalkOptions {
@@ -116,31 +118,11 @@ export class Search extends Context.Tag("agentic-workspace/Search")<Search, Sear
 
 const decoder = new TextDecoder()
 
-/** Reads a directory's .gitignore text, or undefined. */
-const gitignoreOf = (host: HostFsShape, root: string, dir: string) =>
-  host.readFile(join(root, dir === "" ? ".gitignore" : `${dir}/.gitignore`)).pipe(
-    Effect.map((bytes): string | undefined => decoder.decode(bytes)),
-    Effect.orElseSucceed(() => undefined)
-  )
-
-/** The ignore rules in force at `base`: the .gitignore of the root and of every directory down to it. */
-export const ignoreStackAt = (
-  readGitignore: (dir: string) => Effect.Effect<string | undefined>,
-  base: string
-): Effect.Effect<IgnoreStack> =>
-  Effect.gen(function* () {
-    let stack = IgnoreStack.empty.with("", yield* readGitignore(""))
-    const parts = base === "" ? [] : base.split("/")
-    for (let index = 1; index <= parts.length; index++) {
-      const dir = parts.slice(0, index).join("/")
-      stack = stack.with(dir, yield* readGitignore(dir))
-    }
-    return stack
-  })
+export { ignoreStackAt } from "./gitignore.ts"
 
 /**
- * The walk every host can run: depth-first over `readDir`, one .gitignore matcher per directory that
- * has one, excluded and ignored directories pruned before they are read.
+ * The walk every host can run: depth-first over `readDir` in path order, one .gitignore matcher per
+ * directory whose listing shows one, excluded and ignored directories pruned before they are read.
  */
 export const walkTree = (
   readDir: (rel: string) => Effect.Effect<ReadonlyArray<DirEntry> | undefined>,
@@ -148,43 +130,33 @@ export const walkTree = (
   options: WalkOptions
 ): Effect.Effect<WalkResult> =>
   Effect.gen(function* () {
-    const excludes = new GlobSet(options.excludes)
-    const entries: Array<WalkEntry> = []
-    const unreadable: Array<string> = []
-    let complete = true
     const stackAtBase = options.includeIgnored ? IgnoreStack.empty : yield* ignoreStackAt(readGitignore, options.base)
-    const pending: Array<{ readonly dir: string; readonly depth: number; readonly stack: IgnoreStack }> = [
-      { dir: options.base, depth: 0, stack: stackAtBase }
-    ]
-    while (pending.length > 0 && complete) {
-      const { dir, depth, stack: parentStack } = pending.pop()!
-      const listed = yield* readDir(dir)
-      if (listed === undefined) {
-        unreadable.push(dir)
-        continue
-      }
-      const stack =
-        options.includeIgnored || dir === options.base ? parentStack : parentStack.with(dir, yield* readGitignore(dir))
-      const children = [...listed].sort((a, b) => byPath(b.name, a.name))
-      for (const child of children) {
-        const rel = dir === "" ? child.name : `${dir}/${child.name}`
-        const isDirectory = child.type === "directory"
-        if (isDirectory && isPrunedDir(rel, options.base)) continue
-        if (!excludes.isEmpty && excludes.matches(rel)) continue
-        if (!options.includeIgnored && stack.ignores(rel, isDirectory)) continue
-        if (isDirectory) {
-          if (options.directories) entries.push({ path: rel, type: child.type })
-          if (options.maxDepth === undefined || depth + 1 < options.maxDepth) pending.push({ dir: rel, depth: depth + 1, stack })
-        } else entries.push({ path: rel, type: child.type })
+    const walk = new TreeWalk(options, [{ dir: options.base, depth: 0, stack: stackAtBase }])
+    const entries: Array<WalkEntry> = []
+    let complete = true
+    for (;;) {
+      const step = walk.step()
+      if (step === undefined) break
+      if ("path" in step) {
+        entries.push(step)
         if (entries.length > options.maxEntries) {
           complete = false
           break
         }
+        continue
       }
+      const listed = yield* readDir(step.dir)
+      walk.accept(step, listed, listed !== undefined && walk.wantsGitignore(step, listed) ? yield* readGitignore(step.dir) : undefined)
     }
-    entries.sort((a, b) => byPath(a.path, b.path))
-    return { entries: complete ? entries : entries.slice(0, options.maxEntries), complete: complete && unreadable.length === 0, unreadable }
+    return finishWalk(entries, complete, walk.unreadable, options.maxEntries)
   })
+
+/** A walk's result from its entries: sorted by path, cut to maxEntries when the walk stopped early. */
+export const finishWalk = (entries: Array<WalkEntry>, complete: boolean, unreadable: ReadonlyArray<string>, maxEntries: number): WalkResult => {
+  const kept = complete ? entries : entries.slice(0, maxEntries)
+  kept.sort((a, b) => byPath(a.path, b.path))
+  return { entries: kept, complete: complete && unreadable.length === 0, unreadable }
+}
 
 /** Compiles the search's RegExp (the caller validated it already; an invalid one is a defect here). */
 export const compileGrep = (options: Pick<GrepOptions, "source" | "flags">): RegExp => new RegExp(options.source, options.flags)
@@ -259,7 +231,7 @@ export const makeHostFsSearch = (host: HostFsShape, root: string): SearchShape =
       Effect.map((entries): ReadonlyArray<DirEntry> | undefined => entries),
       Effect.orElseSucceed(() => undefined)
     )
-  const readGitignore = (dir: string) => gitignoreOf(host, root, dir)
+  const readGitignore = (dir: string) => readGitignoreText(host, root, dir)
   const walk = (options: WalkOptions) => walkTree(readDir, readGitignore, options)
   // One worker per search, terminated when it ends: an idle worker would keep a Deno process alive.
   const withTexts = <A, E, R>(use: (searchText: (job: Parameters<ReturnType<typeof makeTextGrep>["run"]>[0], deadline: number) => Effect.Effect<ReadonlyArray<LineMatch> | "timeout", ToolError>) => Effect.Effect<A, E, R>) =>

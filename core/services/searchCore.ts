@@ -1,21 +1,12 @@
 /**
- * The host-free parts of listing and searching a tree: .gitignore stacks (the `ignore` package, one
- * matcher per directory that has a .gitignore), glob filters (minimatch), binary detection and the
+ * The host-free parts of listing and searching a tree: glob filters (minimatch), binary detection and the
  * line-oriented matcher. The Node worker (adapters/node/searchWorker.js) mirrors `grepText` exactly;
  * the conformance test compares the two.
  */
-import ignore from "ignore"
 import { Minimatch } from "minimatch"
 
-/** A path is binary when its first 8 KiB hold a NUL byte (what git and ripgrep use). */
-export const BINARY_SNIFF_BYTES = 8192
-
-/** True when the bytes look binary (a NUL in the first 8 KiB). */
-export const isBinary = (bytes: Uint8Array): boolean => {
-  const end = Math.min(bytes.length, BINARY_SNIFF_BYTES)
-  for (let index = 0; index < end; index++) if (bytes[index] === 0) return true
-  return false
-}
+/** A path is binary when its first 8 KiB hold a NUL byte: the one definition, in core/text/bytes.ts. */
+export { BINARY_SNIFF_BYTES, isBinary } from "../text/bytes.ts"
 
 /** Directories never descended into below the base of a walk: .git/, and .agentic/ unless the walk starts inside one. */
 export const isPrunedDir = (rel: string, base: string): boolean => {
@@ -25,49 +16,7 @@ export const isPrunedDir = (rel: string, base: string): boolean => {
   return name === ".agentic" && !base.split("/").includes(".agentic")
 }
 
-/** One .gitignore's rules, anchored at the directory holding it. */
-interface IgnoreFrame {
-  readonly dir: string
-  readonly matcher: ReturnType<typeof ignore>
-}
-
-/** `ignore` refuses names it cannot tell from relative-path syntax (e.g. "..."); such a name is simply not ignored. */
-const testPath = (matcher: ReturnType<typeof ignore>, local: string): { ignored: boolean; unignored: boolean } => {
-  try {
-    return matcher.test(local)
-  } catch {
-    return { ignored: false, unignored: false }
-  }
-}
-
-/** The .gitignore rules in force along one directory path; deeper files override shallower ones. */
-export class IgnoreStack {
-  private constructor(private readonly frames: ReadonlyArray<IgnoreFrame>) {}
-
-  static readonly empty = new IgnoreStack([])
-
-  /** A stack with the rules of `dir`'s .gitignore (its text) added on top. */
-  with(dir: string, gitignoreText: string | undefined): IgnoreStack {
-    if (gitignoreText === undefined || gitignoreText.trim() === "") return this
-    // .agentic/.gitignore ("*") keeps the toolkit's state out of git; it is not a rule for workspace_inspect,
-    // which reads .agentic/ when it is named (the root's rules still decide whether .agentic/ is walked).
-    if (dir === ".agentic") return this
-    return new IgnoreStack([...this.frames, { dir, matcher: ignore().add(gitignoreText) }])
-  }
-
-  /** True when `rel` (workspace-relative) is ignored by the rules in force. */
-  ignores(rel: string, isDirectory: boolean): boolean {
-    for (let index = this.frames.length - 1; index >= 0; index--) {
-      const frame = this.frames[index]!
-      const local = frame.dir === "" ? rel : rel.startsWith(`${frame.dir}/`) ? rel.slice(frame.dir.length + 1) : undefined
-      if (local === undefined || local === "") continue
-      const result = testPath(frame.matcher, isDirectory ? `${local}/` : local)
-      if (result.unignored) return false
-      if (result.ignored) return true
-    }
-    return false
-  }
-}
+export { IgnoreStack } from "./gitignore.ts"
 
 /** A compiled set of globs; a glob without "/" matches a path's last segment at any depth. */
 export class GlobSet {

@@ -2,30 +2,15 @@
 import * as Effect from "effect/Effect"
 import { CurrentSettings } from "../../services/CurrentSettings.ts"
 import { HostFs, HostInfo } from "../../services/HostFs.ts"
-import { dirname, join } from "../../services/paths.ts"
-import { ignoreStackAt } from "../../services/Search.ts"
+import { isIgnoredPath, readGitignoreText } from "../../services/gitignore.ts"
 import { GlobSet } from "../../services/searchCore.ts"
 
-/** The .gitignore rules at a directory, read through the host (absolute paths stay inside the core). */
-export const readGitignore = (dir: string) =>
-  Effect.gen(function* () {
-    const host = yield* HostFs
-    const info = yield* HostInfo
-    return yield* host.readFile(join(info.root, dir === "" ? ".gitignore" : `${dir}/.gitignore`)).pipe(
-      Effect.map((bytes): string | undefined => new TextDecoder().decode(bytes)),
-      Effect.orElseSucceed(() => undefined)
-    )
-  })
-
-/** True when .gitignore hides `rel` (or a directory above it). */
+/** True when .gitignore hides `rel` (or a directory above it): the one reader, through the host. */
 export const isIgnored = (rel: string, isDirectory: boolean) =>
   Effect.gen(function* () {
-    if (rel === "") return false
     const host = yield* HostFs
     const info = yield* HostInfo
-    const read = (dir: string) => Effect.provideService(readGitignore(dir), HostFs, host).pipe(Effect.provideService(HostInfo, info))
-    const stack = yield* ignoreStackAt(read, dirname(rel))
-    return stack.ignores(rel, isDirectory)
+    return yield* isIgnoredPath((dir) => readGitignoreText(host, info.root, dir), rel, isDirectory)
   })
 
 /** The walk options for a base the model named: naming an ignored or excluded directory lists it anyway. */
