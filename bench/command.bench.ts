@@ -1,6 +1,8 @@
 // Benchmark (prints figures, never fails): workspace_command status tail of the last 2,000 characters of a
 // 2 GiB log beside a 1 MiB log, in the same run. The 2 GiB log is made sparse (truncate to extend), so it costs
 // no disk blocks and no time to create; it is deleted afterwards. Then the sandbox's start cost (below).
+// Then a finished job's status against a running job's on logs of the same size (--log-size=<n>[k|m|g], default
+// 2g: the finished job really writes that much, so it needs that much free disk for the run).
 // Run: npx tsx bench/command.bench.ts (only the sandbox part: npx tsx bench/command.bench.ts --sandbox)
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -88,6 +90,81 @@ const main = async () => {
   }
 }
 
+/** `--log-size=<n>[k|m|g]` (default 2g): the size of the log the finished-job rows write. */
+const logSizeArg = (): number => {
+  const given = process.argv.find((arg) => arg.startsWith("--log-size="))?.slice("--log-size=".length) ?? "2g"
+  const match = /^(\d+(?:\.\d+)?)([kmg]?)$/i.exec(given)
+  if (match === null) throw new Error(`--log-size=${given}: give a number of bytes with an optional k, m or g (binary units)`)
+  const unit = { "": 1, k: 1024, m: MiB, g: GiB }[match[2]!.toLowerCase() as "" | "k" | "m" | "g"]
+  return Math.round(Number(match[1]) * unit)
+}
+
+/**
+ * A finished job's status against a running job's on logs of the same size (issue 19 item 3): the finished
+ * job wrote its log for real through the supervisor, which recorded its size and SHA-256 in exit.json. Rounds
+ * alternate: the finished job's first status (job.json's cached hashes removed before it, as right after the
+ * job ended), its second, and a running job's status on a sparse log of the same size; all with tail_chars 2000.
+ * Once, for the record: the first status as it was before exit.json carried digests (the whole log hashed).
+ */
+const finishedVsRunning = async () => {
+  const size = logSizeArg()
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "aw-bench-fin-")))
+  const opened = await openNodeWorkspace(dir, { permissionMode: 2, maxJobLogBytes: Math.max(1024, size * 2), maxCommandDurationSeconds: 600 })
+  if ("_tag" in opened) throw new Error(opened.reason)
+  let running: string | undefined
+  try {
+    const line = "finished job log line ✓\n".repeat(40)
+    const writer = `const line = Buffer.from(${JSON.stringify(line)}.repeat(2048)); let left = ${size}; const go = () => { while (left > 0) { const n = Math.min(left, line.length); left -= n; if (!process.stdout.write(n === line.length ? line : line.subarray(0, n))) return process.stdout.once('drain', go) } }; go()`
+    const wrote = performance.now()
+    const run = await opened.call("workspace_command", { action: "run", executable: "node", args: ["-e", writer], timeout_seconds: 600 })
+    if (!run.ok) throw new Error(run.summary)
+    const writeMs = performance.now() - wrote
+    const finished = (run.data as { jobId: string }).jobId
+    const started = await opened.call("workspace_command", { action: "start", executable: "node", args: ["-e", "setInterval(() => {}, 1000)"], timeout_seconds: 0 })
+    running = (started.data as { jobId: string }).jobId
+    const runningLog = path.join(dir, ".agentic/jobs", running, "stdout.log")
+    fs.truncateSync(runningLog, Math.max(0, size - Buffer.byteLength(TAIL)))
+    fs.appendFileSync(runningLog, TAIL)
+    const recordFile = path.join(dir, ".agentic/jobs", finished, "job.json")
+    const forget = () => {
+      const { logHashes: _hashes, ...record } = JSON.parse(fs.readFileSync(recordFile, "utf8")) as Record<string, unknown>
+      fs.writeFileSync(recordFile, JSON.stringify(record, null, 2))
+    }
+    const status = async (id: string) => {
+      const t0 = performance.now()
+      const envelope = await opened.call("workspace_command", { action: "status", job_id: id, tail_chars: 2000 })
+      if (!envelope.ok) throw new Error(envelope.summary)
+      return performance.now() - t0
+    }
+    const first: Array<number> = []
+    const second: Array<number> = []
+    const live: Array<number> = []
+    await status(running)
+    for (let round = 0; round < ROUNDS; round++) {
+      forget()
+      first.push(await status(finished))
+      second.push(await status(finished))
+      live.push(await status(running))
+    }
+    // The first status before exit.json carried digests: the same job with them removed hashes its whole log.
+    const exitFile = path.join(dir, ".agentic/jobs", finished, "exit.json")
+    const { logs: _logs, ...older } = JSON.parse(fs.readFileSync(exitFile, "utf8")) as Record<string, unknown>
+    fs.writeFileSync(exitFile, JSON.stringify(older, null, 2))
+    forget()
+    const olderFirst = await status(finished)
+    const label = size >= GiB ? `${(size / GiB).toFixed(2)} GiB` : `${(size / MiB).toFixed(1)} MiB`
+    console.log(`\nworkspace_command status (tail_chars 2000) on ${label} logs, ${ROUNDS} alternating rounds (the finished job's log written through the supervisor in ${(writeMs / 1000).toFixed(1)} s):`)
+    console.log(`  finished job, first status   median ${median(first).toFixed(2)} ms  (${(median(first) / median(live)).toFixed(2)}x the running job's; target 1.2x)`)
+    console.log(`  finished job, second status  median ${median(second).toFixed(2)} ms  (first/second ${(median(first) / median(second)).toFixed(2)}x)`)
+    console.log(`  running job                  median ${median(live).toFixed(2)} ms`)
+    console.log(`  first status with an exit.json without digests (as before; the whole log hashed), 1 run: ${olderFirst.toFixed(1)} ms (${(olderFirst / median(live)).toFixed(0)}x)`)
+  } finally {
+    if (running !== undefined) await opened.call("workspace_command", { action: "cancel", job_id: running })
+    await opened.dispose()
+    fs.rmSync(dir, { recursive: true, force: true })
+  }
+}
+
 /**
  * The sandbox's start cost: `true` run through workspace_command with the sandbox (bubblewrap) and with
  * commandSandbox "off", in alternating rounds on one workspace folder; and the bare cost of bwrap itself
@@ -159,7 +236,10 @@ const stateHome = fs.mkdtempSync(path.join(os.tmpdir(), "aw-bench-state-"))
 process.env["XDG_STATE_HOME"] = stateHome
 try {
   // `--sandbox` runs only the sandbox's start cost (npm run bench:command -- --sandbox).
-  if (!process.argv.includes("--sandbox")) await main()
+  if (!process.argv.includes("--sandbox")) {
+    await main()
+    await finishedVsRunning()
+  }
   await sandboxCost()
 } finally {
   fs.rmSync(stateHome, { recursive: true, force: true })

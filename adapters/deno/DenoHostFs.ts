@@ -71,7 +71,7 @@ const syncDir = async (dir: string) => {
   }
 }
 
-const writeAtomic = async (abs: string, bytes: Uint8Array, mode: number | undefined) => {
+const writeAtomic = async (abs: string, bytes: Uint8Array, mode: number | undefined, durable = true) => {
   const temp = `${dirOf(abs)}/.${baseOf(abs)}.${randomSuffix()}.tmp`
   let existingMode: number | undefined
   try {
@@ -84,7 +84,7 @@ const writeAtomic = async (abs: string, bytes: Uint8Array, mode: number | undefi
     try {
       let written = 0
       while (written < bytes.length) written += await file.write(bytes.subarray(written))
-      await file.sync()
+      if (durable) await file.sync()
     } finally {
       file.close()
     }
@@ -95,7 +95,7 @@ const writeAtomic = async (abs: string, bytes: Uint8Array, mode: number | undefi
     await Deno.remove(temp).catch(() => undefined)
     throw error
   }
-  await syncDir(dirOf(abs))
+  if (durable) await syncDir(dirOf(abs))
 }
 
 /** How long a lock holder may be silent before its lock counts as stale (a crashed process). */
@@ -244,7 +244,7 @@ export const denoHostFs: HostFsShape = {
   readFile: (abs) => attempt(abs, () => Deno.readFile(abs)),
   scanFile: (abs, visit) => attempt(abs, () => scanFile(abs, visit)),
   readRange: (abs, position, length) => attempt(abs, () => readRange(abs, position, length)),
-  writeFileAtomic: (abs, bytes, options) => attempt(abs, () => writeAtomic(abs, bytes, options?.mode)),
+  writeFileAtomic: (abs, bytes, options) => attempt(abs, () => writeAtomic(abs, bytes, options?.mode, options?.durable !== false)),
   appendFile: (abs, bytes) => attempt(abs, () => Deno.writeFile(abs, bytes, { append: true, create: true })),
   stat: statWith(Deno.stat),
   lstat: statWith(Deno.lstat),

@@ -5,9 +5,12 @@
  * Linux facts (identity, group liveness, boot id) come from /proc, as on Node.
  */
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import type * as Schema from "effect/Schema"
 import { toolError, type ToolError } from "../../core/protocol/errors.ts"
 import { HostError } from "../../core/services/HostFs.ts"
 import { EXEC_MAX_OUTPUT_BYTES, type ExecRequest, type ExecResult, type Launched, type ProcessesShape } from "../../core/services/Processes.ts"
+import { decodeJobFile, ExitRecordSchema, type StartedRecord, StartedRecordSchema } from "../../core/services/jobFiles.ts"
 import { NO_SANDBOX } from "../../core/services/Sandbox.ts"
 import { resolveExecutable } from "../../core/exec/resolve.ts"
 import { bootIdOf, procGroupAlive, procIdentity, type ProcView } from "../procfs.ts"
@@ -59,13 +62,20 @@ const nodeOnPath = (): string =>
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 const LAUNCH_WAIT_MS = 20_000
-const readJson = async (path: string) => {
+/** A supervisor's file in the job folder, decoded: undefined while it is absent, Left when it is there but does not decode. */
+const readJobFile = async <A, I>(path: string, name: string, schema: Schema.Schema<A, I>) => {
+  let text: string
   try {
-    return JSON.parse(await Deno.readTextFile(path)) as Record<string, unknown>
+    text = await Deno.readTextFile(path)
   } catch {
     return undefined
   }
+  return decodeJobFile(name, schema, text)
 }
+
+/** What launch reports for a started.json (the job's pid). */
+const startedOf = (started: Either.Either<StartedRecord, string>) =>
+  Either.isRight(started) ? { pid: started.right.pid } : { startError: `the supervisor's ${started.left}` }
 
 const launch = async (jobDir: string): Promise<Launched> => {
   const child = new Deno.Command(Deno.execPath(), {
@@ -82,13 +92,18 @@ const launch = async (jobDir: string): Promise<Launched> => {
   const deadline = Date.now() + LAUNCH_WAIT_MS
   let delay = 5
   while (Date.now() < deadline) {
-    const started = await readJson(`${jobDir}/started.json`)
-    if (started !== undefined) return { ...base, pid: started["pid"] as number }
-    const exit = await readJson(`${jobDir}/exit.json`)
-    if (exit !== undefined) return { ...base, startError: (exit["error"] as string | undefined) ?? "the job could not be started" }
+    const started = await readJobFile(`${jobDir}/started.json`, "started.json", StartedRecordSchema)
+    if (started !== undefined) return { ...base, ...startedOf(started) }
+    const exit = await readJobFile(`${jobDir}/exit.json`, "exit.json", ExitRecordSchema)
+    if (exit !== undefined) {
+      // A job fast enough to start and end between the two reads above: started.json is written before exit.json.
+      const between = await readJobFile(`${jobDir}/started.json`, "started.json", StartedRecordSchema)
+      if (between !== undefined) return { ...base, ...startedOf(between) }
+      return { ...base, startError: Either.isRight(exit) ? (exit.right.error ?? "the job could not be started") : `the supervisor's ${exit.left}` }
+    }
     if (procIdentity(view, pid) === undefined) {
-      const late = await readJson(`${jobDir}/started.json`)
-      if (late !== undefined) return { ...base, pid: late["pid"] as number }
+      const late = await readJobFile(`${jobDir}/started.json`, "started.json", StartedRecordSchema)
+      if (late !== undefined) return { ...base, ...startedOf(late) }
       return { ...base, startError: "the job supervisor exited before starting the job" }
     }
     await sleep(delay)

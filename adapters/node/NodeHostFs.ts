@@ -112,6 +112,35 @@ const scanFile = async (abs: string, visit: (chunk: Uint8Array) => void) => {
   }
 }
 
+/** One open (non-blocking, so a FIFO is described, not waited on), one fstat, and for a small regular file one read. */
+const readSmall = async (abs: string, maxBytes: number): Promise<{ info: FileInfo; bytes?: Uint8Array } | undefined> => {
+  let handle: fsp.FileHandle
+  try {
+    handle = await fsp.open(abs, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0))
+  } catch (error) {
+    const code = (error as { code?: string }).code
+    if (code === "ENOENT" || code === "ENOTDIR") return undefined
+    // A directory some platforms will not open for reading: described by stat.
+    if (code === "EISDIR") return { info: info(await fsp.stat(abs)) }
+    throw error
+  }
+  try {
+    const stats = await handle.stat()
+    const described = info(stats)
+    if (!stats.isFile() || stats.size > maxBytes) return { info: described }
+    const bytes = new Uint8Array(stats.size)
+    let read = 0
+    while (read < bytes.length) {
+      const { bytesRead } = await handle.read(bytes, read, bytes.length - read, read)
+      if (bytesRead === 0) break
+      read += bytesRead
+    }
+    return { info: described, bytes: bytes.subarray(0, read) }
+  } finally {
+    await handle.close()
+  }
+}
+
 /** One positioned read (looping until `length` bytes or the end of the file). */
 const readRange = async (abs: string, position: number, length: number) => {
   const handle = await fsp.open(abs, "r")
@@ -137,14 +166,16 @@ export const nodeHostFs: HostFsShape = {
   readFile: (abs) => attempt(abs, () => fsp.readFile(abs).then((buffer) => new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength))),
   writeFileAtomic: (abs, bytes, options) =>
     attempt(abs, async () => {
+      const durable = options?.durable !== false
       await writeFileAtomic(abs, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), {
-        fsync: true,
+        fsync: durable,
         ...(options?.mode === undefined ? {} : { mode: options.mode })
       })
-      await syncDir(path.dirname(abs))
+      if (durable) await syncDir(path.dirname(abs))
     }),
   scanFile: (abs, visit) => attempt(abs, () => scanFile(abs, visit)),
   readRange: (abs, position, length) => attempt(abs, () => readRange(abs, position, length)),
+  readSmall: (abs, maxBytes) => attempt(abs, () => readSmall(abs, maxBytes)),
   appendFile: (abs, bytes) => attempt(abs, () => fsp.appendFile(abs, bytes)),
   stat: statWith(fsp.stat),
   lstat: statWith(fsp.lstat),

@@ -7,11 +7,14 @@ import * as fs from "node:fs"
 import * as fsp from "node:fs/promises"
 import * as path from "node:path"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import type * as Schema from "effect/Schema"
 import * as Layer from "effect/Layer"
 import { HostError } from "../../core/services/HostFs.ts"
 import { toolError, type ToolError } from "../../core/protocol/errors.ts"
 import { EXEC_MAX_OUTPUT_BYTES, type ExecRequest, type ExecResult, type Launched, Processes, type ProcessesShape } from "../../core/services/Processes.ts"
 import { resolveExecutable } from "../../core/exec/resolve.ts"
+import { decodeJobFile, ExitRecordSchema, JobSpecSchema, type StartedRecord, StartedRecordSchema } from "../../core/services/jobFiles.ts"
 import type { SandboxPolicy } from "../../core/services/Sandbox.ts"
 import { procGroupAlive, type ProcView } from "../procfs.ts"
 import { toHostError } from "./NodeHostFs.ts"
@@ -76,14 +79,25 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 /** How long launch waits for the supervisor to report the child started (a loaded machine is slow). */
 const LAUNCH_WAIT_MS = 20_000
 
-/** The sandbox wrapper for a job whose spec.json carries a policy (none when it carries none). */
+/** The sandbox wrapper for a job whose spec.json carries a policy (none when it carries none); spec.json is decoded first. */
 const wrapperArg = async (jobDir: string): Promise<ReadonlyArray<string>> => {
-  const spec = JSON.parse(await fsp.readFile(path.join(jobDir, "spec.json"), "utf8")) as { cwd: string; sandbox?: SandboxPolicy }
-  if (spec.sandbox === undefined) return []
-  const wrapper = wrapperFor(spec.sandbox, spec.cwd, jobDir)
+  const spec = decodeJobFile("spec.json", JobSpecSchema, await fsp.readFile(path.join(jobDir, "spec.json"), "utf8"))
+  if (Either.isLeft(spec)) throw new Error(`the job's ${spec.left}`)
+  if (spec.right.sandbox === undefined) return []
+  const wrapper = wrapperFor(spec.right.sandbox, spec.right.cwd, jobDir)
   if (wrapper === undefined) throw new Error(`the command sandbox is unavailable: ${sandboxSupport().reason ?? "unknown reason"}`)
   return [JSON.stringify(wrapper)]
 }
+
+/** A supervisor's file in the job folder, decoded: undefined while it is absent, Left when it is there but does not decode. */
+const readJobFile = async <A, I>(jobDir: string, name: string, schema: Schema.Schema<A, I>) => {
+  const text = await fsp.readFile(path.join(jobDir, name), "utf8").catch(() => undefined)
+  return text === undefined ? undefined : decodeJobFile(name, schema, text)
+}
+
+/** What launch reports for a started.json (the job's pid) or an exit.json (why it did not start). */
+const startedOf = (started: Either.Either<StartedRecord, string>) =>
+  Either.isRight(started) ? { pid: started.right.pid } : { startError: `the supervisor's ${started.left}` }
 
 const launch = async (jobDir: string): Promise<Launched> => {
   const wrapper = await wrapperArg(jobDir)
@@ -103,14 +117,19 @@ const launch = async (jobDir: string): Promise<Launched> => {
   const since = Date.now()
   const deadline = since + LAUNCH_WAIT_MS
   while (Date.now() < deadline) {
-    const started = await fsp.readFile(path.join(jobDir, "started.json"), "utf8").catch(() => undefined)
-    if (started !== undefined) return { ...base, pid: (JSON.parse(started) as { pid: number }).pid }
-    const exit = await fsp.readFile(path.join(jobDir, "exit.json"), "utf8").catch(() => undefined)
-    if (exit !== undefined) return { ...base, startError: (JSON.parse(exit) as { error?: string }).error ?? "the job could not be started" }
+    const started = await readJobFile(jobDir, "started.json", StartedRecordSchema)
+    if (started !== undefined) return { ...base, ...startedOf(started) }
+    const exit = await readJobFile(jobDir, "exit.json", ExitRecordSchema)
+    if (exit !== undefined) {
+      // A job fast enough to start and end between the two reads above: started.json is written before exit.json.
+      const between = await readJobFile(jobDir, "started.json", StartedRecordSchema)
+      if (between !== undefined) return { ...base, ...startedOf(between) }
+      return { ...base, startError: Either.isRight(exit) ? (exit.right.error ?? "the job could not be started") : `the supervisor's ${exit.left}` }
+    }
     if (processIdentity(pid) === undefined) {
       // The supervisor died before writing anything: one last look, then report it.
-      const late = await fsp.readFile(path.join(jobDir, "started.json"), "utf8").catch(() => undefined)
-      if (late !== undefined) return { ...base, pid: (JSON.parse(late) as { pid: number }).pid }
+      const late = await readJobFile(jobDir, "started.json", StartedRecordSchema)
+      if (late !== undefined) return { ...base, ...startedOf(late) }
       return { ...base, startError: "the job supervisor exited before starting the job" }
     }
     // A tenth of the time waited so far (2 to 50 ms): the start is seen within a few ms of started.json.

@@ -123,7 +123,7 @@ const split = (rel: string) => {
 
 const syncDir = (dir: fsp.FileHandle) => dir.sync().catch(() => undefined)
 
-const writeAtomic = (root: string, rel: string, bytes: Uint8Array, mode: number | undefined) => {
+const writeAtomic = (root: string, rel: string, bytes: Uint8Array, mode: number | undefined, durable = true) => {
   const { dir, name } = split(rel)
   return withDirectory(root, dir, async (handle) => {
     // An existing file keeps its mode (as write-file-atomic did); a symlink there was swapped in and is replaced, not followed.
@@ -141,13 +141,13 @@ const writeAtomic = (root: string, rel: string, bytes: Uint8Array, mode: number 
           written += bytesWritten
         }
         if (keepMode !== undefined) await file.chmod(keepMode)
-        await file.sync()
+        if (durable) await file.sync()
       } finally {
         await file.close()
       }
       await fsp.rename(at(handle, temp), at(handle, name))
       renamed = true
-      await syncDir(handle)
+      if (durable) await syncDir(handle)
     } finally {
       if (!renamed) await fsp.unlink(at(handle, temp)).catch(() => undefined)
     }
@@ -342,7 +342,7 @@ const available = (): boolean => {
 export const nodeConfinedFs: ConfinedFsShape | undefined = available()
   ? {
       mechanism: "linux-proc-fd",
-      writeFileAtomic: (root, rel, bytes, options) => run(rel, () => writeAtomic(root, rel, bytes, options?.mode)),
+      writeFileAtomic: (root, rel, bytes, options) => run(rel, () => writeAtomic(root, rel, bytes, options?.mode, options?.durable !== false)),
       appendFile: (root, rel, bytes) => run(rel, () => append(root, rel, bytes)),
       mkdir: (root, rel, options) => run(rel, () => mkdir(root, rel, options?.recursive ?? false)),
       remove: (root, rel, options) => run(rel, () => remove(root, rel, options?.recursive ?? false, options?.missingOk ?? false)),

@@ -2,8 +2,11 @@
 // runs the job described by <jobDir>/spec.json without a shell, in a new process group, with its
 // output appended to stdout.log / stderr.log; it arms the timeout, and when the job ends it ends
 // whatever is left of the group and only then writes exit.json atomically. It outlives the adapter
-// process that started it. Plain JavaScript so it starts with bare node (no loader).
+// process that started it. Plain JavaScript so it starts with bare node (no loader), so spec.json is
+// checked here by hand against the fields of core/services/jobFiles.ts's JobSpecSchema.
 import { spawn, spawnSync } from "node:child_process"
+import { Buffer } from "node:buffer"
+import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
 
@@ -94,6 +97,18 @@ const endGroup = async (pgid, alreadySignalled) => {
   return true
 }
 
+/** Why spec.json does not have the shape of JobSpecSchema (core/services/jobFiles.ts), or undefined when it does. */
+const specProblem = (value) => {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return "it is not an object"
+  if (typeof value.executable !== "string") return "executable must be a string"
+  if (!Array.isArray(value.args) || !value.args.every((arg) => typeof arg === "string")) return "args must be an array of strings"
+  if (typeof value.cwd !== "string") return "cwd must be a string"
+  if (value.timeoutMs !== undefined && value.timeoutMs !== null && typeof value.timeoutMs !== "number") return "timeoutMs must be a number or null"
+  if (value.maxLogBytes !== undefined && typeof value.maxLogBytes !== "number") return "maxLogBytes must be a number"
+  if (value.sandbox !== undefined && (value.sandbox === null || typeof value.sandbox !== "object")) return "sandbox must be an object"
+  return undefined
+}
+
 let spec
 try {
   spec = JSON.parse(fs.readFileSync(path.join(dir, "spec.json"), "utf8"))
@@ -101,18 +116,62 @@ try {
   writeAtomic("exit.json", { status: "failed", exitCode: null, signal: null, endedAt: new Date().toISOString(), error: `spec.json unreadable: ${error.message}` })
   process.exit(0)
 }
+const problem = specProblem(spec)
+if (problem !== undefined) {
+  writeAtomic("exit.json", { status: "failed", exitCode: null, signal: null, endedAt: new Date().toISOString(), error: `spec.json does not decode: ${problem}` })
+  process.exit(0)
+}
 
-const out = fs.openSync(path.join(dir, "stdout.log"), "a")
-const err = fs.openSync(path.join(dir, "stderr.log"), "a")
+/**
+ * A log this process appends to, hashed as it is written: its size and SHA-256 go into exit.json, so a
+ * finished job's log is never read whole to be described. Whatever the file already held (normally
+ * nothing) is hashed first.
+ */
+const openLog = (name) => {
+  const fd = fs.openSync(path.join(dir, name), "a")
+  const hash = createHash("sha256")
+  let size = 0
+  const existing = fs.fstatSync(fd).size
+  if (existing > 0) {
+    const reader = fs.openSync(path.join(dir, name), "r")
+    try {
+      const buffer = Buffer.allocUnsafe(1024 * 1024)
+      for (;;) {
+        const read = fs.readSync(reader, buffer, 0, buffer.length, size)
+        if (read === 0) break
+        hash.update(buffer.subarray(0, read))
+        size += read
+      }
+    } finally {
+      fs.closeSync(reader)
+    }
+  }
+  return {
+    fd,
+    write: (bytes) => {
+      let done = 0
+      while (done < bytes.length) done += fs.writeSync(fd, bytes, done, bytes.length - done)
+      hash.update(bytes)
+      size += bytes.length
+    },
+    digest: () => ({ size, sha256: hash.copy().digest("hex") })
+  }
+}
+
+const stdoutLog = openLog("stdout.log")
+const stderrLog = openLog("stderr.log")
+const out = stdoutLog.fd
+const err = stderrLog.fd
 // maxJobLogBytes: with a cap, the job's output comes through pipes and this process appends it to the
-// logs, both together at most `maxLogBytes` bytes; past it the stream that crossed it gets one marker
-// line, log-truncated.json is written and the rest of the output is read and discarded (so the job
-// never blocks on a full pipe).
+// logs (hashing it as it goes), both together at most `maxLogBytes` bytes; past it the stream that
+// crossed it gets one marker line, log-truncated.json is written and the rest of the output is read and
+// discarded (so the job never blocks on a full pipe). Without a cap (a spec.json the core no longer
+// writes) the job writes the logs itself and exit.json carries no digests.
 const maxLogBytes = typeof spec.maxLogBytes === "number" && spec.maxLogBytes > 0 ? spec.maxLogBytes : undefined
 let logBytes = 0
 let logTruncated = false
 const pumps = []
-const pump = (stream, fd) => {
+const pump = (stream, log) => {
   if (stream == null) return
   pumps.push(
     new Promise((resolve) => {
@@ -120,14 +179,14 @@ const pump = (stream, fd) => {
         if (logTruncated) return
         const room = maxLogBytes - logBytes
         if (chunk.length <= room) {
-          fs.writeSync(fd, chunk)
+          log.write(chunk)
           logBytes += chunk.length
           return
         }
-        if (room > 0) fs.writeSync(fd, chunk.subarray(0, room))
+        if (room > 0) log.write(chunk.subarray(0, room))
         logBytes = maxLogBytes
         logTruncated = true
-        fs.writeSync(fd, `\n[agentic-workspace: the job's output passed maxJobLogBytes (${maxLogBytes} bytes); the rest was discarded]\n`)
+        log.write(Buffer.from(`\n[agentic-workspace: the job's output passed maxJobLogBytes (${maxLogBytes} bytes); the rest was discarded]\n`))
         try {
           writeAtomic("log-truncated.json", { maxLogBytes, at: new Date().toISOString() })
         } catch {
@@ -149,7 +208,8 @@ const finish = (record) => {
   if (finished) return
   finished = true
   if (timer !== undefined) clearTimeout(timer)
-  writeAtomic("exit.json", { ...record, endedAt: new Date().toISOString() })
+  const logs = maxLogBytes === undefined ? {} : { logs: { stdout: stdoutLog.digest(), stderr: stderrLog.digest() } }
+  writeAtomic("exit.json", { ...record, endedAt: new Date().toISOString(), ...logs })
   process.exit(0)
 }
 
@@ -168,8 +228,8 @@ try {
     windowsHide: true
   })
   if (maxLogBytes !== undefined) {
-    pump(child.stdout, out)
-    pump(child.stderr, err)
+    pump(child.stdout, stdoutLog)
+    pump(child.stderr, stderrLog)
   }
 } catch (error) {
   finish({ status: "failed", exitCode: null, signal: null, error: error.message })

@@ -50,6 +50,8 @@ export interface McpStart {
   readonly client: Client
   readonly startMs: number
   readonly tools: number
+  /** The server process (for its resident memory). */
+  readonly pid: number | null
   readonly close: () => Promise<void>
 }
 
@@ -66,7 +68,7 @@ export const startMcp = async (command: Command): Promise<McpStart> => {
   await client.connect(transport)
   const { tools } = await client.listTools()
   const startMs = performance.now() - start
-  return { client, startMs, tools: tools.length, close: () => client.close() }
+  return { client, startMs, tools: tools.length, pid: transport.pid, close: () => client.close() }
 }
 
 /** Milliseconds of spawn + initialize + tools/list of one server. */
@@ -98,4 +100,4 @@ export const alternate = async (rounds: number, measures: ReadonlyArray<{ readon
 
 /** One printed line: label, median, and the ratio to a baseline. */
 export const line = (label: string, ms: number, baseline?: { readonly label: string; readonly ms: number }) =>
-  `${label.padEnd(62)} median ${ms.toFixed(0).padStart(5)} ms${baseline === undefined ? "" : `   ${(ms / baseline.ms).toFixed(2)}x ${baseline.label}`}`
+  `${label.padEnd(62)} median ${(ms < 100 ? ms.toFixed(1) : ms.toFixed(0)).padStart(6)} ms${baseline === undefined ? "" : `   ${(ms / baseline.ms).toFixed(2)}x ${baseline.label}`}`

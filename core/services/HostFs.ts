@@ -68,6 +68,13 @@ export interface ProcessOwner {
   readonly identity: string
 }
 
+/** Options of an atomic write. */
+export interface WriteOptions {
+  readonly mode?: number
+  /** false: no fsync (default true). */
+  readonly durable?: boolean
+}
+
 /** A bounded read from the end of a file. */
 export interface Tail {
   /** The last bytes of the file (at most the number asked for). */
@@ -86,7 +93,7 @@ export interface Tail {
 export interface ConfinedFsShape {
   /** How the host holds directories (for capabilities and docs), e.g. "linux-proc-fd". */
   readonly mechanism: string
-  readonly writeFileAtomic: (root: string, rel: string, bytes: Uint8Array, options?: { readonly mode?: number }) => Effect.Effect<void, HostError>
+  readonly writeFileAtomic: (root: string, rel: string, bytes: Uint8Array, options?: WriteOptions) => Effect.Effect<void, HostError>
   /** Appends to `rel` (creating it); a final name swapped for a symlink is not followed ("Escape"). */
   readonly appendFile: (root: string, rel: string, bytes: Uint8Array) => Effect.Effect<void, HostError>
   readonly mkdir: (root: string, rel: string, options?: { readonly recursive?: boolean }) => Effect.Effect<void, HostError>
@@ -125,10 +132,20 @@ export interface HostFsShape {
    * Optional: a host without it is read whole (huge files then cost their size).
    */
   readonly scanFile?: ((abs: string, visit: (chunk: Uint8Array) => void) => Effect.Effect<number, HostError>) | undefined
+  /**
+   * Opens the path once (following symlinks, never blocking on a FIFO): its fstat, and its bytes when it is a
+   * regular file of at most `maxBytes`; undefined when nothing is there. The read hot path (one open, one
+   * fstat, one read). Optional: a host without it is asked stat then readFile.
+   */
+  readonly readSmall?: ((abs: string, maxBytes: number) => Effect.Effect<{ readonly info: FileInfo; readonly bytes?: Uint8Array } | undefined, HostError>) | undefined
   /** Reads at most `length` bytes at byte `position` (fewer at the end of the file). Optional, as scanFile. */
   readonly readRange?: ((abs: string, position: number, length: number) => Effect.Effect<Uint8Array, HostError>) | undefined
-  /** Write temp beside the target, fsync, rename over it (and fsync the directory): a reader never sees a torn file. */
-  readonly writeFileAtomic: (abs: string, bytes: Uint8Array, options?: { readonly mode?: number }) => Effect.Effect<void, HostError>
+  /**
+   * Write temp beside the target, fsync, rename over it (and fsync the directory): a reader never sees a torn file.
+   * `durable: false` skips both fsyncs: still never torn, but a crash may lose the write (records that are
+   * harmless to lose, such as a planned transaction a commit re-verifies anyway).
+   */
+  readonly writeFileAtomic: (abs: string, bytes: Uint8Array, options?: WriteOptions) => Effect.Effect<void, HostError>
   /** Appends bytes (creating the file); used for logs, never for state. */
   readonly appendFile: (abs: string, bytes: Uint8Array) => Effect.Effect<void, HostError>
   /** Follows symlinks; undefined when nothing is there. */

@@ -43,9 +43,10 @@ export interface StateStoreShape {
    */
   readonly readJson: <A, I>(rel: string, schema: Schema.Schema<A, I, never>) => Effect.Effect<A | undefined, ToolError>
   /** Atomic replace, creating parent folders. */
-  readonly writeBytes: (rel: string, bytes: Uint8Array) => Effect.Effect<void, ToolError>
-  readonly writeText: (rel: string, text: string) => Effect.Effect<void, ToolError>
-  readonly writeJson: (rel: string, value: unknown) => Effect.Effect<void, ToolError>
+  /** Atomic writes; `durable: false` skips the fsyncs (HostFs.writeFileAtomic) for records that are harmless to lose. */
+  readonly writeBytes: (rel: string, bytes: Uint8Array, options?: { readonly durable?: boolean }) => Effect.Effect<void, ToolError>
+  readonly writeText: (rel: string, text: string, options?: { readonly durable?: boolean }) => Effect.Effect<void, ToolError>
+  readonly writeJson: (rel: string, value: unknown, options?: { readonly durable?: boolean }) => Effect.Effect<void, ToolError>
   readonly appendText: (rel: string, text: string) => Effect.Effect<void, ToolError>
   readonly remove: (rel: string, options?: { readonly recursive?: boolean }) => Effect.Effect<void, ToolError>
   /** Entries of a store folder; empty when it does not exist. */
@@ -117,8 +118,8 @@ export const makeStateStore = (host: typeof HostFs.Service, root: string): State
     handles === undefined
       ? host.mkdir(dirname(abs(rel)), { recursive: true })
       : handles.mkdir(root, dirname(inRoot(rel)), { recursive: true })
-  const replaceFile = (rel: string, bytes: Uint8Array) =>
-    handles === undefined ? host.writeFileAtomic(abs(rel), bytes) : handles.writeFileAtomic(root, inRoot(rel), bytes)
+  const replaceFile = (rel: string, bytes: Uint8Array, options?: { readonly durable: false }) =>
+    handles === undefined ? host.writeFileAtomic(abs(rel), bytes, options) : handles.writeFileAtomic(root, inRoot(rel), bytes, options)
   const appendTo = (rel: string, bytes: Uint8Array) =>
     handles === undefined ? host.appendFile(abs(rel), bytes) : handles.appendFile(root, inRoot(rel), bytes)
   const removeAt = (rel: string, options?: { readonly recursive?: boolean }) =>
@@ -175,16 +176,16 @@ export const makeStateStore = (host: typeof HostFs.Service, root: string): State
         )
       )
     })
-  const writeBytes = (rel: string, bytes: Uint8Array) =>
+  const writeBytes = (rel: string, bytes: Uint8Array, options?: { readonly durable?: boolean }) =>
     writing(
       rel,
       makeParent(rel).pipe(
-        Effect.zipRight(replaceFile(rel, bytes)),
+        Effect.zipRight(replaceFile(rel, bytes, options?.durable === false ? { durable: false } : undefined)),
         Effect.mapError(hostError(rel))
       )
     )
-  const writeText = (rel: string, text: string) => writeBytes(rel, encoder.encode(text))
-  const writeJson = (rel: string, value: unknown) => writeText(rel, `${JSON.stringify(value, null, 2)}\n`)
+  const writeText = (rel: string, text: string, options?: { readonly durable?: boolean }) => writeBytes(rel, encoder.encode(text), options)
+  const writeJson = (rel: string, value: unknown, options?: { readonly durable?: boolean }) => writeText(rel, `${JSON.stringify(value, null, 2)}\n`, options)
   const locked = <A, E, R>(rel: string, effect: Effect.Effect<A, E, R>) =>
     guard(rel, makeParent(rel).pipe(Effect.mapError(hostError(rel)))).pipe(
       Effect.zipRight(

@@ -12,6 +12,7 @@ import { toolError, type ToolError } from "../../protocol/errors.ts"
 import { HostFs, HostInfo } from "../../services/HostFs.ts"
 import { Processes, type ProcessesShape } from "../../services/Processes.ts"
 import { StateStore } from "../../store/StateStore.ts"
+import { type ExitRecord, ExitRecordSchema, type LogDigest, LogDigestSchema } from "../../services/jobFiles.ts"
 import { decodeTail, tailBytesFor } from "./tail.ts"
 
 /** The jobs folder under .agentic/. */
@@ -52,31 +53,15 @@ export interface JobRecord {
   readonly logHashes?: { readonly stdout?: LogHash; readonly stderr?: LogHash }
 }
 
-/** A cached hash of a finished log. */
-export interface LogHash {
-  readonly size: number
-  readonly sha256: string
-}
+/** A cached hash of a finished log (the same shape the supervisor records in exit.json). */
+export type LogHash = LogDigest
 
-/** exit.json: the supervisor's record, written after the whole process group has ended. */
-export interface ExitRecord {
-  readonly status: "exited" | "timed_out" | "cancelled" | "failed"
-  readonly exitCode: number | null
-  readonly signal: string | null
-  readonly endedAt: string
-  readonly error?: string
-  readonly leftoverProcessesEnded?: boolean
-  readonly supervisorSignal?: string
-  /** Set when cancel ended an orphaned job's group itself. */
-  readonly note?: string
-  /** Set when the output passed the cap (maxJobLogBytes) and the rest was discarded. */
-  readonly logTruncated?: boolean
-  readonly maxLogBytes?: number
-}
+export type { ExitRecord } from "../../services/jobFiles.ts"
+export { ExitRecordSchema } from "../../services/jobFiles.ts"
 
 const Str = Schema.String
 const opt = Schema.optional
-const LogHashSchema = Schema.Struct({ size: Schema.Number, sha256: Str })
+const LogHashSchema = LogDigestSchema
 
 /** The Schema of job.json, decoded on every read. */
 export const JobRecordSchema: Schema.Schema<JobRecord> = Schema.Struct({
@@ -96,20 +81,6 @@ export const JobRecordSchema: Schema.Schema<JobRecord> = Schema.Struct({
   pid: opt(Schema.Number),
   orphanedAt: opt(Str),
   logHashes: opt(Schema.Struct({ stdout: opt(LogHashSchema), stderr: opt(LogHashSchema) }))
-})
-
-/** The Schema of exit.json (the supervisor's record). */
-export const ExitRecordSchema: Schema.Schema<ExitRecord> = Schema.Struct({
-  status: Schema.Literal("exited", "timed_out", "cancelled", "failed"),
-  exitCode: Schema.NullOr(Schema.Number),
-  signal: Schema.NullOr(Str),
-  endedAt: Str,
-  error: opt(Str),
-  leftoverProcessesEnded: opt(Schema.Boolean),
-  supervisorSignal: opt(Str),
-  note: opt(Str),
-  logTruncated: opt(Schema.Boolean),
-  maxLogBytes: opt(Schema.Number)
 })
 
 /** The Schema of log-truncated.json (written by the supervisor when the logs reach maxJobLogBytes). */
@@ -142,6 +113,8 @@ export const jobPaths = (id: string) => ({
 export const logTruncationOf = (id: string, exit: ExitRecord | undefined) =>
   Effect.gen(function* () {
     if (exit?.logTruncated === true) return { maxLogBytes: exit.maxLogBytes ?? null }
+    // An exit record with digests comes from a supervisor that records truncation in it: no marker to look for.
+    if (exit?.logs !== undefined) return undefined
     const store = yield* StateStore
     const marker = yield* Effect.orElseSucceed(store.readJson(jobPaths(id).logTruncated, LogTruncatedSchema), () => undefined)
     return marker === undefined ? undefined : { maxLogBytes: marker.maxLogBytes ?? null }
@@ -234,13 +207,14 @@ export const logSizes = (id: string): Effect.Effect<{ readonly stdout: number; r
   })
 
 /**
- * The log artifacts of a finished job, hashed once (streamed by the host) and cached in job.json, so a
- * second status of a multi-gigabyte log does not hash it again.
+ * The log artifacts of a finished job without reading the logs: one stat per log, and the size and SHA-256
+ * the supervisor recorded in exit.json as it wrote them (`exit.logs`). A log whose recorded size is not its
+ * size now (written past the record, or an exit.json of an older supervisor without digests) is hashed once
+ * (streamed by the host) and cached in job.json, so a second status of a multi-gigabyte log does not hash it again.
  */
-export const logArtifacts = (record: JobRecord): Effect.Effect<ReadonlyArray<Artifact>, ToolError, StateStore | HostFs> =>
+export const logArtifacts = (record: JobRecord, exit?: ExitRecord): Effect.Effect<ReadonlyArray<Artifact>, ToolError, StateStore | HostFs> =>
   Effect.gen(function* () {
     const store = yield* StateStore
-    const host = yield* HostFs
     const paths = jobPaths(record.id)
     const out: Array<Artifact> = []
     const hashes: { stdout?: LogHash; stderr?: LogHash } = { ...record.logHashes }
@@ -249,17 +223,19 @@ export const logArtifacts = (record: JobRecord): Effect.Effect<ReadonlyArray<Art
       const rel = paths[stream]
       const info = yield* store.stat(rel)
       if (info === undefined) continue
-      let cached = hashes[stream]
-      if (cached === undefined || cached.size !== info.size) {
+      const recorded = exit?.logs?.[stream]
+      let digest = recorded !== undefined && recorded.size === info.size ? recorded : hashes[stream]
+      if (digest === undefined || digest.size !== info.size) {
+        const host = yield* HostFs
         const sha256 = yield* host.sha256File(store.abs(rel)).pipe(
           Effect.mapError((error) => toolError("IO_ERROR", `The log .agentic/${rel} could not be read (${error.reason}).`, { path: store.path(rel) }))
         )
         if (sha256 === undefined) continue
-        cached = { size: info.size, sha256 }
-        hashes[stream] = cached
+        digest = { size: info.size, sha256 }
+        hashes[stream] = digest
         changed = true
       }
-      out.push({ kind: "log", path: store.path(rel), sha256: cached.sha256, bytes: cached.size, description: `full ${stream} of ${record.id}` })
+      out.push({ kind: "log", path: store.path(rel), sha256: digest.sha256, bytes: digest.size, description: `full ${stream} of ${record.id}` })
     }
     if (changed) {
       yield* store.update(paths.record, JobRecordSchema, (current) =>

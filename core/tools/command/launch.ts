@@ -1,4 +1,5 @@
 /** workspace_command run and start: the gated action, launching the supervisor, waiting for the exit, the run's result. */
+import type { JobSpec } from "../../services/jobFiles.ts"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -40,7 +41,8 @@ const launchJob = (action: "run" | "start", prepared: Prepared) =>
     const settings = yield* CurrentSettings
     const policy =
       prepared.sandbox._tag === "Sandboxed" ? yield* planSandbox(yield* processes.sandbox, settings.protectedPatterns, prepared.network, prepared.capture) : undefined
-    yield* store.writeJson(paths.spec, {
+    // spec.json has the shape of JobSpecSchema (the supervisor checks the same fields).
+    const spec: JobSpec = {
       executable: prepared.resolution.executable,
       args: script === undefined ? prepared.args : [script, ...prepared.args],
       cwd: workspace.abs(prepared.cwd),
@@ -48,7 +50,8 @@ const launchJob = (action: "run" | "start", prepared: Prepared) =>
       // The supervisor caps both logs together at this many bytes (maxJobLogBytes).
       maxLogBytes: settings.maxJobLogBytes,
       ...(policy === undefined ? {} : { sandbox: policy })
-    })
+    }
+    yield* store.writeJson(paths.spec, spec)
     const launched = yield* processes.launch(store.abs(paths.dir)).pipe(
       Effect.mapError((error) => toolError("IO_ERROR", `The job could not be started: ${error.message}.`, { jobId: id }))
     )
@@ -169,7 +172,7 @@ const interpretRun = (prepared: Prepared, maxChars: number, maxSeconds: number) 
     const record = yield* launchJob("run", prepared)
     const exit = yield* awaitExit(record).pipe(Effect.onInterrupt(() => endInterrupted(record)))
     const line = commandLine(record.executable, record.args)
-    const artifacts = yield* logArtifacts(record)
+    const artifacts = yield* logArtifacts(record, exit)
     const took = seconds(record.startedAt, exit.endedAt)
     if (exit.status === "timed_out") {
       const logs = yield* boundedLogs(record.id, Math.floor(maxChars / 2) - 1500, TAIL_DEFAULT)

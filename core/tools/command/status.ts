@@ -33,25 +33,36 @@ export const logPaths = (id: string) => {
   return { stdout: `.agentic/${paths.stdout}`, stderr: `.agentic/${paths.stderr}` }
 }
 
-/** Reads both logs' tails within a budget of JSON characters. */
-export const boundedLogs = (id: string, budget: number, perStream: number) =>
+/** Both logs' last `perStream` characters, each from one positioned read from its end (which also tells its size). */
+const readTails = (id: string, perStream: number) =>
   Effect.gen(function* () {
     const paths = jobPaths(id)
-    const out = yield* readTail(paths.stdout, perStream)
-    const err = yield* readTail(paths.stderr, perStream)
-    const [outBudget, errBudget] = splitBudget(out.text, err.text, Math.max(0, budget))
-    const stdout = fitTail(out.text, outBudget)
-    const stderr = fitTail(err.text, errBudget)
-    return {
-      stdout,
-      stderr,
-      stdoutBytes: out.bytes,
-      stderrBytes: err.bytes,
-      stdoutTruncated: stdout.length < out.text.length || out.bytes > new TextEncoder().encode(out.text).length,
-      stderrTruncated: stderr.length < err.text.length || err.bytes > new TextEncoder().encode(err.text).length
-    }
+    return { out: yield* readTail(paths.stdout, perStream), err: yield* readTail(paths.stderr, perStream) }
   })
 
+/** Fits tails read by readTails into a budget of JSON characters. */
+const fitTails = (tails: Effect.Effect.Success<ReturnType<typeof readTails>>, budget: number) => {
+  const { out, err } = tails
+  const [outBudget, errBudget] = splitBudget(out.text, err.text, Math.max(0, budget))
+  const stdout = fitTail(out.text, outBudget)
+  const stderr = fitTail(err.text, errBudget)
+  return {
+    stdout,
+    stderr,
+    stdoutBytes: out.bytes,
+    stderrBytes: err.bytes,
+    stdoutTruncated: stdout.length < out.text.length || out.bytes > new TextEncoder().encode(out.text).length,
+    stderrTruncated: stderr.length < err.text.length || err.bytes > new TextEncoder().encode(err.text).length
+  }
+}
+
+/** Reads both logs' tails within a budget of JSON characters. */
+export const boundedLogs = (id: string, budget: number, perStream: number) => Effect.map(readTails(id, perStream), (tails) => fitTails(tails, budget))
+
+/**
+ * status: a running job costs one positioned read from the end of each log (the sizes come with it); a
+ * finished one one stat per log, its artifacts described by the digests exit.json recorded (logArtifacts).
+ */
 export const statusAction = (input: { readonly job_id: string; readonly tail_chars?: number | undefined }) =>
   Effect.gen(function* () {
     const settings = yield* CurrentSettings
@@ -59,8 +70,18 @@ export const statusAction = (input: { readonly job_id: string; readonly tail_cha
     const state = yield* jobState(record)
     const running = state.status === "running"
     const groupAlive = state.status === "orphaned" ? yield* jobGroupAlive(record) : running
-    const sizes = yield* logSizes(record.id)
-    const artifacts: ReadonlyArray<Artifact> = running ? [] : yield* logArtifacts(record)
+    const wantTail = running || input.tail_chars !== undefined
+    const chars = input.tail_chars ?? TAIL_DEFAULT
+    const tails = wantTail ? yield* readTails(record.id, chars) : undefined
+    const artifacts: ReadonlyArray<Artifact> = running ? [] : yield* logArtifacts(record, state.exit)
+    const sizeOf = (stream: "stdout" | "stderr") =>
+      artifacts.find((artifact) => artifact.path.endsWith(`/${stream}.log`))?.bytes ?? 0
+    const sizes =
+      tails !== undefined
+        ? { stdout: tails.out.bytes, stderr: tails.err.bytes }
+        : running
+          ? yield* logSizes(record.id)
+          : { stdout: sizeOf("stdout"), stderr: sizeOf("stderr") }
     let summary = statusSummary(record, state)
     if (state.status === "orphaned" && groupAlive) summary += ` Its process group ${record.pid} is still running; cancel ends it.`
     const truncation = yield* logTruncationOf(record.id, state.exit)
@@ -86,7 +107,6 @@ export const statusAction = (input: { readonly job_id: string; readonly tail_cha
         summary += captureText(captured)
       }
     }
-    const wantTail = running || input.tail_chars !== undefined
     const base: ToolResult = {
       summary,
       data,
@@ -97,9 +117,8 @@ export const statusAction = (input: { readonly job_id: string; readonly tail_cha
         ...(wantTail ? { omit_when_summarizing: ["stdoutTail", "stderrTail"] } : {})
       }
     }
-    if (!wantTail) return base
-    const chars = input.tail_chars ?? TAIL_DEFAULT
-    const logs = yield* boundedLogs(record.id, settings.maxToolResultChars - resultChars(base) - 400, chars)
+    if (tails === undefined) return base
+    const logs = fitTails(tails, settings.maxToolResultChars - resultChars(base) - 400)
     return {
       ...base,
       summary: `${summary} Tails: the last ${chars} characters of each log${logs.stdoutTruncated || logs.stderrTruncated ? " (within the result budget)" : ""}.`,

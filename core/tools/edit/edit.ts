@@ -175,8 +175,11 @@ const storeTransaction = (
     )
     const diff = transactionDiff(planned.files, planned.directories)
     const review = reviewMarkdown({ id, createdAt, files, directories: planned.directories, destructive: planned.destructive, diffPath: store.path(paths.diff) })
-    yield* store.writeText(paths.diff, diff)
-    yield* store.writeText(paths.review, review)
+    // A planned transaction is stored without fsync: a preview lost in a crash is harmless (the caller previews
+    // again), and commit re-verifies every before-hash against the files anyway. Committing makes it durable.
+    const notDurable = { durable: false } as const
+    yield* store.writeText(paths.diff, diff, notDurable)
+    yield* store.writeText(paths.review, review, notDurable)
     const artifact = (kind: string, rel: string, text: string, description: string) =>
       Effect.map(sha256Text(text), (sha256): Artifact => ({ kind, path: store.path(rel), sha256, bytes: new TextEncoder().encode(text).length, description }))
     const artifacts = [
@@ -199,7 +202,7 @@ const storeTransaction = (
       destructive: planned.destructive,
       artifacts
     }
-    yield* store.writeJson(paths.record, record)
+    yield* store.writeJson(paths.record, record, notDurable)
     return record
   })
 

@@ -163,9 +163,13 @@ export const capabilities = Effect.gen(function* () {
   const tools = registered.map((tool) => tool.name)
   // Transactions start-up recovery leaves alone (a planted journal, a live committer): always reported.
   const unsettled = yield* unsettledTransactions
-  const storage = yield* Effect.forEach(storageMapOf(candidates), (entry) =>
-    Effect.map(store.stat(entry.probe), (stat) => ({ name: entry.name, path: entry.path, description: entry.description, exists: stat !== undefined }))
-  )
+  // One listing of .agentic/ answers every top-level probe; a nested one (approvals/state.json) is stat'ed only when its folder is there.
+  const top = new Set((yield* Effect.orElseSucceed(store.list(""), () => [])).map((entry) => entry.name))
+  const storage = yield* Effect.forEach(storageMapOf(candidates), (entry) => {
+    const first = entry.probe.split("/")[0]!
+    const exists = !top.has(first) ? Effect.succeed(false) : first === entry.probe ? Effect.succeed(true) : Effect.map(store.stat(entry.probe), (stat) => stat !== undefined)
+    return Effect.map(exists, (found) => ({ name: entry.name, path: entry.path, description: entry.description, exists: found }))
+  })
   const sandbox = yield* sandboxReport
   const summaryOf = (withTools: boolean) =>
     `Permission mode ${modeLabel(settings.permissionMode)}; ${state.activePlan === null ? "no approved plan" : `approved plan ${state.activePlan.id}`}${
@@ -183,13 +187,17 @@ export const capabilities = Effect.gen(function* () {
     retention: { importance: "high", facts: withTools ? [...stateFacts(state), `tools: ${tools.join(", ")}`] : stateFacts(state).slice(0, 2) }
   })
   // Smaller renderings of the storage map for small budgets: without descriptions, then name and path only.
+  // Built one at a time, largest first, so a call whose budget fits the whole answer builds only that one.
   const variants = [
-    result(storage, true),
-    result(storage.map(({ description: _, ...rest }) => rest), true),
-    result(storage.map((entry) => ({ name: entry.name, path: entry.path })), true),
-    result(Object.fromEntries(storage.map((entry) => [entry.name, entry.path])), false),
-    // The smallest budget: the map's names only (each path is in docs/INSPECT.md and in larger results).
-    result(storage.map((entry) => entry.name), false)
+    () => result(storage, true),
+    () => result(storage.map(({ description: _, ...rest }) => rest), true),
+    () => result(storage.map((entry) => ({ name: entry.name, path: entry.path })), true),
+    () => result(Object.fromEntries(storage.map((entry) => [entry.name, entry.path])), false)
   ]
-  return variants.find((variant) => envelopeChars("inspect.capabilities", variant) <= settings.maxToolResultChars) ?? variants[variants.length - 1]!
+  for (const variant of variants) {
+    const built = variant()
+    if (envelopeChars("inspect.capabilities", built) <= settings.maxToolResultChars) return built
+  }
+  // The smallest budget: the map's names only (each path is in docs/INSPECT.md and in larger results).
+  return result(storage.map((entry) => entry.name), false)
 })

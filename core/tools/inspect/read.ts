@@ -9,7 +9,7 @@ import { GlobSet } from "../../services/searchCore.ts"
 import { hostToToolError, Workspace } from "../../services/Workspace.ts"
 import { envelopeChars, nextSentence, placeholderArtifact, writeArtifact } from "./budget.ts"
 import { describeBytes, largestFitting, numberLines, offsetPastEnd, requireSnapshot } from "./paging.ts"
-import { canStream, readLargePage, scanLarge } from "./large.ts"
+import { canStream, readLargePage, STREAM_THRESHOLD_BYTES, scanLarge } from "./large.ts"
 import { READ_DEFAULT_LIMIT } from "./schema.ts"
 import { isIgnored } from "./scope.ts"
 import { checkSnapshot, fail, plural, snapshotOf } from "./common.ts"
@@ -19,11 +19,11 @@ import { checkSnapshot, fail, plural, snapshotOf } from "./common.ts"
  * read whole; above STREAM_THRESHOLD_BYTES the host streams the scan and the hash and reads the page
  * at its byte range.
  */
-const fileView = (rel: string, size: number, offset: number, limit: number) =>
+const fileView = (rel: string, size: number, offset: number, limit: number, read?: Uint8Array) =>
   Effect.gen(function* () {
     const ws = yield* Workspace
     const host = yield* HostFs
-    if (canStream(host, size)) {
+    if (read === undefined && canStream(host, size)) {
       const abs = ws.abs(rel)
       const fromHost = <A>(effect: Effect.Effect<A, HostError>) => Effect.mapError(effect, (error) => hostToToolError(error, rel))
       const sha256 = yield* fromHost(host.sha256File(abs))
@@ -32,7 +32,7 @@ const fileView = (rel: string, size: number, offset: number, limit: number) =>
       const page = scan.binary || offset > scan.totalLines || limit === 0 ? { lines: [], endings: [] } : yield* fromHost(readLargePage(host, abs, scan))
       return { ...scan, sha256, pageLines: page.lines, pageEndings: page.endings }
     }
-    const bytes = yield* ws.read(rel)
+    const bytes = read ?? (yield* ws.read(rel))
     const sha256 = yield* sha256Bytes(bytes)
     const described = describeBytes(bytes)
     if (described.binary) {
@@ -72,7 +72,13 @@ export const readFile = (input: { readonly path: string; readonly offset?: numbe
     const ws = yield* Workspace
     const settings = yield* CurrentSettings
     const rel = yield* ws.resolve(input.path)
-    const info = yield* ws.stat(rel)
+    // The hot path: the path resolved once, then one open, fstat and read of a file up to the streaming threshold.
+    const host = yield* HostFs
+    const opened =
+      host.readSmall === undefined
+        ? undefined
+        : yield* Effect.mapError(host.readSmall(ws.abs(rel), STREAM_THRESHOLD_BYTES), (error) => hostToToolError(error, rel))
+    const info = host.readSmall === undefined ? yield* ws.stat(rel) : opened?.info
     if (info === undefined) {
       return yield* fail(toolError("NOT_FOUND", `Nothing exists at "${rel}". Check the path with workspace_inspect find or list.`, { path: rel }))
     }
@@ -82,7 +88,7 @@ export const readFile = (input: { readonly path: string; readonly offset?: numbe
     const offset = input.offset ?? 0
     const limit = input.limit ?? READ_DEFAULT_LIMIT
     // Only the asked page is held: a huge file is scanned and hashed by streaming (large.ts).
-    const described = yield* fileView(rel, info.size, offset, limit)
+    const described = yield* fileView(rel, info.size, offset, limit, opened?.bytes)
     const sha256 = described.sha256
     const snapshot = yield* snapshotOf({ action: "read", path: rel, sha256 })
     yield* checkSnapshot("read", input.snapshot, snapshot, `"${rel}"`)
