@@ -12,7 +12,7 @@ import { HostFs, HostInfo } from "../../services/HostFs.ts"
 import { join } from "../../services/paths.ts"
 import { StateStore } from "../../store/StateStore.ts"
 import { newId } from "../../gate/hash.ts"
-import { findRepository, type Git, openGit } from "../vcs/run.ts"
+import { findRepository, type Git, LARGE_OUTPUT_BYTES, openGit } from "../vcs/run.ts"
 import {
   actionCapability,
   COMMANDS_CAPABILITY,
@@ -123,14 +123,40 @@ export const workingTree = (git: Git) =>
       Effect.map((value): Uint8Array | undefined => value),
       Effect.catchAll(() => Effect.succeed(undefined))
     )
+    // Read before the copy: git's racy-git rule compares entries with the index file's own mtime.
+    const indexStat = bytes === undefined ? undefined : yield* host.stat(indexAbs).pipe(Effect.catchAll(() => Effect.succeed(undefined)))
     const scratch = `workspaces/scratch/${yield* newId("index")}`
     if (bytes !== undefined) yield* store.writeBytes(scratch, bytes)
     else yield* store.writeText(`${scratch}.keep`, "")
     const env = { GIT_INDEX_FILE: store.abs(scratch) }
-    return yield* Effect.zipRight(
-      git.must(["add", "-A", "--", ".", ...NOT_AGENTIC], { env }),
-      Effect.map(git.must(["write-tree"], { env }), (out) => out.trim())
-    ).pipe(Effect.ensuring(Effect.all([store.remove(scratch), store.remove(`${scratch}.keep`)]).pipe(Effect.ignore)))
+    return yield* Effect.gen(function* () {
+      if (indexStat !== undefined) yield* smudgeRacy(git, env, Math.floor(indexStat.mtimeMs / 1000))
+      yield* git.must(["add", "-A", "--", ".", ...NOT_AGENTIC], { env })
+      return (yield* git.must(["write-tree"], { env })).trim()
+    }).pipe(Effect.ensuring(Effect.all([store.remove(scratch), store.remove(`${scratch}.keep`)]).pipe(Effect.ignore)))
+  })
+
+/** One index entry as `git ls-files -s --debug -z` prints it: the `--index-info` line and the recorded mtime (seconds). */
+export const parseDebugEntries = (text: string): ReadonlyArray<{ readonly info: string; readonly mtimeSec: number }> => {
+  const out: Array<{ info: string; mtimeSec: number }> = []
+  const entry = /(\d{6} [0-9a-f]{40,64} \d)\t([^\0]*)\0 {2}ctime: \d+:\d+\n {2}mtime: (\d+):\d+\n[^\0]*?flags: [0-9a-f]+\n/g
+  for (let match = entry.exec(text); match !== null; match = entry.exec(text)) out.push({ info: `${match[1]}\t${match[2]}`, mtimeSec: Number(match[3]) })
+  return out
+}
+
+/**
+ * The copy of the index carries the real index's stat data but a newer file mtime, and git decides whether
+ * an entry is "racily clean" (stat data it must not trust) by comparing the entry's mtime with the index
+ * file's mtime. A file saved in the same second as the index was written, with the same size, would look
+ * unchanged in the copy and the tree would miss the save (the skipped context-id flake). Every entry racy
+ * against the real index's mtime is re-inserted without stat data, so `git add -A` hashes it.
+ */
+const smudgeRacy = (git: Git, env: Readonly<Record<string, string>>, indexSec: number) =>
+  Effect.gen(function* () {
+    const listed = yield* git.must(["ls-files", "-s", "--debug", "-z"], { env, maxOutputBytes: LARGE_OUTPUT_BYTES })
+    const racy = parseDebugEntries(listed).filter((entry) => entry.mtimeSec >= indexSec)
+    if (racy.length === 0) return
+    yield* git.must(["update-index", "-z", "--index-info"], { env, stdin: racy.map((entry) => `${entry.info}\0`).join("") })
   })
 
 /** What a context_id is bound to. */
