@@ -12,11 +12,13 @@ import { HostFs, HostInfo } from "../../services/HostFs.ts"
 import { join } from "../../services/paths.ts"
 import { StateStore } from "../../store/StateStore.ts"
 import { newId } from "../../gate/hash.ts"
+import { authenticatedGh, githubRepoOf } from "./github.ts"
 import { findRepository, type Git, LARGE_OUTPUT_BYTES, openGit } from "../vcs/run.ts"
 import {
   actionCapability,
   COMMANDS_CAPABILITY,
   HANDOFF_CAPABILITY,
+  PR_READS_CAPABILITY,
   REMOTE_READS_CAPABILITY,
   type WorkspaceActionName
 } from "./names.ts"
@@ -32,6 +34,8 @@ export const LOCAL_ACTIONS: ReadonlyArray<WorkspaceActionName> = [
   "stash_discard"
 ]
 export const REMOTE_ACTIONS: ReadonlyArray<WorkspaceActionName> = ["push", "pull"]
+/** The actions GitHub carries out, through gh (a remote naming a GitHub repository, gh authenticated for its host). */
+export const GH_ACTIONS: ReadonlyArray<WorkspaceActionName> = ["pr_create", "pr_merge"]
 
 /** What the host supports, pure: git present at the root, a remote configured, gh authenticated. */
 export interface HostSupport {
@@ -41,13 +45,15 @@ export interface HostSupport {
 }
 
 /**
- * The capabilities a host with `support` offers. PR reads and PR actions are not offered by this build
- * even with gh (docs/WORKSPACES.md): a capability is advertised only where its handler exists.
+ * The capabilities a host with `support` offers: git gives the commands, handoff and the local actions; a
+ * remote adds remote reads, push and pull; gh authenticated for the remote's GitHub host adds PR reads,
+ * pr_create and pr_merge (and the pull_requests view of the remote reads).
  */
 export const supportedCapabilities = (support: HostSupport): ReadonlyArray<string> => {
   if (!support.git) return []
   const out: Array<string> = [COMMANDS_CAPABILITY, HANDOFF_CAPABILITY, ...LOCAL_ACTIONS.map(actionCapability)]
   if (support.remote) out.push(REMOTE_READS_CAPABILITY, ...REMOTE_ACTIONS.map(actionCapability))
+  if (support.remote && support.gh) out.push(PR_READS_CAPABILITY, ...GH_ACTIONS.map(actionCapability))
   return out
 }
 
@@ -93,13 +99,31 @@ export const hostSupport = Effect.gen(function* () {
   const git = yield* rootGit
   if (git === undefined) return { git: false, remote: false, gh: false } satisfies HostSupport
   const names = yield* remotes(git).pipe(Effect.catchAll(() => Effect.succeed([] as Array<string>)))
-  return { git: true, remote: names.length > 0, gh: false } satisfies HostSupport
+  if (names.length === 0) return { git: true, remote: false, gh: false } satisfies HostSupport
+  return { git: true, remote: true, gh: (yield* githubOf(git)) !== undefined } satisfies HostSupport
 })
 
+/** The GitHub repository of the working copy and an authenticated gh for its host, or undefined. */
+export const githubOf = (git: Git) =>
+  Effect.gen(function* () {
+    const names = yield* remotes(git).pipe(Effect.catchAll(() => Effect.succeed([] as Array<string>)))
+    const repo = yield* githubRepoOf(git, names).pipe(Effect.catchAll(() => Effect.succeed(undefined)))
+    if (repo === undefined) return undefined
+    const gh = yield* authenticatedGh(git, repo)
+    return gh === undefined ? undefined : { gh, repo }
+  })
+
 /** The usable capabilities now: the workspaceCapabilities setting intersected with the host's support. */
-export const usableNow = Effect.gen(function* () {
+export const usableNow = Effect.map(
+  Effect.suspend(() => hostNow),
+  ({ usable }) => usable
+)
+
+/** What the host supports and the usable capabilities, read now. */
+export const hostNow = Effect.gen(function* () {
   const settings = yield* CurrentSettings
-  return intersect(settings.workspaceCapabilities, supportedCapabilities(yield* hostSupport))
+  const support = yield* hostSupport
+  return { support, usable: intersect(settings.workspaceCapabilities, supportedCapabilities(support)) }
 })
 
 /** A one-line git read; "" when git fails (an unset config key, no upstream, an unborn HEAD). */
