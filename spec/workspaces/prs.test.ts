@@ -359,7 +359,7 @@ describe("PR actions", () => {
     expect(server.pulls[0]!.merged).toBe(false)
   })
 
-  it("Unknown cancellation remains unknown until original readback: a merge whose answer was lost is settled only by reading the PR back", async () => {
+  it("Unknown cancellation remains unknown until original readback (here: an unknown merge, the one publication this build can leave unknown): a merge whose answer was lost is settled only by reading the PR back", async () => {
     const { ws } = await ghRepo()
     addPull(11)
     const id = await status(ws)
@@ -379,7 +379,7 @@ describe("PR actions", () => {
     expect(server.requests.filter((request) => request.method === "PUT").length).toBe(1)
   })
 
-  it("Merge cancellation is not offered: workspace_action has no cancel action, and a cancel field is INVALID_INPUT", async () => {
+  it("Supported merge cancellation targets the original merge attempt, not Close PR or a repeated Merge: this build offers no cancellation (no cancel action, a cancel field is INVALID_INPUT), and a second merge request for a merged PR is refused at review", async () => {
     const { ws } = await ghRepo()
     addPull(12)
     const id = await status(ws)
@@ -387,5 +387,10 @@ describe("PR actions", () => {
     expect((action.inputSchema.properties["action"] as { enum: Array<string> }).enum.some((name) => /cancel/.test(name))).toBe(false)
     expect((await ws.call("workspace_action", { action: "pr_merge_cancel", context_id: id, request_id: randomUUID(), pull_request_number: 12 })).error?.code).toBe("INVALID_INPUT")
     expect((await ws.call("workspace_action", { action: "pr_merge", context_id: id, request_id: randomUUID(), pull_request_number: 12, cancel: true })).error?.code).toBe("INVALID_INPUT")
+    await confirmAndRun(ws, { action: "pr_merge", context_id: id, request_id: randomUUID(), pull_request_number: 12 })
+    const repeated = await ws.call("workspace_action", { action: "pr_merge", context_id: id, request_id: randomUUID(), pull_request_number: 12 })
+    expect(repeated.error?.code).toBe("INVALID_INPUT")
+    expect(repeated.error?.message).toContain("merged already")
+    expect(server.requests.filter((request) => request.method === "PUT").length).toBe(1)
   })
 })

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from "vitest"
 import { preprocess } from "../../core/gate/preprocess.ts"
 import { intersect, supportedCapabilities, actionUsable } from "../../core/tools/workspaces/git.ts"
 import { ALL_WORKSPACE_CAPABILITIES, WORKSPACE_ACTIONS } from "../../core/tools/workspaces/names.ts"
-import { makeTempDir, openWorkspace, type TempWorkspace } from "../support/workspace.ts"
+import { makeTempDir, openWorkspace, runCli, type TempWorkspace } from "../support/workspace.ts"
 import { addBareRemote, data, git, initRepo } from "../vcs/support.ts"
 
 const open: Array<TempWorkspace> = []
@@ -367,5 +367,93 @@ describe("Action review and original requests", () => {
     const result = await ws.call("get_workspace_operation", { request_id: randomUUID() })
     expect(result.error?.code).toBe("NOT_FOUND")
     expect(result.error?.message).toContain("does not prove")
+  })
+})
+
+/** A push that times out (maxCommandDurationSeconds 1, the remote's pre-receive hook sleeps): its receipt stays unknown. */
+const unknownPush = async (ws: TempWorkspace, dir: string, bare: string) => {
+  fs.writeFileSync(path.join(bare, "hooks/pre-receive"), "#!/bin/sh\ncat > /dev/null\nsleep 5\nexit 0\n", { mode: 0o755 })
+  git(dir, "commit", "-q", "--allow-empty", "-m", "to publish")
+  const requestId = randomUUID()
+  const ran = await confirmAndRun(ws, { action: "push", context_id: await status(ws), request_id: requestId, remote: "origin", branch: "main" })
+  expect(data(ran)["state"]).toBe("unknown")
+  fs.rmSync(path.join(bare, "hooks/pre-receive"))
+  return requestId
+}
+
+describe("Transition and cancellation boundaries", () => {
+  it("Agent-originated branch transitions require delivery of the genuine result and completion of the old turn's tool/reload reconciliation before handoff", async () => {
+    const { ws, dir, bare } = await repo({ permissionMode: 2, maxCommandDurationSeconds: 1, allowDestructiveEdits: true })
+    git(dir, "branch", "feature")
+    const pending = await unknownPush(ws, dir, bare!)
+    // While the push's outcome is unknown, no switch is even staged.
+    const refused = await ws.call("workspace_action", { action: "branch_switch", context_id: await status(ws), request_id: randomUUID(), name: "feature" })
+    expect(refused.error?.code).toBe("EDIT_CONFLICT")
+    expect(refused.error?.details?.["unsettled"]).toEqual([pending])
+    // Reconciliation observes the original (the remote unchanged: still unknown); the user settles it by publishing it themselves.
+    git(dir, "push", "-q", "origin", "main")
+    expect(data(await ws.call("get_workspace_operation", { request_id: pending }))["state"]).toBe("succeeded")
+    // Now the switch runs, and its genuine result is delivered: the receipt names the branch and the park.
+    await ws.write("a.txt", "parked\n")
+    const before = await status(ws)
+    const switched = await confirmAndRun(ws, { action: "branch_switch", context_id: before, request_id: randomUUID(), name: "feature" })
+    expect(data(switched)).toMatchObject({ state: "succeeded", phases: { local_applied: true, reloaded: false }, outcome: { name: "feature", park: expect.stringMatching(/^[0-9a-f]{40}$/) } })
+    // The old context does not carry over the handoff.
+    expect((await ws.call("read_workspace", { context_id: before, view: "changes" })).error?.code).toBe("CONTEXT_STALE")
+    expect(data(await ws.call("get_workspace_status", {}))["branch"]).toBe("feature")
+  }, 120_000)
+
+  it("Queued work must not infer completion from idle state or a clean-looking file list", async () => {
+    const { ws, dir, bare } = await repo({ permissionMode: 2, maxCommandDurationSeconds: 1, allowDestructiveEdits: true })
+    const pending = await unknownPush(ws, dir, bare!)
+    // The working copy looks clean and idle ...
+    const id = await status(ws)
+    const changes: any = await ws.call("read_workspace", { context_id: id, view: "changes" })
+    expect(changes.data).toMatchObject({ entries: [], complete: true, next_offset: null })
+    // ... and the request is still unknown: status reads and repeated calls settle nothing.
+    for (let i = 0; i < 2; i++) expect(data(await ws.call("get_workspace_operation", { request_id: pending }))).toMatchObject({ state: "unknown", observed: { published: false } })
+    const cli = await runCli(["workspaces", "receipt", "--project", dir, "--request-id", pending, "--json"])
+    expect(JSON.parse(cli.stdout).data.state).toBe("unknown")
+  }, 120_000)
+
+  it("Standalone Commit/Push and a command chosen during a pending UI switch are different contexts: a commit staged before a switch is refused after it", async () => {
+    const { ws, dir } = await repo({ permissionMode: 2, allowDestructiveEdits: true })
+    git(dir, "branch", "feature")
+    await ws.write("b.txt", "new\n")
+    const onMain = await status(ws)
+    const commit = { action: "commit", context_id: onMain, request_id: randomUUID(), message: "on main" }
+    const staged = await ws.call("workspace_action", commit)
+    expect(data(staged)["status"]).toBe("needs_confirmation")
+    await confirmAndRun(ws, { action: "branch_switch", context_id: onMain, request_id: randomUUID(), name: "feature" })
+    await ws.run(preprocess(`/accept ${data(staged)["approval"]["id"]}`))
+    const ran = await ws.call("workspace_action", commit)
+    expect(ran.error?.code).toBe("CONTEXT_STALE")
+    expect(git(dir, "log", "--format=%s", "feature").trim().split("\n")).toEqual(["first"])
+    expect(git(dir, "log", "--format=%s", "main").trim().split("\n")).toEqual(["first"])
+  })
+
+  it("do not infer a completed switch from a project/action observation or an unrelated command result: a failed switch keeps its park and stays failed after other actions succeed", async () => {
+    const { ws, dir } = await repo({ permissionMode: 2, allowDestructiveEdits: true })
+    git(dir, "branch", "feature")
+    await ws.write("a.txt", "parked\n")
+    const id = await status(ws)
+    const args = { action: "branch_switch", context_id: id, request_id: randomUUID(), name: "feature" }
+    const staged = await ws.call("workspace_action", args)
+    await ws.run(preprocess(`/accept ${data(staged)["approval"]["id"]}`))
+    // The target gets checked out in another worktree before the confirmed run: git switch fails after the park.
+    const elsewhere = await makeTempDir("aw-ws-wt-")
+    fs.rmSync(elsewhere, { recursive: true, force: true })
+    git(dir, "worktree", "add", "-q", elsewhere, "feature")
+    const ran = await ws.call("workspace_action", args)
+    expect(data(ran)).toMatchObject({ state: "failed", phases: { local_applied: false }, outcome: { park: expect.stringMatching(/^[0-9a-f]{40}$/) } })
+    const park = data(ran)["outcome"]["park"]
+    // An unrelated action succeeds; the switch's receipt is unchanged, the park is still listed.
+    const created = await confirmAndRun(ws, { action: "branch_create", context_id: await status(ws), request_id: randomUUID(), name: "other" })
+    expect(data(created)["state"]).toBe("succeeded")
+    expect(data(await ws.call("get_workspace_operation", { request_id: args.request_id }))).toMatchObject({ state: "failed", outcome: { park } })
+    const stashes: any = await ws.call("read_workspace", { context_id: await status(ws), view: "stashes" })
+    expect(stashes.data.entries.map((entry: any) => entry.stash_id)).toContain(park)
+    expect(data(await ws.call("get_workspace_status", {}))["branch"]).toBe("main")
+    git(dir, "worktree", "remove", "--force", elsewhere)
   })
 })

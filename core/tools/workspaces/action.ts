@@ -12,7 +12,7 @@ import { redactText, repoPath as githubPath, rest, restError } from "./github.ts
 import type { ToolContext } from "../Tool.ts"
 import { getPull } from "./prs.ts"
 import { loadChanges, loadStashes } from "./read.ts"
-import type { Phases, Receipt, ReceiptState } from "./receipt.ts"
+import { type Phases, type Receipt, type ReceiptState, unsettledRequests } from "./receipt.ts"
 import type { WorkspaceActionName } from "./names.ts"
 
 const UUID = Schema.String.pipe(
@@ -142,6 +142,15 @@ export const reviewOf = (git: Git, input: ActionInput, binding: Binding): Effect
         yield* checkRefName(git, "name", f["name"]!)
         if ((yield* branchTip(git, f["name"]!)) === "") return yield* Effect.fail(notFound("name", `branch "${f["name"]}" does not exist locally; create it first.`))
         if (binding.branch === f["name"]) return yield* Effect.fail(invalid("name", `HEAD is already on ${f["name"]}.`))
+        // A handoff needs the old turn's results settled: an unknown receipt is reconciled first, never left behind.
+        const unsettled = yield* unsettledRequests(input.request_id)
+        if (unsettled.length > 0) {
+          return yield* Effect.fail(
+            toolError("EDIT_CONFLICT", `branch_switch waits for ${unsettled.length} request(s) whose outcome is unknown (${unsettled.slice(0, 5).join(", ")}): observe each with get_workspace_operation until it settles (or ask the user), then review the switch again.`, {
+              unsettled: unsettled.slice(0, 20)
+            })
+          )
+        }
         return { argv: ["git", "stash", "push", "-u", "(if there are changes)", "&&", "git", "switch", f["name"]!], refs: ["HEAD", `refs/heads/${f["name"]}`], guide: `Parks unsaved-to-git changes in a stash (kept if the switch fails), then switches to ${f["name"]}.` }
       }
       case "branch_delete": {

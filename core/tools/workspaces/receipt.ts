@@ -96,3 +96,19 @@ export const receiptData = (receipt: Receipt) => ({
   ...(receipt.outcome === undefined ? {} : { outcome: receipt.outcome }),
   history: receipt.history
 })
+
+/** The request ids whose receipts are `unknown` (run, outcome not proven), other than `except`. */
+export const unsettledRequests = (except: string) =>
+  Effect.gen(function* () {
+    const store = yield* StateStore
+    const entries = yield* store.list("receipts").pipe(Effect.catchAll(() => Effect.succeed([] as ReadonlyArray<{ readonly name: string }>)))
+    const out: Array<string> = []
+    for (const entry of entries) {
+      if (!entry.name.endsWith(".json")) continue
+      const id = entry.name.slice(0, -5)
+      if (id === except.toLowerCase()) continue
+      const receipt = yield* readReceipt(id).pipe(Effect.catchAll(() => Effect.succeed(undefined)))
+      if (receipt?.state === "unknown") out.push(receipt.requestId)
+    }
+    return out.sort()
+  })
