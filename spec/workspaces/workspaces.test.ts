@@ -139,16 +139,20 @@ describe("Status and read context", () => {
   it("refresh after saves (the flake's cause): a same-size save in the second git recorded the file, read in a later second, is in the context's tree", async () => {
     // git trusts stat data unless an entry is "racily clean" against the index file's own mtime; a copy of
     // the index has a newer mtime, so without re-checking racy entries the save was invisible to the copy.
+    const dir = await makeTempDir("aw-ws-racy-")
+    initRepo(dir)
+    const file = path.join(dir, "a.txt")
+    const sec = (ms: number) => Math.floor(ms / 1000)
     for (let attempt = 0; ; attempt++) {
-      const dir = await makeTempDir("aw-ws-racy-")
-      initRepo(dir)
-      const before = fs.statSync(path.join(dir, "a.txt"))
-      fs.writeFileSync(path.join(dir, "a.txt"), "two\n")
-      const after = fs.statSync(path.join(dir, "a.txt"))
-      const sec = (ms: number) => Math.floor(ms / 1000)
-      if (sec(before.mtimeMs) !== sec(after.mtimeMs) || sec(before.ctimeMs) !== sec(after.ctimeMs)) {
-        fs.rmSync(dir, { recursive: true, force: true })
-        expect(attempt, "could not save within one second five times").toBeLessThan(5)
+      // At the start of a second: git records a.txt's stat, then a same-size save lands in that same second.
+      await new Promise((resolve) => setTimeout(resolve, 1005 - (Date.now() % 1000)))
+      fs.writeFileSync(file, "one\n")
+      git(dir, "update-index", "--refresh")
+      const before = fs.statSync(file)
+      fs.writeFileSync(file, "two\n")
+      const after = fs.statSync(file)
+      if (sec(before.mtimeMs) !== sec(after.mtimeMs) || sec(before.ctimeMs) !== sec(after.ctimeMs) || sec(fs.statSync(path.join(dir, ".git/index")).mtimeMs) !== sec(after.mtimeMs)) {
+        expect(attempt, "could not record and save within one second ten times").toBeLessThan(10)
         continue
       }
       await new Promise((resolve) => setTimeout(resolve, 1100 - (Date.now() % 1000)))
