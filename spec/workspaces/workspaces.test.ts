@@ -451,6 +451,9 @@ describe("Transition and cancellation boundaries", () => {
     const ran = await ws.call("workspace_action", args)
     expect(data(ran)).toMatchObject({ state: "failed", phases: { local_applied: false }, outcome: { park: expect.stringMatching(/^[0-9a-f]{40}$/) } })
     const park = data(ran)["outcome"]["park"]
+    // git's message names the other worktree's absolute path; the model-facing outcome never does.
+    expect(JSON.stringify(ran)).not.toContain(elsewhere)
+    expect(JSON.stringify(ran)).not.toContain(dir)
     // An unrelated action succeeds; the switch's receipt is unchanged, the park is still listed.
     const created = await confirmAndRun(ws, { action: "branch_create", context_id: await status(ws), request_id: randomUUID(), name: "other" })
     expect(data(created)["state"]).toBe("succeeded")

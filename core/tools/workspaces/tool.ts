@@ -19,7 +19,7 @@ import { actionNeeds, type Binding, checkContext, contextIdOf, githubOf, hostNow
 import { type PrReadInput, readPrView } from "./prs.ts"
 import { COMMANDS_CAPABILITY, PR_READS_CAPABILITY, REMOTE_READS_CAPABILITY, WORKSPACE_ACTIONS, type WorkspaceActionName } from "./names.ts"
 import { loadChanges, type ReadInput, readView } from "./read.ts"
-import { advance, nowIso, type Receipt, readReceipt, receiptData, SETTLED, withReceiptLock, writeReceipt } from "./receipt.ts"
+import { advance, nowIso, type Receipt, readReceipt, receiptData, SETTLED, scrubDeep, withReceiptLock, writeReceipt } from "./receipt.ts"
 
 const missing = (capability: string, what: string) =>
   toolError("CAPABILITY_MISSING", `${what} needs the capability ${capability}, which is not usable here (the workspaceCapabilities setting or this host does not offer it), so nothing was attempted.`, {
@@ -226,7 +226,7 @@ export const operationOf = (requestId: string, reconcile: boolean) =>
 
 export const operationResult = (receipt: Receipt, observed?: Record<string, unknown>): ToolResult => ({
   summary: `Request ${receipt.requestId} (${receipt.action}) is ${receipt.state}${SETTLED.includes(receipt.state) ? "" : receipt.state === "unknown" ? ": its outcome is not proven; observe again, never retry with a new request id" : ": it has not run"}.`,
-  data: { status: receipt.state, ...receiptData(receipt), ...(observed === undefined ? {} : { observed }) },
+  data: { status: receipt.state, ...receiptData(receipt), ...(observed === undefined ? {} : { observed: scrubDeep(observed) }) },
   retention: { importance: receipt.state === "unknown" ? "critical" : "normal", facts: [`request ${receipt.requestId} ${receipt.action}: ${receipt.state}`] }
 })
 
