@@ -48,6 +48,8 @@ export const chunkText = (text: string, size: number): ReadonlyArray<Chunk> => {
     if (end < text.length) {
       const newline = text.lastIndexOf("\n", end - 1)
       if (newline >= at) end = newline + 1
+      // Never split a surrogate pair: each chunk is valid text on its own.
+      else if (end - 1 > at && /[\ud800-\udbff]/.test(text[end - 1]!)) end -= 1
     }
     out.push({ index: out.length, text: text.slice(at, end) })
     at = end
