@@ -71,8 +71,8 @@ describe("capability-scoped tools", () => {
       for (const allowed of alloweds) {
         const usable = intersect(allowed, supportedCapabilities(host))
         for (const action of WORKSPACE_ACTIONS) {
-          // Oracle: commands, the action's own capability, handoff for a switch; the host: git for all, a remote for push/pull, PR actions never (not built).
-          const hostHas = host.git && (action === "push" || action === "pull" ? host.remote : !action.startsWith("pr_"))
+          // Oracle: commands, the action's own capability, handoff for a switch; the host: git for all, a remote for push/pull, a remote and gh for the PR actions.
+          const hostHas = host.git && (action === "push" || action === "pull" ? host.remote : action.startsWith("pr_") ? host.remote && host.gh : true)
           const userHas = allowed.includes("workspace:commands:v1") && allowed.includes(`workspace:action:${action}`) && (action !== "branch_switch" || allowed.includes("workspace:handoff:v1"))
           expect(actionUsable(action, usable), `${JSON.stringify(host)} ${allowed.join(",")} ${action}`).toBe(hostHas && userHas)
         }
@@ -197,7 +197,7 @@ describe("Status and read context", () => {
   it("pull_request_number is an integer from 1 to 2147483647", async () => {
     const { ws } = await repo({}, false)
     const id = await status(ws)
-    // The PR views are refused before the decode in this build (CAPABILITY_MISSING), so the bounds are read from the schema.
+    // Without a remote and gh the PR views are refused before the decode (CAPABILITY_MISSING), so the bounds are read from the schema (spec/workspaces/prs.test.ts decodes them with gh).
     const listed = ws.runtime.registry.list().find((tool) => tool.name === "read_workspace")!
     expect(JSON.stringify(listed.inputSchema.properties["pull_request_number"])).toContain("1-2147483647")
     expect((await ws.call("read_workspace", { context_id: id, view: "pull_request", pull_request_number: 0 })).ok).toBe(false)
