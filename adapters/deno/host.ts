@@ -8,9 +8,17 @@ import { denoHostFs } from "./DenoHostFs.ts"
 import { denoHttpLayer } from "./DenoHttp.ts"
 import { denoWorkspaceKeyLayer } from "./DenoKey.ts"
 import { denoProcesses } from "./DenoProcesses.ts"
+import { denoRunWorkers } from "./DenoRunWorkers.ts"
+import { WorkspaceKey } from "../../core/gate/key.ts"
 
-/** Every service the Deno host provides, over the real root `root`: the filesystem, processes, the host-free Search, the fetch client and the key. */
-export const layer = (root: string, policy: AddressPolicy = { allowPrivateNetwork: false }): Layer.Layer<HostServices, unknown> =>
+/** Options of the Deno host. */
+export interface DenoHostOptions {
+  /** "memory": the approval key is held in memory and the key file is never read (the sub-agent worker). */
+  readonly approvalKey?: "file" | "memory"
+}
+
+/** Every service the Deno host provides, over the real root `root`: the filesystem, processes, the host-free Search, the fetch client, the key and sub-agent workers. */
+export const layer = (root: string, policy: AddressPolicy = { allowPrivateNetwork: false }, approvalKey: "file" | "memory" = "file"): Layer.Layer<HostServices, unknown> =>
   hostLayer({
     root,
     runtime: "deno",
@@ -18,13 +26,14 @@ export const layer = (root: string, policy: AddressPolicy = { allowPrivateNetwor
     fs: denoHostFs,
     processes: denoProcesses,
     http: denoHttpLayer(policy),
-    key: denoWorkspaceKeyLayer(root)
+    key: approvalKey === "memory" ? WorkspaceKey.layerMemory() : denoWorkspaceKeyLayer(root),
+    workers: denoRunWorkers
   })
 
 /** The capabilities the Deno host advertises: derived from the services `layer` provides. */
 export const DENO_CAPABILITIES = capabilitiesOf({ processes: denoProcesses, http: denoHttpLayer({ allowPrivateNetwork: false }) })
 
-const opening = (tools?: ReadonlyArray<ToolDefinition>): HostOpening => ({
+const opening = (tools?: ReadonlyArray<ToolDefinition>, options: DenoHostOptions = {}): HostOpening => ({
   checkRoot: async (given) => {
     const real = await Deno.realPath(given)
     const info = await Deno.stat(real)
@@ -37,15 +46,16 @@ const opening = (tools?: ReadonlyArray<ToolDefinition>): HostOpening => ({
     return real
   },
   errorCode: (error) => (error instanceof Error ? error.name : "unknown"),
-  start: (real, settings) => startHost(layer(real, { allowPrivateNetwork: settings.allowPrivateNetwork }), settings, tools)
+  start: (real, settings) => startHost(layer(real, { allowPrivateNetwork: settings.allowPrivateNetwork }, options.approvalKey), settings, tools)
 })
 
 /** Opens the runtime at `root` with raw settings; `tools` replaces the candidate tools. */
 export const openDenoWorkspace = (
   root: string,
   settingsInput: Record<string, unknown>,
-  tools?: ReadonlyArray<ToolDefinition>
-): Promise<WorkspaceRuntime | OpenFailure> => openRuntimeWith(root, settingsInput, opening(tools))
+  tools?: ReadonlyArray<ToolDefinition>,
+  options: DenoHostOptions = {}
+): Promise<WorkspaceRuntime | OpenFailure> => openRuntimeWith(root, settingsInput, opening(tools, options))
 
 /** Opens the workspace at `root` as the Session every adapter serves. */
 export const openDenoSession = (root: string, settingsInput: Record<string, unknown>, tools?: ReadonlyArray<ToolDefinition>): Promise<Session> =>

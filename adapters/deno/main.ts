@@ -22,6 +22,11 @@ const code = await runCli(Deno.args, {
       const [{ mcpVerb }, { denoMcpHost }] = await Promise.all([import("../mcp/verb.ts"), import("./mcpHost.ts")])
       return mcpVerb(denoMcpHost)(line, host)
     },
+    // The sub-agent worker (started by DenoRunWorkers, never by a user): runs one run to its end.
+    "agent-worker": async (line) => {
+      const { runWorker } = await import("./agentWorker.ts")
+      return runWorker(line.root, line.positional[0] ?? "")
+    },
     verify: async (line, host) => {
       const [{ verifyVerb }, { memoryLayer }, { layer }] = await Promise.all([import("../verify.ts"), import("../embed/verify.ts"), import("./host.ts")])
       return verifyVerb(async (choice) => {

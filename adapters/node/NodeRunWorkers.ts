@@ -41,7 +41,9 @@ export const nodeRunWorkers: RunWorkersShape = {
       },
       catch: (error) => toolError("IO_ERROR", `The run's worker could not be started: ${error instanceof Error ? error.message : String(error)}.`, { runId })
     }),
-  alive: (worker) => Effect.sync(() => (processIdentity(worker.pid) ?? String(worker.pid)) === worker.identity && isRunning(worker.pid)),
+  // An identity "<process>/<token>" is a worker inside that process (the LM Studio plugin's runs): alive while the
+  // process is; stop never signals such a process (its run stops itself at its next step once cancelled).
+  alive: (worker) => Effect.sync(() => (processIdentity(worker.pid) ?? String(worker.pid)) === worker.identity.split("/")[0] && isRunning(worker.pid)),
   stop: (worker) =>
     Effect.promise(async () => {
       if (processIdentity(worker.pid) !== worker.identity) return

@@ -13,6 +13,7 @@ import { nodeHostFs } from "./NodeHostFs.ts"
 import { nodeWorkspaceKeyLayer } from "./NodeKey.ts"
 import { nodeProcesses } from "./NodeProcesses.ts"
 import { nodeRunWorkers } from "./NodeRunWorkers.ts"
+import type { RunWorkersShape } from "../../core/services/RunWorkers.ts"
 import { WorkspaceKey } from "../../core/gate/key.ts"
 import { nodeSearchLayer } from "./NodeSearch.ts"
 
@@ -23,6 +24,8 @@ export interface NodeHostOptions {
   readonly addressPolicy?: AddressPolicy
   /** "memory": the approval key is held in memory and the key file is never read (the sub-agent worker). */
   readonly approvalKey?: "file" | "memory"
+  /** How sub-agent runs are started (default: worker processes; the LM Studio plugin runs them beside its client). */
+  readonly workers?: RunWorkersShape
 }
 
 /** Every service the Node host provides, over the real root `root`; the network refuses private addresses unless `policy` allows them. */
@@ -30,7 +33,8 @@ export const layer = (
   root: string,
   policy: AddressPolicy = { allowPrivateNetwork: false },
   resolve: Resolver = systemResolver,
-  approvalKey: "file" | "memory" = "file"
+  approvalKey: "file" | "memory" = "file",
+  workers: RunWorkersShape = nodeRunWorkers
 ): Layer.Layer<HostServices, unknown> =>
   hostLayer({
     root,
@@ -42,7 +46,7 @@ export const layer = (
     http: nodeHttpLayer(policy, resolve),
     key: approvalKey === "memory" ? WorkspaceKey.layerMemory() : nodeWorkspaceKeyLayer(root),
     browser: nodeBrowserLayer,
-    workers: nodeRunWorkers
+    workers
   })
 
 /** The capabilities the Node host advertises: derived from the services `layer` provides. */
@@ -58,7 +62,7 @@ const opening = (tools?: ReadonlyArray<ToolDefinition>, options: NodeHostOptions
   },
   errorCode: (error) => (error as { code?: string }).code ?? "unknown",
   start: (real, settings) =>
-    startHost(layer(real, options.addressPolicy ?? { allowPrivateNetwork: settings.allowPrivateNetwork }, options.resolve ?? systemResolver, options.approvalKey), settings, tools)
+    startHost(layer(real, options.addressPolicy ?? { allowPrivateNetwork: settings.allowPrivateNetwork }, options.resolve ?? systemResolver, options.approvalKey, options.workers), settings, tools)
 })
 
 /** Opens the runtime at `root` with raw settings (flags or a plugin config); `tools` replaces the candidate tools. */
@@ -70,8 +74,8 @@ export const openNodeWorkspace = (
 ): Promise<WorkspaceRuntime | OpenFailure> => openRuntimeWith(root, settingsInput, opening(tools, options))
 
 /** Opens the workspace at `root` as the Session every adapter serves. */
-export const openNodeSession = (root: string, settingsInput: Record<string, unknown>, tools?: ReadonlyArray<ToolDefinition>): Promise<Session> =>
-  openWith(root, settingsInput, opening(tools))
+export const openNodeSession = (root: string, settingsInput: Record<string, unknown>, tools?: ReadonlyArray<ToolDefinition>, options: NodeHostOptions = {}): Promise<Session> =>
+  openWith(root, settingsInput, opening(tools, options))
 
 /** The registry to serve: the runtime's, or the single diagnostic tool when opening failed. */
 export const registryOf = (opened: WorkspaceRuntime | OpenFailure): Registry =>

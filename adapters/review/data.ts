@@ -16,9 +16,16 @@ import { type ApprovalRecord, EXPIRY_MS } from "../../core/gate/records.ts"
 import { toolError, type ToolError } from "../../core/protocol/errors.ts"
 import type { WorkspaceRuntime } from "../../core/runtime.ts"
 import { StateStore } from "../../core/store/StateStore.ts"
+import { loadProject } from "../../core/tools/research/load.ts"
+import { LOG_FORMAT, parseLog } from "../../core/tools/vcs/parse.ts"
+import { openGit } from "../../core/tools/vcs/run.ts"
 
 /** A full diff larger than this is cut (the page then says so and names the file that has all of it). */
 export const MAX_DIFF_CHARS = 4 * 1024 * 1024
+/** A push card lists at most this many commits of each side (and says when there are more). */
+export const MAX_PUSH_COMMITS = 100
+/** A research entry of the timeline lists at most this many of its sources. */
+export const MAX_RESEARCH_SOURCES = 30
 /** A job tail sent to the page holds at most this many bytes of each log. */
 export const TAIL_BYTES = 64 * 1024
 
@@ -30,6 +37,43 @@ export interface TransactionFile {
   readonly path: string
   readonly change: string
   readonly destructive?: boolean
+}
+
+/** One commit as a push card lists it. */
+export interface CommitLine {
+  readonly sha: string
+  readonly subject: string
+}
+
+/**
+ * What a push moves, from its bound ref move `remote refs/heads/B OLD -> NEW`: the commits to be pushed
+ * (reachable from NEW and not from OLD; for a new branch, not from any of the remote's tracking refs) and,
+ * when OLD is not an ancestor of NEW (a force push), the commits the remote loses (reachable from OLD and
+ * not from NEW). Both sets follow from the two SHAs the approval binds, so the list shows exactly what
+ * the approved push sends.
+ */
+export interface PushCommits {
+  readonly remote: string
+  readonly branch: string
+  readonly from: string | null
+  readonly to: string
+  readonly pushed: ReadonlyArray<CommitLine>
+  readonly pushedMore: boolean
+  readonly dropped: ReadonlyArray<CommitLine>
+  readonly droppedMore: boolean
+  /** Why the list could not be read (git failed); the ref move is still shown. */
+  readonly error?: string
+}
+
+/** One research project of the timeline, with its sources. */
+export interface ResearchEntry {
+  readonly id: string
+  readonly title: string
+  readonly question: string
+  readonly status: string
+  readonly updatedAt: string
+  readonly sources: ReadonlyArray<{ readonly id: string; readonly url: string; readonly title: string; readonly fetchedAt: string }>
+  readonly sourceCount: number
 }
 
 /** One card of the page. */
@@ -46,6 +90,8 @@ export interface ReviewCard {
   readonly destructiveReasons?: ReadonlyArray<string>
   /** plans: the markdown of plan.md. */
   readonly markdown?: string
+  /** vcs pushes: the commits the push sends (and those a force push discards). */
+  readonly push?: PushCommits
 }
 
 /** Everything the page draws. */
@@ -57,6 +103,10 @@ export interface ReviewState {
   readonly plans: ReadonlyArray<ReviewCard>
   readonly changes: Record<string, unknown>
   readonly boards: ReadonlyArray<TaskBoard>
+  /** The subject of each commit the vcs entries of the changes listing name (by full SHA). */
+  readonly subjects: Record<string, string>
+  /** The research projects of the changes listing, each with its sources (newest first). */
+  readonly research: ReadonlyArray<ResearchEntry>
   /** What a command card is matched against: the allowlist, the sandbox setting, command network. */
   readonly policy: { readonly executableAllowlist: ReadonlyArray<string>; readonly commandSandbox: string; readonly allowCommandNetwork: boolean; readonly allowDestructiveEdits: boolean }
 }
@@ -79,6 +129,82 @@ const parse = (text: string | undefined): unknown => {
 
 const SAFE_ID = /^[A-Za-z]+_[A-Za-z0-9]+$/
 
+const PUSH_REF = /^(\S+) refs\/heads\/(\S+) ([0-9a-f]{40,64}|\(new\)) -> ([0-9a-f]{40,64})$/
+
+const pushCommits = (prompt: { readonly argv: ReadonlyArray<string>; readonly cwd: string; readonly refs: ReadonlyArray<string> }) =>
+  Effect.gen(function* () {
+    const move = prompt.refs.length === 1 ? PUSH_REF.exec(prompt.refs[0]!) : null
+    if (move === null || !prompt.argv.includes("push")) return undefined
+    const [, remote, branch, old, to] = move as unknown as [string, string, string, string, string]
+    const from = old === "(new)" ? null : old
+    const base = { remote, branch, from, to }
+    const listed = Effect.gen(function* () {
+      const git = yield* openGit(prompt.cwd === "" ? undefined : prompt.cwd)
+      const log = (args: ReadonlyArray<string>) =>
+        Effect.map(git.must(["log", "--no-color", "-z", LOG_FORMAT, `--max-count=${MAX_PUSH_COMMITS + 1}`, ...args, "--"]), (text) =>
+          parseLog(text).map((commit) => ({ sha: commit.hash, subject: commit.subject }))
+        )
+      const pushed = yield* log([to, "--not", from ?? `--remotes=${remote}`])
+      const dropped = from === null ? [] : yield* log([from, "--not", to])
+      return {
+        ...base,
+        pushed: pushed.slice(0, MAX_PUSH_COMMITS),
+        pushedMore: pushed.length > MAX_PUSH_COMMITS,
+        dropped: dropped.slice(0, MAX_PUSH_COMMITS),
+        droppedMore: dropped.length > MAX_PUSH_COMMITS
+      } satisfies PushCommits
+    })
+    return yield* Effect.catchAll(listed, (error) =>
+      Effect.succeed({ ...base, pushed: [], pushedMore: false, dropped: [], droppedMore: false, error: error.message } satisfies PushCommits)
+    )
+  })
+
+/** The subjects of the commits the vcs history names, read with one git log per repository directory. */
+const subjectsOf = (changes: Record<string, unknown>) =>
+  Effect.gen(function* () {
+    const entries = Array.isArray(changes["vcs"]) ? (changes["vcs"] as ReadonlyArray<Record<string, unknown>>) : []
+    const byCwd = new Map<string, Set<string>>()
+    for (const entry of entries.slice(0, 50)) {
+      const commit = entry["commit"]
+      const cwd = typeof entry["cwd"] === "string" ? (entry["cwd"] as string) : ""
+      if (typeof commit !== "string" || !/^[0-9a-f]{40,64}$/.test(commit)) continue
+      byCwd.set(cwd, (byCwd.get(cwd) ?? new Set()).add(commit))
+    }
+    const subjects: Record<string, string> = {}
+    for (const [cwd, commits] of byCwd) {
+      const read = Effect.gen(function* () {
+        const git = yield* openGit(cwd === "" ? undefined : cwd)
+        return parseLog(yield* git.must(["log", "--no-color", "-z", LOG_FORMAT, "--no-walk=unsorted", "--ignore-missing", ...commits, "--"]))
+      })
+      // A commit gone since (amended away and pruned) or a repository removed leaves its entry without a subject.
+      for (const commit of yield* Effect.orElseSucceed(read, () => [])) subjects[commit.hash] = commit.subject
+    }
+    return subjects
+  })
+
+const researchOf = (changes: Record<string, unknown>) =>
+  Effect.gen(function* () {
+    const listed = Array.isArray(changes["researchProjects"]) ? (changes["researchProjects"] as ReadonlyArray<Record<string, unknown>>) : []
+    const out: Array<ResearchEntry> = []
+    for (const entry of listed.slice(0, 20)) {
+      const id = entry["researchId"]
+      if (typeof id !== "string" || !SAFE_ID.test(id)) continue
+      const project = yield* Effect.either(loadProject(id))
+      if (project._tag === "Left") continue
+      const { right } = project
+      out.push({
+        id,
+        title: right.title,
+        question: right.question,
+        status: right.status,
+        updatedAt: right.updatedAt,
+        sources: right.sources.slice(0, MAX_RESEARCH_SOURCES).map((source) => ({ id: source.id, url: source.url, title: source.title, fetchedAt: source.fetchedAt })),
+        sourceCount: right.sources.length
+      })
+    }
+    return out
+  })
+
 const cardOf = (record: ApprovalRecord) =>
   Effect.gen(function* () {
     const store = yield* StateStore
@@ -88,6 +214,10 @@ const cardOf = (record: ApprovalRecord) =>
     if (record.kind === "plan") {
       const markdown = SAFE_ID.test(record.id) ? yield* read(`plans/${record.id}/plan.md`) : undefined
       return { record, version, expiresAt, ...(markdown === undefined ? {} : { markdown }) } satisfies ReviewCard
+    }
+    if (record.kind === "vcs" && record.prompt?._tag === "vcs") {
+      const push = yield* pushCommits(record.prompt)
+      return { record, version, expiresAt, ...(push === undefined ? {} : { push }) } satisfies ReviewCard
     }
     const tx = record.resume?.arguments["transaction_id"]
     if (record.kind !== "transaction" || typeof tx !== "string" || !SAFE_ID.test(tx)) return { record, version, expiresAt } satisfies ReviewCard
@@ -166,6 +296,8 @@ export const reviewState = async (runtime: WorkspaceRuntime): Promise<ReviewStat
         plans,
         changes,
         boards: yield* boardsOf(changes),
+        subjects: yield* subjectsOf(changes),
+        research: yield* researchOf(changes),
         policy: {
           executableAllowlist: runtime.settings.executableAllowlist,
           commandSandbox: runtime.settings.commandSandbox,
@@ -215,8 +347,23 @@ export const decideShown = (decision: PageDecision): Effect.Effect<DecisionOutco
     })
   )
 
-/** The last TAIL_BYTES of a job's stdout and stderr, and its status, for the live tail. */
-export const jobTail = (runtime: WorkspaceRuntime, id: string): Promise<{ readonly stdout: string; readonly stderr: string; readonly done: boolean } | undefined> =>
+/** A job's output as the page shows it: the last TAIL_BYTES of each log, their whole lengths, and whether it ended. */
+export interface JobTail {
+  readonly stdout: string
+  readonly stderr: string
+  /** The whole length of each log (characters): a tail that stays TAIL_BYTES long still shows as changed. */
+  readonly stdoutChars: number
+  readonly stderrChars: number
+  readonly done: boolean
+}
+
+/**
+ * The last TAIL_BYTES of a job's stdout and stderr, and its status, for the live tail. exit.json is looked
+ * at BEFORE the logs: the supervisor writes it only after the job's group is gone, so logs read after it
+ * are complete. (Read the other way round, a last line written between the log read and the exit check was
+ * never sent: the stream saw "done" with the older logs and stopped.)
+ */
+export const jobTail = (runtime: WorkspaceRuntime, id: string): Promise<JobTail | undefined> =>
   runtime.run(
     Effect.gen(function* () {
       if (!/^job_[A-Za-z0-9]+$/.test(id)) return undefined
@@ -224,11 +371,10 @@ export const jobTail = (runtime: WorkspaceRuntime, id: string): Promise<{ readon
       const read = (rel: string) => Effect.orElseSucceed(store.readText(rel), () => undefined)
       const job = yield* read(`jobs/${id}/job.json`)
       if (job === undefined) return undefined
-      const tail = (text: string | undefined) => (text === undefined ? "" : text.length > TAIL_BYTES ? text.slice(text.length - TAIL_BYTES) : text)
-      return {
-        stdout: tail(yield* read(`jobs/${id}/stdout.log`)),
-        stderr: tail(yield* read(`jobs/${id}/stderr.log`)),
-        done: (yield* read(`jobs/${id}/exit.json`)) !== undefined
-      }
+      const done = (yield* read(`jobs/${id}/exit.json`)) !== undefined
+      const stdout = (yield* read(`jobs/${id}/stdout.log`)) ?? ""
+      const stderr = (yield* read(`jobs/${id}/stderr.log`)) ?? ""
+      const tail = (text: string) => (text.length > TAIL_BYTES ? text.slice(text.length - TAIL_BYTES) : text)
+      return { stdout: tail(stdout), stderr: tail(stderr), stdoutChars: stdout.length, stderrChars: stderr.length, done }
     })
   )

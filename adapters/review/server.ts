@@ -198,20 +198,28 @@ export const startReview = async (options: ReviewOptions): Promise<ReviewServer>
     }
     const job = /^\/api\/jobs\/(job_[A-Za-z0-9]+)\/tail$/.exec(url.pathname)
     if (req.method === "GET" && job !== null) {
-      let sent = { stdout: 0, stderr: 0 }
+      let sent = { stdout: -1, stderr: -1 }
       return sse(req, res, async (write) => {
         const tail = await jobTail(runtime, job[1]!)
         if (tail === undefined) {
           write("gone", {})
           return false
         }
-        if (tail.stdout.length !== sent.stdout || tail.stderr.length !== sent.stderr) {
+        // Compared by the logs' whole lengths: past TAIL_BYTES the tail's own length no longer changes.
+        if (tail.stdoutChars !== sent.stdout || tail.stderrChars !== sent.stderr) {
           write("tail", tail)
-          sent = { stdout: tail.stdout.length, stderr: tail.stderr.length }
+          sent = { stdout: tail.stdoutChars, stderr: tail.stderrChars }
         }
+        // tail.done was read before the logs, so the tail just sent holds the job's last output.
         if (tail.done) write("done", {})
         return !tail.done
       })
+    }
+    // A job's output once, as JSON (a finished job, or a running one past the page's live tails).
+    const output = /^\/api\/jobs\/(job_[A-Za-z0-9]+)\/output$/.exec(url.pathname)
+    if (req.method === "GET" && output !== null) {
+      const tail = await jobTail(runtime, output[1]!)
+      return tail === undefined ? send(res, 404, "text/plain; charset=utf-8", "404 Not Found\n") : json(res, 200, tail)
     }
     const tx = /^\/api\/transactions\/(tx_[A-Za-z0-9]+)\/diff$/.exec(url.pathname)
     if (req.method === "GET" && tx !== null) {

@@ -26,9 +26,16 @@ export const WebPrompt = Schema.TaggedStruct("web", {
   url: Schema.optional(Schema.String),
   query: Schema.optional(Schema.String)
 })
-/** A browser control on a live page: the session and what is done there. */
+/**
+ * A browser control on a live page: the session, the page it acts on (the session's URL when the control
+ * was planned; optional so records staged before it existed still decode) and what is done there. The
+ * approval's hash is of the control's plan, which binds that page for every control that acts on it
+ * (click_text, press, back, reload and evaluate bind the URL; click, type, wait and scroll on a ref bind
+ * the snapshot the ref was read from); navigate binds its destination.
+ */
 export const BrowserPrompt = Schema.TaggedStruct("browser", {
   session: Schema.String,
+  page: Schema.optional(Schema.String),
   control: Schema.String
 })
 /** A sub-agent run: what it may reach. */
@@ -66,7 +73,7 @@ export const promptLines = (prompt: Prompt, maxChars = 6000): ReadonlyArray<stri
     case "web":
       return [prompt.url !== undefined ? `Fetches: ${prompt.url}` : `Searches the web for: ${prompt.query ?? ""}`]
     case "browser":
-      return [`Browser session ${prompt.session}: ${prompt.control}`]
+      return [`Browser session ${prompt.session}${prompt.page === undefined ? "" : ` on ${prompt.page}`}: ${prompt.control}`]
     case "agent":
       return [
         `Sub-agent: ${clip(prompt.objective, 300)}`,

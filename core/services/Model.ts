@@ -56,6 +56,11 @@ export type ModelFailure =
   | { readonly _tag: "ModelRejected"; readonly status: number | null; readonly message: string }
 
 export interface ModelShape {
+  /**
+   * Where the model is when it is not the endpoint of modelBaseUrl (the LM Studio plugin: its own client and
+   * loaded model), and what to do when it is unreachable; absent: MODEL_UNAVAILABLE names modelBaseUrl.
+   */
+  readonly source?: { readonly where: string; readonly repair: string }
   readonly complete: (request: ModelRequest) => Effect.Effect<ModelReply, ModelFailure>
 }
 

@@ -7,15 +7,8 @@
 import ignore from "ignore"
 import { Minimatch } from "minimatch"
 
-/** A path is binary when its first 8 KiB hold a NUL byte (what git and ripgrep use). */
-export const BINARY_SNIFF_BYTES = 8192
-
-/** True when the bytes look binary (a NUL in the first 8 KiB). */
-export const isBinary = (bytes: Uint8Array): boolean => {
-  const end = Math.min(bytes.length, BINARY_SNIFF_BYTES)
-  for (let index = 0; index < end; index++) if (bytes[index] === 0) return true
-  return false
-}
+/** A path is binary when its first 8 KiB hold a NUL byte: the one definition, in core/text/bytes.ts. */
+export { BINARY_SNIFF_BYTES, isBinary } from "../text/bytes.ts"
 
 /** Directories never descended into below the base of a walk: .git/, and .agentic/ unless the walk starts inside one. */
 export const isPrunedDir = (rel: string, base: string): boolean => {

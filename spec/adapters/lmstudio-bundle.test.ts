@@ -69,7 +69,21 @@ const context = {
   withGenerator: () => context
 }
 await main(context)
-const controller = (fields) => ({ getWorkingDirectory: () => workspace, getPluginConfig: (schematics) => schematics.parse({ fields }) })
+// The plugin's client: its loaded model answers a read, then text (LM Studio reports tool calls through respond's callbacks).
+const client = {
+  llm: {
+    model: async () => ({
+      respond: async (chat, opts) => {
+        if (chat.messages.filter((m) => m.role === "assistant").length === 0) {
+          opts.onToolCallRequestEnd(0, { toolCallRequest: { id: "c1", type: "function", name: "workspace_inspect", arguments: { action: "read", path: "haystack.txt" } } })
+          return { content: "", nonReasoningContent: "", stats: { stopReason: "toolCalls" } }
+        }
+        return { content: "bundle run done", nonReasoningContent: "bundle run done", stats: { stopReason: "eosFound" } }
+      }
+    })
+  }
+}
+const controller = (fields) => ({ getWorkingDirectory: () => workspace, getPluginConfig: (schematics) => schematics.parse({ fields }), client })
 const ctx = () => ({ status: () => {}, warn: () => {}, signal: new AbortController().signal, callId: 1 })
 const call = async (tools, name, args) => JSON.parse(await tools.find((t) => t.name === name).implementation(args, ctx()))
 const out = {}
@@ -89,6 +103,9 @@ const id = out.staged.data.approval.id
 const message = { getRole: () => "user", getText: () => "/accept " + id + " fine" }
 out.preprocessed = await registered.preprocessor(manual, message)
 out.resumed = await call(manualTools, out.staged.data.approval.resume.tool, out.staged.data.approval.resume.arguments)
+// A sub-agent run inside the bundle: its loop beside the plugin's client, never through modelBaseUrl (nothing listens there).
+const agentTools = await registered.tools(controller([{ key: "permissionMode", value: 2 }, { key: "enableSubAgents", value: true }, { key: "modelBaseUrl", value: "http://127.0.0.1:9/v1" }]))
+out.agent = await call(agentTools, "workspace_agent", { action: "run", objective: "read the haystack" })
 process.stdout.write(JSON.stringify(out))
 process.exit(0)
 `
@@ -99,7 +116,7 @@ describe("the LM Studio plugin bundled as LM Studio bundles it (issue 17, Delive
     expect(await fs.readFile(path.join(REPO, GENERATED), "utf8")).toBe(generate())
   })
 
-  it("bundled with LM Studio's esbuild arguments, the plugin runs from its own folder: search, command start/status/cancel, an edit and the preprocessor through main(context)", async () => {
+  it("bundled with LM Studio's esbuild arguments, the plugin runs from its own folder: search, command start/status/cancel, an edit, the preprocessor and a sub-agent run through main(context)", async () => {
     // 1. LM Studio's build, in a temp copy of the sources.
     const copy = await tempDir("aw-lms-src-")
     await copySources(copy)
@@ -165,6 +182,8 @@ describe("the LM Studio plugin bundled as LM Studio bundles it (issue 17, Delive
     expect(out.preprocessed).toMatch(/^<agentic-approval>\nThe user accepted approval_\w+ \(transaction\)/)
     expect(out.resumed).toMatchObject({ ok: true })
     expect(await fs.readFile(path.join(workspace, "approved.txt"), "utf8")).toBe("after accept\n")
+    // Issue 16: the bundled plugin's sub-agent run reaches the model through the plugin's client.
+    expect(out.agent, JSON.stringify(out.agent).slice(0, 400)).toMatchObject({ ok: true, data: { status: "completed", summary: "bundle run done" } })
   })
 
   it("a search worker that fails is an error the search returns, never an uncaught error that ends the host", async () => {

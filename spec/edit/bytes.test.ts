@@ -49,6 +49,25 @@ describe("workspace_edit bytes", () => {
     expect([...(await bytesOf(w.dir, "bom.txt"))]).toEqual([0xef, 0xbb, 0xbf, 0x6e, 0x65, 0x77])
   })
 
+  it("one definition of binary (a NUL in the first 8 KiB): what read numbers, edit edits; what read calls binary, edit refuses", async () => {
+    const w = await open()
+    const late = new Uint8Array([...new TextEncoder().encode(`${"x".repeat(9000)}\nkeep`), 0, ...new TextEncoder().encode("\nneedle\n")])
+    const early = new Uint8Array([...new TextEncoder().encode("a\n"), 0, ...new TextEncoder().encode("\nneedle\n")])
+    await w.write("late.dat", late)
+    await w.write("early.dat", early)
+    const readLate = dataOf(await w.call("workspace_inspect", { action: "read", path: "late.dat" }))
+    expect(readLate.binary ?? false).toBe(false)
+    const edited = await edit(w, { action: "apply", operations: [{ type: "replace", path: "late.dat", search: "needle", replacement: "pin" }] })
+    expect(edited.ok, JSON.stringify(edited.error)).toBe(true)
+    const after = await bytesOf(w.dir, "late.dat")
+    expect([...after]).toEqual([...late.subarray(0, late.length - 7), ...new TextEncoder().encode("pin\n")])
+    const readEarly = await w.call("workspace_inspect", { action: "read", path: "early.dat" })
+    expect(dataOf(readEarly).binary).toBe(true)
+    const refused = await edit(w, { action: "apply", operations: [{ type: "replace", path: "early.dat", search: "needle", replacement: "pin" }] })
+    expect(refused.error?.code).toBe("BINARY_FILE")
+    expect([...(await bytesOf(w.dir, "early.dat"))]).toEqual([...early])
+  })
+
   it("binary and non-UTF-8 files can be copied, moved and deleted but not textually edited (BINARY_FILE, file untouched)", async () => {
     const w = await open()
     await w.write("img.png", BINARY)

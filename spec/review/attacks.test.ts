@@ -6,23 +6,13 @@
 import * as fs from "node:fs/promises"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
-import type { Browser } from "playwright-core"
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
+import { afterEach, describe, expect, it } from "vitest"
 import { loadRecords } from "../../core/gate/gate.ts"
-import { data, launch, openPage, raw, rig, type Rig, TOKEN } from "./support.ts"
+import { data, openPage, raw, reviewSuite, type Rig, TOKEN } from "./support.ts"
 
-let browser: Browser
-let current: Rig | undefined
+const suite = reviewSuite(["--host-resolver-rules=MAP rebind.test 127.0.0.1"])
 let evil: http.Server | undefined
-beforeAll(async () => {
-  browser = await launch(["--host-resolver-rules=MAP rebind.test 127.0.0.1"])
-})
-afterAll(async () => {
-  await browser?.close()
-})
 afterEach(async () => {
-  await current?.close()
-  current = undefined
   if (evil !== undefined) await new Promise((resolve) => evil!.close(resolve))
   evil = undefined
 })
@@ -48,7 +38,7 @@ const evilPages = async (html: (reviewPort: number) => string, reviewPort: numbe
 
 describe("review server: requests", () => {
   it("attack: 'a request without [the token] is 401' — the page, the state and a decision, with no cookie or a wrong one", async () => {
-    current = await rig()
+    const current = await suite.rig()
     const { port } = current.server
     const host = { host: `127.0.0.1:${port}` }
     for (const path of ["/", "/app.js", "/api/state", "/api/events"]) expect((await raw(port, { path, headers: host })).status, path).toBe(401)
@@ -61,7 +51,7 @@ describe("review server: requests", () => {
   })
 
   it("the token URL sets an HttpOnly SameSite=Strict cookie and redirects to / (the token leaves the address bar); the cookie alone then opens the state", async () => {
-    current = await rig()
+    const current = await suite.rig()
     const { port } = current.server
     const first = await raw(port, { path: `/?token=${TOKEN}`, headers: { host: `127.0.0.1:${port}` } })
     expect(first.status).toBe(303)
@@ -75,7 +65,7 @@ describe("review server: requests", () => {
   })
 
   it("attack: 'a Host other than localhost' (DNS rebinding) is 403, with or without the token", async () => {
-    current = await rig()
+    const current = await suite.rig()
     const { port } = current.server
     for (const host of [`rebind.test:${port}`, "127.0.0.1", `127.0.0.1:${port + 1}`, `[::1]:${port}`, ""]) {
       expect((await raw(port, { path: `/?token=${TOKEN}`, headers: { host } })).status, host).toBe(403)
@@ -84,7 +74,7 @@ describe("review server: requests", () => {
   })
 
   it("attack: 'a foreign Origin' is 403 (another loopback port included), and so is a cross-site Sec-Fetch-Site", async () => {
-    current = await rig()
+    const current = await suite.rig()
     const { port } = current.server
     const approval = await staged(current)
     const cookie = `aw_review_${port}=${TOKEN}`
@@ -101,7 +91,7 @@ describe("review server: requests", () => {
   })
 
   it("attack: a decision without the CSRF token, with a wrong one, or not as JSON is 403; with the page's token it decides (the control)", async () => {
-    current = await rig()
+    const current = await suite.rig()
     const { port } = current.server
     const approval = await staged(current)
     const headers = { host: `127.0.0.1:${port}`, cookie: `aw_review_${port}=${TOKEN}`, origin: `http://127.0.0.1:${port}` }
@@ -122,7 +112,7 @@ describe("review server: requests", () => {
   })
 
   it("'the page's server never binds anything but loopback (checked from the listening socket)': /proc/net/tcp and tcp6 list its port on 127.0.0.1 only", async () => {
-    current = await rig()
+    const current = await suite.rig()
     const port = current.server.port.toString(16).toUpperCase().padStart(4, "0")
     const listening = async (file: string) =>
       (await fs.readFile(file, "utf8").catch(() => ""))
@@ -138,10 +128,10 @@ describe("review server: requests", () => {
 
 describe("review server: pages the model controls, in the same browser", () => {
   it("attack: a page on another loopback port (same site, so the SameSite cookie goes along) cannot decide by fetch or by form post, cannot read the state, and cannot frame the page", async () => {
-    current = await rig()
+    const current = await suite.rig()
     const { port } = current.server
     const approval = await staged(current)
-    const context = await browser.newContext()
+    const context = await suite.browser().newContext()
     try {
       // The user opened the review page: the browser holds the cookie.
       await openPage(context, current.server)
@@ -177,8 +167,8 @@ describe("review server: pages the model controls, in the same browser", () => {
   })
 
   it("attack: DNS rebinding in a real browser — a name the attacker resolves to 127.0.0.1 gets 403, even with the token in the URL", async () => {
-    current = await rig()
-    const context = await browser.newContext()
+    const current = await suite.rig()
+    const context = await suite.browser().newContext()
     try {
       const page = await context.newPage()
       const response = await page.goto(`http://rebind.test:${current.server.port}/?token=${TOKEN}`)
@@ -190,11 +180,11 @@ describe("review server: pages the model controls, in the same browser", () => {
   })
 
   it("attack: what the model writes (file contents in a diff, a plan's markdown) is shown as text, never run as markup", async () => {
-    current = await rig({ permissionMode: 1 })
+    const current = await suite.rig({ permissionMode: 1 })
     const { ws } = current
     const markup = `<img src=x onerror="window.pwned=1"><script>window.pwned=2</script>`
     const plan = data(await ws.call("workspace_plan", { action: "propose", title: `Plan ${markup}`, objective: "o", steps: [`write ${markup}`, "[click](javascript:window.pwned=3)"] }))
-    const context = await browser.newContext()
+    const context = await suite.browser().newContext()
     try {
       const page = await openPage(context, current.server)
       const card = page.locator(`article[data-id="${plan.planId}"]`)

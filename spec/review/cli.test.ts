@@ -82,6 +82,7 @@ describe("agentic-workspace review", () => {
     await exited(child)
   })
 
+  // Three runs of the bin, one after another: each takes ~20 s on a loaded 2-core machine, so 60 s is not enough.
   it("bad --port is a usage error (exit 2, nothing served); review --help prints its help and serves nothing", async () => {
     const bad = await runCli(["review", "--port", "70000"])
     expect(bad.code).toBe(2)
@@ -91,7 +92,7 @@ describe("agentic-workspace review", () => {
     expect(help.stdout).toMatch(/^agentic-workspace review \[--root DIR\] \[--port N\] \[--open\]/)
     const usage = await runCli(["help"])
     expect(usage.stdout).toContain("review [--port N] [--open]")
-  })
+  }, 180_000)
 
   it("'also available as npx agentic-workspace mcp --review-port N beside the MCP server': the review URL is printed on stderr and serves the same workspace", async () => {
     const dir = await makeTempDir("aw-review-mcp-")

@@ -6,36 +6,24 @@
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { AxeBuilder } from "@axe-core/playwright"
-import type { Browser } from "playwright-core"
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { loadRecords } from "../../core/gate/gate.ts"
 import { decideCommand } from "../../core/gate/preprocess.ts"
 import { REPO } from "../support/workspace.ts"
-import { data, launch, loadedAt, nextRender, openPage, rig, type Rig, stageThreeFiles } from "./support.ts"
+import { data, loadedAt, nextRender, openPage, reviewSuite, stageThreeFiles } from "./support.ts"
 
-let browser: Browser
-let current: Rig | undefined
-beforeAll(async () => {
-  browser = await launch()
-})
-afterAll(async () => {
-  await browser?.close()
-})
-afterEach(async () => {
-  await current?.close()
-  current = undefined
-})
+const suite = reviewSuite()
 
 const REPLACE = [{ type: "replace", path: "a.txt", search: "world", replacement: "there" }]
 
 describe("review page: deciding", () => {
   it("'Accept … decide[s] exactly the record shown': the staged edit's diff is shown, one click on Accept approves it, and the resume call then runs", async () => {
-    current = await rig()
+    const current = await suite.rig()
     const { ws, server } = current
     await ws.write("a.txt", "hello\nworld\n")
     const staged = data(await ws.call("workspace_edit", { action: "apply", operations: REPLACE }))
     const id: string = staged.approval.id
-    const context = await browser.newContext()
+    const context = await suite.browser().newContext()
     try {
       const page = await openPage(context, server)
       const card = page.locator(`article[data-id="${id}"]`)
@@ -65,12 +53,12 @@ describe("review page: deciding", () => {
   })
 
   it("'Deny (reason)': the denial carries the reason, and the identical call then gets APPROVAL_DENIED", async () => {
-    current = await rig()
+    const current = await suite.rig()
     const { ws, server } = current
     await ws.write("a.txt", "hello\nworld\n")
     const staged = data(await ws.call("workspace_edit", { action: "apply", operations: REPLACE }))
     const id: string = staged.approval.id
-    const context = await browser.newContext()
+    const context = await suite.browser().newContext()
     try {
       const page = await openPage(context, server)
       const card = page.locator(`article[data-id="${id}"]`)
@@ -90,10 +78,10 @@ describe("review page: deciding", () => {
 
   it("attack: a decision posted from a page loaded before the record was superseded is refused, nothing is decided, and the page refreshes", async () => {
     // Live refresh is slowed down so the old card is still on screen when it is clicked.
-    current = await rig({ permissionMode: 1 }, 60_000)
+    const current = await suite.rig({ permissionMode: 1 }, 60_000)
     const { ws, server } = current
     const first = data(await ws.call("workspace_plan", { action: "propose", title: "First plan", objective: "o", steps: ["step one"] }))
-    const context = await browser.newContext()
+    const context = await suite.browser().newContext()
     try {
       const page = await openPage(context, server)
       await expect(page.locator(`article[data-id="${first.planId}"]`).textContent()).resolves.toContain("step one")
@@ -114,11 +102,11 @@ describe("review page: deciding", () => {
   })
 
   it("attack: a record decided elsewhere (the CLI's deny) after the page loaded is not accepted by a click on its old card", async () => {
-    current = await rig({ permissionMode: 0 }, 60_000)
+    const current = await suite.rig({ permissionMode: 0 }, 60_000)
     const { ws, server } = current
     await ws.write("a.txt", "hello\nworld\n")
     const id: string = data(await ws.call("workspace_edit", { action: "apply", operations: REPLACE })).approval.id
-    const context = await browser.newContext()
+    const context = await suite.browser().newContext()
     try {
       const page = await openPage(context, server)
       await ws.run(decideCommand({ verb: "deny", id, text: "no" }))
@@ -133,9 +121,9 @@ describe("review page: deciding", () => {
   })
 
   it("the page updates live when .agentic/ changes: a newly staged call appears without a reload, and a note being typed survives the redraw", async () => {
-    current = await rig()
+    const current = await suite.rig()
     const { ws, server } = current
-    const context = await browser.newContext()
+    const context = await suite.browser().newContext()
     try {
       const page = await openPage(context, server)
       await expect(page.locator("#pending-list").textContent()).resolves.toContain("Nothing is pending.")
@@ -153,11 +141,11 @@ describe("review page: deciding", () => {
   })
 
   it("a staged three-file edit: every file's diff with syntax highlighting, side by side on request; axe finds no serious violations; a narrow window does not scroll sideways; the screenshot for the README", async () => {
-    current = await rig()
+    const current = await suite.rig()
     const { ws, server } = current
     const staged = await stageThreeFiles(ws)
     const id: string = data(staged).approval.id
-    const context = await browser.newContext({ viewport: { width: 1100, height: 900 } })
+    const context = await suite.browser().newContext({ viewport: { width: 1100, height: 900 } })
     try {
       const page = await openPage(context, server)
       const card = page.locator(`article[data-id="${id}"]`)

@@ -3,6 +3,7 @@ import * as fs from "node:fs/promises"
 import * as http from "node:http"
 import type { Browser, BrowserContext, Page } from "playwright-core"
 import { chromium } from "playwright-core"
+import { afterAll, afterEach, beforeAll } from "vitest"
 import { startReview, type ReviewServer } from "../../adapters/review/server.ts"
 import type { Envelope } from "../../core/protocol/envelope.ts"
 import { openWorkspace, type TempWorkspace } from "../support/workspace.ts"
@@ -35,6 +36,35 @@ export const rig = async (settings: Record<string, unknown> = { permissionMode: 
     close: async () => {
       await server.close()
       await ws.dispose()
+    }
+  }
+}
+
+/**
+ * What every review spec file shares: one headless Chromium for the file (launched before its tests,
+ * closed after them) and the rigs its tests open (each closed after its test, passed or failed).
+ */
+export const reviewSuite = (args: ReadonlyArray<string> = []) => {
+  let browser: Browser | undefined
+  const open: Array<Rig> = []
+  beforeAll(async () => {
+    browser = await launch(args)
+  })
+  afterAll(async () => {
+    await browser?.close()
+  })
+  afterEach(async () => {
+    for (const opened of open.splice(0)) await opened.close()
+  })
+  return {
+    browser: (): Browser => {
+      if (browser === undefined) throw new Error("the suite's browser is not launched yet (use it inside a test)")
+      return browser
+    },
+    rig: async (...args: Parameters<typeof rig>): Promise<Rig> => {
+      const opened = await rig(...args)
+      open.push(opened)
+      return opened
     }
   }
 }

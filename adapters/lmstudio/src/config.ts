@@ -104,10 +104,13 @@ export const FIELDS: { readonly [K in keyof Settings]: Field } = {
     type: "boolean",
     params: { displayName: "Ask before web calls after reading the web", subtitle: "Stages the next web call after any fetch or browser read, even in Auto." }
   },
-  modelBaseUrl: { type: "string", params: { displayName: "Sub-agent model endpoint", subtitle: "An OpenAI-compatible base URL (default LM Studio's local server)." } },
-  modelId: { type: "string", params: { displayName: "Sub-agent model", subtitle: "Empty: the endpoint's default model." } },
-  modelApiKeyEnv: { type: "string", params: { displayName: "Sub-agent API key variable", subtitle: "The environment variable holding a key; the key is never stored." } },
-  modelStreaming: { type: "boolean", params: { displayName: "Stream sub-agent completions", subtitle: "Ask the endpoint for server-sent events." } }
+  modelBaseUrl: {
+    type: "string",
+    params: { displayName: "Sub-agent model endpoint", subtitle: "Not used inside LM Studio: runs use the plugin's own LM Studio client (the CLI and MCP hosts use this URL)." }
+  },
+  modelId: { type: "string", params: { displayName: "Sub-agent model", subtitle: "An LM Studio model key; empty: the model loaded in LM Studio." } },
+  modelApiKeyEnv: { type: "string", params: { displayName: "Sub-agent API key variable", subtitle: "Not used inside LM Studio (the CLI and MCP hosts: the variable holding a key, never stored)." } },
+  modelStreaming: { type: "boolean", params: { displayName: "Stream sub-agent completions", subtitle: "Not used inside LM Studio (its client always streams)." } }
 }
 
 const build = () => {

@@ -11,13 +11,17 @@ import { SETTING_KEYS } from "../../../core/settings/settings.ts"
 import { type OpenFailure, type Session, sessionOf } from "../../open.ts"
 import { startProgress } from "../../progress.ts"
 import { configSchematics } from "./config.ts"
+import type { LmsClient } from "./model.ts"
 import { toZodParameters } from "./zod.ts"
 
-/** The controller methods the plugin uses (both LM Studio controllers have them). */
-export type PluginController = Pick<ToolsProviderController, "getWorkingDirectory" | "getPluginConfig">
+/**
+ * The controller parts the plugin uses (both LM Studio controllers have them): the working directory, the
+ * chat's config, and the plugin's own client (sub-agent runs reach the loaded model through it).
+ */
+export type PluginController = Pick<ToolsProviderController, "getWorkingDirectory" | "getPluginConfig"> & { readonly client?: LmsClient }
 
 /** How the plugin opens a workspace (the Node host in LM Studio; tests may add tools). */
-export type OpenWorkspace = (root: string, settings: Record<string, unknown>) => Promise<Session>
+export type OpenWorkspace = (root: string, settings: Record<string, unknown>, ctl: PluginController) => Promise<Session>
 
 /** The settings from the chat's plugin config, or why they could not be read. */
 export const settingsFrom = (ctl: PluginController): { readonly settings: Record<string, unknown> } | { readonly error: string } => {
@@ -62,7 +66,7 @@ export const makePlugin = (open: OpenWorkspace): Plugin => {
     const key = `${root}\u0000${JSON.stringify(read.settings)}`
     let opened = runtimes.get(key)
     if (opened === undefined) {
-      opened = open(root, read.settings)
+      opened = open(root, read.settings, ctl)
       runtimes.set(key, opened)
       // A failure is not cached: the user may fix the folder or the settings and try again.
       void opened.then((result) => {

@@ -61,30 +61,68 @@ const highlight = (text, path) => {
 }
 
 // ---- diffs ----
-/** Splits a unified diff into files: {path, lines, binary}. */
+/**
+ * Splits a unified diff into files: {path, lines, binary, note}. A file starts at its `diff --git` header
+ * (the edit tool's diffs have one per file) or, without one, at its `---`/`+++` pair. A binary file is the
+ * header and one `Binary file …` line (the edit tool's) or git's `Binary files … differ` / `GIT binary patch`.
+ */
 const parseDiff = (text) => {
   const files = []
   let current
+  let headerOnly = false
   const lines = text.split("\n")
+  const start = (path) => {
+    current = { path, lines: [], binary: false }
+    files.push(current)
+  }
+  // Lines still due in the current hunk (from its @@ header): inside a hunk "--- x" is a removed line.
+  let oldLeft = 0
+  let newLeft = 0
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]
+    if (current !== undefined && (oldLeft > 0 || newLeft > 0) && /^[ +\-\\]/.test(line)) {
+      if (line[0] !== "+" && line[0] !== "\\") oldLeft--
+      if (line[0] !== "-" && line[0] !== "\\") newLeft--
+      current.lines.push(line)
+      continue
+    }
+    const hunk = /^@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@/.exec(line)
+    if (hunk && current !== undefined) {
+      oldLeft = hunk[1] === undefined ? 1 : Number(hunk[1])
+      newLeft = hunk[2] === undefined ? 1 : Number(hunk[2])
+      headerOnly = false
+      current.lines.push(line)
+      continue
+    }
+    const git = /^diff --git a\/(.*) b\/(.*)$/.exec(line)
+    if (git) {
+      start(git[2])
+      headerOnly = true
+      continue
+    }
     if (line.startsWith("--- ") && (lines[i + 1] ?? "").startsWith("+++ ")) {
       const from = line.slice(4).split("\t")[0]
       const to = lines[i + 1].slice(4).split("\t")[0]
       const path = (to === "/dev/null" ? from : to).replace(/^[ab]\//, "")
-      current = { path, from, to, lines: [], binary: false }
-      files.push(current)
+      if (!headerOnly) start(path)
+      headerOnly = false
       i++
       continue
     }
-    if (/^Binary files .* differ$/.test(line) || line.startsWith("GIT binary patch")) {
-      const named = /^Binary files (?:a\/)?(.*?) and (?:b\/)?(.*?) differ$/.exec(line)
-      current = { path: named ? (named[2] === "/dev/null" ? named[1] : named[2]) : "binary file", lines: [], binary: true }
-      files.push(current)
+    const edit = /^Binary file (.*) (created|deleted|changed) \((\d+) -> (\d+) bytes\)$/.exec(line)
+    const gitBinary = /^Binary files (?:a\/)?(.*?) and (?:b\/)?(.*?) differ$/.exec(line)
+    if (edit || gitBinary || line.startsWith("GIT binary patch")) {
+      if (!headerOnly) start(edit ? edit[1] : gitBinary ? (gitBinary[2] === "/dev/null" ? gitBinary[1] : gitBinary[2]) : "binary file")
+      current.binary = true
+      current.note = edit ? `Binary file ${edit[2]}: ${edit[3]} → ${edit[4]} bytes; its contents are not shown.` : "Binary file: its contents are not shown."
+      headerOnly = false
       continue
     }
-    if (current === undefined || /^(Index: |={10,}|diff --git )/.test(line)) continue
-    if (line.startsWith("@@") || line.startsWith("+") || line.startsWith("-") || line.startsWith(" ") || line.startsWith("\\")) current.lines.push(line)
+    if (current === undefined || /^(Index: |={10,}|new file|deleted file|old mode|new mode|similarity|rename |copy )/.test(line)) continue
+    if (line.startsWith("@@") || line.startsWith("+") || line.startsWith("-") || line.startsWith(" ") || line.startsWith("\\")) {
+      headerOnly = false
+      current.lines.push(line)
+    }
   }
   return files
 }
@@ -174,7 +212,7 @@ const fileDiff = (file, info) => {
     file.path,
     ` (+${added} −${removed})`
   )
-  if (file.binary) return el("div", { class: "file" }, heading, el("p", { class: "summary" }, "Binary file: its contents are not shown."))
+  if (file.binary) return el("div", { class: "file" }, heading, el("p", { class: "summary" }, file.note ?? "Binary file: its contents are not shown."))
   if (file.lines.length > LARGE_LINES) {
     return el("div", { class: "file" }, heading, el("p", { class: "summary" }, `Large diff (${file.lines.length} lines, +${added} −${removed}): not drawn here; it is in the transaction's changes.diff.`))
   }
@@ -258,6 +296,26 @@ const allowMatch = (argv, allowlist) => {
   return allowlist.includes(exe) || allowlist.includes(base) ? `${base} is on the executable allowlist` : `${base} is NOT on the executable allowlist`
 }
 
+/** The commits a push sends (and a force push discards), each as its short SHA and subject. */
+const commitList = (label, commits, more) =>
+  el(
+    "div",
+    { class: "commits" },
+    el("strong", {}, `${label} (${commits.length}${more ? "+" : ""})`),
+    commits.length === 0
+      ? el("p", { class: "meta" }, "none")
+      : el("ol", { "aria-label": label }, commits.map((commit) => el("li", {}, el("code", { title: commit.sha }, commit.sha.slice(0, 12)), " ", commit.subject))),
+    more ? el("p", { class: "meta" }, "… and more (the list stops at 100).") : undefined
+  )
+const pushLists = (push) =>
+  el(
+    "div",
+    {},
+    push.error ? el("p", { class: "summary" }, `The commits could not be listed: ${push.error}`) : undefined,
+    commitList(`Commits to be pushed to ${push.remote}/${push.branch}`, push.pushed, push.pushedMore),
+    push.dropped.length > 0 ? commitList(`Commits ${push.remote}/${push.branch} loses`, push.dropped, push.droppedMore) : undefined
+  )
+
 const body = (card, data) => {
   const record = card.record
   const prompt = record.prompt
@@ -291,20 +349,29 @@ const body = (card, data) => {
       const refs = prompt.refs.map((ref) => /^(\S+) (\S+) ([0-9a-f]+) -> ([0-9a-f]+)$/.exec(ref))
       const moves = refs.filter(Boolean).map((m) => `${m[2].replace(/^refs\/heads\//, "")} on ${m[1]}: ${m[3].slice(0, 12)} → ${m[4].slice(0, 12)}`)
       const forced = prompt.argv.some((word) => /^(--force|--force-with-lease|-f)(=|$)/.test(word)) || operands.some((word) => word.startsWith("+"))
-      return facts([
-        ["Runs", el("code", {}, argvLine(prompt.argv))],
-        ["Command", sub === undefined ? undefined : `${prompt.argv[0].split("/").pop()} ${sub}`],
-        ["In", prompt.cwd === "" ? "the workspace root" : prompt.cwd],
-        ["Remote", sub === "push" && operands.length > 0 ? operands[0] : undefined],
-        ["Branch and commits", moves.length > 0 ? moves.join("; ") : undefined],
-        ["Refs", prompt.refs.length > 0 && moves.length === 0 ? prompt.refs.join(", ") : undefined],
-        ["Force", forced ? "YES: a force push rewrites the remote's history" : undefined]
-      ])
+      return el(
+        "div",
+        {},
+        facts([
+          ["Runs", el("code", {}, argvLine(prompt.argv))],
+          ["Command", sub === undefined ? undefined : `${prompt.argv[0].split("/").pop()} ${sub}`],
+          ["In", prompt.cwd === "" ? "the workspace root" : prompt.cwd],
+          ["Remote", sub === "push" && operands.length > 0 ? operands[0] : undefined],
+          ["Branch and commits", moves.length > 0 ? moves.join("; ") : undefined],
+          ["Refs", prompt.refs.length > 0 && moves.length === 0 ? prompt.refs.join(", ") : undefined],
+          ["Force", forced ? "YES: a force push rewrites the remote's history" : undefined]
+        ]),
+        card.push ? pushLists(card.push) : undefined
+      )
     }
     case "web":
       return facts([prompt.url !== undefined ? ["Fetches", el("code", {}, prompt.url)] : ["Searches for", prompt.query ?? ""]])
     case "browser":
-      return facts([["Session", prompt.session], ["Control", prompt.control]])
+      return facts([
+        ["Session", prompt.session],
+        ["Page", prompt.page === undefined ? "(not recorded: staged before pages were)" : el("code", {}, prompt.page)],
+        ["Control", prompt.control]
+      ])
     case "agent":
       return facts([
         ["Objective", prompt.objective],
@@ -354,19 +421,52 @@ const cardView = (card, data, now) => {
 }
 
 // ---- timeline ----
-const jobTail = (job) => {
+/**
+ * At most this many jobs are followed live at once: each EventSource holds one of the browser's six
+ * connections to this server, and the page's own events, state and decisions need theirs.
+ */
+const MAX_LIVE_TAILS = 4
+const tailText = (tail) => tail.stdout + (tail.stderr ? `\n[stderr]\n${tail.stderr}` : "")
+
+/**
+ * A job's output. A followed job keeps its stream and its text across redraws (a redraw happens when the
+ * job ends and writes exit.json: the stream's last message, sent after it saw the exit, still lands in
+ * the new element). A job not followed live has a button that reads its output once.
+ */
+const jobTail = (job, live) => {
   const out = el("pre", { class: "tail", tabindex: "0", "aria-label": `Output of ${job.id}` }, "")
-  if (job.status === "running") {
-    const source = new EventSource(`/api/jobs/${encodeURIComponent(job.id)}/tail`)
-    state.tails.set(job.id, source)
-    source.addEventListener("tail", (event) => {
-      const tail = JSON.parse(event.data)
-      out.textContent = tail.stdout + (tail.stderr ? `\n[stderr]\n${tail.stderr}` : "")
-    })
-    source.addEventListener("done", () => source.close())
-    source.addEventListener("gone", () => source.close())
+  const known = state.tails.get(job.id)
+  if (known !== undefined) {
+    known.out = out
+    out.textContent = known.text
+    return out
   }
-  return out
+  if (job.status === "running" && live) {
+    const entry = { text: "", out, source: new EventSource(`/api/jobs/${encodeURIComponent(job.id)}/tail`) }
+    state.tails.set(job.id, entry)
+    entry.source.addEventListener("tail", (event) => {
+      entry.text = tailText(JSON.parse(event.data))
+      entry.out.textContent = entry.text
+    })
+    entry.source.addEventListener("done", () => entry.source.close())
+    entry.source.addEventListener("gone", () => entry.source.close())
+    return out
+  }
+  const holder = el("div", {})
+  const button = el("button", { type: "button" }, `Show the output of ${job.id}`)
+  button.addEventListener("click", async () => {
+    const response = await fetch(`/api/jobs/${encodeURIComponent(job.id)}/output`)
+    if (!response.ok) {
+      out.textContent = "The output is not available."
+      return
+    }
+    const tail = await response.json()
+    // A finished job's output does not change: keep it across redraws.
+    if (tail.done) state.tails.set(job.id, { text: tailText(tail), out, source: undefined })
+    out.textContent = tailText(tail)
+  })
+  holder.append(button, out)
+  return holder
 }
 
 const graph = (board) => {
@@ -413,12 +513,52 @@ const txDiff = (tx) => {
 const timeline = (data) => {
   const changes = data.changes ?? {}
   const items = []
-  const when = (entry) => entry.committedAt ?? entry.startedAt ?? entry.createdAt ?? entry.updatedAt ?? ""
+  const when = (entry) => entry.committedAt ?? entry.startedAt ?? entry.at ?? entry.createdAt ?? entry.updatedAt ?? ""
   for (const tx of changes.transactions ?? []) items.push({ at: when(tx), node: () => el("li", {}, el("span", { class: "badge" }, "transaction"), `${tx.id} ${tx.status ?? ""} · ${tx.fileCount ?? (tx.files ?? []).length} file(s): ${(tx.files ?? []).join(", ")}`, txDiff(tx)) })
-  for (const entry of changes.vcs ?? []) items.push({ at: when(entry), node: () => el("li", {}, el("span", { class: "badge" }, "commit"), entry.summary ?? JSON.stringify(entry)) })
-  for (const job of changes.jobs ?? []) items.push({ at: when(job), node: () => el("li", {}, el("span", { class: "badge" }, "job"), `${job.id} ${job.status} · ${job.executable ?? ""}${job.exitCode === undefined || job.exitCode === null ? "" : ` · exit ${job.exitCode}`}`, jobTail(job)) })
-  for (const run of changes.runs ?? []) items.push({ at: when(run), node: () => el("li", {}, el("span", { class: "badge" }, "run"), `${run.id ?? ""} ${run.status ?? ""} ${run.objective ?? run.title ?? ""}`) })
-  for (const project of changes.researchProjects ?? []) items.push({ at: when(project), node: () => el("li", {}, el("span", { class: "badge" }, "research"), `${project.id ?? ""} ${project.title ?? project.question ?? ""}`, el("ul", {}, (project.sources ?? []).slice(0, 30).map((source) => el("li", {}, typeof source === "string" ? source : source.url ?? source.title ?? "")))) })
+  // Version control: every recorded operation (commit, push, branch, checkout, ...), its commit and branch.
+  for (const entry of changes.vcs ?? []) {
+    const op = String(entry.operation ?? "vcs").replace(/^vcs\./, "").replace(/_/g, " ")
+    items.push({
+      at: when(entry),
+      node: () =>
+        el(
+          "li",
+          {},
+          el("span", { class: "badge" }, op),
+          entry.commit ? el("code", { title: entry.commit }, entry.commit.slice(0, 12)) : undefined,
+          entry.commit ? " " : "",
+          entry.commit && data.subjects?.[entry.commit] !== undefined ? el("strong", {}, data.subjects[entry.commit]) : undefined,
+          entry.commit && data.subjects?.[entry.commit] !== undefined ? " · " : "",
+          entry.summary ?? "",
+          el("span", { class: "meta" }, ` · ${entry.at ? ago(entry.at, Date.parse(data.now)) : ""}${entry.branch ? ` · ${entry.branch}` : ""}${entry.remote ? ` · ${entry.remote}` : ""}`)
+        )
+    })
+  }
+  // Live tails go to the newest running jobs (nodes are built newest first, after the sort below).
+  let live = [...state.tails.values()].filter((entry) => entry.source !== undefined && entry.source.readyState !== 2).length
+  const liveSlot = (job) => job.status === "running" && !state.tails.has(job.id) && live < MAX_LIVE_TAILS && ++live > 0
+  for (const job of changes.jobs ?? []) items.push({ at: when(job), node: () => el("li", {}, el("span", { class: "badge" }, "job"), `${job.id} ${job.status} · ${job.executable ?? ""}${job.exitCode === undefined || job.exitCode === null ? "" : ` · exit ${job.exitCode}`}`, jobTail(job, liveSlot(job))) })
+  for (const run of changes.runs ?? [])
+    items.push({
+      at: when(run),
+      node: () =>
+        el("li", {}, el("span", { class: "badge" }, "run"), `${run.runId} ${run.status} · ${run.mode ?? ""} · ${run.objective ?? ""}`, el("span", { class: "meta" }, ` · ${run.statePath ?? ""}`))
+    })
+  for (const project of data.research ?? [])
+    items.push({
+      at: project.updatedAt,
+      node: () =>
+        el(
+          "li",
+          {},
+          el("span", { class: "badge" }, "research"),
+          `${project.id} ${project.status} · ${project.title}${project.question ? `: ${project.question}` : ""} · ${project.sourceCount} source${project.sourceCount === 1 ? "" : "s"}`,
+          project.sources.length === 0
+            ? undefined
+            : el("ul", { "aria-label": `Sources of ${project.id}` }, project.sources.map((source) => el("li", {}, el("code", {}, source.id), " ", source.title || "(untitled)", " — ", el("code", {}, source.url)))),
+          project.sourceCount > project.sources.length ? el("p", { class: "meta" }, `… and ${project.sourceCount - project.sources.length} more.`) : undefined
+        )
+    })
   for (const board of data.boards ?? []) items.push({ at: "", node: () => el("li", {}, el("span", { class: "badge" }, "task board"), board.title, graph(board)) })
   items.sort((a, b) => String(b.at).localeCompare(String(a.at)))
   return items.length === 0 ? el("p", {}, "Nothing has happened yet.") : el("ol", { class: "timeline" }, items.map((item) => item.node()))
@@ -436,9 +576,14 @@ const render = () => {
   pending.replaceChildren(...(data.pending.length === 0 ? [el("p", {}, "Nothing is pending.")] : data.pending.map((card) => cardView(card, data, now))))
   const plans = document.getElementById("plan-list")
   plans.replaceChildren(...(data.plans.length === 0 ? [el("p", {}, "No plan is pending or approved.")] : data.plans.map((card) => cardView(card, data, now))))
-  for (const source of state.tails.values()) source.close()
-  state.tails.clear()
   document.getElementById("timeline-list").replaceChildren(timeline(data))
+  // Streams and kept output of jobs no longer listed are dropped; the others carry on into the new page.
+  const listed = new Set((data.changes?.jobs ?? []).map((job) => job.id))
+  for (const [id, entry] of state.tails) {
+    if (listed.has(id)) continue
+    entry.source?.close()
+    state.tails.delete(id)
+  }
   for (const [id, value] of typed) {
     const input = document.getElementById(id)
     if (input !== null && value !== "") input.value = value

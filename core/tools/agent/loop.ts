@@ -30,6 +30,8 @@ export const PREVIEW_ACTIONS = ["preview", "show", "list"] as const
 /** The tools a run is offered from the parent's registry (lowered); the rest (plan, agent, vcs, browser, notes) never are. */
 export const RUN_TOOLS = ["workspace_inspect", "workspace_edit", "workspace_command", "workspace_tasks"] as const
 const MODEL_ATTEMPTS = 3
+/** The model a request names when neither the run nor the settings name one (the endpoint's default; in LM Studio, the loaded model). */
+export const DEFAULT_MODEL_ID = "local-model"
 const MODEL_TIMEOUT_MS = 300_000
 
 export const FINISH_RUN: ModelTool = {
@@ -173,7 +175,8 @@ type Outcome = { readonly kind: "result" | "refused"; readonly content: string; 
 /** Records what an envelope changed (transactions, paths, jobs, sources) in the run's state. */
 const track = (runId: string, tool: string, envelope: Envelope) => {
   const data = (envelope.data ?? {}) as Record<string, any>
-  if (!envelope.ok) return Effect.void
+  // Only these tools change what a run records; a read is not worth a locked state write.
+  if (!envelope.ok || !["workspace_edit", "workspace_command", "workspace_research"].includes(tool)) return Effect.void
   return updateRun(runId, (state) => {
     const changed = { ...state.changed }
     const add = (list: ReadonlyArray<string>, value: unknown) => (typeof value === "string" && !list.includes(value) ? [...list, value] : list)
@@ -239,7 +242,7 @@ const ask = (settings: Settings, spec: RunSpec, messages: ReadonlyArray<ModelMes
     model
       .complete({
         baseUrl: settings.modelBaseUrl,
-        model: spec.modelId !== "" ? spec.modelId : settings.modelId !== "" ? settings.modelId : "local-model",
+        model: spec.modelId !== "" ? spec.modelId : settings.modelId !== "" ? settings.modelId : DEFAULT_MODEL_ID,
         apiKeyEnv: settings.modelApiKeyEnv,
         messages,
         tools,
@@ -271,6 +274,7 @@ const withPlanned = (result: RunResult, state: RunState): RunResult => ({
 export const runLoop = (runId: string, tools: LoopTools): Effect.Effect<void, unknown, ToolContext | Model> =>
   Effect.gen(function* () {
     const settings = yield* CurrentSettings
+    const source = (yield* Model).source
     const first = yield* readRun(runId)
     if (first.status !== "running") return
     const spec = first.spec
@@ -349,7 +353,13 @@ export const runLoop = (runId: string, tools: LoopTools): Effect.Effect<void, un
           yield* appendEntry(runId, { type: "model_error", message: failure.message, attempts: MODEL_ATTEMPTS })
           yield* end(runId, {
             status: "failed",
-            error: { code: "MODEL_UNAVAILABLE", message: `The model endpoint (modelBaseUrl ${settings.modelBaseUrl}) was unreachable after ${MODEL_ATTEMPTS} attempts: ${failure.message}. Check that the model server runs, or change the setting modelBaseUrl.` }
+            error: {
+              code: "MODEL_UNAVAILABLE",
+              message:
+                source === undefined
+                  ? `The model endpoint (modelBaseUrl ${settings.modelBaseUrl}) was unreachable after ${MODEL_ATTEMPTS} attempts: ${failure.message}. Check that the model server runs, or change the setting modelBaseUrl.`
+                  : `The model (${source.where}) was unreachable after ${MODEL_ATTEMPTS} attempts: ${failure.message}. ${source.repair}`
+            }
           })
           return
         }

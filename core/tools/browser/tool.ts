@@ -62,7 +62,7 @@ const controlAction = gatedAction({
       plan: { _tag: "BrowserControl", ...(planned.normalized as Omit<BrowserControlPlan, "_tag">) },
       work: planned,
       title: planned.title,
-      prompt: { _tag: "browser", session: planned.sessionId, control: planned.title.replace(/^Browser [^:]+: /, "") },
+      prompt: { _tag: "browser", session: planned.sessionId, page: record.url, control: planned.title.replace(/^Browser [^:]+: /, "") },
       resume: { tool: "workspace_browser", arguments: planned.resume },
       preview: {
         data: {

@@ -1,4 +1,5 @@
 /** Byte-faithful text handling for edits: UTF-8 validity, the BOM, and each file's line-ending style. */
+import { hasBom, isBinary } from "../../text/bytes.ts"
 
 /** The UTF-8 byte order mark. */
 export const BOM = new Uint8Array([0xef, 0xbb, 0xbf])
@@ -11,10 +12,14 @@ export type Decoded =
   | { readonly _tag: "Text"; readonly text: string; readonly bom: boolean }
   | { readonly _tag: "Binary"; readonly reason: "nul" | "invalid-utf8" }
 
-/** Decodes bytes as UTF-8 text (keeping whether a BOM led them); binary when they hold a NUL or are not valid UTF-8. */
+/**
+ * Decodes bytes as UTF-8 text (keeping whether a BOM led them). Binary when they are binary by the one
+ * definition (a NUL in the first 8 KiB, core/text/bytes.ts: what read shows as binary) or are not valid UTF-8.
+ * A NUL further in is text to read and to edit alike, and survives the edit byte for byte.
+ */
 export const decodeText = (bytes: Uint8Array): Decoded => {
-  if (bytes.includes(0)) return { _tag: "Binary", reason: "nul" }
-  const bom = bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf
+  if (isBinary(bytes)) return { _tag: "Binary", reason: "nul" }
+  const bom = hasBom(bytes)
   try {
     return { _tag: "Text", text: fatal.decode(bom ? bytes.subarray(3) : bytes), bom }
   } catch {

@@ -4,38 +4,22 @@
  * get the next page.
  */
 import * as Effect from "effect/Effect"
-import { type Artifact, success, type ToolResult } from "../../protocol/envelope.ts"
+import type { Artifact, ToolResult } from "../../protocol/envelope.ts"
 import type { ToolError } from "../../protocol/errors.ts"
 import { CurrentSettings } from "../../services/CurrentSettings.ts"
-import { StateStore } from "../../store/StateStore.ts"
 import type { ToolContext } from "../Tool.ts"
-import { sha256Text } from "../../gate/hash.ts"
-import { largestFitting, offsetPastEnd } from "./paging.ts"
+import { envelopeChars, largestFitting, placeholderArtifact as placeholderOf, writeArtifact as writeArtifactOf } from "../fit.ts"
+import { offsetPastEnd } from "./paging.ts"
 
-/** The characters an envelope costs as JSON: what maxToolResultChars bounds. */
-export const envelopeChars = (operation: string, result: ToolResult): number => JSON.stringify(success(operation, result)).length
+export { envelopeChars } from "../fit.ts"
 
-const artifactPath = (stem: string, sha256: string, extension: string) => `.agentic/artifacts/inspect/${stem}-${sha256.slice(0, 16)}.${extension}`
+/** An artifact entry as long as the real one will be, under .agentic/artifacts/inspect/. */
+export const placeholderArtifact = (kind: string, stem: string, extension: string, description: string): Artifact =>
+  placeholderOf("inspect", kind, stem, extension, description)
 
-/** An artifact entry as long as the real one will be (for measuring a page before the artifact is written). */
-export const placeholderArtifact = (kind: string, stem: string, extension: string, description: string): Artifact => ({
-  kind,
-  path: artifactPath(stem, "0".repeat(64), extension),
-  sha256: "0".repeat(64),
-  bytes: 999_999_999_999,
-  description
-})
-
-/** Writes a full result as an artifact (content-addressed, so repeating a call reuses the file). */
+/** Writes a full result as an artifact under .agentic/artifacts/inspect/ (content-addressed). */
 export const writeArtifact = (kind: string, stem: string, extension: string, content: string, description: string) =>
-  Effect.gen(function* () {
-    const store = yield* StateStore
-    const sha256 = yield* sha256Text(content)
-    const path = artifactPath(stem, sha256, extension)
-    const bytes = new TextEncoder().encode(content)
-    yield* store.writeBytes(path.slice(".agentic/".length), bytes)
-    return { kind, path, sha256, bytes: bytes.length, description } satisfies Artifact
-  })
+  writeArtifactOf("inspect", kind, stem, extension, content, description)
 
 /** The sentence that tells a model how to continue. */
 export const nextSentence = (args: Record<string, unknown>, nextOffset: number | null, snapshot: string): string =>

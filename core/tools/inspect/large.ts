@@ -7,7 +7,7 @@
  * without scanFile/readRange reads the whole file as before.
  */
 import * as Effect from "effect/Effect"
-import { BINARY_SNIFF_BYTES, isBinary } from "../../services/searchCore.ts"
+import { BINARY_SNIFF_BYTES, isBinary } from "../../text/bytes.ts"
 import type { HostError, HostFsShape } from "../../services/HostFs.ts"
 import { binaryKind, describeBytes, type LineEndings } from "./paging.ts"
 

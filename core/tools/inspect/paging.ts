@@ -3,7 +3,7 @@
  * the character budget, the `N | text` gutter, and what a file's bytes are (binary, BOM, line ends).
  */
 import { toolError, type ToolError } from "../../protocol/errors.ts"
-import { isBinary } from "../../services/searchCore.ts"
+import { isBinary } from "../../text/bytes.ts"
 
 /** A snapshot id: SHA-256 as 64 lowercase hex characters. */
 export const SNAPSHOT_PATTERN = /^[0-9a-f]{64}$/
@@ -57,21 +57,7 @@ export const pageOf = <A>(all: ReadonlyArray<A>, offset: number, count: number):
   return { items, offset, nextOffset: end >= all.length ? null : end }
 }
 
-/**
- * The largest n in [0, max] with fits(n) true, assuming fits is monotone (more items never fit
- * better). Binary search: about log2(max) renders.
- */
-export const largestFitting = (max: number, fits: (n: number) => boolean): number => {
-  if (fits(max)) return max
-  let low = 0
-  let high = max
-  while (high - low > 1) {
-    const middle = Math.floor((low + high) / 2)
-    if (fits(middle)) low = middle
-    else high = middle
-  }
-  return fits(low) ? low : -1
-}
+export { largestFitting } from "../fit.ts"
 
 /** The characters a result costs: its summary and its data as JSON. */
 export const resultChars = (summary: string, data: unknown): number => summary.length + JSON.stringify(data).length

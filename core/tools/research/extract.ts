@@ -10,6 +10,7 @@
  * main content (main, [role=main], else the first article) comes first, the rest of the body after it.
  */
 import { parse } from "parse5"
+import { isBinary } from "../../text/bytes.ts"
 
 /** What kind of body a response carries. */
 export type BodyKind = "html" | "text" | "binary"
@@ -47,12 +48,8 @@ export const kindOfMediaType = (mediaType: string): BodyKind | undefined => {
   return "binary"
 }
 
-/** Whether bytes look binary: a NUL byte in the first 8 KB. */
-export const looksBinary = (bytes: Uint8Array): boolean => {
-  const end = Math.min(bytes.length, 8192)
-  for (let i = 0; i < end; i++) if (bytes[i] === 0) return true
-  return false
-}
+/** Whether bytes look binary: a NUL byte in the first 8 KiB (the one definition, core/text/bytes.ts). */
+export const looksBinary = isBinary
 
 /** The kind of a body without a Content-Type: binary with a NUL byte, HTML when it starts like HTML, else text. */
 export const sniffKind = (bytes: Uint8Array): BodyKind => {
@@ -124,7 +121,8 @@ export interface Extracted {
   readonly links: ReadonlyArray<Link>
 }
 
-interface Node {
+/** A parse5 default-tree node, as far as the extractor and the result-page parsers read it. */
+export interface Node {
   readonly nodeName: string
   readonly tagName?: string
   readonly attrs?: ReadonlyArray<{ readonly name: string; readonly value: string }>
@@ -141,7 +139,7 @@ const BLOCK = new Set([
   "details", "summary", "hr", "center", "body", "html", "ul", "ol", "menu", "caption"
 ])
 
-const attr = (node: Node, name: string): string | undefined => node.attrs?.find((a) => a.name === name)?.value
+export const attr = (node: Node, name: string): string | undefined => node.attrs?.find((a) => a.name === name)?.value
 const hidden = (node: Node) => attr(node, "hidden") !== undefined || attr(node, "aria-hidden") === "true" || /display\s*:\s*none/i.test(attr(node, "style") ?? "")
 
 const collapse = (text: string) => text.replace(/\s+/g, " ").trim()

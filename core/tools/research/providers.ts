@@ -11,6 +11,7 @@
 import * as Either from "effect/Either"
 import { parse } from "parse5"
 import type { Settings } from "../../settings/settings.ts"
+import { attr, type Node } from "./extract.ts"
 import type { SearchResult } from "./project.ts"
 
 export type ConcreteProvider = "duckduckgo" | "wikipedia" | "searxng"
@@ -54,14 +55,6 @@ export const requestUrl = (provider: ConcreteProvider, settings: Settings, query
   }
 }
 
-interface Node {
-  readonly nodeName: string
-  readonly tagName?: string
-  readonly attrs?: ReadonlyArray<{ readonly name: string; readonly value: string }>
-  readonly childNodes?: ReadonlyArray<Node>
-  readonly value?: string
-}
-const attr = (node: Node, name: string) => node.attrs?.find((a) => a.name === name)?.value
 const classes = (node: Node) => (attr(node, "class") ?? "").split(/\s+/)
 const text = (node: Node): string => (node.nodeName === "#text" ? (node.value ?? "") : (node.childNodes ?? []).map(text).join(""))
 const collapse = (value: string) => value.replace(/\s+/g, " ").trim()

@@ -64,6 +64,22 @@ const resumeOf = (input: Record<string, unknown>) => {
   return { tool: TOOL, arguments: { action, ...args } }
 }
 
+/** The staged shape search and fetch share: the bound plan, its working data, the prompt and the preview's data. */
+const plannedWeb = <P extends { readonly bound: unknown; readonly title: string; readonly prompt: unknown }>(
+  input: Record<string, unknown>,
+  plan: P,
+  before: WebBefore,
+  data: Record<string, unknown>
+) => ({
+  _tag: "Planned" as const,
+  plan: plan.bound as P["bound"],
+  work: { plan, before },
+  title: plan.title,
+  prompt: plan.prompt as P["prompt"],
+  resume: resumeOf(input),
+  preview: { data: { ...data, ...stagedBecause(before) } }
+})
+
 /** What deep loads: the run it awaits (run_id), or the before-state of the research run it would start. */
 type DeepBefore = { readonly _tag: "Await"; readonly state: RunState } | { readonly _tag: "Start"; readonly launch: LaunchBefore; readonly input: StartInput }
 
@@ -218,15 +234,9 @@ export const researchTool = defineTool({
       planSchema: SearchPlanSchema,
       load: (input: ActionInput<Actions, "search">) => loadWeb(input.research_id),
       plan: (input, before: WebBefore) =>
-        Either.map(planSearch(input, before.settings), (plan) => ({
-          _tag: "Planned" as const,
-          plan: plan.bound,
-          work: { plan, before },
-          title: plan.title,
-          prompt: plan.prompt,
-          resume: resumeOf(input),
-          preview: { data: { provider: plan.provider, providers: plan.providers, query: plan.query, ...stagedBecause(before) } }
-        })),
+        Either.map(planSearch(input, before.settings), (plan) =>
+          plannedWeb(input, plan, before, { provider: plan.provider, providers: plan.providers, query: plan.query })
+        ),
       interpret: (_bound, work) => Effect.map(interpretSearch(work.plan), (outcome) => ({ outcome, work })),
       view: ({ outcome, work }) => Effect.succeed(searchView(outcome, work.plan, work.before.settings))
     }),
@@ -236,15 +246,9 @@ export const researchTool = defineTool({
       planSchema: FetchPlanSchema,
       load: (input: ActionInput<Actions, "fetch">) => loadWeb(input.research_id),
       plan: (input, before: WebBefore) =>
-        Either.map(planFetch(input, before.settings), (plan) => ({
-          _tag: "Planned" as const,
-          plan: plan.bound,
-          work: { plan, before },
-          title: plan.title,
-          prompt: plan.prompt,
-          resume: resumeOf(input),
-          preview: { data: { url: plan.url, host: plan.host, ...stagedBecause(before) } }
-        })),
+        Either.map(planFetch(input, before.settings), (plan) =>
+          plannedWeb(input, plan, before, { url: plan.url, host: plan.host })
+        ),
       interpret: (_bound, work) => Effect.map(interpretFetch(work.plan), (fetched) => ({ fetched, work })),
       view: ({ fetched, work }) => fetchView(fetched, work.plan, work.before.settings)
     }),

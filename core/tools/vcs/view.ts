@@ -8,36 +8,19 @@ import { sha256Text } from "../../gate/hash.ts"
 import type { Artifact, ToolResult } from "../../protocol/envelope.ts"
 import type { ToolError } from "../../protocol/errors.ts"
 import { CurrentSettings } from "../../services/CurrentSettings.ts"
-import { StateStore } from "../../store/StateStore.ts"
-import { envelopeChars } from "../inspect/budget.ts"
+import type { StateStore } from "../../store/StateStore.ts"
+import { envelopeChars, fitResult, placeholderArtifact, writeArtifact as writeArtifactOf } from "../fit.ts"
 import { largestFitting, offsetPastEnd, requireSnapshot, staleSnapshot } from "../inspect/paging.ts"
 import { type DiffFile, diffFiles, type RepoStatus } from "./parse.ts"
 import { DIFF_LIMIT_DEFAULT } from "./schema.ts"
 
-const artifactPath = (stem: string, sha256: string, extension: string) => `.agentic/artifacts/vcs/${stem}-${sha256.slice(0, 16)}.${extension}`
-
-/** Writes a full output as a content-addressed artifact (repeating a call reuses the file). */
+/** Writes a full output as a content-addressed artifact under .agentic/artifacts/vcs/ (repeating a call reuses the file). */
 export const writeArtifact = (kind: string, stem: string, extension: string, content: string, description: string) =>
-  Effect.gen(function* () {
-    const store = yield* StateStore
-    const sha256 = yield* sha256Text(content)
-    const path = artifactPath(stem, sha256, extension)
-    const bytes = new TextEncoder().encode(content)
-    yield* store.writeBytes(path.slice(".agentic/".length), bytes)
-    return { kind, path, sha256, bytes: bytes.length, description } satisfies Artifact
-  })
-
-const placeholder = (kind: string, stem: string, extension: string, description: string): Artifact => ({
-  kind,
-  path: artifactPath(stem, "0".repeat(64), extension),
-  sha256: "0".repeat(64),
-  bytes: 999_999_999_999,
-  description
-})
+  writeArtifactOf("vcs", kind, stem, extension, content, description)
 
 /**
  * Fits a result built from the first `n` items of each list into the budget: `build(n, artifact)` for the
- * largest n that fits; when not everything fits, the full output is an artifact.
+ * largest n that fits; when not everything fits, the full output is an artifact (fitResult, in core/tools/fit.ts).
  */
 export const fitted = (input: {
   readonly operation: string
@@ -47,17 +30,7 @@ export const fitted = (input: {
   readonly kind: string
   readonly stem: string
   readonly description: string
-}) =>
-  Effect.gen(function* () {
-    const settings = yield* CurrentSettings
-    const budget = settings.maxToolResultChars
-    const whole = input.build(input.max, undefined)
-    if (envelopeChars(input.operation, whole) <= budget) return whole
-    const marker = placeholder(input.kind, input.stem, "json", input.description)
-    const n = Math.max(0, largestFitting(input.max, (count) => envelopeChars(input.operation, input.build(count, marker)) <= budget))
-    const artifact = yield* writeArtifact(input.kind, input.stem, "json", input.full(), input.description)
-    return input.build(n, artifact)
-  })
+}) => fitResult({ ...input, area: "vcs" })
 
 /** One line about a status. */
 export const statusSummary = (status: RepoStatus): string => {
@@ -208,7 +181,7 @@ export const pagedText = (input: PagedText): Effect.Effect<ToolResult, ToolError
       const whole = build(want, undefined, files.length)
       if (envelopeChars(input.operation, whole) <= settings.maxToolResultChars) return whole
     }
-    const marker = placeholder(input.operation, input.action, "diff", description)
+    const marker = placeholderArtifact("vcs", input.operation, input.action, "diff", description)
     // At the smallest budgets the page keeps only what paging needs (the artifact entry still names the full output).
     compact = envelopeChars(input.operation, build(1, marker, 0, 40)) > settings.maxToolResultChars
     const fileCount = Math.max(0, largestFitting(Math.min(files.length, 200), (count) => envelopeChars(input.operation, build(0, marker, count)) <= settings.maxToolResultChars / 2))

@@ -1,0 +1,79 @@
+/**
+ * The result budget, in one place: what an envelope costs (maxToolResultChars bounds its JSON), the
+ * content-addressed artifact a cut result points to, and `fitResult`, which keeps the largest prefix of a
+ * result's items that fits and writes the full output as an artifact when not everything does. Every tool
+ * that cuts a result to the budget measures it with `envelopeChars` and this one margin rule: the envelope
+ * as sent, with the artifact entry it will carry, at most maxToolResultChars.
+ */
+import * as Effect from "effect/Effect"
+import { sha256Text } from "../gate/hash.ts"
+import { type Artifact, success, type ToolResult } from "../protocol/envelope.ts"
+import { CurrentSettings } from "../services/CurrentSettings.ts"
+import { StateStore } from "../store/StateStore.ts"
+
+/** The characters an envelope costs as JSON: what maxToolResultChars bounds. */
+export const envelopeChars = (operation: string, result: ToolResult): number => JSON.stringify(success(operation, result)).length
+
+/** Where a tool's artifacts live: `.agentic/artifacts/<area>/<stem>-<sha256 prefix>.<extension>`. */
+const artifactPath = (area: string, stem: string, sha256: string, extension: string) =>
+  `.agentic/artifacts/${area}/${stem}-${sha256.slice(0, 16)}.${extension}`
+
+/** An artifact entry as long as the real one will be (for measuring a result before the artifact is written). */
+export const placeholderArtifact = (area: string, kind: string, stem: string, extension: string, description: string): Artifact => ({
+  kind,
+  path: artifactPath(area, stem, "0".repeat(64), extension),
+  sha256: "0".repeat(64),
+  bytes: 999_999_999_999,
+  description
+})
+
+/** Writes a full output as a content-addressed artifact (repeating a call reuses the file). */
+export const writeArtifact = (area: string, kind: string, stem: string, extension: string, content: string, description: string) =>
+  Effect.gen(function* () {
+    const store = yield* StateStore
+    const sha256 = yield* sha256Text(content)
+    const path = artifactPath(area, stem, sha256, extension)
+    const bytes = new TextEncoder().encode(content)
+    yield* store.writeBytes(path.slice(".agentic/".length), bytes)
+    return { kind, path, sha256, bytes: bytes.length, description } satisfies Artifact
+  })
+
+/** The largest n in [0, max] with fits(n), assuming fits is monotone (true up to some n, false after); -1 when none. */
+export const largestFitting = (max: number, fits: (n: number) => boolean): number => {
+  if (fits(max)) return max
+  let low = 0
+  let high = max
+  while (high - low > 1) {
+    const middle = Math.floor((low + high) / 2)
+    if (fits(middle)) low = middle
+    else high = middle
+  }
+  return fits(low) ? low : -1
+}
+
+/**
+ * Fits a result built from the first `n` items into the budget: `build(n, artifact)` for the largest n that
+ * fits; when not everything fits, the full output (`full()`) is written as an artifact the result names.
+ */
+export const fitResult = (input: {
+  readonly area: string
+  readonly operation: string
+  readonly max: number
+  readonly build: (n: number, artifact: Artifact | undefined) => ToolResult
+  readonly full: () => string
+  readonly kind: string
+  readonly stem: string
+  readonly extension?: string
+  readonly description: string
+}) =>
+  Effect.gen(function* () {
+    const settings = yield* CurrentSettings
+    const budget = settings.maxToolResultChars
+    const whole = input.build(input.max, undefined)
+    if (envelopeChars(input.operation, whole) <= budget) return whole
+    const extension = input.extension ?? "json"
+    const marker = placeholderArtifact(input.area, input.kind, input.stem, extension, input.description)
+    const n = Math.max(0, largestFitting(input.max, (count) => envelopeChars(input.operation, input.build(count, marker)) <= budget))
+    const artifact = yield* writeArtifact(input.area, input.kind, input.stem, extension, input.full(), input.description)
+    return input.build(n, artifact)
+  })
