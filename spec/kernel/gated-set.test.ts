@@ -27,7 +27,7 @@ const GATED: Record<string, { readonly kind: GateKind; readonly actions: Readonl
   workspace_browser: { kind: "browser", actions: ["control"] },
   workspace_agent: { kind: "agent", actions: ["run", "start"] },
   // Issue 13: every workspace_action action is staged as a vcs approval (confirm: "always").
-  workspace_action: { kind: "vcs", actions: ["commit", "push", "pull", "branch_create", "branch_switch", "branch_delete", "move", "stash_restore", "stash_discard"] }
+  workspace_action: { kind: "vcs", actions: ["commit", "push", "pull", "branch_create", "branch_switch", "branch_delete", "move", "stash_restore", "stash_discard", "pr_create", "pr_merge"] }
 }
 
 /** "Never gated: workspace_inspect, workspace_plan, workspace_notes, workspace_tasks, and every ungated action". */

@@ -22,7 +22,7 @@ afterEach(async () => {
 const REAL_GIT = execFileSync("sh", ["-c", "command -v git"], { encoding: "utf8" }).trim()
 
 /** A `git` that logs every push and, once ARM exists, stops at `point` (writing its pid to MARK) for a minute. */
-const wrapper = (dir: string, point: "review" | "before-push" | "after-push") => {
+const wrapper = (dir: string, point: "review" | "before-push" | "after-push" | "none") => {
   const script = `#!/bin/sh
 for a in "$@"; do
   if [ "$a" = push ]; then is_push=1; fi
@@ -57,6 +57,54 @@ const waitFor = async (file: string, child: ReturnType<typeof spawn>) => {
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
   throw new Error("stop point never reached")
+}
+
+/** A pre-receive hook in the bare remote that, once ARM exists, writes its pid to HOOK and waits for RELEASE: git push is mid-flight. */
+const blockingHook = (bare: string, control: string) => {
+  const hook = `#!/bin/sh
+cat > /dev/null
+if [ -f "${control}/ARM" ]; then
+  echo $$ > "${control}/HOOK.tmp"; mv "${control}/HOOK.tmp" "${control}/HOOK"
+  i=0; while [ ! -f "${control}/RELEASE" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done
+fi
+exit 0
+`
+  fs.writeFileSync(path.join(bare, "hooks/pre-receive"), hook, { mode: 0o755 })
+}
+
+/** The process group of a pid (ps), refusing our own group so the spec can never kill itself. */
+const groupOf = (pid: number) => {
+  const group = Number(execFileSync("ps", ["-o", "pgid=", "-p", String(pid)], { encoding: "utf8" }).trim())
+  const own = Number(execFileSync("ps", ["-o", "pgid=", "-p", String(process.pid)], { encoding: "utf8" }).trim())
+  if (!(group > 1) || group === own) throw new Error(`refusing to kill process group ${group}`)
+  return group
+}
+
+/** Kills the worker while git push waits in the remote's pre-receive hook; `alsoPush` kills the push's process group too. */
+const killDuringPush = async (alsoPush: boolean) => {
+  const s = await setup()
+  wrapper(s.control, "none")
+  blockingHook(s.bare, s.control)
+  const requestId = randomUUID()
+  const child = runWorker(s.root, s.control, requestId)
+  const hookPid = Number(await waitFor(path.join(s.control, "HOOK"), child))
+  const group = groupOf(hookPid)
+  child.kill("SIGKILL")
+  await new Promise((resolve) => child.once("exit", resolve))
+  if (alsoPush) {
+    process.kill(-group, "SIGKILL")
+    for (let i = 0; i < 100 && processAlive(hookPid); i++) await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  return { ...s, requestId, hookPid }
+}
+
+const processAlive = (pid: number) => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
 }
 
 const pushes = (control: string) => (fs.existsSync(path.join(control, "PUSHES")) ? fs.readFileSync(path.join(control, "PUSHES"), "utf8").split("\n").filter(Boolean).length : 0)
@@ -138,6 +186,38 @@ describe("kill -9 of a confirmed push", () => {
     const seen = await observe(s.root, s.requestId)
     expect(data(seen)).toMatchObject({ state: "succeeded", phases: { local_applied: true, published: true } })
     expect(git(s.bare, "rev-parse", "main").trim()).toBe(s.local)
+    expect(pushes(s.control)).toBe(1)
+  }, 180_000)
+
+  it("killed during git push (waiting in the remote's pre-receive hook), the push killed with it: unknown, the remote unchanged, published false observed, and nothing pushes again", async () => {
+    const s = await killDuringPush(true)
+    expect(processAlive(s.hookPid)).toBe(false)
+    expect(pushes(s.control)).toBe(1)
+    const raw = JSON.parse(fs.readFileSync(path.join(s.root, ".agentic/receipts", `${s.requestId}.json`), "utf8"))
+    expect(raw.state).toBe("unknown")
+    const seen = await observe(s.root, s.requestId)
+    expect(data(seen)).toMatchObject({ state: "unknown", observed: { remote_ref: s.before, published: false, local_commit_present: true } })
+    expect(git(s.bare, "rev-parse", "main").trim()).toBe(s.before)
+    const ws = await openWorkspace({ permissionMode: 2 }, s.root)
+    open.push(ws)
+    const status = data(await ws.call("get_workspace_status", {}))
+    const again = await ws.call("workspace_action", { action: "push", context_id: status["context_id"], request_id: s.requestId, remote: "origin", branch: "main" })
+    expect(data(again)["state"]).toBe("unknown")
+    const cli = await runCli(["workspaces", "reconcile", "--project", s.root, "--request-id", s.requestId, "--json"])
+    expect(JSON.parse(cli.stdout).data).toMatchObject({ state: "unknown", observed: { published: false } })
+    expect(git(s.bare, "rev-parse", "main").trim()).toBe(s.before)
+    expect(pushes(s.control)).toBe(1)
+  }, 180_000)
+
+  it("killed during git push, the orphaned push finishing later: reconciliation first sees it unpublished (unknown), then reads the remote ref and settles succeeded; one push in all", async () => {
+    const s = await killDuringPush(false)
+    const early = await observe(s.root, s.requestId)
+    expect(data(early)).toMatchObject({ state: "unknown", observed: { published: false } })
+    fs.writeFileSync(path.join(s.control, "RELEASE"), "go")
+    for (let i = 0; i < 200 && git(s.bare, "rev-parse", "main").trim() !== s.local; i++) await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(git(s.bare, "rev-parse", "main").trim()).toBe(s.local)
+    const cli = await runCli(["workspaces", "reconcile", "--project", s.root, "--request-id", s.requestId, "--json"])
+    expect(JSON.parse(cli.stdout).data).toMatchObject({ state: "succeeded", phases: { local_applied: true, published: true } })
     expect(pushes(s.control)).toBe(1)
   }, 180_000)
 })

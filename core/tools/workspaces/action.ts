@@ -7,9 +7,12 @@ import * as Schema from "effect/Schema"
 import { toolError, type ToolError } from "../../protocol/errors.ts"
 import { Workspace } from "../../services/Workspace.ts"
 import type { Git } from "../vcs/run.ts"
-import { type Binding, NOT_AGENTIC, readLine } from "./git.ts"
+import { type Binding, githubOf, NOT_AGENTIC, readLine } from "./git.ts"
+import { redactText, repoPath as githubPath, rest, restError } from "./github.ts"
+import type { ToolContext } from "../Tool.ts"
+import { getPull } from "./prs.ts"
 import { loadChanges, loadStashes } from "./read.ts"
-import type { Phases, Receipt, ReceiptState } from "./receipt.ts"
+import { type Phases, type Receipt, type ReceiptState, unsettledRequests } from "./receipt.ts"
 import type { WorkspaceActionName } from "./names.ts"
 
 const UUID = Schema.String.pipe(
@@ -37,7 +40,21 @@ export const ActionFields = {
   branch_delete: Schema.Struct({ ...base, name: Ref.annotations({ description: "The branch name." }) }),
   move: Schema.Struct({ ...base, from: Path.annotations({ description: "move: the root-relative path to move." }), to: Path.annotations({ description: "move: the new root-relative path." }) }),
   stash_restore: Schema.Struct({ ...base, stash_id: StashId }),
-  stash_discard: Schema.Struct({ ...base, stash_id: StashId })
+  stash_discard: Schema.Struct({ ...base, stash_id: StashId }),
+  pr_create: Schema.Struct({
+    ...base,
+    title: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(256)).annotations({ description: "pr_create: the pull request's title." }),
+    body: Schema.String.pipe(Schema.maxLength(65_536)).annotations({ description: "pr_create: the description (may be empty)." }),
+    base: Ref.annotations({ description: "pr_create: the branch to merge into (on the GitHub repository)." }),
+    head: Ref.annotations({ description: "pr_create: the branch with the changes, already pushed." }),
+    draft: Schema.optional(Schema.Boolean.annotations({ description: "pr_create: open it as a draft (default false)." }))
+  }),
+  pr_merge: Schema.Struct({
+    ...base,
+    pull_request_number: Schema.Int.pipe(Schema.greaterThanOrEqualTo(1), Schema.lessThanOrEqualTo(2_147_483_647)).annotations({
+      description: "pr_merge: the pull request number, integer 1-2147483647."
+    })
+  })
 } as const
 export type BuiltAction = keyof typeof ActionFields
 export const BUILT_ACTIONS = Object.keys(ActionFields) as ReadonlyArray<BuiltAction>
@@ -94,7 +111,7 @@ const remoteExists = (git: Git, remote: string) =>
   )
 
 /** Validates an action against the working copy and returns its review. Reads only. */
-export const reviewOf = (git: Git, input: ActionInput, binding: Binding): Effect.Effect<Review, ToolError, Workspace> =>
+export const reviewOf = (git: Git, input: ActionInput, binding: Binding): Effect.Effect<Review, ToolError, ToolContext> =>
   Effect.gen(function* () {
     const f = input as Record<string, string>
     switch (input.action) {
@@ -125,6 +142,15 @@ export const reviewOf = (git: Git, input: ActionInput, binding: Binding): Effect
         yield* checkRefName(git, "name", f["name"]!)
         if ((yield* branchTip(git, f["name"]!)) === "") return yield* Effect.fail(notFound("name", `branch "${f["name"]}" does not exist locally; create it first.`))
         if (binding.branch === f["name"]) return yield* Effect.fail(invalid("name", `HEAD is already on ${f["name"]}.`))
+        // A handoff needs the old turn's results settled: an unknown receipt is reconciled first, never left behind.
+        const unsettled = yield* unsettledRequests(input.request_id)
+        if (unsettled.length > 0) {
+          return yield* Effect.fail(
+            toolError("EDIT_CONFLICT", `branch_switch waits for ${unsettled.length} request(s) whose outcome is unknown (${unsettled.slice(0, 5).join(", ")}): observe each with get_workspace_operation until it settles (or ask the user), then review the switch again.`, {
+              unsettled: unsettled.slice(0, 20)
+            })
+          )
+        }
         return { argv: ["git", "stash", "push", "-u", "(if there are changes)", "&&", "git", "switch", f["name"]!], refs: ["HEAD", `refs/heads/${f["name"]}`], guide: `Parks unsaved-to-git changes in a stash (kept if the switch fails), then switches to ${f["name"]}.` }
       }
       case "branch_delete": {
@@ -150,8 +176,43 @@ export const reviewOf = (git: Git, input: ActionInput, binding: Binding): Effect
           ? { argv: ["git", "stash", "pop", ref], refs: [ref], guide: `Restores stash ${f["stash_id"]!.slice(0, 12)} into the working copy and drops it when it applies cleanly.` }
           : { argv: ["git", "stash", "drop", ref], refs: [ref], guide: `Discards stash ${f["stash_id"]!.slice(0, 12)} for good.` }
       }
+      case "pr_create": {
+        const { repo } = yield* requireGithub(git)
+        yield* checkRefName(git, "base", f["base"]!)
+        yield* checkRefName(git, "head", f["head"]!)
+        if (f["base"] === f["head"]) return yield* Effect.fail(invalid("head", "head and base are the same branch; a pull request merges head into another branch."))
+        return {
+          argv: ["gh", "api", "--method", "POST", `${githubPath(repo)}/pulls`],
+          refs: [`${repo.owner}/${repo.repo}:${f["head"]}`, `${repo.owner}/${repo.repo}:${f["base"]}`],
+          guide: `Opens a ${input["draft"] === true ? "draft " : ""}pull request "${f["title"]}" on ${repo.owner}/${repo.repo} (${repo.host}) from ${f["head"]} into ${f["base"]}. The head branch must be pushed already.`
+        }
+      }
+      case "pr_merge": {
+        const { gh, repo } = yield* requireGithub(git)
+        const number = input["pull_request_number"] as number
+        const pull = yield* getPull(gh, repo, number)
+        if (pull.merged === true || pull.state !== "open") return yield* Effect.fail(invalid("pull_request_number", `pull request #${number} is ${pull.merged === true ? "merged" : pull.state} already; nothing to merge.`))
+        return {
+          argv: ["gh", "api", "--method", "PUT", `${githubPath(repo)}/pulls/${number}/merge`],
+          refs: [`${repo.owner}/${repo.repo}#${number}`, `${repo.owner}/${repo.repo}:${pull.base.ref}`],
+          guide: `Merges pull request #${number} "${redactText(pull.title)}" (${pull.head.ref} at ${pull.head.sha.slice(0, 12)}) into ${pull.base.ref} on ${repo.owner}/${repo.repo} with a merge commit; it merges only that head (a newer push refuses it). A merge cannot be cancelled here.`
+        }
+      }
     }
   })
+
+/** The GitHub repository and an authenticated gh, or CAPABILITY_MISSING (the host no longer offers gh). */
+const requireGithub = (git: Git) =>
+  Effect.flatMap(githubOf(git), (found) =>
+    found === undefined
+      ? Effect.fail(
+          toolError("CAPABILITY_MISSING", "This action needs gh authenticated for the GitHub host of a remote (gh auth login), which this host does not offer now; nothing was attempted.", {
+            capability: "workspace:reads:pr:v1",
+            needs: "gh"
+          })
+        )
+      : Effect.succeed(found)
+  )
 
 /** What the intent records for reconciliation, read before the effect. */
 export const expectOf = (git: Git, input: ActionInput, binding: Binding) =>
@@ -177,6 +238,15 @@ export const expectOf = (git: Git, input: ActionInput, binding: Binding) =>
       case "stash_restore":
       case "stash_discard":
         return { stash_id: f["stash_id"]! }
+      case "pr_create": {
+        const { repo } = yield* requireGithub(git)
+        return { host: repo.host, owner: repo.owner, repo: repo.repo, head: f["head"]!, base: f["base"]!, title: f["title"]! }
+      }
+      case "pr_merge": {
+        const { gh, repo } = yield* requireGithub(git)
+        const pull = yield* getPull(gh, repo, input["pull_request_number"] as number)
+        return { host: repo.host, owner: repo.owner, repo: repo.repo, number: input["pull_request_number"] as number, head_sha: pull.head.sha }
+      }
     }
   })
 
@@ -198,7 +268,7 @@ const failedWith = (phases: Partial<Phases>, error: ToolError | { code: string; 
  * Runs the effect once. A git exit that proves nothing changed settles `failed`; a timeout, or a failure
  * whose effect cannot be known, leaves the receipt `unknown` for reconciliation.
  */
-export const runEffect = (git: Git, receipt: Receipt): Effect.Effect<Settlement, ToolError, Workspace> =>
+export const runEffect = (git: Git, receipt: Receipt): Effect.Effect<Settlement, ToolError, ToolContext> =>
   Effect.gen(function* () {
     const f = receipt.inputs as Record<string, string>
     const e = receipt.expect as Record<string, string>
@@ -269,6 +339,27 @@ export const runEffect = (git: Git, receipt: Receipt): Effect.Effect<Settlement,
         }
         return { state: "succeeded", phases: { local_applied: true, ...(restore ? { reloaded: false } : {}) }, outcome: { stash_id: f["stash_id"] } }
       }
+      case "pr_create":
+      case "pr_merge": {
+        const { gh, repo } = yield* requireGithub(git)
+        const answer =
+          receipt.action === "pr_create"
+            ? yield* rest(gh, repo, "POST", `${githubPath(repo)}/pulls`, { title: f["title"], body: f["body"], head: f["head"], base: f["base"], draft: (receipt.inputs["draft"] as boolean | undefined) === true })
+            : yield* rest(gh, repo, "PUT", `${githubPath(repo)}/pulls/${e["number"]}/merge`, { sha: e["head_sha"], merge_method: "merge" })
+        const json = (answer.json ?? {}) as Record<string, unknown>
+        if (answer.status === undefined || answer.status >= 500) {
+          // No answer, or a server error: GitHub may or may not have acted. Unknown, for reconciliation.
+          return yield* Effect.fail(toolError("VCS_FAILED", `GitHub gave no definite answer (${answer.status === undefined ? (answer.transport ?? "no response") : `HTTP ${answer.status}`}); the outcome is observed by reconciliation, never by retrying.`, {}))
+        }
+        if (receipt.action === "pr_create" && answer.status === 201) {
+          return { state: "succeeded", phases: { published: true }, outcome: { pull_request_number: json["number"], url: typeof json["html_url"] === "string" ? redactText(json["html_url"]) : null } }
+        }
+        if (receipt.action === "pr_merge" && answer.status === 200 && json["merged"] === true) {
+          return { state: "succeeded", phases: { published: true }, outcome: { pull_request_number: e["number"], merge_commit: json["sha"] ?? null } }
+        }
+        // A 4xx is GitHub's refusal: nothing was created or merged.
+        return failedWith({ published: false }, restError(receipt.action === "pr_create" ? "opening the pull request" : `merging pull request #${e["number"]}`, answer), { status: answer.status })
+      }
     }
   })
 
@@ -282,7 +373,7 @@ export interface Observation {
 }
 
 /** Observes the original effect of an `unknown` receipt; never runs it. */
-export const observe = (git: Git, receipt: Receipt): Effect.Effect<Observation, ToolError, Workspace> =>
+export const observe = (git: Git, receipt: Receipt): Effect.Effect<Observation, ToolError, ToolContext> =>
   Effect.gen(function* () {
     const e = receipt.expect as Record<string, string | null>
     switch (receipt.action as BuiltAction) {
@@ -341,6 +432,31 @@ export const observe = (git: Git, receipt: Receipt): Effect.Effect<Observation, 
         if (!present && receipt.action === "stash_discard") return { settled: { state: "succeeded", phases: { local_applied: true }, outcome: { stash_id: e["stash_id"], reconciled: true } }, observed: { stash_present: false } }
         // A stash that is gone after a restore may have been popped or dropped by someone else: not proven.
         return { observed: { stash_present: present } }
+      }
+      case "pr_create": {
+        const found = yield* githubOf(git)
+        if (found === undefined) return { observed: { github_readable: false } }
+        const owner = e["owner"]!
+        const answer = yield* rest(found.gh, found.repo, "GET", `repos/${owner}/${e["repo"]}/pulls?state=all&head=${encodeURIComponent(`${owner}:${e["head"]}`)}&base=${encodeURIComponent(e["base"]!)}&per_page=100`)
+        if (answer.status !== 200 || !Array.isArray(answer.json)) return { observed: { github_readable: false, status: answer.status ?? null } }
+        const match = (answer.json as Array<{ number: number; title: string; html_url?: string }>).find((pull) => pull.title === e["title"])
+        if (match !== undefined) {
+          return { settled: { state: "succeeded", phases: { published: true }, outcome: { pull_request_number: match.number, url: match.html_url === undefined ? null : redactText(match.html_url), reconciled: true } }, observed: { pull_request_number: match.number } }
+        }
+        return { observed: { matching_pull_requests: 0, published: false } }
+      }
+      case "pr_merge": {
+        const found = yield* githubOf(git)
+        if (found === undefined) return { observed: { github_readable: false } }
+        const number = Number(e["number"])
+        const pull = yield* Effect.either(getPull(found.gh, found.repo, number))
+        if (pull._tag === "Left") return { observed: { github_readable: false } }
+        const { merged, merge_commit_sha: mergeCommit, head, state } = pull.right
+        if (merged === true && head.sha === e["head_sha"]) {
+          return { settled: { state: "succeeded", phases: { published: true }, outcome: { pull_request_number: number, merge_commit: mergeCommit ?? null, reconciled: true } }, observed: { merged: true, merge_commit: mergeCommit ?? null } }
+        }
+        // Not merged (or merged at another head): not proof that the original request can never land; it stays unknown.
+        return { observed: { merged: merged === true, state, head_sha: head.sha } }
       }
     }
   })

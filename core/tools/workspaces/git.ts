@@ -12,11 +12,13 @@ import { HostFs, HostInfo } from "../../services/HostFs.ts"
 import { join } from "../../services/paths.ts"
 import { StateStore } from "../../store/StateStore.ts"
 import { newId } from "../../gate/hash.ts"
-import { findRepository, type Git, openGit } from "../vcs/run.ts"
+import { authenticatedGh, githubRepoOf } from "./github.ts"
+import { findRepository, type Git, LARGE_OUTPUT_BYTES, openGit } from "../vcs/run.ts"
 import {
   actionCapability,
   COMMANDS_CAPABILITY,
   HANDOFF_CAPABILITY,
+  PR_READS_CAPABILITY,
   REMOTE_READS_CAPABILITY,
   type WorkspaceActionName
 } from "./names.ts"
@@ -32,6 +34,8 @@ export const LOCAL_ACTIONS: ReadonlyArray<WorkspaceActionName> = [
   "stash_discard"
 ]
 export const REMOTE_ACTIONS: ReadonlyArray<WorkspaceActionName> = ["push", "pull"]
+/** The actions GitHub carries out, through gh (a remote naming a GitHub repository, gh authenticated for its host). */
+export const GH_ACTIONS: ReadonlyArray<WorkspaceActionName> = ["pr_create", "pr_merge"]
 
 /** What the host supports, pure: git present at the root, a remote configured, gh authenticated. */
 export interface HostSupport {
@@ -41,13 +45,15 @@ export interface HostSupport {
 }
 
 /**
- * The capabilities a host with `support` offers. PR reads and PR actions are not offered by this build
- * even with gh (docs/WORKSPACES.md): a capability is advertised only where its handler exists.
+ * The capabilities a host with `support` offers: git gives the commands, handoff and the local actions; a
+ * remote adds remote reads, push and pull; gh authenticated for the remote's GitHub host adds PR reads,
+ * pr_create and pr_merge (and the pull_requests view of the remote reads).
  */
 export const supportedCapabilities = (support: HostSupport): ReadonlyArray<string> => {
   if (!support.git) return []
   const out: Array<string> = [COMMANDS_CAPABILITY, HANDOFF_CAPABILITY, ...LOCAL_ACTIONS.map(actionCapability)]
   if (support.remote) out.push(REMOTE_READS_CAPABILITY, ...REMOTE_ACTIONS.map(actionCapability))
+  if (support.remote && support.gh) out.push(PR_READS_CAPABILITY, ...GH_ACTIONS.map(actionCapability))
   return out
 }
 
@@ -93,13 +99,31 @@ export const hostSupport = Effect.gen(function* () {
   const git = yield* rootGit
   if (git === undefined) return { git: false, remote: false, gh: false } satisfies HostSupport
   const names = yield* remotes(git).pipe(Effect.catchAll(() => Effect.succeed([] as Array<string>)))
-  return { git: true, remote: names.length > 0, gh: false } satisfies HostSupport
+  if (names.length === 0) return { git: true, remote: false, gh: false } satisfies HostSupport
+  return { git: true, remote: true, gh: (yield* githubOf(git)) !== undefined } satisfies HostSupport
 })
 
+/** The GitHub repository of the working copy and an authenticated gh for its host, or undefined. */
+export const githubOf = (git: Git) =>
+  Effect.gen(function* () {
+    const names = yield* remotes(git).pipe(Effect.catchAll(() => Effect.succeed([] as Array<string>)))
+    const repo = yield* githubRepoOf(git, names).pipe(Effect.catchAll(() => Effect.succeed(undefined)))
+    if (repo === undefined) return undefined
+    const gh = yield* authenticatedGh(git, repo)
+    return gh === undefined ? undefined : { gh, repo }
+  })
+
 /** The usable capabilities now: the workspaceCapabilities setting intersected with the host's support. */
-export const usableNow = Effect.gen(function* () {
+export const usableNow = Effect.map(
+  Effect.suspend(() => hostNow),
+  ({ usable }) => usable
+)
+
+/** What the host supports and the usable capabilities, read now. */
+export const hostNow = Effect.gen(function* () {
   const settings = yield* CurrentSettings
-  return intersect(settings.workspaceCapabilities, supportedCapabilities(yield* hostSupport))
+  const support = yield* hostSupport
+  return { support, usable: intersect(settings.workspaceCapabilities, supportedCapabilities(support)) }
 })
 
 /** A one-line git read; "" when git fails (an unset config key, no upstream, an unborn HEAD). */
@@ -123,14 +147,40 @@ export const workingTree = (git: Git) =>
       Effect.map((value): Uint8Array | undefined => value),
       Effect.catchAll(() => Effect.succeed(undefined))
     )
+    // Read before the copy: git's racy-git rule compares entries with the index file's own mtime.
+    const indexStat = bytes === undefined ? undefined : yield* host.stat(indexAbs).pipe(Effect.catchAll(() => Effect.succeed(undefined)))
     const scratch = `workspaces/scratch/${yield* newId("index")}`
     if (bytes !== undefined) yield* store.writeBytes(scratch, bytes)
     else yield* store.writeText(`${scratch}.keep`, "")
     const env = { GIT_INDEX_FILE: store.abs(scratch) }
-    return yield* Effect.zipRight(
-      git.must(["add", "-A", "--", ".", ...NOT_AGENTIC], { env }),
-      Effect.map(git.must(["write-tree"], { env }), (out) => out.trim())
-    ).pipe(Effect.ensuring(Effect.all([store.remove(scratch), store.remove(`${scratch}.keep`)]).pipe(Effect.ignore)))
+    return yield* Effect.gen(function* () {
+      if (indexStat !== undefined) yield* smudgeRacy(git, env, Math.floor(indexStat.mtimeMs / 1000))
+      yield* git.must(["add", "-A", "--", ".", ...NOT_AGENTIC], { env })
+      return (yield* git.must(["write-tree"], { env })).trim()
+    }).pipe(Effect.ensuring(Effect.all([store.remove(scratch), store.remove(`${scratch}.keep`)]).pipe(Effect.ignore)))
+  })
+
+/** One index entry as `git ls-files -s --debug -z` prints it: the `--index-info` line and the recorded mtime (seconds). */
+export const parseDebugEntries = (text: string): ReadonlyArray<{ readonly info: string; readonly mtimeSec: number }> => {
+  const out: Array<{ info: string; mtimeSec: number }> = []
+  const entry = /(\d{6} [0-9a-f]{40,64} \d)\t([^\0]*)\0 {2}ctime: \d+:\d+\n {2}mtime: (\d+):\d+\n[^\0]*?flags: [0-9a-f]+\n/g
+  for (let match = entry.exec(text); match !== null; match = entry.exec(text)) out.push({ info: `${match[1]}\t${match[2]}`, mtimeSec: Number(match[3]) })
+  return out
+}
+
+/**
+ * The copy of the index carries the real index's stat data but a newer file mtime, and git decides whether
+ * an entry is "racily clean" (stat data it must not trust) by comparing the entry's mtime with the index
+ * file's mtime. A file saved in the same second as the index was written, with the same size, would look
+ * unchanged in the copy and the tree would miss the save (the skipped context-id flake). Every entry racy
+ * against the real index's mtime is re-inserted without stat data, so `git add -A` hashes it.
+ */
+const smudgeRacy = (git: Git, env: Readonly<Record<string, string>>, indexSec: number) =>
+  Effect.gen(function* () {
+    const listed = yield* git.must(["ls-files", "-s", "--debug", "-z"], { env, maxOutputBytes: LARGE_OUTPUT_BYTES })
+    const racy = parseDebugEntries(listed).filter((entry) => entry.mtimeSec >= indexSec)
+    if (racy.length === 0) return
+    yield* git.must(["update-index", "-z", "--index-info"], { env, stdin: racy.map((entry) => `${entry.info}\0`).join("") })
   })
 
 /** What a context_id is bound to. */

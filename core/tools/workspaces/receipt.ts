@@ -83,7 +83,24 @@ export const withReceiptLock = <A, E, R>(requestId: string, effect: Effect.Effec
 
 export const nowIso = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms).toISOString())
 
-/** The receipt as the model sees it (no absolute path, no URL). */
+/** `user:pass@`, GitHub tokens and absolute paths out of a message (git's stderr can name any of them). */
+export const scrubText = (text: string): string =>
+  text
+    .replace(/([a-z][a-z0-9+.-]*:\/\/)[^/@\s]*@/gi, "$1")
+    .replace(/\b(gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})\b/g, "[redacted]")
+    .replace(/(^|[\s'"`(=:])\/(?!\/)[^\s'"`)]*/g, "$1<absolute path>")
+
+/** Every string of a JSON value through scrubText. */
+export const scrubDeep = (value: unknown): unknown =>
+  typeof value === "string"
+    ? scrubText(value)
+    : Array.isArray(value)
+      ? value.map(scrubDeep)
+      : value !== null && typeof value === "object"
+        ? Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, scrubDeep(inner)]))
+        : value
+
+/** The receipt as the model sees it: snake_case like the reference's names, messages scrubbed (no absolute path, no credentials). */
 export const receiptData = (receipt: Receipt) => ({
   request_id: receipt.requestId,
   action: receipt.action,
@@ -91,8 +108,24 @@ export const receiptData = (receipt: Receipt) => ({
   settled: SETTLED.includes(receipt.state),
   phases: receipt.phases,
   inputs: receipt.inputs,
-  inputsHash: receipt.inputsHash,
+  inputs_hash: receipt.inputsHash,
   context: { context_id: receipt.context.contextId, branch: receipt.context.branch, head: receipt.context.head },
-  ...(receipt.outcome === undefined ? {} : { outcome: receipt.outcome }),
+  ...(receipt.outcome === undefined ? {} : { outcome: scrubDeep(receipt.outcome) as Record<string, unknown> }),
   history: receipt.history
 })
+
+/** The request ids whose receipts are `unknown` (run, outcome not proven), other than `except`. */
+export const unsettledRequests = (except: string) =>
+  Effect.gen(function* () {
+    const store = yield* StateStore
+    const entries = yield* store.list("receipts").pipe(Effect.catchAll(() => Effect.succeed([] as ReadonlyArray<{ readonly name: string }>)))
+    const out: Array<string> = []
+    for (const entry of entries) {
+      if (!entry.name.endsWith(".json")) continue
+      const id = entry.name.slice(0, -5)
+      if (id === except.toLowerCase()) continue
+      const receipt = yield* readReceipt(id).pipe(Effect.catchAll(() => Effect.succeed(undefined)))
+      if (receipt?.state === "unknown") out.push(receipt.requestId)
+    }
+    return out.sort()
+  })
