@@ -32,4 +32,16 @@ describe(`the registry gates as the reference model says (seed ${SEED})`, () => 
     expect(report.counterexample!.failure).toMatch(/APPROVAL_DENIED/)
     expect(calls.length).toBeLessThanOrEqual(8)
   }, 240_000)
+
+  it("a planted fault bites: with approvals bound without the state of the files they touch (accept after a file changed), the test fails with a shrunk counterexample where the user changes a file between two identical calls", async () => {
+    const report = await verifyApprovalSemantics({ layer: memoryLayer, runs: 200, seed: SEED, fault: "accept-after-change" })
+    expect(report.ok).toBe(false)
+    const calls = report.counterexample!.calls
+    const write = calls.findIndex((call) => call.startsWith("(the user writes") || call.startsWith("(the user deletes"))
+    expect(write).toBeGreaterThan(0)
+    // The call after the change is one the sequence made before it: over other contents it is another operation.
+    expect(calls.slice(0, write)).toContain(calls[calls.length - 1])
+    expect(report.counterexample!.failure).toMatch(/approval#/)
+    expect(calls.length).toBeLessThanOrEqual(8)
+  }, 400_000)
 })
