@@ -14,11 +14,15 @@ export default {
   vitest: { configFile: "vitest.mutation-fast.config.ts", related: false },
   mutate: [file],
   concurrency: Number(process.env.MUTATION_CONCURRENCY ?? 1),
-  ignoreStatic: true,
+  // Static mutants (module-level constants, the regexes, the exported arrows themselves) run every test, so
+  // they are slow; MUTATION_IGNORE_STATIC=1 skips them for a quick pass. The score reported counts them.
+  ignoreStatic: process.env.MUTATION_IGNORE_STATIC === "1",
   incremental: true,
   incrementalFile: `reports/mutation/${slug}.incremental.json`,
   jsonReporter: { fileName: `reports/mutation/${slug}.json` },
   reporters: ["clear-text", "progress-append-only", "json"],
   timeoutMS: 20000,
-  tempDirName: `.stryker-tmp-${slug}`
+  tempDirName: `.stryker-tmp-${slug}`,
+  // Two per-file runs may be under way: neither copies the other's sandbox (or the reports) into its own.
+  ignorePatterns: [".stryker-tmp*", "reports", "dist", ".agentic"]
 }

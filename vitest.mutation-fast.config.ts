@@ -14,7 +14,9 @@ const DEFAULT = [
   "properties/edit-gutter.test.ts",
   "properties/operation-hash.test.ts",
   "spec/verify/model.test.ts",
-  "spec/edit/gutter.test.ts"
+  "spec/edit/gutter.test.ts",
+  "spec/kernel/records-rules.test.ts",
+  "spec/kernel/preprocess-texts.test.ts"
 ]
 
 export default defineConfig({

@@ -4,7 +4,11 @@
  * setting changes must leave every envelope and the store's records as the reference model says. Seeds are
  * fixed; a failure prints the shrunk sequence as replayable calls.
  */
+import * as fs from "node:fs/promises"
+import * as os from "node:os"
+import * as path from "node:path"
 import { describe, expect, it } from "vitest"
+import { layer as nodeLayer } from "../../adapters/node/host.ts"
 import { hostLayer } from "../../core/runtime.ts"
 import { makeMemoryHostFs } from "../../core/services/MemoryHostFs.ts"
 import { verifyApprovalSemantics } from "../../core/verify/run.ts"
@@ -44,4 +48,22 @@ describe(`the registry gates as the reference model says (seed ${SEED})`, () => 
     expect(report.counterexample!.failure).toMatch(/approval#/)
     expect(calls.length).toBeLessThanOrEqual(8)
   }, 400_000)
+
+  it("on the Node host (real processes), workspace_command run joins the sequences: a real echo is gated, staged, accepted, denied and consumed as the model says", async () => {
+    const dir = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), "agentic-verify-spec-")))
+    try {
+      const report = await verifyApprovalSemantics({ layer: nodeLayer(dir), runs: 12, seed: SEED })
+      if (!report.ok) console.error(`counterexample (seed ${SEED}, node host):\n${report.counterexample?.calls.join("\n")}\n${report.counterexample?.failure}`)
+      expect(report.counterexample).toBeNull()
+      expect(report.tools).toEqual(["workspace_edit", "workspace_plan", "workspace_command"])
+      expect(report.sequences).toBe(12)
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true })
+    }
+  }, 600_000)
+
+  it("the memory host registers no command tool: its sequences are of edit and plan only", async () => {
+    const report = await verifyApprovalSemantics({ layer: memoryLayer, runs: 3, seed: SEED })
+    expect(report.tools).toEqual(["workspace_edit", "workspace_plan"])
+  }, 120_000)
 })
