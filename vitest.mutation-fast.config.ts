@@ -16,7 +16,8 @@ const DEFAULT = [
   "spec/verify/model.test.ts",
   "spec/edit/gutter.test.ts",
   "spec/kernel/records-rules.test.ts",
-  "spec/kernel/preprocess-texts.test.ts"
+  "spec/kernel/preprocess-texts.test.ts",
+  "spec/kernel/hash-prompt.test.ts"
 ]
 
 export default defineConfig({
