@@ -26,6 +26,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "threads",
-    globalSetup: ["spec/support/globalSetup.ts"]
+    globalSetup: ["spec/support/globalSetup.ts"],
+    setupFiles: ["properties/mutation-setup.ts"]
   }
 })
