@@ -1,9 +1,9 @@
 /** Every tool the registry knows, in the order tools/list shows them. */
 import { agentTool } from "./agent/tool.ts"
 import { BROWSER_TOOLS } from "./browser/tool.ts"
-import { commandTool } from "./command/command.ts"
+import { commandTool } from "./command/tool.ts"
 import { editTool } from "./edit/edit.ts"
-import { inspectTool } from "./inspect/inspect.ts"
+import { inspectTool } from "./inspect/tool.ts"
 import { notesTool } from "./notes/notes.ts"
 import { planTool } from "./plan/plan.ts"
 import { researchTool } from "./research/tool.ts"

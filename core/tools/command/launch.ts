@@ -1,0 +1,293 @@
+/** workspace_command run and start: the gated action, launching the supervisor, waiting for the exit, the run's result. */
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import { newId } from "../../gate/hash.ts"
+import type { ToolResult } from "../../protocol/envelope.ts"
+import { toolError, type ToolError } from "../../protocol/errors.ts"
+import { CurrentSettings } from "../../services/CurrentSettings.ts"
+import { Processes } from "../../services/Processes.ts"
+import { Workspace } from "../../services/Workspace.ts"
+import { StateStore } from "../../store/StateStore.ts"
+import { gatedAction, type Planned } from "../Tool.ts"
+import {
+  ExitRecordSchema,
+  type JobRecord,
+  jobPaths,
+  jobState,
+  logArtifacts,
+  supervisorAlive,
+  logTruncationOf,
+  logTruncationText
+} from "./jobs.ts"
+import { captureTransaction, type CaptureOutcome } from "./capture.ts"
+import { planSandbox } from "./sandbox.ts"
+import { CommandPlan, type Prepared, type ToolContextNeeds, planOf, prepare } from "./policy.ts"
+import { type RunInput, TAIL_DEFAULT, TAIL_MIN } from "./schema.ts"
+import { boundedLogs, logPaths } from "./status.ts"
+import { captureFields, captureText, commandLine, exitPhrase, jobFields, resolvedFields, resultChars, resumeArgs, sandboxFields, seconds, shownArgs, timeoutText, unconfinedText } from "./view.ts"
+
+/** Creates the job folder, launches the supervisor and writes job.json. */
+const launchJob = (action: "run" | "start", prepared: Prepared) =>
+  Effect.gen(function* () {
+    const store = yield* StateStore
+    const processes = yield* Processes
+    const workspace = yield* Workspace
+    const id = yield* newId("job")
+    const paths = jobPaths(id)
+    const createdAt = new Date(yield* Clock.currentTimeMillis).toISOString()
+    const script = prepared.resolution.script
+    const settings = yield* CurrentSettings
+    const policy =
+      prepared.sandbox._tag === "Sandboxed" ? yield* planSandbox(yield* processes.sandbox, settings.protectedPatterns, prepared.network, prepared.capture) : undefined
+    yield* store.writeJson(paths.spec, {
+      executable: prepared.resolution.executable,
+      args: script === undefined ? prepared.args : [script, ...prepared.args],
+      cwd: workspace.abs(prepared.cwd),
+      timeoutMs: prepared.timeout.seconds === 0 ? null : Math.round(prepared.timeout.seconds * 1000),
+      // The supervisor caps both logs together at this many bytes (maxJobLogBytes).
+      maxLogBytes: settings.maxJobLogBytes,
+      ...(policy === undefined ? {} : { sandbox: policy })
+    })
+    const launched = yield* processes.launch(store.abs(paths.dir)).pipe(
+      Effect.mapError((error) => toolError("IO_ERROR", `The job could not be started: ${error.message}.`, { jobId: id }))
+    )
+    const record: JobRecord = {
+      id,
+      action,
+      executable: prepared.executable,
+      args: prepared.args,
+      cwd: prepared.cwd,
+      resolvedExecutable: prepared.resolution.executable,
+      ...(script === undefined ? {} : { resolvedScript: script }),
+      timeoutSeconds: prepared.timeout.seconds,
+      createdAt,
+      startedAt: createdAt,
+      supervisorPid: launched.supervisorPid,
+      supervisorIdentity: launched.supervisorIdentity,
+      ...(launched.bootId === undefined ? {} : { bootId: launched.bootId }),
+      ...(launched.pid === undefined ? {} : { pid: launched.pid }),
+      sandboxed: policy !== undefined,
+      ...(prepared.sandbox._tag === "Unconfined" ? { unconfinedReason: prepared.sandbox.reason } : {}),
+      ...(prepared.capture ? { capture: true } : {})
+    }
+    yield* store.writeJson(paths.record, record)
+    if (launched.startError !== undefined) {
+      return yield* Effect.fail(
+        toolError("IO_ERROR", `${commandLine(prepared.executable, prepared.args)} could not be started: ${launched.startError}. Nothing is running.`, {
+          jobId: id,
+          executable: prepared.executable,
+          resolvedExecutable: prepared.resolution.executable
+        })
+      )
+    }
+    return record
+  })
+
+/** Waits for the supervisor's exit record; fails when the supervisor is lost without one. */
+const awaitExit = (record: JobRecord) =>
+  Effect.gen(function* () {
+    const store = yield* StateStore
+    const processes = yield* Processes
+    const paths = jobPaths(record.id)
+    const since = yield* Clock.currentTimeMillis
+    for (let round = 0; ; round++) {
+      const exit = yield* store.readJson(paths.exit, ExitRecordSchema)
+      if (exit !== undefined) return exit
+      if (round % 10 === 9 && !(yield* supervisorAlive(processes, record))) {
+        const late = yield* store.readJson(paths.exit, ExitRecordSchema)
+        if (late !== undefined) return late
+        return yield* Effect.fail(
+          toolError("IO_ERROR", `The supervisor of ${record.id} was lost before it recorded an exit; the job is orphaned. Its logs are in ${store.path(paths.dir)}.`, {
+            jobId: record.id
+          })
+        )
+      }
+      // The wait between looks is a tenth of the time waited so far (5 to 100 ms): a short job is seen ending
+      // within a few ms (a doubling backoff let a 40 ms job be seen at 75 ms and an 80 ms one at 155 ms), and a
+      // long one costs at most ten reads a second.
+      yield* Effect.sleep(pollDelay((yield* Clock.currentTimeMillis) - since, 5, 100))
+    }
+  })
+
+/** A poll's wait: a tenth of the time waited so far, within [min, max] ms. */
+export const pollDelay = (elapsedMs: number, min: number, max: number) => Math.min(max, Math.max(min, Math.floor(elapsedMs / 10)))
+
+/** run and start: validated and resolved in `load`, planned purely, launched only when the gate says so. */
+export const runAction = gatedAction({
+  gate: "command",
+  planSchema: CommandPlan,
+  load: (input: RunInput) => prepare(input),
+  plan: (input, prepared): Either.Either<Planned<CommandPlan, Prepared>, ToolError> => {
+    const verb = input.action === "run" ? "Run" : "Start"
+    const script = prepared.resolution.script
+    return Either.right({
+      _tag: "Planned",
+      plan: planOf(input.action, prepared),
+      work: prepared,
+      title: `${verb} ${commandLine(prepared.executable, prepared.args)}${prepared.cwd === "" ? "" : ` in ${prepared.cwd}`}`,
+      prompt: { _tag: "command", argv: [prepared.resolution.executable, ...(script === undefined ? [] : [script]), ...prepared.args], cwd: prepared.cwd },
+      resume: { tool: "workspace_command", arguments: resumeArgs(input) },
+      preview: {
+        data: {
+          executable: prepared.executable,
+          ...shownArgs(prepared.args),
+          cwd: prepared.cwd,
+          timeoutSeconds: prepared.timeout.seconds,
+          resolvedExecutable: prepared.resolution.executable,
+          ...(script === undefined ? {} : { resolvedScript: script }),
+          ...sandboxFields({
+            sandboxed: prepared.sandbox._tag === "Sandboxed",
+            ...(prepared.sandbox._tag === "Unconfined" ? { unconfinedReason: prepared.sandbox.reason } : {})
+          }),
+          ...(prepared.capture ? { capture: true } : {})
+        }
+      }
+    })
+  },
+  interpret: (plan, prepared): Effect.Effect<ToolResult, ToolError, ToolContextNeeds> =>
+    Effect.flatMap(CurrentSettings, (settings): Effect.Effect<ToolResult, ToolError, ToolContextNeeds> =>
+      plan.action === "run"
+        ? interpretRun(prepared, settings.maxToolResultChars, settings.maxCommandDurationSeconds)
+        : interpretStart(prepared, settings.maxCommandDurationSeconds)
+    ),
+  view: (result: ToolResult) => Effect.succeed(result)
+})
+
+/** A foreground run whose call was interrupted by the host: its whole group is ended (recorded as cancelled). */
+const endInterrupted = (record: JobRecord) =>
+  Effect.gen(function* () {
+    const store = yield* StateStore
+    const processes = yield* Processes
+    if (record.pid === undefined) return
+    yield* store.writeJson(jobPaths(record.id).cancel, { requestedAt: new Date(yield* Clock.currentTimeMillis).toISOString(), reason: "interrupted" })
+    yield* processes.signalGroup(record.pid, "SIGKILL")
+  }).pipe(Effect.ignore)
+
+const interpretRun = (prepared: Prepared, maxChars: number, maxSeconds: number) =>
+  Effect.gen(function* () {
+    const record = yield* launchJob("run", prepared)
+    const exit = yield* awaitExit(record).pipe(Effect.onInterrupt(() => endInterrupted(record)))
+    const line = commandLine(record.executable, record.args)
+    const artifacts = yield* logArtifacts(record)
+    const took = seconds(record.startedAt, exit.endedAt)
+    if (exit.status === "timed_out") {
+      const logs = yield* boundedLogs(record.id, Math.floor(maxChars / 2) - 1500, TAIL_DEFAULT)
+      return yield* Effect.fail(
+        toolError(
+          "TIMEOUT",
+          `${line} timed out after ${record.timeoutSeconds} s (${record.id}): it was killed with its whole process group, so nothing of it is left running. Raise timeout_seconds (at most ${maxSeconds} s), make the command finish sooner, or use start for a background job. Full logs: ${logPaths(record.id).stdout}, ${logPaths(record.id).stderr}.`,
+          {
+            jobId: record.id,
+            timeoutSeconds: record.timeoutSeconds,
+            killedProcessGroup: true,
+            sandboxed: record.sandboxed === true,
+            stdoutTail: logs.stdout,
+            stderrTail: logs.stderr,
+            logs: logPaths(record.id)
+          }
+        )
+      )
+    }
+    if (exit.status !== "exited") {
+      return yield* Effect.fail(
+        toolError("IO_ERROR", `${line} could not run as asked: ${exit.error ?? exit.status} (${record.id}).`, { jobId: record.id, status: exit.status })
+      )
+    }
+    const truncation = yield* logTruncationOf(record.id, exit)
+    const summary = `${line} ${exitPhrase(exit)}${took === undefined ? "" : ` after ${took.toFixed(1)} s`} (${record.id}).${
+      exit.leftoverProcessesEnded === true ? " It left processes behind in its process group; they were ended (use start for a background process)." : ""
+    }${truncation === undefined ? "" : logTruncationText(truncation)}${unconfinedText(record)}`
+    const base: ToolResult = {
+      summary,
+      data: {
+        jobId: record.id,
+        status: "exited",
+        ...(truncation === undefined ? {} : { logTruncated: true, maxJobLogBytes: truncation.maxLogBytes }),
+        exitCode: exit.exitCode,
+        signal: exit.signal,
+        executable: record.executable,
+        ...shownArgs(record.args),
+        cwd: record.cwd,
+        ...resolvedFields(record),
+        timeoutSeconds: record.timeoutSeconds,
+        durationSeconds: took,
+        ...sandboxFields(record),
+        stdout: "",
+        stderr: "",
+        logs: logPaths(record.id)
+      },
+      artifacts,
+      retention: {
+        importance: "normal",
+        facts: [`${record.id}: ${line} ${exitPhrase(exit)}`],
+        omit_when_summarizing: ["stdout", "stderr"]
+      }
+    }
+    if (record.capture === true) {
+      const captured = yield* captureTransaction(record.id)
+      return yield* captureResult(base, captured, maxChars)
+    }
+    const budget = maxChars - resultChars(base) - 400
+    // Each stream reads at most what the whole budget could show (and never more than a million characters).
+    const logs = yield* boundedLogs(record.id, budget, Math.max(TAIL_MIN, Math.min(budget, 1_000_000)))
+    const truncated = logs.stdoutTruncated || logs.stderrTruncated
+    return {
+      ...base,
+      summary: truncated ? `${summary} Output shortened to its end; the full logs are the artifacts.` : summary,
+      data: {
+        ...(base.data as Record<string, unknown>),
+        stdout: logs.stdout,
+        stderr: logs.stderr,
+        stdoutBytes: logs.stdoutBytes,
+        stderrBytes: logs.stderrBytes,
+        stdoutTruncated: logs.stdoutTruncated,
+        stderrTruncated: logs.stderrTruncated
+      }
+    } satisfies ToolResult
+  })
+
+/** A captured run's result: the run's fields, the capture's, and the diff preview within the budget. */
+const captureResult = (base: ToolResult, captured: CaptureOutcome, maxChars: number) =>
+  Effect.gen(function* () {
+    const store = yield* StateStore
+    const diff = captured.transactionId === undefined ? "" : ((yield* store.readText(`transactions/${captured.transactionId}/changes.diff`)) ?? "")
+    const budget = Math.max(0, Math.floor((maxChars - resultChars(base) - 1500) / 2))
+    const diffPreview = diff.length <= budget ? diff : `${diff.slice(0, budget)}\n… (diff cut; the whole is .agentic/transactions/${captured.transactionId}/changes.diff)`
+    const logs = yield* boundedLogs(String((base.data as Record<string, unknown>)["jobId"]), budget, Math.max(TAIL_MIN, Math.min(budget, 1_000_000)))
+    return {
+      ...base,
+      summary: `${base.summary}${captureText(captured)}`,
+      data: {
+        ...(base.data as Record<string, unknown>),
+        ...captureFields(captured),
+        ...(captured.transactionId === undefined ? {} : { diffPreview }),
+        stdout: logs.stdout,
+        stderr: logs.stderr,
+        stdoutTruncated: logs.stdoutTruncated,
+        stderrTruncated: logs.stderrTruncated
+      },
+      retention: {
+        importance: "high",
+        facts: [...(base.retention?.facts ?? []), ...(captured.transactionId === undefined ? [] : [`${captured.transactionId} planned from the captured changes of ${String((base.data as Record<string, unknown>)["jobId"])}`])],
+        omit_when_summarizing: ["stdout", "stderr", "diffPreview"]
+      }
+    } satisfies ToolResult
+  })
+
+const interpretStart = (prepared: Prepared, maxSeconds: number) =>
+  Effect.gen(function* () {
+    const record = yield* launchJob("start", prepared)
+    const state = yield* jobState(record)
+    const line = commandLine(record.executable, record.args)
+    return {
+      summary: `Started ${record.id}: ${line} (pid ${record.pid}, its own process group) with ${timeoutText(prepared.timeout, maxSeconds)}.${unconfinedText(record)} Check it with workspace_command {"action":"status","job_id":"${record.id}"}; stop it with {"action":"cancel","job_id":"${record.id}"}.`,
+      data: {
+        jobId: record.id,
+        status: state.status,
+        ...jobFields(record),
+        logs: logPaths(record.id)
+      },
+      retention: { importance: "high", facts: [`${record.id} started: ${line}`] }
+    } satisfies ToolResult
+  })

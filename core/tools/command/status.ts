@@ -1,0 +1,190 @@
+/** workspace_command status and cancel, and the bounded log tails results carry. */
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import type { Artifact, ToolResult } from "../../protocol/envelope.ts"
+import type { ToolError } from "../../protocol/errors.ts"
+import { CurrentSettings } from "../../services/CurrentSettings.ts"
+import { Processes } from "../../services/Processes.ts"
+import { StateStore } from "../../store/StateStore.ts"
+import {
+  ExitRecordSchema,
+  jobGroupAlive,
+  jobPaths,
+  jobState,
+  loadJob,
+  logArtifacts,
+  logSizes,
+  readTail,
+  supervisorAlive,
+  logTruncationOf,
+  logTruncationText
+} from "./jobs.ts"
+import { captureTransaction } from "./capture.ts"
+import { fitTail, splitBudget } from "./tail.ts"
+import type { ToolContextNeeds } from "./policy.ts"
+import { TAIL_DEFAULT } from "./schema.ts"
+import { captureFields, captureText, commandLine, exitPhrase, jobFields, resultChars, sandboxFields, statusSummary } from "./view.ts"
+
+/** How long cancel waits after SIGTERM before SIGKILL. */
+const GRACE_MS = 2000
+
+export const logPaths = (id: string) => {
+  const paths = jobPaths(id)
+  return { stdout: `.agentic/${paths.stdout}`, stderr: `.agentic/${paths.stderr}` }
+}
+
+/** Reads both logs' tails within a budget of JSON characters. */
+export const boundedLogs = (id: string, budget: number, perStream: number) =>
+  Effect.gen(function* () {
+    const paths = jobPaths(id)
+    const out = yield* readTail(paths.stdout, perStream)
+    const err = yield* readTail(paths.stderr, perStream)
+    const [outBudget, errBudget] = splitBudget(out.text, err.text, Math.max(0, budget))
+    const stdout = fitTail(out.text, outBudget)
+    const stderr = fitTail(err.text, errBudget)
+    return {
+      stdout,
+      stderr,
+      stdoutBytes: out.bytes,
+      stderrBytes: err.bytes,
+      stdoutTruncated: stdout.length < out.text.length || out.bytes > new TextEncoder().encode(out.text).length,
+      stderrTruncated: stderr.length < err.text.length || err.bytes > new TextEncoder().encode(err.text).length
+    }
+  })
+
+export const statusAction = (input: { readonly job_id: string; readonly tail_chars?: number | undefined }) =>
+  Effect.gen(function* () {
+    const settings = yield* CurrentSettings
+    const record = yield* loadJob(input.job_id)
+    const state = yield* jobState(record)
+    const running = state.status === "running"
+    const groupAlive = state.status === "orphaned" ? yield* jobGroupAlive(record) : running
+    const sizes = yield* logSizes(record.id)
+    const artifacts: ReadonlyArray<Artifact> = running ? [] : yield* logArtifacts(record)
+    let summary = statusSummary(record, state)
+    if (state.status === "orphaned" && groupAlive) summary += ` Its process group ${record.pid} is still running; cancel ends it.`
+    const truncation = yield* logTruncationOf(record.id, state.exit)
+    if (truncation !== undefined) summary += logTruncationText(truncation)
+    const data: Record<string, unknown> = {
+      jobId: record.id,
+      status: state.status,
+      exitCode: state.exit?.exitCode ?? null,
+      signal: state.exit?.signal ?? null,
+      ...jobFields(record),
+      endedAt: state.exit?.endedAt,
+      ...(state.status === "orphaned" ? { processGroupAlive: groupAlive } : {}),
+      stdoutBytes: sizes.stdout,
+      stderrBytes: sizes.stderr,
+      ...(truncation === undefined ? {} : { logTruncated: true, maxJobLogBytes: truncation.maxLogBytes }),
+      logs: logPaths(record.id)
+    }
+    if (record.capture === true) {
+      if (running) data["capture"] = true
+      else {
+        const captured = yield* captureTransaction(record.id)
+        Object.assign(data, captureFields(captured))
+        summary += captureText(captured)
+      }
+    }
+    const wantTail = running || input.tail_chars !== undefined
+    const base: ToolResult = {
+      summary,
+      data,
+      ...(artifacts.length > 0 ? { artifacts } : {}),
+      retention: {
+        importance: running ? "high" : "normal",
+        facts: [`${record.id} ${state.status}${state.exit?.exitCode != null ? ` (exit code ${state.exit.exitCode})` : ""}: ${commandLine(record.executable, record.args)}`],
+        ...(wantTail ? { omit_when_summarizing: ["stdoutTail", "stderrTail"] } : {})
+      }
+    }
+    if (!wantTail) return base
+    const chars = input.tail_chars ?? TAIL_DEFAULT
+    const logs = yield* boundedLogs(record.id, settings.maxToolResultChars - resultChars(base) - 400, chars)
+    return {
+      ...base,
+      summary: `${summary} Tails: the last ${chars} characters of each log${logs.stdoutTruncated || logs.stderrTruncated ? " (within the result budget)" : ""}.`,
+      data: { ...data, tailChars: chars, stdoutTail: logs.stdout, stderrTail: logs.stderr }
+    } satisfies ToolResult
+  })
+
+/** Polls `check` until it is true or `ms` pass. */
+const waitUntil = (ms: number, check: Effect.Effect<boolean, ToolError, ToolContextNeeds>) =>
+  Effect.gen(function* () {
+    const start = yield* Clock.currentTimeMillis
+    let delay = 10
+    for (;;) {
+      if (yield* check) return true
+      if ((yield* Clock.currentTimeMillis) - start >= ms) return false
+      yield* Effect.sleep(delay)
+      delay = Math.min(delay * 2, 100)
+    }
+  })
+
+export const cancelAction = (input: { readonly job_id: string }) =>
+  Effect.gen(function* () {
+    const store = yield* StateStore
+    const processes = yield* Processes
+    const record = yield* loadJob(input.job_id)
+    const paths = jobPaths(record.id)
+    const before = yield* jobState(record)
+    const groupAlive = before.status === "running" || (before.status === "orphaned" && (yield* jobGroupAlive(record)))
+    if (!groupAlive || record.pid === undefined) {
+      const fact = `${record.id} was already ${before.status} before cancel: no process was running, so nothing was stopped. Check the job id if you expected to stop a running job.`
+      return {
+        summary: fact,
+        data: { jobId: record.id, status: before.status, previousStatus: before.status, cancelled: false, exitCode: before.exit?.exitCode ?? null, ...sandboxFields(record) },
+        retention: { importance: "high", facts: [fact] }
+      } satisfies ToolResult
+    }
+    const now = new Date(yield* Clock.currentTimeMillis).toISOString()
+    yield* store.writeJson(paths.cancel, { requestedAt: now })
+    const pgid = record.pid
+    const exitRecorded = Effect.map(store.readJson(paths.exit, ExitRecordSchema), (exit) => exit !== undefined)
+    yield* processes.signalGroup(pgid, "SIGTERM")
+    let ended = yield* waitUntil(GRACE_MS, Effect.map(processes.groupAlive(pgid), (alive) => !alive))
+    let killed = false
+    if (!ended) {
+      killed = true
+      ended = yield* waitUntil(
+        5000,
+        Effect.gen(function* () {
+          yield* processes.signalGroup(pgid, "SIGKILL")
+          return !(yield* processes.groupAlive(pgid))
+        })
+      )
+    }
+    // The supervisor records the exit once the group is gone; an orphaned job has nobody to do it.
+    const supervised = before.status === "running" && (yield* waitUntil(5000, Effect.zipWith(exitRecorded, supervisorAlive(processes, record), (done, alive) => done || !alive)))
+    let exit = yield* store.readJson(paths.exit, ExitRecordSchema)
+    if (exit === undefined && ended) {
+      exit = {
+        status: "cancelled",
+        exitCode: null,
+        signal: killed ? "SIGKILL" : "SIGTERM",
+        endedAt: new Date(yield* Clock.currentTimeMillis).toISOString(),
+        note: before.status === "orphaned" || !supervised ? "the supervisor was lost; cancel ended the process group itself" : "ended by cancel"
+      }
+      yield* store.writeJson(paths.exit, exit)
+    }
+    const line = commandLine(record.executable, record.args)
+    const summary = !ended
+      ? `Cancel of ${record.id} sent SIGTERM and SIGKILL to process group ${pgid}, but processes of it are still there; check again with status.`
+      : exit?.status === "cancelled"
+        ? `Cancelled ${record.id} (${line}): its whole process group ${pgid} was ended${killed ? " (SIGKILL after the 2 s grace period)" : ""}.`
+        : `${record.id} ended while cancel was asked: it ${exit === undefined ? "ended" : exit.status === "exited" ? exitPhrase(exit) : exit.status.replace("_", " ")}; its process group ${pgid} is gone.`
+    return {
+      summary,
+      data: {
+        jobId: record.id,
+        status: exit?.status ?? before.status,
+        previousStatus: before.status,
+        cancelled: ended,
+        exitCode: exit?.exitCode ?? null,
+        signal: exit?.signal ?? null,
+        processGroupEnded: ended,
+        ...sandboxFields(record),
+        logs: logPaths(record.id)
+      },
+      retention: { importance: "high", facts: [`${record.id} ${ended ? "cancelled" : "cancel sent"}: ${line}`] }
+    } satisfies ToolResult
+  })

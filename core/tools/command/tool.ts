@@ -1,0 +1,50 @@
+/**
+ * workspace_command: run (foreground, bounded), start (a background job), status and cancel. No shell,
+ * ever: the executable and its arguments are passed separately. run and start are gated (kind
+ * "command"); status and cancel never are. Every process is started through the Processes port under
+ * a supervisor, in its own process group, with its logs and exit record under .agentic/jobs/<job-id>/.
+ * Inputs in schema.ts, what may run in policy.ts, run/start in launch.ts, status/cancel in status.ts,
+ * result shaping in view.ts.
+ */
+import * as Schema from "effect/Schema"
+import { defineTool } from "../Tool.ts"
+import {
+  JOBS_DIR,
+  jobChanges,
+  markOrphanedJobs
+} from "./jobs.ts"
+import { runAction } from "./launch.ts"
+import { JobId, RunFields, TailChars } from "./schema.ts"
+import { cancelAction, statusAction } from "./status.ts"
+
+/** The workspace_command tool. */
+export const commandTool = defineTool({
+  name: "workspace_command",
+  short: "command",
+  description:
+    "Run a program without a shell (no pipes or &&): run waits, start runs a background job; status and cancel take its job_id. run and start follow the permission mode. A non-zero exit is ok:true with exitCode.",
+  actions: {
+    run: Schema.Struct(RunFields),
+    start: Schema.Struct(RunFields),
+    status: Schema.Struct({ job_id: JobId, tail_chars: Schema.optional(TailChars) }),
+    cancel: Schema.Struct({ job_id: JobId })
+  },
+  enabled: (settings) => settings.enableProcessExecution,
+  requires: ["process"],
+  hints: {
+    readOnlyHint: false,
+    destructiveHint: true,
+    openWorldHint: true,
+    why: "an allowed executable can delete files or reach the network (`npm install`, `git fetch`); unsure means yes"
+  },
+  startup: [{ name: "jobs: mark lost jobs orphaned", run: markOrphanedJobs }],
+  changes: [{ key: "jobs", list: jobChanges }],
+  storage: [{ name: "jobs", path: ".agentic/jobs/<job_id>/", probe: JOBS_DIR, description: "command jobs and their full output (workspace_command)", rank: 60 }],
+  probe: { args: { action: "status", job_id: "job_00000000" }, ok: "any" },
+  handlers: {
+    run: runAction,
+    start: runAction,
+    status: { gate: "none", run: (input) => statusAction(input) },
+    cancel: { gate: "none", run: (input) => cancelAction(input) }
+  }
+})

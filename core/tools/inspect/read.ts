@@ -1,0 +1,241 @@
+/** workspace_inspect read and stat: a file's page of numbered lines, and what a path is. */
+import * as Effect from "effect/Effect"
+import { sha256Bytes, sha256Text } from "../../gate/hash.ts"
+import type { Artifact, ToolResult } from "../../protocol/envelope.ts"
+import { toolError } from "../../protocol/errors.ts"
+import { CurrentSettings } from "../../services/CurrentSettings.ts"
+import { type HostError, HostFs } from "../../services/HostFs.ts"
+import { GlobSet } from "../../services/searchCore.ts"
+import { hostToToolError, Workspace } from "../../services/Workspace.ts"
+import { envelopeChars, nextSentence, placeholderArtifact, writeArtifact } from "./budget.ts"
+import { describeBytes, largestFitting, numberLines, offsetPastEnd, requireSnapshot } from "./paging.ts"
+import { canStream, readLargePage, scanLarge } from "./large.ts"
+import { READ_DEFAULT_LIMIT } from "./schema.ts"
+import { isIgnored } from "./scope.ts"
+import { checkSnapshot, fail, plural, snapshotOf } from "./common.ts"
+
+/**
+ * A file as read and stat describe it, holding only lines [offset, offset + limit): small files are
+ * read whole; above STREAM_THRESHOLD_BYTES the host streams the scan and the hash and reads the page
+ * at its byte range.
+ */
+const fileView = (rel: string, size: number, offset: number, limit: number) =>
+  Effect.gen(function* () {
+    const ws = yield* Workspace
+    const host = yield* HostFs
+    if (canStream(host, size)) {
+      const abs = ws.abs(rel)
+      const fromHost = <A>(effect: Effect.Effect<A, HostError>) => Effect.mapError(effect, (error) => hostToToolError(error, rel))
+      const sha256 = yield* fromHost(host.sha256File(abs))
+      if (sha256 === undefined) return yield* fail(toolError("NOT_FOUND", `Nothing exists at "${rel}". Check the path with workspace_inspect find or list.`, { path: rel }))
+      const scan = yield* fromHost(scanLarge(host, abs, offset, limit))
+      const page = scan.binary || offset > scan.totalLines || limit === 0 ? { lines: [], endings: [] } : yield* fromHost(readLargePage(host, abs, scan))
+      return { ...scan, sha256, pageLines: page.lines, pageEndings: page.endings }
+    }
+    const bytes = yield* ws.read(rel)
+    const sha256 = yield* sha256Bytes(bytes)
+    const described = describeBytes(bytes)
+    if (described.binary) {
+      return {
+        binary: true,
+        kind: described.kind,
+        bytes: described.bytes,
+        bom: false,
+        lineEndings: "none" as const,
+        finalNewline: false,
+        invalidUtf8: false,
+        totalLines: 0,
+        sha256,
+        pageLines: [] as ReadonlyArray<string>,
+        pageEndings: [] as ReadonlyArray<string>
+      }
+    }
+    return {
+      binary: false,
+      kind: "text",
+      bytes: described.bytes,
+      bom: described.bom,
+      lineEndings: described.lineEndings,
+      finalNewline: described.finalNewline,
+      invalidUtf8: described.invalidUtf8,
+      totalLines: described.lines.length,
+      sha256,
+      pageLines: described.lines.slice(offset, offset + limit),
+      pageEndings: described.endings.slice(offset, offset + limit)
+    }
+  })
+
+export const readFile = (input: { readonly path: string; readonly offset?: number | undefined; readonly limit?: number | undefined; readonly snapshot?: string | undefined }) =>
+  Effect.gen(function* () {
+    const missing = requireSnapshot(input, "read")
+    if (missing !== undefined) return yield* fail(missing)
+    const ws = yield* Workspace
+    const settings = yield* CurrentSettings
+    const rel = yield* ws.resolve(input.path)
+    const info = yield* ws.stat(rel)
+    if (info === undefined) {
+      return yield* fail(toolError("NOT_FOUND", `Nothing exists at "${rel}". Check the path with workspace_inspect find or list.`, { path: rel }))
+    }
+    if (info.type === "directory") {
+      return yield* fail(toolError("INVALID_INPUT", `"${rel}" is a directory; use workspace_inspect list to see its entries.`, { field: "path", path: rel }))
+    }
+    const offset = input.offset ?? 0
+    const limit = input.limit ?? READ_DEFAULT_LIMIT
+    // Only the asked page is held: a huge file is scanned and hashed by streaming (large.ts).
+    const described = yield* fileView(rel, info.size, offset, limit)
+    const sha256 = described.sha256
+    const snapshot = yield* snapshotOf({ action: "read", path: rel, sha256 })
+    yield* checkSnapshot("read", input.snapshot, snapshot, `"${rel}"`)
+    if (described.binary) {
+      if (offset > 0) return yield* fail(offsetPastEnd(offset, 0, "lines (the file is binary)"))
+      return {
+        summary: `"${rel}" is a binary file (${described.kind}, ${described.bytes} bytes, sha256 ${sha256.slice(0, 12)}…); its content is described, not shown.`,
+        data: {
+          path: rel,
+          binary: true,
+          kind: described.kind,
+          bytes: described.bytes,
+          sha256,
+          snapshot,
+          offset: 0,
+          nextOffset: null,
+          complete: true
+        },
+        retention: { importance: "normal", facts: [`${rel} is binary (${described.kind}, ${described.bytes} bytes)`] }
+      } satisfies ToolResult
+    }
+    const total = described.totalLines
+    if (offset > total) return yield* fail(offsetPastEnd(offset, total, "lines"))
+    const want = Math.min(limit, total - offset, described.pageLines.length)
+    const args = { action: "read", path: input.path, ...(input.limit === undefined ? {} : { limit: input.limit }) }
+    const notes = [
+      described.lineEndings === "crlf" ? "CRLF line endings" : described.lineEndings === "mixed" ? "mixed LF/CRLF line endings" : "",
+      described.bom ? "a UTF-8 BOM (not shown in the text)" : "",
+      described.invalidUtf8 ? "bytes that are not valid UTF-8 (shown as U+FFFD)" : ""
+    ].filter((note) => note !== "")
+    const stem = `read-${rel.replace(/[^A-Za-z0-9._-]+/g, "_").slice(-60)}`
+    const description = `Lines ${offset + 1}-${offset + want} of "${rel}", numbered like the read.`
+    const build = (text: string, shown: number, clipped: boolean, pageSha256: string, artifact: Artifact | undefined): ToolResult => {
+      const end = offset + shown
+      const nextOffset = end >= total ? null : end
+      const summary = [
+        total === 0
+          ? `"${rel}" is empty (${described.bytes} bytes, sha256 ${sha256.slice(0, 12)}…).`
+          : `"${rel}" lines ${shown === 0 ? "none" : `${offset + 1}-${end}`} of ${total} (sha256 ${sha256.slice(0, 12)}…).`,
+        notes.length === 0 ? "" : `The file has ${notes.join(", ")}.`,
+        artifact === undefined
+          ? ""
+          : `The page was cut to fit maxToolResultChars (${settings.maxToolResultChars}); the full requested range is in ${artifact.path}.`,
+        nextSentence(args, nextOffset, snapshot)
+      ]
+        .filter((part) => part !== "")
+        .join(" ")
+      return {
+        summary,
+        data: {
+          path: rel,
+          text,
+          sha256,
+          pageSha256,
+          snapshot,
+          offset,
+          limit,
+          startLine: shown === 0 ? null : offset + 1,
+          endLine: shown === 0 ? null : end,
+          totalLines: total,
+          nextOffset,
+          complete: true,
+          bytes: described.bytes,
+          bom: described.bom,
+          lineEndings: described.lineEndings,
+          finalNewline: described.finalNewline,
+          ...(described.invalidUtf8 ? { invalidUtf8: true } : {}),
+          ...(clipped ? { clippedLines: [offset + 1] } : {})
+        },
+        ...(artifact === undefined ? {} : { artifacts: [artifact] }),
+        retention: {
+          importance: "normal",
+          facts: [`read ${rel} ${shown === 0 ? "(no lines)" : `lines ${offset + 1}-${end} of ${total}`}, sha256 ${sha256.slice(0, 16)}`],
+          omit_when_summarizing: ["text"]
+        }
+      }
+    }
+    // Every numbered line ends with "\n", so the pages' texts concatenate to the whole without a separator.
+    const pageText = (n: number) => (n === 0 ? "" : `${numberLines(described.pageLines.slice(0, n), offset + 1)}\n`)
+    const zeros = "0".repeat(64)
+    const placeholder = placeholderArtifact("inspect.read", stem, "txt", description)
+    const fits = (result: ToolResult) => envelopeChars("inspect.read", result) <= settings.maxToolResultChars
+    let shown = largestFitting(want, (n) => fits(build(pageText(n), n, false, zeros, n < want ? placeholder : undefined)))
+    let text: string
+    let clipped = false
+    if (shown < 1 && want > 0) {
+      // Not even one line fits: show the start of it and leave the whole line to the artifact.
+      shown = 1
+      clipped = true
+      const line = pageText(1)
+      const room = largestFitting(line.length, (n) => fits(build(`${line.slice(0, n)}…\n`, 1, true, zeros, placeholder)))
+      text = `${line.slice(0, Math.max(0, room))}…\n`
+    } else {
+      shown = Math.max(0, shown)
+      text = pageText(shown)
+    }
+    const raw = described.pageLines
+      .slice(0, shown)
+      .map((line, index) => `${line}${described.pageEndings[index]}`)
+      .join("")
+    const pageSha256 = yield* sha256Text(raw)
+    if (shown >= want && !clipped) return build(text, shown, false, pageSha256, undefined)
+    const artifact = yield* writeArtifact("inspect.read", stem, "txt", pageText(want), description)
+    return build(text, shown, clipped, pageSha256, artifact)
+  })
+
+export const statPath = (input: { readonly path: string }) =>
+  Effect.gen(function* () {
+    const ws = yield* Workspace
+    const settings = yield* CurrentSettings
+    const rel = yield* ws.resolve(input.path)
+    const link = yield* ws.lstat(rel)
+    if (link === undefined) {
+      return yield* fail(toolError("NOT_FOUND", `Nothing exists at "${rel}". Check the path with workspace_inspect find or list.`, { path: rel }))
+    }
+    const target = link.type === "symlink" ? yield* ws.stat(rel) : link
+    const isDirectory = target?.type === "directory"
+    const ignored = yield* isIgnored(rel, isDirectory)
+    const excluded = rel !== "" && new GlobSet(settings.excludePatterns).covers(rel)
+    const base = {
+      path: rel,
+      type: link.type,
+      ...(link.type === "symlink" ? { targetType: target?.type ?? "missing" } : {}),
+      size: target?.size ?? link.size,
+      mtime: new Date((target ?? link).mtimeMs).toISOString(),
+      mode: ((target ?? link).mode & 0o7777).toString(8).padStart(4, "0"),
+      ignored,
+      excluded,
+      writable: !ws.isProtected(rel)
+    }
+    if (target?.type !== "file") {
+      return {
+        summary: `"${rel || "."}" is a ${link.type === "symlink" ? `symlink to a ${target?.type ?? "missing target"}` : link.type}.`,
+        data: base
+      } satisfies ToolResult
+    }
+    const described = yield* fileView(rel, target.size, 0, 0)
+    const sha256 = described.sha256
+    const bytes = { length: described.bytes }
+    const text = described.binary
+      ? { binary: true, kind: described.kind }
+      : {
+          binary: false,
+          lines: described.totalLines,
+          lineEndings: described.lineEndings,
+          bom: described.bom,
+          finalNewline: described.finalNewline,
+          ...(described.invalidUtf8 ? { invalidUtf8: true } : {})
+        }
+    return {
+      summary: `"${rel}" is a ${described.binary ? `binary file (${described.kind})` : `text file of ${plural(described.totalLines, "line")}`}, ${bytes.length} bytes, sha256 ${sha256.slice(0, 12)}…${
+        ignored ? "; ignored by .gitignore" : ""
+      }${ws.isProtected(rel) ? "; protected (readable, not writable)" : ""}.`,
+      data: { ...base, sha256, ...text }
+    } satisfies ToolResult
+  })
