@@ -107,6 +107,10 @@ describe("the approvals store's pure rules", () => {
     // An approved plan, a pending record and a live denial are never dropped: the cap cannot be kept.
     expect(capRecords([...filler(300, "pending", 0), rec("plan", "approved", NOW - 1, { kind: "plan" })])).toBeUndefined()
     expect(capRecords([...filler(300, "denied", 0), rec("p", "pending", NOW)])).toBeUndefined()
+    // The newest record is droppable too: a terminal record newer than 300 pending ones goes.
+    const newest = capRecords([...filler(300, "pending", 1), rec("newest-done", "consumed", NOW)])
+    expect(newest).toHaveLength(MAX_RECORDS)
+    expect(ids(newest)).not.toContain("newest-done")
     // A terminal plan is dropped like any terminal record.
     expect(ids(capRecords([...filler(300, "pending", 0), rec("done", "completed", NOW, { kind: "plan" })]))).not.toContain("done")
   })
