@@ -1,5 +1,5 @@
 // `npm run mutation:quick`: the pure rules of the gate (core/gate/records.ts, core/gate/preprocess.ts) and the
-// gutter check (core/tools/edit/gutter.ts) against the pure tests in vitest.mutation-quick.config.ts; the
+// gutter check (core/text/gutter.ts) against the pure tests in vitest.mutation-quick.config.ts; the
 // figure the closing note of issue 20 reports. `npm run mutation` is the whole scope the issue names.
 import base from "./stryker.config.mjs"
 
@@ -7,7 +7,7 @@ import base from "./stryker.config.mjs"
 export default {
   ...base,
   vitest: { configFile: "vitest.mutation-quick.config.ts", related: false },
-  mutate: ["core/gate/records.ts", "core/gate/preprocess.ts", "core/tools/edit/gutter.ts"],
+  mutate: ["core/gate/records.ts", "core/gate/preprocess.ts", "core/text/gutter.ts"],
   jsonReporter: { fileName: "reports/mutation/mutation-quick.json" },
   timeoutMS: 30000
 }

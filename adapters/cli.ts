@@ -177,7 +177,8 @@ setting changes, each step held against the reference model. --host defaults to 
 fresh temporary directory. Prints a report; with --json stdout is exactly one JSON object
 { ok, seed, runs, sequences, cellsCovered, cellsTotal, counterexample } (progress on stderr), the same for
 the same --seed and --runs apart from fields ending in Ms or At. Exit 0 when it agrees, 1 with a shrunk
-counterexample when it does not. --plant-fault skip-denial (test only) makes the gate ignore denials.
+counterexample when it does not. --plant-fault skip-denial (test only) makes the gate ignore denials;
+--plant-fault accept-after-change (test only) binds approvals without the state of the files they touch.
 `,
   help: USAGE
 }

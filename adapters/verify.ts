@@ -13,7 +13,7 @@ import type { CliHost, ParsedLine } from "./cli.ts"
 /** A host's way to build the layer of `--host NAME` (a factory: a fresh workspace per sequence; a layer: shared, reset between sequences); a string: why this runtime cannot. */
 export type VerifyLayers = (host: "node" | "deno" | "memory") => Promise<{ readonly layer: Layer.Layer<HostServices, unknown> | (() => Layer.Layer<HostServices, unknown>); readonly cleanup: () => Promise<void> } | string>
 
-const FAULTS: ReadonlyArray<GateFaultName> = ["skip-denial"]
+const FAULTS: ReadonlyArray<GateFaultName> = ["skip-denial", "accept-after-change"]
 
 const integer = (raw: string | true | undefined, fallback: number, name: string): number | string => {
   if (raw === undefined) return fallback

@@ -8,6 +8,7 @@ import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { applyCommand } from "../core/gate/preprocess.ts"
 import { type ApprovalRecord, decide, EXPIRY_MS, expireRecords, newestFirst } from "../core/gate/records.ts"
+import { runs } from "./runs.ts"
 
 const SEED = 20261130
 const T0 = Date.UTC(2026, 0, 1)
@@ -115,7 +116,7 @@ describe(`approval lifecycle matches the reference state machine (fast-check see
         records = expireRecords(records, now)
         for (const entry of model) expect(records.find((r) => r.id === entry.id)?.status, entry.id).toBe(modelStatus(entry, now))
       }),
-      { seed: SEED, numRuns: 300 }
+      { seed: SEED, numRuns: runs(300) }
     )
   })
 })

@@ -9,9 +9,10 @@ import { describe, expect, it } from "vitest"
 import { approvalBlock, modeBlock, refusedBlock } from "../core/gate/preprocess.ts"
 import type { ApprovalRecord } from "../core/gate/records.ts"
 import { toolError } from "../core/protocol/errors.ts"
+import { runs } from "./runs.ts"
 
 const SEED = 20261201
-const params = { seed: SEED, numRuns: 400 }
+const params = { seed: SEED, numRuns: runs(400) }
 
 /** Strings biased toward the attack: tags, newlines, control characters and separators mixed with text. */
 const hostile = fc

@@ -6,6 +6,7 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { type ApprovalRecord, decide, EXPIRY_MS, expireRecords, type RecordStatus } from "../core/gate/records.ts"
+import { runs } from "./runs.ts"
 
 const SEED = 20261130
 
@@ -131,7 +132,7 @@ describe(`decide agrees with the reference's gating table (fast-check seed ${SEE
           if (decision._tag === "Refuse" && decision.code === "APPROVAL_DENIED") expect(decision.approvalId).toBe("approval_own")
         }
       ),
-      { seed: SEED, numRuns: 1000 }
+      { seed: SEED, numRuns: runs(1000) }
     )
   })
 })

@@ -6,6 +6,7 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { hasGutter } from "../core/text/gutter.ts"
+import { runs } from "./runs.ts"
 
 const SEED = 20261130
 
@@ -54,7 +55,7 @@ describe("gutter detection", () => {
         const text = lines.join(crlf ? "\r\n" : "\n")
         expect(hasGutter(text)).toBe(oracle(text))
       }),
-      { seed: SEED, numRuns: 2000 }
+      { seed: SEED, numRuns: runs(2000) }
     )
   })
 
@@ -63,7 +64,7 @@ describe("gutter detection", () => {
       fc.property(fc.array(lineText, { minLength: 2, maxLength: 40 }), fc.integer({ min: 1, max: 100_000 }), fc.integer({ min: 1, max: 7 }), (lines, start, width) => {
         expect(hasGutter(readOutput(lines, start, width))).toBe(true)
       }),
-      { seed: SEED, numRuns: 1000 }
+      { seed: SEED, numRuns: runs(1000) }
     )
   })
 
@@ -84,14 +85,14 @@ describe("gutter detection", () => {
       fc.property(table, (text) => {
         expect(hasGutter(text)).toBe(false)
       }),
-      { seed: SEED, numRuns: 500 }
+      { seed: SEED, numRuns: runs(500) }
     )
     for (const numbers of [descending, sparse, stepped]) {
       fc.assert(
         fc.property(numbers, fc.array(lineText, { maxLength: 5 }), (ns, texts) => {
           expect(hasGutter(column(ns, texts))).toBe(false)
         }),
-        { seed: SEED, numRuns: 500 }
+        { seed: SEED, numRuns: runs(500) }
       )
     }
   })

@@ -6,9 +6,10 @@ import * as Effect from "effect/Effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { hashOperation, sha256Text } from "../core/gate/hash.ts"
+import { runs } from "./runs.ts"
 
 const SEED = 20261130
-const params = { seed: SEED, numRuns: 200 }
+const params = { seed: SEED, numRuns: runs(200) }
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json }
 const json: fc.Arbitrary<Json> = fc.jsonValue({ maxDepth: 3, noUnicodeString: false }) as fc.Arbitrary<Json>

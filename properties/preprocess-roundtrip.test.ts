@@ -5,9 +5,10 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { type DecisionCommand, formatCommand, isPassThrough, parseCommand } from "../core/gate/preprocess.ts"
+import { runs } from "./runs.ts"
 
 const SEED = 20261130
-const params = { seed: SEED, numRuns: 500 }
+const params = { seed: SEED, numRuns: runs(500) }
 
 const alnum = fc.string({ unit: fc.constantFrom(..."abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"), minLength: 1, maxLength: 16 })
 const id = fc.tuple(fc.constantFrom("approval", "plan"), alnum).map(([prefix, rest]) => `${prefix}_${rest}`)

@@ -35,11 +35,13 @@ import {
 } from "./records.ts"
 
 /** The faults `verify` can plant in the gate to prove its model-based test bites; "none" everywhere else. */
-export type GateFaultName = "none" | "skip-denial"
+export type GateFaultName = "none" | "skip-denial" | "accept-after-change"
 
 /**
  * Test only: a planted fault. "skip-denial" makes the gate ignore live denials (so a denied operation is
- * staged or run again). Nothing but `agentic-workspace verify --plant-fault` and its specs provides it.
+ * staged or run again). "accept-after-change" binds an approval to the operation without the state of the
+ * paths it touches (the Plan's `before` and `current` fields), so an approval given over one content of a
+ * file is accepted after the file changed. Nothing but `agentic-workspace verify --plant-fault` and its specs provides it.
  */
 export class GateFault extends Context.Reference<GateFault>()("agentic-workspace/GateFault", { defaultValue: (): GateFaultName => "none" }) {}
 
@@ -212,7 +214,8 @@ export const gated = <R>(
   Effect.gen(function* () {
     const settings = yield* CurrentSettings
     const fault = yield* GateFault
-    const hash = yield* hashOperation({ tool: request.tool, kind: request.kind, operation: request.normalized })
+    const bound = fault === "accept-after-change" ? { ...request.normalized, before: undefined, current: undefined } : request.normalized
+    const hash = yield* hashOperation({ tool: request.tool, kind: request.kind, operation: bound })
     const query = (records: ReadonlyArray<ApprovalRecord>) =>
       decide({
         mode: settings.permissionMode,

@@ -59,6 +59,8 @@ export interface VerifyReport {
   /** Sequences executed (fast-check's runs plus its shrinking attempts). */
   readonly sequences: number
   readonly steps: number
+  /** The gated tools the sequences called: workspace_edit and workspace_plan, and those of EXTRA_TOOLS the host registers. */
+  readonly tools: ReadonlyArray<string>
   readonly cellsCovered: number
   readonly cellsTotal: number
   /** The shrunk failing sequence as replayable calls, and what differed; null when ok. */
@@ -92,6 +94,8 @@ interface World {
   counter: number
   /** Whether the driver can move the clock. */
   readonly clock: boolean
+  /** The gated tools beyond edit and plan that the host registers (workspace_command on a host with processes). */
+  readonly tools: ReadonlySet<string>
   readonly cells: Set<string>
 }
 
@@ -328,6 +332,24 @@ class RollbackCommand implements fc.AsyncCommand<World, Real> {
   toString = () => `workspace_edit {"action":"rollback","transaction_id":<transaction #${this.index} of those seen>${this.force ? ',"force":true' : ""}}`
 }
 
+/**
+ * workspace_command run of `echo <word>` (a real process on a host that has them): never destructive, its
+ * approval bound to the argv, cwd, timeout and sandboxing, so `echo one` and `echo two` are two operations.
+ */
+class CommandRunCommand implements fc.AsyncCommand<World, Real> {
+  constructor(readonly word: "one" | "two") {}
+  check = (world: Readonly<World>) => world.tools.has("workspace_command")
+  async run(world: World, real: Real) {
+    const what = this.toString()
+    const call = () => callReal(real, world, "workspace_command", { action: "run", executable: "echo", args: [this.word] })
+    const { envelope } = await gatedStep(world, real, `command run echo ${this.word}`, false, call, what)
+    const data = envelope.data as { status?: string; exitCode?: number } | undefined
+    if (envelope.ok && data?.status !== "pending_approval" && data?.exitCode !== 0) throw new Error(`${what}: ran, but echo did not exit 0 (${JSON.stringify(data)})`)
+    await checkRecords(real, world, what)
+  }
+  toString = () => `workspace_command ${JSON.stringify({ action: "run", executable: "echo", args: [this.word] })}`
+}
+
 type Target = "bare" | "newest" | "oldest" | "unknown"
 
 /** A user's /accept or /deny: bare, naming the newest or the oldest record the sequence staged, or an unknown id. */
@@ -428,8 +450,16 @@ class SettingCommand implements fc.AsyncCommand<World, Real> {
 const path = fc.constantFrom(...FILES)
 const content = fc.oneof({ weight: 5, arbitrary: fc.constantFrom<string | null>(...CONTENTS) }, { weight: 1, arbitrary: fc.constant(null) })
 
+/** The calls of the gated tools beyond edit and plan, drawn only when the host registers the tool. */
+const toolArbitraries: Record<string, ReadonlyArray<fc.Arbitrary<fc.AsyncCommand<World, Real>>>> = {
+  workspace_command: [fc.constantFrom("one" as const, "two" as const).map((word) => new CommandRunCommand(word))]
+}
+
+/** The gated tools beyond edit and plan that the model-based test can drive. */
+export const EXTRA_TOOLS: ReadonlyArray<string> = Object.keys(toolArbitraries)
+
 /** Every command the sequences are made of, weighted towards gated calls and decisions. */
-export const commandArbitraries = [
+export const commandArbitraries: Array<fc.Arbitrary<fc.AsyncCommand<World, Real>>> = [
   fc.tuple(path, content).map(([p, c]) => new ApplyCommand(p, c)),
   fc.tuple(path, content).map(([p, c]) => new ApplyCommand(p, c)),
   fc.nat(8).map((index) => new CommitCommand(index)),
@@ -466,8 +496,13 @@ export const verifyApprovalSemantics = async (options: VerifyOptions): Promise<V
   const layerOf = typeof options.layer === "function" ? options.layer : () => options.layer as Layer.Layer<HostServices, unknown>
   const shared = typeof options.layer === "function" ? undefined : await startHost(layerOf(), { ...defaultSettings, permissionMode: 0 })
   try {
+    // Which of the other gated tools this host registers: their calls join the sequences.
+    const probe = shared ?? (await startHost(layerOf(), { ...defaultSettings, permissionMode: 0 }))
+    const tools = probe.registry.tools.map((tool) => tool.name).filter((name) => EXTRA_TOOLS.includes(name))
+    if (probe !== shared) await probe.dispose()
     return await verifyWithDriver({
       ...options,
+      tools,
       open: async () => {
         const runtime = shared ?? (await startHost(layerOf(), { ...defaultSettings, permissionMode: 0 }))
         if (shared !== undefined) await reset(runtime, runtime.info.root.replace(/\/+$/, ""))
@@ -486,6 +521,8 @@ export interface DriverOptions {
   readonly seed?: number
   readonly maxSteps?: number
   readonly onProgress?: (line: string) => void
+  /** The gated tools beyond edit and plan the system registers (see EXTRA_TOOLS); their calls join the sequences. */
+  readonly tools?: ReadonlyArray<string>
 }
 
 /** The model-based test over any driver (in process, or the real command line). */
@@ -497,12 +534,15 @@ export const verifyWithDriver = async (options: DriverOptions): Promise<VerifyRe
   let sequences = 0
   let steps = 0
   let lastFailure = ""
-  const property = fc.asyncProperty(fc.commands(commandArbitraries, { maxCommands: options.maxSteps ?? 30, size: "max" }), async (commands) => {
+  const tools = new Set((options.tools ?? []).filter((name) => EXTRA_TOOLS.includes(name)))
+  // The memory host's sequences stay what they were; a host with more tools draws their calls too.
+  const arbitraries = [...commandArbitraries, ...[...tools].flatMap((name) => toolArbitraries[name] ?? [])]
+  const property = fc.asyncProperty(fc.commands(arbitraries, { maxCommands: options.maxSteps ?? 30, size: "max" }), async (commands) => {
     sequences++
     const { driver, close } = await options.open()
     try {
       driver.setNow?.(T0)
-      const world: World = { gate: initialModel, mode: 0, allow: false, now: T0, files: { "a.txt": undefined, "b.txt": undefined }, txs: [], counter: 0, cells, clock: driver.setNow !== undefined }
+      const world: World = { gate: initialModel, mode: 0, allow: false, now: T0, files: { "a.txt": undefined, "b.txt": undefined }, txs: [], counter: 0, cells, clock: driver.setNow !== undefined, tools }
       const real: Real = { driver, ids: new Map(), steps: 0 }
       try {
         await fc.asyncModelRun(() => ({ model: world, real }), commands)
@@ -531,6 +571,7 @@ export const verifyWithDriver = async (options: DriverOptions): Promise<VerifyRe
     runs,
     sequences,
     steps,
+    tools: ["workspace_edit", "workspace_plan", ...tools],
     cellsCovered: [...cells].filter((cell) => ALL_CELLS.some((known) => cellKey(known) === cell)).length,
     cellsTotal: ALL_CELLS.length,
     counterexample,

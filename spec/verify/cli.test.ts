@@ -65,6 +65,16 @@ describe("agentic-workspace verify", () => {
     expect(JSON.stringify(report)).not.toMatch(/(approval|plan|tx)_[0-9a-f]{6,}/)
   }, 600_000)
 
+  it("(real bin) 'A planted fault proves it bites' (accept an approval after a file changed): verify exits 1 with a shrunk counterexample holding the change", async () => {
+    const run = await runBin(["verify", "--runs", "200", "--json", "--plant-fault", "accept-after-change"])
+    expect(run.code).toBe(1)
+    const report = JSON.parse(run.stdout) as { ok: boolean; counterexample: { calls: Array<string>; failure: string } }
+    expect(report.ok).toBe(false)
+    expect(report.counterexample.calls.some((call) => call.startsWith("(the user writes") || call.startsWith("(the user deletes"))).toBe(true)
+    expect(report.counterexample.calls.length).toBeLessThanOrEqual(8)
+    expect(JSON.stringify(report)).not.toMatch(/(approval|plan|tx)_[0-9a-f]{6,}/)
+  }, 600_000)
+
   it("'identical for the same --seed and --runs apart from fields ending in Ms or At'; another seed is another run", async () => {
     const [a, b, c] = await Promise.all([
       inProcess(["verify", "--runs", "15", "--seed", "7", "--json"]),

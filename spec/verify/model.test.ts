@@ -6,6 +6,7 @@ import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { applyCommand } from "../../core/gate/preprocess.ts"
 import { type ApprovalRecord, capRecords, decide, expireRecords, newestFirst } from "../../core/gate/records.ts"
+import { runs } from "../../properties/runs.ts"
 import {
   agentLowering,
   capModel,
@@ -68,7 +69,7 @@ describe(`the pure gate rules agree with the reference model (seed ${SEED})`, ()
               : { _tag: "refused", code: real.code, ...(real.approvalId === undefined ? {} : { approvalId: real.approvalId }) }
         expect(shown).toEqual(model)
       }),
-      { seed: SEED, numRuns: 2000 }
+      { seed: SEED, numRuns: runs(2000) }
     )
   })
 
@@ -78,7 +79,7 @@ describe(`the pure gate rules agree with the reference model (seed ${SEED})`, ()
         const real = expireRecords(records.map(stored), NOW)
         expect(real.map((record) => record.status)).toEqual(records.map((record) => statusAt(record, NOW)))
       }),
-      { seed: SEED, numRuns: 500 }
+      { seed: SEED, numRuns: runs(500) }
     )
   })
 
@@ -106,7 +107,7 @@ describe(`the pure gate rules agree with the reference model (seed ${SEED})`, ()
         if ("outcome" in real) expect({ _tag: "decided", id: real.outcome.record.id, status: real.outcome.record.status }).toEqual(model)
         else expect({ _tag: "refused", code: real.code }).toEqual(model)
       }),
-      { seed: SEED, numRuns: 1000 }
+      { seed: SEED, numRuns: runs(1000) }
     )
   })
 })
