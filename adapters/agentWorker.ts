@@ -37,11 +37,17 @@ export const runRunWorker = async (runId: string, host: WorkerHost): Promise<num
   try {
     state = JSON.parse(await host.readState(runId))
   } catch (error) {
-    host.log(`agent-worker: the state of ${runId} could not be read: ${error instanceof Error ? error.message : String(error)}`)
+    host.log(
+      `agent-worker: the state of ${runId} could not be read: ${error instanceof Error ? error.message : String(error)}`
+    )
     return 1
   }
   const spec = state.spec
-  const lowered = lowerSettings(state.settings as Settings, { commitEdits: spec.commitEdits, commands: spec.allowCommands, web: spec.allowWeb })
+  const lowered = lowerSettings(state.settings as Settings, {
+    commitEdits: spec.commitEdits,
+    commands: spec.allowCommands,
+    web: spec.allowWeb
+  })
   // The run's own gate (core/tools/agent/lower.ts innerGate) decides each gated call against the mode of its
   // entry and the host's current one; the worker's registry then runs what that gate allowed, the destructive
   // ceiling still applying.
@@ -56,7 +62,11 @@ export const runRunWorker = async (runId: string, host: WorkerHost): Promise<num
       runLoop(runId, { listing: runtime.registry.list(), call: runtime.registry.call }).pipe(
         Effect.provide(Model.layer(host.model)),
         Effect.catchAllCause((cause) =>
-          updateRun(runId, (current) => ({ ...current, status: "failed", error: { code: "INTERNAL_ERROR", message: `The worker failed: ${String(cause).slice(0, 300)}` } })).pipe(Effect.ignore)
+          updateRun(runId, (current) => ({
+            ...current,
+            status: "failed",
+            error: { code: "INTERNAL_ERROR", message: `The worker failed: ${String(cause).slice(0, 300)}` }
+          })).pipe(Effect.ignore)
         )
       )
     )

@@ -22,12 +22,17 @@ export interface RecordDetails {
   readonly plan?: string
 }
 
-const strings = (value: unknown): ReadonlyArray<string> => (Array.isArray(value) ? value.filter((item): item is string => typeof item === "string") : [])
+const strings = (value: unknown): ReadonlyArray<string> =>
+  Array.isArray(value) ? value.filter((item): item is string => typeof item === "string") : []
 
 /** The paths named by edit operations (path, from, to). */
 const operationPaths = (operations: unknown): ReadonlyArray<string> =>
   Array.isArray(operations)
-    ? operations.flatMap((operation) => ["path", "from", "to"].map((key) => (operation as Record<string, unknown>)?.[key]).filter((value): value is string => typeof value === "string"))
+    ? operations.flatMap((operation) =>
+        ["path", "from", "to"]
+          .map((key) => (operation as Record<string, unknown>)?.[key])
+          .filter((value): value is string => typeof value === "string")
+      )
     : []
 
 /** Reads what a record stands for. */
@@ -45,13 +50,19 @@ export const recordDetails = (runtime: WorkspaceRuntime, record: ApprovalRecord)
         const out: { -readonly [K in keyof RecordDetails]: RecordDetails[K] } = {}
         const tx = args["transaction_id"]
         if (typeof tx === "string" && /^tx_[A-Za-z0-9]+$/.test(tx)) {
-          const transaction = yield* Effect.orElseSucceed(store.readJson(`transactions/${tx}/transaction.json`, TransactionRecordSchema), () => undefined)
+          const transaction = yield* Effect.orElseSucceed(
+            store.readJson(`transactions/${tx}/transaction.json`, TransactionRecordSchema),
+            () => undefined
+          )
           const files = (transaction?.files ?? []).map((file) => `${file.path} (${file.change})`)
           if (files.length > 0) out.files = files
           const diff = yield* read(`transactions/${tx}/changes.diff`)
           if (diff !== undefined) out.diff = diff
         }
-        const paths = [...operationPaths(args["operations"]), ...(typeof args["path"] === "string" ? [args["path"] as string] : [])]
+        const paths = [
+          ...operationPaths(args["operations"]),
+          ...(typeof args["path"] === "string" ? [args["path"] as string] : [])
+        ]
         if (out.files === undefined && paths.length > 0) out.files = paths
         if (typeof args["executable"] === "string") out.argv = [args["executable"] as string, ...strings(args["args"])]
         if (typeof args["cwd"] === "string") out.cwd = args["cwd"] as string

@@ -48,7 +48,20 @@ export interface ParsedLine {
 }
 
 /** Flags that take a value (besides --root and --set). */
-const VALUE_FLAGS = new Set(["--http", "--port", "--host", "--limit", "--offset", "--request-id", "--project", "--token", "--review-port", "--runs", "--seed", "--plant-fault"])
+const VALUE_FLAGS = new Set([
+  "--http",
+  "--port",
+  "--host",
+  "--limit",
+  "--offset",
+  "--request-id",
+  "--project",
+  "--token",
+  "--review-port",
+  "--runs",
+  "--seed",
+  "--plant-fault"
+])
 
 /** Parses argv (without node and script): the verb, positionals, --root, --set, other flags. */
 export const parseLine = (argv: ReadonlyArray<string>, cwd: string): ParsedLine => {
@@ -60,7 +73,10 @@ export const parseLine = (argv: ReadonlyArray<string>, cwd: string): ParsedLine 
   let rootGiven = false
   for (let index = 0; index < argv.length; index++) {
     const arg = argv[index]!
-    const [flag, inline] = arg.startsWith("--") && arg.includes("=") ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)] : [arg, undefined]
+    const [flag, inline] =
+      arg.startsWith("--") && arg.includes("=")
+        ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)]
+        : [arg, undefined]
     const value = () => {
       if (inline !== undefined) return inline
       const next = argv[index + 1]
@@ -209,7 +225,8 @@ const describe = (record: ApprovalRecord, now: number) =>
 
 /** What the user is deciding, on one line, from the record's typed prompt: files, argv, URL. */
 const promptSubject = (prompt: Prompt): string => {
-  const argv = (words: ReadonlyArray<string>, cwd: string) => `argv: ${words.map(shellWord).join(" ")}${cwd === "" ? "" : ` (in ${cwd})`}`
+  const argv = (words: ReadonlyArray<string>, cwd: string) =>
+    `argv: ${words.map(shellWord).join(" ")}${cwd === "" ? "" : ` (in ${cwd})`}`
   switch (prompt._tag) {
     case "transaction":
       return `files: ${prompt.paths.slice(0, 10).join(", ")}${prompt.paths.length > 10 ? `, … (${prompt.paths.length - 10} more)` : ""}`
@@ -229,8 +246,10 @@ const promptSubject = (prompt: Prompt): string => {
 /** What the user is deciding, on one line: the typed prompt when the record has one, else what the stored records tell. */
 const subject = (record: ApprovalRecord, details: Awaited<ReturnType<typeof recordDetails>>): string | undefined => {
   if (record.prompt !== undefined) return promptSubject(record.prompt)
-  if (details.files !== undefined) return `files: ${details.files.slice(0, 10).join(", ")}${details.files.length > 10 ? `, … (${details.files.length - 10} more)` : ""}`
-  if (details.argv !== undefined) return `argv: ${details.argv.map(shellWord).join(" ")}${details.cwd === undefined ? "" : ` (in ${details.cwd})`}`
+  if (details.files !== undefined)
+    return `files: ${details.files.slice(0, 10).join(", ")}${details.files.length > 10 ? `, … (${details.files.length - 10} more)` : ""}`
+  if (details.argv !== undefined)
+    return `argv: ${details.argv.map(shellWord).join(" ")}${details.cwd === undefined ? "" : ` (in ${details.cwd})`}`
   if (details.url !== undefined) return `URL: ${details.url}`
   return undefined
 }
@@ -241,10 +260,17 @@ const modeLines = async (runtime: WorkspaceRuntime, host: CliHost): Promise<Arra
   const gone = recorded?.pid !== undefined && host.isRunning?.(recorded.pid) === false
   const state = gone ? undefined : recorded
   if (gone) {
-    return [`Permission mode: ${modeLabel(runtime.settings.permissionMode)}. (.agentic/host.json names server pid ${recorded!.pid}, which no longer runs: these are this command's settings.)`]
+    return [
+      `Permission mode: ${modeLabel(runtime.settings.permissionMode)}. (.agentic/host.json names server pid ${recorded!.pid}, which no longer runs: these are this command's settings.)`
+    ]
   }
-  if (state === undefined) return [`Permission mode: ${modeLabel(runtime.settings.permissionMode)}. (No running server is recorded in .agentic/host.json: these are this command's settings.)`]
-  const lines = [`Permission mode: ${modeLabel(state.settings.permissionMode)}. (The running ${state.host} server's, from .agentic/host.json: ${state.transport}${state.pid === undefined ? "" : `, pid ${state.pid}`}, started ${state.startedAt}.)`]
+  if (state === undefined)
+    return [
+      `Permission mode: ${modeLabel(runtime.settings.permissionMode)}. (No running server is recorded in .agentic/host.json: these are this command's settings.)`
+    ]
+  const lines = [
+    `Permission mode: ${modeLabel(state.settings.permissionMode)}. (The running ${state.host} server's, from .agentic/host.json: ${state.transport}${state.pid === undefined ? "" : `, pid ${state.pid}`}, started ${state.startedAt}.)`
+  ]
   const differ = differingSettings(state.settings, runtime.settings)
   if (differ.length > 0) {
     lines.push(
@@ -254,12 +280,19 @@ const modeLines = async (runtime: WorkspaceRuntime, host: CliHost): Promise<Arra
   return lines
 }
 
-const approvalsShow = async (line: ParsedLine, host: CliHost, session: Session, runtime: WorkspaceRuntime): Promise<number> => {
+const approvalsShow = async (
+  line: ParsedLine,
+  host: CliHost,
+  session: Session,
+  runtime: WorkspaceRuntime
+): Promise<number> => {
   const id = line.positional[1]
   const records = await session.approvals()
   const record = records.find((candidate) => candidate.id === id)
   if (record === undefined) {
-    host.stderr(`agentic-workspace: no approval or plan ${id ?? "(no id given)"}. agentic-workspace approvals lists them.\n`)
+    host.stderr(
+      `agentic-workspace: no approval or plan ${id ?? "(no id given)"}. agentic-workspace approvals lists them.\n`
+    )
     return 1
   }
   const details = await recordDetails(runtime, record)
@@ -275,7 +308,11 @@ const approvalsShow = async (line: ParsedLine, host: CliHost, session: Session, 
   if (details.diff !== undefined) out.push("", details.diff.trimEnd())
   else if (record.prompt !== undefined) out.push("", ...promptLines(record.prompt, Number.MAX_SAFE_INTEGER))
   if (details.plan !== undefined) out.push("", details.plan.trimEnd())
-  if (record.status === "pending") out.push("", `Decide: ${terminalCommand("accept", record.id, runtime.info.root)} (or ${terminalCommand("deny", record.id, runtime.info.root)})`)
+  if (record.status === "pending")
+    out.push(
+      "",
+      `Decide: ${terminalCommand("accept", record.id, runtime.info.root)} (or ${terminalCommand("deny", record.id, runtime.info.root)})`
+    )
   host.stdout(`${out.join("\n")}\n`)
   return 0
 }
@@ -288,7 +325,17 @@ const verbs: Record<string, (line: ParsedLine, host: CliHost) => Promise<number>
   call: async (line, host) => {
     const [tool, raw] = line.positional
     if (tool === undefined) {
-      host.stdout(json(failure("cli.call", toolError("INVALID_INPUT", "call needs a tool name and a JSON argument: agentic-workspace call workspace_notes '{\"action\":\"list\"}' (or - for stdin, @FILE for a file)."))))
+      host.stdout(
+        json(
+          failure(
+            "cli.call",
+            toolError(
+              "INVALID_INPUT",
+              'call needs a tool name and a JSON argument: agentic-workspace call workspace_notes \'{"action":"list"}\' (or - for stdin, @FILE for a file).'
+            )
+          )
+        )
+      )
       return 1
     }
     let text = raw ?? "{}"
@@ -301,14 +348,34 @@ const verbs: Record<string, (line: ParsedLine, host: CliHost) => Promise<number>
         text = await host.readFile(raw.slice(1))
       }
     } catch (error) {
-      host.stdout(json(failure(`${tool}.call`, toolError("INVALID_INPUT", `The arguments could not be read (${error instanceof Error ? error.message.split("\n")[0] : String(error)}); pass one JSON object inline, with - on stdin, or as @FILE.`))))
+      host.stdout(
+        json(
+          failure(
+            `${tool}.call`,
+            toolError(
+              "INVALID_INPUT",
+              `The arguments could not be read (${error instanceof Error ? error.message.split("\n")[0] : String(error)}); pass one JSON object inline, with - on stdin, or as @FILE.`
+            )
+          )
+        )
+      )
       return 1
     }
     let args: unknown
     try {
       args = JSON.parse(text)
     } catch (error) {
-      host.stdout(json(failure(`${tool}.call`, toolError("INVALID_INPUT", `The arguments are not valid JSON (${error instanceof Error ? error.message : String(error)}); pass one JSON object.`))))
+      host.stdout(
+        json(
+          failure(
+            `${tool}.call`,
+            toolError(
+              "INVALID_INPUT",
+              `The arguments are not valid JSON (${error instanceof Error ? error.message : String(error)}); pass one JSON object.`
+            )
+          )
+        )
+      )
       return 1
     }
     return withWorkspace(
@@ -320,7 +387,10 @@ const verbs: Record<string, (line: ParsedLine, host: CliHost) => Promise<number>
         return envelope.ok ? 0 : 1
       },
       async (opened, session) => {
-        const envelope = opened.kind === "settings" ? failure(`${tool}.call`, toolError("INVALID_INPUT", `${opened.reason}. ${opened.repair}`)) : await session.call(tool, args)
+        const envelope =
+          opened.kind === "settings"
+            ? failure(`${tool}.call`, toolError("INVALID_INPUT", `${opened.reason}. ${opened.repair}`))
+            : await session.call(tool, args)
         host.stdout(json(envelope))
         // A refused --set is a usage error of the command line (exit 2, as every verb), not a tool's answer.
         return opened.kind === "settings" ? 2 : 1
@@ -332,7 +402,9 @@ const verbs: Record<string, (line: ParsedLine, host: CliHost) => Promise<number>
       line,
       host,
       async (session) => {
-        host.stdout(json(session.tools().map(({ name, description, inputSchema }) => ({ name, description, inputSchema }))))
+        host.stdout(
+          json(session.tools().map(({ name, description, inputSchema }) => ({ name, description, inputSchema })))
+        )
         return 0
       },
       (opened, session) => {
@@ -340,7 +412,9 @@ const verbs: Record<string, (line: ParsedLine, host: CliHost) => Promise<number>
           host.stderr(`agentic-workspace: ${opened.reason}. ${opened.repair}\n`)
           return 2
         }
-        host.stdout(json(session.tools().map(({ name, description, inputSchema }) => ({ name, description, inputSchema }))))
+        host.stdout(
+          json(session.tools().map(({ name, description, inputSchema }) => ({ name, description, inputSchema })))
+        )
         return 0
       }
     ),
@@ -348,7 +422,9 @@ const verbs: Record<string, (line: ParsedLine, host: CliHost) => Promise<number>
     withWorkspace(line, host, async (session) => {
       const runtime = session.runtime!
       if (line.positional[0] === "show") return approvalsShow(line, host, session, runtime)
-      const records = (await session.approvals()).filter((record) => record.status === "pending" || record.status === "approved" || record.status === "denied")
+      const records = (await session.approvals()).filter(
+        (record) => record.status === "pending" || record.status === "approved" || record.status === "denied"
+      )
       if (line.flags["json"] === true) {
         host.stdout(json(records))
         return 0
@@ -363,7 +439,9 @@ const verbs: Record<string, (line: ParsedLine, host: CliHost) => Promise<number>
           const details = await recordDetails(runtime, record)
           const what = subject(record, details)
           out.push(`  ${index + 1}. ${record.id} [${record.kind}] ${clipBytes(record.title, 60)}`)
-          out.push(`     ${[what, `destructive: ${record.destructive === true ? "YES" : "no"}`, `staged ${age(record.createdAt, now)}`].filter((part) => part !== undefined).join("; ")}`)
+          out.push(
+            `     ${[what, `destructive: ${record.destructive === true ? "YES" : "no"}`, `staged ${age(record.createdAt, now)}`].filter((part) => part !== undefined).join("; ")}`
+          )
         }
         out.push(`Decide: ${terminalCommand("accept", "ID", runtime.info.root)} (or deny ID REASON)`)
       }
@@ -385,7 +463,11 @@ const decideVerb = (verb: "accept" | "deny", line: ParsedLine, host: CliHost) =>
     const [first, ...rest] = line.positional
     const hasId = first !== undefined && /^(approval|plan)_[A-Za-z0-9]+$/.test(first)
     const words = hasId ? rest : line.positional
-    const message = formatCommand({ verb, ...(hasId ? { id: first } : {}), ...(words.length > 0 ? { text: words.join(" ") } : {}) })
+    const message = formatCommand({
+      verb,
+      ...(hasId ? { id: first } : {}),
+      ...(words.length > 0 ? { text: words.join(" ") } : {})
+    })
     const result = await session.preprocess(message)
     host.stdout(`${result.text}\n`)
     return result.decided === undefined ? 1 : 0

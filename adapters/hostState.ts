@@ -42,11 +42,20 @@ const HostStateSchema: Schema.Schema<HostState> = Schema.Struct({
 })
 
 /** Writes the host state (best effort: a read-only .agentic/ must not stop the server). */
-export const writeHostState = (runtime: WorkspaceRuntime, state: Omit<HostState, "version" | "settings" | "root" | "runtime">): Promise<void> =>
+export const writeHostState = (
+  runtime: WorkspaceRuntime,
+  state: Omit<HostState, "version" | "settings" | "root" | "runtime">
+): Promise<void> =>
   runtime
     .run(
       Effect.flatMap(StateStore, (store) =>
-        store.writeJson(HOST_STATE_FILE, { version: 1, ...state, runtime: runtime.info.runtime, root: runtime.info.root, settings: runtime.settings } satisfies HostState)
+        store.writeJson(HOST_STATE_FILE, {
+          version: 1,
+          ...state,
+          runtime: runtime.info.runtime,
+          root: runtime.info.root,
+          settings: runtime.settings
+        } satisfies HostState)
       ).pipe(Effect.ignore)
     )
     .catch(() => undefined)
@@ -54,14 +63,20 @@ export const writeHostState = (runtime: WorkspaceRuntime, state: Omit<HostState,
 /** Reads the host state, if a host wrote one. */
 export const readHostState = (runtime: WorkspaceRuntime): Promise<HostState | undefined> =>
   runtime
-    .run(Effect.flatMap(StateStore, (store) => store.readJson(HOST_STATE_FILE, HostStateSchema)).pipe(Effect.orElseSucceed(() => undefined)))
+    .run(
+      Effect.flatMap(StateStore, (store) => store.readJson(HOST_STATE_FILE, HostStateSchema)).pipe(
+        Effect.orElseSucceed(() => undefined)
+      )
+    )
     .catch(() => undefined)
 
 /** Removes the host state when it is still this process's (another server may have started since). */
 export const clearHostState = async (runtime: WorkspaceRuntime, pid: number | undefined): Promise<void> => {
   const current = await readHostState(runtime)
   if (current === undefined || current.pid !== pid) return
-  await runtime.run(Effect.flatMap(StateStore, (store) => store.remove(HOST_STATE_FILE)).pipe(Effect.ignore)).catch(() => undefined)
+  await runtime
+    .run(Effect.flatMap(StateStore, (store) => store.remove(HOST_STATE_FILE)).pipe(Effect.ignore))
+    .catch(() => undefined)
 }
 
 /** The settings keys whose values differ between two settings. */

@@ -5,7 +5,13 @@
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import { loadRecords } from "../core/gate/gate.ts"
-import { type DecisionCommand, type DecisionOutcome, decideCommand, type Preprocessed, preprocess } from "../core/gate/preprocess.ts"
+import {
+  type DecisionCommand,
+  type DecisionOutcome,
+  decideCommand,
+  type Preprocessed,
+  preprocess
+} from "../core/gate/preprocess.ts"
 import type { ApprovalRecord } from "../core/gate/records.ts"
 import type { Envelope } from "../core/protocol/envelope.ts"
 import { toolError, type ToolError } from "../core/protocol/errors.ts"
@@ -73,7 +79,10 @@ export const sessionOf = (opened: WorkspaceRuntime | OpenFailure): Session => {
     call: (tool, args) => Effect.runPromise(registry.call(tool, args) as Effect.Effect<Envelope>),
     preprocess: async (message) => ({ text: message }),
     approvals: async () => [],
-    decide: async () => Either.left(toolError("RUNTIME_UNAVAILABLE", `agentic-workspace could not initialise: ${opened.reason}. ${opened.repair}`)),
+    decide: async () =>
+      Either.left(
+        toolError("RUNTIME_UNAVAILABLE", `agentic-workspace could not initialise: ${opened.reason}. ${opened.repair}`)
+      ),
     close: async () => undefined,
     runtime: undefined
   }
@@ -125,5 +134,8 @@ export const openRuntimeWith = async (
 }
 
 /** Opens the workspace at `root` as a Session. */
-export const openWith = async (root: string, settingsInput: Record<string, unknown>, host: HostOpening): Promise<Session> =>
-  sessionOf(await openRuntimeWith(root, settingsInput, host))
+export const openWith = async (
+  root: string,
+  settingsInput: Record<string, unknown>,
+  host: HostOpening
+): Promise<Session> => sessionOf(await openRuntimeWith(root, settingsInput, host))

@@ -26,7 +26,11 @@ export interface ProgressStream {
 }
 
 /** Starts the stream of one call; `send` delivers one notification (its failure is ignored). */
-export const startProgress = (tool: string, send: (params: ProgressParams) => Promise<void>, heartbeatMs: number = PROGRESS_HEARTBEAT_MS): ProgressStream => {
+export const startProgress = (
+  tool: string,
+  send: (params: ProgressParams) => Promise<void>,
+  heartbeatMs: number = PROGRESS_HEARTBEAT_MS
+): ProgressStream => {
   const started = Date.now()
   let last = 0
   let lastSent = started
@@ -45,7 +49,11 @@ export const startProgress = (tool: string, send: (params: ProgressParams) => Pr
   return {
     onProgress: (update) => {
       if (update.total !== undefined) hasTotal = true
-      emit({ progress: update.progress, ...(update.total === undefined ? {} : { total: update.total }), message: `${tool}: ${update.message}` })
+      emit({
+        progress: update.progress,
+        ...(update.total === undefined ? {} : { total: update.total }),
+        message: `${tool}: ${update.message}`
+      })
     },
     stop: () => {
       stopped = true

@@ -11,7 +11,13 @@ import { verifyApprovalSemantics } from "../core/verify/run.ts"
 import type { CliHost, ParsedLine } from "./cli.ts"
 
 /** A host's way to build the layer of `--host NAME` (a factory: a fresh workspace per sequence; a layer: shared, reset between sequences); a string: why this runtime cannot. */
-export type VerifyLayers = (host: "node" | "deno" | "memory") => Promise<{ readonly layer: Layer.Layer<HostServices, unknown> | (() => Layer.Layer<HostServices, unknown>); readonly cleanup: () => Promise<void> } | string>
+export type VerifyLayers = (host: "node" | "deno" | "memory") => Promise<
+  | {
+      readonly layer: Layer.Layer<HostServices, unknown> | (() => Layer.Layer<HostServices, unknown>)
+      readonly cleanup: () => Promise<void>
+    }
+  | string
+>
 
 const FAULTS: ReadonlyArray<GateFaultName> = ["skip-denial", "accept-after-change"]
 
@@ -31,8 +37,12 @@ export const verifyVerb =
     const problems = [
       ...(typeof runs === "string" ? [runs] : []),
       ...(typeof seed === "string" ? [seed] : []),
-      ...(choice === "node" || choice === "deno" || choice === "memory" ? [] : [`--host takes node, deno or memory, got ${String(choice)}`]),
-      ...(fault === undefined || FAULTS.includes(fault as GateFaultName) ? [] : [`--plant-fault takes ${FAULTS.join(", ")} (a test-only switch)`])
+      ...(choice === "node" || choice === "deno" || choice === "memory"
+        ? []
+        : [`--host takes node, deno or memory, got ${String(choice)}`]),
+      ...(fault === undefined || FAULTS.includes(fault as GateFaultName)
+        ? []
+        : [`--plant-fault takes ${FAULTS.join(", ")} (a test-only switch)`])
     ]
     if (problems.length > 0 || typeof runs !== "number" || typeof seed !== "number") {
       host.stderr(`agentic-workspace verify: ${problems.join("; ")}.\n`)
@@ -44,7 +54,9 @@ export const verifyVerb =
       return 2
     }
     try {
-      host.stderr(`verify: ${runs} sequences on the ${choice} host, seed ${seed}${fault === undefined ? "" : `, planted fault ${fault}`}\n`)
+      host.stderr(
+        `verify: ${runs} sequences on the ${choice} host, seed ${seed}${fault === undefined ? "" : `, planted fault ${fault}`}\n`
+      )
       const report = await verifyApprovalSemantics({
         layer: built.layer,
         runs,
@@ -59,7 +71,11 @@ export const verifyVerb =
           `Gate cells covered: ${report.cellsCovered} of ${report.cellsTotal} (mode × plan state × own record × destructive class).`
         ]
         if (report.counterexample !== null) {
-          out.push("Shrunk counterexample (replay these calls in order):", ...report.counterexample.calls.map((call, index) => `  ${index + 1}. ${call}`), `What differed: ${report.counterexample.failure}`)
+          out.push(
+            "Shrunk counterexample (replay these calls in order):",
+            ...report.counterexample.calls.map((call, index) => `  ${index + 1}. ${call}`),
+            `What differed: ${report.counterexample.failure}`
+          )
         }
         host.stdout(`${out.join("\n")}\n`)
       }

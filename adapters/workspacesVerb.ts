@@ -40,9 +40,20 @@ const allChanges = async (session: Session, contextId: string) => {
   let snapshot: string | undefined
   let complete = true
   while (offset !== null) {
-    const page: Envelope = await session.call("read_workspace", { context_id: contextId, view: "changes", offset, limit: 64, ...(snapshot === undefined ? {} : { read_snapshot: snapshot }) })
+    const page: Envelope = await session.call("read_workspace", {
+      context_id: contextId,
+      view: "changes",
+      offset,
+      limit: 64,
+      ...(snapshot === undefined ? {} : { read_snapshot: snapshot })
+    })
     if (!page.ok) return page
-    const d = page.data as { entries: Array<unknown>; next_offset: number | null; read_snapshot: string; complete: boolean }
+    const d = page.data as {
+      entries: Array<unknown>
+      next_offset: number | null
+      read_snapshot: string
+      complete: boolean
+    }
     entries.push(...d.entries)
     snapshot = d.read_snapshot
     complete = complete && d.complete
@@ -51,9 +62,14 @@ const allChanges = async (session: Session, contextId: string) => {
   return { entries, complete, read_snapshot: snapshot }
 }
 
-export const workspacesVerb = async (line: ParsedLine, host: CliHost, open: (root: string, settings: Record<string, unknown>) => Promise<Session>): Promise<number> => {
+export const workspacesVerb = async (
+  line: ParsedLine,
+  host: CliHost,
+  open: (root: string, settings: Record<string, unknown>) => Promise<Session>
+): Promise<number> => {
   const [sub, ...rest] = line.positional
-  if (sub === undefined || ![...READS, ...MUTATIONS].includes(sub)) return usage(host, `workspaces needs one of: ${[...READS, ...MUTATIONS].join(", ")}.`)
+  if (sub === undefined || ![...READS, ...MUTATIONS].includes(sub))
+    return usage(host, `workspaces needs one of: ${[...READS, ...MUTATIONS].join(", ")}.`)
   const project = line.flags["project"]
   if (typeof project !== "string") return usage(host, "workspaces needs --project DIR (the working copy's root).")
   const yes = line.flags["yes"] === true
@@ -71,23 +87,49 @@ export const workspacesVerb = async (line: ParsedLine, host: CliHost, open: (roo
       if (typeof requestId !== "string") return usage(host, `${sub} needs --request-id ID (the original request id).`)
       const result = await session.runtime!.run(operationOf(requestId, sub === "reconcile")).then(
         ({ receipt, observed }) => success(`workspaces.${sub}`, operationResult(receipt, observed)),
-        (error) => failure(`workspaces.${sub}`, toolError("NOT_FOUND", String((error as { message?: string }).message ?? error)))
+        (error) =>
+          failure(`workspaces.${sub}`, toolError("NOT_FOUND", String((error as { message?: string }).message ?? error)))
       )
       return print(result)
     }
     if (sub === "confirm") {
-      if (typeof requestId !== "string") return usage(host, "confirm needs --request-id ID (the pending model request).")
+      if (typeof requestId !== "string")
+        return usage(host, "confirm needs --request-id ID (the pending model request).")
       const pending = (await session.approvals()).find(
-        (record) => record.status === "pending" && (record.resume?.arguments as { request_id?: string } | undefined)?.request_id?.toLowerCase() === requestId.toLowerCase()
+        (record) =>
+          record.status === "pending" &&
+          (record.resume?.arguments as { request_id?: string } | undefined)?.request_id?.toLowerCase() ===
+            requestId.toLowerCase()
       )
-      if (pending === undefined) return print(failure("workspaces.confirm", toolError("NOT_FOUND", `No pending request ${requestId}; list them with agentic-workspace approvals.`)))
-      const review = { approval: pending.id, title: pending.title, prompt: pending.prompt, destructive: pending.destructive ?? false, resume: pending.resume }
-      if (!yes) return print(success("workspaces.confirm", { summary: `Would confirm ${pending.title}; nothing was done. Add --yes to confirm.`, data: { status: "needs_confirmation", review } }))
+      if (pending === undefined)
+        return print(
+          failure(
+            "workspaces.confirm",
+            toolError("NOT_FOUND", `No pending request ${requestId}; list them with agentic-workspace approvals.`)
+          )
+        )
+      const review = {
+        approval: pending.id,
+        title: pending.title,
+        prompt: pending.prompt,
+        destructive: pending.destructive ?? false,
+        resume: pending.resume
+      }
+      if (!yes)
+        return print(
+          success("workspaces.confirm", {
+            summary: `Would confirm ${pending.title}; nothing was done. Add --yes to confirm.`,
+            data: { status: "needs_confirmation", review }
+          })
+        )
       const decided = await session.preprocess(`/accept ${pending.id}`)
       return print(
         decided.decided === undefined
           ? failure("workspaces.confirm", toolError("APPROVAL_DENIED", decided.text))
-          : success("workspaces.confirm", { summary: `Confirmed ${pending.title}; the model's same request now runs once.`, data: { status: "confirmed", review } })
+          : success("workspaces.confirm", {
+              summary: `Confirmed ${pending.title}; the model's same request now runs once.`,
+              data: { status: "confirmed", review }
+            })
       )
     }
     const { status, contextId } = await contextOf(session)
@@ -96,15 +138,29 @@ export const workspacesVerb = async (line: ParsedLine, host: CliHost, open: (roo
     if (sub === "review") {
       const changes = await allChanges(session, contextId)
       if ("ok" in changes) return print(changes as Envelope)
-      return print(success("workspaces.review", { summary: `${(changes.entries as Array<unknown>).length} change(s) to review.`, data: { status: status.data, changes } }))
+      return print(
+        success("workspaces.review", {
+          summary: `${(changes.entries as Array<unknown>).length} change(s) to review.`,
+          data: { status: status.data, changes }
+        })
+      )
     }
     if (sub === "changes") {
       const limit = intFlag(line, "limit", 32)
       const offset = intFlag(line, "offset", 0)
-      if (limit === undefined || offset === undefined) return usage(host, "--limit and --offset take integers (limit 1-64, offset 0-100000).")
+      if (limit === undefined || offset === undefined)
+        return usage(host, "--limit and --offset take integers (limit 1-64, offset 0-100000).")
       const first = await session.call("read_workspace", { context_id: contextId, view: "changes", offset: 0, limit })
       if (offset === 0 || !first.ok) return print(first)
-      return print(await session.call("read_workspace", { context_id: contextId, view: "changes", offset, limit, read_snapshot: (first.data as { read_snapshot: string }).read_snapshot }))
+      return print(
+        await session.call("read_workspace", {
+          context_id: contextId,
+          view: "changes",
+          offset,
+          limit,
+          read_snapshot: (first.data as { read_snapshot: string }).read_snapshot
+        })
+      )
     }
     // commit MESSAGE | push REMOTE BRANCH | branch NAME [START]: the user's own action, a fresh request id.
     const fields: Record<string, unknown> | undefined =
@@ -115,14 +171,25 @@ export const workspacesVerb = async (line: ParsedLine, host: CliHost, open: (roo
           : sub === "branch" && (rest.length === 1 || rest.length === 2)
             ? { action: "branch_create", name: rest[0], ...(rest[1] === undefined ? {} : { start_point: rest[1] }) }
             : undefined
-    if (fields === undefined) return usage(host, "Use: workspaces commit MESSAGE | push REMOTE BRANCH | branch NAME [START] --project DIR --yes.")
+    if (fields === undefined)
+      return usage(
+        host,
+        "Use: workspaces commit MESSAGE | push REMOTE BRANCH | branch NAME [START] --project DIR --yes."
+      )
     const args = { ...fields, context_id: contextId, request_id: crypto.randomUUID() }
-    if (!yes) return print(success(`workspaces.${sub}`, { summary: `Would run ${fields["action"]}; nothing was done. Add --yes to do it.`, data: { status: "needs_confirmation", would_run: fields } }))
+    if (!yes)
+      return print(
+        success(`workspaces.${sub}`, {
+          summary: `Would run ${fields["action"]}; nothing was done. Add --yes to do it.`,
+          data: { status: "needs_confirmation", would_run: fields }
+        })
+      )
     const staged = await session.call("workspace_action", args)
     const approval = (staged.data as { approval?: { id: string } } | undefined)?.approval
     if (!staged.ok || approval === undefined) return print(staged)
     const decided = await session.preprocess(`/accept ${approval.id}`)
-    if (decided.decided === undefined) return print(failure(`workspaces.${sub}`, toolError("APPROVAL_DENIED", decided.text)))
+    if (decided.decided === undefined)
+      return print(failure(`workspaces.${sub}`, toolError("APPROVAL_DENIED", decided.text)))
     return print(await session.call("workspace_action", args))
   } finally {
     await session.close()

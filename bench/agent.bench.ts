@@ -28,7 +28,8 @@ const median = (values: ReadonlyArray<number>) => [...values].sort((a, b) => a -
 
 /** A run's script: STEPS reads of notes.txt, then finish_run; the baseline request and the one-step run ("Say done") get text. */
 const script = (request: ChatRequest) => {
-  if (request.tools === undefined || String(request.messages[1]?.content ?? "").startsWith("Say done")) return { text: "done" }
+  if (request.tools === undefined || String(request.messages[1]?.content ?? "").startsWith("Say done"))
+    return { text: "done" }
   const turn = request.messages.filter((message) => message.role === "assistant").length
   return turn < STEPS
     ? { calls: [{ name: "workspace_inspect", arguments: { action: "read", path: "notes.txt" } }] }
@@ -65,7 +66,9 @@ const main = async () => {
   // The baseline request: a conversation of a run's size (system, user, one tool turn), the run's tools offered.
   const tools = inProcess.registry
     .list()
-    .filter((tool) => ["workspace_inspect", "workspace_edit", "workspace_command", "workspace_tasks"].includes(tool.name))
+    .filter((tool) =>
+      ["workspace_inspect", "workspace_edit", "workspace_command", "workspace_tasks"].includes(tool.name)
+    )
     .map((tool) => ({ name: tool.name, description: tool.description, parameters: tool.inputSchema }))
   const baseline = {
     baseUrl: server.baseUrl,
@@ -78,15 +81,28 @@ const main = async () => {
     stream: false,
     timeoutMs: 30_000
   }
-  const rows = { model: [] as Array<number>, tool: [] as Array<number>, inProcess: [] as Array<number>, worker: [] as Array<number>, oneStep: [] as Array<number> }
+  const rows = {
+    model: [] as Array<number>,
+    tool: [] as Array<number>,
+    inProcess: [] as Array<number>,
+    worker: [] as Array<number>,
+    oneStep: [] as Array<number>
+  }
   try {
     // Warm-up of every path.
     await Effect.runPromise(nodeModel.complete(baseline))
     await inProcess.call("workspace_inspect", { action: "read", path: "notes.txt" })
     const runOf = async (runtime: WorkspaceRuntime, extra: Record<string, unknown> = {}) => {
-      const result = await runtime.call("workspace_agent", { action: "run", objective: "Read notes.txt", max_tool_calls: 500, max_passes: 20, ...extra })
+      const result = await runtime.call("workspace_agent", {
+        action: "run",
+        objective: "Read notes.txt",
+        max_tool_calls: 500,
+        max_passes: 20,
+        ...extra
+      })
       const data = result.data as { status?: string; runId?: string } | undefined
-      if (!result.ok || data?.status !== "completed") throw new Error(`the run did not complete: ${JSON.stringify(result).slice(0, 400)}`)
+      if (!result.ok || data?.status !== "completed")
+        throw new Error(`the run did not complete: ${JSON.stringify(result).slice(0, 400)}`)
       return data.runId!
     }
     await runOf(inProcess)
@@ -121,12 +137,25 @@ const main = async () => {
   }
   const model = median(rows.model)
   const tool = median(rows.tool)
-  console.log(`workspace_agent step overhead against a direct chat-completions call to the same scripted server on 127.0.0.1; ${ROUNDS} alternating rounds (${DIRECT_CALLS} direct calls, ${STEPS}-step runs), medians of per-round medians:`)
-  const line = (label: string, ms: number, note = "") => console.log(`  ${label.padEnd(70)} ${ms.toFixed(1).padStart(8)} ms  ${(ms / model).toFixed(2).padStart(6)}x direct call${note}`)
+  console.log(
+    `workspace_agent step overhead against a direct chat-completions call to the same scripted server on 127.0.0.1; ${ROUNDS} alternating rounds (${DIRECT_CALLS} direct calls, ${STEPS}-step runs), medians of per-round medians:`
+  )
+  const line = (label: string, ms: number, note = "") =>
+    console.log(
+      `  ${label.padEnd(70)} ${ms.toFixed(1).padStart(8)} ms  ${(ms / model).toFixed(2).padStart(6)}x direct call${note}`
+    )
   line("direct chat-completions call (Model port, Node fetch)", model)
   line("direct workspace_inspect read (the step's tool call, by the parent)", tool)
-  line("agent step, loop in this process (LM Studio plugin's worker)", median(rows.inProcess), `  overhead ${(median(rows.inProcess) - model - tool).toFixed(1)} ms/step`)
-  line("agent step, loop in a worker process (Node agent-worker)", median(rows.worker), `  overhead ${(median(rows.worker) - model - tool).toFixed(1)} ms/step`)
+  line(
+    "agent step, loop in this process (LM Studio plugin's worker)",
+    median(rows.inProcess),
+    `  overhead ${(median(rows.inProcess) - model - tool).toFixed(1)} ms/step`
+  )
+  line(
+    "agent step, loop in a worker process (Node agent-worker)",
+    median(rows.worker),
+    `  overhead ${(median(rows.worker) - model - tool).toFixed(1)} ms/step`
+  )
   line("one-step run: run call to its answer (worker start-up, polling)", median(rows.oneStep))
 }
 

@@ -30,7 +30,14 @@ const main = async () => {
     if (!envelope.ok) throw new Error(envelope.summary)
     return envelope
   }
-  const times = { open: [] as Array<number>, launch: [] as Array<number>, read: [] as Array<number>, readAll: [] as Array<number>, aria: [] as Array<number>, ariaAi: [] as Array<number> }
+  const times = {
+    open: [] as Array<number>,
+    launch: [] as Array<number>,
+    read: [] as Array<number>,
+    readAll: [] as Array<number>,
+    aria: [] as Array<number>,
+    ariaAi: [] as Array<number>
+  }
   let firstPageChars = 0
   let snapshotChars = 0
   let snapshotLines = 0
@@ -48,7 +55,11 @@ const main = async () => {
       }
       const launchTheirs = async () => {
         const t0 = performance.now()
-        const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", headless: true, args: ["--no-sandbox", "--disable-gpu"] })
+        const browser = await chromium.launch({
+          executablePath: "/usr/bin/chromium",
+          headless: true,
+          args: ["--no-sandbox", "--disable-gpu"]
+        })
         times.launch.push(performance.now() - t0)
         await browser.close()
       }
@@ -107,17 +118,35 @@ const main = async () => {
     fs.rmSync(dir, { recursive: true, force: true })
   }
   const rows: Array<[string, string, string]> = [
-    ["open (workspace_browser open: supervisor, proxy, Chromium)", ms(median(times.open)), `${(median(times.open) / median(times.launch)).toFixed(2)}x chromium.launch()`],
+    [
+      "open (workspace_browser open: supervisor, proxy, Chromium)",
+      ms(median(times.open)),
+      `${(median(times.open) / median(times.launch)).toFixed(2)}x chromium.launch()`
+    ],
     ["chromium.launch() of the same executable (baseline)", ms(median(times.launch)), ""],
-    ["read, first page (workspace_browser read, 2,000 links)", ms(median(times.read)), `${(median(times.read) / median(times.aria)).toFixed(2)}x ariaSnapshot()`],
-    [`read, every page (${pages} pages of ${snapshotLines} lines)`, ms(median(times.readAll)), `${(median(times.readAll) / median(times.aria)).toFixed(2)}x ariaSnapshot()`],
+    [
+      "read, first page (workspace_browser read, 2,000 links)",
+      ms(median(times.read)),
+      `${(median(times.read) / median(times.aria)).toFixed(2)}x ariaSnapshot()`
+    ],
+    [
+      `read, every page (${pages} pages of ${snapshotLines} lines)`,
+      ms(median(times.readAll)),
+      `${(median(times.readAll) / median(times.aria)).toFixed(2)}x ariaSnapshot()`
+    ],
     ["page.ariaSnapshot() on the same page (baseline)", ms(median(times.aria)), ""],
     ['page.ariaSnapshot({ mode: "ai" }) on the same page', ms(median(times.ariaAi)), ""]
   ]
-  console.log(`workspace_browser bench: ${ROUNDS} alternating rounds, medians; one CLI-free runtime (each read reconnects nothing: the connection is cached)`)
+  console.log(
+    `workspace_browser bench: ${ROUNDS} alternating rounds, medians; one CLI-free runtime (each read reconnects nothing: the connection is cached)`
+  )
   for (const [name, value, ratio] of rows) console.log(`  ${name.padEnd(62)} ${value.padStart(9)}  ${ratio}`)
-  console.log(`  sizes: our first page ${firstPageChars} chars (bounded by maxToolResultChars 20000); full snapshot artifact ${snapshotChars} bytes;`)
-  console.log(`         ariaSnapshot() ${ariaChars} chars, ariaSnapshot({mode:"ai"}) ${ariaAiChars} chars (one unbounded result)`)
+  console.log(
+    `  sizes: our first page ${firstPageChars} chars (bounded by maxToolResultChars 20000); full snapshot artifact ${snapshotChars} bytes;`
+  )
+  console.log(
+    `         ariaSnapshot() ${ariaChars} chars, ariaSnapshot({mode:"ai"}) ${ariaAiChars} chars (one unbounded result)`
+  )
 }
 
 await main()

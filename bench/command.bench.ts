@@ -18,7 +18,8 @@ const ROUNDS = 30
 const TAIL = "tail line ✓ é 😀\n".repeat(200)
 
 const median = (values: Array<number>) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
-const pct = (values: Array<number>, p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))]!
+const pct = (values: Array<number>, p: number) =>
+  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))]!
 
 const main = async () => {
   const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "aw-bench-")))
@@ -27,7 +28,12 @@ const main = async () => {
   const jobs: Array<string> = []
   try {
     const start = async () => {
-      const envelope = await opened.call("workspace_command", { action: "start", executable: "node", args: ["-e", "setInterval(() => {}, 1000)"], timeout_seconds: 0 })
+      const envelope = await opened.call("workspace_command", {
+        action: "start",
+        executable: "node",
+        args: ["-e", "setInterval(() => {}, 1000)"],
+        timeout_seconds: 0
+      })
       const id = (envelope.data as { jobId: string }).jobId
       jobs.push(id)
       return id
@@ -62,11 +68,27 @@ const main = async () => {
     const bigTimes = [...bigRun.times, ...bigRun2.times]
     const rows = [
       ["log", "size", "median ms", "p90 ms", "tail chars", "tail correct"],
-      ["small", "1 MiB", median(smallTimes).toFixed(2), pct(smallTimes, 0.9).toFixed(2), String(smallRun.tail.length), String(TAIL.endsWith(smallRun.tail))],
-      ["big", "2 GiB", median(bigTimes).toFixed(2), pct(bigTimes, 0.9).toFixed(2), String(bigRun.tail.length), String(TAIL.endsWith(bigRun.tail))]
+      [
+        "small",
+        "1 MiB",
+        median(smallTimes).toFixed(2),
+        pct(smallTimes, 0.9).toFixed(2),
+        String(smallRun.tail.length),
+        String(TAIL.endsWith(smallRun.tail))
+      ],
+      [
+        "big",
+        "2 GiB",
+        median(bigTimes).toFixed(2),
+        pct(bigTimes, 0.9).toFixed(2),
+        String(bigRun.tail.length),
+        String(TAIL.endsWith(bigRun.tail))
+      ]
     ]
     console.log(`workspace_command status (tail_chars 2000) of a running job, ${ROUNDS * 2} calls each, same run`)
-    console.log(`(2 GiB sparse log of ${fs.statSync(bigLog).size} bytes and 1 MiB log created in ${madeMs.toFixed(1)} ms)`)
+    console.log(
+      `(2 GiB sparse log of ${fs.statSync(bigLog).size} bytes and 1 MiB log created in ${madeMs.toFixed(1)} ms)`
+    )
     for (const row of rows) console.log(row.map((cell) => cell.padEnd(13)).join(""))
     console.log(`ratio big/small (median): ${(median(bigTimes) / median(smallTimes)).toFixed(2)}`)
     // The tail read alone (the port's read from the end plus UTF-8 decoding), without the envelope around it.
@@ -82,7 +104,9 @@ const main = async () => {
     }
     const smallTail = await tailOnly(smallLog)
     const bigTail = await tailOnly(bigLog)
-    console.log(`tail read only, ${ROUNDS * 10} reads each: 1 MiB median ${median(smallTail).toFixed(3)} ms, 2 GiB median ${median(bigTail).toFixed(3)} ms`)
+    console.log(
+      `tail read only, ${ROUNDS * 10} reads each: 1 MiB median ${median(smallTail).toFixed(3)} ms, 2 GiB median ${median(bigTail).toFixed(3)} ms`
+    )
   } finally {
     for (const id of jobs) await opened.call("workspace_command", { action: "cancel", job_id: id })
     await opened.dispose()
@@ -94,7 +118,8 @@ const main = async () => {
 const logSizeArg = (): number => {
   const given = process.argv.find((arg) => arg.startsWith("--log-size="))?.slice("--log-size=".length) ?? "2g"
   const match = /^(\d+(?:\.\d+)?)([kmg]?)$/i.exec(given)
-  if (match === null) throw new Error(`--log-size=${given}: give a number of bytes with an optional k, m or g (binary units)`)
+  if (match === null)
+    throw new Error(`--log-size=${given}: give a number of bytes with an optional k, m or g (binary units)`)
   const unit = { "": 1, k: 1024, m: MiB, g: GiB }[match[2]!.toLowerCase() as "" | "k" | "m" | "g"]
   return Math.round(Number(match[1]) * unit)
 }
@@ -109,25 +134,42 @@ const logSizeArg = (): number => {
 const finishedVsRunning = async () => {
   const size = logSizeArg()
   const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "aw-bench-fin-")))
-  const opened = await openNodeWorkspace(dir, { permissionMode: 2, maxJobLogBytes: Math.max(1024, size * 2), maxCommandDurationSeconds: 600 })
+  const opened = await openNodeWorkspace(dir, {
+    permissionMode: 2,
+    maxJobLogBytes: Math.max(1024, size * 2),
+    maxCommandDurationSeconds: 600
+  })
   if ("_tag" in opened) throw new Error(opened.reason)
   let running: string | undefined
   try {
     const line = "finished job log line ✓\n".repeat(40)
     const writer = `const line = Buffer.from(${JSON.stringify(line)}.repeat(2048)); let left = ${size}; const go = () => { while (left > 0) { const n = Math.min(left, line.length); left -= n; if (!process.stdout.write(n === line.length ? line : line.subarray(0, n))) return process.stdout.once('drain', go) } }; go()`
     const wrote = performance.now()
-    const run = await opened.call("workspace_command", { action: "run", executable: "node", args: ["-e", writer], timeout_seconds: 600 })
+    const run = await opened.call("workspace_command", {
+      action: "run",
+      executable: "node",
+      args: ["-e", writer],
+      timeout_seconds: 600
+    })
     if (!run.ok) throw new Error(run.summary)
     const writeMs = performance.now() - wrote
     const finished = (run.data as { jobId: string }).jobId
-    const started = await opened.call("workspace_command", { action: "start", executable: "node", args: ["-e", "setInterval(() => {}, 1000)"], timeout_seconds: 0 })
+    const started = await opened.call("workspace_command", {
+      action: "start",
+      executable: "node",
+      args: ["-e", "setInterval(() => {}, 1000)"],
+      timeout_seconds: 0
+    })
     running = (started.data as { jobId: string }).jobId
     const runningLog = path.join(dir, ".agentic/jobs", running, "stdout.log")
     fs.truncateSync(runningLog, Math.max(0, size - Buffer.byteLength(TAIL)))
     fs.appendFileSync(runningLog, TAIL)
     const recordFile = path.join(dir, ".agentic/jobs", finished, "job.json")
     const forget = () => {
-      const { logHashes: _hashes, ...record } = JSON.parse(fs.readFileSync(recordFile, "utf8")) as Record<string, unknown>
+      const { logHashes: _hashes, ...record } = JSON.parse(fs.readFileSync(recordFile, "utf8")) as Record<
+        string,
+        unknown
+      >
       fs.writeFileSync(recordFile, JSON.stringify(record, null, 2))
     }
     const status = async (id: string) => {
@@ -153,11 +195,19 @@ const finishedVsRunning = async () => {
     forget()
     const olderFirst = await status(finished)
     const label = size >= GiB ? `${(size / GiB).toFixed(2)} GiB` : `${(size / MiB).toFixed(1)} MiB`
-    console.log(`\nworkspace_command status (tail_chars 2000) on ${label} logs, ${ROUNDS} alternating rounds (the finished job's log written through the supervisor in ${(writeMs / 1000).toFixed(1)} s):`)
-    console.log(`  finished job, first status   median ${median(first).toFixed(2)} ms  (${(median(first) / median(live)).toFixed(2)}x the running job's; target 1.2x)`)
-    console.log(`  finished job, second status  median ${median(second).toFixed(2)} ms  (first/second ${(median(first) / median(second)).toFixed(2)}x)`)
+    console.log(
+      `\nworkspace_command status (tail_chars 2000) on ${label} logs, ${ROUNDS} alternating rounds (the finished job's log written through the supervisor in ${(writeMs / 1000).toFixed(1)} s):`
+    )
+    console.log(
+      `  finished job, first status   median ${median(first).toFixed(2)} ms  (${(median(first) / median(live)).toFixed(2)}x the running job's; target 1.2x)`
+    )
+    console.log(
+      `  finished job, second status  median ${median(second).toFixed(2)} ms  (first/second ${(median(first) / median(second)).toFixed(2)}x)`
+    )
     console.log(`  running job                  median ${median(live).toFixed(2)} ms`)
-    console.log(`  first status with an exit.json without digests (as before; the whole log hashed), 1 run: ${olderFirst.toFixed(1)} ms (${(olderFirst / median(live)).toFixed(0)}x)`)
+    console.log(
+      `  first status with an exit.json without digests (as before; the whole log hashed), 1 run: ${olderFirst.toFixed(1)} ms (${(olderFirst / median(live)).toFixed(0)}x)`
+    )
   } finally {
     if (running !== undefined) await opened.call("workspace_command", { action: "cancel", job_id: running })
     await opened.dispose()
@@ -208,10 +258,22 @@ const sandboxCost = async () => {
       sandboxed.push(await runTrue(on, sandboxedJob))
       plain.push(await runTrue(off, plainJob))
     }
-    console.log(`workspace_command run true, ${ROUNDS_SBX} alternating rounds: sandboxed median ${median(sandboxed).toFixed(1)} ms, unsandboxed median ${median(plain).toFixed(1)} ms, sandbox adds ${(median(sandboxed) - median(plain)).toFixed(1)} ms (target: under 30 ms)`)
-    console.log(`  the supervisor's timeline (spawned to exit recorded): sandboxed median ${median(sandboxedJob).toFixed(1)} ms, unsandboxed median ${median(plainJob).toFixed(1)} ms, sandbox adds ${(median(sandboxedJob) - median(plainJob)).toFixed(1)} ms`)
+    console.log(
+      `workspace_command run true, ${ROUNDS_SBX} alternating rounds: sandboxed median ${median(sandboxed).toFixed(1)} ms, unsandboxed median ${median(plain).toFixed(1)} ms, sandbox adds ${(median(sandboxed) - median(plain)).toFixed(1)} ms (target: under 30 ms)`
+    )
+    console.log(
+      `  the supervisor's timeline (spawned to exit recorded): sandboxed median ${median(sandboxedJob).toFixed(1)} ms, unsandboxed median ${median(plainJob).toFixed(1)} ms, sandbox adds ${(median(sandboxedJob) - median(plainJob)).toFixed(1)} ms`
+    )
     const trueBin = fs.existsSync("/bin/true") ? "/bin/true" : "/usr/bin/true"
-    const policy = { root: dir, readOnly: [{ path: path.join(dir, ".agentic"), missing: false }], hidden: support.hidden, network: false, privateTmp: true, privateHome: true, newPidNamespace: true } as const
+    const policy = {
+      root: dir,
+      readOnly: [{ path: path.join(dir, ".agentic"), missing: false }],
+      hidden: support.hidden,
+      network: false,
+      privateTmp: true,
+      privateHome: true,
+      newPidNamespace: true
+    } as const
     const wrapper = bwrapArgs(bwrapPath(), policy, dir)
     const bare: Array<number> = []
     const wrapped: Array<number> = []
@@ -220,10 +282,14 @@ const sandboxCost = async () => {
       spawnSync(trueBin, [])
       bare.push(performance.now() - t0)
       t0 = performance.now()
-      spawnSync(wrapper.argv[0]!, [...wrapper.argv.slice(1), trueBin], { stdio: ["ignore", "ignore", "ignore", "ignore"] })
+      spawnSync(wrapper.argv[0]!, [...wrapper.argv.slice(1), trueBin], {
+        stdio: ["ignore", "ignore", "ignore", "ignore"]
+      })
       wrapped.push(performance.now() - t0)
     }
-    console.log(`spawn true, ${ROUNDS_SBX * 2} alternating rounds: direct median ${median(bare).toFixed(1)} ms, inside bwrap median ${median(wrapped).toFixed(1)} ms, bwrap adds ${(median(wrapped) - median(bare)).toFixed(1)} ms`)
+    console.log(
+      `spawn true, ${ROUNDS_SBX * 2} alternating rounds: direct median ${median(bare).toFixed(1)} ms, inside bwrap median ${median(wrapped).toFixed(1)} ms, bwrap adds ${(median(wrapped) - median(bare)).toFixed(1)} ms`
+    )
   } finally {
     await on.dispose()
     await off.dispose()

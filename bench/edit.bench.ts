@@ -19,7 +19,11 @@ const time = async <A>(run: () => Promise<A>): Promise<[number, A]> => {
   return [performance.now() - start, result]
 }
 
-const scenario = async (label: string, files: Record<string, string>, operationsFor: (from: string, to: string) => Array<Record<string, unknown>>) => {
+const scenario = async (
+  label: string,
+  files: Record<string, string>,
+  operationsFor: (from: string, to: string) => Array<Record<string, unknown>>
+) => {
   const dir = await makeTempDir("aw-bench-edit-")
   for (const [rel, content] of Object.entries(files)) {
     await fs.mkdir(path.dirname(path.join(dir, rel)), { recursive: true })
@@ -34,7 +38,9 @@ const scenario = async (label: string, files: Record<string, string>, operations
   try {
     for (let round = 0; round < ROUNDS; round++) {
       const [from, to] = round % 2 === 0 ? ["value: old", "value: new"] : ["value: new", "value: old"]
-      const [previewMs, preview] = await time(() => ws.call("workspace_edit", { action: "preview", operations: operationsFor(from, to) }))
+      const [previewMs, preview] = await time(() =>
+        ws.call("workspace_edit", { action: "preview", operations: operationsFor(from, to) })
+      )
       if (!preview.ok) throw new Error(`preview failed: ${preview.summary}`)
       const id = (preview.data as { transactionId: string }).transactionId
       const [commitMs, commit] = await time(() => ws.call("workspace_edit", { action: "commit", transaction_id: id }))
@@ -42,7 +48,9 @@ const scenario = async (label: string, files: Record<string, string>, operations
       previews.push(previewMs)
       commits.push(commitMs)
       // The same bytes the commit wrote, written back plainly (and plainly with fsync), in the same run.
-      const after = await Promise.all(Object.keys(files).map(async (rel) => [rel, await fs.readFile(path.join(dir, rel))] as const))
+      const after = await Promise.all(
+        Object.keys(files).map(async (rel) => [rel, await fs.readFile(path.join(dir, rel))] as const)
+      )
       const [plainMs] = await time(async () => {
         for (const [rel, bytes] of after) await fs.writeFile(path.join(dir, rel), bytes)
       })
@@ -82,7 +90,9 @@ const scenario = async (label: string, files: Record<string, string>, operations
     await ws.dispose()
   }
   const bytes = Object.values(files).reduce((sum, content) => sum + Buffer.byteLength(content), 0)
-  console.log(`\n${label} (${Object.keys(files).length} file(s), ${(bytes / 1024).toFixed(0)} KiB; median of ${ROUNDS})`)
+  console.log(
+    `\n${label} (${Object.keys(files).length} file(s), ${(bytes / 1024).toFixed(0)} KiB; median of ${ROUNDS})`
+  )
   console.log(`  preview (plan + diff + artifacts) ${ms(median(previews))}`)
   console.log(`  commit (re-check + journal + atomic writes) ${ms(median(commits))}`)
   console.log(`  plain write of the same bytes      ${ms(median(plain))}`)
@@ -101,5 +111,9 @@ await scenario("1,000-file replace transaction", thousand, (from, to) =>
   Object.keys(thousand).map((rel) => ({ type: "replace", path: rel, search: from, replacement: to }))
 )
 
-const big = Array.from({ length: 5000 }, (_, l) => (l === 2500 ? "// value: old\n" : `const line${l} = ${l} // padding text for a realistic width\n`)).join("")
-await scenario("one replace in a 5,000-line file", { "big.ts": big }, (from, to) => [{ type: "replace", path: "big.ts", search: from, replacement: to }])
+const big = Array.from({ length: 5000 }, (_, l) =>
+  l === 2500 ? "// value: old\n" : `const line${l} = ${l} // padding text for a realistic width\n`
+).join("")
+await scenario("one replace in a 5,000-line file", { "big.ts": big }, (from, to) => [
+  { type: "replace", path: "big.ts", search: from, replacement: to }
+])

@@ -30,7 +30,9 @@ const writeText = async (file: string, bytes: number) => {
 }
 
 const measure = async (root: string, call: Record<string, unknown> | "none") => {
-  const { stdout } = await run(TSX, [CHILD, root, call === "none" ? "none" : JSON.stringify(call)], { maxBuffer: 16 * MB })
+  const { stdout } = await run(TSX, [CHILD, root, call === "none" ? "none" : JSON.stringify(call)], {
+    maxBuffer: 16 * MB
+  })
   return JSON.parse(stdout) as { ok: boolean; summary: string; maxRssBytes: number }
 }
 

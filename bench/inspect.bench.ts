@@ -54,7 +54,11 @@ const race = async (contenders: ReadonlyArray<Contender>) => {
       if (round >= 0) samples[index]!.push(performance.now() - start)
     }
   }
-  return contenders.map((contender, index) => ({ name: contender.name, ms: median(samples[index]!), count: counts[index]! }))
+  return contenders.map((contender, index) => ({
+    name: contender.name,
+    ms: median(samples[index]!),
+    count: counts[index]!
+  }))
 }
 
 const lineCount = (text: string) => (text.length === 0 ? 0 : text.split(text.includes("\0") ? "\0" : "\n").length - 1)
@@ -78,7 +82,13 @@ const table: Array<Array<string>> = []
 const report = (what: string, results: ReadonlyArray<{ name: string; ms: number; count: string }>, anchor: string) => {
   const base = results.find((result) => result.name === anchor)!
   for (const result of results) {
-    table.push([what, result.name, result.ms.toFixed(1), result === base ? "1.00x" : `${(result.ms / base.ms).toFixed(2)}x ${anchor}`, result.count])
+    table.push([
+      what,
+      result.name,
+      result.ms.toFixed(1),
+      result === base ? "1.00x" : `${(result.ms / base.ms).toFixed(2)}x ${anchor}`,
+      result.count
+    ])
   }
 }
 
@@ -95,7 +105,12 @@ const main = async () => {
   const gitLists = makeNodeSearch(root, undefined, undefined, undefined, { list: true, search: true })
   const fd = has("fdfind") ? "fdfind" : has("fd") ? "fd" : undefined
   const total = command("git", ["ls-files", "-co", "--exclude-standard"], root)()
-  console.log(`Tree: ${root} (scale ${SCALE}): ${total} from git ls-files -co --exclude-standard; ${os.availableParallelism()} cores, load ${os.loadavg().map((load) => load.toFixed(1)).join(" ")}; ${RUNS} alternating rounds per row, medians.`)
+  console.log(
+    `Tree: ${root} (scale ${SCALE}): ${total} from git ls-files -co --exclude-standard; ${os.availableParallelism()} cores, load ${os
+      .loadavg()
+      .map((load) => load.toFixed(1))
+      .join(" ")}; ${RUNS} alternating rounds per row, medians.`
+  )
   try {
     const queries: ReadonlyArray<{ label: string; query: string; regex: boolean }> = [
       { label: "search rare literal", query: TREE_QUERIES.rare, regex: false },
@@ -122,14 +137,44 @@ const main = async () => {
         {
           name: "ours (tool call)",
           run: async () => {
-            const result = await runtime.call("workspace_inspect", { action: "search", query: query.query, regex: query.regex, case_sensitive: true, max_results: 100_000 })
+            const result = await runtime.call("workspace_inspect", {
+              action: "search",
+              query: query.query,
+              regex: query.regex,
+              case_sensitive: true,
+              max_results: 100_000
+            })
             const data = result.data as { total: number; filesSearched: number }
             return `${data.total} lines, ${data.filesSearched} files`
           }
         },
-        { name: "ours (Search port, git)", run: async () => `${(await Effect.runPromise(engine.grep(options))).matches.length} lines` },
-        { name: "ours (Search port, walk)", run: async () => `${(await Effect.runPromise(walker.grep(options))).matches.length} lines` },
-        { name: "rg -n", run: command("rg", ["-n", "--no-heading", "--color", "never", "-s", ...RG_SCOPE, ...(query.regex ? [] : ["-F"]), "-e", query.query, "."], root) }
+        {
+          name: "ours (Search port, git)",
+          run: async () => `${(await Effect.runPromise(engine.grep(options))).matches.length} lines`
+        },
+        {
+          name: "ours (Search port, walk)",
+          run: async () => `${(await Effect.runPromise(walker.grep(options))).matches.length} lines`
+        },
+        {
+          name: "rg -n",
+          run: command(
+            "rg",
+            [
+              "-n",
+              "--no-heading",
+              "--color",
+              "never",
+              "-s",
+              ...RG_SCOPE,
+              ...(query.regex ? [] : ["-F"]),
+              "-e",
+              query.query,
+              "."
+            ],
+            root
+          )
+        }
       ])
       report(query.label, results, "rg -n")
     }
@@ -138,30 +183,63 @@ const main = async () => {
       {
         name: "ours (tool call, max_results 50)",
         run: async () => {
-          const result = await runtime.call("workspace_inspect", { action: "search", query: TREE_QUERIES.common, case_sensitive: true, max_results: 50, limit: 50 })
+          const result = await runtime.call("workspace_inspect", {
+            action: "search",
+            query: TREE_QUERIES.common,
+            case_sensitive: true,
+            max_results: 50,
+            limit: 50
+          })
           return `${(result.data as { total: number }).total} lines`
         }
       },
       {
         name: "ours (tool call, max_results 100000)",
         run: async () => {
-          const result = await runtime.call("workspace_inspect", { action: "search", query: TREE_QUERIES.common, case_sensitive: true, max_results: 100_000, limit: 50 })
+          const result = await runtime.call("workspace_inspect", {
+            action: "search",
+            query: TREE_QUERIES.common,
+            case_sensitive: true,
+            max_results: 100_000,
+            limit: 50
+          })
           return `${(result.data as { total: number }).total} lines`
         }
       },
-      { name: "rg -n", run: command("rg", ["-n", "--no-heading", "--color", "never", "-s", ...RG_SCOPE, "-F", "-e", TREE_QUERIES.common, "."], root) }
+      {
+        name: "rg -n",
+        run: command(
+          "rg",
+          ["-n", "--no-heading", "--color", "never", "-s", ...RG_SCOPE, "-F", "-e", TREE_QUERIES.common, "."],
+          root
+        )
+      }
     ])
     report("search common, first page", firstPage, "rg -n")
     const walkOptions = { base: "", includeIgnored: false, excludes: [], directories: false, maxEntries: 1_000_000 }
     const list = await race([
       {
         name: "ours (tool call, list depth 100)",
-        run: async () => `${((await runtime.call("workspace_inspect", { action: "list", depth: 100 })).data as { total: number }).total} entries`
+        run: async () =>
+          `${((await runtime.call("workspace_inspect", { action: "list", depth: 100 })).data as { total: number }).total} entries`
       },
-      { name: "ours (Search port, default: walk)", run: async () => `${(await Effect.runPromise(engine.walk(walkOptions))).entries.length} files` },
-      { name: "ours (Search port, git -d -m)", run: async () => `${(await Effect.runPromise(gitLists.walk(walkOptions))).entries.length} files` },
+      {
+        name: "ours (Search port, default: walk)",
+        run: async () => `${(await Effect.runPromise(engine.walk(walkOptions))).entries.length} files`
+      },
+      {
+        name: "ours (Search port, git -d -m)",
+        run: async () => `${(await Effect.runPromise(gitLists.walk(walkOptions))).entries.length} files`
+      },
       { name: "rg --files", run: command("rg", ["--files", ...RG_SCOPE], root) },
-      ...(fd === undefined ? [] : [{ name: `${fd} --type f`, run: command(fd, ["--type", "f", "--hidden", "--exclude", ".git", "--exclude", ".agentic"], root) }]),
+      ...(fd === undefined
+        ? []
+        : [
+            {
+              name: `${fd} --type f`,
+              run: command(fd, ["--type", "f", "--hidden", "--exclude", ".git", "--exclude", ".agentic"], root)
+            }
+          ]),
       { name: "git ls-files", run: command("git", ["ls-files", "-z", "-co", "--exclude-standard"], root) }
     ])
     report("list", list, "rg --files")

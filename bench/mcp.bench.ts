@@ -11,7 +11,8 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { alternate, filesystemServer, line, median, ourBin, REPO, startMcp } from "./support/mcp.ts"
 
-const flag = (name: string, fallback: number) => Number(process.argv.find((arg) => arg.startsWith(`--${name}=`))?.split("=")[1] ?? fallback)
+const flag = (name: string, fallback: number) =>
+  Number(process.argv.find((arg) => arg.startsWith(`--${name}=`))?.split("=")[1] ?? fallback)
 const CALLS = Number(process.env["BENCH_ROUNDS"] ?? 50)
 const FILES = flag("files", 57_000)
 const IGNORED = flag("ignored", 32_000)
@@ -60,20 +61,31 @@ const buildTree = (root: string) => {
     const count = Math.floor(FILES / FOLDERS) + (folder < FILES % FOLDERS ? 1 : 0)
     for (let file = 0; file < count; file++) {
       const rare = folder === FOLDERS - 1 && file === 0 ? "export const needleRareLiteral = 1\n" : ""
-      fs.writeFileSync(path.join(dir, `file${file}.ts`), `import { value${file} } from "./dep"\n${rare}export function fn${folder}_${file}(input: number) {\n  return input * ${file} + value${file} // common\n}\n`)
+      fs.writeFileSync(
+        path.join(dir, `file${file}.ts`),
+        `import { value${file} } from "./dep"\n${rare}export function fn${folder}_${file}(input: number) {\n  return input * ${file} + value${file} // common\n}\n`
+      )
     }
   }
   for (let index = 0; index < IGNORED; index++) {
     const dir = path.join(root, "node_modules", `dep${index % 400}`)
     if (index < 400) fs.mkdirSync(dir, { recursive: true })
-    fs.writeFileSync(path.join(dir, `lib${index}.js`), `module.exports = function common${index}() { return ${index} }\n`)
+    fs.writeFileSync(
+      path.join(dir, `lib${index}.js`),
+      `module.exports = function common${index}() { return ${index} }\n`
+    )
   }
-  fs.writeFileSync(path.join(root, "ten-kb.txt"), "line of a ten kilobyte file for the read row ✓\n".repeat(210).slice(0, 10 * 1024))
+  fs.writeFileSync(
+    path.join(root, "ten-kb.txt"),
+    "line of a ten kilobyte file for the read row ✓\n".repeat(210).slice(0, 10 * 1024)
+  )
   const lines = Array.from({ length: 5000 }, (_, index) => `line ${index} of the file the preview row edits`)
   fs.writeFileSync(path.join(root, "five-thousand.txt"), `${lines.join("\n")}\n`)
   execFileSync("git", ["init", "-q"], { cwd: root })
   execFileSync("git", ["add", "-A"], { cwd: root })
-  execFileSync("git", ["-c", "user.name=bench", "-c", "user.email=bench@example.invalid", "commit", "-qm", "tree"], { cwd: root })
+  execFileSync("git", ["-c", "user.name=bench", "-c", "user.email=bench@example.invalid", "commit", "-qm", "tree"], {
+    cwd: root
+  })
   return performance.now() - t0
 }
 
@@ -84,14 +96,17 @@ const rg = (root: string, args: ReadonlyArray<string>) =>
   })
 
 const main = async () => {
-  if (!fs.existsSync(path.join(REPO, "dist/cli.js"))) execFileSync("npm", ["run", "build"], { cwd: REPO, stdio: "inherit" })
+  if (!fs.existsSync(path.join(REPO, "dist/cli.js")))
+    execFileSync("npm", ["run", "build"], { cwd: REPO, stdio: "inherit" })
   const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "aw-bench-mcp-")))
   const small = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "aw-bench-mcp-small-")))
   const stateHome = fs.mkdtempSync(path.join(os.tmpdir(), "aw-bench-state-"))
   process.env["XDG_STATE_HOME"] = stateHome
   try {
     const buildMs = buildTree(root)
-    process.stdout.write(`tree: ${FILES} files in ${FOLDERS} folders + ignored node_modules of ${IGNORED} files, in git (built in ${(buildMs / 1000).toFixed(1)} s)\n`)
+    process.stdout.write(
+      `tree: ${FILES} files in ${FOLDERS} folders + ignored node_modules of ${IGNORED} files, in git (built in ${(buildMs / 1000).toFixed(1)} s)\n`
+    )
     const ours = await startMcp(ourBin(["mcp", "--root", root, "--set", "permissionMode=2"]))
     const peer = await startMcp(filesystemServer(root))
     const restOurs = rssMiB(ours.pid)
@@ -101,7 +116,12 @@ const main = async () => {
       if (result.isError === true) throw new Error(`${name} failed: ${JSON.stringify(result.content).slice(0, 400)}`)
       return result
     }
-    const replace = { type: "replace", path: "five-thousand.txt", search: "line 2500 of the file", replacement: "line 2500 (edited) of the file" }
+    const replace = {
+      type: "replace",
+      path: "five-thousand.txt",
+      search: "line 2500 of the file",
+      replacement: "line 2500 (edited) of the file"
+    }
     const rows = await alternate(CALLS, [
       { label: "ours read", run: timed(call(ours, "workspace_inspect", { action: "read", path: "ten-kb.txt" })) },
       { label: "peer read", run: timed(call(peer, "read_text_file", { path: path.join(root, "ten-kb.txt") })) },
@@ -110,20 +130,36 @@ const main = async () => {
       { label: "ours preview", run: timed(call(ours, "workspace_edit", { action: "preview", operations: [replace] })) },
       {
         label: "peer dryRun",
-        run: timed(call(peer, "edit_file", { path: path.join(root, "five-thousand.txt"), edits: [{ oldText: replace.search, newText: replace.replacement }], dryRun: true }))
+        run: timed(
+          call(peer, "edit_file", {
+            path: path.join(root, "five-thousand.txt"),
+            edits: [{ oldText: replace.search, newText: replace.replacement }],
+            dryRun: true
+          })
+        )
       }
     ])
     const m = (label: string) => median(rows.get(label)!)
     const out = (text: string) => process.stdout.write(`${text}\n`)
     out(line("server-filesystem: spawn + initialize + tools/list (1 run)", peer.startMs))
-    out(line("agentic-workspace mcp: spawn + initialize + tools/list (1 run)", ours.startMs, { label: "peer", ms: peer.startMs }))
+    out(
+      line("agentic-workspace mcp: spawn + initialize + tools/list (1 run)", ours.startMs, {
+        label: "peer",
+        ms: peer.startMs
+      })
+    )
     out(`${CALLS} alternating rounds (target: ours at or below the peer's median):`)
     out(line("  peer read_text_file, 10 KB", m("peer read")))
     out(line("  workspace_inspect read, 10 KB", m("ours read"), { label: "peer", ms: m("peer read") }))
     out(line("  peer list_allowed_directories", m("peer noop")))
     out(line("  workspace_inspect capabilities", m("ours capabilities"), { label: "peer", ms: m("peer noop") }))
     out(line("  peer edit_file dryRun, one replace in 5,000 lines", m("peer dryRun")))
-    out(line("  workspace_edit preview, one replace in 5,000 lines", m("ours preview"), { label: "peer", ms: m("peer dryRun") }))
+    out(
+      line("  workspace_edit preview, one replace in 5,000 lines", m("ours preview"), {
+        label: "peer",
+        ms: m("peer dryRun")
+      })
+    )
 
     // Search and list over MCP against rg on the same tree (warm: one call of each first).
     const SEARCH_ROUNDS = Math.max(3, Math.min(11, Math.floor(CALLS / 5)))
@@ -133,7 +169,10 @@ const main = async () => {
       { label: "regex", ours: { query: "fn\\d+_1\\d\\(", regex: true }, rg: ["-n", "fn\\d+_1\\d\\("] }
     ]
     const searchMeasures = searches.flatMap((search) => [
-      { label: `ours ${search.label}`, run: timed(call(ours, "workspace_inspect", { action: "search", ...search.ours })) },
+      {
+        label: `ours ${search.label}`,
+        run: timed(call(ours, "workspace_inspect", { action: "search", ...search.ours }))
+      },
       { label: `rg ${search.label}`, run: rg(root, search.rg) }
     ])
     const listMeasures = [
@@ -146,7 +185,12 @@ const main = async () => {
     out(`search and list over MCP against rg, ${SEARCH_ROUNDS} alternating rounds, warm (target: within 1.2x of rg):`)
     for (const search of searches) {
       out(line(`  rg -n, ${search.label}`, s(`rg ${search.label}`)))
-      out(line(`  workspace_inspect search, ${search.label}`, s(`ours ${search.label}`), { label: "rg", ms: s(`rg ${search.label}`) }))
+      out(
+        line(`  workspace_inspect search, ${search.label}`, s(`ours ${search.label}`), {
+          label: "rg",
+          ms: s(`rg ${search.label}`)
+        })
+      )
     }
     out(line("  rg --files", s("rg list")))
     out(line("  workspace_inspect list (depth 100)", s("ours list"), { label: "rg", ms: s("rg list") }))
@@ -155,15 +199,20 @@ const main = async () => {
     const oursPeak = await peakDuring(ours.pid, call(ours, "workspace_inspect", { action: "search", query: "common" }))
     const peerPeak = await peakDuring(peer.pid, call(peer, "search_files", { path: root, pattern: "**/*.ts" }))
     out("resident memory (VmRSS, MiB; target: ours within 1.5x of the peer's):")
-    out(`  at rest after initialize        ours ${restOurs.toFixed(1)}  peer ${restPeer.toFixed(1)}  ratio ${(restOurs / restPeer).toFixed(2)}x`)
-    out(`  peak during a search of the tree ours ${oursPeak.peak.toFixed(1)}  peer ${peerPeak.peak.toFixed(1)} (its search_files **/*.ts)  ratio ${(oursPeak.peak / peerPeak.peak).toFixed(2)}x`)
+    out(
+      `  at rest after initialize        ours ${restOurs.toFixed(1)}  peer ${restPeer.toFixed(1)}  ratio ${(restOurs / restPeer).toFixed(2)}x`
+    )
+    out(
+      `  peak during a search of the tree ours ${oursPeak.peak.toFixed(1)}  peer ${peerPeak.peak.toFixed(1)} (its search_files **/*.ts)  ratio ${(oursPeak.peak / peerPeak.peak).toFixed(2)}x`
+    )
     await ours.close()
     await peer.close()
 
     // Growth over repeated searches: a small tree (2,000 files), the same search REPEATS times, RSS along the way.
     for (let folder = 0; folder < 40; folder++) {
       fs.mkdirSync(path.join(small, `d${folder}`))
-      for (let file = 0; file < 50; file++) fs.writeFileSync(path.join(small, `d${folder}`, `f${file}.ts`), `export const common${file} = ${folder}\n`)
+      for (let file = 0; file < 50; file++)
+        fs.writeFileSync(path.join(small, `d${folder}`, `f${file}.ts`), `export const common${file} = ${folder}\n`)
     }
     const repeated = await startMcp(ourBin(["mcp", "--root", small]))
     const marks: Array<string> = [`0: ${rssMiB(repeated.pid).toFixed(1)}`]
@@ -172,7 +221,9 @@ const main = async () => {
       await call(repeated, "workspace_inspect", { action: "search", query: "common" })()
       if (index % Math.max(1, Math.floor(REPEATS / 4)) === 0) marks.push(`${index}: ${rssMiB(repeated.pid).toFixed(1)}`)
     }
-    out(`  ours over ${REPEATS} repeated searches of a 2,000-file tree (${((performance.now() - t0) / REPEATS).toFixed(1)} ms each), RSS MiB after n searches: ${marks.join(", ")}`)
+    out(
+      `  ours over ${REPEATS} repeated searches of a 2,000-file tree (${((performance.now() - t0) / REPEATS).toFixed(1)} ms each), RSS MiB after n searches: ${marks.join(", ")}`
+    )
     await repeated.close()
   } finally {
     fs.rmSync(root, { recursive: true, force: true })

@@ -18,7 +18,9 @@ const median = (values: Array<number>) => [...values].sort((a, b) => a - b)[Math
 
 /** A 2 MB article-shaped page: navigation, a main article with headings, paragraphs, lists, tables, code and links. */
 const makePage = (bytes: number): string => {
-  const parts: Array<string> = ['<!doctype html><html><head><meta charset="utf-8"><title>Bench page</title><style>body{font:1em serif}</style></head><body>']
+  const parts: Array<string> = [
+    '<!doctype html><html><head><meta charset="utf-8"><title>Bench page</title><style>body{font:1em serif}</style></head><body>'
+  ]
   parts.push(`<nav>${Array.from({ length: 50 }, (_, i) => `<a href="/nav/${i}">Nav ${i}</a>`).join(" ")}</nav><main>`)
   let size = parts.join("").length
   let section = 0
@@ -47,7 +49,12 @@ const main = async () => {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
   const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "aw-bench-research-")))
-  const opened = await openNodeWorkspace(dir, { enableWebResearch: true, allowPrivateNetwork: true, permissionMode: 2, maxFetchBytes: 10 * MB })
+  const opened = await openNodeWorkspace(dir, {
+    enableWebResearch: true,
+    allowPrivateNetwork: true,
+    permissionMode: 2,
+    maxFetchBytes: 10 * MB
+  })
   if ("_tag" in opened) throw new Error(opened.reason)
   try {
     const times = { parse5: [] as Array<number>, extract: [] as Array<number>, fetch: [] as Array<number> }
@@ -71,10 +78,18 @@ const main = async () => {
     }
     const mb = body.length / MB
     const base = median(times.parse5)
-    console.log(`workspace_research fetch+extract on a ${mb.toFixed(2)} MB HTML page (${chars} characters of text), ${ROUNDS} alternating rounds, medians:`)
-    for (const [name, label] of [["parse5", "parse5 parse() alone"], ["extract", "extractHtml (parse5 + reduction)"], ["fetch", "fetch over HTTP + extract + envelope + artifact"]] as const) {
+    console.log(
+      `workspace_research fetch+extract on a ${mb.toFixed(2)} MB HTML page (${chars} characters of text), ${ROUNDS} alternating rounds, medians:`
+    )
+    for (const [name, label] of [
+      ["parse5", "parse5 parse() alone"],
+      ["extract", "extractHtml (parse5 + reduction)"],
+      ["fetch", "fetch over HTTP + extract + envelope + artifact"]
+    ] as const) {
       const ms = median(times[name])
-      console.log(`  ${label.padEnd(50)} ${ms.toFixed(1).padStart(8)} ms  ${(mb / (ms / 1000)).toFixed(1).padStart(6)} MB/s  ${(ms / base).toFixed(2)}x parse5`)
+      console.log(
+        `  ${label.padEnd(50)} ${ms.toFixed(1).padStart(8)} ms  ${(mb / (ms / 1000)).toFixed(1).padStart(6)} MB/s  ${(ms / base).toFixed(2)}x parse5`
+      )
     }
   } finally {
     await opened.dispose()

@@ -21,12 +21,19 @@ const workspace = async (stage: boolean) => {
   if ("_tag" in opened) throw new Error(opened.reason)
   if (stage) {
     // One transaction whose diff has 2,000 lines (a new file), then 99 one-line edits: 100 pending approvals.
-    const big = Array.from({ length: DIFF_LINES }, (_, i) => `export const value${i} = ${i} // line ${i}`).join("\n") + "\n"
-    const first = await opened.call("workspace_edit", { action: "apply", operations: [{ type: "create", path: "big.ts", content: big }] })
+    const big =
+      Array.from({ length: DIFF_LINES }, (_, i) => `export const value${i} = ${i} // line ${i}`).join("\n") + "\n"
+    const first = await opened.call("workspace_edit", {
+      action: "apply",
+      operations: [{ type: "create", path: "big.ts", content: big }]
+    })
     if (!first.ok) throw new Error(first.summary)
     for (let i = 1; i < PENDING; i++) {
       fs.writeFileSync(path.join(dir, `f${i}.txt`), `line ${i}\nold\n`)
-      const staged = await opened.call("workspace_edit", { action: "apply", operations: [{ type: "replace", path: `f${i}.txt`, search: "old", replacement: `new ${i}` }] })
+      const staged = await opened.call("workspace_edit", {
+        action: "apply",
+        operations: [{ type: "replace", path: `f${i}.txt`, search: "old", replacement: `new ${i}` }]
+      })
       if (!staged.ok) throw new Error(staged.summary)
     }
   }
@@ -45,7 +52,11 @@ const workspace = async (stage: boolean) => {
 const main = async () => {
   const full = await workspace(true)
   const empty = await workspace(false)
-  const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", headless: true, args: ["--no-sandbox", "--disable-gpu"] })
+  const browser = await chromium.launch({
+    executablePath: "/usr/bin/chromium",
+    headless: true,
+    args: ["--no-sandbox", "--disable-gpu"]
+  })
   const times = { full: [] as Array<number>, empty: [] as Array<number> }
   let cards = 0
   let diffRows = 0
@@ -86,7 +97,9 @@ const main = async () => {
     await empty.close()
   }
   console.log(`review page first render, median of ${ROUNDS} alternating rounds (navigation to the first drawn state):`)
-  console.log(`  ${PENDING} pending approvals incl. a ${DIFF_LINES}-line diff: ${ms(median(times.full))} (${cards} cards, ${diffRows} added lines drawn)`)
+  console.log(
+    `  ${PENDING} pending approvals incl. a ${DIFF_LINES}-line diff: ${ms(median(times.full))} (${cards} cards, ${diffRows} added lines drawn)`
+  )
   console.log(`  nothing pending (baseline):                        ${ms(median(times.empty))}`)
   console.log(`  ratio: ${(median(times.full) / median(times.empty)).toFixed(2)}x the empty page`)
 }

@@ -12,10 +12,14 @@ import { alternate, filesystemServer, line, median, ourBin, REPO, timeMcpStart, 
 const ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? 20)
 
 const main = async () => {
-  if (!fs.existsSync(path.join(REPO, "dist/cli.js"))) execFileSync("npm", ["run", "build"], { cwd: REPO, stdio: "inherit" })
+  if (!fs.existsSync(path.join(REPO, "dist/cli.js")))
+    execFileSync("npm", ["run", "build"], { cwd: REPO, stdio: "inherit" })
   const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "aw-bench-startup-")))
   try {
-    const call = ourBin(["call", "workspace_inspect", '{"action":"capabilities"}', "--root", root], "agentic-workspace call workspace_inspect capabilities")
+    const call = ourBin(
+      ["call", "workspace_inspect", '{"action":"capabilities"}', "--root", root],
+      "agentic-workspace call workspace_inspect capabilities"
+    )
     const node = { label: "node -e 0", command: process.execPath, args: ["-e", "0"] }
     // One warm-up of each, not counted (the first spawn pays the disk cache).
     await timeRun(call)
@@ -34,11 +38,17 @@ const main = async () => {
     ])
     const nodeMs = median(cli.get(node.label)!)
     const peerMs = median(mcp.get(peer.label)!)
-    process.stdout.write(`start-up, ${ROUNDS} alternating rounds each, ${os.cpus().length} CPUs, load ${os.loadavg()[0]!.toFixed(1)}\n`)
+    process.stdout.write(
+      `start-up, ${ROUNDS} alternating rounds each, ${os.cpus().length} CPUs, load ${os.loadavg()[0]!.toFixed(1)}\n`
+    )
     process.stdout.write(`${line(node.label, nodeMs)}\n`)
-    process.stdout.write(`${line(call.label, median(cli.get(call.label)!), { label: node.label, ms: nodeMs })}   (target <= 3x)\n`)
+    process.stdout.write(
+      `${line(call.label, median(cli.get(call.label)!), { label: node.label, ms: nodeMs })}   (target <= 3x)\n`
+    )
     process.stdout.write(`${line("server-filesystem: spawn + initialize + tools/list", peerMs)}\n`)
-    process.stdout.write(`${line(ours.label, median(mcp.get(ours.label)!), { label: "server-filesystem", ms: peerMs })}   (target <= 1x)\n`)
+    process.stdout.write(
+      `${line(ours.label, median(mcp.get(ours.label)!), { label: "server-filesystem", ms: peerMs })}   (target <= 1x)\n`
+    )
   } finally {
     fs.rmSync(root, { recursive: true, force: true })
   }

@@ -25,7 +25,13 @@ const BIN = path.resolve(new URL("../bin/agentic-workspace.js", import.meta.url)
 const GIT_ENV = { ...process.env, GIT_OPTIONAL_LOCKS: "0", LC_ALL: "C" }
 
 const git = (cwd: string, ...args: Array<string>) =>
-  execFileSync("git", args, { cwd, env: GIT_ENV, maxBuffer: 1 << 30, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] })
+  execFileSync("git", args, {
+    cwd,
+    env: GIT_ENV,
+    maxBuffer: 1 << 30,
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "pipe"]
+  })
 
 const generate = (dir: string, files: number) => {
   const perDir = 100
@@ -43,11 +49,15 @@ const generate = (dir: string, files: number) => {
 
 const change = (dir: string, files: number) => {
   for (let index = 0; index < Math.min(200, files); index++) {
-    const rel = path.join(`d${String(Math.floor((index * 97) % files / 100)).padStart(4, "0")}`, `f${(index * 97) % files}.txt`)
+    const rel = path.join(
+      `d${String(Math.floor(((index * 97) % files) / 100)).padStart(4, "0")}`,
+      `f${(index * 97) % files}.txt`
+    )
     fs.appendFileSync(path.join(dir, rel), `changed ${index}\n`)
   }
   fs.mkdirSync(path.join(dir, "new"), { recursive: true })
-  for (let index = 0; index < 100; index++) fs.writeFileSync(path.join(dir, "new", `u${index}.txt`), `untracked ${index}\n`)
+  for (let index = 0; index < 100; index++)
+    fs.writeFileSync(path.join(dir, "new", `u${index}.txt`), `untracked ${index}\n`)
 }
 
 const median = (values: Array<number>) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
@@ -74,10 +84,14 @@ const plain = (cwd: string, args: Array<string>) => () => {
 }
 
 const cli = (root: string, args: Record<string, unknown>) => () => {
-  const out = spawnSync(process.execPath, [BIN, "call", "workspace_vcs", JSON.stringify(args), "--root", root, "--set", "permissionMode=2"], {
-    maxBuffer: 1 << 30,
-    encoding: "utf8"
-  })
+  const out = spawnSync(
+    process.execPath,
+    [BIN, "call", "workspace_vcs", JSON.stringify(args), "--root", root, "--set", "permissionMode=2"],
+    {
+      maxBuffer: 1 << 30,
+      encoding: "utf8"
+    }
+  )
   if (out.status !== 0) throw new Error(`CLI failed (${out.status}): ${out.stderr}${out.stdout.slice(0, 500)}`)
   const envelope = JSON.parse(out.stdout) as { ok: boolean; summary: string }
   if (!envelope.ok) throw new Error(envelope.summary)
@@ -92,7 +106,9 @@ const main = async () => {
     change(dir, FILES)
     generate(tiny, 1)
     fs.appendFileSync(path.join(tiny, "d0000/f0.txt"), "changed\n")
-    console.log(`Generated a ${FILES}-file repository (200 changed, 100 untracked) in ${((performance.now() - started) / 1000).toFixed(1)} s; ${RUNS} alternating rounds per figure.\n`)
+    console.log(
+      `Generated a ${FILES}-file repository (200 changed, 100 untracked) in ${((performance.now() - started) / 1000).toFixed(1)} s; ${RUNS} alternating rounds per figure.\n`
+    )
     const opened = await openNodeWorkspace(dir, { permissionMode: 2, maxToolResultChars: 200_000 })
     if ("_tag" in opened) throw new Error(opened.reason)
     const tool = (args: Record<string, unknown>) => async () => {
@@ -110,16 +126,29 @@ const main = async () => {
         cli: cli(dir, args),
         cliStart: cli(tiny, args)
       })
-      rows.push([label, figures["git"]!, figures["tool"]!, figures["cli"]!, figures["cliStart"]!, figures["cli"]! / (figures["git"]! + figures["cliStart"]!)])
+      rows.push([
+        label,
+        figures["git"]!,
+        figures["tool"]!,
+        figures["cli"]!,
+        figures["cliStart"]!,
+        figures["cli"]! / (figures["git"]! + figures["cliStart"]!)
+      ])
     }
     await opened.dispose()
     const ms = (value: number) => `${value.toFixed(1)} ms`.padStart(12)
     const x = (value: number) => `${value.toFixed(2)}x`.padStart(10)
-    console.log(`${"action".padEnd(7)}${"plain git".padStart(12)}${"tool call".padStart(12)}${"tool/git".padStart(10)}${"CLI call".padStart(12)}${"CLI start".padStart(12)}  CLI/(git+start)`)
+    console.log(
+      `${"action".padEnd(7)}${"plain git".padStart(12)}${"tool call".padStart(12)}${"tool/git".padStart(10)}${"CLI call".padStart(12)}${"CLI start".padStart(12)}  CLI/(git+start)`
+    )
     for (const [label, gitMs, toolMs, cliMs, startMs, ratio] of rows) {
-      console.log(`${label.padEnd(7)}${ms(gitMs)}${ms(toolMs)}${x(toolMs / gitMs)}${ms(cliMs)}${ms(startMs)}${x(ratio)}`)
+      console.log(
+        `${label.padEnd(7)}${ms(gitMs)}${ms(toolMs)}${x(toolMs / gitMs)}${ms(cliMs)}${ms(startMs)}${x(ratio)}`
+      )
     }
-    console.log("\nCLI start: the same CLI call on a one-file repository (Node start, runtime, git's config scan and lookup).")
+    console.log(
+      "\nCLI start: the same CLI call on a one-file repository (Node start, runtime, git's config scan and lookup)."
+    )
   } finally {
     fs.rmSync(dir, { recursive: true, force: true })
     fs.rmSync(tiny, { recursive: true, force: true })

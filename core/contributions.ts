@@ -6,7 +6,14 @@
 import type { ChangeKey, ChangeSource, StartupStep, StorageEntry, ToolDefinition } from "./tools/Tool.ts"
 
 /** Every key of `data` in the changes listing, in the reference's order; each is present (maybe empty). */
-export const CHANGE_KEYS: ReadonlyArray<ChangeKey> = ["transactions", "runs", "jobs", "taskBoards", "researchProjects", "vcs"]
+export const CHANGE_KEYS: ReadonlyArray<ChangeKey> = [
+  "transactions",
+  "runs",
+  "jobs",
+  "taskBoards",
+  "researchProjects",
+  "vcs"
+]
 
 /**
  * Storage the kernel owns: the approvals store (the gate), artifacts (the shared result budget), and the
@@ -14,22 +21,51 @@ export const CHANGE_KEYS: ReadonlyArray<ChangeKey> = ["transactions", "runs", "j
  * which move onto those tools' definitions when they do.
  */
 export const KERNEL_STORAGE: ReadonlyArray<StorageEntry> = [
-  { name: "approvals", path: ".agentic/approvals/state.json", probe: "approvals/state.json", description: "approval and plan records", rank: 30 },
-  { name: "research", path: ".agentic/research/<research_id>/", probe: "research", description: "research projects and stored sources (workspace_research)", rank: 80 },
-  { name: "runs", path: ".agentic/runs/<run_id>/", probe: "runs", description: "sub-agent runs (workspace_agent)", rank: 90 },
-  { name: "artifacts", path: ".agentic/artifacts/", probe: "artifacts", description: "full results too large for one envelope", rank: 100 }
+  {
+    name: "approvals",
+    path: ".agentic/approvals/state.json",
+    probe: "approvals/state.json",
+    description: "approval and plan records",
+    rank: 30
+  },
+  {
+    name: "research",
+    path: ".agentic/research/<research_id>/",
+    probe: "research",
+    description: "research projects and stored sources (workspace_research)",
+    rank: 80
+  },
+  {
+    name: "runs",
+    path: ".agentic/runs/<run_id>/",
+    probe: "runs",
+    description: "sub-agent runs (workspace_agent)",
+    rank: 90
+  },
+  {
+    name: "artifacts",
+    path: ".agentic/artifacts/",
+    probe: "artifacts",
+    description: "full results too large for one envelope",
+    rank: 100
+  }
 ]
 
 /** The start-up steps of these tools, in tool order. */
-export const startupStepsOf = (tools: ReadonlyArray<ToolDefinition>): ReadonlyArray<StartupStep> => tools.flatMap((tool) => tool.startup ?? [])
+export const startupStepsOf = (tools: ReadonlyArray<ToolDefinition>): ReadonlyArray<StartupStep> =>
+  tools.flatMap((tool) => tool.startup ?? [])
 
 /** The changes sources of these tools. */
-export const changeSourcesOf = (tools: ReadonlyArray<ToolDefinition>): ReadonlyArray<ChangeSource> => tools.flatMap((tool) => tool.changes ?? [])
+export const changeSourcesOf = (tools: ReadonlyArray<ToolDefinition>): ReadonlyArray<ChangeSource> =>
+  tools.flatMap((tool) => tool.changes ?? [])
 
 /** The storage map: the kernel's entries and each tool's, by rank; a name claimed twice keeps the first. */
 export const storageMapOf = (tools: ReadonlyArray<ToolDefinition>): ReadonlyArray<StorageEntry> => {
   const seen = new Set<string>()
-  return [...KERNEL_STORAGE.filter((entry) => !tools.some((tool) => tool.storage?.some((own) => own.name === entry.name))), ...tools.flatMap((tool) => tool.storage ?? [])]
+  return [
+    ...KERNEL_STORAGE.filter((entry) => !tools.some((tool) => tool.storage?.some((own) => own.name === entry.name))),
+    ...tools.flatMap((tool) => tool.storage ?? [])
+  ]
     .sort((a, b) => a.rank - b.rank)
     .filter((entry) => {
       if (seen.has(entry.name)) return false

@@ -61,10 +61,21 @@ export const STATUS_HINTS: ToolHints = {
 
 /** The JSON type of a value, as a model would name it. */
 const jsonType = (value: unknown): string =>
-  value === null ? "null" : Array.isArray(value) ? "an array" : typeof value === "object" ? "an object" : typeof value === "string" ? "a string" : `a ${typeof value}`
+  value === null
+    ? "null"
+    : Array.isArray(value)
+      ? "an array"
+      : typeof value === "object"
+        ? "an object"
+        : typeof value === "string"
+          ? "a string"
+          : `a ${typeof value}`
 
 const valueAt = (input: unknown, path: ReadonlyArray<PropertyKey>): unknown =>
-  path.reduce<unknown>((at, key) => (at !== null && typeof at === "object" ? (at as Record<PropertyKey, unknown>)[key] : undefined), input)
+  path.reduce<unknown>(
+    (at, key) => (at !== null && typeof at === "object" ? (at as Record<PropertyKey, unknown>)[key] : undefined),
+    input
+  )
 
 /**
  * A type mismatch named for a model: an array field sent as a string (JSON text) or a single object
@@ -84,11 +95,20 @@ const typeRepair = (tool: ToolDefinition, field: string, actual: unknown, genera
     return `must be ${of}, got ${jsonType(actual)}: pass ${field} as ${of} (${how})`
   }
   if (generated.length <= 160) return undefined
-  const wanted = listed.type === undefined ? "the type the tool lists" : listed.type === "object" ? "a JSON object" : `${listed.type === "integer" ? "an" : "a"} ${listed.type}`
+  const wanted =
+    listed.type === undefined
+      ? "the type the tool lists"
+      : listed.type === "object"
+        ? "a JSON object"
+        : `${listed.type === "integer" ? "an" : "a"} ${listed.type}`
   return `must be ${wanted}, got ${jsonType(actual)}`
 }
 
-const formatIssues = (tool: ToolDefinition, input: unknown, error: ParseResult.ParseError): { message: string; fields: Array<string> } => {
+const formatIssues = (
+  tool: ToolDefinition,
+  input: unknown,
+  error: ParseResult.ParseError
+): { message: string; fields: Array<string> } => {
   const issues = ParseResult.ArrayFormatter.formatErrorSync(error)
   const fields = issues.slice(0, MAX_ISSUES).map((issue) => echo(issue.path.map(String).join("."), 100))
   const message = issues
@@ -97,45 +117,70 @@ const formatIssues = (tool: ToolDefinition, input: unknown, error: ParseResult.P
       const field = echo(issue.path.map(String).join("."), 100)
       const top = issue.path.length > 0 ? String(issue.path[0]) : undefined
       const repaired =
-        issue._tag === "Type" && top !== undefined ? typeRepair(tool, issue.path.length === 1 ? top : "", valueAt(input, issue.path), issue.message) : undefined
+        issue._tag === "Type" && top !== undefined
+          ? typeRepair(tool, issue.path.length === 1 ? top : "", valueAt(input, issue.path), issue.message)
+          : undefined
       // The issue's text repeats the value it got ("actual …"): clipped, like every echoed value.
-      const text = issue._tag === "Unexpected" ? "is not a field of this action; remove it" : echo(repaired ?? issue.message)
-      return field === "" ? text : `field "${field}" ${text.startsWith("is ") || text.startsWith("must ") ? text : `: ${text}`}`
+      const text =
+        issue._tag === "Unexpected" ? "is not a field of this action; remove it" : echo(repaired ?? issue.message)
+      return field === ""
+        ? text
+        : `field "${field}" ${text.startsWith("is ") || text.startsWith("must ") ? text : `: ${text}`}`
     })
     .join("; ")
-  return { message: issues.length > MAX_ISSUES ? `${message}; and ${issues.length - MAX_ISSUES} more problem(s)` : message, fields }
+  return {
+    message: issues.length > MAX_ISSUES ? `${message}; and ${issues.length - MAX_ISSUES} more problem(s)` : message,
+    fields
+  }
 }
 
 /** snake_case of a camelCase name ("transactionId" -> "transaction_id"). */
-const snakeCase = (name: string): string => name.replace(/([a-z0-9])([A-Z])/g, "$1_$2").replace(/-/g, "_").toLowerCase()
+const snakeCase = (name: string): string =>
+  name
+    .replace(/([a-z0-9])([A-Z])/g, "$1_$2")
+    .replace(/-/g, "_")
+    .toLowerCase()
 
 /**
  * Why a field does not belong to this action, and the repair: the snake_case field it resembles
  * ("did you mean transaction_id?"), the actions it belongs to, or the fields this action takes.
  */
 const misplacedField = (tool: ToolDefinition, action: string, field: string): string => {
-  const fieldsOf = (name: string) => Object.keys((tool.actions[name] as { fields?: Record<string, unknown> }).fields ?? {})
+  const fieldsOf = (name: string) =>
+    Object.keys((tool.actions[name] as { fields?: Record<string, unknown> }).fields ?? {})
   const own = fieldsOf(action)
   const owners = (name: string) => Object.keys(tool.actions).filter((other) => fieldsOf(other).includes(name))
   const snake = snakeCase(field)
   // The name it got is echoed clipped, like every echoed value.
   const named = echo(field, 100)
-  if (snake !== field && own.includes(snake)) return `field "${named}" is not a field of ${action}: did you mean ${snake}? (inputs are snake_case)`
-  if (snake !== field && owners(snake).length > 0) return `field "${named}" is not a field of ${action}: did you mean ${snake}? (inputs are snake_case; ${snake} belongs to ${owners(snake).join(", ")})`
+  if (snake !== field && own.includes(snake))
+    return `field "${named}" is not a field of ${action}: did you mean ${snake}? (inputs are snake_case)`
+  if (snake !== field && owners(snake).length > 0)
+    return `field "${named}" is not a field of ${action}: did you mean ${snake}? (inputs are snake_case; ${snake} belongs to ${owners(snake).join(", ")})`
   const elsewhere = owners(field)
-  if (elsewhere.length > 0) return `field "${named}" belongs to ${elsewhere.join(", ")}, not ${action}; remove it or use that action`
+  if (elsewhere.length > 0)
+    return `field "${named}" belongs to ${elsewhere.join(", ")}, not ${action}; remove it or use that action`
   return `field "${named}" is not a field of ${action}${own.length === 0 ? " (it takes no fields)" : ` (its fields: ${own.join(", ")})`}; remove it`
 }
 
 /** Decodes a call's arguments for a tool into `{action, ...fields}` or an INVALID_INPUT naming the field. */
-export const decodeInput = (tool: ToolDefinition, args: unknown): Either.Either<{ action: string } & Record<string, unknown>, ToolError> => {
+export const decodeInput = (
+  tool: ToolDefinition,
+  args: unknown
+): Either.Either<{ action: string } & Record<string, unknown>, ToolError> => {
   const actions = Object.keys(tool.actions)
   if (args === null || typeof args !== "object" || Array.isArray(args)) {
-    return Either.left(toolError("INVALID_INPUT", `The arguments of ${tool.name} must be a JSON object with an "action" field (one of: ${actions.join(", ")}).`))
+    return Either.left(
+      toolError(
+        "INVALID_INPUT",
+        `The arguments of ${tool.name} must be a JSON object with an "action" field (one of: ${actions.join(", ")}).`
+      )
+    )
   }
   // Bounded before anything decodes it: a schema walks recursively, so depth is a stack's worth of risk.
   const outOfBounds = measureInput(args)
-  if (outOfBounds !== undefined) return Either.left(toolError("INVALID_INPUT", `Invalid ${tool.name} call: ${outOfBounds}.`))
+  if (outOfBounds !== undefined)
+    return Either.left(toolError("INVALID_INPUT", `Invalid ${tool.name} call: ${outOfBounds}.`))
   // A bare tool takes its one action's fields alone: an "action" field is then a field like any other.
   const split = (): { action: unknown; fields: Record<string, unknown> } => {
     if (tool.bare !== undefined) return { action: tool.bare, fields: { ...(args as Record<string, unknown>) } }
@@ -145,16 +190,23 @@ export const decodeInput = (tool: ToolDefinition, args: unknown): Either.Either<
   const { action, fields } = split()
   if (typeof action !== "string") {
     return Either.left(
-      toolError("INVALID_INPUT", `field "action" is required: one of ${actions.join(", ")}.`, { field: "action", allowed: actions })
+      toolError("INVALID_INPUT", `field "action" is required: one of ${actions.join(", ")}.`, {
+        field: "action",
+        allowed: actions
+      })
     )
   }
   const schema = Object.hasOwn(tool.actions, action) ? tool.actions[action] : undefined
   if (schema === undefined) {
     return Either.left(
-      toolError("INVALID_INPUT", `Unknown action "${echo(action, 100)}" for ${tool.name}; use one of: ${actions.join(", ")}.`, {
-        field: "action",
-        allowed: actions
-      })
+      toolError(
+        "INVALID_INPUT",
+        `Unknown action "${echo(action, 100)}" for ${tool.name}; use one of: ${actions.join(", ")}.`,
+        {
+          field: "action",
+          allowed: actions
+        }
+      )
     )
   }
   // An empty Schema.Struct({}) accepts any object whatever onExcessProperty says, so extra fields are
@@ -184,7 +236,12 @@ export const decodeInput = (tool: ToolDefinition, args: unknown): Either.Either<
 }
 
 /** Turns a failure or a defect of an action into its envelope: nothing throws past the registry. */
-const settle = (tool: ToolDefinition, operation: string, action: string, effect: Effect.Effect<ToolResult, ToolError, ToolContext>) =>
+const settle = (
+  tool: ToolDefinition,
+  operation: string,
+  action: string,
+  effect: Effect.Effect<ToolResult, ToolError, ToolContext>
+) =>
   effect.pipe(
     Effect.map((result) => success(operation, result)),
     Effect.catchAll((error) =>
@@ -219,26 +276,37 @@ export const runGated = (
 ): Effect.Effect<ToolResult, ToolError, ToolContext> =>
   Effect.gen(function* () {
     const before = yield* action.load(input)
-    const step = yield* Either.match(action.plan(input, before) as Either.Either<PlanStep<unknown, unknown>, ToolError>, {
-      onLeft: Effect.fail,
-      onRight: Effect.succeed
-    })
+    const step = yield* Either.match(
+      action.plan(input, before) as Either.Either<PlanStep<unknown, unknown>, ToolError>,
+      {
+        onLeft: Effect.fail,
+        onRight: Effect.succeed
+      }
+    )
     if (step._tag === "NoOp") return step.result
-    const confirm = typeof action.confirm === "function" ? (action.confirm(input, before) ? ("always" as const) : undefined) : action.confirm
+    const confirm =
+      typeof action.confirm === "function"
+        ? action.confirm(input, before)
+          ? ("always" as const)
+          : undefined
+        : action.confirm
     const requestOf = (planned: Planned<unknown, unknown>) =>
-      Effect.map(Schema.encode(action.planSchema)(planned.plan).pipe(Effect.orDie), (normalized): GateRequest => ({
-        tool: tool.name,
-        operation,
-        kind: action.kindOf === undefined ? action.gate : action.kindOf(input),
-        ...(confirm === undefined ? {} : { confirm }),
-        ...(planned.nothingToGateInManual === true ? { nothingToGateInManual: true } : {}),
-        title: planned.title,
-        normalized: normalized as EncodedPlan,
-        prompt: planned.prompt,
-        ...(planned.destructive === undefined ? {} : { destructive: planned.destructive }),
-        resume: planned.resume,
-        ...(planned.preview === undefined ? {} : { preview: planned.preview })
-      }))
+      Effect.map(
+        Schema.encode(action.planSchema)(planned.plan).pipe(Effect.orDie),
+        (normalized): GateRequest => ({
+          tool: tool.name,
+          operation,
+          kind: action.kindOf === undefined ? action.gate : action.kindOf(input),
+          ...(confirm === undefined ? {} : { confirm }),
+          ...(planned.nothingToGateInManual === true ? { nothingToGateInManual: true } : {}),
+          title: planned.title,
+          normalized: normalized as EncodedPlan,
+          prompt: planned.prompt,
+          ...(planned.destructive === undefined ? {} : { destructive: planned.destructive }),
+          resume: planned.resume,
+          ...(planned.preview === undefined ? {} : { preview: planned.preview })
+        })
+      )
     let current: Planned<unknown, unknown> = step
     const record =
       action.record === undefined
@@ -263,7 +331,12 @@ const runTool = (tool: ToolDefinition, args: unknown): Effect.Effect<Envelope, n
     onLeft: (error) => Effect.succeed(failure(operation, error)),
     onRight: (input) => {
       const action = tool.handlers[input.action]!
-      return settle(tool, operation, input.action, action.gate === "none" ? action.run(input) : runGated(tool, operation, action, input))
+      return settle(
+        tool,
+        operation,
+        input.action,
+        action.gate === "none" ? action.run(input) : runGated(tool, operation, action, input)
+      )
     }
   })
   if (tool.precheck === undefined) return decodeAndRun
@@ -296,34 +369,52 @@ export const makeRegistry = (
         inputSchema: toolInputSchema(tool),
         annotations: toolAnnotations(tool, settings)
       })),
-    call: (name, args) => Effect.map(callUnbounded(name, args), (envelope) => boundRefusal(envelope, settings.maxToolResultChars))
+    call: (name, args) =>
+      Effect.map(callUnbounded(name, args), (envelope) => boundRefusal(envelope, settings.maxToolResultChars))
   }
   function callUnbounded(name: string, args: unknown): Effect.Effect<Envelope, never, ToolContext> {
-      const tool = byName.get(name)
-      if (tool === undefined) {
-        const candidate = known.find((entry) => entry.name === name)
-        const lacking = candidate === undefined ? undefined : missingService(candidate, host)
-        return Effect.succeed(
-          failure(
-            `${echo(name, 100)}.call`,
-            candidate === undefined
-              ? toolError("INVALID_INPUT", `Unknown tool "${echo(name, 100)}". Registered tools: ${tools.map((t) => t.name).join(", ")}.`, { tool: echo(name, 100) })
-              : lacking !== undefined
-                ? toolError("TOOL_DISABLED", `${name} is not available: this host (${host.runtime}) has no ${CAPABILITY_SERVICE[lacking]} service.`, {
+    const tool = byName.get(name)
+    if (tool === undefined) {
+      const candidate = known.find((entry) => entry.name === name)
+      const lacking = candidate === undefined ? undefined : missingService(candidate, host)
+      return Effect.succeed(
+        failure(
+          `${echo(name, 100)}.call`,
+          candidate === undefined
+            ? toolError(
+                "INVALID_INPUT",
+                `Unknown tool "${echo(name, 100)}". Registered tools: ${tools.map((t) => t.name).join(", ")}.`,
+                { tool: echo(name, 100) }
+              )
+            : lacking !== undefined
+              ? toolError(
+                  "TOOL_DISABLED",
+                  `${name} is not available: this host (${host.runtime}) has no ${CAPABILITY_SERVICE[lacking]} service.`,
+                  {
                     tool: name,
                     runtime: host.runtime,
                     service: lacking
-                  })
-                : toolError("TOOL_DISABLED", `${name} is not registered under the current settings (the user controls which tools are enabled).`, { tool: name })
-          )
-        )
-      }
-      // suspend: a handler that throws while building its effect is a defect too, never a throw past the registry.
-      return Effect.suspend(() => runTool(tool, args)).pipe(
-        Effect.catchAllCause((cause) =>
-          Effect.succeed(failure(`${tool.short}.call`, { code: "INTERNAL_ERROR", message: `${name} failed inside the toolkit (${defectText(cause)}).` }))
+                  }
+                )
+              : toolError(
+                  "TOOL_DISABLED",
+                  `${name} is not registered under the current settings (the user controls which tools are enabled).`,
+                  { tool: name }
+                )
         )
       )
+    }
+    // suspend: a handler that throws while building its effect is a defect too, never a throw past the registry.
+    return Effect.suspend(() => runTool(tool, args)).pipe(
+      Effect.catchAllCause((cause) =>
+        Effect.succeed(
+          failure(`${tool.short}.call`, {
+            code: "INTERNAL_ERROR",
+            message: `${name} failed inside the toolkit (${defectText(cause)}).`
+          })
+        )
+      )
+    )
   }
 }
 
@@ -331,9 +422,14 @@ export const makeRegistry = (
 export const statusRegistry = (reason: string, repair: string): Registry => {
   const listing: ToolListing = {
     name: STATUS_TOOL,
-    description: "Reports why agentic-workspace could not start in this folder and how to repair it. The workspace tools are unavailable until then.",
+    description:
+      "Reports why agentic-workspace could not start in this folder and how to repair it. The workspace tools are unavailable until then.",
     inputSchema: { type: "object", properties: {}, required: [], additionalProperties: true },
-    annotations: { readOnlyHint: STATUS_HINTS.readOnlyHint === true, destructiveHint: STATUS_HINTS.destructiveHint === true, openWorldHint: STATUS_HINTS.openWorldHint === true }
+    annotations: {
+      readOnlyHint: STATUS_HINTS.readOnlyHint === true,
+      destructiveHint: STATUS_HINTS.destructiveHint === true,
+      openWorldHint: STATUS_HINTS.openWorldHint === true
+    }
   }
   const envelope = failure("status.check", {
     code: "RUNTIME_UNAVAILABLE",
@@ -347,7 +443,10 @@ export const statusRegistry = (reason: string, repair: string): Registry => {
       Effect.succeed(
         name === STATUS_TOOL
           ? envelope
-          : failure(`${name}.call`, toolError("RUNTIME_UNAVAILABLE", `Only ${STATUS_TOOL} is available: ${reason}. ${repair}`))
+          : failure(
+              `${name}.call`,
+              toolError("RUNTIME_UNAVAILABLE", `Only ${STATUS_TOOL} is available: ${reason}. ${repair}`)
+            )
       )
   }
 }

@@ -72,19 +72,40 @@ export const hostInfoOf = (parts: HostParts): HostInfoShape => ({
 /** One layer of every service a host provides; a missing one refuses. */
 export const hostLayer = (parts: HostParts): Layer.Layer<HostServices, unknown> => {
   const base = Layer.merge(Layer.succeed(HostFs, parts.fs), Layer.succeed(HostInfo, hostInfoOf(parts)))
-  const processes = parts.processes === undefined ? Processes.layerUnavailable(parts.runtime) : Layer.succeed(Processes, parts.processes)
+  const processes =
+    parts.processes === undefined
+      ? Processes.layerUnavailable(parts.runtime)
+      : Layer.succeed(Processes, parts.processes)
   const search = (parts.search ?? Search.layerHostFs).pipe(Layer.provide(base))
   const browser = parts.browser ?? Browser.layerUnavailable(parts.runtime)
-  const workers = parts.workers === undefined ? RunWorkers.layerUnavailable(parts.runtime) : RunWorkers.layer(parts.workers)
-  return Layer.mergeAll(base, processes, search, parts.http ?? noNetworkLayer, parts.key ?? WorkspaceKey.layerMemory(), browser, workers)
+  const workers =
+    parts.workers === undefined ? RunWorkers.layerUnavailable(parts.runtime) : RunWorkers.layer(parts.workers)
+  return Layer.mergeAll(
+    base,
+    processes,
+    search,
+    parts.http ?? noNetworkLayer,
+    parts.key ?? WorkspaceKey.layerMemory(),
+    browser,
+    workers
+  )
 }
 
 /**
  * The layer of every service a tool may use, over a host's filesystem and facts (tests and the memory
  * host): Processes refuses unless `extra` provides it; Search is the host-free one unless `extra` does.
  */
-export const coreLayer = (host: HostFsShape, info: HostInfoShape, settings: Settings, extra?: Layer.Layer<never, unknown>) => {
-  const base = Layer.mergeAll(Layer.succeed(HostFs, host), Layer.succeed(HostInfo, info), CurrentSettings.layer(settings))
+export const coreLayer = (
+  host: HostFsShape,
+  info: HostInfoShape,
+  settings: Settings,
+  extra?: Layer.Layer<never, unknown>
+) => {
+  const base = Layer.mergeAll(
+    Layer.succeed(HostFs, host),
+    Layer.succeed(HostInfo, info),
+    CurrentSettings.layer(settings)
+  )
   // The key is held in memory and noNetworkLayer refuses every request unless `extra` provides the host's.
   const services = Layer.mergeAll(
     Workspace.layer,
@@ -96,14 +117,16 @@ export const coreLayer = (host: HostFsShape, info: HostInfoShape, settings: Sett
     NetState.layer,
     Browser.layerUnavailable(info.runtime),
     RunWorkers.layerUnavailable(info.runtime)
-  ).pipe(
-    Layer.provideMerge(base)
-  )
+  ).pipe(Layer.provideMerge(base))
   return extra === undefined ? services : Layer.merge(services, extra)
 }
 
 /** The core's services over a host layer. */
-const servicesOver = (host: Layer.Layer<HostServices, unknown>, settings: Settings, extra?: Layer.Layer<never, unknown>) => {
+const servicesOver = (
+  host: Layer.Layer<HostServices, unknown>,
+  settings: Settings,
+  extra?: Layer.Layer<never, unknown>
+) => {
   const base = Layer.merge(host, CurrentSettings.layer(settings))
   const services = Layer.mergeAll(Workspace.layer, StateStore.layer, NetState.layer).pipe(Layer.provideMerge(base))
   return extra === undefined ? services : Layer.merge(services, extra)
@@ -116,7 +139,11 @@ export interface WorkspaceRuntime {
   readonly registry: Registry
   readonly run: <A, E>(effect: Effect.Effect<A, E, ToolContext>) => Promise<A>
   /** One call; `onProgress` hears the tool's progress reports (core/services/Progress.ts). */
-  readonly call: (tool: string, args: unknown, options?: { readonly onProgress?: (update: ProgressUpdate) => void }) => Promise<Envelope>
+  readonly call: (
+    tool: string,
+    args: unknown,
+    options?: { readonly onProgress?: (update: ProgressUpdate) => void }
+  ) => Promise<Envelope>
   readonly dispose: () => Promise<void>
 }
 
@@ -141,11 +168,18 @@ export const startRuntime = async (
   settings: Settings,
   extra?: Layer.Layer<never, unknown>,
   tools: ReadonlyArray<ToolDefinition> = ALL_TOOLS
-): Promise<WorkspaceRuntime> => launch(coreLayer(host, info, settings, extra) as Layer.Layer<ToolContext>, settings, tools)
+): Promise<WorkspaceRuntime> =>
+  launch(coreLayer(host, info, settings, extra) as Layer.Layer<ToolContext>, settings, tools)
 
-const launch = async (layer: Layer.Layer<ToolContext>, settings: Settings, tools: ReadonlyArray<ToolDefinition>): Promise<WorkspaceRuntime> => {
+const launch = async (
+  layer: Layer.Layer<ToolContext>,
+  settings: Settings,
+  tools: ReadonlyArray<ToolDefinition>
+): Promise<WorkspaceRuntime> => {
   const advertisedTools: { current?: ReadonlyArray<ToolDefinition> } = {}
-  const runtime = ManagedRuntime.make(Layer.provideMerge(RegisteredTools.layer(tools, advertisedTools), layer) as Layer.Layer<ToolContext>)
+  const runtime = ManagedRuntime.make(
+    Layer.provideMerge(RegisteredTools.layer(tools, advertisedTools), layer) as Layer.Layer<ToolContext>
+  )
   const run = <A, E>(effect: Effect.Effect<A, E, ToolContext>) => runtime.runPromise(effect)
   try {
     const info = await run(HostInfo)
@@ -171,7 +205,11 @@ const launch = async (layer: Layer.Layer<ToolContext>, settings: Settings, tools
       registry,
       run,
       call: (tool, args, options) =>
-        run(options?.onProgress === undefined ? registry.call(tool, args) : withProgress(options.onProgress)(registry.call(tool, args))),
+        run(
+          options?.onProgress === undefined
+            ? registry.call(tool, args)
+            : withProgress(options.onProgress)(registry.call(tool, args))
+        ),
       dispose: () => runtime.dispose()
     }
   } catch (error) {

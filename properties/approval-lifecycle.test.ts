@@ -16,11 +16,23 @@ const OPS = ["op_a", "op_b", "op_c"] as const
 
 type Step =
   | { readonly _tag: "call"; readonly op: (typeof OPS)[number]; readonly mode: 0 | 1 | 2 }
-  | { readonly _tag: "decide"; readonly verb: "accept" | "deny"; readonly target: "bare" | "newest-of-op" | "unknown"; readonly op: (typeof OPS)[number] }
+  | {
+      readonly _tag: "decide"
+      readonly verb: "accept" | "deny"
+      readonly target: "bare" | "newest-of-op" | "unknown"
+      readonly op: (typeof OPS)[number]
+    }
   | { readonly _tag: "wait"; readonly ms: number }
 
 const step: fc.Arbitrary<Step> = fc.oneof(
-  { weight: 4, arbitrary: fc.record({ _tag: fc.constant("call" as const), op: fc.constantFrom(...OPS), mode: fc.constantFrom(0 as const, 0 as const, 1 as const, 2 as const) }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      _tag: fc.constant("call" as const),
+      op: fc.constantFrom(...OPS),
+      mode: fc.constantFrom(0 as const, 0 as const, 1 as const, 2 as const)
+    })
+  },
   {
     weight: 3,
     arbitrary: fc.record({
@@ -30,7 +42,13 @@ const step: fc.Arbitrary<Step> = fc.oneof(
       op: fc.constantFrom(...OPS)
     })
   },
-  { weight: 1, arbitrary: fc.record({ _tag: fc.constant("wait" as const), ms: fc.constantFrom(0, 1, 60_000, 6 * 3_600_000, EXPIRY_MS - 1, EXPIRY_MS) }) }
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      _tag: fc.constant("wait" as const),
+      ms: fc.constantFrom(0, 1, 60_000, 6 * 3_600_000, EXPIRY_MS - 1, EXPIRY_MS)
+    })
+  }
 )
 
 /** The reference, as a plain model: one entry per staged approval. */
@@ -42,7 +60,8 @@ interface ModelEntry {
   seq: number
 }
 const live = (entry: ModelEntry, now: number) => entry.status !== "consumed" && now < entry.createdAt + EXPIRY_MS
-const modelStatus = (entry: ModelEntry, now: number) => (entry.status === "consumed" || live(entry, now) ? entry.status : "expired")
+const modelStatus = (entry: ModelEntry, now: number) =>
+  entry.status === "consumed" || live(entry, now) ? entry.status : "expired"
 
 describe(`approval lifecycle matches the reference state machine (fast-check seed ${SEED})`, () => {
   it("for any sequence of calls (Manual, Plan without a plan, Auto), /accept and /deny (by id, bare, unknown) and waiting", () => {
@@ -60,16 +79,34 @@ describe(`approval lifecycle matches the reference state machine (fast-check see
           records = newestFirst(expireRecords(records, now))
           if (current._tag === "call") {
             // system under test: the pure decision, applied to the records as the gate applies it
-            const decision = decide({ mode: current.mode, allowDestructiveEdits: false, destructive: false, hash: current.op, records })
+            const decision = decide({
+              mode: current.mode,
+              allowDestructiveEdits: false,
+              destructive: false,
+              hash: current.op,
+              records
+            })
             let actual: string
-            if (decision._tag === "Refuse") actual = decision.code === "APPROVAL_DENIED" ? `denied ${decision.approvalId}` : decision.code
+            if (decision._tag === "Refuse")
+              actual = decision.code === "APPROVAL_DENIED" ? `denied ${decision.approvalId}` : decision.code
             else if (decision._tag === "Run") {
               actual = decision.consume === undefined ? "run" : `run ${decision.consume}`
-              if (decision.consume !== undefined) records = records.map((r) => (r.id === decision.consume ? { ...r, status: "consumed" as const } : r))
+              if (decision.consume !== undefined)
+                records = records.map((r) => (r.id === decision.consume ? { ...r, status: "consumed" as const } : r))
             } else if (decision.existing !== undefined) actual = `stage ${decision.existing}`
             else {
               const id = `approval_${seq}`
-              records = [{ id, kind: "command", status: "pending", title: current.op, createdAt: new Date(now).toISOString(), hash: current.op }, ...records]
+              records = [
+                {
+                  id,
+                  kind: "command",
+                  status: "pending",
+                  title: current.op,
+                  createdAt: new Date(now).toISOString(),
+                  hash: current.op
+                },
+                ...records
+              ]
               actual = `stage ${id}`
             }
             // the model
@@ -93,14 +130,18 @@ describe(`approval lifecycle matches the reference state machine (fast-check see
             expect(actual).toBe(expected)
           } else {
             const newestOfOp = model.filter((entry) => entry.op === current.op).sort((a, b) => b.seq - a.seq)[0]
-            const id = current.target === "bare" ? undefined : current.target === "unknown" ? "approval_unknown" : newestOfOp?.id
+            const id =
+              current.target === "bare" ? undefined : current.target === "unknown" ? "approval_unknown" : newestOfOp?.id
             if (current.target === "newest-of-op" && id === undefined) continue
             const applied = applyCommand(records, { verb: current.verb, ...(id === undefined ? {} : { id }) }, now)
-            const actual = "outcome" in applied ? `${applied.outcome.record.id} ${applied.outcome.record.status}` : applied.code
+            const actual =
+              "outcome" in applied ? `${applied.outcome.record.id} ${applied.outcome.record.status}` : applied.code
             if ("outcome" in applied) records = applied.records
             const target =
               id === undefined
-                ? model.filter((entry) => entry.status === "pending" && live(entry, now)).sort((a, b) => b.createdAt - a.createdAt || b.seq - a.seq)[0]
+                ? model
+                    .filter((entry) => entry.status === "pending" && live(entry, now))
+                    .sort((a, b) => b.createdAt - a.createdAt || b.seq - a.seq)[0]
                 : model.find((entry) => entry.id === id)
             let expected: string
             if (target === undefined) expected = "NOT_FOUND"
@@ -114,7 +155,8 @@ describe(`approval lifecycle matches the reference state machine (fast-check see
         }
         // and every record's status agrees at the end
         records = expireRecords(records, now)
-        for (const entry of model) expect(records.find((r) => r.id === entry.id)?.status, entry.id).toBe(modelStatus(entry, now))
+        for (const entry of model)
+          expect(records.find((r) => r.id === entry.id)?.status, entry.id).toBe(modelStatus(entry, now))
       }),
       { seed: SEED, numRuns: runs(300) }
     )

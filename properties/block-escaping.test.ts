@@ -116,23 +116,28 @@ describe(`blocks hold exactly one opening and one closing tag whatever the model
 
   it("the mode block in Manual and Plan mode, with hostile titles of pending and approved records", () => {
     fc.assert(
-      fc.property(fc.array(hostile, { minLength: 1, maxLength: 7 }), fc.constantFrom(0 as const, 1 as const), fc.boolean(), (titles, mode, approved) => {
-        const records = titles.map((title, index) =>
-          record({
-            id: `${mode === 1 ? "plan" : "approval"}_${index}`,
-            kind: mode === 1 ? "plan" : "transaction",
-            status: mode === 1 && approved ? "approved" : "pending",
-            title,
-            decidedAt: new Date(NOW).toISOString()
-          })
-        )
-        const text = modeBlock(mode, records, NOW)!
-        exactlyOneBlock(text, "agentic-mode")
-        // One line per listed record: no title adds a line.
-        const listed = mode === 0 ? Math.min(records.length, 5) : 1
-        const extra = mode === 0 ? 1 + (records.length > 5 ? 1 : 0) + (records.length > 1 ? 1 : 0) : 0
-        expect(text.split("\n")).toHaveLength(2 + 1 + listed + extra)
-      }),
+      fc.property(
+        fc.array(hostile, { minLength: 1, maxLength: 7 }),
+        fc.constantFrom(0 as const, 1 as const),
+        fc.boolean(),
+        (titles, mode, approved) => {
+          const records = titles.map((title, index) =>
+            record({
+              id: `${mode === 1 ? "plan" : "approval"}_${index}`,
+              kind: mode === 1 ? "plan" : "transaction",
+              status: mode === 1 && approved ? "approved" : "pending",
+              title,
+              decidedAt: new Date(NOW).toISOString()
+            })
+          )
+          const text = modeBlock(mode, records, NOW)!
+          exactlyOneBlock(text, "agentic-mode")
+          // One line per listed record: no title adds a line.
+          const listed = mode === 0 ? Math.min(records.length, 5) : 1
+          const extra = mode === 0 ? 1 + (records.length > 5 ? 1 : 0) + (records.length > 1 ? 1 : 0) : 0
+          expect(text.split("\n")).toHaveLength(2 + 1 + listed + extra)
+        }
+      ),
       params
     )
   })

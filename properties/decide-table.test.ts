@@ -14,7 +14,16 @@ const SEED = 20261130
 const GATED: Record<string, ReadonlyArray<string>> = {
   workspace_edit: ["apply", "commit", "rollback"],
   workspace_command: ["run", "start"],
-  workspace_vcs: ["init", "add", "commit", "checkout", "branch (create or delete)", "push", "issue_create", "pr_create"],
+  workspace_vcs: [
+    "init",
+    "add",
+    "commit",
+    "checkout",
+    "branch (create or delete)",
+    "push",
+    "issue_create",
+    "pr_create"
+  ],
   workspace_research: ["search", "fetch", "deep"],
   workspace_browser: ["control"],
   workspace_agent: ["run", "start"]
@@ -25,7 +34,14 @@ type PlanState = "none" | "pending" | "approved" | "completed" | "expired-approv
 type Own = "none" | "pending" | "approved" | "denied" | "consumed" | "expired-denied"
 
 /** The reference's table, cell by cell, written out as plainly as the reference says it. */
-const oracle = (cell: { tool: string }, mode: 0 | 1 | 2, plan: PlanState, own: Own, destructive: boolean, allowDestructive: boolean): string => {
+const oracle = (
+  cell: { tool: string },
+  mode: 0 | 1 | 2,
+  plan: PlanState,
+  own: Own,
+  destructive: boolean,
+  allowDestructive: boolean
+): string => {
   // "Without it they fail with PROTECTED_PATH in every mode, before any approval is considered."
   if (destructive && !allowDestructive) return "refuse PROTECTED_PATH"
   // "a denial blocks the identical operation with APPROVAL_DENIED until then" (expiry)
@@ -67,7 +83,8 @@ const recordsFor = (plan: PlanState, own: Own, noise: ReadonlyArray<ApprovalReco
   return out
 }
 
-const hex = (min: number, max: number) => fc.string({ unit: fc.constantFrom(..."0123456789abcdef"), minLength: min, maxLength: max })
+const hex = (min: number, max: number) =>
+  fc.string({ unit: fc.constantFrom(..."0123456789abcdef"), minLength: min, maxLength: max })
 
 /** Unrelated records: other hashes, or decided/terminal, never a plan (the plan state is the cell's). */
 const noise = fc.array(
@@ -100,10 +117,16 @@ describe(`decide agrees with the reference's gating table (fast-check seed ${SEE
       for (const mode of [0, 1, 2] as const) {
         for (const plan of ["none", "pending", "approved", "completed", "expired-approved"] as const) {
           for (const own of ["none", "pending", "approved", "denied", "consumed", "expired-denied"] as const) {
-            for (const [destructive, allow] of [[false, false], [true, false], [true, true]] as const) {
+            for (const [destructive, allow] of [
+              [false, false],
+              [true, false],
+              [true, true]
+            ] as const) {
               const records = expireRecords(recordsFor(plan, own, []), NOW)
               const decision = decide({ mode, allowDestructiveEdits: allow, destructive, hash: HASH, records })
-              expect(show(decision), JSON.stringify({ ...cell, mode, plan, own, destructive, allow })).toBe(oracle(cell, mode, plan, own, destructive, allow))
+              expect(show(decision), JSON.stringify({ ...cell, mode, plan, own, destructive, allow })).toBe(
+                oracle(cell, mode, plan, own, destructive, allow)
+              )
               cells++
             }
           }
@@ -128,8 +151,10 @@ describe(`decide agrees with the reference's gating table (fast-check seed ${SEE
           const decision = decide({ mode, allowDestructiveEdits: allow, destructive, hash: HASH, records })
           expect(show(decision)).toBe(oracle(cell, mode, plan, own, destructive, allow))
           if (decision._tag === "Run" && decision.consume !== undefined) expect(decision.consume).toBe("approval_own")
-          if (decision._tag === "Stage" && decision.existing !== undefined) expect(decision.existing).toBe("approval_own")
-          if (decision._tag === "Refuse" && decision.code === "APPROVAL_DENIED") expect(decision.approvalId).toBe("approval_own")
+          if (decision._tag === "Stage" && decision.existing !== undefined)
+            expect(decision.existing).toBe("approval_own")
+          if (decision._tag === "Refuse" && decision.code === "APPROVAL_DENIED")
+            expect(decision.approvalId).toBe("approval_own")
         }
       ),
       { seed: SEED, numRuns: runs(1000) }

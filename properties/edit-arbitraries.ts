@@ -21,23 +21,51 @@ export const startTree = fc
     ...NAMES.map(() =>
       fc.option(
         fc.record({
-          bytes: fc.oneof(text.map((t) => new TextEncoder().encode(t)), binary),
+          bytes: fc.oneof(
+            text.map((t) => new TextEncoder().encode(t)),
+            binary
+          ),
           mode: fc.constantFrom(0o644, 0o755, 0o600)
         }),
         { nil: undefined, freq: 3 }
       )
     )
   )
-  .map((files) => Object.fromEntries(NAMES.map((name, i) => [name, files[i]]).filter(([, file]) => file !== undefined)) as Record<string, StartFile>)
+  .map(
+    (files) =>
+      Object.fromEntries(NAMES.map((name, i) => [name, files[i]]).filter(([, file]) => file !== undefined)) as Record<
+        string,
+        StartFile
+      >
+  )
 
 const name = fc.constantFrom(...NAMES)
 const token = fc.constantFrom("a", "b", "x", "\n", "a\n", "b b")
 
 /** One operation over NAMES (it may well be invalid for a given tree: the laws cover that case too). */
 export const operation = fc.oneof(
-  fc.record({ type: fc.constant("create"), path: name, content: text, overwrite: fc.boolean(), allow_line_numbers: fc.constant(true) }),
-  fc.record({ type: fc.constant("rewrite"), path: name, content: text, create_if_missing: fc.boolean(), allow_line_numbers: fc.constant(true) }),
-  fc.record({ type: fc.constant("replace"), path: name, search: token, replacement: text, expected_matches: fc.integer({ min: 1, max: 2 }), allow_line_numbers: fc.constant(true) }),
+  fc.record({
+    type: fc.constant("create"),
+    path: name,
+    content: text,
+    overwrite: fc.boolean(),
+    allow_line_numbers: fc.constant(true)
+  }),
+  fc.record({
+    type: fc.constant("rewrite"),
+    path: name,
+    content: text,
+    create_if_missing: fc.boolean(),
+    allow_line_numbers: fc.constant(true)
+  }),
+  fc.record({
+    type: fc.constant("replace"),
+    path: name,
+    search: token,
+    replacement: text,
+    expected_matches: fc.integer({ min: 1, max: 2 }),
+    allow_line_numbers: fc.constant(true)
+  }),
   fc.record({
     type: fc.constant("splice"),
     path: name,
@@ -73,7 +101,8 @@ export const filesOf = async (dir: string): Promise<Record<string, string>> => {
       const rel = path.relative(dir, full)
       if (rel === ".agentic") continue
       if (entry.isDirectory()) await walk(full)
-      else out[rel] = `${((await fs.stat(full)).mode & 0o777).toString(8)}:${(await fs.readFile(full)).toString("base64")}`
+      else
+        out[rel] = `${((await fs.stat(full)).mode & 0o777).toString(8)}:${(await fs.readFile(full)).toString("base64")}`
     }
   }
   await walk(dir)

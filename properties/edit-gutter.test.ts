@@ -61,26 +61,38 @@ describe("gutter detection", () => {
 
   it("read output of any text with two or more lines is always flagged", () => {
     fc.assert(
-      fc.property(fc.array(lineText, { minLength: 2, maxLength: 40 }), fc.integer({ min: 1, max: 100_000 }), fc.integer({ min: 1, max: 7 }), (lines, start, width) => {
-        expect(hasGutter(readOutput(lines, start, width))).toBe(true)
-      }),
+      fc.property(
+        fc.array(lineText, { minLength: 2, maxLength: 40 }),
+        fc.integer({ min: 1, max: 100_000 }),
+        fc.integer({ min: 1, max: 7 }),
+        (lines, start, width) => {
+          expect(hasGutter(readOutput(lines, start, width))).toBe(true)
+        }
+      ),
       { seed: SEED, numRuns: runs(1000) }
     )
   })
 
   it("markdown tables and descending, sparse and stepped numeric columns are never flagged", () => {
     const cell = fc.string({ unit: fc.constantFrom("a", "b", "1", "2", " "), maxLength: 6 })
-    const table = fc.array(fc.array(cell, { minLength: 1, maxLength: 4 }), { minLength: 1, maxLength: 10 }).map((rows) =>
-      rows.map((row) => `| ${row.join(" | ")} |`).join("\n")
-    )
-    const column = (numbers: ReadonlyArray<number>, texts: ReadonlyArray<string>) => numbers.map((n, i) => `${n} | ${texts[i % Math.max(texts.length, 1)] ?? ""}`).join("\n")
-    const descending = fc.uniqueArray(fc.nat(10_000), { minLength: 2, maxLength: 20 }).map((ns) => [...ns].sort((a, b) => b - a))
-    const sparse = fc.array(fc.integer({ min: 2, max: 50 }), { minLength: 1, maxLength: 20 }).chain((gaps) =>
-      fc.nat(1000).map((start) => gaps.reduce<Array<number>>((acc, gap) => [...acc, acc[acc.length - 1]! + gap], [start]))
-    )
-    const stepped = fc.tuple(fc.nat(1000), fc.integer({ min: 2, max: 100 }), fc.integer({ min: 2, max: 20 })).map(([start, step, count]) =>
-      Array.from({ length: count }, (_, i) => start + i * step)
-    )
+    const table = fc
+      .array(fc.array(cell, { minLength: 1, maxLength: 4 }), { minLength: 1, maxLength: 10 })
+      .map((rows) => rows.map((row) => `| ${row.join(" | ")} |`).join("\n"))
+    const column = (numbers: ReadonlyArray<number>, texts: ReadonlyArray<string>) =>
+      numbers.map((n, i) => `${n} | ${texts[i % Math.max(texts.length, 1)] ?? ""}`).join("\n")
+    const descending = fc
+      .uniqueArray(fc.nat(10_000), { minLength: 2, maxLength: 20 })
+      .map((ns) => [...ns].sort((a, b) => b - a))
+    const sparse = fc
+      .array(fc.integer({ min: 2, max: 50 }), { minLength: 1, maxLength: 20 })
+      .chain((gaps) =>
+        fc
+          .nat(1000)
+          .map((start) => gaps.reduce<Array<number>>((acc, gap) => [...acc, acc[acc.length - 1]! + gap], [start]))
+      )
+    const stepped = fc
+      .tuple(fc.nat(1000), fc.integer({ min: 2, max: 100 }), fc.integer({ min: 2, max: 20 }))
+      .map(([start, step, count]) => Array.from({ length: count }, (_, i) => start + i * step))
     fc.assert(
       fc.property(table, (text) => {
         expect(hasGutter(text)).toBe(false)

@@ -37,7 +37,9 @@ describe("interrupted commit", () => {
           await clean.runtime.dispose()
           const after = { files: await filesOf(twin), dirs: await dirsOf(twin) }
 
-          const hooked = await openHooked(dir, SETTINGS, (point) => (point.index === failAt ? Effect.die(new Crash(`crash at ${point.label}`)) : Effect.void))
+          const hooked = await openHooked(dir, SETTINGS, (point) =>
+            point.index === failAt ? Effect.die(new Crash(`crash at ${point.label}`)) : Effect.void
+          )
           const interrupted = await hooked.call("workspace_edit", { action: "commit", transaction_id: id })
           await hooked.dispose()
           if (!interrupted.ok) crashed++

@@ -39,11 +39,28 @@ afterAll(async () => {
 })
 
 const git = (cwd: string, ...args: Array<string>) =>
-  execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false", ...args], { cwd, stdio: "pipe" })
+  execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false", ...args], {
+    cwd,
+    stdio: "pipe"
+  })
 
 const DIRS = ["", "src", "src/deep", "lib", "build", "logs", "docs/a", "vendor", "nested", "nested/inner"]
 const NAMES = ["a.ts", "b.log", "c.md", "keep.md", "d.txt", "x-y.ts", "é.ts"]
-const RULES = ["*.log", "build/", "*.md", "!keep.md", "/lib", "deep/", "vendor", "docs/**/d.txt", "x-*", "a.ts", "!src/a.ts", "# comment", "logs/*"]
+const RULES = [
+  "*.log",
+  "build/",
+  "*.md",
+  "!keep.md",
+  "/lib",
+  "deep/",
+  "vendor",
+  "docs/**/d.txt",
+  "x-*",
+  "a.ts",
+  "!src/a.ts",
+  "# comment",
+  "logs/*"
+]
 
 const fileSpec = fc.record({
   dir: fc.constantFrom(...DIRS),
@@ -51,7 +68,10 @@ const fileSpec = fc.record({
   state: fc.constantFrom("tracked", "forced", "untracked", "deleted"),
   text: fc.constantFrom("alpha\n", "beta alpha\n", "gamma\n", "")
 })
-const ignoreSpec = fc.record({ dir: fc.constantFrom("", "src", "docs", "nested", "logs"), rules: fc.subarray(RULES, { maxLength: 4 }) })
+const ignoreSpec = fc.record({
+  dir: fc.constantFrom("", "src", "docs", "nested", "logs"),
+  rules: fc.subarray(RULES, { maxLength: 4 })
+})
 
 describe("git candidates equal the walk", () => {
   it("lists, finds and searches the same", async () => {
@@ -112,7 +132,14 @@ describe("git candidates equal the walk", () => {
           const fallback = makeHostFsSearch(nodeHostFs, root)
           for (const maxDepth of [undefined, 3, 1]) {
             for (const directories of [true, false]) {
-              const options: WalkOptions = { base, includeIgnored, excludes, directories, maxEntries: 10_000, ...(maxDepth === undefined ? {} : { maxDepth }) }
+              const options: WalkOptions = {
+                base,
+                includeIgnored,
+                excludes,
+                directories,
+                maxEntries: 10_000,
+                ...(maxDepth === undefined ? {} : { maxDepth })
+              }
               const expected = await Effect.runPromise(viaWalk.walk(options))
               expect(await Effect.runPromise(viaGit.walk(options))).toEqual(expected)
               expect(await Effect.runPromise(fallback.walk(options))).toEqual(expected)
@@ -120,8 +147,28 @@ describe("git candidates equal the walk", () => {
           }
           // The git path was taken where it should be (this is what the law is about); a base that is
           // itself untracked ("? ./" from git) is walked.
-          if (base === "") expect(await Effect.runPromise(viaGit.candidatesFrom({ base, includeIgnored, excludes, directories: false, maxEntries: 10_000 }, "search"))).toBe("git")
-          const grep: GrepOptions = { base, includeIgnored, excludes, include: [], source: "alpha", flags: "m", literal: "alpha", context: 0, maxMatches: 1000, maxLineChars: 500, maxFileBytes: 1 << 20 }
+          if (base === "")
+            expect(
+              await Effect.runPromise(
+                viaGit.candidatesFrom(
+                  { base, includeIgnored, excludes, directories: false, maxEntries: 10_000 },
+                  "search"
+                )
+              )
+            ).toBe("git")
+          const grep: GrepOptions = {
+            base,
+            includeIgnored,
+            excludes,
+            include: [],
+            source: "alpha",
+            flags: "m",
+            literal: "alpha",
+            context: 0,
+            maxMatches: 1000,
+            maxLineChars: 500,
+            maxFileBytes: 1 << 20
+          }
           const [a, b] = [await Effect.runPromise(viaGit.grep(grep)), await Effect.runPromise(viaWalk.grep(grep))]
           expect(a).toEqual(b)
         }
@@ -133,8 +180,43 @@ describe("git candidates equal the walk", () => {
 
 describe("the file-name prefilter of a .gitignore frame", () => {
   it("rejects only names that no rule of the file matches (ignored or negated), in any case", () => {
-    const rule = fc.constantFrom("*.log", "*.LOG", "!keep.log", "build-*", ".env", "Thumbs.db", "*", "dir/", "!dir/", "# c", "  ", "*.tmp  ", "a*b", "/x", "x/y", "?.c", "[ab].c", "\\#lit")
-    const name = fc.constantFrom("a.log", "A.Log", "keep.log", "build-1", "Build-x", ".env", ".ENV", "thumbs.db", "dir", "x", "a.tmp", "ab", "a.c", "#lit", "plain.ts")
+    const rule = fc.constantFrom(
+      "*.log",
+      "*.LOG",
+      "!keep.log",
+      "build-*",
+      ".env",
+      "Thumbs.db",
+      "*",
+      "dir/",
+      "!dir/",
+      "# c",
+      "  ",
+      "*.tmp  ",
+      "a*b",
+      "/x",
+      "x/y",
+      "?.c",
+      "[ab].c",
+      "\\#lit"
+    )
+    const name = fc.constantFrom(
+      "a.log",
+      "A.Log",
+      "keep.log",
+      "build-1",
+      "Build-x",
+      ".env",
+      ".ENV",
+      "thumbs.db",
+      "dir",
+      "x",
+      "a.tmp",
+      "ab",
+      "a.c",
+      "#lit",
+      "plain.ts"
+    )
     fc.assert(
       fc.property(fc.array(rule, { maxLength: 5 }), name, (rules, file) => {
         const text = `${rules.join("\n")}\n`

@@ -16,7 +16,9 @@ beforeAll(async () => {
 })
 afterAll(() => ws.dispose())
 
-const text = fc.array(fc.stringMatching(/^[a-z ]{0,8}$/), { minLength: 2, maxLength: 20 }).map((lines) => `${lines.join("\n")}\n`)
+const text = fc
+  .array(fc.stringMatching(/^[a-z ]{0,8}$/), { minLength: 2, maxLength: 20 })
+  .map((lines) => `${lines.join("\n")}\n`)
 
 describe("a snapshot from before a change is refused after it", () => {
   it("read", async () => {
@@ -25,7 +27,13 @@ describe("a snapshot from before a change is refused after it", () => {
         await ws.write("f.txt", before)
         const first = await ok(ws, { action: "read", path: "f.txt", limit: 1 })
         await ws.write("f.txt", after)
-        const next = await inspect(ws, { action: "read", path: "f.txt", offset: 1, limit: 1, snapshot: first.data.snapshot })
+        const next = await inspect(ws, {
+          action: "read",
+          path: "f.txt",
+          offset: 1,
+          limit: 1,
+          snapshot: first.data.snapshot
+        })
         if (before === after) expect(next.ok).toBe(true)
         else expect(next.error?.code).toBe("SNAPSHOT_STALE")
       }),
@@ -45,7 +53,13 @@ describe("a snapshot from before a change is refused after it", () => {
         await fs.rm(root, { recursive: true, force: true })
         await fs.mkdir(root)
         for (const name of after) await fs.writeFile(path.join(root, name), "x")
-        const next = await inspect(ws, { action: "list", path: "tree", offset: 1, limit: 1, snapshot: first.data.snapshot })
+        const next = await inspect(ws, {
+          action: "list",
+          path: "tree",
+          offset: 1,
+          limit: 1,
+          snapshot: first.data.snapshot
+        })
         const same = [...before].sort().join() === [...after].sort().join()
         if (same) expect(next.ok).toBe(true)
         else expect(next.error?.code).toBe("SNAPSHOT_STALE")

@@ -18,10 +18,13 @@ const operation = fc.dictionary(fc.string({ minLength: 1, maxLength: 8 }), json,
 /** Every path to a value inside a JSON value (objects and arrays). */
 const paths = (value: Json, prefix: Array<string | number> = []): Array<Array<string | number>> => {
   if (value === null || typeof value !== "object") return [prefix]
-  const entries: Array<[string | number, Json]> = Array.isArray(value) ? value.map((item, index) => [index, item]) : Object.entries(value)
+  const entries: Array<[string | number, Json]> = Array.isArray(value)
+    ? value.map((item, index) => [index, item])
+    : Object.entries(value)
   return [prefix, ...entries.flatMap(([key, child]) => paths(child, [...prefix, key]))]
 }
-const getAt = (value: Json, path: Array<string | number>): Json => path.reduce<Json>((node, key) => (node as Record<string | number, Json>)[key]!, value)
+const getAt = (value: Json, path: Array<string | number>): Json =>
+  path.reduce<Json>((node, key) => (node as Record<string | number, Json>)[key]!, value)
 const setAt = (value: Json, path: Array<string | number>, next: Json): Json => {
   if (path.length === 0) return next
   const [head, ...rest] = path
@@ -54,7 +57,9 @@ describe(`operation hash (fast-check seed ${SEED})`, () => {
   it("changes when any field (at any depth) changes", async () => {
     await fc.assert(
       fc.asyncProperty(
-        operation.chain((op) => fc.tuple(fc.constant(op), fc.constantFrom(...paths(op).filter((path) => path.length > 0)), json)),
+        operation.chain((op) =>
+          fc.tuple(fc.constant(op), fc.constantFrom(...paths(op).filter((path) => path.length > 0)), json)
+        ),
         async ([op, path, replacement]) => {
           fc.pre(JSON.stringify(getAt(op, path)) !== JSON.stringify(replacement))
           expect(await hash(setAt(op, path, replacement))).not.toBe(await hash(op))
@@ -79,7 +84,12 @@ describe(`operation hash (fast-check seed ${SEED})`, () => {
     await fc.assert(
       fc.asyncProperty(
         files.chain((paths) =>
-          fc.tuple(fc.constant(paths), fc.array(fc.option(fc.string(), { nil: undefined }), { minLength: paths.length, maxLength: paths.length }), fc.nat(paths.length - 1), fc.option(fc.string(), { nil: undefined }))
+          fc.tuple(
+            fc.constant(paths),
+            fc.array(fc.option(fc.string(), { nil: undefined }), { minLength: paths.length, maxLength: paths.length }),
+            fc.nat(paths.length - 1),
+            fc.option(fc.string(), { nil: undefined })
+          )
         ),
         async ([paths, contents, index, changed]) => {
           fc.pre(changed !== contents[index])

@@ -10,16 +10,31 @@ import { runs } from "./runs.ts"
 const SEED = 20261130
 const params = { seed: SEED, numRuns: runs(500) }
 
-const alnum = fc.string({ unit: fc.constantFrom(..."abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"), minLength: 1, maxLength: 16 })
+const alnum = fc.string({
+  unit: fc.constantFrom(..."abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"),
+  minLength: 1,
+  maxLength: 16
+})
 const id = fc.tuple(fc.constantFrom("approval", "plan"), alnum).map(([prefix, rest]) => `${prefix}_${rest}`)
 const looksLikeId = (word: string) => /^(approval|plan)_/i.test(word)
 /** A note or reason as a user writes it: trimmed, non-empty; without an id its first word is not id-shaped. */
-const text = fc.string({ minLength: 1, maxLength: 60 }).map((value) => value.trim()).filter((value) => value.length > 0)
+const text = fc
+  .string({ minLength: 1, maxLength: 60 })
+  .map((value) => value.trim())
+  .filter((value) => value.length > 0)
 
 const command: fc.Arbitrary<DecisionCommand> = fc
-  .record({ verb: fc.constantFrom("accept" as const, "deny" as const), id: fc.option(id, { nil: undefined }), text: fc.option(text, { nil: undefined }) })
+  .record({
+    verb: fc.constantFrom("accept" as const, "deny" as const),
+    id: fc.option(id, { nil: undefined }),
+    text: fc.option(text, { nil: undefined })
+  })
   .filter((c) => c.id !== undefined || c.text === undefined || !looksLikeId(c.text.split(/\s+/, 1)[0]!))
-  .map((c) => ({ verb: c.verb, ...(c.id === undefined ? {} : { id: c.id }), ...(c.text === undefined ? {} : { text: c.text }) }))
+  .map((c) => ({
+    verb: c.verb,
+    ...(c.id === undefined ? {} : { id: c.id }),
+    ...(c.text === undefined ? {} : { text: c.text })
+  }))
 
 describe(`preprocessor parsing round-trips (fast-check seed ${SEED})`, () => {
   it("parseCommand(formatCommand(c)) equals c", () => {
@@ -33,11 +48,16 @@ describe(`preprocessor parsing round-trips (fast-check seed ${SEED})`, () => {
 
   it("for any message starting with /accept or /deny, parse ∘ format ∘ parse = parse", () => {
     fc.assert(
-      fc.property(fc.constantFrom("/accept", "/deny"), fc.constantFrom("", " ", "  ", "\n"), fc.string({ maxLength: 80 }), (verb, gap, rest) => {
-        const parsed = parseCommand(`${verb}${gap === "" && rest.length > 0 ? " " : gap}${rest}`)
-        expect(parsed).toBeDefined()
-        expect(parseCommand(formatCommand(parsed!))).toEqual(parsed)
-      }),
+      fc.property(
+        fc.constantFrom("/accept", "/deny"),
+        fc.constantFrom("", " ", "  ", "\n"),
+        fc.string({ maxLength: 80 }),
+        (verb, gap, rest) => {
+          const parsed = parseCommand(`${verb}${gap === "" && rest.length > 0 ? " " : gap}${rest}`)
+          expect(parsed).toBeDefined()
+          expect(parseCommand(formatCommand(parsed!))).toEqual(parsed)
+        }
+      ),
       params
     )
   })

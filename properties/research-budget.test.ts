@@ -12,8 +12,14 @@ import { fitLinks, fitText, linksShare, textShare } from "../core/tools/research
 const params = { seed: 20261201, numRuns: 300 }
 
 const link = fc.record({
-  url: fc.oneof(fc.webUrl({ withQueryParameters: true, withFragments: true }), fc.string({ maxLength: 3000 }).map((tail) => `https://example.com/${encodeURIComponent(tail)}`)),
-  text: fc.string({ maxLength: 300, unit: fc.oneof(fc.constantFrom("é", '"', "\\", "😀"), fc.string({ minLength: 1, maxLength: 1 })) })
+  url: fc.oneof(
+    fc.webUrl({ withQueryParameters: true, withFragments: true }),
+    fc.string({ maxLength: 3000 }).map((tail) => `https://example.com/${encodeURIComponent(tail)}`)
+  ),
+  text: fc.string({
+    maxLength: 300,
+    unit: fc.oneof(fc.constantFrom("é", '"', "\\", "😀"), fc.string({ minLength: 1, maxLength: 1 }))
+  })
 })
 const budget = fc.oneof(fc.integer({ min: 1000, max: 10_000 }), fc.integer({ min: 1000, max: 10_000_000 }))
 
@@ -27,7 +33,8 @@ describe("fetch budget split", () => {
         expect(JSON.stringify(fitted.links).length).toBeLessThanOrEqual(share)
         expect(fitted.links).toEqual(links.slice(0, fitted.links.length))
         expect(fitted.links.length + fitted.omitted).toBe(links.length)
-        if (fitted.omitted > 0) expect(JSON.stringify(links.slice(0, fitted.links.length + 1)).length).toBeGreaterThan(share)
+        if (fitted.omitted > 0)
+          expect(JSON.stringify(links.slice(0, fitted.links.length + 1)).length).toBeGreaterThan(share)
       }),
       params
     )
@@ -35,18 +42,25 @@ describe("fetch budget split", () => {
 
   it("data.text never exceeds its share, is a prefix, is cut only when longer, and never splits a surrogate pair", () => {
     fc.assert(
-      fc.property(fc.string({ maxLength: 30_000, unit: fc.oneof(fc.string({ minLength: 1, maxLength: 1 }), fc.constantFrom("😀", "\n")) }), fc.integer({ min: 1000, max: 40_000 }), (text, max) => {
-        const share = textShare(max)
-        expect(share).toBeLessThanOrEqual(max)
-        expect(share + linksShare(max)).toBeLessThanOrEqual(Math.max(max, Math.floor(max / 2) + linksShare(max)))
-        const fitted = fitText(text, share)
-        expect(fitted.text.length).toBeLessThanOrEqual(share)
-        expect(text.startsWith(fitted.text)).toBe(true)
-        expect(fitted.truncated).toBe(text.length > share)
-        if (!fitted.truncated) expect(fitted.text).toBe(text)
-        const last = fitted.text.charCodeAt(fitted.text.length - 1)
-        if (fitted.truncated && fitted.text.length > 0) expect(last >= 0xd800 && last <= 0xdbff).toBe(false)
-      }),
+      fc.property(
+        fc.string({
+          maxLength: 30_000,
+          unit: fc.oneof(fc.string({ minLength: 1, maxLength: 1 }), fc.constantFrom("😀", "\n"))
+        }),
+        fc.integer({ min: 1000, max: 40_000 }),
+        (text, max) => {
+          const share = textShare(max)
+          expect(share).toBeLessThanOrEqual(max)
+          expect(share + linksShare(max)).toBeLessThanOrEqual(Math.max(max, Math.floor(max / 2) + linksShare(max)))
+          const fitted = fitText(text, share)
+          expect(fitted.text.length).toBeLessThanOrEqual(share)
+          expect(text.startsWith(fitted.text)).toBe(true)
+          expect(fitted.truncated).toBe(text.length > share)
+          if (!fitted.truncated) expect(fitted.text).toBe(text)
+          const last = fitted.text.charCodeAt(fitted.text.length - 1)
+          if (fitted.truncated && fitted.text.length > 0) expect(last >= 0xd800 && last <= 0xdbff).toBe(false)
+        }
+      ),
       params
     )
   })

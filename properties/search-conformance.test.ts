@@ -52,7 +52,10 @@ describe("the Node search agrees with the host-free one", () => {
             const rel = spec.dir === "" ? spec.name : `${spec.dir}/${spec.name}`
             await fs.mkdir(path.dirname(path.join(root, rel)), { recursive: true })
             const text = spec.lines.join(spec.crlf ? "\r\n" : "\n")
-            await fs.writeFile(path.join(root, rel), spec.binary ? Buffer.concat([Buffer.from(text), Buffer.from([0])]) : text)
+            await fs.writeFile(
+              path.join(root, rel),
+              spec.binary ? Buffer.concat([Buffer.from(text), Buffer.from([0])]) : text
+            )
           }
           const fallback = makeHostFsSearch(nodeHostFs, root)
           for (const includeIgnored of [false, true]) {
@@ -65,15 +68,21 @@ describe("the Node search agrees with the host-free one", () => {
               include: [],
               source: regex ? query : escapeRegExp(query),
               flags: insensitive ? "mi" : "m",
-              ...((regex ? requiredLiteral(query) : query) === undefined ? {} : { literal: regex ? requiredLiteral(query)! : query }),
+              ...((regex ? requiredLiteral(query) : query) === undefined
+                ? {}
+                : { literal: regex ? requiredLiteral(query)! : query }),
               context,
               maxMatches: cap,
               maxLineChars: 500,
               maxFileBytes: 1 << 20
             }
-            const [a, b] = [await Effect.runPromise(node.grep(options)), await Effect.runPromise(fallback.grep(options))]
+            const [a, b] = [
+              await Effect.runPromise(node.grep(options)),
+              await Effect.runPromise(fallback.grep(options))
+            ]
             expect(a.matches).toEqual(b.matches)
-            if (!a.capped && !b.capped) expect([a.filesSearched, a.binarySkipped]).toEqual([b.filesSearched, b.binarySkipped])
+            if (!a.capped && !b.capped)
+              expect([a.filesSearched, a.binarySkipped]).toEqual([b.filesSearched, b.binarySkipped])
           }
         }
       ),

@@ -10,18 +10,25 @@ import { addItems, type Board, emptyBoard, findCycle, updateItem } from "../core
 const SEED = Number(process.env["PROPERTY_SEED"] ?? 20261130)
 const NOW = "2026-01-01T00:00:00.000Z"
 
-const dag = fc.integer({ min: 2, max: 12 }).chain((n) =>
-  fc.tuple(
-    ...Array.from({ length: n }, (_, index) => (index === 0 ? fc.constant<Array<number>>([]) : fc.uniqueArray(fc.integer({ min: 1, max: index }), { maxLength: 3 })))
+const dag = fc
+  .integer({ min: 2, max: 12 })
+  .chain((n) =>
+    fc.tuple(
+      ...Array.from({ length: n }, (_, index) =>
+        index === 0
+          ? fc.constant<Array<number>>([])
+          : fc.uniqueArray(fc.integer({ min: 1, max: index }), { maxLength: 3 })
+      )
+    )
   )
-)
 
 const reach = (board: Board, from: string): Set<string> => {
   const seen = new Set<string>()
   const stack = [from]
   while (stack.length > 0) {
     const id = stack.pop()!
-    for (const dep of board.items.find((item) => item.id === id)?.depends_on ?? []) if (!seen.has(dep)) stack.push(dep), seen.add(dep)
+    for (const dep of board.items.find((item) => item.id === id)?.depends_on ?? [])
+      if (!seen.has(dep)) stack.push(dep), seen.add(dep)
   }
   return seen
 }
@@ -43,7 +50,11 @@ describe("task DAG law: a back edge is rejected naming the cycle", () => {
         const target = board.items.find((item) => item.id === v)!
         const result = updateItem(board, v, { depends_on: [...target.depends_on, u] }, NOW)
         expect(Either.isLeft(result)).toBe(true)
-        const error = Either.getOrThrow(Either.flip(result)) as unknown as { code: string; message: string; details: { cycle: Array<string> } }
+        const error = Either.getOrThrow(Either.flip(result)) as unknown as {
+          code: string
+          message: string
+          details: { cycle: Array<string> }
+        }
         expect(error.code).toBe("INVALID_INPUT")
         const cycle = error.details.cycle
         expect(cycle[0]).toBe(cycle[cycle.length - 1])

@@ -30,7 +30,8 @@ const RANK: Record<Priority, number> = { low: 0, medium: 1, high: 2, critical: 3
 /** The oracle's acyclicity: Kahn's algorithm (independent of the implementation's DFS). */
 const acyclic = (items: ReadonlyArray<Pick<Item, "id" | "depends_on">>): boolean => {
   const indegree = new Map(items.map((item) => [item.id, 0]))
-  for (const item of items) for (const dep of item.depends_on) if (indegree.has(dep)) indegree.set(item.id, indegree.get(item.id)! + 1)
+  for (const item of items)
+    for (const dep of item.depends_on) if (indegree.has(dep)) indegree.set(item.id, indegree.get(item.id)! + 1)
   const queue = items.filter((item) => indegree.get(item.id) === 0).map((item) => item.id)
   let seen = 0
   while (queue.length > 0) {
@@ -52,12 +53,19 @@ const referencesExist = (board: Board) => {
 }
 
 // A reference is drawn as an abstract choice, made concrete against the board at the time of the call.
-type RefChoice = { kind: "position"; n: number } | { kind: "existing"; pick: number } | { kind: "bogusId" } | { kind: "garbage"; text: string }
+type RefChoice =
+  | { kind: "position"; n: number }
+  | { kind: "existing"; pick: number }
+  | { kind: "bogusId" }
+  | { kind: "garbage"; text: string }
 const refChoice: fc.Arbitrary<RefChoice> = fc.oneof(
   { weight: 4, arbitrary: fc.record({ kind: fc.constant("position" as const), n: fc.integer({ min: 0, max: 6 }) }) },
   { weight: 4, arbitrary: fc.record({ kind: fc.constant("existing" as const), pick: fc.nat() }) },
   { weight: 1, arbitrary: fc.constant({ kind: "bogusId" as const }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant("garbage" as const), text: fc.constantFrom("0", "x", "item-1", "-2", "") }) }
+  {
+    weight: 1,
+    arbitrary: fc.record({ kind: fc.constant("garbage" as const), text: fc.constantFrom("0", "x", "item-1", "-2", "") })
+  }
 )
 const newItem = fc.record({
   priority: fc.constantFrom(...PRIORITIES),
@@ -69,7 +77,10 @@ type Command =
   | { op: "update"; pick: number; refs: Array<RefChoice> | null; status: ItemStatus | null }
   | { op: "remove"; pick: number }
 const command: fc.Arbitrary<Command> = fc.oneof(
-  { weight: 3, arbitrary: fc.record({ op: fc.constant("add" as const), items: fc.array(newItem, { minLength: 1, maxLength: 5 }) }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({ op: fc.constant("add" as const), items: fc.array(newItem, { minLength: 1, maxLength: 5 }) })
+  },
   {
     weight: 4,
     arbitrary: fc.record({
@@ -94,10 +105,15 @@ const concrete = (board: Board, ref: RefChoice): string => {
       return ref.text
   }
 }
-const pickItem = (board: Board, pick: number) => (board.items.length === 0 || pick % 5 === 4 ? "item_missing" : board.items[pick % board.items.length]!.id)
+const pickItem = (board: Board, pick: number) =>
+  board.items.length === 0 || pick % 5 === 4 ? "item_missing" : board.items[pick % board.items.length]!.id
 
 /** The oracle for add/create: resolves naively; undefined when the call must be refused. */
-const oracleAdd = (board: Board, inputs: ReadonlyArray<NewItem>, ids: ReadonlyArray<string>): Array<Item> | undefined => {
+const oracleAdd = (
+  board: Board,
+  inputs: ReadonlyArray<NewItem>,
+  ids: ReadonlyArray<string>
+): Array<Item> | undefined => {
   const existing = new Set(board.items.map((item) => item.id))
   const created: Array<Item> = []
   for (let index = 0; index < inputs.length; index++) {
@@ -105,7 +121,11 @@ const oracleAdd = (board: Board, inputs: ReadonlyArray<NewItem>, ids: ReadonlyAr
     for (const raw of inputs[index]!.depends_on ?? []) {
       const ref = String(raw)
       let id: string | undefined
-      if (/^\d+$/.test(ref) && !ref.startsWith("0")) id = Number(ref) >= 1 && Number(ref) <= inputs.length && Number(ref) !== index + 1 ? ids[Number(ref) - 1] : undefined
+      if (/^\d+$/.test(ref) && !ref.startsWith("0"))
+        id =
+          Number(ref) >= 1 && Number(ref) <= inputs.length && Number(ref) !== index + 1
+            ? ids[Number(ref) - 1]
+            : undefined
       else if (existing.has(ref)) id = ref
       if (id === undefined) return undefined
       if (!deps.includes(id)) deps.push(id)
@@ -137,8 +157,16 @@ describe("task DAG law (pure)", () => {
     fc.assert(
       fc.property(fc.array(newItem, { maxLength: 5 }), fc.array(command, { maxLength: 25 }), (initial, commands) => {
         const start = emptyBoard("board_p", "p", NOW)
-        const toInputs = (board: Board, items: Array<{ priority: Priority; status: ItemStatus; refs: Array<RefChoice> }>): Array<NewItem> =>
-          items.map((item, index) => ({ text: `t${index}`, priority: item.priority, status: item.status, depends_on: item.refs.map((ref) => concrete(board, ref)) }))
+        const toInputs = (
+          board: Board,
+          items: Array<{ priority: Priority; status: ItemStatus; refs: Array<RefChoice> }>
+        ): Array<NewItem> =>
+          items.map((item, index) => ({
+            text: `t${index}`,
+            priority: item.priority,
+            status: item.status,
+            depends_on: item.refs.map((ref) => concrete(board, ref))
+          }))
         const createInputs = toInputs(start, initial)
         const createIds = freshIds(createInputs.length)
         const created = addItems(start, createInputs, createIds, NOW)
@@ -157,7 +185,15 @@ describe("task DAG law (pure)", () => {
           } else if (cmd.op === "update") {
             const id = pickItem(board, cmd.pick)
             const deps = cmd.refs === null ? undefined : cmd.refs.map((ref) => concrete(board, ref))
-            result = updateItem(board, id, { ...(deps === undefined ? {} : { depends_on: deps }), ...(cmd.status === null ? {} : { status: cmd.status }) }, NOW)
+            result = updateItem(
+              board,
+              id,
+              {
+                ...(deps === undefined ? {} : { depends_on: deps }),
+                ...(cmd.status === null ? {} : { status: cmd.status })
+              },
+              NOW
+            )
             const target = board.items.find((item) => item.id === id)
             const unique = deps === undefined ? undefined : [...new Set(deps)]
             mustAccept =
@@ -168,7 +204,8 @@ describe("task DAG law (pure)", () => {
           } else {
             const id = pickItem(board, cmd.pick)
             result = removeItem(board, id, NOW)
-            mustAccept = board.items.some((item) => item.id === id) && !board.items.some((item) => item.depends_on.includes(id))
+            mustAccept =
+              board.items.some((item) => item.id === id) && !board.items.some((item) => item.depends_on.includes(id))
           }
           expect(Either.isRight(result), JSON.stringify(cmd)).toBe(mustAccept)
           if (Either.isRight(result)) board = result.right
@@ -192,49 +229,62 @@ describe("task DAG law (through the tool, on disk)", () => {
 
   it("a refused call leaves the board's state.json byte-identical; an accepted one keeps it a DAG with existing references", async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(newItem, { maxLength: 4 }), fc.array(command, { maxLength: 8 }), async (initial, commands) => {
-        const toArgs = (board: Board | undefined, items: Array<{ priority: Priority; status: ItemStatus; refs: Array<RefChoice> }>) =>
-          items.map((item, index) => ({
-            text: `t${index}`,
-            priority: item.priority,
-            status: item.status,
-            depends_on: item.refs.map((ref) => concrete(board ?? emptyBoard("b", "b", NOW), ref))
-          }))
-        const created = await ws.call("workspace_tasks", { action: "create", title: "prop", items: toArgs(undefined, initial) })
-        if (!created.ok) {
-          expect(created.error?.code).toBe("INVALID_INPUT")
-          return
-        }
-        const boardId = (created.data as { boardId: string }).boardId
-        const file = path.join(ws.dir, ".agentic/tasks", boardId, "state.json")
-        for (const cmd of commands) {
-          const before = fs.readFileSync(file, "utf8")
-          const board = JSON.parse(before) as Board
-          const args =
-            cmd.op === "add"
-              ? { action: "add", board_id: boardId, items: toArgs(board, cmd.items) }
-              : cmd.op === "update"
-                ? {
-                    action: "update",
-                    board_id: boardId,
-                    item_id: pickItem(board, cmd.pick),
-                    ...(cmd.refs === null ? {} : { depends_on: cmd.refs.map((ref) => concrete(board, ref)) }),
-                    ...(cmd.status === null ? {} : { status: cmd.status })
-                  }
-                : { action: "remove", board_id: boardId, item_id: pickItem(board, cmd.pick) }
-          const result = await ws.call("workspace_tasks", args)
-          const after = JSON.parse(fs.readFileSync(file, "utf8")) as Board
-          if (!result.ok) {
-            expect(["INVALID_INPUT", "NOT_FOUND"]).toContain(result.error?.code)
-            expect(fs.readFileSync(file, "utf8")).toBe(before)
+      fc.asyncProperty(
+        fc.array(newItem, { maxLength: 4 }),
+        fc.array(command, { maxLength: 8 }),
+        async (initial, commands) => {
+          const toArgs = (
+            board: Board | undefined,
+            items: Array<{ priority: Priority; status: ItemStatus; refs: Array<RefChoice> }>
+          ) =>
+            items.map((item, index) => ({
+              text: `t${index}`,
+              priority: item.priority,
+              status: item.status,
+              depends_on: item.refs.map((ref) => concrete(board ?? emptyBoard("b", "b", NOW), ref))
+            }))
+          const created = await ws.call("workspace_tasks", {
+            action: "create",
+            title: "prop",
+            items: toArgs(undefined, initial)
+          })
+          if (!created.ok) {
+            expect(created.error?.code).toBe("INVALID_INPUT")
+            return
           }
-          expect(acyclic(after.items)).toBe(true)
-          expect(referencesExist(after)).toBe(true)
-          const next = await ws.call("workspace_tasks", { action: "next", board_id: boardId })
-          const item = (next.data as { item: Item | null }).item
-          if (item !== null) for (const dep of item.depends_on) expect(after.items.find((candidate) => candidate.id === dep)?.status).toBe("done")
+          const boardId = (created.data as { boardId: string }).boardId
+          const file = path.join(ws.dir, ".agentic/tasks", boardId, "state.json")
+          for (const cmd of commands) {
+            const before = fs.readFileSync(file, "utf8")
+            const board = JSON.parse(before) as Board
+            const args =
+              cmd.op === "add"
+                ? { action: "add", board_id: boardId, items: toArgs(board, cmd.items) }
+                : cmd.op === "update"
+                  ? {
+                      action: "update",
+                      board_id: boardId,
+                      item_id: pickItem(board, cmd.pick),
+                      ...(cmd.refs === null ? {} : { depends_on: cmd.refs.map((ref) => concrete(board, ref)) }),
+                      ...(cmd.status === null ? {} : { status: cmd.status })
+                    }
+                  : { action: "remove", board_id: boardId, item_id: pickItem(board, cmd.pick) }
+            const result = await ws.call("workspace_tasks", args)
+            const after = JSON.parse(fs.readFileSync(file, "utf8")) as Board
+            if (!result.ok) {
+              expect(["INVALID_INPUT", "NOT_FOUND"]).toContain(result.error?.code)
+              expect(fs.readFileSync(file, "utf8")).toBe(before)
+            }
+            expect(acyclic(after.items)).toBe(true)
+            expect(referencesExist(after)).toBe(true)
+            const next = await ws.call("workspace_tasks", { action: "next", board_id: boardId })
+            const item = (next.data as { item: Item | null }).item
+            if (item !== null)
+              for (const dep of item.depends_on)
+                expect(after.items.find((candidate) => candidate.id === dep)?.status).toBe("done")
+          }
         }
-      }),
+      ),
       { seed: SEED, numRuns: 25 }
     )
   })

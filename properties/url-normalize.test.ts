@@ -18,13 +18,24 @@ const settings = { ...defaultSettings, allowPrivateNetwork: true }
 const url = fc.oneof(
   fc.webUrl({ withQueryParameters: true, withFragments: true, validSchemes: ["http", "https"] }),
   fc
-    .tuple(fc.constantFrom("http", "HTTP", "https", "HtTpS"), fc.constantFrom("Example.COM", "example.com", "xn--bcher-kva.example", "bücher.example", "[::1]", "127.0.0.1"), fc.constantFrom("", ":80", ":443", ":8080"), fc.string({ maxLength: 40 }), fc.string({ maxLength: 20 }))
-    .map(([scheme, host, port, pathPart, query]) => `${scheme}://${host}${port}/${pathPart}${query === "" ? "" : `?${query}`}#frag`)
+    .tuple(
+      fc.constantFrom("http", "HTTP", "https", "HtTpS"),
+      fc.constantFrom("Example.COM", "example.com", "xn--bcher-kva.example", "bücher.example", "[::1]", "127.0.0.1"),
+      fc.constantFrom("", ":80", ":443", ":8080"),
+      fc.string({ maxLength: 40 }),
+      fc.string({ maxLength: 20 })
+    )
+    .map(
+      ([scheme, host, port, pathPart, query]) =>
+        `${scheme}://${host}${port}/${pathPart}${query === "" ? "" : `?${query}`}#frag`
+    )
 )
 
 const approvalHash = async (raw: string) => {
   const plan = planFetch({ url: raw }, settings)
-  return Either.isRight(plan) ? Effect.runPromise(hashOperation({ tool: "workspace_research", kind: "web", operation: plan.right.bound })) : undefined
+  return Either.isRight(plan)
+    ? Effect.runPromise(hashOperation({ tool: "workspace_research", kind: "web", operation: plan.right.bound }))
+    : undefined
 }
 
 describe("fetch URL normalisation", () => {

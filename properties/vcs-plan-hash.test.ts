@@ -11,7 +11,8 @@ import { planCommit, planPush } from "../core/tools/vcs/plan.ts"
 
 const SEED = 20261201
 const sha = fc.constantFrom("a".repeat(40), "b".repeat(40), "c".repeat(40))
-const hash = (plan: unknown) => Effect.runPromise(hashOperation({ tool: "workspace_vcs", kind: "vcs", operation: plan }))
+const hash = (plan: unknown) =>
+  Effect.runPromise(hashOperation({ tool: "workspace_vcs", kind: "vcs", operation: plan }))
 
 const commitState = fc.record({
   cwd: fc.constantFrom("", "app"),
@@ -40,7 +41,10 @@ describe("properties: what a vcs approval binds", () => {
     await fc.assert(
       fc.asyncProperty(commitState, commitState, async (a, b) => {
         const same = JSON.stringify(a) === JSON.stringify(b)
-        expect((await hash(planCommit({ action: "commit" }, a).plan)) === (await hash(planCommit({ action: "commit" }, b).plan))).toBe(same)
+        expect(
+          (await hash(planCommit({ action: "commit" }, a).plan)) ===
+            (await hash(planCommit({ action: "commit" }, b).plan))
+        ).toBe(same)
       }),
       { seed: SEED, numRuns: 300 }
     )
@@ -50,7 +54,9 @@ describe("properties: what a vcs approval binds", () => {
     await fc.assert(
       fc.asyncProperty(pushState, pushState, async (a, b) => {
         const same = JSON.stringify(a) === JSON.stringify(b)
-        expect((await hash(planPush({ action: "push" }, a).plan)) === (await hash(planPush({ action: "push" }, b).plan))).toBe(same)
+        expect(
+          (await hash(planPush({ action: "push" }, a).plan)) === (await hash(planPush({ action: "push" }, b).plan))
+        ).toBe(same)
       }),
       { seed: SEED, numRuns: 300 }
     )

@@ -61,7 +61,8 @@ describe("paging", () => {
         const text = Array.from({ length: count }, (_, i) => `? f${i}\0`).join("")
         const { entries } = parseChanges(text)
         const seen: Array<string> = []
-        for (let offset = 0; offset < entries.length; offset += limit) seen.push(...entries.slice(offset, offset + limit).map((e) => e.path))
+        for (let offset = 0; offset < entries.length; offset += limit)
+          seen.push(...entries.slice(offset, offset + limit).map((e) => e.path))
         expect(seen).toEqual(Array.from({ length: count }, (_, i) => `f${i}`))
       }),
       { seed: SEED, numRuns: 200 }

@@ -101,7 +101,12 @@ const cli = await esbuild.build({
 // The embedding API: npm packages external (the tarball's dependencies), so an embedder's effect and
 // MCP SDK are the same instances as ours.
 const api = await esbuild.build({ ...common, entryPoints: entries(["index", "mcp", "verify"]), packages: "external" })
-const result = { metafile: { inputs: { ...api.metafile.inputs, ...cli.metafile.inputs }, outputs: { ...api.metafile.outputs, ...cli.metafile.outputs } } }
+const result = {
+  metafile: {
+    inputs: { ...api.metafile.inputs, ...cli.metafile.inputs },
+    outputs: { ...api.metafile.outputs, ...cli.metafile.outputs }
+  }
+}
 fs.writeFileSync(path.join(DIST, "meta-cli.json"), JSON.stringify(cli.metafile))
 fs.writeFileSync(path.join(DIST, "meta-api.json"), JSON.stringify(api.metafile))
 for (const script of SCRIPTS) fs.copyFileSync(path.join(REPO, script), path.join(DIST, path.basename(script)))
@@ -122,11 +127,7 @@ await esbuild.build({
 const TYPES = path.join(DIST, "types")
 execFileSync(
   process.execPath,
-  [
-    path.join(REPO, "node_modules/typescript/bin/tsc"),
-    "-p",
-    path.join(REPO, "tsconfig.build.json")
-  ],
+  [path.join(REPO, "node_modules/typescript/bin/tsc"), "-p", path.join(REPO, "tsconfig.build.json")],
   { cwd: REPO, stdio: "inherit" }
 )
 const rewrite = (dir) => {
@@ -145,4 +146,6 @@ rewrite(TYPES)
 const size = Object.entries(result.metafile.outputs)
   .filter(([file]) => file.endsWith(".js"))
   .reduce((sum, [, output]) => sum + output.bytes, 0)
-process.stdout.write(`dist/: ${Object.keys(ENTRIES).length} entries, ${(size / 1024).toFixed(0)} KiB of JS, declarations in dist/types/\n`)
+process.stdout.write(
+  `dist/: ${Object.keys(ENTRIES).length} entries, ${(size / 1024).toFixed(0)} KiB of JS, declarations in dist/types/\n`
+)

@@ -13,14 +13,18 @@ const flag = (name: string, fallback: number) => {
 }
 const calls = flag("calls", 100_000)
 const seed = flag("seed", 20261201)
-const runtime = await startHost(hostLayer({ root: "/workspace", runtime: "memory", platform: "memory", fs: makeMemoryHostFs(["/workspace"]).host }), defaultSettings)
+const runtime = await startHost(
+  hostLayer({ root: "/workspace", runtime: "memory", platform: "memory", fs: makeMemoryHostFs(["/workspace"]).host }),
+  defaultSettings
+)
 try {
   const report = await fuzzTools(runtime, { calls, seed, onProgress: (line) => process.stderr.write(`${line}\n`) })
   process.stdout.write(
     `fuzz: ${report.calls} calls (${report.malformed} malformed, ${report.refused} refused) on the memory host, seed ${seed}, in ${(report.durationMs / 1000).toFixed(1)} s: ${report.ok ? "every reply an envelope, no INTERNAL_ERROR, no refusal wrote" : `${report.failures.length} failure(s)`}\n`
   )
   process.stdout.write(`by tool: ${JSON.stringify(report.byTool)}\n`)
-  for (const failure of report.failures) process.stdout.write(`  ${failure.tool} ${failure.args}\n    ${failure.problem}\n`)
+  for (const failure of report.failures)
+    process.stdout.write(`  ${failure.tool} ${failure.args}\n    ${failure.problem}\n`)
   process.exitCode = report.ok ? 0 : 1
 } finally {
   await runtime.dispose()

@@ -11,7 +11,10 @@ import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
-export const SCRIPTS = { SEARCH_WORKER_SOURCE: "adapters/node/searchWorker.js", SUPERVISOR_SOURCE: "adapters/node/supervisor.mjs" }
+export const SCRIPTS = {
+  SEARCH_WORKER_SOURCE: "adapters/node/searchWorker.js",
+  SUPERVISOR_SOURCE: "adapters/node/supervisor.mjs"
+}
 export const GENERATED = "adapters/node/scripts.generated.ts"
 
 /** The generated module's text for the scripts as they are now. */

@@ -23,7 +23,15 @@ export const PENDING_ROWS: ReadonlyArray<{ readonly name: string; readonly hints
       why: "checkout, branch delete and forced push need the ceiling; push and the GitHub actions reach the network"
     }
   },
-  { name: "workspace_research", hints: { readOnlyHint: false, destructiveHint: false, openWorldHint: true, why: "search, fetch and deep reach hosts outside this machine" } },
+  {
+    name: "workspace_research",
+    hints: {
+      readOnlyHint: false,
+      destructiveHint: false,
+      openWorldHint: true,
+      why: "search, fetch and deep reach hosts outside this machine"
+    }
+  },
   {
     name: "workspace_agent",
     hints: {
@@ -41,12 +49,21 @@ export const END = "<!-- end of the annotation table -->"
 /** The table, one row per tool in ALL_TOOLS order, then the pending rows and the status tool. */
 export const annotationTable = (): string => {
   // A tool may be defined twice for two settings (workspace_browser with and without evaluate): one row.
-  const shipped = ALL_TOOLS.filter((tool, index) => ALL_TOOLS.findIndex((other) => other.name === tool.name) === index).map((tool) => ({ name: tool.name, hints: tool.hints }))
-  const rows = [...shipped, ...PENDING_ROWS.filter((row) => !shipped.some((tool) => tool.name === row.name)), { name: STATUS_TOOL, hints: STATUS_HINTS }]
+  const shipped = ALL_TOOLS.filter(
+    (tool, index) => ALL_TOOLS.findIndex((other) => other.name === tool.name) === index
+  ).map((tool) => ({ name: tool.name, hints: tool.hints }))
+  const rows = [
+    ...shipped,
+    ...PENDING_ROWS.filter((row) => !shipped.some((tool) => tool.name === row.name)),
+    { name: STATUS_TOOL, hints: STATUS_HINTS }
+  ]
   return [
     "| tool | readOnlyHint | destructiveHint | openWorldHint | why |",
     "|---|---|---|---|---|",
-    ...rows.map(({ name, hints }) => `| ${name} | ${hintText(hints.readOnlyHint)} | ${hintText(hints.destructiveHint)} | ${hintText(hints.openWorldHint)} | ${hints.why} |`)
+    ...rows.map(
+      ({ name, hints }) =>
+        `| ${name} | ${hintText(hints.readOnlyHint)} | ${hintText(hints.destructiveHint)} | ${hintText(hints.openWorldHint)} | ${hints.why} |`
+    )
   ].join("\n")
 }
 
@@ -60,7 +77,10 @@ export const withTable = (text: string): string => {
 
 export const DOC = path.resolve(new URL("..", import.meta.url).pathname, "docs/mcp.md")
 
-if (process.argv[1] !== undefined && path.resolve(process.argv[1]) === path.resolve(new URL(import.meta.url).pathname)) {
+if (
+  process.argv[1] !== undefined &&
+  path.resolve(process.argv[1]) === path.resolve(new URL(import.meta.url).pathname)
+) {
   const text = await fs.readFile(DOC, "utf8")
   await fs.writeFile(DOC, withTable(text))
   console.log("docs/mcp.md: annotation table written")

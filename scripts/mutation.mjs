@@ -32,12 +32,24 @@ for (const name of existsSync(dir) ? readdirSync(dir).sort() : []) {
     const noCoverage = count((m) => m.status === "NoCoverage")
     const other = count((m) => !KILLED.has(m.status) && m.status !== "Survived" && m.status !== "NoCoverage")
     const covered = killed + survived
-    rows.push({ path, total: file.mutants.length, killed, survived, noCoverage, other, score: covered === 0 ? NaN : (100 * killed) / covered })
+    rows.push({
+      path,
+      total: file.mutants.length,
+      killed,
+      survived,
+      noCoverage,
+      other,
+      score: covered === 0 ? NaN : (100 * killed) / covered
+    })
   }
 }
 const pad = (text, width) => String(text).padStart(width)
-process.stdout.write(`${"file".padEnd(32)} ${pad("mutants", 7)} ${pad("killed", 6)} ${pad("survived", 8)} ${pad("no cov", 6)} ${pad("ignored/err", 11)} ${pad("% of covered", 12)}\n`)
+process.stdout.write(
+  `${"file".padEnd(32)} ${pad("mutants", 7)} ${pad("killed", 6)} ${pad("survived", 8)} ${pad("no cov", 6)} ${pad("ignored/err", 11)} ${pad("% of covered", 12)}\n`
+)
 for (const row of rows) {
-  process.stdout.write(`${row.path.padEnd(32)} ${pad(row.total, 7)} ${pad(row.killed, 6)} ${pad(row.survived, 8)} ${pad(row.noCoverage, 6)} ${pad(row.other, 11)} ${pad(Number.isNaN(row.score) ? "-" : row.score.toFixed(2), 12)}\n`)
+  process.stdout.write(
+    `${row.path.padEnd(32)} ${pad(row.total, 7)} ${pad(row.killed, 6)} ${pad(row.survived, 8)} ${pad(row.noCoverage, 6)} ${pad(row.other, 11)} ${pad(Number.isNaN(row.score) ? "-" : row.score.toFixed(2), 12)}\n`
+  )
 }
 process.exitCode = failed ? 1 : 0

@@ -8,29 +8,39 @@
  */
 import { createHash } from "node:crypto"
 import * as Effect from "effect/Effect"
-import { type DirEntry, ERRNO_REASONS, type FileInfo, HostError, type HostErrorReason, type HostFsShape } from "../../core/services/HostFs.ts"
+import {
+  type DirEntry,
+  ERRNO_REASONS,
+  type FileInfo,
+  HostError,
+  type HostErrorReason,
+  type HostFsShape
+} from "../../core/services/HostFs.ts"
 import { randomHex } from "../../core/text/hex.ts"
 
 /** Maps a Deno error to a HostError (by error class, then by errno code). */
-export const toHostError = (target: string) => (cause: unknown): HostError => {
-  const reason: HostErrorReason =
-    cause instanceof Deno.errors.NotFound
-      ? "NotFound"
-      : cause instanceof Deno.errors.AlreadyExists
-        ? "AlreadyExists"
-        : cause instanceof Deno.errors.NotADirectory
-          ? "NotDirectory"
-          : cause instanceof Deno.errors.IsADirectory
-            ? "IsDirectory"
-            : cause instanceof Deno.errors.PermissionDenied
-              ? "PermissionDenied"
-              : cause instanceof Deno.errors.Busy
-                ? "Busy"
-                : (ERRNO_REASONS[(cause as { code?: string } | undefined)?.code ?? ""] ?? "Other")
-  return new HostError({ reason, path: target, message: cause instanceof Error ? cause.message : String(cause) })
-}
+export const toHostError =
+  (target: string) =>
+  (cause: unknown): HostError => {
+    const reason: HostErrorReason =
+      cause instanceof Deno.errors.NotFound
+        ? "NotFound"
+        : cause instanceof Deno.errors.AlreadyExists
+          ? "AlreadyExists"
+          : cause instanceof Deno.errors.NotADirectory
+            ? "NotDirectory"
+            : cause instanceof Deno.errors.IsADirectory
+              ? "IsDirectory"
+              : cause instanceof Deno.errors.PermissionDenied
+                ? "PermissionDenied"
+                : cause instanceof Deno.errors.Busy
+                  ? "Busy"
+                  : (ERRNO_REASONS[(cause as { code?: string } | undefined)?.code ?? ""] ?? "Other")
+    return new HostError({ reason, path: target, message: cause instanceof Error ? cause.message : String(cause) })
+  }
 
-const attempt = <A>(target: string, run: () => Promise<A>) => Effect.tryPromise({ try: run, catch: toHostError(target) })
+const attempt = <A>(target: string, run: () => Promise<A>) =>
+  Effect.tryPromise({ try: run, catch: toHostError(target) })
 
 const typeOf = (info: { isFile: boolean; isDirectory: boolean; isSymlink: boolean }): FileInfo["type"] =>
   info.isSymlink ? "symlink" : info.isFile ? "file" : info.isDirectory ? "directory" : "other"
@@ -244,7 +254,8 @@ export const denoHostFs: HostFsShape = {
   readFile: (abs) => attempt(abs, () => Deno.readFile(abs)),
   scanFile: (abs, visit) => attempt(abs, () => scanFile(abs, visit)),
   readRange: (abs, position, length) => attempt(abs, () => readRange(abs, position, length)),
-  writeFileAtomic: (abs, bytes, options) => attempt(abs, () => writeAtomic(abs, bytes, options?.mode, options?.durable !== false)),
+  writeFileAtomic: (abs, bytes, options) =>
+    attempt(abs, () => writeAtomic(abs, bytes, options?.mode, options?.durable !== false)),
   appendFile: (abs, bytes) => attempt(abs, () => Deno.writeFile(abs, bytes, { append: true, create: true })),
   stat: statWith(Deno.stat),
   lstat: statWith(Deno.lstat),

@@ -25,7 +25,8 @@ export const denoKeyFileOps: KeyFileOps = {
         ),
       catch: failure(path, "read")
     }),
-  mkdirPrivate: (dir) => Effect.tryPromise({ try: () => Deno.mkdir(dir, { recursive: true, mode: 0o700 }), catch: failure(dir, "created") }),
+  mkdirPrivate: (dir) =>
+    Effect.tryPromise({ try: () => Deno.mkdir(dir, { recursive: true, mode: 0o700 }), catch: failure(dir, "created") }),
   publish: (path, bytes) =>
     Effect.tryPromise({
       try: async () => {

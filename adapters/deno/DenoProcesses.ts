@@ -9,8 +9,19 @@ import * as Either from "effect/Either"
 import type * as Schema from "effect/Schema"
 import { toolError, type ToolError } from "../../core/protocol/errors.ts"
 import { HostError } from "../../core/services/HostFs.ts"
-import { EXEC_MAX_OUTPUT_BYTES, type ExecRequest, type ExecResult, type Launched, type ProcessesShape } from "../../core/services/Processes.ts"
-import { decodeJobFile, ExitRecordSchema, type StartedRecord, StartedRecordSchema } from "../../core/services/jobFiles.ts"
+import {
+  EXEC_MAX_OUTPUT_BYTES,
+  type ExecRequest,
+  type ExecResult,
+  type Launched,
+  type ProcessesShape
+} from "../../core/services/Processes.ts"
+import {
+  decodeJobFile,
+  ExitRecordSchema,
+  type StartedRecord,
+  StartedRecordSchema
+} from "../../core/services/jobFiles.ts"
 import { NO_SANDBOX } from "../../core/services/Sandbox.ts"
 import { resolveExecutable } from "../../core/exec/resolve.ts"
 import { bootIdOf, procGroupAlive, procIdentity, type ProcView } from "../procfs.ts"
@@ -88,7 +99,11 @@ const launch = async (jobDir: string): Promise<Launched> => {
   child.unref()
   const pid = child.pid
   const bootId = bootIdOf(view)
-  const base = { supervisorPid: pid, supervisorIdentity: procIdentity(view, pid) ?? `pid:${pid}`, ...(bootId === undefined ? {} : { bootId }) }
+  const base = {
+    supervisorPid: pid,
+    supervisorIdentity: procIdentity(view, pid) ?? `pid:${pid}`,
+    ...(bootId === undefined ? {} : { bootId })
+  }
   const deadline = Date.now() + LAUNCH_WAIT_MS
   let delay = 5
   while (Date.now() < deadline) {
@@ -99,7 +114,12 @@ const launch = async (jobDir: string): Promise<Launched> => {
       // A job fast enough to start and end between the two reads above: started.json is written before exit.json.
       const between = await readJobFile(`${jobDir}/started.json`, "started.json", StartedRecordSchema)
       if (between !== undefined) return { ...base, ...startedOf(between) }
-      return { ...base, startError: Either.isRight(exit) ? (exit.right.error ?? "the job could not be started") : `the supervisor's ${exit.left}` }
+      return {
+        ...base,
+        startError: Either.isRight(exit)
+          ? (exit.right.error ?? "the job could not be started")
+          : `the supervisor's ${exit.left}`
+      }
     }
     if (procIdentity(view, pid) === undefined) {
       const late = await readJobFile(`${jobDir}/started.json`, "started.json", StartedRecordSchema)
@@ -166,8 +186,16 @@ export const denoExec = (request: ExecRequest): Effect.Effect<ExecResult, ToolEr
         }).spawn()
       } catch (error) {
         throw error instanceof Deno.errors.NotFound
-          ? toolError("NOT_FOUND", `The executable "${file}" was not found (${request.cwd}); check the name or install it.`, { executable: file })
-          : toolError("IO_ERROR", `"${file}" could not be started: ${error instanceof Error ? error.message : String(error)}.`, { executable: file })
+          ? toolError(
+              "NOT_FOUND",
+              `The executable "${file}" was not found (${request.cwd}); check the name or install it.`,
+              { executable: file }
+            )
+          : toolError(
+              "IO_ERROR",
+              `"${file}" could not be started: ${error instanceof Error ? error.message : String(error)}.`,
+              { executable: file }
+            )
       }
       let timedOut = false
       const timer = setTimeout(() => {
@@ -177,7 +205,11 @@ export const denoExec = (request: ExecRequest): Effect.Effect<ExecResult, ToolEr
       const writer = child.stdin.getWriter()
       await writer.write(new TextEncoder().encode(request.stdin ?? "")).catch(() => undefined)
       await writer.close().catch(() => undefined)
-      const [stdout, stderr, status] = await Promise.all([bounded(child.stdout, max), bounded(child.stderr, max), child.status])
+      const [stdout, stderr, status] = await Promise.all([
+        bounded(child.stdout, max),
+        bounded(child.stderr, max),
+        child.status
+      ])
       clearTimeout(timer)
       return {
         exitCode: status.signal === null ? status.code : null,
@@ -189,7 +221,10 @@ export const denoExec = (request: ExecRequest): Effect.Effect<ExecResult, ToolEr
       }
     },
     catch: (error) =>
-      error instanceof Error && "code" in error && typeof (error as { code: unknown }).code === "string" && "_tag" in error
+      error instanceof Error &&
+      "code" in error &&
+      typeof (error as { code: unknown }).code === "string" &&
+      "_tag" in error
         ? (error as unknown as ToolError)
         : toolError("IO_ERROR", `exec failed: ${error instanceof Error ? error.message : String(error)}.`)
   })
@@ -213,7 +248,12 @@ export const denoProcesses: ProcessesShape = {
   launch: (jobDir) =>
     Effect.tryPromise({
       try: () => launch(jobDir),
-      catch: (error) => new HostError({ reason: "Other", path: jobDir, message: `could not start the job supervisor: ${error instanceof Error ? error.message : String(error)}` })
+      catch: (error) =>
+        new HostError({
+          reason: "Other",
+          path: jobDir,
+          message: `could not start the job supervisor: ${error instanceof Error ? error.message : String(error)}`
+        })
     }),
   isAlive: (pid, identity) => Effect.sync(() => procIdentity(view, pid) === identity),
   groupAlive: (pgid) => Effect.sync(() => procGroupAlive(view, pgid)),

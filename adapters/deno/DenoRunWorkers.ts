@@ -74,7 +74,12 @@ export const denoRunWorkers: RunWorkersShape = {
         child.unref()
         return { pid: child.pid, identity: identityOf(child.pid) ?? `pid:${child.pid}` }
       },
-      catch: (error) => toolError("IO_ERROR", `The run's worker could not be started: ${error instanceof Error ? error.message : String(error)}.`, { runId })
+      catch: (error) =>
+        toolError(
+          "IO_ERROR",
+          `The run's worker could not be started: ${error instanceof Error ? error.message : String(error)}.`,
+          { runId }
+        )
     }),
   // An identity "<process>/<token>" is a worker inside that process (the LM Studio plugin's runs): alive while the
   // process is; stop never signals such a process (its run stops itself at its next step once cancelled).

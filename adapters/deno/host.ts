@@ -18,7 +18,11 @@ export interface DenoHostOptions {
 }
 
 /** Every service the Deno host provides, over the real root `root`: the filesystem, processes, the host-free Search, the fetch client, the key and sub-agent workers. */
-export const layer = (root: string, policy: AddressPolicy = { allowPrivateNetwork: false }, approvalKey: "file" | "memory" = "file"): Layer.Layer<HostServices, unknown> =>
+export const layer = (
+  root: string,
+  policy: AddressPolicy = { allowPrivateNetwork: false },
+  approvalKey: "file" | "memory" = "file"
+): Layer.Layer<HostServices, unknown> =>
   hostLayer({
     root,
     runtime: "deno",
@@ -31,7 +35,10 @@ export const layer = (root: string, policy: AddressPolicy = { allowPrivateNetwor
   })
 
 /** The capabilities the Deno host advertises: derived from the services `layer` provides. */
-export const DENO_CAPABILITIES = capabilitiesOf({ processes: denoProcesses, http: denoHttpLayer({ allowPrivateNetwork: false }) })
+export const DENO_CAPABILITIES = capabilitiesOf({
+  processes: denoProcesses,
+  http: denoHttpLayer({ allowPrivateNetwork: false })
+})
 
 const opening = (tools?: ReadonlyArray<ToolDefinition>, options: DenoHostOptions = {}): HostOpening => ({
   checkRoot: async (given) => {
@@ -46,7 +53,8 @@ const opening = (tools?: ReadonlyArray<ToolDefinition>, options: DenoHostOptions
     return real
   },
   errorCode: (error) => (error instanceof Error ? error.name : "unknown"),
-  start: (real, settings) => startHost(layer(real, { allowPrivateNetwork: settings.allowPrivateNetwork }, options.approvalKey), settings, tools)
+  start: (real, settings) =>
+    startHost(layer(real, { allowPrivateNetwork: settings.allowPrivateNetwork }, options.approvalKey), settings, tools)
 })
 
 /** Opens the runtime at `root` with raw settings; `tools` replaces the candidate tools. */
@@ -58,5 +66,8 @@ export const openDenoWorkspace = (
 ): Promise<WorkspaceRuntime | OpenFailure> => openRuntimeWith(root, settingsInput, opening(tools, options))
 
 /** Opens the workspace at `root` as the Session every adapter serves. */
-export const openDenoSession = (root: string, settingsInput: Record<string, unknown>, tools?: ReadonlyArray<ToolDefinition>): Promise<Session> =>
-  openWith(root, settingsInput, opening(tools))
+export const openDenoSession = (
+  root: string,
+  settingsInput: Record<string, unknown>,
+  tools?: ReadonlyArray<ToolDefinition>
+): Promise<Session> => openWith(root, settingsInput, opening(tools))

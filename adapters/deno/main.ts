@@ -28,16 +28,23 @@ const code = await runCli(Deno.args, {
       return runWorker(line.root, line.positional[0] ?? "")
     },
     verify: async (line, host) => {
-      const [{ verifyVerb }, { memoryLayer }, { layer }] = await Promise.all([import("../verify.ts"), import("../embed/verify.ts"), import("./host.ts")])
+      const [{ verifyVerb }, { memoryLayer }, { layer }] = await Promise.all([
+        import("../verify.ts"),
+        import("../embed/verify.ts"),
+        import("./host.ts")
+      ])
       return verifyVerb(async (choice) => {
         if (choice === "memory") return { layer: memoryLayer, cleanup: async () => {} }
-        if (choice === "node") return "the Node host needs Node.js: run `npx agentic-workspace verify --host node` (this is Deno)."
+        if (choice === "node")
+          return "the Node host needs Node.js: run `npx agentic-workspace verify --host node` (this is Deno)."
         const dir = Deno.realPathSync(Deno.makeTempDirSync({ prefix: "agentic-verify-" }))
         return { layer: layer(dir), cleanup: () => Deno.remove(dir, { recursive: true }) }
       })(line, host)
     },
     host: async (_line, host) => {
-      host.stdout(`${JSON.stringify({ runtime: "deno", version: Deno.version.deno, platform: Deno.build.os, capabilities: DENO_CAPABILITIES })}\n`)
+      host.stdout(
+        `${JSON.stringify({ runtime: "deno", version: Deno.version.deno, platform: Deno.build.os, capabilities: DENO_CAPABILITIES })}\n`
+      )
       return 0
     }
   }

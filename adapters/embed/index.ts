@@ -14,8 +14,21 @@ export {
   type SessionTool,
   type WorkspaceSettings
 } from "./session.ts"
-export { decodeSettings, defaultSettings, SETTING_KEYS, Settings, type SettingsInput } from "../../core/settings/settings.ts"
-export { type Artifact, type Envelope, type EnvelopeError, type Importance, PROTOCOL, type Retention } from "../../core/protocol/envelope.ts"
+export {
+  decodeSettings,
+  defaultSettings,
+  SETTING_KEYS,
+  Settings,
+  type SettingsInput
+} from "../../core/settings/settings.ts"
+export {
+  type Artifact,
+  type Envelope,
+  type EnvelopeError,
+  type Importance,
+  PROTOCOL,
+  type Retention
+} from "../../core/protocol/envelope.ts"
 export { ErrorCode, ToolError } from "../../core/protocol/errors.ts"
 export {
   type DecisionCommand,

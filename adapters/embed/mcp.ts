@@ -18,7 +18,11 @@ export { SERVER_INFO }
 const workspaceOf = (session: Session): McpWorkspace => {
   const inner = hostSessionOf(session)
   if (inner === undefined) {
-    throw new OpenWorkspaceError("INVALID_INPUT", "that is not a Session from openWorkspace", "Pass the Session openWorkspace resolved to.")
+    throw new OpenWorkspaceError(
+      "INVALID_INPUT",
+      "that is not a Session from openWorkspace",
+      "Pass the Session openWorkspace resolved to."
+    )
   }
   return { session: inner, root: session.root }
 }
@@ -27,7 +31,10 @@ const workspaceOf = (session: Session): McpWorkspace => {
 export const createMcpServer = (session: Session): Server => createServer(workspaceOf(session))
 
 /** Connects our server to `transport`; `close` ends the connection (the Session stays open). */
-export const serveMcp = async (session: Session, transport: Transport): Promise<{ readonly server: Server; readonly close: () => Promise<void> }> => {
+export const serveMcp = async (
+  session: Session,
+  transport: Transport
+): Promise<{ readonly server: Server; readonly close: () => Promise<void> }> => {
   const server = createMcpServer(session)
   await server.connect(transport)
   return { server, close: () => server.close() }

@@ -84,17 +84,26 @@ const isNode = () => !isDeno() && typeof process !== "undefined" && typeof proce
 const openMemory = (root: string, settings: Record<string, unknown>) =>
   openWith(root, settings, {
     checkRoot: async (given) => {
-      if (!given.startsWith("/")) throw Object.assign(new Error("not absolute"), { code: "a memory root must be an absolute virtual path" })
+      if (!given.startsWith("/"))
+        throw Object.assign(new Error("not absolute"), { code: "a memory root must be an absolute virtual path" })
       return given.replace(/\/+$/, "") || "/"
     },
     errorCode: (error) => (error as { code?: string }).code ?? "unknown",
-    start: (real, decoded) => startHost(hostLayer({ root: real, runtime: "memory", platform: "memory", fs: makeMemoryHostFs([real]).host }), decoded)
+    start: (real, decoded) =>
+      startHost(
+        hostLayer({ root: real, runtime: "memory", platform: "memory", fs: makeMemoryHostFs([real]).host }),
+        decoded
+      )
   })
 
 /** The Deno host's module, resolved at run time so Node bundles and type checks never load it. */
 const DENO_HOST = new URL("../deno/host.ts", import.meta.url).href
 
-const openOn = async (host: "node" | "deno" | "memory", root: string, settings: Record<string, unknown>): Promise<HostSession> => {
+const openOn = async (
+  host: "node" | "deno" | "memory",
+  root: string,
+  settings: Record<string, unknown>
+): Promise<HostSession> => {
   if (host === "memory") return openMemory(root, settings)
   if (host === "node") {
     const { openNodeSession } = await import("../node/host.ts")
@@ -117,10 +126,21 @@ const openOn = async (host: "node" | "deno" | "memory", root: string, settings: 
 export const openWorkspace = async (options: OpenWorkspaceOptions): Promise<Session> => {
   const choice: unknown = options.host ?? "auto"
   if (choice !== "auto" && choice !== "node" && choice !== "deno" && choice !== "memory") {
-    throw new OpenWorkspaceError("INVALID_INPUT", `host must be "auto", "node", "deno" or "memory", got ${JSON.stringify(choice)}`, "Pass one of those hosts.")
+    throw new OpenWorkspaceError(
+      "INVALID_INPUT",
+      `host must be "auto", "node", "deno" or "memory", got ${JSON.stringify(choice)}`,
+      "Pass one of those hosts."
+    )
   }
-  if (options.settings !== undefined && (options.settings === null || typeof options.settings !== "object" || Array.isArray(options.settings))) {
-    throw new OpenWorkspaceError("INVALID_INPUT", "settings must be an object of setting keys", "Pass settings as { key: value }.")
+  if (
+    options.settings !== undefined &&
+    (options.settings === null || typeof options.settings !== "object" || Array.isArray(options.settings))
+  ) {
+    throw new OpenWorkspaceError(
+      "INVALID_INPUT",
+      "settings must be an object of setting keys",
+      "Pass settings as { key: value }."
+    )
   }
   if (typeof options.root !== "string" || options.root.length === 0) {
     throw new OpenWorkspaceError("INVALID_INPUT", "root must be a non-empty path", "Pass the workspace folder as root.")
@@ -134,13 +154,21 @@ export const openWorkspace = async (options: OpenWorkspaceOptions): Promise<Sess
     )
   }
   if (host === "deno" && !isDeno()) {
-    throw new OpenWorkspaceError("RUNTIME_UNAVAILABLE", "the Deno host needs Deno, and this runtime is Node.js", 'Pass host: "node" (or "auto"), or run under Deno.')
+    throw new OpenWorkspaceError(
+      "RUNTIME_UNAVAILABLE",
+      "the Deno host needs Deno, and this runtime is Node.js",
+      'Pass host: "node" (or "auto"), or run under Deno.'
+    )
   }
   const opened = await openOn(host, options.root, { ...(options.settings ?? {}) })
   if (opened.failure !== undefined || opened.runtime === undefined) {
     await opened.close()
     const failure = opened.failure ?? { kind: "root", reason: "the runtime did not start", repair: "Open it again." }
-    throw new OpenWorkspaceError(failure.kind === "settings" ? "INVALID_INPUT" : "RUNTIME_UNAVAILABLE", failure.reason, failure.repair)
+    throw new OpenWorkspaceError(
+      failure.kind === "settings" ? "INVALID_INPUT" : "RUNTIME_UNAVAILABLE",
+      failure.reason,
+      failure.repair
+    )
   }
   return publicSession(host, opened, opened.runtime)
 }
@@ -156,7 +184,12 @@ const RECORD_ID = /^(approval|plan)_[A-Za-z0-9]+$/
 const publicSession = (host: "node" | "deno" | "memory", inner: HostSession, runtime: WorkspaceRuntime): Session => {
   let closed: Promise<void> | undefined
   const open = () => {
-    if (closed !== undefined) throw new OpenWorkspaceError("RUNTIME_UNAVAILABLE", "this session is closed", "Open a new one with openWorkspace.")
+    if (closed !== undefined)
+      throw new OpenWorkspaceError(
+        "RUNTIME_UNAVAILABLE",
+        "this session is closed",
+        "Open a new one with openWorkspace."
+      )
   }
   const session: Session = {
     host,
@@ -175,15 +208,20 @@ const publicSession = (host: "node" | "deno" | "memory", inner: HostSession, run
     },
     approvals: async () => {
       open()
-      return (await inner.approvals()).filter((record) => record.status === "pending" || record.status === "approved" || record.status === "denied")
+      return (await inner.approvals()).filter(
+        (record) => record.status === "pending" || record.status === "approved" || record.status === "denied"
+      )
     },
     decide: async (id, verb, note) => {
       open()
       // An id that is not a record id would read as the note of a bare /accept (which decides the newest pending record).
-      if (!RECORD_ID.test(id)) return { decided: false, text: `"${id}" is not an approval id (approval_… or plan_…); nothing was decided.` }
+      if (!RECORD_ID.test(id))
+        return { decided: false, text: `"${id}" is not an approval id (approval_… or plan_…); nothing was decided.` }
       const trimmed = note?.trim()
       // The same step as the CLI's accept/deny: the preprocessor's own decision, so the text matches /accept.
-      const result = await inner.preprocess(formatCommand({ verb, id, ...(trimmed === undefined || trimmed.length === 0 ? {} : { text: trimmed }) }))
+      const result = await inner.preprocess(
+        formatCommand({ verb, id, ...(trimmed === undefined || trimmed.length === 0 ? {} : { text: trimmed }) })
+      )
       return { decided: result.decided !== undefined, text: result.text }
     },
     close: () => (closed ??= inner.close())

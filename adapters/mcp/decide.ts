@@ -17,7 +17,8 @@ export interface DecisionChannels {
 }
 
 /** A shell word: bare when safe, else single-quoted. */
-export const shellWord = (word: string): string => (/^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`)
+export const shellWord = (word: string): string =>
+  /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`
 
 /** The terminal command that decides `id` in this workspace. */
 export const terminalCommand = (verb: "accept" | "deny", id: string, root: string): string =>
@@ -50,19 +51,25 @@ const CHAT_PHRASES: ReadonlyArray<readonly [RegExp, string]> = [
 ]
 
 /** The core's chat wording reworded for a host without a chat preprocessor. */
-export const reword = (text: string): string => CHAT_PHRASES.reduce((out, [pattern, replacement]) => out.replace(pattern, replacement), text)
+export const reword = (text: string): string =>
+  CHAT_PHRASES.reduce((out, [pattern, replacement]) => out.replace(pattern, replacement), text)
 
 /** The record the user must decide for this envelope, if any: a staged call, a pending plan, or the plan a refusal waits for. */
-export const awaitedDecision = (envelope: Envelope): { readonly id?: string; readonly reason: "staged" | "plan" | "plan_required" } | undefined => {
+export const awaitedDecision = (
+  envelope: Envelope
+): { readonly id?: string; readonly reason: "staged" | "plan" | "plan_required" } | undefined => {
   const data = envelope.data as { status?: unknown; approval?: { id?: unknown }; planId?: unknown } | undefined
-  if (envelope.ok && data?.status === "pending_approval" && typeof data.approval?.id === "string") return { id: data.approval.id, reason: "staged" }
-  if (envelope.ok && data?.status === "pending" && typeof data.planId === "string") return { id: data.planId, reason: "plan" }
+  if (envelope.ok && data?.status === "pending_approval" && typeof data.approval?.id === "string")
+    return { id: data.approval.id, reason: "staged" }
+  if (envelope.ok && data?.status === "pending" && typeof data.planId === "string")
+    return { id: data.planId, reason: "plan" }
   if (!envelope.ok && envelope.error?.code === "APPROVAL_REQUIRED") {
     const pending = envelope.error.details?.["pendingPlanId"]
     return typeof pending === "string" ? { id: pending, reason: "plan_required" } : { reason: "plan_required" }
   }
   const planId = envelope.error?.details?.["planId"] ?? envelope.error?.details?.["id"]
-  if (!envelope.ok && typeof planId === "string" && /\/accept/.test(envelope.error?.message ?? "")) return { id: planId, reason: "plan" }
+  if (!envelope.ok && typeof planId === "string" && /\/accept/.test(envelope.error?.message ?? ""))
+    return { id: planId, reason: "plan" }
   return undefined
 }
 

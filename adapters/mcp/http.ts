@@ -41,14 +41,17 @@ const hostnameOf = (host: string): string => {
 }
 
 /** True when a Host header names the loopback (any port). */
-export const isLoopbackHost = (host: string | null): boolean => host !== null && LOOPBACK_HOSTNAMES.includes(hostnameOf(host))
+export const isLoopbackHost = (host: string | null): boolean =>
+  host !== null && LOOPBACK_HOSTNAMES.includes(hostnameOf(host))
 
 /** True when an Origin header is absent or names the loopback. */
 export const isLoopbackOrigin = (origin: string | null): boolean => {
   if (origin === null) return true
   try {
     const url = new URL(origin)
-    return (url.protocol === "http:" || url.protocol === "https:") && LOOPBACK_HOSTNAMES.includes(url.hostname.toLowerCase())
+    return (
+      (url.protocol === "http:" || url.protocol === "https:") && LOOPBACK_HOSTNAMES.includes(url.hostname.toLowerCase())
+    )
   } catch {
     return false
   }
@@ -59,7 +62,8 @@ const sameSecret = (a: string, b: string): boolean => {
   const left = new TextEncoder().encode(a)
   const right = new TextEncoder().encode(b)
   let diff = left.length ^ right.length
-  for (let index = 0; index < Math.max(left.length, right.length); index++) diff |= (left[index] ?? 0) ^ (right[index] ?? 0)
+  for (let index = 0; index < Math.max(left.length, right.length); index++)
+    diff |= (left[index] ?? 0) ^ (right[index] ?? 0)
   return diff === 0
 }
 
@@ -70,7 +74,9 @@ const jsonError = (status: number, code: number, message: string, headers: Recor
   })
 
 const isInitialize = (body: unknown): boolean =>
-  Array.isArray(body) ? body.some(isInitialize) : typeof body === "object" && body !== null && (body as { method?: unknown }).method === "initialize"
+  Array.isArray(body)
+    ? body.some(isInitialize)
+    : typeof body === "object" && body !== null && (body as { method?: unknown }).method === "initialize"
 
 /** Builds the handler: loopback checks, bearer token, then one MCP session per `mcp-session-id`. */
 export const makeHttpHandler = (options: HttpHandlerOptions): HttpHandler => {
@@ -78,14 +84,23 @@ export const makeHttpHandler = (options: HttpHandlerOptions): HttpHandler => {
 
   const fetch = async (request: Request): Promise<Response> => {
     if (!isLoopbackHost(request.headers.get("host")) || !isLoopbackOrigin(request.headers.get("origin"))) {
-      return jsonError(403, -32000, "Forbidden: this server only answers requests addressed to localhost, 127.0.0.1 or [::1] (DNS-rebinding protection).")
+      return jsonError(
+        403,
+        -32000,
+        "Forbidden: this server only answers requests addressed to localhost, 127.0.0.1 or [::1] (DNS-rebinding protection)."
+      )
     }
     const auth = request.headers.get("authorization") ?? ""
     const given = /^Bearer\s+(.+)$/i.exec(auth)?.[1]?.trim()
     if (given === undefined || !sameSecret(given, options.token)) {
-      return jsonError(401, -32001, "Unauthorized: send the bearer token agentic-workspace printed at start (Authorization: Bearer <token>).", {
-        "www-authenticate": 'Bearer realm="agentic-workspace"'
-      })
+      return jsonError(
+        401,
+        -32001,
+        "Unauthorized: send the bearer token agentic-workspace printed at start (Authorization: Bearer <token>).",
+        {
+          "www-authenticate": 'Bearer realm="agentic-workspace"'
+        }
+      )
     }
     const url = new URL(request.url)
     if (url.pathname !== MCP_PATH) return jsonError(404, -32000, `Not found: the MCP endpoint is ${MCP_PATH}.`)
@@ -94,7 +109,8 @@ export const makeHttpHandler = (options: HttpHandlerOptions): HttpHandler => {
     const existing = sessionId === null ? undefined : sessions.get(sessionId)
     if (existing !== undefined) return existing.transport.handleRequest(request)
     if (sessionId !== null) return jsonError(404, -32001, "Session not found: initialize a new session.")
-    if (request.method !== "POST") return jsonError(400, -32000, "Bad request: no mcp-session-id; start with an initialize POST.")
+    if (request.method !== "POST")
+      return jsonError(400, -32000, "Bad request: no mcp-session-id; start with an initialize POST.")
 
     let body: unknown
     try {
@@ -102,7 +118,8 @@ export const makeHttpHandler = (options: HttpHandlerOptions): HttpHandler => {
     } catch {
       return jsonError(400, -32700, "Parse error: the body is not JSON.")
     }
-    if (!isInitialize(body)) return jsonError(400, -32000, "Bad request: no mcp-session-id; start with an initialize POST.")
+    if (!isInitialize(body))
+      return jsonError(400, -32000, "Bad request: no mcp-session-id; start with an initialize POST.")
     const server = options.createServer()
     const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => crypto.randomUUID(),

@@ -24,7 +24,11 @@ import {
   SetLevelRequestSchema,
   type Tool
 } from "@modelcontextprotocol/sdk/types.js"
-import type { JsonSchemaType, JsonSchemaValidator, jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js"
+import type {
+  JsonSchemaType,
+  JsonSchemaValidator,
+  jsonSchemaValidator
+} from "@modelcontextprotocol/sdk/validation/types.js"
 import { approvalBlock } from "../../core/gate/preprocess.ts"
 import { type Prompt, promptLines } from "../../core/gate/prompt.ts"
 import type { ResumeCall } from "../../core/gate/records.ts"
@@ -91,7 +95,9 @@ export const dataText = (envelope: Envelope, budget: number): string | undefined
   const payload = envelope.data ?? envelope.error?.details
   if (payload === undefined) return undefined
   const text = JSON.stringify(payload)
-  return text.length <= budget ? text : `${text.slice(0, budget)}… (${text.length - budget} more characters in structuredContent and the artifacts)`
+  return text.length <= budget
+    ? text
+    : `${text.slice(0, budget)}… (${text.length - budget} more characters in structuredContent and the artifacts)`
 }
 
 /**
@@ -135,17 +141,30 @@ export const stagedApproval = (envelope: Envelope): StagedApproval | undefined =
 
 const MESSAGE_PREVIEW_CHARS = 6000
 
-const clip = (text: string, max: number) => (text.length <= max ? text : `${text.slice(0, max)}\n… (${text.length - max} more characters; see the envelope)`)
+const clip = (text: string, max: number) =>
+  text.length <= max ? text : `${text.slice(0, max)}\n… (${text.length - max} more characters; see the envelope)`
 
 /** The text of an approval prompt: operation, destructive flag, and what the record's typed prompt asks (the diff, the argv and cwd, ...). */
-export const approvalMessage = (tool: string, envelope: Envelope, approval: StagedApproval, prompt?: Prompt): string => {
+export const approvalMessage = (
+  tool: string,
+  envelope: Envelope,
+  approval: StagedApproval,
+  prompt?: Prompt
+): string => {
   const lines = [
     `${tool} wants to run ${envelope.operation}: ${approval.title}`,
     `Approval ${approval.id} (${approval.kind}). Destructive: ${approval.destructive ? "YES: it deletes, moves or overwrites existing content" : "no"}.`
   ]
   if (prompt !== undefined) lines.push("", ...promptLines(prompt, MESSAGE_PREVIEW_CHARS))
-  if (approval.resume !== undefined) lines.push("", `Runs: ${approval.resume.tool} ${clip(JSON.stringify(approval.resume.arguments), MESSAGE_PREVIEW_CHARS)}`)
-  lines.push("", "Accept runs it now; Decline denies it (the identical call is then refused); Cancel leaves it pending.")
+  if (approval.resume !== undefined)
+    lines.push(
+      "",
+      `Runs: ${approval.resume.tool} ${clip(JSON.stringify(approval.resume.arguments), MESSAGE_PREVIEW_CHARS)}`
+    )
+  lines.push(
+    "",
+    "Accept runs it now; Decline denies it (the identical call is then refused); Cancel leaves it pending."
+  )
   return lines.join("\n")
 }
 
@@ -153,12 +172,18 @@ export const approvalMessage = (tool: string, envelope: Envelope, approval: Stag
 export const APPROVAL_SCHEMA = {
   type: "object" as const,
   properties: {
-    note: { type: "string" as const, title: "Note", description: "Optional: a note for the model (or the reason, when you decline)." }
+    note: {
+      type: "string" as const,
+      title: "Note",
+      description: "Optional: a note for the model (or the reason, when you decline)."
+    }
   }
 }
 
 /** Whether a client can show a form elicitation (an empty `elicitation` object means form). */
-export const canElicitForm = (capabilities: { elicitation?: { form?: unknown; url?: unknown } } | undefined): boolean => {
+export const canElicitForm = (
+  capabilities: { elicitation?: { form?: unknown; url?: unknown } } | undefined
+): boolean => {
   const elicitation = capabilities?.elicitation
   if (elicitation === undefined) return false
   return !(elicitation.form === undefined && elicitation.url !== undefined)
@@ -174,7 +199,9 @@ interface PromptContext {
 
 /** The note of an answer, trimmed, when the user wrote one. */
 const noteOf = (answer: ElicitResult): string | undefined =>
-  typeof answer.content?.["note"] === "string" && answer.content["note"].trim().length > 0 ? answer.content["note"].trim() : undefined
+  typeof answer.content?.["note"] === "string" && answer.content["note"].trim().length > 0
+    ? answer.content["note"].trim()
+    : undefined
 
 /** Asks; undefined when the prompt failed or timed out (the error's text is returned beside). */
 const ask = async (context: PromptContext, message: string): Promise<ElicitResult | { readonly failed: string }> => {
@@ -194,22 +221,40 @@ const withoutPrompt = (channels: DecisionChannels): DecisionChannels => ({ ...ch
  * decline denies it and re-issues the call, which the gate answers with APPROVAL_DENIED; cancel, an
  * error or a timeout leaves it pending and returns the staged envelope, naming the other ways.
  */
-const askUser = async (context: PromptContext, tool: string, args: unknown, staged: Envelope, approval: StagedApproval): Promise<CallToolResult> => {
+const askUser = async (
+  context: PromptContext,
+  tool: string,
+  args: unknown,
+  staged: Envelope,
+  approval: StagedApproval
+): Promise<CallToolResult> => {
   const { session, budget } = context
   const later = forThisHost(staged, withoutPrompt(context.channels))
   const prompt = (await session.approvals()).find((record) => record.id === approval.id)?.prompt
   const answer = await ask(context, approvalMessage(tool, staged, approval, prompt))
   if ("failed" in answer) {
-    return callResult(later, `The approval prompt for ${approval.id} got no answer (${answer.failed}); it stays pending. ${waysToDecide(approval.id, withoutPrompt(context.channels))}`, budget)
+    return callResult(
+      later,
+      `The approval prompt for ${approval.id} got no answer (${answer.failed}); it stays pending. ${waysToDecide(approval.id, withoutPrompt(context.channels))}`,
+      budget
+    )
   }
   if (answer.action === "cancel") {
-    return callResult(later, `The user dismissed the approval prompt: ${approval.id} stays pending. Do not retry; wait for the user's decision.`, budget)
+    return callResult(
+      later,
+      `The user dismissed the approval prompt: ${approval.id} stays pending. Do not retry; wait for the user's decision.`,
+      budget
+    )
   }
   const note = noteOf(answer)
   const verb = answer.action === "accept" ? "accept" : "deny"
   const decided = await session.decide({ verb, id: approval.id, ...(note === undefined ? {} : { text: note }) })
   if (decided._tag === "Left") {
-    return callResult(later, `The user answered ${answer.action} for ${approval.id}, but it was not decided: ${decided.left.code}: ${decided.left.message}`, budget)
+    return callResult(
+      later,
+      `The user answered ${answer.action} for ${approval.id}, but it was not decided: ${decided.left.code}: ${decided.left.message}`,
+      budget
+    )
   }
   const resume = approval.resume ?? { tool, arguments: args as Record<string, unknown> }
   const envelope = forThisHost(await session.call(resume.tool, resume.arguments), context.channels)
@@ -247,28 +292,58 @@ const askPlan = async (context: PromptContext, proposed: Envelope, planId: strin
   const later = forThisHost(proposed, withoutPrompt(context.channels))
   const answer = await ask(context, planMessage(proposed, planId))
   if ("failed" in answer) {
-    return callResult(later, `The plan prompt for ${planId} got no answer (${answer.failed}); the plan stays pending.`, budget)
+    return callResult(
+      later,
+      `The plan prompt for ${planId} got no answer (${answer.failed}); the plan stays pending.`,
+      budget
+    )
   }
   if (answer.action === "cancel") {
-    return callResult(later, `The user dismissed the plan prompt: ${planId} stays pending. Do not retry; wait for the user's decision.`, budget)
+    return callResult(
+      later,
+      `The user dismissed the plan prompt: ${planId} stays pending. Do not retry; wait for the user's decision.`,
+      budget
+    )
   }
   const note = noteOf(answer)
   const verb = answer.action === "accept" ? "accept" : "deny"
   const decided = await session.decide({ verb, id: planId, ...(note === undefined ? {} : { text: note }) })
   if (decided._tag === "Left") {
-    return callResult(later, `The user answered ${answer.action} for ${planId}, but it was not decided: ${decided.left.code}: ${decided.left.message}`, budget)
+    return callResult(
+      later,
+      `The user answered ${answer.action} for ${planId}, but it was not decided: ${decided.left.code}: ${decided.left.message}`,
+      budget
+    )
   }
   const block = approvalBlock(decided.right, session.settings?.permissionMode ?? 1)
-  const told = block.replace(/^<agentic-approval>\n/, "").replace(/\n<\/agentic-approval>$/, "").replace(/\n/g, " ")
+  const told = block
+    .replace(/^<agentic-approval>\n/, "")
+    .replace(/\n<\/agentic-approval>$/, "")
+    .replace(/\n/g, " ")
   const data = (proposed.data ?? {}) as Record<string, unknown>
   const status = decided.right.record.status
   const envelope: Envelope = {
     ...proposed,
     summary: `${told}`,
-    data: { ...data, status, instruction: told, ...(note === undefined ? {} : verb === "accept" ? { note } : { reason: note }) },
-    retention: { importance: "critical", facts: [`plan ${planId} ${status} by the user in the client's prompt`, ...(proposed.retention.facts ?? []).slice(1)] }
+    data: {
+      ...data,
+      status,
+      instruction: told,
+      ...(note === undefined ? {} : verb === "accept" ? { note } : { reason: note })
+    },
+    retention: {
+      importance: "critical",
+      facts: [
+        `plan ${planId} ${status} by the user in the client's prompt`,
+        ...(proposed.retention.facts ?? []).slice(1)
+      ]
+    }
   }
-  return callResult(envelope, `The user ${verb === "accept" ? "approved" : "denied"} plan ${planId} in the client's prompt.`, budget)
+  return callResult(
+    envelope,
+    `The user ${verb === "accept" ? "approved" : "denied"} plan ${planId} in the client's prompt.`,
+    budget
+  )
 }
 
 /** Counts tool calls in flight, so a stdio server whose input ended can finish them before it exits. */
@@ -308,24 +383,33 @@ export const instructionsFor = (root: string | undefined): string => {
  * flat form schemas elicitation allows: an object whose listed properties have the listed primitive type.
  */
 export const formSchemaValidator: jsonSchemaValidator = {
-  getValidator: <T>(schema: JsonSchemaType): JsonSchemaValidator<T> => (input: unknown) => {
-    const properties = (schema as { properties?: Record<string, { type?: string }> }).properties ?? {}
-    const required = ((schema as { required?: ReadonlyArray<string> }).required ?? []) as ReadonlyArray<string>
-    if (input === null || typeof input !== "object" || Array.isArray(input)) return { valid: false, data: undefined, errorMessage: "the answer is not an object" }
-    const record = input as Record<string, unknown>
-    for (const key of required) if (record[key] === undefined) return { valid: false, data: undefined, errorMessage: `"${key}" is required` }
-    for (const [key, property] of Object.entries(properties)) {
-      const value = record[key]
-      if (value === undefined || property.type === undefined) continue
-      const type = property.type === "integer" ? "number" : property.type
-      if (typeof value !== type) return { valid: false, data: undefined, errorMessage: `"${key}" must be a ${property.type}` }
+  getValidator:
+    <T>(schema: JsonSchemaType): JsonSchemaValidator<T> =>
+    (input: unknown) => {
+      const properties = (schema as { properties?: Record<string, { type?: string }> }).properties ?? {}
+      const required = ((schema as { required?: ReadonlyArray<string> }).required ?? []) as ReadonlyArray<string>
+      if (input === null || typeof input !== "object" || Array.isArray(input))
+        return { valid: false, data: undefined, errorMessage: "the answer is not an object" }
+      const record = input as Record<string, unknown>
+      for (const key of required)
+        if (record[key] === undefined) return { valid: false, data: undefined, errorMessage: `"${key}" is required` }
+      for (const [key, property] of Object.entries(properties)) {
+        const value = record[key]
+        if (value === undefined || property.type === undefined) continue
+        const type = property.type === "integer" ? "number" : property.type
+        if (typeof value !== type)
+          return { valid: false, data: undefined, errorMessage: `"${key}" must be a ${property.type}` }
+      }
+      return { valid: true, data: input as T, errorMessage: undefined }
     }
-    return { valid: true, data: input as T, errorMessage: undefined }
-  }
 }
 
 /** Builds one MCP server (one per session) over the workspace (fixed, or the client's first root). */
-export const createMcpServer = (source: WorkspaceSource, inflight: Inflight = new Inflight(), options: McpServerOptions = {}): Server => {
+export const createMcpServer = (
+  source: WorkspaceSource,
+  inflight: Inflight = new Inflight(),
+  options: McpServerOptions = {}
+): Server => {
   const server = new Server(SERVER_INFO, {
     capabilities: { tools: { listChanged: false }, logging: {} },
     instructions: instructionsFor(typeof source === "function" ? undefined : source.root),
@@ -339,7 +423,12 @@ export const createMcpServer = (source: WorkspaceSource, inflight: Inflight = ne
  * Installs tools/list, tools/call and logging/setLevel on a server (ours, or an embedder's, e.g. an
  * McpServer's `.server` that registered no tools of its own); the server must not be connected yet.
  */
-export const installToolHandlers = (server: Server, source: WorkspaceSource, inflight: Inflight = new Inflight(), options: McpServerOptions = {}): void => {
+export const installToolHandlers = (
+  server: Server,
+  source: WorkspaceSource,
+  inflight: Inflight = new Inflight(),
+  options: McpServerOptions = {}
+): void => {
   server.registerCapabilities({ tools: { listChanged: false }, logging: {} })
 
   type Extra = Parameters<Parameters<typeof server.setRequestHandler<typeof CallToolRequestSchema>>[1]>[1]
@@ -350,7 +439,9 @@ export const installToolHandlers = (server: Server, source: WorkspaceSource, inf
     resolved ??= (async () => {
       let root: string | undefined
       if (server.getClientCapabilities()?.roots !== undefined) {
-        const listed = await extra.sendRequest({ method: "roots/list" }, ListRootsResultSchema, { timeout: 30_000 }).catch(() => undefined)
+        const listed = await extra
+          .sendRequest({ method: "roots/list" }, ListRootsResultSchema, { timeout: 30_000 })
+          .catch(() => undefined)
         root = listed?.roots.map((entry) => rootPath(entry.uri)).find((path) => path !== undefined)
       }
       return source(root)
@@ -358,10 +449,21 @@ export const installToolHandlers = (server: Server, source: WorkspaceSource, inf
     return resolved
   }
 
-  server.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => ({ tools: (await workspaceFor(extra)).session.tools().map(mcpTool) }))
+  server.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => ({
+    tools: (await workspaceFor(extra)).session.tools().map(mcpTool)
+  }))
 
   // logging/setLevel: below the client's level, the per-call log line is not sent.
-  const LEVELS: ReadonlyArray<LoggingLevel> = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]
+  const LEVELS: ReadonlyArray<LoggingLevel> = [
+    "debug",
+    "info",
+    "notice",
+    "warning",
+    "error",
+    "critical",
+    "alert",
+    "emergency"
+  ]
   let minimum: LoggingLevel | undefined
   server.setRequestHandler(SetLevelRequestSchema, async (request) => {
     minimum = request.params.level
@@ -369,56 +471,72 @@ export const installToolHandlers = (server: Server, source: WorkspaceSource, inf
   })
   const wanted = (level: LoggingLevel) => minimum === undefined || LEVELS.indexOf(level) >= LEVELS.indexOf(minimum)
 
-  server.setRequestHandler(CallToolRequestSchema, (request, extra) => inflight.track(async () => {
-    const { name } = request.params
-    const args = request.params.arguments ?? {}
-    const workspace = await workspaceFor(extra)
-    const session = workspace.session
-    const budget = session.settings?.maxToolResultChars ?? 20_000
-    // The client asked for progress: forward the tool's reports, with a heartbeat while it reports nothing.
-    const token = request.params._meta?.progressToken
-    const progress =
-      token === undefined
-        ? undefined
-        : startProgress(name, (params) => extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, ...params } }))
-    let raw: Envelope
-    try {
-      raw = await session.call(name, args, progress === undefined ? undefined : { onProgress: progress.onProgress })
-    } finally {
-      progress?.stop()
-    }
-    // Related to this request, so over HTTP it travels on the call's own stream.
-    const level: LoggingLevel = raw.ok ? "info" : "warning"
-    if (wanted(level)) {
-      await extra
-        .sendNotification({
-          method: "notifications/message",
-          params: { level, logger: "agentic-workspace", data: `${name} ${raw.operation}: ${raw.summary}` }
-        })
-        .catch(() => undefined)
-    }
-    const prompt = session.failure === undefined && canElicitForm(server.getClientCapabilities())
-    const reviewUrl = options.reviewUrl?.()
-    const channels: DecisionChannels = { prompt, root: workspace.root, ...(reviewUrl === undefined ? {} : { reviewUrl }) }
-    if (prompt) {
-      // Sent as part of this request, so over HTTP it travels on the call's own stream.
-      const context: PromptContext = {
-        elicit: (params) => extra.sendRequest({ method: "elicitation/create", params }, ElicitResultSchema, { timeout: ELICITATION_TIMEOUT_MS }),
-        session,
-        channels,
-        budget
+  server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
+    inflight.track(async () => {
+      const { name } = request.params
+      const args = request.params.arguments ?? {}
+      const workspace = await workspaceFor(extra)
+      const session = workspace.session
+      const budget = session.settings?.maxToolResultChars ?? 20_000
+      // The client asked for progress: forward the tool's reports, with a heartbeat while it reports nothing.
+      const token = request.params._meta?.progressToken
+      const progress =
+        token === undefined
+          ? undefined
+          : startProgress(name, (params) =>
+              extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, ...params } })
+            )
+      let raw: Envelope
+      try {
+        raw = await session.call(name, args, progress === undefined ? undefined : { onProgress: progress.onProgress })
+      } finally {
+        progress?.stop()
       }
-      const approval = stagedApproval(raw)
-      if (approval !== undefined) return askUser(context, name, args, raw, approval)
-      const planId = proposedPlan(raw)
-      if (planId !== undefined) return askPlan(context, raw, planId)
-    }
-    return callResult(forThisHost(raw, channels), undefined, budget)
-  }))
+      // Related to this request, so over HTTP it travels on the call's own stream.
+      const level: LoggingLevel = raw.ok ? "info" : "warning"
+      if (wanted(level)) {
+        await extra
+          .sendNotification({
+            method: "notifications/message",
+            params: { level, logger: "agentic-workspace", data: `${name} ${raw.operation}: ${raw.summary}` }
+          })
+          .catch(() => undefined)
+      }
+      const prompt = session.failure === undefined && canElicitForm(server.getClientCapabilities())
+      const reviewUrl = options.reviewUrl?.()
+      const channels: DecisionChannels = {
+        prompt,
+        root: workspace.root,
+        ...(reviewUrl === undefined ? {} : { reviewUrl })
+      }
+      if (prompt) {
+        // Sent as part of this request, so over HTTP it travels on the call's own stream.
+        const context: PromptContext = {
+          elicit: (params) =>
+            extra.sendRequest({ method: "elicitation/create", params }, ElicitResultSchema, {
+              timeout: ELICITATION_TIMEOUT_MS
+            }),
+          session,
+          channels,
+          budget
+        }
+        const approval = stagedApproval(raw)
+        if (approval !== undefined) return askUser(context, name, args, raw, approval)
+        const planId = proposedPlan(raw)
+        if (planId !== undefined) return askPlan(context, raw, planId)
+      }
+      return callResult(forThisHost(raw, channels), undefined, budget)
+    })
+  )
 }
 
 /** The id of a plan a propose envelope left pending. */
 export const proposedPlan = (envelope: Envelope): string | undefined => {
   const data = envelope.data as { status?: unknown; planId?: unknown } | undefined
-  return envelope.ok && envelope.operation === "plan.propose" && data?.status === "pending" && typeof data.planId === "string" ? data.planId : undefined
+  return envelope.ok &&
+    envelope.operation === "plan.propose" &&
+    data?.status === "pending" &&
+    typeof data.planId === "string"
+    ? data.planId
+    : undefined
 }

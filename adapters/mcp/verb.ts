@@ -33,7 +33,10 @@ export interface McpHost {
   /** This process's id, recorded in .agentic/host.json. */
   readonly pid?: number
   /** Serves the review page for a runtime on 127.0.0.1:`port` (`--review-port`); hosts without it refuse the flag. */
-  readonly review?: (runtime: WorkspaceRuntime, port: number) => Promise<{ readonly url: string; readonly close: () => Promise<void> }>
+  readonly review?: (
+    runtime: WorkspaceRuntime,
+    port: number
+  ) => Promise<{ readonly url: string; readonly close: () => Promise<void> }>
 }
 
 /** The one-line start message: root, mode, transport and how the user approves. */
@@ -53,7 +56,9 @@ export const mcpVerb =
     const portFlag = line.flags["http"]
     const port = Number(portFlag)
     if (portFlag !== undefined && (portFlag === true || !Number.isInteger(port) || port < 0 || port > 65535)) {
-      host.stderr(`agentic-workspace: --http takes a port number from 0 to 65535 (0 picks a free one), got ${String(portFlag)}.\n`)
+      host.stderr(
+        `agentic-workspace: --http takes a port number from 0 to 65535 (0 picks a free one), got ${String(portFlag)}.\n`
+      )
       return 2
     }
     const tokenFlag = line.flags["token"]
@@ -65,12 +70,19 @@ export const mcpVerb =
     const transport = portFlag === undefined ? "stdio" : "http"
     const reviewFlag = line.flags["review-port"]
     const reviewPort = Number(reviewFlag)
-    if (reviewFlag !== undefined && (reviewFlag === true || !Number.isInteger(reviewPort) || reviewPort < 0 || reviewPort > 65535)) {
-      host.stderr(`agentic-workspace: --review-port takes a port number from 0 to 65535 (0 picks a free one), got ${String(reviewFlag)}.\n`)
+    if (
+      reviewFlag !== undefined &&
+      (reviewFlag === true || !Number.isInteger(reviewPort) || reviewPort < 0 || reviewPort > 65535)
+    ) {
+      host.stderr(
+        `agentic-workspace: --review-port takes a port number from 0 to 65535 (0 picks a free one), got ${String(reviewFlag)}.\n`
+      )
       return 2
     }
     if (reviewFlag !== undefined && mcpHost.review === undefined) {
-      host.stderr("agentic-workspace: --review-port is served by the Node host only; run agentic-workspace review beside this server instead.\n")
+      host.stderr(
+        "agentic-workspace: --review-port is served by the Node host only; run agentic-workspace review beside this server instead.\n"
+      )
       return 2
     }
     // The review page serves the first workspace that opens (with --root: that one, at start).
@@ -79,11 +91,15 @@ export const mcpVerb =
       if (reviewFlag === undefined || review !== undefined || mcpHost.review === undefined) return
       review = mcpHost.review(runtime, reviewPort).then(
         (served) => {
-          host.stderr(`agentic-workspace mcp: review page for ${runtime.info.root}: open ${served.url} (loopback only; the URL carries a token)\n`)
+          host.stderr(
+            `agentic-workspace mcp: review page for ${runtime.info.root}: open ${served.url} (loopback only; the URL carries a token)\n`
+          )
           return served
         },
         (error) => {
-          host.stderr(`agentic-workspace mcp: the review page could not listen on 127.0.0.1:${reviewPort} (${error instanceof Error ? error.message : String(error)}).\n`)
+          host.stderr(
+            `agentic-workspace mcp: the review page could not listen on 127.0.0.1:${reviewPort} (${error instanceof Error ? error.message : String(error)}).\n`
+          )
           return undefined
         }
       )
@@ -96,10 +112,16 @@ export const mcpVerb =
       if (workspace === undefined) {
         workspace = host.open(root, line.settings).then(async (session): Promise<McpWorkspace> => {
           const failed = session.failure
-          if (failed !== undefined) host.stderr(`agentic-workspace mcp: serving only the diagnostic tool: ${failed.reason}. ${failed.repair}\n`)
+          if (failed !== undefined)
+            host.stderr(`agentic-workspace mcp: serving only the diagnostic tool: ${failed.reason}. ${failed.repair}\n`)
           const runtime = session.runtime
           if (runtime === undefined) return { session, root }
-          await writeHostState(runtime, { host: "mcp", transport, ...(mcpHost.pid === undefined ? {} : { pid: mcpHost.pid }), startedAt: new Date().toISOString() })
+          await writeHostState(runtime, {
+            host: "mcp",
+            transport,
+            ...(mcpHost.pid === undefined ? {} : { pid: mcpHost.pid }),
+            startedAt: new Date().toISOString()
+          })
           startReviewFor(runtime)
           await review
           return { session, root: runtime.info.root }
@@ -125,7 +147,14 @@ export const mcpVerb =
       host.stderr(startLine(workspace.root, "", decoded.right, transport === "stdio" ? "stdio" : "Streamable HTTP"))
     } else {
       source = (clientRoot) => open(clientRoot ?? line.root)
-      host.stderr(startLine(line.root, " (until the client names its first root)", decoded.right, transport === "stdio" ? "stdio" : "Streamable HTTP"))
+      host.stderr(
+        startLine(
+          line.root,
+          " (until the client names its first root)",
+          decoded.right,
+          transport === "stdio" ? "stdio" : "Streamable HTTP"
+        )
+      )
     }
 
     if (portFlag === undefined) {
@@ -148,7 +177,9 @@ export const mcpVerb =
     try {
       listener = await mcpHost.listen(port, handler.fetch)
     } catch (error) {
-      host.stderr(`agentic-workspace: cannot listen on 127.0.0.1:${port} (${error instanceof Error ? error.message : String(error)}).\n`)
+      host.stderr(
+        `agentic-workspace: cannot listen on 127.0.0.1:${port} (${error instanceof Error ? error.message : String(error)}).\n`
+      )
       await dispose()
       return 1
     }

@@ -15,7 +15,16 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type { Browser as PwBrowser, CDPSession, Page } from "playwright-core"
 import { toolError, type ToolError } from "../../core/protocol/errors.ts"
-import { type ActionOutcome, type AxNode, Browser, type BrowserAction, type BrowserEndpoint, type BrowserScope, type BrowserShape, type PageState } from "../../core/services/Browser.ts"
+import {
+  type ActionOutcome,
+  type AxNode,
+  Browser,
+  type BrowserAction,
+  type BrowserEndpoint,
+  type BrowserScope,
+  type BrowserShape,
+  type PageState
+} from "../../core/services/Browser.ts"
 import { processIdentity } from "./NodeProcesses.ts"
 
 /**
@@ -24,11 +33,15 @@ import { processIdentity } from "./NodeProcesses.ts"
  * supervisor is dist/browserSupervisor.js (scripts/build.mjs), run by plain node (tsx is not installed there).
  */
 const FROM_SOURCE = fileURLToPath(import.meta.url).endsWith(".ts")
-export const BROWSER_SUPERVISOR = fileURLToPath(new URL(FROM_SOURCE ? "./browserSupervisor.ts" : "./browserSupervisor.js", import.meta.url))
+export const BROWSER_SUPERVISOR = fileURLToPath(
+  new URL(FROM_SOURCE ? "./browserSupervisor.ts" : "./browserSupervisor.js", import.meta.url)
+)
 
 /** How node runs the supervisor: the tsx loader for the .ts source, nothing for the built .js. */
 const supervisorArgv = (): Array<string> =>
-  FROM_SOURCE ? ["--import", pathToFileURL(createRequire(import.meta.url).resolve("tsx/esm")).href, BROWSER_SUPERVISOR] : [BROWSER_SUPERVISOR]
+  FROM_SOURCE
+    ? ["--import", pathToFileURL(createRequire(import.meta.url).resolve("tsx/esm")).href, BROWSER_SUPERVISOR]
+    : [BROWSER_SUPERVISOR]
 
 /** The executables tried when browserExecutablePath is empty, in order. */
 export const DEFAULT_BROWSERS: ReadonlyArray<string> = ["/usr/bin/chromium", "chromium-browser", "google-chrome"]
@@ -94,7 +107,11 @@ export const sessionProcesses = (endpoint: Pick<BrowserEndpoint, "supervisorPid"
 
 const LAUNCH_WAIT_MS = 60_000
 
-const launch = async (spec: { sessionDir: string; executablePath: string; allowPrivateNetwork: boolean }): Promise<BrowserEndpoint> => {
+const launch = async (spec: {
+  sessionDir: string
+  executablePath: string
+  allowPrivateNetwork: boolean
+}): Promise<BrowserEndpoint> => {
   const executable = findBrowser(spec.executablePath)
   if (executable === undefined) {
     throw toolError(
@@ -107,7 +124,10 @@ const launch = async (spec: { sessionDir: string; executablePath: string; allowP
   }
   const userDataDir = path.join(spec.sessionDir, "profile")
   await fsp.mkdir(spec.sessionDir, { recursive: true })
-  await fsp.writeFile(path.join(spec.sessionDir, "spec.json"), JSON.stringify({ executablePath: executable, userDataDir, allowPrivateNetwork: spec.allowPrivateNetwork }))
+  await fsp.writeFile(
+    path.join(spec.sessionDir, "spec.json"),
+    JSON.stringify({ executablePath: executable, userDataDir, allowPrivateNetwork: spec.allowPrivateNetwork })
+  )
   const out = fs.openSync(path.join(spec.sessionDir, "supervisor.log"), "a")
   const child = spawn(process.execPath, [...supervisorArgv(), spec.sessionDir], {
     detached: true,
@@ -121,13 +141,26 @@ const launch = async (spec: { sessionDir: string; executablePath: string; allowP
   const identity = processIdentity(pid) ?? `pid:${pid}`
   const deadline = Date.now() + LAUNCH_WAIT_MS
   while (Date.now() < deadline) {
-    const started = await readJson<{ cdpUrl: string; proxyPort: number; browserPid: number }>(path.join(spec.sessionDir, "started.json"))
+    const started = await readJson<{ cdpUrl: string; proxyPort: number; browserPid: number }>(
+      path.join(spec.sessionDir, "started.json")
+    )
     if (started !== undefined) {
-      return { cdpUrl: started.cdpUrl, proxyPort: started.proxyPort, supervisorPid: pid, supervisorIdentity: identity, browserPid: started.browserPid, executablePath: executable, userDataDir }
+      return {
+        cdpUrl: started.cdpUrl,
+        proxyPort: started.proxyPort,
+        supervisorPid: pid,
+        supervisorIdentity: identity,
+        browserPid: started.browserPid,
+        executablePath: executable,
+        userDataDir
+      }
     }
     const exit = await readJson<{ detail?: string }>(path.join(spec.sessionDir, "exit.json"))
     if (exit !== undefined || processIdentity(pid) === undefined) {
-      throw toolError("IO_ERROR", `The browser could not be started: ${exit?.detail ?? "its supervisor exited"}. See ${path.join(spec.sessionDir, "supervisor.log")}.`)
+      throw toolError(
+        "IO_ERROR",
+        `The browser could not be started: ${exit?.detail ?? "its supervisor exited"}. See ${path.join(spec.sessionDir, "supervisor.log")}.`
+      )
     }
     await sleep(25)
   }
@@ -136,7 +169,10 @@ const launch = async (spec: { sessionDir: string; executablePath: string; allowP
   } catch {
     // gone
   }
-  throw toolError("TIMEOUT", `The browser did not start within ${LAUNCH_WAIT_MS / 1000} s; nothing of it is left running.`)
+  throw toolError(
+    "TIMEOUT",
+    `The browser did not start within ${LAUNCH_WAIT_MS / 1000} s; nothing of it is left running.`
+  )
 }
 
 const close = async (endpoint: BrowserEndpoint): Promise<{ processesLeft: number }> => {
@@ -177,10 +213,12 @@ const connect = (cdpUrl: string): Promise<Connection> => {
   let pending = connections.get(cdpUrl)
   if (pending === undefined) {
     // playwright-core is loaded here, on the first connection, never at start-up (the command's static graph).
-    pending = import("playwright-core").then(({ chromium }) => chromium.connectOverCDP(cdpUrl, { timeout: 30_000 })).then((browser) => {
-      browser.on("disconnected", () => connections.delete(cdpUrl))
-      return { browser, sessions: new WeakMap() }
-    })
+    pending = import("playwright-core")
+      .then(({ chromium }) => chromium.connectOverCDP(cdpUrl, { timeout: 30_000 }))
+      .then((browser) => {
+        browser.on("disconnected", () => connections.delete(cdpUrl))
+        return { browser, sessions: new WeakMap() }
+      })
     pending.catch(() => connections.delete(cdpUrl))
     connections.set(cdpUrl, pending)
   }
@@ -191,7 +229,8 @@ const dropConnection = async (cdpUrl: string) => {
   const pending = connections.get(cdpUrl)
   connections.delete(cdpUrl)
   // Bounded: a connection to a browser that is already gone must not hold up close or shutdown.
-  if (pending !== undefined) await Promise.race([pending.then((c) => c.browser.close()).catch(() => undefined), sleep(2000)])
+  if (pending !== undefined)
+    await Promise.race([pending.then((c) => c.browser.close()).catch(() => undefined), sleep(2000)])
 }
 
 /** Disconnects every cached connection (the browsers keep running). */
@@ -213,10 +252,16 @@ const pageOf = async (endpoint: BrowserEndpoint): Promise<{ page: Page; cdp: CDP
   return { page, cdp }
 }
 
-const stateOf = async (page: Page): Promise<PageState> => ({ url: page.url(), title: await page.title().catch(() => "") })
+const stateOf = async (page: Page): Promise<PageState> => ({
+  url: page.url(),
+  title: await page.title().catch(() => "")
+})
 
 const STALE = (id: number) =>
-  toolError("STALE_REF", `The element (node ${id}) is no longer on the page: the page changed since the snapshot its ref came from. Read the page again and use a ref from the new snapshot.`)
+  toolError(
+    "STALE_REF",
+    `The element (node ${id}) is no longer on the page: the page changed since the snapshot its ref came from. Read the page again and use a ref from the new snapshot.`
+  )
 
 /** The backend node of a scope: the element itself, or the first match of a CSS selector. */
 const scopeNode = async (cdp: CDPSession, scope: BrowserScope): Promise<number | undefined> => {
@@ -227,9 +272,18 @@ const scopeNode = async (cdp: CDPSession, scope: BrowserScope): Promise<number |
   try {
     nodeId = (await cdp.send("DOM.querySelector", { nodeId: root.nodeId, selector: scope.selector })).nodeId
   } catch {
-    throw toolError("INVALID_INPUT", `selector "${scope.selector}" is not a valid CSS selector; give a CSS selector such as "main" or "#results".`, { field: "selector" })
+    throw toolError(
+      "INVALID_INPUT",
+      `selector "${scope.selector}" is not a valid CSS selector; give a CSS selector such as "main" or "#results".`,
+      { field: "selector" }
+    )
   }
-  if (nodeId === 0) throw toolError("NOT_FOUND", `No element matches the selector "${scope.selector}" on this page. Read the whole page, or use a ref.`, { selector: scope.selector })
+  if (nodeId === 0)
+    throw toolError(
+      "NOT_FOUND",
+      `No element matches the selector "${scope.selector}" on this page. Read the whole page, or use a ref.`,
+      { selector: scope.selector }
+    )
   return (await cdp.send("DOM.describeNode", { nodeId })).node.backendNodeId
 }
 
@@ -245,7 +299,12 @@ const objectOf = async (cdp: CDPSession, backendNodeId: number): Promise<string>
   }
 }
 
-const callOn = async <A>(cdp: CDPSession, backendNodeId: number, fn: string, args: ReadonlyArray<unknown> = []): Promise<A> => {
+const callOn = async <A>(
+  cdp: CDPSession,
+  backendNodeId: number,
+  fn: string,
+  args: ReadonlyArray<unknown> = []
+): Promise<A> => {
   const objectId = await objectOf(cdp, backendNodeId)
   const { result, exceptionDetails } = await cdp.send("Runtime.callFunctionOn", {
     objectId,
@@ -253,7 +312,11 @@ const callOn = async <A>(cdp: CDPSession, backendNodeId: number, fn: string, arg
     arguments: args.map((value) => ({ value })),
     returnByValue: true
   })
-  if (exceptionDetails !== undefined) throw toolError("IO_ERROR", `The page refused the action: ${exceptionDetails.exception?.description ?? exceptionDetails.text}`)
+  if (exceptionDetails !== undefined)
+    throw toolError(
+      "IO_ERROR",
+      `The page refused the action: ${exceptionDetails.exception?.description ?? exceptionDetails.text}`
+    )
   return result.value as A
 }
 
@@ -292,7 +355,10 @@ const tree = async (endpoint: BrowserEndpoint, scope: BrowserScope) => {
     if (rootId === undefined) {
       // The element has no node of its own (e.g. display: none); check it still exists.
       await objectOf(cdp, target)
-      throw toolError("NOT_FOUND", "That element is not part of the accessibility tree (it is hidden); read the whole page or another element.")
+      throw toolError(
+        "NOT_FOUND",
+        "That element is not part of the accessibility tree (it is hidden); read the whole page or another element."
+      )
     }
   }
   return { page: await stateOf(page), nodes: out, ...(rootId === undefined ? {} : { rootId }) }
@@ -312,7 +378,8 @@ const html = async (endpoint: BrowserEndpoint, scope: BrowserScope) => {
 const screenshot = async (endpoint: BrowserEndpoint, scope: BrowserScope) => {
   const { page, cdp } = await pageOf(endpoint)
   const target = await scopeNode(cdp, scope)
-  if (target === undefined) return new Uint8Array(await page.screenshot({ fullPage: true, type: "png", timeout: 30_000 }))
+  if (target === undefined)
+    return new Uint8Array(await page.screenshot({ fullPage: true, type: "png", timeout: 30_000 }))
   await cdp.send("DOM.scrollIntoViewIfNeeded", { backendNodeId: target }).catch(() => {
     throw STALE(target)
   })
@@ -321,7 +388,11 @@ const screenshot = async (endpoint: BrowserEndpoint, scope: BrowserScope) => {
     target,
     "function () { const r = this.getBoundingClientRect(); return { x: r.x, y: r.y, width: r.width, height: r.height } }"
   )
-  if (box.width < 1 || box.height < 1) throw toolError("INVALID_INPUT", "That element has no visible area to capture; take a full-page screenshot instead.")
+  if (box.width < 1 || box.height < 1)
+    throw toolError(
+      "INVALID_INPUT",
+      "That element has no visible area to capture; take a full-page screenshot instead."
+    )
   return new Uint8Array(await page.screenshot({ clip: box, type: "png", timeout: 30_000 }))
 }
 
@@ -343,8 +414,16 @@ const clickPoint = async (cdp: CDPSession, backendNodeId: number): Promise<{ x: 
     }`
   )
   if (point === null) throw STALE(backendNodeId)
-  if (point.hidden) throw toolError("INVALID_INPUT", "That element is not visible (it has no size); read the page again and pick a visible element.")
-  if (point.covered) throw toolError("INVALID_INPUT", "Another element covers that one at its centre (an overlay or dialog); close or handle the overlay first, then read again.")
+  if (point.hidden)
+    throw toolError(
+      "INVALID_INPUT",
+      "That element is not visible (it has no size); read the page again and pick a visible element."
+    )
+  if (point.covered)
+    throw toolError(
+      "INVALID_INPUT",
+      "Another element covers that one at its centre (an overlay or dialog); close or handle the overlay first, then read again."
+    )
   return point
 }
 
@@ -358,9 +437,18 @@ const settle = async (page: Page, before: string, timeoutMs: number) => {
 const navigationError = (error: unknown, url: string): ToolError => {
   const message = error instanceof Error ? error.message.split("\n")[0]! : String(error)
   if (/ERR_TUNNEL_CONNECTION_FAILED|ERR_PROXY/.test(message)) {
-    return toolError("EGRESS_DENIED", `${url} was not loaded: the egress policy refused the connection (see data.events of the next read). Private, loopback and link-local hosts need allowPrivateNetwork; metadata addresses are always refused.`, { url })
+    return toolError(
+      "EGRESS_DENIED",
+      `${url} was not loaded: the egress policy refused the connection (see data.events of the next read). Private, loopback and link-local hosts need allowPrivateNetwork; metadata addresses are always refused.`,
+      { url }
+    )
   }
-  if (/Timeout|timeout/.test(message)) return toolError("TIMEOUT", `${url} did not finish loading in time (${message}); the page may still be loading: read it to see what arrived.`, { url })
+  if (/Timeout|timeout/.test(message))
+    return toolError(
+      "TIMEOUT",
+      `${url} did not finish loading in time (${message}); the page may still be loading: read it to see what arrived.`,
+      { url }
+    )
   return toolError("IO_ERROR", `${url} could not be loaded: ${message}.`, { url })
 }
 
@@ -374,16 +462,27 @@ const act = async (endpoint: BrowserEndpoint, action: BrowserAction, timeoutMs: 
         throw navigationError(error, action.url)
       })
       if (response !== null && (await response.headerValue("x-agentic-egress")) === "denied") {
-        throw toolError("EGRESS_DENIED", `${action.url} was not loaded: ${(await response.text()).replace(/^EGRESS_DENIED: /, "").trim()}`, { url: action.url })
+        throw toolError(
+          "EGRESS_DENIED",
+          `${action.url} was not loaded: ${(await response.text()).replace(/^EGRESS_DENIED: /, "").trim()}`,
+          { url: action.url }
+        )
       }
       return { page: await stateOf(page), ...(response === null ? {} : { status: response.status() }) }
     }
     case "back":
     case "reload": {
-      const response = await (action._tag === "back" ? page.goBack({ timeout: timeoutMs }) : page.reload({ timeout: timeoutMs })).catch((error) => {
+      const response = await (action._tag === "back"
+        ? page.goBack({ timeout: timeoutMs })
+        : page.reload({ timeout: timeoutMs })
+      ).catch((error) => {
         throw navigationError(error, before)
       })
-      return { page: await stateOf(page), ...(response === null ? {} : { status: response.status() }), ...(action._tag === "back" && response === null ? { result: "no earlier page" } : {}) }
+      return {
+        page: await stateOf(page),
+        ...(response === null ? {} : { status: response.status() }),
+        ...(action._tag === "back" && response === null ? { result: "no earlier page" } : {})
+      }
     }
     case "click": {
       const point = await clickPoint(cdp, action.backendNodeId)
@@ -397,10 +496,24 @@ const act = async (endpoint: BrowserEndpoint, action: BrowserAction, timeoutMs: 
       const visible: Array<number> = []
       for (let i = 0; i < count; i++) if (await matches.nth(i).isVisible()) visible.push(i)
       if (visible.length === 0) {
-        throw toolError("NOT_FOUND", `No visible element shows the text "${action.text}"${action.exact ? " exactly" : ""}. Read the page to see its text, or try exact: false.`, { text: action.text })
+        throw toolError(
+          "NOT_FOUND",
+          `No visible element shows the text "${action.text}"${action.exact ? " exactly" : ""}. Read the page to see its text, or try exact: false.`,
+          { text: action.text }
+        )
       }
       const others: Array<string> = []
-      for (const i of visible.slice(1, 11)) others.push((await matches.nth(i).innerText({ timeout: 2000 }).catch(() => "")).trim().slice(0, 120))
+      for (const i of visible.slice(1, 11))
+        others.push(
+          (
+            await matches
+              .nth(i)
+              .innerText({ timeout: 2000 })
+              .catch(() => "")
+          )
+            .trim()
+            .slice(0, 120)
+        )
       await matches.nth(visible[0]!).click({ timeout: timeoutMs })
       await settle(page, before, timeoutMs)
       return { page: await stateOf(page), result: { matches: visible.length }, otherMatches: others }
@@ -417,7 +530,11 @@ const act = async (endpoint: BrowserEndpoint, action: BrowserAction, timeoutMs: 
           return false
         }`
       )
-      if (!editable) throw toolError("INVALID_INPUT", "That element does not take text (it is not a text field or editable); pick a textbox ref.")
+      if (!editable)
+        throw toolError(
+          "INVALID_INPUT",
+          "That element does not take text (it is not a text field or editable); pick a textbox ref."
+        )
       if (action.text === "") await page.keyboard.press("Delete")
       else await page.keyboard.insertText(action.text)
       if (action.submit) await page.keyboard.press("Enter")
@@ -426,20 +543,36 @@ const act = async (endpoint: BrowserEndpoint, action: BrowserAction, timeoutMs: 
     }
     case "press": {
       await page.keyboard.press(action.key).catch((error) => {
-        throw toolError("INVALID_INPUT", `key "${action.key}" is not a key: ${String(error?.message ?? error).split("\n")[0]}. Use names like Enter, Tab, Escape, ArrowDown, Control+A.`, { field: "key" })
+        throw toolError(
+          "INVALID_INPUT",
+          `key "${action.key}" is not a key: ${String(error?.message ?? error).split("\n")[0]}. Use names like Enter, Tab, Escape, ArrowDown, Control+A.`,
+          { field: "key" }
+        )
       })
       await settle(page, before, timeoutMs)
       return { page: await stateOf(page) }
     }
     case "wait": {
       let met = true
-      if (action.text !== undefined) met = await page.getByText(action.text).first().waitFor({ state: "visible", timeout: timeoutMs }).then(() => true, () => false)
+      if (action.text !== undefined)
+        met = await page
+          .getByText(action.text)
+          .first()
+          .waitFor({ state: "visible", timeout: timeoutMs })
+          .then(
+            () => true,
+            () => false
+          )
       else if (action.backendNodeId !== undefined) {
         const id = action.backendNodeId
         const deadline = Date.now() + timeoutMs
         met = false
         for (;;) {
-          const visible = await callOn<boolean>(cdp, id, "function () { const r = this.getBoundingClientRect(); return this.isConnected && r.width > 0 && r.height > 0 }")
+          const visible = await callOn<boolean>(
+            cdp,
+            id,
+            "function () { const r = this.getBoundingClientRect(); return this.isConnected && r.width > 0 && r.height > 0 }"
+          )
           if (visible) {
             met = true
             break
@@ -464,7 +597,11 @@ const act = async (endpoint: BrowserEndpoint, action: BrowserAction, timeoutMs: 
     }
     case "evaluate": {
       const result = await page.evaluate(action.expression).catch((error) => {
-        throw toolError("INVALID_INPUT", `The expression failed in the page: ${String(error?.message ?? error).split("\n")[0]}`, { field: "expression" })
+        throw toolError(
+          "INVALID_INPUT",
+          `The expression failed in the page: ${String(error?.message ?? error).split("\n")[0]}`,
+          { field: "expression" }
+        )
       })
       return { page: await stateOf(page), result: result === undefined ? null : result }
     }
@@ -478,7 +615,12 @@ const attempt = <A>(what: string, run: () => Promise<A>): Effect.Effect<A, ToolE
     catch: (error) =>
       error !== null && typeof error === "object" && (error as { _tag?: string })._tag === "ToolError"
         ? (error as ToolError)
-        : toolError("IO_ERROR", `The browser failed to ${what}: ${String((error as Error)?.message ?? error).split("\n")[0]!.slice(0, 300)}. If the session is lost, list sessions and open a new one.`)
+        : toolError(
+            "IO_ERROR",
+            `The browser failed to ${what}: ${String((error as Error)?.message ?? error)
+              .split("\n")[0]!
+              .slice(0, 300)}. If the session is lost, list sessions and open a new one.`
+          )
   })
 
 /** The Node browser. */

@@ -6,7 +6,14 @@ import * as path from "node:path"
 import * as Effect from "effect/Effect"
 import lockfile from "proper-lockfile"
 import writeFileAtomic from "write-file-atomic"
-import { type DirEntry, ERRNO_REASONS, type FileInfo, HostError, type HostErrorReason, type HostFsShape } from "../../core/services/HostFs.ts"
+import {
+  type DirEntry,
+  ERRNO_REASONS,
+  type FileInfo,
+  HostError,
+  type HostErrorReason,
+  type HostFsShape
+} from "../../core/services/HostFs.ts"
 import { nodeConfinedFs } from "./confinedFs.ts"
 import { processIdentity } from "./identity.ts"
 
@@ -14,17 +21,29 @@ import { processIdentity } from "./identity.ts"
 const REASONS: Record<string, HostErrorReason> = { ...ERRNO_REASONS, ELOCKED: "Busy" }
 
 /** Maps a Node error to a HostError. */
-export const toHostError = (target: string) => (cause: unknown): HostError => {
-  const code = (cause as { code?: string } | undefined)?.code ?? ""
-  return new HostError({ reason: REASONS[code] ?? "Other", path: target, message: cause instanceof Error ? cause.message : String(cause) })
-}
+export const toHostError =
+  (target: string) =>
+  (cause: unknown): HostError => {
+    const code = (cause as { code?: string } | undefined)?.code ?? ""
+    return new HostError({
+      reason: REASONS[code] ?? "Other",
+      path: target,
+      message: cause instanceof Error ? cause.message : String(cause)
+    })
+  }
 
-const attempt = <A>(target: string, run: () => Promise<A>) => Effect.tryPromise({ try: run, catch: toHostError(target) })
+const attempt = <A>(target: string, run: () => Promise<A>) =>
+  Effect.tryPromise({ try: run, catch: toHostError(target) })
 
 const typeOf = (stats: fs.Stats | fs.Dirent): FileInfo["type"] =>
   stats.isSymbolicLink() ? "symlink" : stats.isFile() ? "file" : stats.isDirectory() ? "directory" : "other"
 
-const info = (stats: fs.Stats): FileInfo => ({ type: typeOf(stats), size: stats.size, mode: stats.mode & 0o7777, mtimeMs: stats.mtimeMs })
+const info = (stats: fs.Stats): FileInfo => ({
+  type: typeOf(stats),
+  size: stats.size,
+  mode: stats.mode & 0o7777,
+  mtimeMs: stats.mtimeMs
+})
 
 const statWith = (fn: (p: string) => Promise<fs.Stats>) => (abs: string) =>
   Effect.tryPromise({
@@ -113,7 +132,10 @@ const scanFile = async (abs: string, visit: (chunk: Uint8Array) => void) => {
 }
 
 /** One open (non-blocking, so a FIFO is described, not waited on), one fstat, and for a small regular file one read. */
-const readSmall = async (abs: string, maxBytes: number): Promise<{ info: FileInfo; bytes?: Uint8Array } | undefined> => {
+const readSmall = async (
+  abs: string,
+  maxBytes: number
+): Promise<{ info: FileInfo; bytes?: Uint8Array } | undefined> => {
   let handle: fsp.FileHandle
   try {
     handle = await fsp.open(abs, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0))
@@ -163,7 +185,10 @@ export const nodeHostFs: HostFsShape = {
   ownerAlive: (owner) => Effect.sync(() => processIdentity(owner.pid) === owner.identity),
   tail: (abs, maxBytes) => Effect.tryPromise({ try: () => tail(abs, maxBytes), catch: toHostError(abs) }),
   sha256File: (abs) => Effect.tryPromise({ try: () => sha256File(abs), catch: toHostError(abs) }),
-  readFile: (abs) => attempt(abs, () => fsp.readFile(abs).then((buffer) => new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength))),
+  readFile: (abs) =>
+    attempt(abs, () =>
+      fsp.readFile(abs).then((buffer) => new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength))
+    ),
   writeFileAtomic: (abs, bytes, options) =>
     attempt(abs, async () => {
       const durable = options?.durable !== false
@@ -181,9 +206,12 @@ export const nodeHostFs: HostFsShape = {
   lstat: statWith(fsp.lstat),
   readDir: (abs) =>
     attempt(abs, () =>
-      fsp.readdir(abs, { withFileTypes: true }).then((entries) => entries.map((entry): DirEntry => ({ name: entry.name, type: typeOf(entry) })))
+      fsp
+        .readdir(abs, { withFileTypes: true })
+        .then((entries) => entries.map((entry): DirEntry => ({ name: entry.name, type: typeOf(entry) })))
     ),
-  mkdir: (abs, options) => attempt(abs, () => fsp.mkdir(abs, { recursive: options?.recursive ?? false }).then(() => undefined)),
+  mkdir: (abs, options) =>
+    attempt(abs, () => fsp.mkdir(abs, { recursive: options?.recursive ?? false }).then(() => undefined)),
   remove: (abs, options) =>
     attempt(abs, async () => {
       const stats = await fsp.lstat(abs)

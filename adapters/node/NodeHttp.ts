@@ -31,9 +31,16 @@ export type Resolver = (hostname: string) => Promise<ReadonlyArray<ResolvedAddre
 
 /** The system resolver (getaddrinfo, so /etc/hosts and the system's DNS). */
 export const systemResolver: Resolver = async (hostname) =>
-  (await dns.promises.lookup(hostname, { all: true, verbatim: true })).map((entry) => ({ address: entry.address, family: entry.family === 6 ? 6 : 4 }))
+  (await dns.promises.lookup(hostname, { all: true, verbatim: true })).map((entry) => ({
+    address: entry.address,
+    family: entry.family === 6 ? 6 : 4
+  }))
 
-type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | Array<dns.LookupAddress>, family?: number) => void
+type LookupCallback = (
+  error: NodeJS.ErrnoException | null,
+  address: string | Array<dns.LookupAddress>,
+  family?: number
+) => void
 
 /**
  * A `lookup` for net/tls.connect that resolves with `resolve` and keeps only the addresses the policy
@@ -57,7 +64,11 @@ export const guardedLookup =
           callback(new EgressDeniedError(hostname, refused.verdict) as unknown as NodeJS.ErrnoException, "", 0)
           return
         }
-        if (options.all === true) callback(null, allowed.map((entry) => ({ address: entry.address, family: entry.family })))
+        if (options.all === true)
+          callback(
+            null,
+            allowed.map((entry) => ({ address: entry.address, family: entry.family }))
+          )
         else callback(null, allowed[0]!.address, allowed[0]!.family)
       },
       (error: NodeJS.ErrnoException) => callback(error, "", 0)
@@ -91,7 +102,12 @@ export const makeGuardedAgent = (policy: AddressPolicy, resolve: Resolver = syst
             host,
             verdict !== undefined && !verdict.allowed
               ? verdict
-              : { allowed: false, address: "unknown", class: "reserved", message: "the connected address could not be read" }
+              : {
+                  allowed: false,
+                  address: "unknown",
+                  class: "reserved",
+                  message: "the connected address could not be read"
+                }
           ),
           null
         )
@@ -104,7 +120,10 @@ export const makeGuardedAgent = (policy: AddressPolicy, resolve: Resolver = syst
 }
 
 /** The Node HttpClient layer: undici under the guarded Agent, destroyed with the runtime. */
-export const nodeHttpLayer = (policy: AddressPolicy, resolve: Resolver = systemResolver): Layer.Layer<HttpClient.HttpClient> =>
+export const nodeHttpLayer = (
+  policy: AddressPolicy,
+  resolve: Resolver = systemResolver
+): Layer.Layer<HttpClient.HttpClient> =>
   Layer.scoped(
     HttpClient.HttpClient,
     Effect.map(

@@ -26,7 +26,10 @@ export const nodeKeyFileOps: KeyFileOps = {
       catch: failure(path, "read")
     }),
   mkdirPrivate: (dir) =>
-    Effect.tryPromise({ try: () => fsp.mkdir(dir, { recursive: true, mode: 0o700 }).then(() => undefined), catch: failure(dir, "created") }),
+    Effect.tryPromise({
+      try: () => fsp.mkdir(dir, { recursive: true, mode: 0o700 }).then(() => undefined),
+      catch: failure(dir, "created")
+    }),
   publish: (path, bytes) =>
     Effect.tryPromise({
       try: async () => {
@@ -55,7 +58,10 @@ export const nodeKeyFileOps: KeyFileOps = {
 }
 
 /** Where the key folder is for this process: XDG_STATE_HOME, else the home directory's .local/state. */
-export const nodeKeyEnv = (): KeyEnv => ({ XDG_STATE_HOME: process.env.XDG_STATE_HOME, HOME: process.env.HOME || os.homedir() })
+export const nodeKeyEnv = (): KeyEnv => ({
+  XDG_STATE_HOME: process.env.XDG_STATE_HOME,
+  HOME: process.env.HOME || os.homedir()
+})
 
 /** The WorkspaceKey layer of the workspace at the real path `root`. */
 export const nodeWorkspaceKeyLayer = (root: string) => WorkspaceKey.layerFile(nodeKeyFileOps, nodeKeyEnv(), root)

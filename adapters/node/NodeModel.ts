@@ -2,4 +2,7 @@
 import { type FetchLike, openAiModel } from "../../core/model/openai.ts"
 import type { ModelShape } from "../../core/services/Model.ts"
 
-export const nodeModel: ModelShape = openAiModel({ fetch: globalThis.fetch as unknown as FetchLike, env: (name) => process.env[name] })
+export const nodeModel: ModelShape = openAiModel({
+  fetch: globalThis.fetch as unknown as FetchLike,
+  env: (name) => process.env[name]
+})

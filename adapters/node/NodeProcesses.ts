@@ -12,10 +12,22 @@ import type * as Schema from "effect/Schema"
 import * as Layer from "effect/Layer"
 import { HostError } from "../../core/services/HostFs.ts"
 import { toolError, type ToolError } from "../../core/protocol/errors.ts"
-import { EXEC_MAX_OUTPUT_BYTES, type ExecRequest, type ExecResult, type Launched, Processes, type ProcessesShape } from "../../core/services/Processes.ts"
+import {
+  EXEC_MAX_OUTPUT_BYTES,
+  type ExecRequest,
+  type ExecResult,
+  type Launched,
+  Processes,
+  type ProcessesShape
+} from "../../core/services/Processes.ts"
 import { resolveExecutable } from "../../core/exec/resolve.ts"
-import { decodeJobFile, ExitRecordSchema, JobSpecSchema, type StartedRecord, StartedRecordSchema } from "../../core/services/jobFiles.ts"
-import type { SandboxPolicy } from "../../core/services/Sandbox.ts"
+import {
+  decodeJobFile,
+  ExitRecordSchema,
+  JobSpecSchema,
+  type StartedRecord,
+  StartedRecordSchema
+} from "../../core/services/jobFiles.ts"
 import { procGroupAlive, type ProcView } from "../procfs.ts"
 import { toHostError } from "./NodeHostFs.ts"
 import { hasProc, processIdentity, readBootId, signalZero } from "./identity.ts"
@@ -47,7 +59,13 @@ const view: ProcView = {
  * so a bundle of this host needs no file beside it) on a job folder: its process.argv[2] is the folder
  * (and argv[3], when given, the sandbox wrapper).
  */
-export const supervisorArgs = (jobDir: string): Array<string> => ["--input-type=module", "--eval", SUPERVISOR_SOURCE, "agentic-workspace-supervisor", jobDir]
+export const supervisorArgs = (jobDir: string): Array<string> => [
+  "--input-type=module",
+  "--eval",
+  SUPERVISOR_SOURCE,
+  "agentic-workspace-supervisor",
+  jobDir
+]
 
 /** Whether any process of the group is still running; zombies count as ended. */
 export const groupAlive = (pgid: number): boolean => {
@@ -85,7 +103,8 @@ const wrapperArg = async (jobDir: string): Promise<ReadonlyArray<string>> => {
   if (Either.isLeft(spec)) throw new Error(`the job's ${spec.left}`)
   if (spec.right.sandbox === undefined) return []
   const wrapper = wrapperFor(spec.right.sandbox, spec.right.cwd, jobDir)
-  if (wrapper === undefined) throw new Error(`the command sandbox is unavailable: ${sandboxSupport().reason ?? "unknown reason"}`)
+  if (wrapper === undefined)
+    throw new Error(`the command sandbox is unavailable: ${sandboxSupport().reason ?? "unknown reason"}`)
   return [JSON.stringify(wrapper)]
 }
 
@@ -124,7 +143,12 @@ const launch = async (jobDir: string): Promise<Launched> => {
       // A job fast enough to start and end between the two reads above: started.json is written before exit.json.
       const between = await readJobFile(jobDir, "started.json", StartedRecordSchema)
       if (between !== undefined) return { ...base, ...startedOf(between) }
-      return { ...base, startError: Either.isRight(exit) ? (exit.right.error ?? "the job could not be started") : `the supervisor's ${exit.left}` }
+      return {
+        ...base,
+        startError: Either.isRight(exit)
+          ? (exit.right.error ?? "the job could not be started")
+          : `the supervisor's ${exit.left}`
+      }
     }
     if (processIdentity(pid) === undefined) {
       // The supervisor died before writing anything: one last look, then report it.
@@ -191,7 +215,11 @@ export const nodeExec = (request: ExecRequest): Effect.Effect<ExecResult, ToolEr
       resume(
         Effect.fail(
           error.code === "ENOENT"
-            ? toolError("NOT_FOUND", `The executable "${file}" was not found (${request.cwd}); check the name or install it.`, { executable: file })
+            ? toolError(
+                "NOT_FOUND",
+                `The executable "${file}" was not found (${request.cwd}); check the name or install it.`,
+                { executable: file }
+              )
             : toolError("IO_ERROR", `"${file}" could not be started: ${error.message}.`, { executable: file })
         )
       )
@@ -238,7 +266,13 @@ export const nodeProcesses: ProcessesShape = {
   launch: (jobDir) =>
     Effect.tryPromise({ try: () => launch(jobDir), catch: toHostError(jobDir) }).pipe(
       Effect.catchAll((error) =>
-        Effect.fail(new HostError({ reason: error.reason, path: jobDir, message: `could not start the job supervisor: ${error.message}` }))
+        Effect.fail(
+          new HostError({
+            reason: error.reason,
+            path: jobDir,
+            message: `could not start the job supervisor: ${error.message}`
+          })
+        )
       )
     ),
   isAlive: (pid, identity) => Effect.sync(() => processIdentity(pid) === identity),
@@ -247,7 +281,13 @@ export const nodeProcesses: ProcessesShape = {
     Effect.sync(() => {
       if (process.platform === "win32") {
         // Untested here (CI is Linux): taskkill ends the leader's whole tree; there is no gentle signal.
-        return spawnSync("taskkill", ["/pid", String(pgid), "/T", "/F"], { shell: false, windowsHide: true, stdio: "ignore" }).status === 0
+        return (
+          spawnSync("taskkill", ["/pid", String(pgid), "/T", "/F"], {
+            shell: false,
+            windowsHide: true,
+            stdio: "ignore"
+          }).status === 0
+        )
       }
       try {
         process.kill(-pgid, signal)

@@ -33,17 +33,31 @@ export const nodeRunWorkers: RunWorkersShape = {
         const dir = path.join(root, ".agentic", "runs", runId)
         const log = fs.openSync(path.join(dir, "worker.log"), "a")
         // The worker must not inherit a key path or model key it was not given: the environment is the host's.
-        const child = spawn(process.execPath, [BIN, "agent-worker", "--root", root, runId], { cwd: root, detached: true, stdio: ["ignore", log, log], windowsHide: true })
+        const child = spawn(process.execPath, [BIN, "agent-worker", "--root", root, runId], {
+          cwd: root,
+          detached: true,
+          stdio: ["ignore", log, log],
+          windowsHide: true
+        })
         fs.closeSync(log)
         child.unref()
         if (child.pid === undefined) throw new Error("no pid")
         return { pid: child.pid, identity: processIdentity(child.pid) ?? String(child.pid) }
       },
-      catch: (error) => toolError("IO_ERROR", `The run's worker could not be started: ${error instanceof Error ? error.message : String(error)}.`, { runId })
+      catch: (error) =>
+        toolError(
+          "IO_ERROR",
+          `The run's worker could not be started: ${error instanceof Error ? error.message : String(error)}.`,
+          { runId }
+        )
     }),
   // An identity "<process>/<token>" is a worker inside that process (the LM Studio plugin's runs): alive while the
   // process is; stop never signals such a process (its run stops itself at its next step once cancelled).
-  alive: (worker) => Effect.sync(() => (processIdentity(worker.pid) ?? String(worker.pid)) === worker.identity.split("/")[0] && isRunning(worker.pid)),
+  alive: (worker) =>
+    Effect.sync(
+      () =>
+        (processIdentity(worker.pid) ?? String(worker.pid)) === worker.identity.split("/")[0] && isRunning(worker.pid)
+    ),
   stop: (worker) =>
     Effect.promise(async () => {
       if (processIdentity(worker.pid) !== worker.identity) return

@@ -27,7 +27,17 @@ import {
   type WalkOptions
 } from "../../core/services/Search.ts"
 import { byPath, GlobSet } from "../../core/services/searchCore.ts"
-import { driveSync, expandCandidates, GIT_LS_FILES_ARGS, GIT_LS_FILES_SEARCH_ARGS, gitCandidates, parseGitListing, type SyncTree, type TreeEntry, TreeWalk } from "../../core/services/walk.ts"
+import {
+  driveSync,
+  expandCandidates,
+  GIT_LS_FILES_ARGS,
+  GIT_LS_FILES_SEARCH_ARGS,
+  gitCandidates,
+  parseGitListing,
+  type SyncTree,
+  type TreeEntry,
+  TreeWalk
+} from "../../core/services/walk.ts"
 import { nodeExec } from "./NodeProcesses.ts"
 import { SEARCH_WORKER_SOURCE } from "./scripts.generated.ts"
 
@@ -147,7 +157,13 @@ class WorkerPool {
         const id = batches.length
         batches.push(batch)
         inFlight++
-        worker.postMessage({ ...job, id, files: batch.files, rels: batch.rels, ...(batch.text === undefined ? {} : { text: batch.text }) })
+        worker.postMessage({
+          ...job,
+          id,
+          files: batch.files,
+          rels: batch.rels,
+          ...(batch.text === undefined ? {} : { text: batch.text })
+        })
         return true
       }
       const release = (worker: Worker) => {
@@ -271,12 +287,17 @@ export const makeNodeSearch = (
   exec: ((request: ExecRequest) => Effect.Effect<ExecResult, unknown>) | "walk" = nodeExec,
   /** Which uses take git's list when there is one (measured in bench:inspect; the results are the same). */
   gitFor: Readonly<Record<Purpose, boolean>> = GIT_FOR
-): SearchShape & { close: () => Promise<void>; candidatesFrom: (options: WalkOptions, purpose?: Purpose) => Effect.Effect<"git" | "walk"> } => {
+): SearchShape & {
+  close: () => Promise<void>
+  candidatesFrom: (options: WalkOptions, purpose?: Purpose) => Effect.Effect<"git" | "walk">
+} => {
   const pool = new WorkerPool(poolSize, workerUrl)
   const tree: SyncTree = {
     readDir: (rel) => {
       try {
-        return fs.readdirSync(join(root, rel), { withFileTypes: true }).map((entry) => ({ name: entry.name, type: typeOf(entry) }))
+        return fs
+          .readdirSync(join(root, rel), { withFileTypes: true })
+          .map((entry) => ({ name: entry.name, type: typeOf(entry) }))
       } catch {
         return undefined
       }
@@ -298,7 +319,9 @@ export const makeNodeSearch = (
     }
   }
   const stackAt = (options: WalkOptions) =>
-    options.includeIgnored ? Effect.succeed(IgnoreStack.empty) : ignoreStackAt((dir) => Effect.sync(() => tree.readGitignore(dir)), options.base)
+    options.includeIgnored
+      ? Effect.succeed(IgnoreStack.empty)
+      : ignoreStackAt((dir) => Effect.sync(() => tree.readGitignore(dir)), options.base)
   /** The entries of a walk from git's list (undefined: use the walk), as a lazy sequence in path order for files. */
   const fromGit = (options: WalkOptions, stack: IgnoreStack, unreadable: Array<string>, purpose: Purpose) =>
     Effect.gen(function* () {
@@ -308,10 +331,23 @@ export const makeNodeSearch = (
       const cwd = join(root, options.base)
       if (!insideGit(cwd)) return undefined
       const ran = yield* Effect.either(
-        exec({ argv: ["git", ...(purpose === "search" ? GIT_LS_FILES_SEARCH_ARGS : GIT_LS_FILES_ARGS)], cwd, env: { GIT_OPTIONAL_LOCKS: "0" }, timeoutMs: GIT_TIMEOUT_MS, maxOutputBytes: 1 << 30 })
+        exec({
+          argv: ["git", ...(purpose === "search" ? GIT_LS_FILES_SEARCH_ARGS : GIT_LS_FILES_ARGS)],
+          cwd,
+          env: { GIT_OPTIONAL_LOCKS: "0" },
+          timeoutMs: GIT_TIMEOUT_MS,
+          maxOutputBytes: 1 << 30
+        })
       )
       // git missing, not a work tree, a warning (an unreadable directory): the walk answers instead.
-      if (ran._tag === "Left" || ran.right.exitCode !== 0 || ran.right.truncated || ran.right.timedOut || ran.right.stderr.trim() !== "") return undefined
+      if (
+        ran._tag === "Left" ||
+        ran.right.exitCode !== 0 ||
+        ran.right.truncated ||
+        ran.right.timedOut ||
+        ran.right.stderr.trim() !== ""
+      )
+        return undefined
       const listing = parseGitListing(ran.right.stdout, options.base)
       if (listing === undefined) return undefined
       const items = gitCandidates(listing, tree, options, stack)
@@ -375,20 +411,26 @@ export const makeNodeSearch = (
               listen({
                 progress: filesDone,
                 ...(known ? { total: filesKnown } : {}),
-                message: known ? `searched ${filesDone} of ${filesKnown} files` : `searched ${filesDone} of ${filesKnown}+ files`
+                message: known
+                  ? `searched ${filesDone} of ${filesKnown} files`
+                  : `searched ${filesDone} of ${filesKnown}+ files`
               })
       const { replies, capped, unanswered } = yield* Effect.tryPromise({
         try: () =>
-          pool.run(next, {
-            source: options.source,
-            flags: options.flags,
-            ...(options.literal === undefined ? {} : { literal: options.literal }),
-            context: options.context,
-            maxMatches: options.maxMatches,
-            maxLineChars: options.maxLineChars,
-            maxFileBytes: options.maxFileBytes,
-            ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs })
-          }, onBatch),
+          pool.run(
+            next,
+            {
+              source: options.source,
+              flags: options.flags,
+              ...(options.literal === undefined ? {} : { literal: options.literal }),
+              context: options.context,
+              maxMatches: options.maxMatches,
+              maxLineChars: options.maxLineChars,
+              maxFileBytes: options.maxFileBytes,
+              ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs })
+            },
+            onBatch
+          ),
         catch: (error) => searchHostError(error instanceof Error ? error.message : String(error))
       })
       const matches: Array<GrepMatch> = []
@@ -397,7 +439,8 @@ export const makeNodeSearch = (
       let filesSearched = 0
       let binarySkipped = 0
       for (const reply of replies) {
-        for (const result of reply.results) for (const match of result.matches) matches.push({ path: result.path, ...match })
+        for (const result of reply.results)
+          for (const match of result.matches) matches.push({ path: result.path, ...match })
         tooLarge.push(...reply.tooLarge)
         unreadable.push(...reply.unreadable)
         filesSearched += reply.searched
@@ -431,7 +474,9 @@ export const makeNodeSearch = (
           }),
         catch: (error) => searchHostError(error instanceof Error ? error.message : String(error))
       })
-      const matches = replies.flatMap((reply) => reply.results.flatMap((result) => result.matches.map((match) => ({ path: result.path, ...match }))))
+      const matches = replies.flatMap((reply) =>
+        reply.results.flatMap((result) => result.matches.map((match) => ({ path: result.path, ...match })))
+      )
       return {
         matches,
         capped: false,

@@ -29,7 +29,8 @@ interface Spec {
 
 const dir = process.argv[2]
 if (dir === undefined) process.exit(2)
-const log = (line: string) => fs.appendFileSync(path.join(dir, "supervisor.log"), `${new Date().toISOString()} ${line}\n`)
+const log = (line: string) =>
+  fs.appendFileSync(path.join(dir, "supervisor.log"), `${new Date().toISOString()} ${line}\n`)
 
 const writeAtomic = (name: string, value: unknown) => {
   const target = path.join(dir, name)
@@ -59,7 +60,15 @@ let proxyRefusals = 0
 let flushTimer: NodeJS.Timeout | undefined
 const flush = () => {
   flushTimer = undefined
-  writeAtomic("events.json", { version: 1, seq, totals, proxyRefusals, events: Object.values(buffers).flat().sort((a, b) => a.seq - b.seq) })
+  writeAtomic("events.json", {
+    version: 1,
+    seq,
+    totals,
+    proxyRefusals,
+    events: Object.values(buffers)
+      .flat()
+      .sort((a, b) => a.seq - b.seq)
+  })
 }
 /**
  * Refusals by host. The proxy also sees the browser's own background requests, which are no page's
@@ -105,7 +114,13 @@ const requestFailed = (text: string, url: string | undefined) => {
   }
 }
 const record = (kind: EventKind, text: string, url?: string) => {
-  const event: PageEvent = { seq: ++seq, at: new Date().toISOString(), kind, text: text.slice(0, 500), ...(url === undefined ? {} : { url: url.slice(0, 500) }) }
+  const event: PageEvent = {
+    seq: ++seq,
+    at: new Date().toISOString(),
+    kind,
+    text: text.slice(0, 500),
+    ...(url === undefined ? {} : { url: url.slice(0, 500) })
+  }
   buffers[kind].push(event)
   if (buffers[kind].length > KEEP) buffers[kind].shift()
   totals[kind]++
@@ -127,10 +142,21 @@ const resolveChecked = async (host: string): Promise<{ readonly address: string 
     }
   }
   const verdict = checkAddress(address, policy)
-  return verdict.allowed ? { address } : { refused: `${bare}${address === bare ? "" : ` (${address})`}: ${verdict.message}` }
+  return verdict.allowed
+    ? { address }
+    : { refused: `${bare}${address === bare ? "" : ` (${address})`}: ${verdict.message}` }
 }
 
-const HOP = new Set(["proxy-connection", "proxy-authorization", "connection", "keep-alive", "transfer-encoding", "te", "trailer", "upgrade"])
+const HOP = new Set([
+  "proxy-connection",
+  "proxy-authorization",
+  "connection",
+  "keep-alive",
+  "transfer-encoding",
+  "te",
+  "trailer",
+  "upgrade"
+])
 
 const deny = (res: http.ServerResponse, url: string, reason: string) => {
   refused(hostOf(url), reason, url)
@@ -146,16 +172,25 @@ const proxy = http.createServer(async (req, res) => {
   } catch {
     return deny(res, raw, "not an absolute http URL")
   }
-  if (target.protocol !== "http:") return deny(res, raw, `the scheme ${target.protocol} is refused (http and https only)`)
+  if (target.protocol !== "http:")
+    return deny(res, raw, `the scheme ${target.protocol} is refused (http and https only)`)
   const checked = await resolveChecked(target.hostname)
   if ("refused" in checked) return deny(res, raw, checked.refused)
   const headers: Record<string, string | Array<string>> = {}
   for (const [key, value] of Object.entries(req.headers)) if (value !== undefined && !HOP.has(key)) headers[key] = value
   const upstream = http.request(
-    { host: checked.address, port: Number(target.port || 80), method: req.method, path: `${target.pathname}${target.search}`, headers, setHost: false },
+    {
+      host: checked.address,
+      port: Number(target.port || 80),
+      method: req.method,
+      path: `${target.pathname}${target.search}`,
+      headers,
+      setHost: false
+    },
     (response) => {
       const out: Record<string, string | Array<string>> = {}
-      for (const [key, value] of Object.entries(response.headers)) if (value !== undefined && !HOP.has(key)) out[key] = value
+      for (const [key, value] of Object.entries(response.headers))
+        if (value !== undefined && !HOP.has(key)) out[key] = value
       res.writeHead(response.statusCode ?? 502, out)
       response.pipe(res)
     }
@@ -187,7 +222,9 @@ const tunnel = async (req: http.IncomingMessage, client: net.Socket, head: Buffe
     else {
       // A plain ws:// upgrade sent to the proxy: replay its request head to the checked address.
       const lines = [`${req.method} ${new URL(req.url ?? "/", `http://${authority}`).pathname} HTTP/1.1`]
-      for (let i = 0; i < req.rawHeaders.length; i += 2) if (!HOP.has(req.rawHeaders[i]!.toLowerCase()) || /^(connection|upgrade)$/i.test(req.rawHeaders[i]!)) lines.push(`${req.rawHeaders[i]}: ${req.rawHeaders[i + 1]}`)
+      for (let i = 0; i < req.rawHeaders.length; i += 2)
+        if (!HOP.has(req.rawHeaders[i]!.toLowerCase()) || /^(connection|upgrade)$/i.test(req.rawHeaders[i]!))
+          lines.push(`${req.rawHeaders[i]}: ${req.rawHeaders[i + 1]}`)
       upstream.write(`${lines.join("\r\n")}\r\n\r\n`)
     }
     if (head.length > 0) upstream.write(head)
@@ -268,9 +305,15 @@ const start = async () => {
     "about:blank"
   ]
   const err = fs.openSync(path.join(dir, "browser.log"), "a")
-  browser = spawn(spec.executablePath, args, { stdio: ["ignore", "ignore", err], detached: false, env: { ...process.env, HOME: spec.userDataDir } })
+  browser = spawn(spec.executablePath, args, {
+    stdio: ["ignore", "ignore", err],
+    detached: false,
+    env: { ...process.env, HOME: spec.userDataDir }
+  })
   browser.on("error", (error) => end("failed", `the browser could not be started: ${error.message}`))
-  browser.on("exit", (code, signal) => end(ending ? "closed" : "lost", `the browser exited (${signal ?? `code ${code}`})`))
+  browser.on("exit", (code, signal) =>
+    end(ending ? "closed" : "lost", `the browser exited (${signal ?? `code ${code}`})`)
+  )
   const portFile = path.join(spec.userDataDir, "DevToolsActivePort")
   const deadline = Date.now() + 60_000
   let active: string | undefined
@@ -285,7 +328,13 @@ const start = async () => {
   if (active === undefined) return end("failed", "the browser did not open its DevTools port within 60 s")
   const [port, wsPath] = active.split("\n")
   const cdpUrl = `http://127.0.0.1:${port}`
-  writeAtomic("started.json", { cdpUrl, proxyPort, browserPid: browser.pid, supervisorPid: process.pid, startedAt: new Date().toISOString() })
+  writeAtomic("started.json", {
+    cdpUrl,
+    proxyPort,
+    browserPid: browser.pid,
+    supervisorPid: process.pid,
+    startedAt: new Date().toISOString()
+  })
   flush()
   await watch(`ws://127.0.0.1:${port}${wsPath!.trim()}`)
 }
@@ -297,7 +346,9 @@ const watch = async (wsUrl: string) => {
   const send = (method: string, params: Record<string, unknown> = {}, sessionId?: string) =>
     socket.send(JSON.stringify({ id: ++id, method, params, ...(sessionId === undefined ? {} : { sessionId }) }))
   const requests = new Map<string, string>()
-  socket.addEventListener("open", () => send("Target.setAutoAttach", { autoAttach: true, waitForDebuggerOnStart: false, flatten: true }))
+  socket.addEventListener("open", () =>
+    send("Target.setAutoAttach", { autoAttach: true, waitForDebuggerOnStart: false, flatten: true })
+  )
   socket.addEventListener("error", () => log("devtools client error"))
   socket.addEventListener("message", (message) => {
     const event = JSON.parse(String(message.data)) as { method?: string; params?: any; sessionId?: string }
@@ -305,17 +356,24 @@ const watch = async (wsUrl: string) => {
     switch (event.method) {
       case "Target.attachedToTarget":
         if (params.targetInfo?.type === "page") {
-          for (const method of ["Runtime.enable", "Log.enable", "Network.enable", "Page.enable"]) send(method, {}, params.sessionId)
+          for (const method of ["Runtime.enable", "Log.enable", "Network.enable", "Page.enable"])
+            send(method, {}, params.sessionId)
         }
         break
       case "Runtime.consoleAPICalled":
         if (params.type === "error" || params.type === "assert") {
-          const text = (params.args ?? []).map((arg: any) => (arg.value !== undefined ? String(arg.value) : (arg.description ?? arg.type))).join(" ")
+          const text = (params.args ?? [])
+            .map((arg: any) => (arg.value !== undefined ? String(arg.value) : (arg.description ?? arg.type)))
+            .join(" ")
           record("console", text)
         }
         break
       case "Runtime.exceptionThrown":
-        record("exception", params.exceptionDetails?.exception?.description ?? params.exceptionDetails?.text ?? "uncaught exception", params.exceptionDetails?.url)
+        record(
+          "exception",
+          params.exceptionDetails?.exception?.description ?? params.exceptionDetails?.text ?? "uncaught exception",
+          params.exceptionDetails?.url
+        )
         break
       case "Network.requestWillBeSent":
         requests.set(params.requestId, params.request?.url ?? "")
@@ -326,14 +384,26 @@ const watch = async (wsUrl: string) => {
         sawPageRequest(params.url)
         break
       case "Network.responseReceived":
-        if (params.response?.status >= 400) requestFailed(`HTTP ${params.response.status} ${params.response.statusText ?? ""}`.trim(), params.response.url)
+        if (params.response?.status >= 400)
+          requestFailed(
+            `HTTP ${params.response.status} ${params.response.statusText ?? ""}`.trim(),
+            params.response.url
+          )
         break
       case "Network.loadingFailed":
-        if (!params.canceled) requestFailed(`${params.errorText}${params.blockedReason === undefined ? "" : ` (${params.blockedReason})`}`, requests.get(params.requestId))
+        if (!params.canceled)
+          requestFailed(
+            `${params.errorText}${params.blockedReason === undefined ? "" : ` (${params.blockedReason})`}`,
+            requests.get(params.requestId)
+          )
         break
       case "Page.javascriptDialogOpening":
         record("dialog", `${params.type} "${String(params.message ?? "").slice(0, 300)}" dismissed`, params.url)
-        send("Page.handleJavaScriptDialog", { accept: params.type === "alert" || params.type === "beforeunload" }, event.sessionId)
+        send(
+          "Page.handleJavaScriptDialog",
+          { accept: params.type === "alert" || params.type === "beforeunload" },
+          event.sessionId
+        )
         break
     }
   })

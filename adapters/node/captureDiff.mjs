@@ -14,7 +14,15 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 
 const [lower, merged, upper, outDir] = process.argv.slice(2)
-const manifest = { created: [], modified: [], deleted: [], directories: [], skipped: [], base: {}, changedDuringRun: [] }
+const manifest = {
+  created: [],
+  modified: [],
+  deleted: [],
+  directories: [],
+  skipped: [],
+  base: {},
+  changedDuringRun: []
+}
 const TOP_SKIPPED = new Set([".git", ".agentic"])
 
 const lstat = (target) => {
@@ -79,7 +87,9 @@ const walk = (rel) => {
       walk(child)
     } else if (shown.isFile()) {
       if (before?.isFile()) {
-        const same = before.size === shown.size && Buffer.compare(fs.readFileSync(path.join(lower, child)), fs.readFileSync(path.join(merged, child))) === 0
+        const same =
+          before.size === shown.size &&
+          Buffer.compare(fs.readFileSync(path.join(lower, child)), fs.readFileSync(path.join(merged, child))) === 0
         if (same) continue
         manifest.modified.push(child)
       } else {
@@ -111,7 +121,13 @@ for (const rel of [...manifest.created, ...manifest.modified, ...manifest.delete
     manifest.base[rel] = "missing"
     continue
   }
-  manifest.base[rel] = stats.isFile() ? createHash("sha256").update(fs.readFileSync(path.join(lower, rel))).digest("hex") : stats.isDirectory() ? "directory" : "other"
+  manifest.base[rel] = stats.isFile()
+    ? createHash("sha256")
+        .update(fs.readFileSync(path.join(lower, rel)))
+        .digest("hex")
+    : stats.isDirectory()
+      ? "directory"
+      : "other"
   // Without the start mark, every reported path counts as changed (refuse rather than overwrite).
   if (startedAt === undefined || stats.ctimeNs >= startedAt) manifest.changedDuringRun.push(rel)
 }

@@ -37,7 +37,8 @@ const openChild = async (parent: fsp.FileHandle, name: string, rel: string): Pro
     const code = (error as { code?: string }).code
     if (code === "ENOTDIR" || code === "ELOOP") {
       const info = await fsp.lstat(at(parent, name)).catch(() => undefined)
-      if (info?.isSymbolicLink() === true) throw new Escaped(`"${rel}" became a symlink while it was being written; nothing was written through it`)
+      if (info?.isSymbolicLink() === true)
+        throw new Escaped(`"${rel}" became a symlink while it was being written; nothing was written through it`)
     }
     throw error
   }
@@ -49,7 +50,12 @@ const segmentsOf = (rel: string) => rel.split("/").filter((segment) => segment !
  * Runs `use` with a handle on the directory `dirRel` (relative to the real `root`), opened segment by
  * segment without following links; with `create`, missing levels are made on the way.
  */
-const withDirectory = async <A>(root: string, dirRel: string, use: (dir: fsp.FileHandle) => Promise<A>, create = false): Promise<A> => {
+const withDirectory = async <A>(
+  root: string,
+  dirRel: string,
+  use: (dir: fsp.FileHandle) => Promise<A>,
+  create = false
+): Promise<A> => {
   let current = await fsp.open(root, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY)
   try {
     const done: Array<string> = []
@@ -93,8 +99,13 @@ const withDirectoryFd = async <A>(root: string, dirRel: string, use: (dir: numbe
         next = fs.openSync(atFd(current, segment), DIRECTORY_FLAGS)
       } catch (error) {
         const code = (error as { code?: string }).code
-        if ((code === "ENOTDIR" || code === "ELOOP") && fs.lstatSync(atFd(current, segment), { throwIfNoEntry: false })?.isSymbolicLink() === true) {
-          throw new Escaped(`"${done.join("/")}" became a symlink while it was being written; nothing was written through it`)
+        if (
+          (code === "ENOTDIR" || code === "ELOOP") &&
+          fs.lstatSync(atFd(current, segment), { throwIfNoEntry: false })?.isSymbolicLink() === true
+        ) {
+          throw new Escaped(
+            `"${done.join("/")}" became a symlink while it was being written; nothing was written through it`
+          )
         }
         throw error
       }
@@ -131,7 +142,11 @@ const writeAtomic = (root: string, rel: string, bytes: Uint8Array, mode: number 
     const keepMode = mode ?? (existing?.isFile() === true ? existing.mode & 0o7777 : undefined)
     const temp = `.${name}.aw-${randomBytes(6).toString("hex")}.tmp`
     // O_EXCL | O_CREAT | O_NOFOLLOW: the temp name is fresh and never a link.
-    const file = await fsp.open(at(handle, temp), fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, keepMode ?? 0o666)
+    const file = await fsp.open(
+      at(handle, temp),
+      fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW,
+      keepMode ?? 0o666
+    )
     let renamed = false
     try {
       try {
@@ -162,13 +177,18 @@ const writeAtomic = (root: string, rel: string, bytes: Uint8Array, mode: number 
  */
 const stage = (root: string, rel: string, temp: string, bytes: Uint8Array, mode: number | undefined) => {
   const { dir, name } = split(rel)
-  if (temp.includes("/") || temp === "" || temp === "." || temp === "..") throw new Escaped(`"${temp}" is not a plain file name`)
+  if (temp.includes("/") || temp === "" || temp === "." || temp === "..")
+    throw new Escaped(`"${temp}" is not a plain file name`)
   return withDirectoryFd(root, dir, async (handle) => {
     const existing = fs.lstatSync(atFd(handle, name), { throwIfNoEntry: false })
     const keepMode = mode ?? (existing?.isFile() === true ? existing.mode & 0o7777 : undefined)
     // O_EXCL | O_CREAT | O_NOFOLLOW: the temp name is fresh and never a link. Writing a page-cache file
     // is as quick as the walk, so only the fsync goes to the thread pool (and overlaps with the others').
-    const file = fs.openSync(atFd(handle, temp), fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, keepMode ?? 0o666)
+    const file = fs.openSync(
+      atFd(handle, temp),
+      fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW,
+      keepMode ?? 0o666
+    )
     let done = false
     try {
       try {
@@ -196,10 +216,16 @@ const syncDirectory = (root: string, rel: string) => withDirectoryFd(root, rel, 
 const append = (root: string, rel: string, bytes: Uint8Array) => {
   const { dir, name } = split(rel)
   return withDirectory(root, dir, async (handle) => {
-    const file = await fsp.open(at(handle, name), fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT | fs.constants.O_NOFOLLOW, 0o666).catch((error: { code?: string }) => {
-      if (error.code === "ELOOP") throw new Escaped(`"${rel}" became a symlink; nothing was appended through it`)
-      throw error
-    })
+    const file = await fsp
+      .open(
+        at(handle, name),
+        fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT | fs.constants.O_NOFOLLOW,
+        0o666
+      )
+      .catch((error: { code?: string }) => {
+        if (error.code === "ELOOP") throw new Escaped(`"${rel}" became a symlink; nothing was appended through it`)
+        throw error
+      })
     try {
       let written = 0
       while (written < bytes.byteLength) {
@@ -265,11 +291,13 @@ const rename = (root: string, fromRel: string, toRel: string, durable: boolean) 
 const chmod = (root: string, rel: string, mode: number) => {
   const { dir, name } = split(rel)
   return withDirectory(root, dir, async (handle) => {
-    const file = await fsp.open(at(handle, name), fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW).catch(async (error: { code?: string }) => {
-      // O_NOFOLLOW on a symlink fails ELOOP: it was swapped in after the check.
-      if (error.code === "ELOOP") throw new Escaped(`"${rel}" became a symlink; its mode was not changed`)
-      throw error
-    })
+    const file = await fsp
+      .open(at(handle, name), fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW)
+      .catch(async (error: { code?: string }) => {
+        // O_NOFOLLOW on a symlink fails ELOOP: it was swapped in after the check.
+        if (error.code === "ELOOP") throw new Escaped(`"${rel}" became a symlink; its mode was not changed`)
+        throw error
+      })
     try {
       await file.chmod(mode)
     } finally {
@@ -315,11 +343,17 @@ const lock = async (root: string, rel: string): Promise<() => Promise<void>> => 
   }
 }
 
-const mapError = (rel: string) => (cause: unknown): HostError => {
-  if (cause instanceof Escaped) return new HostError({ reason: "Escape", path: rel, message: cause.message })
-  const code = (cause as { code?: string } | undefined)?.code ?? ""
-  return new HostError({ reason: ERRNO_REASONS[code] ?? (code === "ELOCKED" ? "Busy" : "Other"), path: rel, message: cause instanceof Error ? cause.message : String(cause) })
-}
+const mapError =
+  (rel: string) =>
+  (cause: unknown): HostError => {
+    if (cause instanceof Escaped) return new HostError({ reason: "Escape", path: rel, message: cause.message })
+    const code = (cause as { code?: string } | undefined)?.code ?? ""
+    return new HostError({
+      reason: ERRNO_REASONS[code] ?? (code === "ELOCKED" ? "Busy" : "Other"),
+      path: rel,
+      message: cause instanceof Error ? cause.message : String(cause)
+    })
+  }
 
 const run = <A>(rel: string, task: () => Promise<A>) => Effect.tryPromise({ try: task, catch: mapError(rel) })
 
@@ -342,10 +376,12 @@ const available = (): boolean => {
 export const nodeConfinedFs: ConfinedFsShape | undefined = available()
   ? {
       mechanism: "linux-proc-fd",
-      writeFileAtomic: (root, rel, bytes, options) => run(rel, () => writeAtomic(root, rel, bytes, options?.mode, options?.durable !== false)),
+      writeFileAtomic: (root, rel, bytes, options) =>
+        run(rel, () => writeAtomic(root, rel, bytes, options?.mode, options?.durable !== false)),
       appendFile: (root, rel, bytes) => run(rel, () => append(root, rel, bytes)),
       mkdir: (root, rel, options) => run(rel, () => mkdir(root, rel, options?.recursive ?? false)),
-      remove: (root, rel, options) => run(rel, () => remove(root, rel, options?.recursive ?? false, options?.missingOk ?? false)),
+      remove: (root, rel, options) =>
+        run(rel, () => remove(root, rel, options?.recursive ?? false, options?.missingOk ?? false)),
       rename: (root, from, to, options) => run(from, () => rename(root, from, to, options?.durable ?? true)),
       stage: (root, rel, temp, bytes, options) => run(rel, () => stage(root, rel, temp, bytes, options?.mode)),
       syncDirectory: (root, rel) => run(rel === "" ? "." : rel, () => syncDirectory(root, rel)),

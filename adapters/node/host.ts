@@ -50,7 +50,11 @@ export const layer = (
   })
 
 /** The capabilities the Node host advertises: derived from the services `layer` provides. */
-export const NODE_CAPABILITIES = capabilitiesOf({ processes: nodeProcesses, http: nodeHttpLayer({ allowPrivateNetwork: false }), browser: nodeBrowserLayer })
+export const NODE_CAPABILITIES = capabilitiesOf({
+  processes: nodeProcesses,
+  http: nodeHttpLayer({ allowPrivateNetwork: false }),
+  browser: nodeBrowserLayer
+})
 
 const opening = (tools?: ReadonlyArray<ToolDefinition>, options: NodeHostOptions = {}): HostOpening => ({
   checkRoot: async (given) => {
@@ -62,7 +66,17 @@ const opening = (tools?: ReadonlyArray<ToolDefinition>, options: NodeHostOptions
   },
   errorCode: (error) => (error as { code?: string }).code ?? "unknown",
   start: (real, settings) =>
-    startHost(layer(real, options.addressPolicy ?? { allowPrivateNetwork: settings.allowPrivateNetwork }, options.resolve ?? systemResolver, options.approvalKey, options.workers), settings, tools)
+    startHost(
+      layer(
+        real,
+        options.addressPolicy ?? { allowPrivateNetwork: settings.allowPrivateNetwork },
+        options.resolve ?? systemResolver,
+        options.approvalKey,
+        options.workers
+      ),
+      settings,
+      tools
+    )
 })
 
 /** Opens the runtime at `root` with raw settings (flags or a plugin config); `tools` replaces the candidate tools. */
@@ -74,8 +88,12 @@ export const openNodeWorkspace = (
 ): Promise<WorkspaceRuntime | OpenFailure> => openRuntimeWith(root, settingsInput, opening(tools, options))
 
 /** Opens the workspace at `root` as the Session every adapter serves. */
-export const openNodeSession = (root: string, settingsInput: Record<string, unknown>, tools?: ReadonlyArray<ToolDefinition>, options: NodeHostOptions = {}): Promise<Session> =>
-  openWith(root, settingsInput, opening(tools, options))
+export const openNodeSession = (
+  root: string,
+  settingsInput: Record<string, unknown>,
+  tools?: ReadonlyArray<ToolDefinition>,
+  options: NodeHostOptions = {}
+): Promise<Session> => openWith(root, settingsInput, opening(tools, options))
 
 /** The registry to serve: the runtime's, or the single diagnostic tool when opening failed. */
 export const registryOf = (opened: WorkspaceRuntime | OpenFailure): Registry =>

@@ -43,11 +43,16 @@ const code = await runCli(process.argv.slice(2), {
     },
     // Loaded only for `verify`: the model-based test and fast-check never load for other verbs.
     verify: async (line, host) => {
-      const [{ verifyVerb }, { nodeVerifyLayers }] = await Promise.all([import("../verify.ts"), import("./verifyLayers.ts")])
+      const [{ verifyVerb }, { nodeVerifyLayers }] = await Promise.all([
+        import("../verify.ts"),
+        import("./verifyLayers.ts")
+      ])
       return verifyVerb(nodeVerifyLayers)(line, host)
     },
     host: async (_line, host) => {
-      host.stdout(`${JSON.stringify({ runtime: "node", version: process.versions.node, platform: process.platform, capabilities: NODE_CAPABILITIES })}\n`)
+      host.stdout(
+        `${JSON.stringify({ runtime: "node", version: process.versions.node, platform: process.platform, capabilities: NODE_CAPABILITIES })}\n`
+      )
       return 0
     }
   }

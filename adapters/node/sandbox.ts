@@ -61,8 +61,8 @@ export const LEFTOVER_SCRIPT = [
   'if [ ! -e "$1" ]; then { echo "spawn-error ENOENT" >&3; } 2>/dev/null; exit 127; fi',
   'if [ -d "$1" ] || [ ! -x "$1" ]; then { echo "spawn-error EACCES" >&3; } 2>/dev/null; exit 126; fi',
   '"$@"; code=$?; n=0',
-  'for p in /proc/[0-9]*; do case ${p#/proc/} in 1|$$) ;; *) n=$((n+1));; esac; done',
-  'if [ $n -gt 0 ]; then { echo leftover >&3; } 2>/dev/null; fi',
+  "for p in /proc/[0-9]*; do case ${p#/proc/} in 1|$$) ;; *) n=$((n+1));; esac; done",
+  "if [ $n -gt 0 ]; then { echo leftover >&3; } 2>/dev/null; fi",
   "exit $code"
 ].join("; ")
 
@@ -80,7 +80,8 @@ const findOnPath = (name: string): string | undefined => {
   return undefined
 }
 
-const inside = (parent: string, child: string) => child === parent || child.startsWith(parent.endsWith("/") ? parent : `${parent}/`)
+const inside = (parent: string, child: string) =>
+  child === parent || child.startsWith(parent.endsWith("/") ? parent : `${parent}/`)
 
 const exists = (target: string) => {
   try {
@@ -98,8 +99,26 @@ const exists = (target: string) => {
  * read-only mount), then the hidden folders as empty read-only mounts; new PID, IPC and UTS namespaces, and a
  * new network namespace unless the policy shares the network.
  */
-export const bwrapArgs = (bwrap: string, policy: SandboxPolicy, cwd: string, rootSource = policy.root): SandboxWrapper => {
-  const argv: Array<string> = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--dir", SANDBOX_HOME]
+export const bwrapArgs = (
+  bwrap: string,
+  policy: SandboxPolicy,
+  cwd: string,
+  rootSource = policy.root
+): SandboxWrapper => {
+  const argv: Array<string> = [
+    bwrap,
+    "--ro-bind",
+    "/",
+    "/",
+    "--dev",
+    "/dev",
+    "--proc",
+    "/proc",
+    "--tmpfs",
+    "/tmp",
+    "--dir",
+    SANDBOX_HOME
+  ]
   argv.push("--bind", rootSource, policy.root)
   const cleanup: Array<string> = []
   for (const entry of policy.readOnly) {
@@ -125,7 +144,18 @@ export const bwrapArgs = (bwrap: string, policy: SandboxPolicy, cwd: string, roo
   }
   if (!policy.network) argv.push("--unshare-net")
   argv.push("--unshare-pid", "--unshare-ipc", "--unshare-uts")
-  argv.push("--setenv", "HOME", SANDBOX_HOME, "--unsetenv", "XDG_STATE_HOME", "--unsetenv", "TMPDIR", "--chdir", cwd, "--")
+  argv.push(
+    "--setenv",
+    "HOME",
+    SANDBOX_HOME,
+    "--unsetenv",
+    "XDG_STATE_HOME",
+    "--unsetenv",
+    "TMPDIR",
+    "--chdir",
+    cwd,
+    "--"
+  )
   argv.push(fs.existsSync("/bin/sh") ? "/bin/sh" : "/usr/bin/sh", "-c", LEFTOVER_SCRIPT, "sh")
   return { argv, cleanup, signalExitCodes: true, reportsLeftovers: true }
 }
@@ -139,10 +169,13 @@ const quote = (text: string) => `"${text.replace(/\\/g, "\\\\").replace(/"/g, '\
  */
 export const sandboxExecProfile = (policy: SandboxPolicy, tmp: string): string => {
   const lines = ["(version 1)", "(allow default)", "(deny file-write*)"]
-  lines.push(`(allow file-write* (subpath ${quote(policy.root)}) (subpath "/private/tmp") (subpath "/private/var/folders") (subpath ${quote(tmp)}) (literal "/dev/null"))`)
-  for (const entry of policy.readOnly) lines.push(`(deny file-write* (subpath ${quote(entry.path)}) (literal ${quote(entry.path)}))`)
+  lines.push(
+    `(allow file-write* (subpath ${quote(policy.root)}) (subpath "/private/tmp") (subpath "/private/var/folders") (subpath ${quote(tmp)}) (literal "/dev/null"))`
+  )
+  for (const entry of policy.readOnly)
+    lines.push(`(deny file-write* (subpath ${quote(entry.path)}) (literal ${quote(entry.path)}))`)
   for (const hidden of policy.hidden) lines.push(`(deny file-read* file-write* (subpath ${quote(hidden)}))`)
-  if (!policy.network) lines.push("(deny network*)", '(allow network* (remote unix-socket))')
+  if (!policy.network) lines.push("(deny network*)", "(allow network* (remote unix-socket))")
   return `${lines.join("\n")}\n`
 }
 
@@ -153,25 +186,56 @@ let probed: Omit<SandboxSupport, "hidden"> | undefined
 /** Probes the host once: can bubblewrap create the namespaces (Linux), is sandbox-exec there (macOS)? */
 const probe = (): Omit<SandboxSupport, "hidden"> => {
   if (probed !== undefined) return probed
-  const unavailable = (reason: string) => ({ available: false, mechanism: "none" as const, reason, capture: false, captureReason: reason })
+  const unavailable = (reason: string) => ({
+    available: false,
+    mechanism: "none" as const,
+    reason,
+    capture: false,
+    captureReason: reason
+  })
   if (process.platform === "linux") {
     const bwrap = findOnPath("bwrap")
     if (bwrap === undefined) {
       probed = unavailable("bubblewrap (bwrap) is not installed (Debian/Ubuntu: apt-get install bubblewrap)")
     } else {
       const trueBin = fs.existsSync("/bin/true") ? "/bin/true" : "/usr/bin/true"
-      const result = spawnSync(bwrap, ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--unshare-net", "--unshare-pid", "--", trueBin], {
-        encoding: "utf8",
-        timeout: 10_000
-      })
+      const result = spawnSync(
+        bwrap,
+        [
+          "--ro-bind",
+          "/",
+          "/",
+          "--dev",
+          "/dev",
+          "--proc",
+          "/proc",
+          "--tmpfs",
+          "/tmp",
+          "--unshare-net",
+          "--unshare-pid",
+          "--",
+          trueBin
+        ],
+        {
+          encoding: "utf8",
+          timeout: 10_000
+        }
+      )
       probed =
         result.status === 0
           ? { available: true, mechanism: "bwrap" as const, ...captureProbe() }
-          : unavailable(`bubblewrap could not create its namespaces (${firstLine(result.stderr ?? "") || `exit ${result.status}`}); unprivileged user namespaces may be disabled`)
+          : unavailable(
+              `bubblewrap could not create its namespaces (${firstLine(result.stderr ?? "") || `exit ${result.status}`}); unprivileged user namespaces may be disabled`
+            )
     }
   } else if (process.platform === "darwin") {
     probed = fs.existsSync("/usr/bin/sandbox-exec")
-      ? { available: true, mechanism: "sandbox-exec" as const, capture: false, captureReason: "capture needs Linux (overlayfs in a user namespace)" }
+      ? {
+          available: true,
+          mechanism: "sandbox-exec" as const,
+          capture: false,
+          captureReason: "capture needs Linux (overlayfs in a user namespace)"
+        }
       : unavailable("/usr/bin/sandbox-exec is missing")
   } else {
     probed = unavailable(`no command sandbox is implemented for ${process.platform}`)
@@ -196,7 +260,10 @@ const captureProbe = (): Pick<SandboxSupport, "capture" | "captureReason"> => {
     const result = spawnSync(unshare, ["-Urm", "/bin/sh", "-c", script], { encoding: "utf8", timeout: 10_000 })
     return result.status === 0 && fs.existsSync(path.join(base, "upper/probe"))
       ? { capture: true }
-      : { capture: false, captureReason: `overlayfs cannot be mounted in a user namespace here (${firstLine(result.stderr ?? "") || `exit ${result.status}`})` }
+      : {
+          capture: false,
+          captureReason: `overlayfs cannot be mounted in a user namespace here (${firstLine(result.stderr ?? "") || `exit ${result.status}`})`
+        }
   } finally {
     fs.rmSync(base, { recursive: true, force: true })
   }
@@ -210,17 +277,48 @@ export const wrapperFor = (policy: SandboxPolicy, cwd: string, jobDir: string): 
     if (policy.capture !== true) return bwrapArgs(bwrapPath(), policy, cwd)
     if (!support.capture) return undefined
     const temp = fs.mkdtempSync(path.join(os.tmpdir(), "aw-capture-"))
-    const [upper, work, merged] = ["upper", "work", "merged"].map((name) => path.join(temp, name)) as [string, string, string]
+    const [upper, work, merged] = ["upper", "work", "merged"].map((name) => path.join(temp, name)) as [
+      string,
+      string,
+      string
+    ]
     for (const dir of [upper, work, merged]) fs.mkdirSync(dir)
     const inner = bwrapArgs(bwrapPath(), policy, cwd, merged)
     const outDir = path.join(jobDir, "capture")
     return {
       ...inner,
-      argv: [findOnPath("unshare") ?? "unshare", "-Urm", "/bin/sh", "-c", CAPTURE_SCRIPT, "sh", policy.root, upper, work, merged, process.execPath, CAPTURE_DIFF, outDir, ...inner.argv],
+      argv: [
+        findOnPath("unshare") ?? "unshare",
+        "-Urm",
+        "/bin/sh",
+        "-c",
+        CAPTURE_SCRIPT,
+        "sh",
+        policy.root,
+        upper,
+        work,
+        merged,
+        process.execPath,
+        CAPTURE_DIFF,
+        outDir,
+        ...inner.argv
+      ],
       captureTemp: temp
     }
   }
   const tmp = path.join(jobDir, "tmp")
   fs.mkdirSync(tmp, { recursive: true })
-  return { argv: ["/usr/bin/sandbox-exec", "-p", sandboxExecProfile(policy, tmp), "/usr/bin/env", `HOME=${tmp}`, `TMPDIR=${tmp}`], cleanup: [], signalExitCodes: false, reportsLeftovers: false }
+  return {
+    argv: [
+      "/usr/bin/sandbox-exec",
+      "-p",
+      sandboxExecProfile(policy, tmp),
+      "/usr/bin/env",
+      `HOME=${tmp}`,
+      `TMPDIR=${tmp}`
+    ],
+    cleanup: [],
+    signalExitCodes: false,
+    reportsLeftovers: false
+  }
 }

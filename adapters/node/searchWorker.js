@@ -20,7 +20,10 @@ const isBinary = (bytes, length) => {
 const clipLine = (line, column, maxChars) => {
   if (line.length <= maxChars) return { text: line, clipped: false }
   const start = Math.max(0, Math.min(column - Math.floor(maxChars / 4), line.length - maxChars))
-  return { text: `${start > 0 ? "…" : ""}${line.slice(start, start + maxChars)}${start + maxChars < line.length ? "…" : ""}`, clipped: true }
+  return {
+    text: `${start > 0 ? "…" : ""}${line.slice(start, start + maxChars)}${start + maxChars < line.length ? "…" : ""}`,
+    clipped: true
+  }
 }
 const clipPlain = (line, maxChars) => (line.length <= maxChars ? line : `${line.slice(0, maxChars)}…`)
 
@@ -72,7 +75,10 @@ const readFile = (abs, maxBytes) => {
     }
     return { kind: "ok", length }
   } catch (error) {
-    return { kind: error && (error.code === "ELOOP" || error.code === "EISDIR" || error.code === "ENOENT") ? "skip" : "unreadable" }
+    return {
+      kind:
+        error && (error.code === "ELOOP" || error.code === "EISDIR" || error.code === "ENOENT") ? "skip" : "unreadable"
+    }
   } finally {
     if (fd !== undefined) fs.closeSync(fd)
   }
@@ -122,10 +128,18 @@ parentPort.on("message", (job) => {
   if (typeof job.text === "string") {
     // One text the caller already read (a file named directly): only the regex runs here.
     const matches = grepText(job.text, regex, job.context, job.maxLineChars)
-    parentPort.postMessage({ id: job.id, results: matches.length > 0 ? [{ path: job.rels[0], matches }] : [], tooLarge: [], unreadable: [], searched: 1, binary: 0 })
+    parentPort.postMessage({
+      id: job.id,
+      results: matches.length > 0 ? [{ path: job.rels[0], matches }] : [],
+      tooLarge: [],
+      unreadable: [],
+      searched: 1,
+      binary: 0
+    })
     return
   }
-  const literalBytes = job.literal !== undefined && !job.flags.includes("i") ? Buffer.from(job.literal, "utf8") : undefined
+  const literalBytes =
+    job.literal !== undefined && !job.flags.includes("i") ? Buffer.from(job.literal, "utf8") : undefined
   // An ASCII literal matched case-insensitively: latin1 decoding keeps every ASCII byte and folds no
   // other byte onto ASCII, so it answers "could this file match" without a UTF-8 decode.
   const asciiFold =
@@ -156,7 +170,11 @@ parentPort.on("message", (job) => {
       continue
     }
     if (literalBytes !== undefined && !someLineMatches(literalPositions(literalBytes, length), length, regex)) continue
-    if (asciiFold !== undefined && !someLineMatches(foldPositions(asciiFold, buffer.latin1Slice(0, length)), length, regex)) continue
+    if (
+      asciiFold !== undefined &&
+      !someLineMatches(foldPositions(asciiFold, buffer.latin1Slice(0, length)), length, regex)
+    )
+      continue
     // Pure ASCII decodes the same as latin1, which skips UTF-8 validation (most source files are ASCII).
     const text = isAscii(buffer.subarray(0, length)) ? buffer.latin1Slice(0, length) : buffer.utf8Slice(0, length)
     const matches = grepText(text, regex, job.context, job.maxLineChars)

@@ -101,11 +101,14 @@ const endGroup = async (pgid, alreadySignalled) => {
 const specProblem = (value) => {
   if (value === null || typeof value !== "object" || Array.isArray(value)) return "it is not an object"
   if (typeof value.executable !== "string") return "executable must be a string"
-  if (!Array.isArray(value.args) || !value.args.every((arg) => typeof arg === "string")) return "args must be an array of strings"
+  if (!Array.isArray(value.args) || !value.args.every((arg) => typeof arg === "string"))
+    return "args must be an array of strings"
   if (typeof value.cwd !== "string") return "cwd must be a string"
-  if (value.timeoutMs !== undefined && value.timeoutMs !== null && typeof value.timeoutMs !== "number") return "timeoutMs must be a number or null"
+  if (value.timeoutMs !== undefined && value.timeoutMs !== null && typeof value.timeoutMs !== "number")
+    return "timeoutMs must be a number or null"
   if (value.maxLogBytes !== undefined && typeof value.maxLogBytes !== "number") return "maxLogBytes must be a number"
-  if (value.sandbox !== undefined && (value.sandbox === null || typeof value.sandbox !== "object")) return "sandbox must be an object"
+  if (value.sandbox !== undefined && (value.sandbox === null || typeof value.sandbox !== "object"))
+    return "sandbox must be an object"
   return undefined
 }
 
@@ -113,12 +116,24 @@ let spec
 try {
   spec = JSON.parse(fs.readFileSync(path.join(dir, "spec.json"), "utf8"))
 } catch (error) {
-  writeAtomic("exit.json", { status: "failed", exitCode: null, signal: null, endedAt: new Date().toISOString(), error: `spec.json unreadable: ${error.message}` })
+  writeAtomic("exit.json", {
+    status: "failed",
+    exitCode: null,
+    signal: null,
+    endedAt: new Date().toISOString(),
+    error: `spec.json unreadable: ${error.message}`
+  })
   process.exit(0)
 }
 const problem = specProblem(spec)
 if (problem !== undefined) {
-  writeAtomic("exit.json", { status: "failed", exitCode: null, signal: null, endedAt: new Date().toISOString(), error: `spec.json does not decode: ${problem}` })
+  writeAtomic("exit.json", {
+    status: "failed",
+    exitCode: null,
+    signal: null,
+    endedAt: new Date().toISOString(),
+    error: `spec.json does not decode: ${problem}`
+  })
   process.exit(0)
 }
 
@@ -186,7 +201,11 @@ const pump = (stream, log) => {
         if (room > 0) log.write(chunk.subarray(0, room))
         logBytes = maxLogBytes
         logTruncated = true
-        log.write(Buffer.from(`\n[agentic-workspace: the job's output passed maxJobLogBytes (${maxLogBytes} bytes); the rest was discarded]\n`))
+        log.write(
+          Buffer.from(
+            `\n[agentic-workspace: the job's output passed maxJobLogBytes (${maxLogBytes} bytes); the rest was discarded]\n`
+          )
+        )
         try {
           writeAtomic("log-truncated.json", { maxLogBytes, at: new Date().toISOString() })
         } catch {
@@ -214,7 +233,8 @@ const finish = (record) => {
 }
 
 try {
-  const [command, ...args] = wrapper === undefined ? [spec.executable, ...spec.args] : [...wrapper.argv, spec.executable, ...spec.args]
+  const [command, ...args] =
+    wrapper === undefined ? [spec.executable, ...spec.args] : [...wrapper.argv, spec.executable, ...spec.args]
   child = spawn(command, args, {
     cwd: spec.cwd,
     stdio: [
@@ -255,7 +275,8 @@ if (wrapper?.reportsLeftovers === true && child?.stdio[3] != null) {
 
 child.on("error", (error) => {
   // Spawn failures (ENOENT, EACCES) arrive here before any "spawn" event.
-  if (child.pid === undefined) finish({ status: "failed", exitCode: null, signal: null, error: `${error.code ?? "error"}: ${error.message}` })
+  if (child.pid === undefined)
+    finish({ status: "failed", exitCode: null, signal: null, error: `${error.code ?? "error"}: ${error.message}` })
 })
 
 child.on("spawn", () => {
@@ -291,12 +312,23 @@ child.on("exit", async (code, signal) => {
       await reportClosed
       leftovers = sandboxLeftovers
       if (sandboxSpawnError !== undefined) {
-        finish({ status: "failed", exitCode: null, signal: null, error: `${sandboxSpawnError}: spawn ${spec.executable} ${sandboxSpawnError}` })
+        finish({
+          status: "failed",
+          exitCode: null,
+          signal: null,
+          error: `${sandboxSpawnError}: spawn ${spec.executable} ${sandboxSpawnError}`
+        })
         return
       }
     }
     // bubblewrap exits with 128+N when its child was killed by signal N.
-    if (wrapper.signalExitCodes && signal === null && code !== null && code > 128 && SIGNAL_NAMES[code - 128] !== undefined) {
+    if (
+      wrapper.signalExitCodes &&
+      signal === null &&
+      code !== null &&
+      code > 128 &&
+      SIGNAL_NAMES[code - 128] !== undefined
+    ) {
       signal = SIGNAL_NAMES[code - 128]
       code = null
     }

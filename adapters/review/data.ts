@@ -72,7 +72,12 @@ export interface ResearchEntry {
   readonly question: string
   readonly status: string
   readonly updatedAt: string
-  readonly sources: ReadonlyArray<{ readonly id: string; readonly url: string; readonly title: string; readonly fetchedAt: string }>
+  readonly sources: ReadonlyArray<{
+    readonly id: string
+    readonly url: string
+    readonly title: string
+    readonly fetchedAt: string
+  }>
   readonly sourceCount: number
 }
 
@@ -108,14 +113,24 @@ export interface ReviewState {
   /** The research projects of the changes listing, each with its sources (newest first). */
   readonly research: ReadonlyArray<ResearchEntry>
   /** What a command card is matched against: the allowlist, the sandbox setting, command network. */
-  readonly policy: { readonly executableAllowlist: ReadonlyArray<string>; readonly commandSandbox: string; readonly allowCommandNetwork: boolean; readonly allowDestructiveEdits: boolean }
+  readonly policy: {
+    readonly executableAllowlist: ReadonlyArray<string>
+    readonly commandSandbox: string
+    readonly allowCommandNetwork: boolean
+    readonly allowDestructiveEdits: boolean
+  }
 }
 
 /** A task board as drawn: tasks and the tasks each depends on. */
 export interface TaskBoard {
   readonly id: string
   readonly title: string
-  readonly tasks: ReadonlyArray<{ readonly id: string; readonly title: string; readonly status: string; readonly dependsOn: ReadonlyArray<string> }>
+  readonly tasks: ReadonlyArray<{
+    readonly id: string
+    readonly title: string
+    readonly status: string
+    readonly dependsOn: ReadonlyArray<string>
+  }>
 }
 
 const parse = (text: string | undefined): unknown => {
@@ -131,7 +146,11 @@ const SAFE_ID = /^[A-Za-z]+_[A-Za-z0-9]+$/
 
 const PUSH_REF = /^(\S+) refs\/heads\/(\S+) ([0-9a-f]{40,64}|\(new\)) -> ([0-9a-f]{40,64})$/
 
-const pushCommits = (prompt: { readonly argv: ReadonlyArray<string>; readonly cwd: string; readonly refs: ReadonlyArray<string> }) =>
+const pushCommits = (prompt: {
+  readonly argv: ReadonlyArray<string>
+  readonly cwd: string
+  readonly refs: ReadonlyArray<string>
+}) =>
   Effect.gen(function* () {
     const move = prompt.refs.length === 1 ? PUSH_REF.exec(prompt.refs[0]!) : null
     if (move === null || !prompt.argv.includes("push")) return undefined
@@ -141,8 +160,9 @@ const pushCommits = (prompt: { readonly argv: ReadonlyArray<string>; readonly cw
     const listed = Effect.gen(function* () {
       const git = yield* openGit(prompt.cwd === "" ? undefined : prompt.cwd)
       const log = (args: ReadonlyArray<string>) =>
-        Effect.map(git.must(["log", "--no-color", "-z", LOG_FORMAT, `--max-count=${MAX_PUSH_COMMITS + 1}`, ...args, "--"]), (text) =>
-          parseLog(text).map((commit) => ({ sha: commit.hash, subject: commit.subject }))
+        Effect.map(
+          git.must(["log", "--no-color", "-z", LOG_FORMAT, `--max-count=${MAX_PUSH_COMMITS + 1}`, ...args, "--"]),
+          (text) => parseLog(text).map((commit) => ({ sha: commit.hash, subject: commit.subject }))
         )
       const pushed = yield* log([to, "--not", from ?? `--remotes=${remote}`])
       const dropped = from === null ? [] : yield* log([from, "--not", to])
@@ -155,7 +175,14 @@ const pushCommits = (prompt: { readonly argv: ReadonlyArray<string>; readonly cw
       } satisfies PushCommits
     })
     return yield* Effect.catchAll(listed, (error) =>
-      Effect.succeed({ ...base, pushed: [], pushedMore: false, dropped: [], droppedMore: false, error: error.message } satisfies PushCommits)
+      Effect.succeed({
+        ...base,
+        pushed: [],
+        pushedMore: false,
+        dropped: [],
+        droppedMore: false,
+        error: error.message
+      } satisfies PushCommits)
     )
   })
 
@@ -174,7 +201,18 @@ const subjectsOf = (changes: Record<string, unknown>) =>
     for (const [cwd, commits] of byCwd) {
       const read = Effect.gen(function* () {
         const git = yield* openGit(cwd === "" ? undefined : cwd)
-        return parseLog(yield* git.must(["log", "--no-color", "-z", LOG_FORMAT, "--no-walk=unsorted", "--ignore-missing", ...commits, "--"]))
+        return parseLog(
+          yield* git.must([
+            "log",
+            "--no-color",
+            "-z",
+            LOG_FORMAT,
+            "--no-walk=unsorted",
+            "--ignore-missing",
+            ...commits,
+            "--"
+          ])
+        )
       })
       // A commit gone since (amended away and pruned) or a repository removed leaves its entry without a subject.
       for (const commit of yield* Effect.orElseSucceed(read, () => [])) subjects[commit.hash] = commit.subject
@@ -184,7 +222,9 @@ const subjectsOf = (changes: Record<string, unknown>) =>
 
 const researchOf = (changes: Record<string, unknown>) =>
   Effect.gen(function* () {
-    const listed = Array.isArray(changes["researchProjects"]) ? (changes["researchProjects"] as ReadonlyArray<Record<string, unknown>>) : []
+    const listed = Array.isArray(changes["researchProjects"])
+      ? (changes["researchProjects"] as ReadonlyArray<Record<string, unknown>>)
+      : []
     const out: Array<ResearchEntry> = []
     for (const entry of listed.slice(0, 20)) {
       const id = entry["researchId"]
@@ -198,7 +238,9 @@ const researchOf = (changes: Record<string, unknown>) =>
         question: right.question,
         status: right.status,
         updatedAt: right.updatedAt,
-        sources: right.sources.slice(0, MAX_RESEARCH_SOURCES).map((source) => ({ id: source.id, url: source.url, title: source.title, fetchedAt: source.fetchedAt })),
+        sources: right.sources
+          .slice(0, MAX_RESEARCH_SOURCES)
+          .map((source) => ({ id: source.id, url: source.url, title: source.title, fetchedAt: source.fetchedAt })),
         sourceCount: right.sources.length
       })
     }
@@ -220,7 +262,8 @@ const cardOf = (record: ApprovalRecord) =>
       return { record, version, expiresAt, ...(push === undefined ? {} : { push }) } satisfies ReviewCard
     }
     const tx = record.resume?.arguments["transaction_id"]
-    if (record.kind !== "transaction" || typeof tx !== "string" || !SAFE_ID.test(tx)) return { record, version, expiresAt } satisfies ReviewCard
+    if (record.kind !== "transaction" || typeof tx !== "string" || !SAFE_ID.test(tx))
+      return { record, version, expiresAt } satisfies ReviewCard
     const transaction = parse(yield* read(`transactions/${tx}/transaction.json`)) as
       | { files?: ReadonlyArray<Record<string, unknown>>; destructive?: ReadonlyArray<Record<string, unknown>> }
       | undefined
@@ -236,7 +279,10 @@ const cardOf = (record: ApprovalRecord) =>
     // What makes it destructive, named: the transaction's own reasons (operation, path, the alternative).
     const reasons = (Array.isArray(transaction?.destructive) ? transaction.destructive : [])
       .filter((reason) => typeof reason?.["operation"] === "string")
-      .map((reason) => `${reason["operation"]}${typeof reason["path"] === "string" ? ` ${reason["path"]}` : ""}${typeof reason["alternative"] === "string" ? ` (non-destructive alternative: ${reason["alternative"]})` : ""}`)
+      .map(
+        (reason) =>
+          `${reason["operation"]}${typeof reason["path"] === "string" ? ` ${reason["path"]}` : ""}${typeof reason["alternative"] === "string" ? ` (non-destructive alternative: ${reason["alternative"]})` : ""}`
+      )
       .slice(0, 50)
     return {
       record,
@@ -252,16 +298,25 @@ const cardOf = (record: ApprovalRecord) =>
 const boardsOf = (changes: Record<string, unknown>) =>
   Effect.gen(function* () {
     const store = yield* StateStore
-    const listed = Array.isArray(changes["taskBoards"]) ? (changes["taskBoards"] as ReadonlyArray<Record<string, unknown>>) : []
+    const listed = Array.isArray(changes["taskBoards"])
+      ? (changes["taskBoards"] as ReadonlyArray<Record<string, unknown>>)
+      : []
     const boards: Array<TaskBoard> = []
     for (const entry of listed.slice(0, 20)) {
       const id = entry["id"] ?? entry["boardId"]
       if (typeof id !== "string" || !SAFE_ID.test(id)) continue
-      const state = parse(yield* Effect.orElseSucceed(store.readText(`tasks/${id}/state.json`), () => undefined)) as Record<string, unknown> | undefined
+      const state = parse(yield* Effect.orElseSucceed(store.readText(`tasks/${id}/state.json`), () => undefined)) as
+        | Record<string, unknown>
+        | undefined
       const items = Array.isArray(state?.["items"]) ? (state["items"] as ReadonlyArray<Record<string, unknown>>) : []
       boards.push({
         id,
-        title: typeof state?.["title"] === "string" ? (state["title"] as string) : typeof entry["title"] === "string" ? (entry["title"] as string) : id,
+        title:
+          typeof state?.["title"] === "string"
+            ? (state["title"] as string)
+            : typeof entry["title"] === "string"
+              ? (entry["title"] as string)
+              : id,
         tasks: items.slice(0, 200).map((item) => ({
           id: String(item["id"] ?? ""),
           title: String(item["text"] ?? ""),
@@ -276,7 +331,10 @@ const boardsOf = (changes: Record<string, unknown>) =>
 /** The page's state, read fresh (nothing is written). */
 export const reviewState = async (runtime: WorkspaceRuntime): Promise<ReviewState> => {
   const listing = await runtime.call("workspace_inspect", { action: "changes" })
-  const changes = listing.ok && listing.data !== null && typeof listing.data === "object" ? (listing.data as Record<string, unknown>) : {}
+  const changes =
+    listing.ok && listing.data !== null && typeof listing.data === "object"
+      ? (listing.data as Record<string, unknown>)
+      : {}
   return runtime.run(
     Effect.gen(function* () {
       const records = yield* loadRecords
@@ -285,7 +343,9 @@ export const reviewState = async (runtime: WorkspaceRuntime): Promise<ReviewStat
         cardOf
       )
       const plans = yield* Effect.forEach(
-        records.filter((record) => record.kind === "plan" && (record.status === "pending" || record.status === "approved")),
+        records.filter(
+          (record) => record.kind === "plan" && (record.status === "pending" || record.status === "approved")
+        ),
         cardOf
       )
       return {
@@ -324,25 +384,48 @@ export interface PageDecision {
  * Decides the record the page showed, inside the approvals store's lock: refused (TRANSACTION_STATE)
  * unless the stored record is still pending with the same hash and version.
  */
-export const decideShown = (decision: PageDecision): Effect.Effect<DecisionOutcome, ToolError, StateStore | import("../../core/gate/key.ts").WorkspaceKey> =>
+export const decideShown = (
+  decision: PageDecision
+): Effect.Effect<DecisionOutcome, ToolError, StateStore | import("../../core/gate/key.ts").WorkspaceKey> =>
   updateRecords((records, now) =>
     Effect.gen(function* () {
       const target = records.find((record) => record.id === decision.id)
-      if (target === undefined) return yield* Effect.fail(toolError("NOT_FOUND", `No approval or plan ${decision.id} exists any more; the page has been refreshed.`, { id: decision.id }))
+      if (target === undefined)
+        return yield* Effect.fail(
+          toolError("NOT_FOUND", `No approval or plan ${decision.id} exists any more; the page has been refreshed.`, {
+            id: decision.id
+          })
+        )
       if (target.status !== "pending") {
         return yield* Effect.fail(
-          toolError("TRANSACTION_STATE", `${target.id} is ${target.status} now, not pending: it was decided elsewhere, superseded or expired after the page loaded. Nothing was decided; look at the refreshed page.`, {
-            id: target.id,
-            status: target.status
-          })
+          toolError(
+            "TRANSACTION_STATE",
+            `${target.id} is ${target.status} now, not pending: it was decided elsewhere, superseded or expired after the page loaded. Nothing was decided; look at the refreshed page.`,
+            {
+              id: target.id,
+              status: target.status
+            }
+          )
         )
       }
       if ((target.hash ?? "") !== decision.hash || (yield* recordVersion(target)) !== decision.version) {
         return yield* Effect.fail(
-          toolError("TRANSACTION_STATE", `${target.id} changed after the page loaded: nothing was decided. Review the refreshed card and decide again.`, { id: target.id, status: target.status })
+          toolError(
+            "TRANSACTION_STATE",
+            `${target.id} changed after the page loaded: nothing was decided. Review the refreshed card and decide again.`,
+            { id: target.id, status: target.status }
+          )
         )
       }
-      const applied = applyCommand(records, { verb: decision.verb, id: decision.id, ...(decision.text === undefined || decision.text === "" ? {} : { text: decision.text }) }, now)
+      const applied = applyCommand(
+        records,
+        {
+          verb: decision.verb,
+          id: decision.id,
+          ...(decision.text === undefined || decision.text === "" ? {} : { text: decision.text })
+        },
+        now
+      )
       return "outcome" in applied ? ([applied.outcome, applied.records] as const) : yield* Effect.fail(applied)
     })
   )
@@ -375,6 +458,12 @@ export const jobTail = (runtime: WorkspaceRuntime, id: string): Promise<JobTail 
       const stdout = (yield* read(`jobs/${id}/stdout.log`)) ?? ""
       const stderr = (yield* read(`jobs/${id}/stderr.log`)) ?? ""
       const tail = (text: string) => (text.length > TAIL_BYTES ? text.slice(text.length - TAIL_BYTES) : text)
-      return { stdout: tail(stdout), stderr: tail(stderr), stdoutChars: stdout.length, stderrChars: stderr.length, done }
+      return {
+        stdout: tail(stdout),
+        stderr: tail(stderr),
+        stdoutChars: stdout.length,
+        stderrChars: stderr.length,
+        done
+      }
     })
   )

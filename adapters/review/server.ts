@@ -47,7 +47,11 @@ const ASSETS: Record<string, string> = {
   "/app.js": "app.js",
   "/style.css": "style.css"
 }
-const TYPES: Record<string, string> = { html: "text/html; charset=utf-8", js: "text/javascript; charset=utf-8", css: "text/css; charset=utf-8" }
+const TYPES: Record<string, string> = {
+  html: "text/html; charset=utf-8",
+  js: "text/javascript; charset=utf-8",
+  css: "text/css; charset=utf-8"
+}
 
 const SECURITY_HEADERS: Record<string, string> = {
   "content-security-policy":
@@ -109,12 +113,25 @@ export const startReview = async (options: ReviewOptions): Promise<ReviewServer>
   const cookieName = () => `aw_review_${port}`
   const streams = new Set<http.ServerResponse>()
 
-  const send = (res: http.ServerResponse, status: number, type: string, body: string, extra: Record<string, string> = {}) => {
+  const send = (
+    res: http.ServerResponse,
+    status: number,
+    type: string,
+    body: string,
+    extra: Record<string, string> = {}
+  ) => {
     res.writeHead(status, { ...SECURITY_HEADERS, "content-type": type, ...extra })
     res.end(body)
   }
-  const json = (res: http.ServerResponse, status: number, value: unknown) => send(res, status, "application/json; charset=utf-8", JSON.stringify(value))
-  const refuse = (res: http.ServerResponse, status: 401 | 403, reason: string) => send(res, status, "text/plain; charset=utf-8", `${status === 401 ? "401 Unauthorized" : "403 Forbidden"}: ${reason}\n`)
+  const json = (res: http.ServerResponse, status: number, value: unknown) =>
+    send(res, status, "application/json; charset=utf-8", JSON.stringify(value))
+  const refuse = (res: http.ServerResponse, status: 401 | 403, reason: string) =>
+    send(
+      res,
+      status,
+      "text/plain; charset=utf-8",
+      `${status === 401 ? "401 Unauthorized" : "403 Forbidden"}: ${reason}\n`
+    )
 
   const ownOrigins = () => [`http://127.0.0.1:${port}`, `http://localhost:${port}`]
   const ownHosts = () => [`127.0.0.1:${port}`, `localhost:${port}`]
@@ -134,7 +151,11 @@ export const startReview = async (options: ReviewOptions): Promise<ReviewServer>
       req.on("error", reject)
     })
 
-  const sse = (req: http.IncomingMessage, res: http.ServerResponse, tick: (write: (event: string, data: unknown) => void) => Promise<boolean>) => {
+  const sse = (
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    tick: (write: (event: string, data: unknown) => void) => Promise<boolean>
+  ) => {
     res.writeHead(200, { ...SECURITY_HEADERS, "content-type": "text/event-stream", connection: "keep-alive" })
     res.write(": open\n\n")
     streams.add(res)
@@ -159,17 +180,21 @@ export const startReview = async (options: ReviewOptions): Promise<ReviewServer>
 
   const handle = async (req: http.IncomingMessage, res: http.ServerResponse) => {
     const host = req.headers.host ?? ""
-    if (!ownHosts().includes(host)) return refuse(res, 403, "this page answers only to Host 127.0.0.1 or localhost on its own port")
+    if (!ownHosts().includes(host))
+      return refuse(res, 403, "this page answers only to Host 127.0.0.1 or localhost on its own port")
     const origin = req.headers.origin
-    if (origin !== undefined && !ownOrigins().includes(origin)) return refuse(res, 403, "requests from another origin are refused")
+    if (origin !== undefined && !ownOrigins().includes(origin))
+      return refuse(res, 403, "requests from another origin are refused")
     const site = req.headers["sec-fetch-site"]
-    if (site !== undefined && site !== "same-origin" && site !== "none") return refuse(res, 403, "requests from another site are refused")
+    if (site !== undefined && site !== "same-origin" && site !== "none")
+      return refuse(res, 403, "requests from another site are refused")
     const url = new URL(req.url ?? "/", `http://${host}`)
     const given = url.pathname === "/" ? url.searchParams.get("token") : null
     const cookie = cookieValue(req.headers.cookie, cookieName())
     const authed = cookie !== undefined && same(cookie, token)
     if (given !== null && req.method === "GET") {
-      if (!same(given, token)) return refuse(res, 401, "the token is wrong; open the URL agentic-workspace review printed")
+      if (!same(given, token))
+        return refuse(res, 401, "the token is wrong; open the URL agentic-workspace review printed")
       // Keep the token in the cookie and drop it from the address bar (history, screenshots, the Referer).
       return send(res, 303, "text/plain; charset=utf-8", "", {
         location: "/",
@@ -223,23 +248,49 @@ export const startReview = async (options: ReviewOptions): Promise<ReviewServer>
     }
     const tx = /^\/api\/transactions\/(tx_[A-Za-z0-9]+)\/diff$/.exec(url.pathname)
     if (req.method === "GET" && tx !== null) {
-      const diff = await runtime.run(Effect.orElseSucceed(Effect.flatMap(StateStore, (store) => store.readText(`transactions/${tx[1]}/changes.diff`)), () => undefined))
-      return diff === undefined ? send(res, 404, "text/plain; charset=utf-8", "404 Not Found\n") : send(res, 200, "text/plain; charset=utf-8", diff.slice(0, MAX_DIFF_CHARS))
+      const diff = await runtime.run(
+        Effect.orElseSucceed(
+          Effect.flatMap(StateStore, (store) => store.readText(`transactions/${tx[1]}/changes.diff`)),
+          () => undefined
+        )
+      )
+      return diff === undefined
+        ? send(res, 404, "text/plain; charset=utf-8", "404 Not Found\n")
+        : send(res, 200, "text/plain; charset=utf-8", diff.slice(0, MAX_DIFF_CHARS))
     }
     if (req.method === "POST" && url.pathname === "/api/decide") {
-      if (!(req.headers["content-type"] ?? "").startsWith("application/json")) return refuse(res, 403, "a decision is a JSON request from the page")
+      if (!(req.headers["content-type"] ?? "").startsWith("application/json"))
+        return refuse(res, 403, "a decision is a JSON request from the page")
       const header = req.headers["x-csrf-token"]
-      if (typeof header !== "string" || !same(header, csrf)) return refuse(res, 403, "the CSRF token is missing or wrong; reload the page")
+      if (typeof header !== "string" || !same(header, csrf))
+        return refuse(res, 403, "the CSRF token is missing or wrong; reload the page")
       let body: Record<string, unknown>
       try {
         body = JSON.parse(await readBody(req, 64 * 1024)) as Record<string, unknown>
       } catch {
-        return json(res, 400, { ok: false, error: { code: "INVALID_INPUT", message: "The decision is not one JSON object; reload the page and decide again." } })
+        return json(res, 400, {
+          ok: false,
+          error: {
+            code: "INVALID_INPUT",
+            message: "The decision is not one JSON object; reload the page and decide again."
+          }
+        })
       }
       const verb = body["verb"]
       const fields = [body["id"], body["hash"], body["version"]]
-      if ((verb !== "accept" && verb !== "deny") || fields.some((field) => typeof field !== "string") || (body["text"] !== undefined && typeof body["text"] !== "string")) {
-        return json(res, 400, { ok: false, error: { code: "INVALID_INPUT", message: "A decision needs verb (accept or deny), id, hash and version as strings, and an optional text; reload the page." } })
+      if (
+        (verb !== "accept" && verb !== "deny") ||
+        fields.some((field) => typeof field !== "string") ||
+        (body["text"] !== undefined && typeof body["text"] !== "string")
+      ) {
+        return json(res, 400, {
+          ok: false,
+          error: {
+            code: "INVALID_INPUT",
+            message:
+              "A decision needs verb (accept or deny), id, hash and version as strings, and an optional text; reload the page."
+          }
+        })
       }
       const decision: PageDecision = {
         verb,
@@ -257,7 +308,11 @@ export const startReview = async (options: ReviewOptions): Promise<ReviewServer>
 
   const server = http.createServer((req, res) => {
     handle(req, res).catch((error) => {
-      if (!res.headersSent) json(res, 500, { ok: false, error: { code: "INTERNAL_ERROR", message: error instanceof Error ? error.message : String(error) } })
+      if (!res.headersSent)
+        json(res, 500, {
+          ok: false,
+          error: { code: "INTERNAL_ERROR", message: error instanceof Error ? error.message : String(error) }
+        })
       else res.end()
     })
   })

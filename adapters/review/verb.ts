@@ -10,7 +10,9 @@ import { startReview } from "./server.ts"
 export const portOf = (flag: string | true | undefined): number | undefined | Error => {
   if (flag === undefined) return undefined
   const port = Number(flag)
-  return flag === true || !Number.isInteger(port) || port < 0 || port > 65535 ? new Error(`--port takes a port number from 0 to 65535 (0 picks a free one), got ${String(flag)}.`) : port
+  return flag === true || !Number.isInteger(port) || port < 0 || port > 65535
+    ? new Error(`--port takes a port number from 0 to 65535 (0 picks a free one), got ${String(flag)}.`)
+    : port
 }
 
 /** Opens a URL with the desktop's opener (xdg-open, open); a failure only prints. */
@@ -41,14 +43,18 @@ export const reviewVerb = async (line: ParsedLine, host: CliHost): Promise<numbe
   const session = await host.open(line.root, line.settings)
   try {
     if (session.failure !== undefined || session.runtime === undefined) {
-      host.stderr(`agentic-workspace: ${session.failure?.reason ?? "the workspace did not open"}. ${session.failure?.repair ?? ""}\n`)
+      host.stderr(
+        `agentic-workspace: ${session.failure?.reason ?? "the workspace did not open"}. ${session.failure?.repair ?? ""}\n`
+      )
       return 2
     }
     let server: Awaited<ReturnType<typeof startReview>>
     try {
       server = await startReview({ runtime: session.runtime, port: port ?? 0 })
     } catch (error) {
-      host.stderr(`agentic-workspace: cannot listen on 127.0.0.1:${port ?? 0} (${error instanceof Error ? error.message : String(error)}).\n`)
+      host.stderr(
+        `agentic-workspace: cannot listen on 127.0.0.1:${port ?? 0} (${error instanceof Error ? error.message : String(error)}).\n`
+      )
       return 1
     }
     host.stdout(

@@ -39,10 +39,15 @@ export const filesystemServer = (root: string): Command => ({
 export const timeRun = (command: Command): Promise<number> =>
   new Promise((resolve, reject) => {
     const start = performance.now()
-    execFile(command.command, [...command.args], { env: { ...process.env, ...command.env }, maxBuffer: 64 * 1024 * 1024 }, (error, _stdout, stderr) => {
-      if (error !== null) reject(new Error(`${command.label} failed: ${stderr || error.message}`))
-      else resolve(performance.now() - start)
-    })
+    execFile(
+      command.command,
+      [...command.args],
+      { env: { ...process.env, ...command.env }, maxBuffer: 64 * 1024 * 1024 },
+      (error, _stdout, stderr) => {
+        if (error !== null) reject(new Error(`${command.label} failed: ${stderr || error.message}`))
+        else resolve(performance.now() - start)
+      }
+    )
   })
 
 /** A connected client with the time it took to spawn, initialize and list the tools. */
@@ -86,7 +91,10 @@ export const median = (values: ReadonlyArray<number>): number => {
 }
 
 /** Runs each measurement `rounds` times, alternating them round by round; the samples per label. */
-export const alternate = async (rounds: number, measures: ReadonlyArray<{ readonly label: string; readonly run: () => Promise<number> }>) => {
+export const alternate = async (
+  rounds: number,
+  measures: ReadonlyArray<{ readonly label: string; readonly run: () => Promise<number> }>
+) => {
   const samples = new Map<string, Array<number>>(measures.map((measure) => [measure.label, []]))
   for (let round = 0; round < rounds; round++) {
     // Each round starts with the next measurement, so none always runs first (warm caches, load spikes).

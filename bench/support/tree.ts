@@ -30,7 +30,20 @@ const random = (seed: number) => () => {
   return ((t ^ (t >>> 14)) >>> 0) / 4294967296
 }
 
-const WORDS = ["value", "index", "result", "options", "buffer", "state", "config", "handler", "request", "record", "entry", "cache"]
+const WORDS = [
+  "value",
+  "index",
+  "result",
+  "options",
+  "buffer",
+  "state",
+  "config",
+  "handler",
+  "request",
+  "record",
+  "entry",
+  "cache"
+]
 
 const fileText = (next: () => number, serial: number): string => {
   const lines: Array<string> = [`// module ${serial}`, `import { ${WORDS[serial % WORDS.length]} } from "./shared"`, ""]
@@ -40,7 +53,8 @@ const fileText = (next: () => number, serial: number): string => {
     const roll = next()
     if (roll < 0.03) lines.push(`export async function load${word}${line}Async(input: string) {`)
     else if (roll < 0.06) lines.push(`  /** @deprecated use ${word}${line} instead */`)
-    else if (roll < 0.5) lines.push(`  const ${word}${line} = compute(${word}, ${line}) // ${word} ${Math.floor(next() * 1e6)}`)
+    else if (roll < 0.5)
+      lines.push(`  const ${word}${line} = compute(${word}, ${line}) // ${word} ${Math.floor(next() * 1e6)}`)
     else lines.push(`  if (${word}.length > ${line}) return ${word}.slice(${line})`)
   }
   if (serial % 9_973 === 0) lines.push("const legacy = new XMLHttpRequest()")
@@ -64,7 +78,9 @@ export const ensureBenchTree = (dir: string, scale: number): string => {
   const folders = Math.max(3, Math.round(TREE_SHAPE.folders * scale))
   const tracked = Math.max(10, Math.round(TREE_SHAPE.trackedFiles * scale))
   const ignored = Math.max(10, Math.round(TREE_SHAPE.ignoredFiles * scale))
-  console.log(`Building the bench tree at ${root} (${tracked} tracked files in ${folders} folders, ${ignored} ignored; first run only)...`)
+  console.log(
+    `Building the bench tree at ${root} (${tracked} tracked files in ${folders} folders, ${ignored} ignored; first run only)...`
+  )
   // Folders: a tree about four levels deep (packages/<p>/src/<area>/<leaf>).
   const dirs: Array<string> = []
   for (let index = 0; index < folders; index++) {
@@ -73,21 +89,39 @@ export const ensureBenchTree = (dir: string, scale: number): string => {
   }
   for (const rel of dirs) fs.mkdirSync(path.join(root, rel), { recursive: true })
   write(path.join(root, ".gitignore"), "node_modules/\n*.log\n/dist/\n.cache/\n")
-  for (let index = 0; index < 40; index += 4) write(path.join(root, `packages/p${index}/.gitignore`), "generated/\n*.tmp\n!keep.tmp\n")
+  for (let index = 0; index < 40; index += 4)
+    write(path.join(root, `packages/p${index}/.gitignore`), "generated/\n*.tmp\n!keep.tmp\n")
   for (let serial = 0; serial < tracked; serial++) {
     const rel = dirs[serial % dirs.length]!
     write(path.join(root, rel, `f${serial}.ts`), fileText(next, serial))
   }
   // Ignored extras inside tracked folders (what the ignore rules have to hide).
-  for (let index = 0; index < 200 * scale; index++) write(path.join(root, dirs[index % dirs.length]!, `debug${index}.log`), "XMLHttpRequest deprecated\n")
+  for (let index = 0; index < 200 * scale; index++)
+    write(path.join(root, dirs[index % dirs.length]!, `debug${index}.log`), "XMLHttpRequest deprecated\n")
   execFileSync("git", ["init", "-q"], { cwd: root })
   execFileSync("git", ["add", "-A"], { cwd: root, maxBuffer: 1 << 30 })
-  execFileSync("git", ["-c", "user.name=bench", "-c", "user.email=bench@example.com", "-c", "commit.gpgsign=false", "commit", "-q", "-m", "bench tree"], {
-    cwd: root,
-    maxBuffer: 1 << 30
-  })
+  execFileSync(
+    "git",
+    [
+      "-c",
+      "user.name=bench",
+      "-c",
+      "user.email=bench@example.com",
+      "-c",
+      "commit.gpgsign=false",
+      "commit",
+      "-q",
+      "-m",
+      "bench tree"
+    ],
+    {
+      cwd: root,
+      maxBuffer: 1 << 30
+    }
+  )
   // A few untracked files (listed and searched, not in the index).
-  for (let index = 0; index < 20; index++) write(path.join(root, dirs[(index * 7) % dirs.length]!, `untracked${index}.ts`), fileText(next, 1_000_000 + index))
+  for (let index = 0; index < 20; index++)
+    write(path.join(root, dirs[(index * 7) % dirs.length]!, `untracked${index}.ts`), fileText(next, 1_000_000 + index))
   // The ignored node_modules: packages of nested folders.
   const perPackage = 200
   for (let serial = 0; serial < ignored; serial++) {

@@ -33,7 +33,10 @@ const isWindows = (platform: string) => platform === "win32"
 
 /** Joins Windows path parts with backslashes, collapsing "." and ".." (a drive or UNC prefix is kept). */
 export const winJoin = (...parts: ReadonlyArray<string>): string => {
-  const raw = parts.filter((part) => part.length > 0).join("\\").replace(/\//g, "\\")
+  const raw = parts
+    .filter((part) => part.length > 0)
+    .join("\\")
+    .replace(/\//g, "\\")
   const unc = raw.startsWith("\\\\")
   const segments = raw.split("\\").filter((segment, index) => segment.length > 0 || index === 0)
   const out: Array<string> = []
@@ -119,7 +122,11 @@ const windowsScript = (input: ResolveInput, view: ResolveView, candidate: string
     const script = winJoin(winDirname(input.nodeExecPath), "node_modules", "npm", "bin", `${base}-cli.js`)
     return view.isFile(script)
       ? { _tag: "Found", executable: input.nodeExecPath, script, via: "node" }
-      : { _tag: "Unsupported", path: candidate, reason: `the Node-bundled ${base} CLI (${script}) beside node.exe is missing` }
+      : {
+          _tag: "Unsupported",
+          path: candidate,
+          reason: `the Node-bundled ${base} CLI (${script}) beside node.exe is missing`
+        }
   }
   const text = view.readText(candidate)
   const target = text === undefined ? undefined : shimTarget(candidate, text)
@@ -127,7 +134,8 @@ const windowsScript = (input: ResolveInput, view: ResolveView, candidate: string
     return {
       _tag: "Unsupported",
       path: candidate,
-      reason: "it is a .cmd/.bat script that is not an npm shim, and running it would need cmd.exe (no shell is ever used)"
+      reason:
+        "it is a .cmd/.bat script that is not an npm shim, and running it would need cmd.exe (no shell is ever used)"
     }
   }
   if (/\.(exe|com)$/i.test(target)) return { _tag: "Found", executable: target, via: viaOf(input, dir) }

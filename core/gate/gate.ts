@@ -43,7 +43,9 @@ export type GateFaultName = "none" | "skip-denial" | "accept-after-change"
  * paths it touches (the Plan's `before` and `current` fields), so an approval given over one content of a
  * file is accepted after the file changed. Nothing but `agentic-workspace verify --plant-fault` and its specs provides it.
  */
-export class GateFault extends Context.Reference<GateFault>()("agentic-workspace/GateFault", { defaultValue: (): GateFaultName => "none" }) {}
+export class GateFault extends Context.Reference<GateFault>()("agentic-workspace/GateFault", {
+  defaultValue: (): GateFaultName => "none"
+}) {}
 
 /** A Plan's Schema encoding: stable JSON, tagged. This is what an approval is bound to. */
 export interface EncodedPlan {
@@ -87,7 +89,11 @@ export const signRecord = (record: ApprovalRecord): Effect.Effect<ApprovalRecord
 /** The stored records split into those whose MAC verifies under this workspace's key and the rest. */
 export const partitionRecords = (
   records: ReadonlyArray<unknown>
-): Effect.Effect<{ readonly trusted: ReadonlyArray<ApprovalRecord>; readonly untrusted: ReadonlyArray<unknown> }, never, WorkspaceKey> =>
+): Effect.Effect<
+  { readonly trusted: ReadonlyArray<ApprovalRecord>; readonly untrusted: ReadonlyArray<unknown> },
+  never,
+  WorkspaceKey
+> =>
   Effect.gen(function* () {
     const key = yield* WorkspaceKey
     const trusted: Array<ApprovalRecord> = []
@@ -96,13 +102,19 @@ export const partitionRecords = (
       // A record that does not decode against its Schema, or whose MAC does not verify, is untrusted (kept, counted).
       const decoded = Schema.decodeUnknownOption(ApprovalRecordSchema, { onExcessProperty: "preserve" })(candidate)
       const record = Option.getOrUndefined(decoded)
-      if (record !== undefined && typeof record.mac === "string" && (yield* key.verify(recordPayload(record), record.mac))) trusted.push(record)
+      if (
+        record !== undefined &&
+        typeof record.mac === "string" &&
+        (yield* key.verify(recordPayload(record), record.mac))
+      )
+        trusted.push(record)
       else untrusted.push(candidate)
     }
     return { trusted, untrusted }
   })
 
-const storedRecords = (state: typeof ApprovalStoreSchema.Type | undefined): ReadonlyArray<unknown> => state?.records ?? []
+const storedRecords = (state: typeof ApprovalStoreSchema.Type | undefined): ReadonlyArray<unknown> =>
+  state?.records ?? []
 
 /**
  * The records with expiry applied, and how many stored records are untrusted (their MAC does not verify:
@@ -112,7 +124,9 @@ const storedRecords = (state: typeof ApprovalStoreSchema.Type | undefined): Read
 export const loadRecordState = Effect.gen(function* () {
   const store = yield* StateStore
   const now = yield* Clock.currentTimeMillis
-  const { trusted, untrusted } = yield* partitionRecords(storedRecords(yield* store.readJson(APPROVALS_FILE, ApprovalStoreSchema)))
+  const { trusted, untrusted } = yield* partitionRecords(
+    storedRecords(yield* store.readJson(APPROVALS_FILE, ApprovalStoreSchema))
+  )
   return { records: newestFirst(expireRecords(trusted, now)), untrusted: untrusted.length }
 })
 
@@ -125,7 +139,10 @@ export const loadRecords = Effect.map(loadRecordState, (state) => state.records)
  * records are kept as they were (so capabilities can count them), after the trusted ones and outside the cap.
  */
 export const updateRecords = <B, E, R>(
-  f: (records: ReadonlyArray<ApprovalRecord>, now: number) => Effect.Effect<readonly [B, ReadonlyArray<ApprovalRecord>], E, R>
+  f: (
+    records: ReadonlyArray<ApprovalRecord>,
+    now: number
+  ) => Effect.Effect<readonly [B, ReadonlyArray<ApprovalRecord>], E, R>
 ): Effect.Effect<B, E | ToolError, StateStore | WorkspaceKey | R> =>
   Effect.gen(function* () {
     const store = yield* StateStore
@@ -147,9 +164,13 @@ export const updateRecords = <B, E, R>(
           )
         }
         const signed = yield* Effect.forEach(capped, signRecord)
-        const state: ApprovalState = { version: 1, records: [...signed, ...(untrusted.slice(0, MAX_RECORDS) as ReadonlyArray<ApprovalRecord>)] }
+        const state: ApprovalState = {
+          version: 1,
+          records: [...signed, ...(untrusted.slice(0, MAX_RECORDS) as ReadonlyArray<ApprovalRecord>)]
+        }
         // Only a real change is written: a call that runs or is refused leaves the store (and the disk) as it was.
-        if (stableStringify(state) !== stableStringify(current ?? emptyState)) yield* store.writeJson(APPROVALS_FILE, state)
+        if (stableStringify(state) !== stableStringify(current ?? emptyState))
+          yield* store.writeJson(APPROVALS_FILE, state)
         return result
       })
     )
@@ -214,7 +235,10 @@ export const gated = <R>(
   Effect.gen(function* () {
     const settings = yield* CurrentSettings
     const fault = yield* GateFault
-    const bound = fault === "accept-after-change" ? { ...request.normalized, before: undefined, current: undefined } : request.normalized
+    const bound =
+      fault === "accept-after-change"
+        ? { ...request.normalized, before: undefined, current: undefined }
+        : request.normalized
     const hash = yield* hashOperation({ tool: request.tool, kind: request.kind, operation: bound })
     const query = (records: ReadonlyArray<ApprovalRecord>) =>
       decide({
@@ -242,7 +266,9 @@ export const gated = <R>(
           // spend it too; it is handed back below if the interpreter does not succeed.
           const id = decision.consume
           const claimed = records.map((candidate) =>
-            candidate.id === id ? { ...candidate, status: "consumed" as const, consumedAt: new Date(now).toISOString() } : candidate
+            candidate.id === id
+              ? { ...candidate, status: "consumed" as const, consumedAt: new Date(now).toISOString() }
+              : candidate
           )
           return [{ decision, record: undefined }, claimed] as const
         }

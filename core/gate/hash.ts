@@ -11,7 +11,8 @@ export const stableStringify = (value: unknown): string => {
     const text = JSON.stringify(value)
     return text === undefined ? "null" : text
   }
-  if (Array.isArray(value)) return `[${value.map((item) => (item === undefined ? "null" : stableStringify(item))).join(",")}]`
+  if (Array.isArray(value))
+    return `[${value.map((item) => (item === undefined ? "null" : stableStringify(item))).join(",")}]`
   const entries = Object.keys(value)
     .sort()
     .filter((key) => (value as Record<string, unknown>)[key] !== undefined)
@@ -30,5 +31,4 @@ export const sha256Text = (text: string): Effect.Effect<string> => sha256Bytes(n
 export const hashOperation = (operation: unknown): Effect.Effect<string> => sha256Text(stableStringify(operation))
 
 /** A fresh id such as `approval_3f9c2a71d0b84e65`. */
-export const newId = (prefix: string): Effect.Effect<string> =>
-  Effect.sync(() => `${prefix}_${randomHex(8)}`)
+export const newId = (prefix: string): Effect.Effect<string> => Effect.sync(() => `${prefix}_${randomHex(8)}`)

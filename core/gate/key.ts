@@ -59,9 +59,12 @@ const encoder = new TextEncoder()
 /** Builds the signer over raw key bytes (which must be KEY_BYTES long). */
 export const makeWorkspaceKey = (bytes: Uint8Array): Effect.Effect<WorkspaceKeyShape> =>
   Effect.gen(function* () {
-    if (bytes.length !== KEY_BYTES) return yield* Effect.die(new Error(`a workspace key is ${KEY_BYTES} bytes, got ${bytes.length}`))
+    if (bytes.length !== KEY_BYTES)
+      return yield* Effect.die(new Error(`a workspace key is ${KEY_BYTES} bytes, got ${bytes.length}`))
     const key = yield* Effect.promise(() =>
-      crypto.subtle.importKey("raw", bytes as Uint8Array<ArrayBuffer>, { name: "HMAC", hash: "SHA-256" }, false, ["sign"])
+      crypto.subtle.importKey("raw", bytes as Uint8Array<ArrayBuffer>, { name: "HMAC", hash: "SHA-256" }, false, [
+        "sign"
+      ])
     )
     const sign = (payload: string) =>
       Effect.promise(() => crypto.subtle.sign("HMAC", key, encoder.encode(payload))).pipe(Effect.map(toHex))
@@ -69,7 +72,8 @@ export const makeWorkspaceKey = (bytes: Uint8Array): Effect.Effect<WorkspaceKeyS
       Effect.map(sign(payload), (expected) => {
         if (typeof mac !== "string" || mac.length !== expected.length) return false
         let difference = 0
-        for (let index = 0; index < expected.length; index++) difference |= expected.charCodeAt(index) ^ mac.charCodeAt(index)
+        for (let index = 0; index < expected.length; index++)
+          difference |= expected.charCodeAt(index) ^ mac.charCodeAt(index)
         return difference === 0
       })
     return { sign, verify }
@@ -105,12 +109,16 @@ export const loadOrCreateKey = (ops: KeyFileOps, path: string): Effect.Effect<Ui
         message: `The workspace key ${path} holds ${length} bytes instead of ${KEY_BYTES}. Remove it to create a new one (every pending or approved record will then need the user's decision again).`
       })
     const existing = yield* ops.read(path)
-    if (existing !== undefined) return existing.length === KEY_BYTES ? existing : yield* Effect.fail(damaged(existing.length))
+    if (existing !== undefined)
+      return existing.length === KEY_BYTES ? existing : yield* Effect.fail(damaged(existing.length))
     yield* ops.mkdirPrivate(path.slice(0, path.lastIndexOf("/")))
     const fresh = randomKeyBytes()
     if (yield* ops.publish(path, fresh)) return fresh
     const raced = yield* ops.read(path)
-    if (raced === undefined) return yield* Effect.fail(new KeyError({ path, message: `The workspace key ${path} vanished while it was being created; start again.` }))
+    if (raced === undefined)
+      return yield* Effect.fail(
+        new KeyError({ path, message: `The workspace key ${path} vanished while it was being created; start again.` })
+      )
     return raced.length === KEY_BYTES ? raced : yield* Effect.fail(damaged(raced.length))
   })
 
@@ -118,7 +126,10 @@ export const loadOrCreateKey = (ops: KeyFileOps, path: string): Effect.Effect<Ui
 export class WorkspaceKey extends Context.Tag("agentic-workspace/WorkspaceKey")<WorkspaceKey, WorkspaceKeyShape>() {
   /** A key held in memory (the memory host; embedders that keep no state). Random unless bytes are given. */
   static readonly layerMemory = (bytes?: Uint8Array) =>
-    Layer.effect(WorkspaceKey, Effect.suspend(() => makeWorkspaceKey(bytes ?? randomKeyBytes())))
+    Layer.effect(
+      WorkspaceKey,
+      Effect.suspend(() => makeWorkspaceKey(bytes ?? randomKeyBytes()))
+    )
 
   /** The key of the workspace whose root's real path is `root`, loaded or created through a host's file operations. */
   static readonly layerFile = (ops: KeyFileOps, env: KeyEnv, root: string) =>

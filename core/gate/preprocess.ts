@@ -73,13 +73,19 @@ export const applyCommand = (
   if (target === undefined) {
     return command.id === undefined
       ? toolError("NOT_FOUND", `Nothing is pending, so /${command.verb} has nothing to decide.`)
-      : toolError("NOT_FOUND", `No approval or plan ${command.id} exists. Check the id in the pending list.`, { id: command.id })
+      : toolError("NOT_FOUND", `No approval or plan ${command.id} exists. Check the id in the pending list.`, {
+          id: command.id
+        })
   }
   if (target.status !== "pending") {
-    return toolError("TRANSACTION_STATE", `${target.id} is ${target.status}, not pending: it cannot be decided again.`, {
-      id: target.id,
-      status: target.status
-    })
+    return toolError(
+      "TRANSACTION_STATE",
+      `${target.id} is ${target.status}, not pending: it cannot be decided again.`,
+      {
+        id: target.id,
+        status: target.status
+      }
+    )
   }
   const decidedAt = new Date(now).toISOString()
   const decided: ApprovalRecord =
@@ -139,13 +145,17 @@ export const approvalBlock = (outcome: DecisionOutcome, mode: 0 | 1 | 2): string
     } else {
       lines.push(`The user denied plan ${record.id}: ${record.title}.`)
       if (record.reason !== undefined) lines.push(`Reason: ${record.reason}`)
-      lines.push("Do not carry out this plan and never re-propose it unchanged: change it to meet the reason, or ask the user.")
+      lines.push(
+        "Do not carry out this plan and never re-propose it unchanged: change it to meet the reason, or ask the user."
+      )
     }
   } else if (outcome.verb === "accept") {
     lines.push(`The user accepted ${record.id} (${record.kind}): ${record.title}.`)
     if (record.note !== undefined) lines.push(`User note: ${record.note}`)
     if (record.resume !== undefined) {
-      lines.push(`Resume now with exactly this call: ${blockLine(record.resume.tool, 200)} ${blockJson(record.resume.arguments)}`)
+      lines.push(
+        `Resume now with exactly this call: ${blockLine(record.resume.tool, 200)} ${blockJson(record.resume.arguments)}`
+      )
     }
   } else {
     lines.push(`The user denied ${record.id} (${record.kind}): ${record.title}.`)
@@ -180,7 +190,9 @@ export const modeBlock = (mode: 0 | 1 | 2, records: ReadonlyArray<ApprovalRecord
         `Approved plan ${blockLine(approved.id, 100)}: "${blockLine(approved.title, MODE_TITLE_BYTES)}" (proposed ${age(approved.createdAt, now)}, approved ${age(approved.decidedAt ?? approved.createdAt, now)}). Mutating calls run unasked until workspace_plan {"action":"complete"}.`
       )
     } else {
-      lines.push("No plan is pending or approved: mutating calls fail with APPROVAL_REQUIRED until a plan proposed with workspace_plan is accepted.")
+      lines.push(
+        "No plan is pending or approved: mutating calls fail with APPROVAL_REQUIRED until a plan proposed with workspace_plan is accepted."
+      )
     }
   } else {
     const pending = pendingRecords(records)
@@ -189,9 +201,12 @@ export const modeBlock = (mode: 0 | 1 | 2, records: ReadonlyArray<ApprovalRecord
     } else {
       lines.push(`Pending approvals, newest first (a bare /accept decides #1 only; name the id otherwise):`)
       pending.slice(0, MODE_BLOCK_LIMIT).forEach((record, index) => {
-        lines.push(`${index + 1}. ${blockLine(record.id, 100)} [${blockLine(record.kind, 20)}] ${blockLine(record.title, MODE_TITLE_BYTES)} (${age(record.createdAt, now)})`)
+        lines.push(
+          `${index + 1}. ${blockLine(record.id, 100)} [${blockLine(record.kind, 20)}] ${blockLine(record.title, MODE_TITLE_BYTES)} (${age(record.createdAt, now)})`
+        )
       })
-      if (pending.length > MODE_BLOCK_LIMIT) lines.push(`… and ${pending.length - MODE_BLOCK_LIMIT} older pending record(s).`)
+      if (pending.length > MODE_BLOCK_LIMIT)
+        lines.push(`… and ${pending.length - MODE_BLOCK_LIMIT} older pending record(s).`)
       if (pending.length > 1) lines.push("Several are waiting: tell the user the id to name, /accept <id>.")
     }
   }
@@ -209,14 +224,18 @@ export interface Preprocessed {
 }
 
 /** Decides a command against the store (locked); the shared step of the preprocessor and the CLI. */
-export const decideCommand = (command: DecisionCommand): Effect.Effect<DecisionOutcome, ToolError, StateStore | WorkspaceKey> =>
+export const decideCommand = (
+  command: DecisionCommand
+): Effect.Effect<DecisionOutcome, ToolError, StateStore | WorkspaceKey> =>
   updateRecords((records, now) => {
     const applied = applyCommand(records, command, now)
     return "outcome" in applied ? Effect.succeed([applied.outcome, applied.records] as const) : Effect.fail(applied)
   })
 
 /** The preprocessor: decides /accept and /deny, appends the mode block, leaves compressor commands alone. */
-export const preprocess = (message: string): Effect.Effect<Preprocessed, ToolError, StateStore | CurrentSettings | WorkspaceKey> =>
+export const preprocess = (
+  message: string
+): Effect.Effect<Preprocessed, ToolError, StateStore | CurrentSettings | WorkspaceKey> =>
   Effect.gen(function* () {
     if (isPassThrough(message)) return { text: message }
     const settings = yield* CurrentSettings

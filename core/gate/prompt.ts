@@ -54,12 +54,16 @@ export const RECORD_DIFF_CHARS = 4000
 /** The prompt as an approval record stores it: the diff clipped, so 300 records stay small. */
 export const storedPrompt = (prompt: Prompt): Prompt =>
   prompt._tag === "transaction" && prompt.diff.length > RECORD_DIFF_CHARS
-    ? { ...prompt, diff: `${prompt.diff.slice(0, RECORD_DIFF_CHARS)}\n… (diff clipped; the full diff is in the transaction's changes.diff)` }
+    ? {
+        ...prompt,
+        diff: `${prompt.diff.slice(0, RECORD_DIFF_CHARS)}\n… (diff clipped; the full diff is in the transaction's changes.diff)`
+      }
     : prompt
 
 const quoted = (part: string) => (part === "" || /[\s"'\\$`|&;<>()*?]/.test(part) ? JSON.stringify(part) : part)
 const line = (argv: ReadonlyArray<string>) => argv.map(quoted).join(" ")
-const clip = (text: string, max: number) => (text.length <= max ? text : `${text.slice(0, max)}\n… (${text.length - max} more characters)`)
+const clip = (text: string, max: number) =>
+  text.length <= max ? text : `${text.slice(0, max)}\n… (${text.length - max} more characters)`
 
 /** The lines every host shows for a prompt; `maxChars` bounds a diff. */
 export const promptLines = (prompt: Prompt, maxChars = 6000): ReadonlyArray<string> => {
@@ -69,11 +73,17 @@ export const promptLines = (prompt: Prompt, maxChars = 6000): ReadonlyArray<stri
     case "command":
       return [`Command: ${line(prompt.argv)}`, `In: ${prompt.cwd === "" ? "the workspace root" : prompt.cwd}`]
     case "vcs":
-      return [`Runs: ${line(prompt.argv)}`, `In: ${prompt.cwd === "" ? "the workspace root" : prompt.cwd}`, ...(prompt.refs.length > 0 ? [`Refs: ${prompt.refs.join(", ")}`] : [])]
+      return [
+        `Runs: ${line(prompt.argv)}`,
+        `In: ${prompt.cwd === "" ? "the workspace root" : prompt.cwd}`,
+        ...(prompt.refs.length > 0 ? [`Refs: ${prompt.refs.join(", ")}`] : [])
+      ]
     case "web":
       return [prompt.url !== undefined ? `Fetches: ${prompt.url}` : `Searches the web for: ${prompt.query ?? ""}`]
     case "browser":
-      return [`Browser session ${prompt.session}${prompt.page === undefined ? "" : ` on ${prompt.page}`}: ${prompt.control}`]
+      return [
+        `Browser session ${prompt.session}${prompt.page === undefined ? "" : ` on ${prompt.page}`}: ${prompt.control}`
+      ]
     case "agent":
       return [
         `Sub-agent: ${clip(prompt.objective, 300)}`,

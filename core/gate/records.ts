@@ -204,7 +204,12 @@ export interface GateQuery {
 export type Decision =
   | { readonly _tag: "Run"; readonly consume?: string }
   | { readonly _tag: "Stage"; readonly existing?: string }
-  | { readonly _tag: "Refuse"; readonly code: "PROTECTED_PATH" | "APPROVAL_DENIED" | "APPROVAL_REQUIRED"; readonly approvalId?: string; readonly pendingPlanId?: string }
+  | {
+      readonly _tag: "Refuse"
+      readonly code: "PROTECTED_PATH" | "APPROVAL_DENIED" | "APPROVAL_REQUIRED"
+      readonly approvalId?: string
+      readonly pendingPlanId?: string
+    }
 
 /**
  * The pure decision for one gated call:
@@ -226,7 +231,9 @@ export const decide = (query: GateQuery): Decision => {
   if (mode === 1) {
     if (approvedPlan(query.records) !== undefined) return { _tag: "Run" }
     const pending = pendingPlan(query.records)
-    return pending === undefined ? { _tag: "Refuse", code: "APPROVAL_REQUIRED" } : { _tag: "Refuse", code: "APPROVAL_REQUIRED", pendingPlanId: pending.id }
+    return pending === undefined
+      ? { _tag: "Refuse", code: "APPROVAL_REQUIRED" }
+      : { _tag: "Refuse", code: "APPROVAL_REQUIRED", pendingPlanId: pending.id }
   }
   if (query.nothingToGateInManual === true && query.confirm !== "always") return { _tag: "Run" }
   const approved = same.find((record) => record.status === "approved")

@@ -5,10 +5,20 @@
  * argument fragments included, by their index.
  */
 import * as Effect from "effect/Effect"
-import type { ModelFailure, ModelMessage, ModelReply, ModelRequest, ModelShape, ModelToolCall } from "../services/Model.ts"
+import type {
+  ModelFailure,
+  ModelMessage,
+  ModelReply,
+  ModelRequest,
+  ModelShape,
+  ModelToolCall
+} from "../services/Model.ts"
 
 /** The part of fetch this client uses. */
-export type FetchLike = (url: string, init: { method: string; headers: Record<string, string>; body: string; signal: AbortSignal }) => Promise<{
+export type FetchLike = (
+  url: string,
+  init: { method: string; headers: Record<string, string>; body: string; signal: AbortSignal }
+) => Promise<{
   readonly ok: boolean
   readonly status: number
   readonly text: () => Promise<string>
@@ -21,7 +31,13 @@ export const wireBody = (request: ModelRequest): Record<string, unknown> => ({
   messages: request.messages.map(wireMessage),
   ...(request.tools.length === 0
     ? {}
-    : { tools: request.tools.map((tool) => ({ type: "function", function: { name: tool.name, description: tool.description, parameters: tool.parameters } })), tool_choice: "auto" }),
+    : {
+        tools: request.tools.map((tool) => ({
+          type: "function",
+          function: { name: tool.name, description: tool.description, parameters: tool.parameters }
+        })),
+        tool_choice: "auto"
+      }),
   stream: request.stream
 })
 
@@ -35,7 +51,13 @@ const wireMessage = (message: ModelMessage): Record<string, unknown> => {
         content: message.content,
         ...(message.toolCalls === undefined || message.toolCalls.length === 0
           ? {}
-          : { tool_calls: message.toolCalls.map((call) => ({ id: call.id, type: "function", function: { name: call.name, arguments: call.arguments } })) })
+          : {
+              tool_calls: message.toolCalls.map((call) => ({
+                id: call.id,
+                type: "function",
+                function: { name: call.name, arguments: call.arguments }
+              }))
+            })
       }
     default:
       return { role: message.role, content: message.content }
@@ -53,15 +75,23 @@ export const parseCompletion = (text: string): ModelReply | ModelFailure => {
     return rejected(null, `the endpoint answered with a body that is not JSON (${text.slice(0, 120)})`)
   }
   const message = body?.choices?.[0]?.message
-  if (message === undefined || message === null || typeof message !== "object") return rejected(null, "the completion has no choices[0].message")
+  if (message === undefined || message === null || typeof message !== "object")
+    return rejected(null, "the completion has no choices[0].message")
   const calls: Array<ModelToolCall> = Array.isArray(message.tool_calls)
     ? message.tool_calls.map((call: any, index: number) => ({
         id: typeof call?.id === "string" ? call.id : `call_${index}`,
         name: String(call?.function?.name ?? ""),
-        arguments: typeof call?.function?.arguments === "string" ? call.function.arguments : JSON.stringify(call?.function?.arguments ?? {})
+        arguments:
+          typeof call?.function?.arguments === "string"
+            ? call.function.arguments
+            : JSON.stringify(call?.function?.arguments ?? {})
       }))
     : []
-  return { content: typeof message.content === "string" ? message.content : null, toolCalls: calls, finishReason: body.choices[0].finish_reason ?? null }
+  return {
+    content: typeof message.content === "string" ? message.content : null,
+    toolCalls: calls,
+    finishReason: body.choices[0].finish_reason ?? null
+  }
 }
 
 /** Joins the server-sent events of a streaming completion. */
@@ -100,21 +130,46 @@ export const parseStream = (text: string): ModelReply | ModelFailure => {
 const isFailure = (value: ModelReply | ModelFailure): value is ModelFailure => "_tag" in value
 
 /** The Model port over an OpenAI-compatible endpoint, given the host's fetch and environment. */
-export const openAiModel = (host: { readonly fetch: FetchLike; readonly env: (name: string) => string | undefined }): ModelShape => ({
+export const openAiModel = (host: {
+  readonly fetch: FetchLike
+  readonly env: (name: string) => string | undefined
+}): ModelShape => ({
   complete: (request) =>
     Effect.tryPromise({
       try: async (signal) => {
         const timeout = AbortSignal.timeout(request.timeoutMs)
-        const headers: Record<string, string> = { "content-type": "application/json", accept: request.stream ? "text/event-stream" : "application/json" }
-        const key = request.apiKeyEnv === undefined || request.apiKeyEnv === "" ? undefined : host.env(request.apiKeyEnv)
+        const headers: Record<string, string> = {
+          "content-type": "application/json",
+          accept: request.stream ? "text/event-stream" : "application/json"
+        }
+        const key =
+          request.apiKeyEnv === undefined || request.apiKeyEnv === "" ? undefined : host.env(request.apiKeyEnv)
         if (key !== undefined && key !== "") headers["authorization"] = `Bearer ${key}`
         const url = `${request.baseUrl.replace(/\/+$/, "")}/chat/completions`
-        const response = await host.fetch(url, { method: "POST", headers, body: JSON.stringify(wireBody(request)), signal: AbortSignal.any([signal, timeout]) })
+        const response = await host.fetch(url, {
+          method: "POST",
+          headers,
+          body: JSON.stringify(wireBody(request)),
+          signal: AbortSignal.any([signal, timeout])
+        })
         const text = await response.text()
-        if (!response.ok) return { failure: response.status >= 500 ? ({ _tag: "ModelUnreachable", message: `HTTP ${response.status}` } as const) : rejected(response.status, `HTTP ${response.status}: ${text.slice(0, 200)}`) }
+        if (!response.ok)
+          return {
+            failure:
+              response.status >= 500
+                ? ({ _tag: "ModelUnreachable", message: `HTTP ${response.status}` } as const)
+                : rejected(response.status, `HTTP ${response.status}: ${text.slice(0, 200)}`)
+          }
         const parsed = request.stream ? parseStream(text) : parseCompletion(text)
         return isFailure(parsed) ? { failure: parsed } : { reply: parsed }
       },
-      catch: (error): ModelFailure => ({ _tag: "ModelUnreachable", message: error instanceof Error ? `${error.name}: ${error.message}`.slice(0, 300) : String(error) })
-    }).pipe(Effect.flatMap((outcome) => ("failure" in outcome ? Effect.fail(outcome.failure as ModelFailure) : Effect.succeed(outcome.reply))))
+      catch: (error): ModelFailure => ({
+        _tag: "ModelUnreachable",
+        message: error instanceof Error ? `${error.name}: ${error.message}`.slice(0, 300) : String(error)
+      })
+    }).pipe(
+      Effect.flatMap((outcome) =>
+        "failure" in outcome ? Effect.fail(outcome.failure as ModelFailure) : Effect.succeed(outcome.reply)
+      )
+    )
 })

@@ -17,7 +17,12 @@ export const METADATA_ADDRESSES: ReadonlyArray<string> = ["169.254.169.254", "fd
 /** The verdict on one address. */
 export type AddressVerdict =
   | { readonly allowed: true; readonly address: string; readonly class: AddressClass }
-  | { readonly allowed: false; readonly address: string; readonly class: Exclude<AddressClass, "public">; readonly message: string }
+  | {
+      readonly allowed: false
+      readonly address: string
+      readonly class: Exclude<AddressClass, "public">
+      readonly message: string
+    }
 
 /** Parses a dotted IPv4 address into its four bytes, or undefined. */
 export const parseIpv4 = (text: string): [number, number, number, number] | undefined => {
@@ -47,7 +52,9 @@ export const parseIpv6 = (input: string): ReadonlyArray<number> | undefined => {
   const group = (part: string) => (part === "" ? [] : part.split(":"))
   const head = group(halves[0]!)
   const rest = halves.length === 2 ? group(halves[1]!) : []
-  const parsed = [...head, ...rest].map((hex) => (/^[0-9a-fA-F]{1,4}$/.test(hex) ? Number.parseInt(hex, 16) : Number.NaN))
+  const parsed = [...head, ...rest].map((hex) =>
+    /^[0-9a-fA-F]{1,4}$/.test(hex) ? Number.parseInt(hex, 16) : Number.NaN
+  )
   if (parsed.some(Number.isNaN)) return undefined
   if (halves.length === 1) return parsed.length === 8 ? parsed : undefined
   const missing = 8 - head.length - rest.length
@@ -60,16 +67,32 @@ const classifyIpv4 = ([a, b, c, d]: readonly [number, number, number, number]): 
   if (a === 127) return "loopback"
   if (a === 0) return "unspecified"
   if (a === 169 && b === 254) return "link-local"
-  if (a === 10 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 100 && b >= 64 && b <= 127)) return "private"
+  if (a === 10 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 100 && b >= 64 && b <= 127))
+    return "private"
   if ((a === 192 && b === 0 && c === 0) || (a === 198 && (b === 18 || b === 19)) || a >= 224) return "reserved"
   return "public"
 }
 
 const classifyIpv6 = (groups: ReadonlyArray<number>): AddressClass => {
   const g = (i: number) => groups[i]!
-  const embedded = (hi: number, lo: number): [number, number, number, number] => [hi >> 8, hi & 0xff, lo >> 8, lo & 0xff]
+  const embedded = (hi: number, lo: number): [number, number, number, number] => [
+    hi >> 8,
+    hi & 0xff,
+    lo >> 8,
+    lo & 0xff
+  ]
   // fd00:ec2::254, the AWS IPv6 metadata endpoint.
-  if (g(0) === 0xfd00 && g(1) === 0x0ec2 && g(2) === 0 && g(3) === 0 && g(4) === 0 && g(5) === 0 && g(6) === 0 && g(7) === 0x254) return "metadata"
+  if (
+    g(0) === 0xfd00 &&
+    g(1) === 0x0ec2 &&
+    g(2) === 0 &&
+    g(3) === 0 &&
+    g(4) === 0 &&
+    g(5) === 0 &&
+    g(6) === 0 &&
+    g(7) === 0x254
+  )
+    return "metadata"
   const zeros = (from: number, to: number) => groups.slice(from, to).every((value) => value === 0)
   if (zeros(0, 7) && g(7) === 1) return "loopback"
   if (zeros(0, 8)) return "unspecified"
@@ -110,7 +133,12 @@ export interface AddressPolicy {
 export const checkAddress = (address: string, policy: AddressPolicy): AddressVerdict => {
   const kind = classifyAddress(address)
   if (kind === undefined) {
-    return { allowed: false, address, class: "reserved", message: `"${address}" is not an IP address; the egress policy checks resolved addresses only.` }
+    return {
+      allowed: false,
+      address,
+      class: "reserved",
+      message: `"${address}" is not an IP address; the egress policy checks resolved addresses only.`
+    }
   }
   if (kind === "public") return { allowed: true, address, class: kind }
   if (kind === "metadata") {

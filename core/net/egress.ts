@@ -64,28 +64,48 @@ const tooLarge = (url: string, policy: EgressPolicy, seen: number | undefined) =
   toolError(
     "RESPONSE_TOO_LARGE",
     `The response of ${url} is larger than maxFetchBytes (${policy.maxBytes} bytes)${seen === undefined ? "" : `: it announced ${seen} bytes`}; reading stopped there. The user can raise maxFetchBytes.`,
-    { url, maxFetchBytes: policy.maxBytes, setting: "maxFetchBytes", ...(seen === undefined ? {} : { contentLength: seen }) }
+    {
+      url,
+      maxFetchBytes: policy.maxBytes,
+      setting: "maxFetchBytes",
+      ...(seen === undefined ? {} : { contentLength: seen })
+    }
   )
 
 const transportFailure = (label: string, url: string, cause: unknown): ToolError => {
   const denial = findEgressDenial(cause)
   if (denial !== undefined) {
-    return egressDenied(denial.verdict.class === "metadata" ? "metadata" : "address", `Refused ${url}: ${denial.message}`, {
-      url,
-      host: denial.hostname,
-      address: denial.verdict.address,
-      addressClass: denial.verdict.class
-    })
+    return egressDenied(
+      denial.verdict.class === "metadata" ? "metadata" : "address",
+      `Refused ${url}: ${denial.message}`,
+      {
+        url,
+        host: denial.hostname,
+        address: denial.verdict.address,
+        addressClass: denial.verdict.class
+      }
+    )
   }
-  const text = cause instanceof Error ? `${cause.message}${cause.cause instanceof Error ? `: ${cause.cause.message}` : ""}` : String(cause)
-  return toolError("PROVIDER_FAILED", `${label} could not be reached for ${url} (${text.slice(0, 300)}). Try again later or use another source.`, {
-    provider: label,
-    url
-  })
+  const text =
+    cause instanceof Error
+      ? `${cause.message}${cause.cause instanceof Error ? `: ${cause.cause.message}` : ""}`
+      : String(cause)
+  return toolError(
+    "PROVIDER_FAILED",
+    `${label} could not be reached for ${url} (${text.slice(0, 300)}). Try again later or use another source.`,
+    {
+      provider: label,
+      url
+    }
+  )
 }
 
 /** One hop: request `url` without following redirects and read its body under the cap. */
-const hop = <R>(client: HttpClient.HttpClient.With<HttpClientError.HttpClientError, Scope.Scope>, url: string, request: EgressRequest<R>) =>
+const hop = <R>(
+  client: HttpClient.HttpClient.With<HttpClientError.HttpClientError, Scope.Scope>,
+  url: string,
+  request: EgressRequest<R>
+) =>
   Effect.scoped(
     Effect.gen(function* () {
       // identity: the cap counts the bytes read, and a body must never need a decompressor to be checked.
@@ -93,15 +113,26 @@ const hop = <R>(client: HttpClient.HttpClient.With<HttpClientError.HttpClientErr
       if (request.accept !== undefined) headers["accept"] = request.accept
       const response = yield* client
         .execute(HttpClientRequest.get(url, { headers }))
-        .pipe(Effect.mapError((error) => transportFailure(request.label, url, error.reason === "Transport" ? error.cause : error)))
+        .pipe(
+          Effect.mapError((error) =>
+            transportFailure(request.label, url, error.reason === "Transport" ? error.cause : error)
+          )
+        )
       const responseHeaders = response.headers as Readonly<Record<string, string>>
       if (REDIRECTS.has(response.status) && responseHeaders["location"] !== undefined) {
-        return { url, status: response.status, headers: responseHeaders, body: new Uint8Array(), redirects: [] } as EgressResponse
+        return {
+          url,
+          status: response.status,
+          headers: responseHeaders,
+          body: new Uint8Array(),
+          redirects: []
+        } as EgressResponse
       }
       const refused = request.inspect?.(response.status, responseHeaders, url)
       if (refused !== undefined) return yield* Effect.fail(refused)
       const announced = Number(responseHeaders["content-length"])
-      if (Number.isFinite(announced) && announced > request.policy.maxBytes) return yield* Effect.fail(tooLarge(url, request.policy, announced))
+      if (Number.isFinite(announced) && announced > request.policy.maxBytes)
+        return yield* Effect.fail(tooLarge(url, request.policy, announced))
       const chunks: Array<Uint8Array> = []
       let total = 0
       yield* response.stream.pipe(
@@ -128,7 +159,10 @@ const hop = <R>(client: HttpClient.HttpClient.With<HttpClientError.HttpClientErr
  * credentials, address, metadata, redirects, or whatever `beforeHop` says), RESPONSE_TOO_LARGE,
  * TIMEOUT, or PROVIDER_FAILED naming `label`. Statuses other than redirects are returned, not failed.
  */
-export const egressGet = <R = never>(url: string, request: EgressRequest<R>): Effect.Effect<EgressResponse, ToolError, HttpClient.HttpClient | R> =>
+export const egressGet = <R = never>(
+  url: string,
+  request: EgressRequest<R>
+): Effect.Effect<EgressResponse, ToolError, HttpClient.HttpClient | R> =>
   Effect.gen(function* () {
     const client = (yield* HttpClient.HttpClient).pipe(HttpClient.withTracerPropagation(false), HttpClient.withScope)
     const redirects: Array<string> = []
@@ -138,11 +172,15 @@ export const egressGet = <R = never>(url: string, request: EgressRequest<R>): Ef
       if (!verdict.ok) {
         const reason = verdict.addressClass === "metadata" ? "metadata" : verdict.reason
         return yield* Effect.fail(
-          egressDenied(reason, `Refused ${redirects.length > 0 ? `the redirect from ${redirects.at(-1)} to ` : ""}${current.slice(0, 500)}: ${verdict.message}`, {
-            url: current.slice(0, 2000),
-            ...(redirects.length > 0 ? { redirects } : {}),
-            ...(verdict.address === undefined ? {} : { address: verdict.address, addressClass: verdict.addressClass })
-          })
+          egressDenied(
+            reason,
+            `Refused ${redirects.length > 0 ? `the redirect from ${redirects.at(-1)} to ` : ""}${current.slice(0, 500)}: ${verdict.message}`,
+            {
+              url: current.slice(0, 2000),
+              ...(redirects.length > 0 ? { redirects } : {}),
+              ...(verdict.address === undefined ? {} : { address: verdict.address, addressClass: verdict.addressClass })
+            }
+          )
         )
       }
       current = verdict.url
@@ -153,13 +191,20 @@ export const egressGet = <R = never>(url: string, request: EgressRequest<R>): Ef
       redirects.push(current)
       if (redirects.length > request.policy.maxRedirects) {
         return yield* Effect.fail(
-          egressDenied("redirects", `Refused ${url}: it redirected more than ${request.policy.maxRedirects} times.`, { url, redirects })
+          egressDenied("redirects", `Refused ${url}: it redirected more than ${request.policy.maxRedirects} times.`, {
+            url,
+            redirects
+          })
         )
       }
       const next = resolveLocation(location, current)
       if (next === undefined) {
         return yield* Effect.fail(
-          toolError("PROVIDER_FAILED", `${request.label} redirected ${current} to an invalid location "${location.slice(0, 200)}".`, { provider: request.label, url: current })
+          toolError(
+            "PROVIDER_FAILED",
+            `${request.label} redirected ${current} to an invalid location "${location.slice(0, 200)}".`,
+            { provider: request.label, url: current }
+          )
         )
       }
       current = next
@@ -168,10 +213,14 @@ export const egressGet = <R = never>(url: string, request: EgressRequest<R>): Ef
     Effect.timeoutFail({
       duration: Duration.millis(request.policy.timeoutMs),
       onTimeout: () =>
-        toolError("TIMEOUT", `${request.label} did not answer ${url} within fetchTimeoutMs (${request.policy.timeoutMs} ms); the request was abandoned.`, {
-          provider: request.label,
-          url,
-          setting: "fetchTimeoutMs"
-        })
+        toolError(
+          "TIMEOUT",
+          `${request.label} did not answer ${url} within fetchTimeoutMs (${request.policy.timeoutMs} ms); the request was abandoned.`,
+          {
+            provider: request.label,
+            url,
+            setting: "fetchTimeoutMs"
+          }
+        )
     })
   )

@@ -8,9 +8,26 @@
  *   if (!verdict.ok) refuse(verdict.reason, verdict.message)
  *   // after connecting: checkAddress(socket.remoteAddress, policy).allowed
  */
-export { type AddressClass, type AddressPolicy, type AddressVerdict, checkAddress, classifyAddress, isIpLiteral, METADATA_ADDRESSES } from "./address.ts"
+export {
+  type AddressClass,
+  type AddressPolicy,
+  type AddressVerdict,
+  checkAddress,
+  classifyAddress,
+  isIpLiteral,
+  METADATA_ADDRESSES
+} from "./address.ts"
 export { egressDenied, type EgressRequest, type EgressResponse, egressGet } from "./egress.ts"
 export { NetState, type NetStateShape } from "./NetState.ts"
-export { EGRESS_DENIED_NAME, EgressDeniedError, type EgressPolicy, findEgressDenial, MAX_REDIRECTS, policyFromSettings, ROBOTS_TOKEN, USER_AGENT } from "./policy.ts"
+export {
+  EGRESS_DENIED_NAME,
+  EgressDeniedError,
+  type EgressPolicy,
+  findEgressDenial,
+  MAX_REDIRECTS,
+  policyFromSettings,
+  ROBOTS_TOKEN,
+  USER_AGENT
+} from "./policy.ts"
 export { ALLOW_ALL, decidingRule, parseRobots, robotsAllows, type RobotsRules } from "./robots.ts"
 export { bareHost, checkUrl, MAX_URL_CHARS, normalizeUrl, type UrlRefusalReason, type UrlVerdict } from "./url.ts"

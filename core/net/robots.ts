@@ -66,10 +66,16 @@ export const decidingRule = (rules: RobotsRules, pathAndQuery: string): RobotsRu
   let best: RobotsRule | undefined
   for (const rule of rules.rules) {
     if (!matches(rule.pattern, pathAndQuery)) continue
-    if (best === undefined || rule.pattern.length > best.pattern.length || (rule.pattern.length === best.pattern.length && rule.allow)) best = rule
+    if (
+      best === undefined ||
+      rule.pattern.length > best.pattern.length ||
+      (rule.pattern.length === best.pattern.length && rule.allow)
+    )
+      best = rule
   }
   return best
 }
 
 /** Whether robots.txt lets us fetch `pathAndQuery`. */
-export const robotsAllows = (rules: RobotsRules, pathAndQuery: string): boolean => decidingRule(rules, pathAndQuery)?.allow ?? true
+export const robotsAllows = (rules: RobotsRules, pathAndQuery: string): boolean =>
+  decidingRule(rules, pathAndQuery)?.allow ?? true

@@ -59,13 +59,21 @@ export const bareHost = (url: URL): string => (url.hostname.startsWith("[") ? ur
  */
 export const checkUrl = (raw: string, policy: AddressPolicy): UrlVerdict => {
   if (raw.length > MAX_URL_CHARS) {
-    return { ok: false, reason: "length", message: `The URL is ${raw.length} characters; at most ${MAX_URL_CHARS} are allowed.` }
+    return {
+      ok: false,
+      reason: "length",
+      message: `The URL is ${raw.length} characters; at most ${MAX_URL_CHARS} are allowed.`
+    }
   }
   let url: URL
   try {
     url = new URL(raw)
   } catch {
-    return { ok: false, reason: "invalid", message: `"${raw.slice(0, 200)}" is not an absolute URL; give one like https://example.com/page.` }
+    return {
+      ok: false,
+      reason: "invalid",
+      message: `"${raw.slice(0, 200)}" is not an absolute URL; give one like https://example.com/page.`
+    }
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     return {
@@ -75,17 +83,27 @@ export const checkUrl = (raw: string, policy: AddressPolicy): UrlVerdict => {
     }
   }
   if (url.username !== "" || url.password !== "") {
-    return { ok: false, reason: "credentials", message: "The URL carries a user name or password, which would be sent to the host; remove them." }
+    return {
+      ok: false,
+      reason: "credentials",
+      message: "The URL carries a user name or password, which would be sent to the host; remove them."
+    }
   }
   const normalized = normalizeUrl(raw)
-  if (normalized === undefined) return { ok: false, reason: "invalid", message: `"${raw.slice(0, 200)}" is not a valid URL.` }
+  if (normalized === undefined)
+    return { ok: false, reason: "invalid", message: `"${raw.slice(0, 200)}" is not a valid URL.` }
   if (normalized.length > MAX_URL_CHARS) {
-    return { ok: false, reason: "length", message: `The URL is ${normalized.length} characters once normalised; at most ${MAX_URL_CHARS} are allowed.` }
+    return {
+      ok: false,
+      reason: "length",
+      message: `The URL is ${normalized.length} characters once normalised; at most ${MAX_URL_CHARS} are allowed.`
+    }
   }
   const host = bareHost(url)
   if (isIpLiteral(host)) {
     const verdict = checkAddress(host, policy)
-    if (!verdict.allowed) return { ok: false, reason: "address", message: verdict.message, address: host, addressClass: verdict.class }
+    if (!verdict.allowed)
+      return { ok: false, reason: "address", message: verdict.message, address: host, addressClass: verdict.class }
   }
   return { ok: true, url: normalized, host, origin: url.origin }
 }

@@ -84,7 +84,10 @@ export const failure = (
   retention: { importance: "high", facts: [`${operation} failed: ${error.code}`] },
   ...(extra?.artifacts !== undefined && extra.artifacts.length > 0 ? { artifacts: extra.artifacts } : {}),
   ...(extra?.data !== undefined ? { data: extra.data } : {}),
-  error: error.details === undefined ? { code: error.code, message: error.message } : { code: error.code, message: error.message, details: error.details }
+  error:
+    error.details === undefined
+      ? { code: error.code, message: error.message }
+      : { code: error.code, message: error.message, details: error.details }
 })
 
 /**

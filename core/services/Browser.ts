@@ -107,16 +107,29 @@ export interface BrowserShape {
   readonly close: (endpoint: BrowserEndpoint) => Effect.Effect<{ readonly processesLeft: number }>
   readonly page: (endpoint: BrowserEndpoint) => Effect.Effect<PageState, ToolError>
   /** The accessibility tree of the page or of one scope (NOT_FOUND when the selector matches nothing or the node is gone). */
-  readonly tree: (endpoint: BrowserEndpoint, scope: BrowserScope) => Effect.Effect<{ readonly page: PageState; readonly nodes: ReadonlyArray<AxNode>; readonly rootId?: string }, ToolError>
+  readonly tree: (
+    endpoint: BrowserEndpoint,
+    scope: BrowserScope
+  ) => Effect.Effect<
+    { readonly page: PageState; readonly nodes: ReadonlyArray<AxNode>; readonly rootId?: string },
+    ToolError
+  >
   /**
    * The live DOM of the page (the serialised document) or of one scope (its outerHTML), as it is now
    * (scripts run, fields filled). The core reduces it to readable text with workspace_research's extractor.
    */
-  readonly html: (endpoint: BrowserEndpoint, scope: BrowserScope) => Effect.Effect<{ readonly page: PageState; readonly html: string }, ToolError>
+  readonly html: (
+    endpoint: BrowserEndpoint,
+    scope: BrowserScope
+  ) => Effect.Effect<{ readonly page: PageState; readonly html: string }, ToolError>
   /** A PNG of the full page or of one element. */
   readonly screenshot: (endpoint: BrowserEndpoint, scope: BrowserScope) => Effect.Effect<Uint8Array, ToolError>
   /** Runs one control; `timeoutMs` bounds it. A node that is gone fails STALE_REF. */
-  readonly act: (endpoint: BrowserEndpoint, action: BrowserAction, timeoutMs: number) => Effect.Effect<ActionOutcome, ToolError>
+  readonly act: (
+    endpoint: BrowserEndpoint,
+    action: BrowserAction,
+    timeoutMs: number
+  ) => Effect.Effect<ActionOutcome, ToolError>
 }
 
 /** The browser service. */
@@ -128,10 +141,14 @@ export class Browser extends Context.Tag("agentic-workspace/Browser")<Browser, B
   static readonly layerUnavailable = (host: string) => {
     const refuse = () =>
       Effect.fail(
-        toolError("TOOL_DISABLED", `The ${host} host provides no Browser service (playwright-core and a system Chromium), so workspace_browser is unavailable here; use the Node host.`, {
-          host,
-          service: "Browser"
-        })
+        toolError(
+          "TOOL_DISABLED",
+          `The ${host} host provides no Browser service (playwright-core and a system Chromium), so workspace_browser is unavailable here; use the Node host.`,
+          {
+            host,
+            service: "Browser"
+          }
+        )
       )
     return Layer.succeed(Browser, {
       launch: refuse,

@@ -93,24 +93,52 @@ export interface Tail {
 export interface ConfinedFsShape {
   /** How the host holds directories (for capabilities and docs), e.g. "linux-proc-fd". */
   readonly mechanism: string
-  readonly writeFileAtomic: (root: string, rel: string, bytes: Uint8Array, options?: WriteOptions) => Effect.Effect<void, HostError>
+  readonly writeFileAtomic: (
+    root: string,
+    rel: string,
+    bytes: Uint8Array,
+    options?: WriteOptions
+  ) => Effect.Effect<void, HostError>
   /** Appends to `rel` (creating it); a final name swapped for a symlink is not followed ("Escape"). */
   readonly appendFile: (root: string, rel: string, bytes: Uint8Array) => Effect.Effect<void, HostError>
-  readonly mkdir: (root: string, rel: string, options?: { readonly recursive?: boolean }) => Effect.Effect<void, HostError>
+  readonly mkdir: (
+    root: string,
+    rel: string,
+    options?: { readonly recursive?: boolean }
+  ) => Effect.Effect<void, HostError>
   /** `missingOk`: an absent final name is done (a missing folder on the way still fails NotFound). */
-  readonly remove: (root: string, rel: string, options?: { readonly recursive?: boolean; readonly missingOk?: boolean }) => Effect.Effect<void, HostError>
+  readonly remove: (
+    root: string,
+    rel: string,
+    options?: { readonly recursive?: boolean; readonly missingOk?: boolean }
+  ) => Effect.Effect<void, HostError>
   /** Renames (never following either name); `durable: false` leaves the directory fsync to a later `syncDirectory`. */
-  readonly rename: (root: string, from: string, to: string, options?: { readonly durable?: boolean }) => Effect.Effect<void, HostError>
+  readonly rename: (
+    root: string,
+    from: string,
+    to: string,
+    options?: { readonly durable?: boolean }
+  ) => Effect.Effect<void, HostError>
   /**
    * Writes `bytes` to the fresh file `temp` (a plain name) in the directory of `rel`, created exclusively
    * with `rel`'s mode (or `mode`) and fsynced, without renaming it: the commit's staging step.
    */
-  readonly stage: (root: string, rel: string, temp: string, bytes: Uint8Array, options?: { readonly mode?: number }) => Effect.Effect<void, HostError>
+  readonly stage: (
+    root: string,
+    rel: string,
+    temp: string,
+    bytes: Uint8Array,
+    options?: { readonly mode?: number }
+  ) => Effect.Effect<void, HostError>
   /** Fsyncs the directory `rel` ("" is the root), making the renames in it durable. */
   readonly syncDirectory: (root: string, rel: string) => Effect.Effect<void, HostError>
   readonly chmod: (root: string, rel: string, mode: number) => Effect.Effect<void, HostError>
   /** As `HostFsShape.withLock` (the same lock), with the lock made and removed through the held directory. */
-  readonly withLock: <A, E, R>(root: string, rel: string, effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | HostError, R>
+  readonly withLock: <A, E, R>(
+    root: string,
+    rel: string,
+    effect: Effect.Effect<A, E, R>
+  ) => Effect.Effect<A, E | HostError, R>
 }
 
 /** The host filesystem, narrowed to what the tools need. */
@@ -131,15 +159,24 @@ export interface HostFsShape {
    * Streams a file through `visit` in chunks, never holding the whole file; answers the bytes read.
    * Optional: a host without it is read whole (huge files then cost their size).
    */
-  readonly scanFile?: ((abs: string, visit: (chunk: Uint8Array) => void) => Effect.Effect<number, HostError>) | undefined
+  readonly scanFile?:
+    | ((abs: string, visit: (chunk: Uint8Array) => void) => Effect.Effect<number, HostError>)
+    | undefined
   /**
    * Opens the path once (following symlinks, never blocking on a FIFO): its fstat, and its bytes when it is a
    * regular file of at most `maxBytes`; undefined when nothing is there. The read hot path (one open, one
    * fstat, one read). Optional: a host without it is asked stat then readFile.
    */
-  readonly readSmall?: ((abs: string, maxBytes: number) => Effect.Effect<{ readonly info: FileInfo; readonly bytes?: Uint8Array } | undefined, HostError>) | undefined
+  readonly readSmall?:
+    | ((
+        abs: string,
+        maxBytes: number
+      ) => Effect.Effect<{ readonly info: FileInfo; readonly bytes?: Uint8Array } | undefined, HostError>)
+    | undefined
   /** Reads at most `length` bytes at byte `position` (fewer at the end of the file). Optional, as scanFile. */
-  readonly readRange?: ((abs: string, position: number, length: number) => Effect.Effect<Uint8Array, HostError>) | undefined
+  readonly readRange?:
+    | ((abs: string, position: number, length: number) => Effect.Effect<Uint8Array, HostError>)
+    | undefined
   /**
    * Write temp beside the target, fsync, rename over it (and fsync the directory): a reader never sees a torn file.
    * `durable: false` skips both fsyncs: still never torn, but a crash may lose the write (records that are

@@ -36,7 +36,8 @@ export const makeMemoryHostFs = (directories: ReadonlyArray<string> = []): Memor
   const nodes = new Map<string, Node>([["/", { kind: "directory", mode: 0o755, mtimeMs: Date.now() }]])
   const locks = new Map<string, Effect.Semaphore>()
 
-  const fail = (reason: HostErrorReason, path: string, message: string) => new HostError({ reason, path, message: `${message}: ${path}` })
+  const fail = (reason: HostErrorReason, path: string, message: string) =>
+    new HostError({ reason, path, message: `${message}: ${path}` })
   const parentOf = (abs: string) => (abs === "/" ? "/" : normalizeAbsolute(`${abs}/..`))
   const baseOf = (abs: string) => abs.slice(abs.lastIndexOf("/") + 1)
   const childPath = (dir: string, name: string) => (dir === "/" ? `/${name}` : `${dir}/${name}`)
@@ -44,7 +45,9 @@ export const makeMemoryHostFs = (directories: ReadonlyArray<string> = []): Memor
   /** Resolves symlinks in every segment (and the last one when `followLast`); the canonical path. */
   const resolve = (input: string, followLast: boolean): string | HostError => {
     let links = 0
-    let pending = normalizeAbsolute(input).split("/").filter((part) => part !== "")
+    let pending = normalizeAbsolute(input)
+      .split("/")
+      .filter((part) => part !== "")
     let current = "/"
     while (pending.length > 0) {
       const [part, ...rest] = pending
@@ -57,7 +60,12 @@ export const makeMemoryHostFs = (directories: ReadonlyArray<string> = []): Memor
       if (node.kind === "symlink" && (pending.length > 0 || followLast)) {
         if (++links > MAX_LINKS) return fail("Other", input, "too many levels of symbolic links")
         const target = node.target.startsWith("/") ? node.target : `${current}/${node.target}`
-        pending = [...normalizeAbsolute(target).split("/").filter((segment) => segment !== ""), ...pending]
+        pending = [
+          ...normalizeAbsolute(target)
+            .split("/")
+            .filter((segment) => segment !== ""),
+          ...pending
+        ]
         current = "/"
         continue
       }
@@ -106,7 +114,12 @@ export const makeMemoryHostFs = (directories: ReadonlyArray<string> = []): Memor
       if (existing?.kind === "directory") return fail("IsDirectory", abs, "is a directory")
       const before = existing?.kind === "file" ? existing.bytes : new Uint8Array()
       const next = append ? new Uint8Array([...before, ...bytes]) : new Uint8Array(bytes)
-      nodes.set(path, { kind: "file", bytes: next, mode: mode ?? (existing?.kind === "file" ? existing.mode : 0o644), mtimeMs: Date.now() })
+      nodes.set(path, {
+        kind: "file",
+        bytes: next,
+        mode: mode ?? (existing?.kind === "file" ? existing.mode : 0o644),
+        mtimeMs: Date.now()
+      })
       return undefined
     })
 
@@ -128,22 +141,32 @@ export const makeMemoryHostFs = (directories: ReadonlyArray<string> = []): Memor
     tail: (abs, maxBytes) =>
       Effect.flatMap(Effect.either(stored(abs)), (read) =>
         read._tag === "Left"
-          ? read.left.reason === "NotFound" ? Effect.succeed(undefined) : Effect.fail(read.left)
-          : Effect.succeed({ bytes: read.right.slice(Math.max(0, read.right.length - maxBytes)), size: read.right.length })
+          ? read.left.reason === "NotFound"
+            ? Effect.succeed(undefined)
+            : Effect.fail(read.left)
+          : Effect.succeed({
+              bytes: read.right.slice(Math.max(0, read.right.length - maxBytes)),
+              size: read.right.length
+            })
       ),
     // The memory host holds every file's bytes already; these look at them in place (no copy of the
     // file), so a huge file's read and stat cost the page, as on the Node and Deno hosts.
     scanFile: (abs, visit) =>
       Effect.map(stored(abs), (bytes) => {
-        for (let at = 0; at < bytes.length; at += SCAN_CHUNK) visit(bytes.subarray(at, Math.min(bytes.length, at + SCAN_CHUNK)))
+        for (let at = 0; at < bytes.length; at += SCAN_CHUNK)
+          visit(bytes.subarray(at, Math.min(bytes.length, at + SCAN_CHUNK)))
         return bytes.length
       }),
     readRange: (abs, position, length) =>
-      Effect.map(stored(abs), (bytes) => bytes.slice(Math.min(position, bytes.length), Math.min(bytes.length, position + Math.max(0, length)))),
+      Effect.map(stored(abs), (bytes) =>
+        bytes.slice(Math.min(position, bytes.length), Math.min(bytes.length, position + Math.max(0, length)))
+      ),
     sha256File: (abs) =>
       Effect.flatMap(Effect.either(stored(abs)), (read) =>
         read._tag === "Left"
-          ? read.left.reason === "NotFound" ? Effect.succeed(undefined) : Effect.fail(read.left)
+          ? read.left.reason === "NotFound"
+            ? Effect.succeed(undefined)
+            : Effect.fail(read.left)
           : Effect.promise(() => crypto.subtle.digest("SHA-256", read.right as Uint8Array<ArrayBuffer>)).pipe(
               Effect.map(toHex)
             )
@@ -162,13 +185,15 @@ export const makeMemoryHostFs = (directories: ReadonlyArray<string> = []): Memor
     stat: (abs) =>
       sync(() => {
         const found = lookup(abs, true)
-        if (found instanceof HostError) return found.reason === "NotFound" || found.reason === "NotDirectory" ? undefined : found
+        if (found instanceof HostError)
+          return found.reason === "NotFound" || found.reason === "NotDirectory" ? undefined : found
         return found.node === undefined ? undefined : infoOf(found.node)
       }),
     lstat: (abs) =>
       sync(() => {
         const found = lookup(abs, false)
-        if (found instanceof HostError) return found.reason === "NotFound" || found.reason === "NotDirectory" ? undefined : found
+        if (found instanceof HostError)
+          return found.reason === "NotFound" || found.reason === "NotDirectory" ? undefined : found
         return found.node === undefined ? undefined : infoOf(found.node)
       }),
     readDir: (abs) =>
@@ -199,7 +224,8 @@ export const makeMemoryHostFs = (directories: ReadonlyArray<string> = []): Memor
           if (found instanceof HostError) return found
           const last = index === chain.length - 1
           if (found.node !== undefined) {
-            if (found.node.kind !== "directory") return fail(last ? "AlreadyExists" : "NotDirectory", abs, "not a directory")
+            if (found.node.kind !== "directory")
+              return fail(last ? "AlreadyExists" : "NotDirectory", abs, "not a directory")
             if (last && options?.recursive !== true) return fail("AlreadyExists", abs, "file exists")
             continue
           }
@@ -218,7 +244,8 @@ export const makeMemoryHostFs = (directories: ReadonlyArray<string> = []): Memor
         if (found.path === "/") return fail("PermissionDenied", abs, "cannot remove the root")
         const prefix = `${found.path}/`
         const below = [...nodes.keys()].filter((path) => path.startsWith(prefix))
-        if (found.node.kind === "directory" && below.length > 0 && options?.recursive !== true) return fail("NotEmpty", abs, "directory not empty")
+        if (found.node.kind === "directory" && below.length > 0 && options?.recursive !== true)
+          return fail("NotEmpty", abs, "directory not empty")
         for (const path of below) nodes.delete(path)
         nodes.delete(found.path)
         return undefined
@@ -235,13 +262,17 @@ export const makeMemoryHostFs = (directories: ReadonlyArray<string> = []): Memor
         if (destination.startsWith(`${source.path}/`)) return fail("Other", to, "cannot move a directory into itself")
         const existing = nodes.get(destination)
         if (existing !== undefined) {
-          if (existing.kind === "directory" && source.node.kind !== "directory") return fail("IsDirectory", to, "is a directory")
-          if (existing.kind !== "directory" && source.node.kind === "directory") return fail("NotDirectory", to, "not a directory")
+          if (existing.kind === "directory" && source.node.kind !== "directory")
+            return fail("IsDirectory", to, "is a directory")
+          if (existing.kind !== "directory" && source.node.kind === "directory")
+            return fail("NotDirectory", to, "not a directory")
           if (existing.kind === "directory" && [...nodes.keys()].some((path) => path.startsWith(`${destination}/`))) {
             return fail("NotEmpty", to, "directory not empty")
           }
         }
-        const moved = [...nodes.entries()].filter(([path]) => path === source.path || path.startsWith(`${source.path}/`))
+        const moved = [...nodes.entries()].filter(
+          ([path]) => path === source.path || path.startsWith(`${source.path}/`)
+        )
         for (const [path] of moved) nodes.delete(path)
         for (const [path, node] of moved) nodes.set(`${destination}${path.slice(source.path.length)}`, node)
         return undefined

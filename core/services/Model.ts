@@ -70,6 +70,7 @@ export class Model extends Context.Tag("agentic-workspace/Model")<Model, ModelSh
   /** A host without a model client: every request fails as unreachable, naming the host. */
   static readonly layerUnavailable = (runtime: string) =>
     Layer.succeed(Model, {
-      complete: () => Effect.fail({ _tag: "ModelUnreachable" as const, message: `this host (${runtime}) has no model client` })
+      complete: () =>
+        Effect.fail({ _tag: "ModelUnreachable" as const, message: `this host (${runtime}) has no model client` })
     })
 }

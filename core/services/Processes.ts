@@ -112,7 +112,10 @@ export class Processes extends Context.Tag("agentic-workspace/Processes")<Proces
 
 /** Processes that refuse every call: "this host (deno) has no process service". */
 export const unavailableProcesses = (runtime: string): ProcessesShape => {
-  const refusal = toolError("TOOL_DISABLED", `this host (${runtime}) has no process service`, { runtime, service: "process" })
+  const refusal = toolError("TOOL_DISABLED", `this host (${runtime}) has no process service`, {
+    runtime,
+    service: "process"
+  })
   return {
     resolve: () => Effect.die(refusal),
     launch: () => Effect.die(refusal),

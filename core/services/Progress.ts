@@ -34,7 +34,10 @@ export const reportProgress = (update: ProgressUpdate): Effect.Effect<void> =>
   )
 
 /** Whether the running call has a listener (so a tool can skip counting work nobody reads). */
-export const hasProgressListener: Effect.Effect<boolean> = Effect.map(FiberRef.get(CurrentProgress), (listen) => listen !== undefined)
+export const hasProgressListener: Effect.Effect<boolean> = Effect.map(
+  FiberRef.get(CurrentProgress),
+  (listen) => listen !== undefined
+)
 
 /** Runs `effect` with `listen` hearing its progress. */
 export const withProgress =

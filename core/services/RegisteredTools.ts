@@ -26,13 +26,19 @@ export interface RegisteredToolsShape {
 }
 
 /** The registered tools service. */
-export class RegisteredTools extends Context.Tag("agentic-workspace/RegisteredTools")<RegisteredTools, RegisteredToolsShape>() {
+export class RegisteredTools extends Context.Tag("agentic-workspace/RegisteredTools")<
+  RegisteredTools,
+  RegisteredToolsShape
+>() {
   /**
    * The candidates, and those registered under the settings and host in force. `advertised`, once the runtime
    * has set it (after the tools that decide how they are advertised have done so), replaces the definitions:
    * what inspect's capabilities reports is then exactly what tools/list shows.
    */
-  static readonly layer = (candidates: ReadonlyArray<ToolDefinition>, advertised?: { current?: ReadonlyArray<ToolDefinition> }) =>
+  static readonly layer = (
+    candidates: ReadonlyArray<ToolDefinition>,
+    advertised?: { current?: ReadonlyArray<ToolDefinition> }
+  ) =>
     Layer.effect(
       RegisteredTools,
       Effect.gen(function* () {
@@ -41,7 +47,9 @@ export class RegisteredTools extends Context.Tag("agentic-workspace/RegisteredTo
         const byDefinition = candidates.filter((tool) => isRegistered(tool, settings, host))
         return {
           get registered() {
-            return advertised?.current === undefined ? byDefinition : advertised.current.filter((tool) => isRegistered(tool, settings, host))
+            return advertised?.current === undefined
+              ? byDefinition
+              : advertised.current.filter((tool) => isRegistered(tool, settings, host))
           },
           candidates
         }

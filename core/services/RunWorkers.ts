@@ -31,7 +31,13 @@ export class RunWorkers extends Context.Tag("agentic-workspace/RunWorkers")<RunW
   static readonly layerUnavailable = (runtime: string) =>
     Layer.succeed(RunWorkers, {
       spawn: () =>
-        Effect.fail(toolError("TOOL_DISABLED", `this host (${runtime}) cannot start sub-agent worker processes; run workspace_agent under the Node host.`, { runtime })),
+        Effect.fail(
+          toolError(
+            "TOOL_DISABLED",
+            `this host (${runtime}) cannot start sub-agent worker processes; run workspace_agent under the Node host.`,
+            { runtime }
+          )
+        ),
       alive: () => Effect.succeed(false),
       stop: () => Effect.void
     })

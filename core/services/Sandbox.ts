@@ -81,15 +81,16 @@ export const sandboxPolicy = (input: {
 })
 
 /** How a command will run under the commandSandbox setting: confined, unconfined (with the reason), or refused. */
-export type SandboxDecision =
-  | { readonly _tag: "Sandboxed" }
-  | { readonly _tag: "Unconfined"; readonly reason: string }
+export type SandboxDecision = { readonly _tag: "Sandboxed" } | { readonly _tag: "Unconfined"; readonly reason: string }
 
 /**
  * The rule of `commandSandbox`: "off" never confines; "auto" confines where the host can and otherwise runs
  * unconfined and says why; "required" refuses with SANDBOX_UNAVAILABLE where it cannot.
  */
-export const decideSandbox = (setting: "auto" | "required" | "off", support: SandboxSupport): SandboxDecision | ToolError => {
+export const decideSandbox = (
+  setting: "auto" | "required" | "off",
+  support: SandboxSupport
+): SandboxDecision | ToolError => {
   if (setting === "off") return { _tag: "Unconfined", reason: 'commandSandbox is "off"' }
   if (support.available) return { _tag: "Sandboxed" }
   const reason = support.reason ?? "this host cannot confine commands"

@@ -71,7 +71,8 @@ export interface GrepOptions extends Omit<WalkOptions, "directories" | "maxEntri
 }
 
 /** A search of one given file's text (a file named directly), under the same deadline. */
-export interface GrepTextOptions extends Pick<GrepOptions, "source" | "flags" | "context" | "maxLineChars" | "timeoutMs"> {
+export interface GrepTextOptions
+  extends Pick<GrepOptions, "source" | "flags" | "context" | "maxLineChars" | "timeoutMs"> {
   readonly path: string
   readonly text: string
 }
@@ -146,20 +147,30 @@ export const walkTree = (
         continue
       }
       const listed = yield* readDir(step.dir)
-      walk.accept(step, listed, listed !== undefined && walk.wantsGitignore(step, listed) ? yield* readGitignore(step.dir) : undefined)
+      walk.accept(
+        step,
+        listed,
+        listed !== undefined && walk.wantsGitignore(step, listed) ? yield* readGitignore(step.dir) : undefined
+      )
     }
     return finishWalk(entries, complete, walk.unreadable, options.maxEntries)
   })
 
 /** A walk's result from its entries: sorted by path, cut to maxEntries when the walk stopped early. */
-export const finishWalk = (entries: Array<WalkEntry>, complete: boolean, unreadable: ReadonlyArray<string>, maxEntries: number): WalkResult => {
+export const finishWalk = (
+  entries: Array<WalkEntry>,
+  complete: boolean,
+  unreadable: ReadonlyArray<string>,
+  maxEntries: number
+): WalkResult => {
   const kept = complete ? entries : entries.slice(0, maxEntries)
   kept.sort((a, b) => byPath(a.path, b.path))
   return { entries: kept, complete: complete && unreadable.length === 0, unreadable }
 }
 
 /** Compiles the search's RegExp (the caller validated it already; an invalid one is a defect here). */
-export const compileGrep = (options: Pick<GrepOptions, "source" | "flags">): RegExp => new RegExp(options.source, options.flags)
+export const compileGrep = (options: Pick<GrepOptions, "source" | "flags">): RegExp =>
+  new RegExp(options.source, options.flags)
 
 /** What the fallback needs of a Web Worker (Deno and browsers have them; Node 20 has none as a global). */
 interface WebWorker {
@@ -196,11 +207,14 @@ const makeTextGrep = () => {
       // No deadline, no timer: setTimeout clamps a delay past 2^31-1 ms (Infinity among them) to an
       // immediate one, which would report every search without a timeoutMs as timed out.
       const timer = Number.isFinite(deadline)
-        ? setTimeout(() => {
-            current.terminate()
-            if (worker === current) worker = undefined
-            resolve("timeout")
-          }, Math.max(0, deadline - Date.now()))
+        ? setTimeout(
+            () => {
+              current.terminate()
+              if (worker === current) worker = undefined
+              resolve("timeout")
+            },
+            Math.max(0, deadline - Date.now())
+          )
         : undefined
       current.onmessage = (event) => {
         clearTimeout(timer)
@@ -234,90 +248,119 @@ export const makeHostFsSearch = (host: HostFsShape, root: string): SearchShape =
   const readGitignore = (dir: string) => readGitignoreText(host, root, dir)
   const walk = (options: WalkOptions) => walkTree(readDir, readGitignore, options)
   // One worker per search, terminated when it ends: an idle worker would keep a Deno process alive.
-  const withTexts = <A, E, R>(use: (searchText: (job: Parameters<ReturnType<typeof makeTextGrep>["run"]>[0], deadline: number) => Effect.Effect<ReadonlyArray<LineMatch> | "timeout", ToolError>) => Effect.Effect<A, E, R>) =>
+  const withTexts = <A, E, R>(
+    use: (
+      searchText: (
+        job: Parameters<ReturnType<typeof makeTextGrep>["run"]>[0],
+        deadline: number
+      ) => Effect.Effect<ReadonlyArray<LineMatch> | "timeout", ToolError>
+    ) => Effect.Effect<A, E, R>
+  ) =>
     Effect.acquireUseRelease(
       Effect.sync(makeTextGrep),
       (texts) =>
         use((job, deadline) =>
-          Effect.tryPromise({ try: () => texts.run(job, deadline), catch: (error) => searchHostError(error instanceof Error ? error.message : String(error)) })
+          Effect.tryPromise({
+            try: () => texts.run(job, deadline),
+            catch: (error) => searchHostError(error instanceof Error ? error.message : String(error))
+          })
         ),
       (texts) => Effect.sync(texts.close)
     )
-  const deadlineOf = (timeoutMs: number | undefined) => (timeoutMs === undefined ? Number.POSITIVE_INFINITY : Date.now() + timeoutMs)
+  const deadlineOf = (timeoutMs: number | undefined) =>
+    timeoutMs === undefined ? Number.POSITIVE_INFINITY : Date.now() + timeoutMs
   return {
     walk,
     grepText: (options) =>
-      withTexts((searchText) => Effect.gen(function* () {
-        const found = yield* searchText(options, deadlineOf(options.timeoutMs))
-        const timedOut = found === "timeout"
-        return {
-          matches: timedOut ? [] : found.map((match) => ({ path: options.path, ...match })),
-          capped: false,
-          filesSearched: timedOut ? 0 : 1,
-          binarySkipped: 0,
-          tooLarge: [],
-          unreadable: [],
-          ...(timedOut ? { timedOut, notSearched: [options.path] } : {})
-        }
-      })),
+      withTexts((searchText) =>
+        Effect.gen(function* () {
+          const found = yield* searchText(options, deadlineOf(options.timeoutMs))
+          const timedOut = found === "timeout"
+          return {
+            matches: timedOut ? [] : found.map((match) => ({ path: options.path, ...match })),
+            capped: false,
+            filesSearched: timedOut ? 0 : 1,
+            binarySkipped: 0,
+            tooLarge: [],
+            unreadable: [],
+            ...(timedOut ? { timedOut, notSearched: [options.path] } : {})
+          }
+        })
+      ),
     grep: (options) =>
-      withTexts((searchText) => Effect.gen(function* () {
-        const deadline = deadlineOf(options.timeoutMs)
-        const walked = yield* walk({ ...options, directories: false, maxEntries: Number.MAX_SAFE_INTEGER })
-        const include = new GlobSet(options.include)
-        const matches: Array<GrepMatch> = []
-        const tooLarge: Array<string> = []
-        const unreadable: Array<string> = [...walked.unreadable]
-        const notSearched: Array<string> = []
-        let filesSearched = 0
-        let binarySkipped = 0
-        let capped = false
-        let timedOut = false
-        for (const entry of walked.entries) {
-          if (entry.type !== "file") continue
-          if (!include.isEmpty && !include.matches(entry.path)) continue
-          if (timedOut || Date.now() > deadline) {
-            timedOut = true
-            notSearched.push(entry.path)
-            continue
-          }
-          if (matches.length >= options.maxMatches) {
-            capped = true
-            break
-          }
-          const info = yield* Effect.orElseSucceed(host.stat(join(root, entry.path)), () => undefined)
-          if (info !== undefined && info.size > options.maxFileBytes) {
-            tooLarge.push(entry.path)
-            continue
-          }
-          const bytes = yield* Effect.orElseSucceed(host.readFile(join(root, entry.path)), () => undefined)
-          if (bytes === undefined) {
-            unreadable.push(entry.path)
-            continue
-          }
-          if (isBinary(bytes)) {
+      withTexts((searchText) =>
+        Effect.gen(function* () {
+          const deadline = deadlineOf(options.timeoutMs)
+          const walked = yield* walk({ ...options, directories: false, maxEntries: Number.MAX_SAFE_INTEGER })
+          const include = new GlobSet(options.include)
+          const matches: Array<GrepMatch> = []
+          const tooLarge: Array<string> = []
+          const unreadable: Array<string> = [...walked.unreadable]
+          const notSearched: Array<string> = []
+          let filesSearched = 0
+          let binarySkipped = 0
+          let capped = false
+          let timedOut = false
+          for (const entry of walked.entries) {
+            if (entry.type !== "file") continue
+            if (!include.isEmpty && !include.matches(entry.path)) continue
+            if (timedOut || Date.now() > deadline) {
+              timedOut = true
+              notSearched.push(entry.path)
+              continue
+            }
+            if (matches.length >= options.maxMatches) {
+              capped = true
+              break
+            }
+            const info = yield* Effect.orElseSucceed(host.stat(join(root, entry.path)), () => undefined)
+            if (info !== undefined && info.size > options.maxFileBytes) {
+              tooLarge.push(entry.path)
+              continue
+            }
+            const bytes = yield* Effect.orElseSucceed(host.readFile(join(root, entry.path)), () => undefined)
+            if (bytes === undefined) {
+              unreadable.push(entry.path)
+              continue
+            }
+            if (isBinary(bytes)) {
+              filesSearched++
+              binarySkipped++
+              continue
+            }
+            const found = yield* searchText(
+              {
+                text: decoder.decode(bytes),
+                source: options.source,
+                flags: options.flags,
+                context: options.context,
+                maxLineChars: options.maxLineChars
+              },
+              deadline
+            )
+            if (found === "timeout") {
+              timedOut = true
+              notSearched.push(entry.path)
+              continue
+            }
             filesSearched++
-            binarySkipped++
-            continue
+            for (const match of found) matches.push({ path: entry.path, ...match })
           }
-          const found = yield* searchText(
-            { text: decoder.decode(bytes), source: options.source, flags: options.flags, context: options.context, maxLineChars: options.maxLineChars },
-            deadline
-          )
-          if (found === "timeout") {
-            timedOut = true
-            notSearched.push(entry.path)
-            continue
+          if (matches.length > options.maxMatches) {
+            capped = true
+            matches.length = options.maxMatches
           }
-          filesSearched++
-          for (const match of found) matches.push({ path: entry.path, ...match })
-        }
-        if (matches.length > options.maxMatches) {
-          capped = true
-          matches.length = options.maxMatches
-        }
-        return { matches, capped, filesSearched, binarySkipped, tooLarge, unreadable, ...(timedOut ? { timedOut, notSearched } : {}) }
-      }))
+          return {
+            matches,
+            capped,
+            filesSearched,
+            binarySkipped,
+            tooLarge,
+            unreadable,
+            ...(timedOut ? { timedOut, notSearched } : {})
+          }
+        })
+      )
   }
 }
 

@@ -26,8 +26,9 @@ export const BUILTIN_PROTECTED: ReadonlyArray<string> = [".git/**", ".agentic/**
  * Code points HFS+ ignores in names (git's list for CVE-2014-9390) and other default-ignorable ones:
  * `.g<U+200C>it` names `.git` there.
  */
-// biome-ignore lint/suspicious/noMisleadingCharacterClass: the class lists combining and joiner code points one by one on purpose.
-const IGNORABLE = /[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufff8]/gu
+const IGNORABLE =
+  // biome-ignore lint/suspicious/noMisleadingCharacterClass: the class lists combining and joiner code points one by one on purpose.
+  /[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufff8]/gu
 
 /**
  * The name a path segment stands for on the filesystems a repository may be checked out on: lower
@@ -67,7 +68,9 @@ export const isProtectedPath = (rel: string, patterns: ReadonlyArray<string>): b
   return patterns.some((raw) => {
     // "./secrets/**" and "/secrets/**" mean the workspace-relative "secrets/**".
     const pattern = raw.replace(/^(\.\/|\/)+/, "")
-    return candidates.some((candidate) => minimatch(candidate, pattern, { dot: true, matchBase: !pattern.includes("/") }))
+    return candidates.some((candidate) =>
+      minimatch(candidate, pattern, { dot: true, matchBase: !pattern.includes("/") })
+    )
   })
 }
 
@@ -75,7 +78,9 @@ export const isProtectedPath = (rel: string, patterns: ReadonlyArray<string>): b
 export const hostToToolError = (error: HostError, rel: string): ToolError => {
   switch (error.reason) {
     case "NotFound":
-      return toolError("NOT_FOUND", `Nothing exists at "${rel}". Check the path with workspace_inspect list or find.`, { path: rel })
+      return toolError("NOT_FOUND", `Nothing exists at "${rel}". Check the path with workspace_inspect list or find.`, {
+        path: rel
+      })
     case "AlreadyExists":
       return toolError("EDIT_CONFLICT", `"${rel}" already exists.`, { path: rel })
     case "NotDirectory":
@@ -112,7 +117,11 @@ export interface WorkspaceShape {
   readonly stat: (path: string) => Effect.Effect<FileInfo | undefined, ToolError>
   readonly lstat: (path: string) => Effect.Effect<FileInfo | undefined, ToolError>
   readonly list: (path: string) => Effect.Effect<ReadonlyArray<DirEntry>, ToolError>
-  readonly write: (path: string, bytes: Uint8Array, options?: { readonly mode?: number }) => Effect.Effect<void, ToolError>
+  readonly write: (
+    path: string,
+    bytes: Uint8Array,
+    options?: { readonly mode?: number }
+  ) => Effect.Effect<void, ToolError>
   readonly mkdir: (path: string, options?: { readonly recursive?: boolean }) => Effect.Effect<void, ToolError>
   readonly remove: (path: string, options?: { readonly recursive?: boolean }) => Effect.Effect<void, ToolError>
   readonly rename: (from: string, to: string) => Effect.Effect<void, ToolError>
@@ -121,7 +130,12 @@ export interface WorkspaceShape {
    * A commit's staging: writes `bytes` to the fresh file `temp` (a plain name, see `isStageName`) beside
    * `path`, with `path`'s mode (or `mode`), fsynced, without touching `path` itself.
    */
-  readonly stage: (path: string, temp: string, bytes: Uint8Array, options?: { readonly mode?: number }) => Effect.Effect<void, ToolError>
+  readonly stage: (
+    path: string,
+    temp: string,
+    bytes: Uint8Array,
+    options?: { readonly mode?: number }
+  ) => Effect.Effect<void, ToolError>
   /** Renames the staged `temp` over `path` (same directory); durable only after `syncDirectories`. */
   readonly place: (path: string, temp: string) => Effect.Effect<void, ToolError>
   /** Fsyncs the directories holding `paths` (each once), making the renames of `place` durable. */
@@ -157,14 +171,20 @@ export const makeWorkspace = (
   protectedPatterns: ReadonlyArray<string>
 ): WorkspaceShape => {
   const abs = (rel: string) => join(root, rel)
-  const mapHost = (rel: string) => <A>(effect: Effect.Effect<A, HostError>) =>
-    Effect.mapError(effect, (error) => hostToToolError(error, rel))
+  const mapHost =
+    (rel: string) =>
+    <A>(effect: Effect.Effect<A, HostError>) =>
+      Effect.mapError(effect, (error) => hostToToolError(error, rel))
 
   const escape = (input: string, field: string) =>
-    toolError("PATH_ESCAPE", `${field} "${echo(input)}" resolves through a symlink to a place outside the workspace; give a path inside the workspace root.`, {
-      field,
-      path: echo(input)
-    })
+    toolError(
+      "PATH_ESCAPE",
+      `${field} "${echo(input)}" resolves through a symlink to a place outside the workspace; give a path inside the workspace root.`,
+      {
+        field,
+        path: echo(input)
+      }
+    )
 
   // The real location of rel (or of its nearest existing ancestor) must stay inside the root.
   // Returns the real workspace-relative path (symlinks inside the root followed), so a write can
@@ -240,7 +260,11 @@ export const makeWorkspace = (
       const { rel, real } = yield* resolveBoth(path, "path")
       yield* assertWritable(rel)
       if (real !== rel) yield* assertWritable(real)
-      yield* mapHost(rel)(confined === undefined ? host.writeFileAtomic(abs(rel), bytes, options) : confined.writeFileAtomic(root, real, bytes, options))
+      yield* mapHost(rel)(
+        confined === undefined
+          ? host.writeFileAtomic(abs(rel), bytes, options)
+          : confined.writeFileAtomic(root, real, bytes, options)
+      )
     })
   const onEntry = (
     path: string,
@@ -258,8 +282,7 @@ export const makeWorkspace = (
   // The staging steps of a commit. Where the host holds directory handles the temp is created in the
   // checked real directory through its handle; elsewhere at the checked absolute path (with the file's
   // mode carried over by hand, since a fresh temp has none), and the rename fsyncs as it goes.
-  const badTemp = (temp: string) =>
-    Effect.die(new Error(`"${temp}" is not a staging name of a commit`))
+  const badTemp = (temp: string) => Effect.die(new Error(`"${temp}" is not a staging name of a commit`))
   const beside = (real: string, temp: string) => (dirname(real) === "" ? temp : `${dirname(real)}/${temp}`)
   const stage = (path: string, temp: string, bytes: Uint8Array, options?: { readonly mode?: number }) =>
     Effect.gen(function* () {
@@ -270,7 +293,9 @@ export const makeWorkspace = (
       if (confined !== undefined) return yield* mapHost(rel)(confined.stage(root, real, temp, bytes, options))
       const existing = yield* mapHost(rel)(host.lstat(abs(real)))
       const mode = options?.mode ?? (existing?.type === "file" ? existing.mode & 0o7777 : undefined)
-      yield* mapHost(rel)(host.writeFileAtomic(abs(beside(real, temp)), bytes, mode === undefined ? undefined : { mode }))
+      yield* mapHost(rel)(
+        host.writeFileAtomic(abs(beside(real, temp)), bytes, mode === undefined ? undefined : { mode })
+      )
     })
   const place = (path: string, temp: string) =>
     Effect.gen(function* () {
@@ -279,7 +304,9 @@ export const makeWorkspace = (
       yield* assertWritable(rel)
       if (real !== rel) yield* assertWritable(real)
       yield* mapHost(rel)(
-        confined === undefined ? host.rename(abs(beside(real, temp)), abs(real)) : confined.rename(root, beside(real, temp), real, { durable: false })
+        confined === undefined
+          ? host.rename(abs(beside(real, temp)), abs(real))
+          : confined.rename(root, beside(real, temp), real, { durable: false })
       )
     })
   const syncDirectories = (paths: ReadonlyArray<string>) =>
@@ -304,7 +331,12 @@ export const makeWorkspace = (
       if (confined !== undefined) return yield* mapHost(rel)(confined.remove(root, at, { missingOk: true }))
       const info = yield* mapHost(rel)(host.lstat(abs(at)))
       if (info === undefined || info.type === "directory") return
-      yield* mapHost(rel)(host.remove(abs(at))).pipe(Effect.catchIf((error) => error.code === "NOT_FOUND", () => Effect.void))
+      yield* mapHost(rel)(host.remove(abs(at))).pipe(
+        Effect.catchIf(
+          (error) => error.code === "NOT_FOUND",
+          () => Effect.void
+        )
+      )
     })
 
   return {
@@ -323,9 +355,19 @@ export const makeWorkspace = (
     list: (path) => Effect.flatMap(resolve(path), (rel) => mapHost(rel)(host.readDir(abs(rel)))),
     write: writeTo,
     mkdir: (path, options) =>
-      onEntry(path, "path", (c, entry) => c.mkdir(root, entry, options), (rel) => host.mkdir(abs(rel), options)),
+      onEntry(
+        path,
+        "path",
+        (c, entry) => c.mkdir(root, entry, options),
+        (rel) => host.mkdir(abs(rel), options)
+      ),
     remove: (path, options) =>
-      onEntry(path, "path", (c, entry) => c.remove(root, entry, options), (rel) => host.remove(abs(rel), options)),
+      onEntry(
+        path,
+        "path",
+        (c, entry) => c.remove(root, entry, options),
+        (rel) => host.remove(abs(rel), options)
+      ),
     rename: (from, to) =>
       Effect.gen(function* () {
         const source = yield* writable(from, "from")

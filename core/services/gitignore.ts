@@ -98,7 +98,11 @@ export const nameFilter = (text: string): ((name: string) => boolean) | undefine
   if (any) return () => true
   return (given) => {
     const name = given.toLowerCase()
-    return names.has(name) || suffixes.some((suffix) => name.endsWith(suffix)) || prefixes.some((prefix) => name.startsWith(prefix))
+    return (
+      names.has(name) ||
+      suffixes.some((suffix) => name.endsWith(suffix)) ||
+      prefixes.some((prefix) => name.startsWith(prefix))
+    )
   }
 }
 
@@ -124,7 +128,10 @@ export class IgnoreStack {
     // .agentic/.gitignore ("*") keeps the toolkit's state out of git; it is not a rule for workspace_inspect,
     // which reads .agentic/ when it is named (the root's rules still decide whether .agentic/ is walked).
     if (dir === ".agentic") return this
-    return new IgnoreStack([...this.frames, { dir, matcher: ignore().add(text), decidesFiles: decidesFiles(text), mayDecide: nameFilter(text) }])
+    return new IgnoreStack([
+      ...this.frames,
+      { dir, matcher: ignore().add(text), decidesFiles: decidesFiles(text), mayDecide: nameFilter(text) }
+    ])
   }
 
   /** True when `rel` (workspace-relative) is ignored by the rules in force. */
@@ -133,7 +140,8 @@ export class IgnoreStack {
     for (let index = this.frames.length - 1; index >= 0; index--) {
       const frame = this.frames[index]!
       if (!isDirectory && (!frame.decidesFiles || (frame.mayDecide !== undefined && !frame.mayDecide(name)))) continue
-      const local = frame.dir === "" ? rel : rel.startsWith(`${frame.dir}/`) ? rel.slice(frame.dir.length + 1) : undefined
+      const local =
+        frame.dir === "" ? rel : rel.startsWith(`${frame.dir}/`) ? rel.slice(frame.dir.length + 1) : undefined
       if (local === undefined || local === "") continue
       const result = testPath(frame.matcher, isDirectory ? `${local}/` : local)
       if (result.unignored) return false

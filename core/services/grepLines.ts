@@ -17,7 +17,10 @@ export interface LineMatch {
 export const clipLine = (line: string, column: number, maxChars: number): { text: string; clipped: boolean } => {
   if (line.length <= maxChars) return { text: line, clipped: false }
   const start = Math.max(0, Math.min(column - Math.floor(maxChars / 4), line.length - maxChars))
-  return { text: `${start > 0 ? "…" : ""}${line.slice(start, start + maxChars)}${start + maxChars < line.length ? "…" : ""}`, clipped: true }
+  return {
+    text: `${start > 0 ? "…" : ""}${line.slice(start, start + maxChars)}${start + maxChars < line.length ? "…" : ""}`,
+    clipped: true
+  }
 }
 
 const clipPlain = (line: string, maxChars: number) => (line.length <= maxChars ? line : `${line.slice(0, maxChars)}…`)
@@ -27,9 +30,21 @@ const clipPlain = (line: string, maxChars: number) => (line.length <= maxChars ?
  * lines before and after. `regex` must not be global; the text's BOM and CR line ends are dropped.
  */
 export function grepText(text: string, regex: RegExp, context: number, maxLineChars: number): ReadonlyArray<LineMatch>
-export function grepText(text: string, regex: RegExp, context: number, maxLineChars: number, stop: () => boolean): ReadonlyArray<LineMatch> | undefined
+export function grepText(
+  text: string,
+  regex: RegExp,
+  context: number,
+  maxLineChars: number,
+  stop: () => boolean
+): ReadonlyArray<LineMatch> | undefined
 /** `stop`, when given, is asked between lines; the search then ends with undefined (a deadline passed). */
-export function grepText(text: string, regex: RegExp, context: number, maxLineChars: number, stop?: () => boolean): ReadonlyArray<LineMatch> | undefined {
+export function grepText(
+  text: string,
+  regex: RegExp,
+  context: number,
+  maxLineChars: number,
+  stop?: () => boolean
+): ReadonlyArray<LineMatch> | undefined {
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text
   // With a stop, the whole-text test is skipped: it is one uninterruptible regex run over everything.
   if (stop === undefined && !regex.test(body)) return []
@@ -46,7 +61,11 @@ export function grepText(text: string, regex: RegExp, context: number, maxLineCh
     const found = regex.exec(line)
     if (found === null) continue
     const { text: shown, clipped } = clipLine(line, found.index, maxLineChars)
-    const match: { -readonly [K in keyof LineMatch]: LineMatch[K] } = { line: index + 1, column: found.index + 1, text: shown }
+    const match: { -readonly [K in keyof LineMatch]: LineMatch[K] } = {
+      line: index + 1,
+      column: found.index + 1,
+      text: shown
+    }
     if (clipped) match.clipped = true
     if (context > 0) {
       match.before = lines.slice(Math.max(0, index - context), index).map((item) => clipPlain(item, maxLineChars))
@@ -56,4 +75,3 @@ export function grepText(text: string, regex: RegExp, context: number, maxLineCh
   }
   return out
 }
-

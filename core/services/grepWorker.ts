@@ -13,7 +13,10 @@ interface Job {
   readonly maxLineChars: number
 }
 
-const scope = globalThis as unknown as { onmessage: ((event: { data: Job }) => void) | null; postMessage: (message: unknown) => void }
+const scope = globalThis as unknown as {
+  onmessage: ((event: { data: Job }) => void) | null
+  postMessage: (message: unknown) => void
+}
 
 scope.onmessage = (event) => {
   const job = event.data

@@ -100,12 +100,19 @@ export const ExitRecordSchema: Schema.Schema<ExitRecord> = Schema.Struct({
  * Decodes the text of a job-folder file against its Schema: Left with a sentence naming the file and what is
  * wrong (not JSON, or the first field that does not decode).
  */
-export const decodeJobFile = <A, I>(name: string, schema: Schema.Schema<A, I>, text: string): Either.Either<A, string> => {
+export const decodeJobFile = <A, I>(
+  name: string,
+  schema: Schema.Schema<A, I>,
+  text: string
+): Either.Either<A, string> => {
   let json: unknown
   try {
     json = JSON.parse(text)
   } catch (error) {
     return Either.left(`${name} is not JSON (${error instanceof Error ? error.message : String(error)})`)
   }
-  return Either.mapLeft(Schema.decodeUnknownEither(schema)(json), (issue) => `${name} does not decode (${ParseResult.TreeFormatter.formatErrorSync(issue).replace(/\s+/g, " ")})`)
+  return Either.mapLeft(
+    Schema.decodeUnknownEither(schema)(json),
+    (issue) => `${name} does not decode (${ParseResult.TreeFormatter.formatErrorSync(issue).replace(/\s+/g, " ")})`
+  )
 }

@@ -57,25 +57,35 @@ export const confine = (root: string, input: string, field = "path"): Either.Eit
     return Either.left(toolError("INVALID_INPUT", `${field} must be a string path relative to the workspace root.`))
   }
   if (input.includes("\0")) {
-    return Either.left(toolError("INVALID_INPUT", `${field} contains a NUL byte; give a plain relative path.`, { field }))
+    return Either.left(
+      toolError("INVALID_INPUT", `${field} contains a NUL byte; give a plain relative path.`, { field })
+    )
   }
   const unified = input.replace(/\\/g, "/")
   if (/^[A-Za-z]:/.test(unified) || unified.startsWith("//")) {
     return Either.left(
-      toolError("PATH_ESCAPE", `${field} "${echo(input)}" is not a path inside the workspace; give it relative to the workspace root.`, {
-        field,
-        path: echo(input)
-      })
+      toolError(
+        "PATH_ESCAPE",
+        `${field} "${echo(input)}" is not a path inside the workspace; give it relative to the workspace root.`,
+        {
+          field,
+          path: echo(input)
+        }
+      )
     )
   }
   if (unified.startsWith("/")) {
     const rel = relativeTo(root, unified)
     return rel === undefined
       ? Either.left(
-          toolError("PATH_ESCAPE", `${field} "${echo(input)}" is outside the workspace; give a path relative to the workspace root.`, {
-            field,
-            path: echo(input)
-          })
+          toolError(
+            "PATH_ESCAPE",
+            `${field} "${echo(input)}" is outside the workspace; give a path relative to the workspace root.`,
+            {
+              field,
+              path: echo(input)
+            }
+          )
         )
       : Either.right(rel)
   }
@@ -85,10 +95,14 @@ export const confine = (root: string, input: string, field = "path"): Either.Eit
     if (part === "..") {
       if (out.length === 0) {
         return Either.left(
-          toolError("PATH_ESCAPE", `${field} "${echo(input)}" climbs out of the workspace with ".."; give a path inside the workspace root.`, {
-            field,
-            path: echo(input)
-          })
+          toolError(
+            "PATH_ESCAPE",
+            `${field} "${echo(input)}" climbs out of the workspace with ".."; give a path inside the workspace root.`,
+            {
+              field,
+              path: echo(input)
+            }
+          )
         )
       }
       out.pop()

@@ -68,7 +68,9 @@ export class TreeWalk {
 
   /** Whether the driver should read `frame.dir`'s .gitignore before `accept`: only where the listing shows one. */
   wantsGitignore(frame: WalkFrame, listed: ReadonlyArray<DirEntry>): boolean {
-    return !this.scope.includeIgnored && frame.dir !== this.scope.base && listed.some((entry) => entry.name === GITIGNORE)
+    return (
+      !this.scope.includeIgnored && frame.dir !== this.scope.base && listed.some((entry) => entry.name === GITIGNORE)
+    )
   }
 
   /** The listing of `frame.dir` (undefined: unreadable) and its .gitignore text. */
@@ -120,7 +122,11 @@ export function* driveSync(walk: TreeWalk, tree: SyncTree): Generator<TreeEntry>
       continue
     }
     const listed = tree.readDir(step.dir)
-    walk.accept(step, listed, listed !== undefined && walk.wantsGitignore(step, listed) ? tree.readGitignore(step.dir) : undefined)
+    walk.accept(
+      step,
+      listed,
+      listed !== undefined && walk.wantsGitignore(step, listed) ? tree.readGitignore(step.dir) : undefined
+    )
   }
 }
 
@@ -138,7 +144,17 @@ interface GitPath {
  * (typechanges among them), and untracked with untracked directories collapsed; no excludes, so neither
  * .git/info/exclude nor core.excludesFile can hide a path. -d and -m make git stat every tracked file.
  */
-export const GIT_LS_FILES_ARGS: ReadonlyArray<string> = ["ls-files", "-z", "-t", "-s", "-c", "-o", "-d", "-m", "--directory"]
+export const GIT_LS_FILES_ARGS: ReadonlyArray<string> = [
+  "ls-files",
+  "-z",
+  "-t",
+  "-s",
+  "-c",
+  "-o",
+  "-d",
+  "-m",
+  "--directory"
+]
 
 /**
  * The same call for a search, without -d and -m: the index is trusted for tracked files (no stat of
@@ -259,7 +275,8 @@ export function gitCandidates(
     const known = states.get(dir)
     if (known !== undefined) return known
     let state: DirState
-    if (dir === base) state = { visible: true, stack: stackAtBase, checkFiles: !includeIgnored && stackAtBase.decidesFiles }
+    if (dir === base)
+      state = { visible: true, stack: stackAtBase, checkFiles: !includeIgnored && stackAtBase.decidesFiles }
     else {
       const parent = stateOf(parentOf(dir))
       if (
@@ -270,7 +287,8 @@ export function gitCandidates(
       )
         state = hidden
       else {
-        const stack = includeIgnored || !withGitignore.has(dir) ? parent.stack : parent.stack.with(dir, tree.readGitignore(dir))
+        const stack =
+          includeIgnored || !withGitignore.has(dir) ? parent.stack : parent.stack.with(dir, tree.readGitignore(dir))
         state = { visible: true, stack, checkFiles: !includeIgnored && stack.decidesFiles }
       }
     }
@@ -290,9 +308,11 @@ export function gitCandidates(
       // An untracked directory (or a submodule, or a path that became one): walked as the walk would.
       const state = stateOf(candidate.path)
       if (!state.visible || present.has(candidate.path)) continue
-      if (scope.directories && inDepth(candidate.path)) out.push({ key: candidate.path, item: { path: candidate.path, type: "directory" } })
+      if (scope.directories && inDepth(candidate.path))
+        out.push({ key: candidate.path, item: { path: candidate.path, type: "directory" } })
       const depth = depthBelow(candidate.path, base)
-      if (maxDepth === undefined || depth < maxDepth) out.push({ key: `${candidate.path}/`, item: { dir: candidate.path, depth, stack: parent.stack } })
+      if (maxDepth === undefined || depth < maxDepth)
+        out.push({ key: `${candidate.path}/`, item: { dir: candidate.path, depth, stack: parent.stack } })
       continue
     }
     if (!inDepth(candidate.path)) continue
@@ -305,7 +325,12 @@ export function gitCandidates(
 }
 
 /** Expands git's candidates into entries, walking the untracked directories among them (lazily, in order). */
-export function* expandCandidates(items: ReadonlyArray<TreeEntry | WalkFrame>, tree: SyncTree, scope: WalkScope, unreadable: Array<string>): Generator<TreeEntry> {
+export function* expandCandidates(
+  items: ReadonlyArray<TreeEntry | WalkFrame>,
+  tree: SyncTree,
+  scope: WalkScope,
+  unreadable: Array<string>
+): Generator<TreeEntry> {
   for (const item of items) {
     if ("path" in item) {
       yield item

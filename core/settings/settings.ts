@@ -6,10 +6,54 @@ import { ALL_WORKSPACE_CAPABILITIES } from "../tools/workspaces/names.ts"
 
 /** The executables a command may run by default: common development tools, no shells. */
 export const DEFAULT_EXECUTABLES: ReadonlyArray<string> = [
-  "node", "npm", "npx", "pnpm", "yarn", "deno", "bun", "tsc", "tsx", "vitest", "jest", "eslint", "prettier",
-  "git", "gh", "python", "python3", "pip", "pip3", "pytest", "uv", "cargo", "rustc", "go", "make", "cmake",
-  "java", "javac", "mvn", "gradle", "dotnet", "rg", "ls", "cat", "echo", "true", "false", "pwd", "wc", "head",
-  "tail", "sort", "diff", "grep", "find", "sleep", "env", "which"
+  "node",
+  "npm",
+  "npx",
+  "pnpm",
+  "yarn",
+  "deno",
+  "bun",
+  "tsc",
+  "tsx",
+  "vitest",
+  "jest",
+  "eslint",
+  "prettier",
+  "git",
+  "gh",
+  "python",
+  "python3",
+  "pip",
+  "pip3",
+  "pytest",
+  "uv",
+  "cargo",
+  "rustc",
+  "go",
+  "make",
+  "cmake",
+  "java",
+  "javac",
+  "mvn",
+  "gradle",
+  "dotnet",
+  "rg",
+  "ls",
+  "cat",
+  "echo",
+  "true",
+  "false",
+  "pwd",
+  "wc",
+  "head",
+  "tail",
+  "sort",
+  "diff",
+  "grep",
+  "find",
+  "sleep",
+  "env",
+  "which"
 ]
 
 const Bool = (value: boolean) => Schema.optionalWith(Schema.Boolean, { default: () => value })
@@ -25,25 +69,40 @@ export const Settings = Schema.Struct({
   /** Globs (minimatch, workspace-relative) that workspace_inspect listings and searches skip, beside .gitignore. */
   excludePatterns: Schema.optionalWith(Schema.Array(Schema.String), { default: () => [] }),
   /** The character budget of one result; larger results go to artifacts. */
-  maxToolResultChars: Schema.optionalWith(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1000), Schema.lessThanOrEqualTo(10_000_000)), {
-    default: () => 20_000
-  }),
+  maxToolResultChars: Schema.optionalWith(
+    Schema.Int.pipe(Schema.greaterThanOrEqualTo(1000), Schema.lessThanOrEqualTo(10_000_000)),
+    {
+      default: () => 20_000
+    }
+  ),
   /** The default and the cap of a command's timeout_seconds. */
-  maxCommandDurationSeconds: Schema.optionalWith(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1), Schema.lessThanOrEqualTo(86_400)), {
-    default: () => 600
-  }),
+  maxCommandDurationSeconds: Schema.optionalWith(
+    Schema.Int.pipe(Schema.greaterThanOrEqualTo(1), Schema.lessThanOrEqualTo(86_400)),
+    {
+      default: () => 600
+    }
+  ),
   /** The deadline of one workspace_inspect search, in milliseconds; a search past it answers complete: false. */
-  searchTimeoutMs: Schema.optionalWith(Schema.Int.pipe(Schema.greaterThanOrEqualTo(100), Schema.lessThanOrEqualTo(600_000)), {
-    default: () => 10_000
-  }),
+  searchTimeoutMs: Schema.optionalWith(
+    Schema.Int.pipe(Schema.greaterThanOrEqualTo(100), Schema.lessThanOrEqualTo(600_000)),
+    {
+      default: () => 10_000
+    }
+  ),
   /** The largest file workspace_edit loads (preview, apply, commit); larger files fail FILE_TOO_LARGE. */
-  maxFileBytes: Schema.optionalWith(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1024), Schema.lessThanOrEqualTo(4 * 1024 ** 3)), {
-    default: () => 256 * 1024 * 1024
-  }),
+  maxFileBytes: Schema.optionalWith(
+    Schema.Int.pipe(Schema.greaterThanOrEqualTo(1024), Schema.lessThanOrEqualTo(4 * 1024 ** 3)),
+    {
+      default: () => 256 * 1024 * 1024
+    }
+  ),
   /** The most bytes a job's stdout and stderr logs may hold together; past it the output is truncated with a marker. */
-  maxJobLogBytes: Schema.optionalWith(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1024), Schema.lessThanOrEqualTo(1024 ** 4)), {
-    default: () => 1024 ** 3
-  }),
+  maxJobLogBytes: Schema.optionalWith(
+    Schema.Int.pipe(Schema.greaterThanOrEqualTo(1024), Schema.lessThanOrEqualTo(1024 ** 4)),
+    {
+      default: () => 1024 ** 3
+    }
+  ),
   /** Executables a command may run (bare names); "*" allows any. */
   executableAllowlist: Schema.optionalWith(Schema.Array(Schema.String), { default: () => DEFAULT_EXECUTABLES }),
   enableProcessExecution: Bool(true),
@@ -58,7 +117,9 @@ export const Settings = Schema.Struct({
   /** workspace_vcs: let git run the repository's hooks (off: hooks never run; git gets an empty hooks path). */
   vcsRunHooks: Bool(false),
   /** The Workspaces capabilities the user allows (intersected with what the host supports); default: all of them. */
-  workspaceCapabilities: Schema.optionalWith(Schema.Array(Schema.Literal(...ALL_WORKSPACE_CAPABILITIES)), { default: () => ALL_WORKSPACE_CAPABILITIES }),
+  workspaceCapabilities: Schema.optionalWith(Schema.Array(Schema.Literal(...ALL_WORKSPACE_CAPABILITIES)), {
+    default: () => ALL_WORKSPACE_CAPABILITIES
+  }),
   enableTodoBoards: Bool(true),
   enableWebResearch: Bool(false),
   enableBrowser: Bool(false),
@@ -66,18 +127,27 @@ export const Settings = Schema.Struct({
   /** The Chromium workspace_browser drives; empty: the first of /usr/bin/chromium, chromium-browser, google-chrome on PATH that exists. */
   browserExecutablePath: Schema.optionalWith(Schema.String, { default: () => "" }),
   /** Browser sessions idle longer than this are closed on the next workspace_browser call. */
-  browserIdleMinutes: Schema.optionalWith(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1), Schema.lessThanOrEqualTo(10_080)), { default: () => 30 }),
+  browserIdleMinutes: Schema.optionalWith(
+    Schema.Int.pipe(Schema.greaterThanOrEqualTo(1), Schema.lessThanOrEqualTo(10_080)),
+    { default: () => 30 }
+  ),
   enableSubAgents: Bool(false),
   allowAgentCommands: Bool(false),
   allowAgentWebResearch: Bool(false),
   /** The response cap of one web request in bytes (workspace_research fetch and search). */
-  maxFetchBytes: Schema.optionalWith(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1024), Schema.lessThanOrEqualTo(1_000_000_000)), {
-    default: () => 5_000_000
-  }),
+  maxFetchBytes: Schema.optionalWith(
+    Schema.Int.pipe(Schema.greaterThanOrEqualTo(1024), Schema.lessThanOrEqualTo(1_000_000_000)),
+    {
+      default: () => 5_000_000
+    }
+  ),
   /** The deadline of one web request, redirects and body included, in milliseconds. */
-  fetchTimeoutMs: Schema.optionalWith(Schema.Int.pipe(Schema.greaterThanOrEqualTo(100), Schema.lessThanOrEqualTo(600_000)), {
-    default: () => 30_000
-  }),
+  fetchTimeoutMs: Schema.optionalWith(
+    Schema.Int.pipe(Schema.greaterThanOrEqualTo(100), Schema.lessThanOrEqualTo(600_000)),
+    {
+      default: () => 30_000
+    }
+  ),
   /** Lets web requests (research, the browser's pages) reach loopback, private and link-local addresses (cloud metadata addresses never). */
   allowPrivateNetwork: Bool(false),
   /** The DuckDuckGo HTML results endpoint. */
@@ -159,8 +229,17 @@ export const parseSettingValue = (key: string, raw: string): unknown => {
   } catch {
     value = raw
   }
-  if ((key === "protectedPatterns" || key === "excludePatterns" || key === "executableAllowlist" || key === "workspaceCapabilities") && typeof value === "string") {
-    return value.split(",").map((part) => part.trim()).filter((part) => part.length > 0)
+  if (
+    (key === "protectedPatterns" ||
+      key === "excludePatterns" ||
+      key === "executableAllowlist" ||
+      key === "workspaceCapabilities") &&
+    typeof value === "string"
+  ) {
+    return value
+      .split(",")
+      .map((part) => part.trim())
+      .filter((part) => part.length > 0)
   }
   return value
 }

@@ -44,14 +44,28 @@ export interface StateStoreShape {
   readonly readJson: <A, I>(rel: string, schema: Schema.Schema<A, I, never>) => Effect.Effect<A | undefined, ToolError>
   /** Atomic replace, creating parent folders. */
   /** Atomic writes; `durable: false` skips the fsyncs (HostFs.writeFileAtomic) for records that are harmless to lose. */
-  readonly writeBytes: (rel: string, bytes: Uint8Array, options?: { readonly durable?: boolean }) => Effect.Effect<void, ToolError>
-  readonly writeText: (rel: string, text: string, options?: { readonly durable?: boolean }) => Effect.Effect<void, ToolError>
-  readonly writeJson: (rel: string, value: unknown, options?: { readonly durable?: boolean }) => Effect.Effect<void, ToolError>
+  readonly writeBytes: (
+    rel: string,
+    bytes: Uint8Array,
+    options?: { readonly durable?: boolean }
+  ) => Effect.Effect<void, ToolError>
+  readonly writeText: (
+    rel: string,
+    text: string,
+    options?: { readonly durable?: boolean }
+  ) => Effect.Effect<void, ToolError>
+  readonly writeJson: (
+    rel: string,
+    value: unknown,
+    options?: { readonly durable?: boolean }
+  ) => Effect.Effect<void, ToolError>
   readonly appendText: (rel: string, text: string) => Effect.Effect<void, ToolError>
   readonly remove: (rel: string, options?: { readonly recursive?: boolean }) => Effect.Effect<void, ToolError>
   /** Entries of a store folder; empty when it does not exist. */
   readonly list: (rel: string) => Effect.Effect<ReadonlyArray<DirEntry>, ToolError>
-  readonly stat: (rel: string) => Effect.Effect<{ readonly size: number; readonly mtimeMs: number } | undefined, ToolError>
+  readonly stat: (
+    rel: string
+  ) => Effect.Effect<{ readonly size: number; readonly mtimeMs: number } | undefined, ToolError>
   /** Runs `effect` under the inter-process lock of `rel`. */
   readonly locked: <A, E, R>(rel: string, effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | ToolError, R>
   /**
@@ -78,7 +92,9 @@ export class StateStore extends Context.Tag("agentic-workspace/StateStore")<Stat
 }
 
 const io = (rel: string) => (error: HostError) =>
-  toolError("IO_ERROR", `The state file .agentic/${rel} could not be accessed (${error.reason}).`, { path: `.agentic/${rel}` })
+  toolError("IO_ERROR", `The state file .agentic/${rel} could not be accessed (${error.reason}).`, {
+    path: `.agentic/${rel}`
+  })
 
 /** Builds the store over a host filesystem and a workspace root. */
 export const makeStateStore = (host: typeof HostFs.Service, root: string): StateStoreShape => {
@@ -119,7 +135,9 @@ export const makeStateStore = (host: typeof HostFs.Service, root: string): State
       ? host.mkdir(dirname(abs(rel)), { recursive: true })
       : handles.mkdir(root, dirname(inRoot(rel)), { recursive: true })
   const replaceFile = (rel: string, bytes: Uint8Array, options?: { readonly durable: false }) =>
-    handles === undefined ? host.writeFileAtomic(abs(rel), bytes, options) : handles.writeFileAtomic(root, inRoot(rel), bytes, options)
+    handles === undefined
+      ? host.writeFileAtomic(abs(rel), bytes, options)
+      : handles.writeFileAtomic(root, inRoot(rel), bytes, options)
   const appendTo = (rel: string, bytes: Uint8Array) =>
     handles === undefined ? host.appendFile(abs(rel), bytes) : handles.appendFile(root, inRoot(rel), bytes)
   const removeAt = (rel: string, options?: { readonly recursive?: boolean }) =>
@@ -141,33 +159,44 @@ export const makeStateStore = (host: typeof HostFs.Service, root: string): State
       ignored = true
     }).pipe((effect) => guard(STATE_GITIGNORE, effect))
   })
-  const writing = <A, E, R>(rel: string, effect: Effect.Effect<A, E, R>) => Effect.zipRight(ensureIgnored, guard(rel, effect))
+  const writing = <A, E, R>(rel: string, effect: Effect.Effect<A, E, R>) =>
+    Effect.zipRight(ensureIgnored, guard(rel, effect))
   const readBytes = (rel: string) =>
     guard(
       rel,
       host.readFile(abs(rel)).pipe(
         Effect.map((bytes): Uint8Array | undefined => bytes),
-        Effect.catchIf((error) => error.reason === "NotFound", () => Effect.succeed(undefined)),
+        Effect.catchIf(
+          (error) => error.reason === "NotFound",
+          () => Effect.succeed(undefined)
+        ),
         Effect.mapError(io(rel))
       )
     )
-  const readText = (rel: string) => Effect.map(readBytes(rel), (bytes) => (bytes === undefined ? undefined : decoder.decode(bytes)))
+  const readText = (rel: string) =>
+    Effect.map(readBytes(rel), (bytes) => (bytes === undefined ? undefined : decoder.decode(bytes)))
   const readJson = <A, I>(rel: string, schema: Schema.Schema<A, I, never>): Effect.Effect<A | undefined, ToolError> =>
     Effect.flatMap(readText(rel), (text) => {
       if (text === undefined) return Effect.succeed(undefined)
       const parsed = Either.try(() => JSON.parse(text) as unknown)
       if (Either.isLeft(parsed)) {
         return Effect.fail(
-          toolError("IO_ERROR", `The state file .agentic/${rel} is not valid JSON; move it aside to start that store afresh.`, {
-            path: `.agentic/${rel}`
-          })
+          toolError(
+            "IO_ERROR",
+            `The state file .agentic/${rel} is not valid JSON; move it aside to start that store afresh.`,
+            {
+              path: `.agentic/${rel}`
+            }
+          )
         )
       }
       return Schema.decodeUnknown(schema, { onExcessProperty: "preserve" })(parsed.right).pipe(
         Effect.mapError((error) =>
           toolError(
             "IO_ERROR",
-            `The state file .agentic/${rel} does not hold a valid record (${ParseResult.ArrayFormatter.formatErrorSync(error)
+            `The state file .agentic/${rel} does not hold a valid record (${ParseResult.ArrayFormatter.formatErrorSync(
+              error
+            )
               .slice(0, 3)
               .map((issue) => `${issue.path.join(".") || "the record"}: ${issue.message}`)
               .join("; ")}); move it aside to start that store afresh.`,
@@ -184,8 +213,10 @@ export const makeStateStore = (host: typeof HostFs.Service, root: string): State
         Effect.mapError(hostError(rel))
       )
     )
-  const writeText = (rel: string, text: string, options?: { readonly durable?: boolean }) => writeBytes(rel, encoder.encode(text), options)
-  const writeJson = (rel: string, value: unknown, options?: { readonly durable?: boolean }) => writeText(rel, `${JSON.stringify(value, null, 2)}\n`, options)
+  const writeText = (rel: string, text: string, options?: { readonly durable?: boolean }) =>
+    writeBytes(rel, encoder.encode(text), options)
+  const writeJson = (rel: string, value: unknown, options?: { readonly durable?: boolean }) =>
+    writeText(rel, `${JSON.stringify(value, null, 2)}\n`, options)
   const locked = <A, E, R>(rel: string, effect: Effect.Effect<A, E, R>) =>
     guard(rel, makeParent(rel).pipe(Effect.mapError(hostError(rel)))).pipe(
       Effect.zipRight(
@@ -209,16 +240,16 @@ export const makeStateStore = (host: typeof HostFs.Service, root: string): State
     appendText: (rel, text) =>
       writing(
         rel,
-        makeParent(rel).pipe(
-          Effect.zipRight(appendTo(rel, encoder.encode(text))),
-          Effect.mapError(hostError(rel))
-        )
+        makeParent(rel).pipe(Effect.zipRight(appendTo(rel, encoder.encode(text))), Effect.mapError(hostError(rel)))
       ),
     remove: (rel, options) =>
       guard(
         rel,
         removeAt(rel, options).pipe(
-          Effect.catchIf((error) => error.reason === "NotFound", () => Effect.void),
+          Effect.catchIf(
+            (error) => error.reason === "NotFound",
+            () => Effect.void
+          ),
           Effect.mapError(hostError(rel))
         )
       ),
@@ -226,7 +257,10 @@ export const makeStateStore = (host: typeof HostFs.Service, root: string): State
       guard(
         rel,
         host.readDir(abs(rel)).pipe(
-          Effect.catchIf((error) => error.reason === "NotFound", () => Effect.succeed([] as ReadonlyArray<DirEntry>)),
+          Effect.catchIf(
+            (error) => error.reason === "NotFound",
+            () => Effect.succeed([] as ReadonlyArray<DirEntry>)
+          ),
           Effect.mapError(io(rel))
         )
       ),

@@ -17,4 +17,5 @@ export const isBinary = (bytes: Uint8Array): boolean => {
 }
 
 /** True when the bytes start with the UTF-8 byte order mark. */
-export const hasBom = (bytes: Uint8Array): boolean => bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf
+export const hasBom = (bytes: Uint8Array): boolean =>
+  bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf

@@ -2,7 +2,9 @@
 
 /** Bytes as lowercase hex, two digits a byte. */
 export const toHex = (bytes: Uint8Array | ArrayBuffer): string =>
-  Array.from(bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes), (byte) => byte.toString(16).padStart(2, "0")).join("")
+  Array.from(bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes), (byte) =>
+    byte.toString(16).padStart(2, "0")
+  ).join("")
 
 /** `count` random bytes (Web Crypto) as lowercase hex: 2 * count characters. */
 export const randomHex = (count: number): string => {

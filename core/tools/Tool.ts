@@ -31,7 +31,20 @@ import type { Settings } from "../settings/settings.ts"
 import type { StateStore } from "../store/StateStore.ts"
 
 /** The services every tool handler may use; adapters provide all of them (a missing one as a layer that refuses). */
-export type ToolContext = Workspace | StateStore | CurrentSettings | HostInfo | HostFs | Processes | Search | RegisteredTools | WorkspaceKey | HttpClient | NetState | Browser | RunWorkers
+export type ToolContext =
+  | Workspace
+  | StateStore
+  | CurrentSettings
+  | HostInfo
+  | HostFs
+  | Processes
+  | Search
+  | RegisteredTools
+  | WorkspaceKey
+  | HttpClient
+  | NetState
+  | Browser
+  | RunWorkers
 
 /** The action schemas of a tool: action name -> the Struct of its fields (without `action`). */
 export type ActionSchemas = Record<string, Schema.Schema<any, any, never>>
@@ -51,7 +64,11 @@ export interface ToolAnnotations {
 export type BooleanSetting = { [K in keyof Settings]: Settings[K] extends boolean ? K : never }[keyof Settings]
 
 /** A hint: fixed, one boolean setting, or any/all of several. */
-export type HintExpr = boolean | BooleanSetting | { readonly anyOf: ReadonlyArray<BooleanSetting> } | { readonly allOf: ReadonlyArray<BooleanSetting> }
+export type HintExpr =
+  | boolean
+  | BooleanSetting
+  | { readonly anyOf: ReadonlyArray<BooleanSetting> }
+  | { readonly allOf: ReadonlyArray<BooleanSetting> }
 
 /** The one field per tool its annotations and the docs/mcp.md table follow. */
 export interface ToolHints {
@@ -94,7 +111,10 @@ export interface UngatedAction<I> {
 }
 
 /** Declares an action ungated. */
-export const ungated = <I>(run: (input: I) => Effect.Effect<ToolResult, ToolError, ToolContext>): UngatedAction<I> => ({ gate: "none", run })
+export const ungated = <I>(run: (input: I) => Effect.Effect<ToolResult, ToolError, ToolContext>): UngatedAction<I> => ({
+  gate: "none",
+  run
+})
 
 /** Present when a planned operation is destructive: the command and what made it so. */
 export interface Destructive {
@@ -285,7 +305,8 @@ export const toolInputSchema = (tool: ToolDefinition): JsonSchemaObject => {
       const byMeaning = meanings[field]
       byMeaning.set(meaning, [...(byMeaning.get(meaning) ?? []), action])
     }
-    for (const field of (resolved.required ?? []) as Array<string>) requiredBy[field] = [...(requiredBy[field] ?? []), action]
+    for (const field of (resolved.required ?? []) as Array<string>)
+      requiredBy[field] = [...(requiredBy[field] ?? []), action]
   }
   const all = Object.keys(tool.actions).length
   for (const field of Object.keys(properties)) {
@@ -300,7 +321,13 @@ export const toolInputSchema = (tool: ToolDefinition): JsonSchemaObject => {
     const required = requiredBy[field] ?? []
     const exempt = Object.keys(tool.actions).filter((action) => !required.includes(action))
     if (required.length > 0) {
-      notes.push(required.length === all ? "required" : exempt.length < required.length ? `required except for ${exempt.join(", ")}` : `required for ${required.join(", ")}`)
+      notes.push(
+        required.length === all
+          ? "required"
+          : exempt.length < required.length
+            ? `required except for ${exempt.join(", ")}`
+            : `required for ${required.join(", ")}`
+      )
     }
     const { description: _description, ...base } = properties[field] as { description?: string }
     const described = [text, notes.length === 0 ? "" : `(${notes.join("; ")})`].filter((part) => part !== "").join(" ")
@@ -314,14 +341,17 @@ export const toolInputSchema = (tool: ToolDefinition): JsonSchemaObject => {
     const kept: Record<string, unknown> = {}
     for (const [name, child] of Object.entries<any>(nested)) {
       const top = properties[name] as Record<string, unknown> | undefined
-      const same = top !== undefined && JSON.stringify(omitKey(child, "description")) === JSON.stringify(omitKey(top, "description"))
+      const same =
+        top !== undefined &&
+        JSON.stringify(omitKey(child, "description")) === JSON.stringify(omitKey(top, "description"))
       if (!same) kept[name] = child
     }
     schema.items = { ...schema.items, properties: kept }
     if (Object.keys(kept).length === 0) delete schema.items.properties
   }
   if (tool.bare !== undefined) {
-    const own = ((JSONSchema.make(tool.actions[tool.bare]!, { target: "jsonSchema7" }) as any).required ?? []) as ReadonlyArray<string>
+    const own = ((JSONSchema.make(tool.actions[tool.bare]!, { target: "jsonSchema7" }) as any).required ??
+      []) as ReadonlyArray<string>
     for (const field of Object.keys(properties)) {
       const { description, ...rest } = properties[field] as { description?: string }
       const plain = typeof description === "string" ? description.replace(/ ?\(required\)$/, "") : undefined
@@ -342,7 +372,8 @@ const LISTED_MAX_LENGTH = 80
 const LISTED_MAX_ITEMS = 40
 
 /** Effect's generated descriptions ("a string at most 80 character(s) long", "an integer"): internal, not for a model. */
-const GENERATED_DESCRIPTION = /character\(s\)|item\(s\)|^an? (string|integer|number|array|non-negative|positive|negative|boolean)\b|^Expected /
+const GENERATED_DESCRIPTION =
+  /character\(s\)|item\(s\)|^an? (string|integer|number|array|non-negative|positive|negative|boolean)\b|^Expected /
 
 /**
  * Rewrites a JSON Schema node for a model: no `title` (Effect puts its refinement names there), no
@@ -355,7 +386,10 @@ const forModel = (node: any): any => {
   for (const [key, value] of Object.entries(node)) {
     if (key === "title") continue
     if (key === "description" && typeof value === "string" && GENERATED_DESCRIPTION.test(value)) continue
-    out[key] = key === "properties" ? Object.fromEntries(Object.entries(value as object).map(([name, child]) => [name, forModel(child)])) : forModel(value)
+    out[key] =
+      key === "properties"
+        ? Object.fromEntries(Object.entries(value as object).map(([name, child]) => [name, forModel(child)]))
+        : forModel(value)
   }
   if (Array.isArray(out["anyOf"])) {
     const flat = flattenTagged(out["anyOf"] as Array<any>)
@@ -377,9 +411,17 @@ const forModel = (node: any): any => {
     const description = typeof out["description"] === "string" ? (out["description"] as string) : ""
     const big = (n: number) => n >= Number.MAX_SAFE_INTEGER
     const range =
-      min !== undefined && max !== undefined && !big(max) ? `${min}-${max}` : min !== undefined ? `at least ${min}` : max !== undefined ? `at most ${max}` : undefined
-    const states = (n: number | undefined) => n === undefined || big(n) || description.includes(String(n)) || description.includes(n.toLocaleString("en-US"))
-    if (range !== undefined && !(states(min) && states(max))) out["description"] = description === "" ? `Integer, ${range}.` : `${description} (integer, ${range})`
+      min !== undefined && max !== undefined && !big(max)
+        ? `${min}-${max}`
+        : min !== undefined
+          ? `at least ${min}`
+          : max !== undefined
+            ? `at most ${max}`
+            : undefined
+    const states = (n: number | undefined) =>
+      n === undefined || big(n) || description.includes(String(n)) || description.includes(n.toLocaleString("en-US"))
+    if (range !== undefined && !(states(min) && states(max)))
+      out["description"] = description === "" ? `Integer, ${range}.` : `${description} (integer, ${range})`
     // The description now states the range: the bounds are not repeated as keywords.
     delete out["minimum"]
     delete out["maximum"]
@@ -396,7 +438,12 @@ const forModel = (node: any): any => {
 const flattenTagged = (members: ReadonlyArray<any>): Record<string, unknown> | undefined => {
   const tagOf = (member: any): string | undefined => {
     const tag = member?.properties?.type
-    return member?.type === "object" && Array.isArray(tag?.enum) && tag.enum.length === 1 && typeof tag.enum[0] === "string" ? tag.enum[0] : undefined
+    return member?.type === "object" &&
+      Array.isArray(tag?.enum) &&
+      tag.enum.length === 1 &&
+      typeof tag.enum[0] === "string"
+      ? tag.enum[0]
+      : undefined
   }
   const tags = members.map(tagOf)
   if (members.length < 2 || tags.some((tag) => tag === undefined)) return undefined
@@ -422,7 +469,10 @@ const flattenTagged = (members: ReadonlyArray<any>): Record<string, unknown> | u
   for (const field of Object.keys(properties)) {
     const distinct = [...meanings[field]!.entries()].filter(([meaning]) => meaning !== "")
     // One meaning for every tag that has the field: the "Required per type" line already says who takes it.
-    const text = distinct.length === 1 ? distinct[0]![0] : distinct.map(([meaning, users]) => `${users.join(", ")}: ${meaning}`).join(" ")
+    const text =
+      distinct.length === 1
+        ? distinct[0]![0]
+        : distinct.map(([meaning, users]) => `${users.join(", ")}: ${meaning}`).join(" ")
     properties[field] = text === "" ? properties[field] : { ...properties[field], description: text }
   }
   return {
@@ -448,7 +498,8 @@ const inlineRefs = (node: any, defs: Record<string, unknown>): any => {
     return { ...target, ...inlineRefs(siblings, defs) }
   }
   const out: Record<string, unknown> = {}
-  for (const [key, value] of Object.entries(node)) if (key !== "$defs" && key !== "$schema") out[key] = inlineRefs(value, defs)
+  for (const [key, value] of Object.entries(node))
+    if (key !== "$defs" && key !== "$schema") out[key] = inlineRefs(value, defs)
   return out
 }
 

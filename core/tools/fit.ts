@@ -12,14 +12,21 @@ import { CurrentSettings } from "../services/CurrentSettings.ts"
 import { StateStore } from "../store/StateStore.ts"
 
 /** The characters an envelope costs as JSON: what maxToolResultChars bounds. */
-export const envelopeChars = (operation: string, result: ToolResult): number => JSON.stringify(success(operation, result)).length
+export const envelopeChars = (operation: string, result: ToolResult): number =>
+  JSON.stringify(success(operation, result)).length
 
 /** Where a tool's artifacts live: `.agentic/artifacts/<area>/<stem>-<sha256 prefix>.<extension>`. */
 const artifactPath = (area: string, stem: string, sha256: string, extension: string) =>
   `.agentic/artifacts/${area}/${stem}-${sha256.slice(0, 16)}.${extension}`
 
 /** An artifact entry as long as the real one will be (for measuring a result before the artifact is written). */
-export const placeholderArtifact = (area: string, kind: string, stem: string, extension: string, description: string): Artifact => ({
+export const placeholderArtifact = (
+  area: string,
+  kind: string,
+  stem: string,
+  extension: string,
+  description: string
+): Artifact => ({
   kind,
   path: artifactPath(area, stem, "0".repeat(64), extension),
   sha256: "0".repeat(64),
@@ -28,7 +35,14 @@ export const placeholderArtifact = (area: string, kind: string, stem: string, ex
 })
 
 /** Writes a full output as a content-addressed artifact (repeating a call reuses the file). */
-export const writeArtifact = (area: string, kind: string, stem: string, extension: string, content: string, description: string) =>
+export const writeArtifact = (
+  area: string,
+  kind: string,
+  stem: string,
+  extension: string,
+  content: string,
+  description: string
+) =>
   Effect.gen(function* () {
     const store = yield* StateStore
     const sha256 = yield* sha256Text(content)
@@ -73,7 +87,17 @@ export const fitResult = (input: {
     if (envelopeChars(input.operation, whole) <= budget) return whole
     const extension = input.extension ?? "json"
     const marker = placeholderArtifact(input.area, input.kind, input.stem, extension, input.description)
-    const n = Math.max(0, largestFitting(input.max, (count) => envelopeChars(input.operation, input.build(count, marker)) <= budget))
-    const artifact = yield* writeArtifact(input.area, input.kind, input.stem, extension, input.full(), input.description)
+    const n = Math.max(
+      0,
+      largestFitting(input.max, (count) => envelopeChars(input.operation, input.build(count, marker)) <= budget)
+    )
+    const artifact = yield* writeArtifact(
+      input.area,
+      input.kind,
+      input.stem,
+      extension,
+      input.full(),
+      input.description
+    )
     return input.build(n, artifact)
   })

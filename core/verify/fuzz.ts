@@ -32,10 +32,24 @@ export const EnvelopeSchema = Schema.Struct({
     omit_when_summarizing: Schema.optional(Schema.Array(Schema.String))
   }),
   artifacts: Schema.optional(
-    Schema.Array(Schema.Struct({ kind: Schema.String, path: Schema.String, sha256: Schema.String, bytes: Schema.Number, description: Schema.optional(Schema.String) }))
+    Schema.Array(
+      Schema.Struct({
+        kind: Schema.String,
+        path: Schema.String,
+        sha256: Schema.String,
+        bytes: Schema.Number,
+        description: Schema.optional(Schema.String)
+      })
+    )
   ),
   data: Schema.optional(Schema.Unknown),
-  error: Schema.optional(Schema.Struct({ code: Schema.String, message: Schema.String, details: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })) }))
+  error: Schema.optional(
+    Schema.Struct({
+      code: Schema.String,
+      message: Schema.String,
+      details: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown }))
+    })
+  )
 })
 
 export interface FuzzReport {
@@ -62,12 +76,29 @@ const prng = (seed: number) => {
 }
 
 const UNICODE = ["é", "漢字", "🦀", "\u202e", "\u0000", "\ud800", "a\u0301", "\u2028", "Ω≈ç√"]
-const WRONG: ReadonlyArray<unknown> = [null, 0, -1, 1.5, 2 ** 53, "", "x", true, [], [1, "a"], {}, { nested: { deep: true } }]
+const WRONG: ReadonlyArray<unknown> = [
+  null,
+  0,
+  -1,
+  1.5,
+  2 ** 53,
+  "",
+  "x",
+  true,
+  [],
+  [1, "a"],
+  {},
+  { nested: { deep: true } }
+]
 
 const nest = (depth: number): unknown => (depth === 0 ? "leaf" : { a: nest(depth - 1) })
 
 /** One malformed variant of a valid input. */
-const malform = (valid: Record<string, unknown>, actions: ReadonlyArray<string>, pick: () => number): Record<string, unknown> | unknown => {
+const malform = (
+  valid: Record<string, unknown>,
+  actions: ReadonlyArray<string>,
+  pick: () => number
+): Record<string, unknown> | unknown => {
   const choose = <A>(items: ReadonlyArray<A>): A => items[Math.floor(pick() * items.length)]!
   const fields = Object.keys(valid).filter((key) => key !== "action")
   switch (Math.floor(pick() * 9)) {
@@ -76,9 +107,13 @@ const malform = (valid: Record<string, unknown>, actions: ReadonlyArray<string>,
     case 1:
       return { ...valid, [`unknown_${Math.floor(pick() * 1000)}`]: choose(WRONG) }
     case 2:
-      return fields.length === 0 ? { ...valid, content: "x".repeat(200_000) } : { ...valid, [choose(fields)]: "x".repeat(100_000 + Math.floor(pick() * 200_000)) }
+      return fields.length === 0
+        ? { ...valid, content: "x".repeat(200_000) }
+        : { ...valid, [choose(fields)]: "x".repeat(100_000 + Math.floor(pick() * 200_000)) }
     case 3:
-      return fields.length === 0 ? valid : { ...valid, [choose(fields)]: Array.from({ length: 8 }, () => choose(UNICODE)).join("") }
+      return fields.length === 0
+        ? valid
+        : { ...valid, [choose(fields)]: Array.from({ length: 8 }, () => choose(UNICODE)).join("") }
     case 4:
       return { ...valid, [fields.length === 0 ? "deep" : choose(fields)]: nest(50 + Math.floor(pick() * 400)) }
     case 5: {
@@ -123,13 +158,17 @@ const treeHash = (root: string) =>
     return entries.join("\n")
   })
 
-const clip = (text: string, max: number) => (text.length <= max ? text : `${text.slice(0, max)}… (${text.length} chars)`)
+const clip = (text: string, max: number) =>
+  text.length <= max ? text : `${text.slice(0, max)}… (${text.length} chars)`
 
 /**
  * Runs `calls` fuzzed calls against the runtime's registry, cycling the permission mode. The runtime should be
  * a scratch workspace: calls that succeed (in Auto mode, say) really write.
  */
-export const fuzzTools = async (runtime: WorkspaceRuntime, options: { readonly calls: number; readonly seed: number; readonly onProgress?: (line: string) => void }): Promise<FuzzReport> => {
+export const fuzzTools = async (
+  runtime: WorkspaceRuntime,
+  options: { readonly calls: number; readonly seed: number; readonly onProgress?: (line: string) => void }
+): Promise<FuzzReport> => {
   const started = Date.now()
   const pick = prng(options.seed)
   const root = runtime.info.root.replace(/\/+$/, "")
@@ -147,7 +186,10 @@ export const fuzzTools = async (runtime: WorkspaceRuntime, options: { readonly c
       let samples: Array<Record<string, unknown>> = []
       try {
         const encoded = Schema.encodedSchema(schema as Schema.Schema<unknown, unknown>)
-        samples = FastCheck.sample(Arbitrary.make(encoded), { seed: options.seed, numRuns: 40 }).map((value) => ({ action, ...(value as Record<string, unknown>) }))
+        samples = FastCheck.sample(Arbitrary.make(encoded), { seed: options.seed, numRuns: 40 }).map((value) => ({
+          action,
+          ...(value as Record<string, unknown>)
+        }))
       } catch {
         samples = [{ action }]
       }
@@ -167,10 +209,17 @@ export const fuzzTools = async (runtime: WorkspaceRuntime, options: { readonly c
     const valid = pool[Math.floor(pick() * pool.length)]!
     const bad = pick() < 0.5
     if (bad) malformed++
-    const args = bad ? malform(valid, keys.filter((k) => k.startsWith(`${tool} `)).map((k) => k.split(" ")[1]!), pick) : valid
+    const args = bad
+      ? malform(
+          valid,
+          keys.filter((k) => k.startsWith(`${tool} `)).map((k) => k.split(" ")[1]!),
+          pick
+        )
+      : valid
     void action
     byTool[tool] = (byTool[tool] ?? 0) + 1
-    const run = <A>(effect: Effect.Effect<A, unknown, any>) => runtime.run(Effect.provideService(effect, CurrentSettings, settingsFor(mode)) as Effect.Effect<A, unknown, never>)
+    const run = <A>(effect: Effect.Effect<A, unknown, any>) =>
+      runtime.run(Effect.provideService(effect, CurrentSettings, settingsFor(mode)) as Effect.Effect<A, unknown, never>)
     // The tree as it was: unchanged since the last hash unless the last call succeeded (and may have written).
     const before = known ?? (await run(treeHash(root)))
     known = undefined
@@ -182,18 +231,39 @@ export const fuzzTools = async (runtime: WorkspaceRuntime, options: { readonly c
       continue
     }
     const decoded = decodeEnvelope(envelope)
-    if (decoded._tag === "Left") failures.push({ tool, args: clip(safeJson(args), 300), problem: `the reply does not decode as an envelope: ${clip(String(decoded.left), 300)}` })
+    if (decoded._tag === "Left")
+      failures.push({
+        tool,
+        args: clip(safeJson(args), 300),
+        problem: `the reply does not decode as an envelope: ${clip(String(decoded.left), 300)}`
+      })
     if (!envelope.ok) {
       refused++
-      if (envelope.error?.code === "INTERNAL_ERROR") failures.push({ tool, args: clip(safeJson(args), 300), problem: `INTERNAL_ERROR: ${envelope.error.message}` })
+      if (envelope.error?.code === "INTERNAL_ERROR")
+        failures.push({ tool, args: clip(safeJson(args), 300), problem: `INTERNAL_ERROR: ${envelope.error.message}` })
       const after = await run(treeHash(root))
       known = after
-      if (after !== before) failures.push({ tool, args: clip(safeJson(args), 300), problem: `refused with ${envelope.error?.code} but the tree changed` })
+      if (after !== before)
+        failures.push({
+          tool,
+          args: clip(safeJson(args), 300),
+          problem: `refused with ${envelope.error?.code} but the tree changed`
+        })
     }
-    if ((index + 1) % 5000 === 0) options.onProgress?.(`fuzz: ${index + 1}/${options.calls} calls, ${failures.length} failure(s)`)
+    if ((index + 1) % 5000 === 0)
+      options.onProgress?.(`fuzz: ${index + 1}/${options.calls} calls, ${failures.length} failure(s)`)
     if (failures.length >= 20) break
   }
-  return { ok: failures.length === 0, seed: options.seed, calls: made, refused, malformed, byTool, failures, durationMs: Date.now() - started }
+  return {
+    ok: failures.length === 0,
+    seed: options.seed,
+    calls: made,
+    refused,
+    malformed,
+    byTool,
+    failures,
+    durationMs: Date.now() - started
+  }
 }
 
 const safeJson = (value: unknown): string => {

@@ -63,7 +63,11 @@ export interface ModelCall {
 export type ModelOutcome =
   | { readonly _tag: "ran"; readonly consumed?: string; readonly noop?: boolean }
   | { readonly _tag: "staged"; readonly id: string; readonly fresh: boolean }
-  | { readonly _tag: "refused"; readonly code: "PROTECTED_PATH" | "APPROVAL_DENIED" | "APPROVAL_REQUIRED" | "STORE_FULL"; readonly approvalId?: string }
+  | {
+      readonly _tag: "refused"
+      readonly code: "PROTECTED_PATH" | "APPROVAL_DENIED" | "APPROVAL_REQUIRED" | "STORE_FULL"
+      readonly approvalId?: string
+    }
 
 /** A status after time has passed: pending, approved and denied become expired once 24 hours have gone by. */
 export const statusAt = (record: ModelRecord, now: number): ModelStatus => {
@@ -84,7 +88,14 @@ export const newestFirstModel = (records: ReadonlyArray<ModelRecord>): Array<Mod
   [...records].sort((a, b) => b.createdAt - a.createdAt || b.seq - a.seq)
 
 export type PlanState = "none" | "pending" | "approved" | "completed" | "superseded" | "expired"
-export const PLAN_STATES: ReadonlyArray<PlanState> = ["none", "pending", "approved", "completed", "superseded", "expired"]
+export const PLAN_STATES: ReadonlyArray<PlanState> = [
+  "none",
+  "pending",
+  "approved",
+  "completed",
+  "superseded",
+  "expired"
+]
 
 /**
  * The plan state: an approved plan if there is one ("After /accept plan_* they run unasked until
@@ -106,7 +117,9 @@ export type OwnState = "none" | "pending" | "approved" | "denied" | "consumed" |
 export const OWN_STATES: ReadonlyArray<OwnState> = ["none", "pending", "approved", "denied", "consumed", "expired"]
 
 export const ownStateAt = (state: ModelState, key: string, now: number): OwnState => {
-  const mine = newestFirstModel(state.records.filter((record) => !record.plan && record.key === key)).map((record) => statusAt(record, now))
+  const mine = newestFirstModel(state.records.filter((record) => !record.plan && record.key === key)).map((record) =>
+    statusAt(record, now)
+  )
   // A live denial outranks everything; then an approval; then a pending record; then the newest dead one.
   if (mine.includes("denied")) return "denied"
   if (mine.includes("approved")) return "approved"
@@ -117,7 +130,11 @@ export const ownStateAt = (state: ModelState, key: string, now: number): OwnStat
 }
 
 export type DestructiveClass = "safe" | "destructive, allowed" | "destructive, not allowed"
-export const DESTRUCTIVE_CLASSES: ReadonlyArray<DestructiveClass> = ["safe", "destructive, allowed", "destructive, not allowed"]
+export const DESTRUCTIVE_CLASSES: ReadonlyArray<DestructiveClass> = [
+  "safe",
+  "destructive, allowed",
+  "destructive, not allowed"
+]
 
 const destructiveClass = (call: ModelCall, settings: ModelSettings): DestructiveClass =>
   !call.destructive ? "safe" : settings.allowDestructiveEdits ? "destructive, allowed" : "destructive, not allowed"
@@ -130,11 +147,14 @@ export interface GateCell {
   readonly destructive: DestructiveClass
 }
 
-export const cellKey = (cell: GateCell): string => `${MODE_NAMES[cell.mode]} | plan ${cell.plan} | own ${cell.own} | ${cell.destructive}`
+export const cellKey = (cell: GateCell): string =>
+  `${MODE_NAMES[cell.mode]} | plan ${cell.plan} | own ${cell.own} | ${cell.destructive}`
 
 /** Every cell of the table. */
 export const ALL_CELLS: ReadonlyArray<GateCell> = ([0, 1, 2] as const).flatMap((mode) =>
-  PLAN_STATES.flatMap((plan) => OWN_STATES.flatMap((own) => DESTRUCTIVE_CLASSES.map((destructive) => ({ mode, plan, own, destructive }))))
+  PLAN_STATES.flatMap((plan) =>
+    OWN_STATES.flatMap((own) => DESTRUCTIVE_CLASSES.map((destructive) => ({ mode, plan, own, destructive })))
+  )
 )
 
 /**
@@ -146,7 +166,16 @@ export const ALL_CELLS: ReadonlyArray<GateCell> = ([0, 1, 2] as const).flatMap((
  * 5. Manual: staged; once approved it runs once ("consumed once the mutation succeeds"); "Re-issuing the
  *    same call while it is pending returns the same approval id". An approved plan changes nothing here.
  */
-export const cellOutcome = (cell: GateCell): "run" | "run, consuming the approval" | "stage a new approval" | "return the pending approval's id" | "PROTECTED_PATH" | "APPROVAL_DENIED" | "APPROVAL_REQUIRED" => {
+export const cellOutcome = (
+  cell: GateCell
+):
+  | "run"
+  | "run, consuming the approval"
+  | "stage a new approval"
+  | "return the pending approval's id"
+  | "PROTECTED_PATH"
+  | "APPROVAL_DENIED"
+  | "APPROVAL_REQUIRED" => {
   if (cell.destructive === "destructive, not allowed") return "PROTECTED_PATH"
   if (cell.own === "denied") return "APPROVAL_DENIED"
   if (cell.mode === 2) return "run"
@@ -158,7 +187,9 @@ export const cellOutcome = (cell: GateCell): "run" | "run, consuming the approva
 
 /** The id of the live record of `key` with `status` (newest first). */
 const liveOf = (state: ModelState, key: string, status: ModelStatus, now: number): ModelRecord | undefined =>
-  newestFirstModel(state.records).find((record) => !record.plan && record.key === key && statusAt(record, now) === status)
+  newestFirstModel(state.records).find(
+    (record) => !record.plan && record.key === key && statusAt(record, now) === status
+  )
 
 const newestPlanWith = (state: ModelState, status: ModelStatus, now: number): ModelRecord | undefined =>
   newestFirstModel(state.records).find((record) => record.plan && statusAt(record, now) === status)
@@ -212,17 +243,32 @@ export interface GateStep {
  * One gated call. `newId` names a freshly staged approval. A "ran" outcome that consumes an approval is
  * only provisional: call `settleRun` with whether the mutation succeeded.
  */
-export const gateCall = (state: ModelState, settings: ModelSettings, call: ModelCall, now: number, newId: string): GateStep => {
+export const gateCall = (
+  state: ModelState,
+  settings: ModelSettings,
+  call: ModelCall,
+  now: number,
+  newId: string
+): GateStep => {
   // The no-op exceptions: nothing to gate, whatever the mode or the ceiling.
   if (call.noop === true) return { outcome: { _tag: "ran", noop: true }, state }
-  const cell: GateCell = { mode: settings.mode, plan: planStateAt(state, now), own: ownStateAt(state, call.key, now), destructive: destructiveClass(call, settings) }
+  const cell: GateCell = {
+    mode: settings.mode,
+    plan: planStateAt(state, now),
+    own: ownStateAt(state, call.key, now),
+    destructive: destructiveClass(call, settings)
+  }
   const verdict = cellOutcome(cell)
   switch (verdict) {
     case "PROTECTED_PATH":
     case "APPROVAL_REQUIRED":
       return { outcome: { _tag: "refused", code: verdict }, state, cell }
     case "APPROVAL_DENIED":
-      return { outcome: { _tag: "refused", code: "APPROVAL_DENIED", approvalId: liveOf(state, call.key, "denied", now)!.id }, state, cell }
+      return {
+        outcome: { _tag: "refused", code: "APPROVAL_DENIED", approvalId: liveOf(state, call.key, "denied", now)!.id },
+        state,
+        cell
+      }
     case "run":
       return { outcome: { _tag: "ran" }, state, cell }
     case "run, consuming the approval":
@@ -230,10 +276,22 @@ export const gateCall = (state: ModelState, settings: ModelSettings, call: Model
     case "return the pending approval's id":
       return { outcome: { _tag: "staged", id: liveOf(state, call.key, "pending", now)!.id, fresh: false }, state, cell }
     case "stage a new approval": {
-      const record: ModelRecord = { id: newId, plan: false, key: call.key, status: "pending", createdAt: now, seq: state.nextSeq }
+      const record: ModelRecord = {
+        id: newId,
+        plan: false,
+        key: call.key,
+        status: "pending",
+        createdAt: now,
+        seq: state.nextSeq
+      }
       const capped = capModel([record, ...state.records], now)
-      if (capped._tag === "full") return { outcome: { _tag: "refused", code: "STORE_FULL" }, state, cell, storeFull: true }
-      return { outcome: { _tag: "staged", id: newId, fresh: true }, state: { records: capped.records, nextSeq: state.nextSeq + 1 }, cell }
+      if (capped._tag === "full")
+        return { outcome: { _tag: "refused", code: "STORE_FULL" }, state, cell, storeFull: true }
+      return {
+        outcome: { _tag: "staged", id: newId, fresh: true },
+        state: { records: capped.records, nextSeq: state.nextSeq + 1 },
+        cell
+      }
     }
   }
 }
@@ -242,7 +300,10 @@ export const gateCall = (state: ModelState, settings: ModelSettings, call: Model
 export const settleRun = (state: ModelState, outcome: ModelOutcome, succeeded: boolean): ModelState => {
   if (outcome._tag !== "ran" || outcome.consumed === undefined || !succeeded) return state
   const id = outcome.consumed
-  return { ...state, records: state.records.map((record) => (record.id === id ? { ...record, status: "consumed" as const } : record)) }
+  return {
+    ...state,
+    records: state.records.map((record) => (record.id === id ? { ...record, status: "consumed" as const } : record))
+  }
 }
 
 /** A user's /accept or /deny, with or without an id. */
@@ -260,7 +321,11 @@ export type CommandOutcome =
  * only that one — plans included; nothing pending is NOT_FOUND; an unknown id is NOT_FOUND; a record that
  * is not pending (decided, expired, terminal) is TRANSACTION_STATE.
  */
-export const decideModel = (state: ModelState, command: ModelCommand, now: number): { readonly outcome: CommandOutcome; readonly state: ModelState } => {
+export const decideModel = (
+  state: ModelState,
+  command: ModelCommand,
+  now: number
+): { readonly outcome: CommandOutcome; readonly state: ModelState } => {
   const target =
     command.id === undefined
       ? newestFirstModel(state.records).find((record) => statusAt(record, now) === "pending")
@@ -270,35 +335,59 @@ export const decideModel = (state: ModelState, command: ModelCommand, now: numbe
   const status = command.verb === "accept" ? ("approved" as const) : ("denied" as const)
   return {
     outcome: { _tag: "decided", id: target.id, status },
-    state: { ...state, records: state.records.map((record) => (record.id === target.id ? { ...record, status } : record)) }
+    state: {
+      ...state,
+      records: state.records.map((record) => (record.id === target.id ? { ...record, status } : record))
+    }
   }
 }
 
 /** workspace_plan propose: "Proposing a new plan supersedes any pending or approved one." Not in Auto (not registered). */
-export const proposeModel = (state: ModelState, now: number, id: string): { readonly state: ModelState; readonly superseded: ReadonlyArray<string>; readonly storeFull?: boolean } => {
-  const superseded = state.records.filter((record) => record.plan && (statusAt(record, now) === "pending" || statusAt(record, now) === "approved")).map((record) => record.id)
-  const next = state.records.map((record) => (superseded.includes(record.id) ? { ...record, status: "superseded" as const } : record))
+export const proposeModel = (
+  state: ModelState,
+  now: number,
+  id: string
+): { readonly state: ModelState; readonly superseded: ReadonlyArray<string>; readonly storeFull?: boolean } => {
+  const superseded = state.records
+    .filter((record) => record.plan && (statusAt(record, now) === "pending" || statusAt(record, now) === "approved"))
+    .map((record) => record.id)
+  const next = state.records.map((record) =>
+    superseded.includes(record.id) ? { ...record, status: "superseded" as const } : record
+  )
   const plan: ModelRecord = { id, plan: true, status: "pending", createdAt: now, seq: state.nextSeq }
   const capped = capModel([plan, ...next], now)
   if (capped._tag === "full") return { state, superseded: [], storeFull: true }
   return { state: { records: capped.records, nextSeq: state.nextSeq + 1 }, superseded }
 }
 
-export type CompleteOutcome = { readonly _tag: "completed"; readonly id: string } | { readonly _tag: "refused"; readonly code: "NOT_FOUND" | "TRANSACTION_STATE" }
+export type CompleteOutcome =
+  | { readonly _tag: "completed"; readonly id: string }
+  | { readonly _tag: "refused"; readonly code: "NOT_FOUND" | "TRANSACTION_STATE" }
 
 /**
  * workspace_plan complete: plan_id defaults to the approved plan (else the pending one, which fails
  * TRANSACTION_STATE: the user has not accepted it); a plan that is not approved is TRANSACTION_STATE; none
  * is NOT_FOUND. Completing ends the approved plan: in Plan mode mutating tools are locked again.
  */
-export const completeModel = (state: ModelState, id: string | undefined, now: number): { readonly outcome: CompleteOutcome; readonly state: ModelState } => {
+export const completeModel = (
+  state: ModelState,
+  id: string | undefined,
+  now: number
+): { readonly outcome: CompleteOutcome; readonly state: ModelState } => {
   const target =
-    id === undefined ? newestPlanWith(state, "approved", now) ?? newestPlanWith(state, "pending", now) : state.records.find((record) => record.plan && record.id === id)
+    id === undefined
+      ? (newestPlanWith(state, "approved", now) ?? newestPlanWith(state, "pending", now))
+      : state.records.find((record) => record.plan && record.id === id)
   if (target === undefined) return { outcome: { _tag: "refused", code: "NOT_FOUND" }, state }
   if (statusAt(target, now) !== "approved") return { outcome: { _tag: "refused", code: "TRANSACTION_STATE" }, state }
   return {
     outcome: { _tag: "completed", id: target.id },
-    state: { ...state, records: state.records.map((record) => (record.id === target.id ? { ...record, status: "completed" as const } : record)) }
+    state: {
+      ...state,
+      records: state.records.map((record) =>
+        record.id === target.id ? { ...record, status: "completed" as const } : record
+      )
+    }
   }
 }
 
@@ -320,30 +409,82 @@ export const agentLowering = (
   reach: AgentReach
 ): { readonly gated: boolean; readonly commitEdits: boolean; readonly refused?: "APPROVAL_REQUIRED" } => {
   if (mode === 2) return { gated: false, commitEdits: true }
-  if (mode === 1) return plan === "approved" ? { gated: false, commitEdits: true } : { gated: true, commitEdits: true, refused: "APPROVAL_REQUIRED" }
+  if (mode === 1)
+    return plan === "approved"
+      ? { gated: false, commitEdits: true }
+      : { gated: true, commitEdits: true, refused: "APPROVAL_REQUIRED" }
   return { gated: reach.commands || reach.web, commitEdits: false }
 }
 
 /** The user-decision cases the doc tables show. */
-export const DECISION_CASES: ReadonlyArray<{ readonly name: string; readonly build: (now: number) => { readonly state: ModelState; readonly command: ModelCommand } }> = [
+export const DECISION_CASES: ReadonlyArray<{
+  readonly name: string
+  readonly build: (now: number) => { readonly state: ModelState; readonly command: ModelCommand }
+}> = [
   {
     name: "bare, two pending (older a, newer b)",
-    build: (now) => ({ state: { records: [pending("a", now - 2), pending("b", now - 1)], nextSeq: 3 }, command: { verb: "accept" } })
+    build: (now) => ({
+      state: { records: [pending("a", now - 2), pending("b", now - 1)], nextSeq: 3 },
+      command: { verb: "accept" }
+    })
   },
-  { name: "bare, a pending plan staged after an approval", build: (now) => ({ state: { records: [pending("a", now - 2), { ...pending("p", now - 1), plan: true }], nextSeq: 3 }, command: { verb: "accept" } }) },
-  { name: "bare, nothing pending", build: (now) => ({ state: { records: [{ ...pending("a", now - 1), status: "approved" }], nextSeq: 2 }, command: { verb: "accept" } }) },
-  { name: "id of a pending record (a, with b newer)", build: (now) => ({ state: { records: [pending("a", now - 2), pending("b", now - 1)], nextSeq: 3 }, command: { verb: "accept", id: "a" } }) },
-  { name: "id of an approved record", build: (now) => ({ state: { records: [{ ...pending("a", now - 1), status: "approved" }], nextSeq: 2 }, command: { verb: "accept", id: "a" } }) },
-  { name: "id of a denied record", build: (now) => ({ state: { records: [{ ...pending("a", now - 1), status: "denied" }], nextSeq: 2 }, command: { verb: "accept", id: "a" } }) },
-  { name: "id of a record pending for 24 h", build: (now) => ({ state: { records: [pending("a", now - MODEL_EXPIRY_MS)], nextSeq: 2 }, command: { verb: "accept", id: "a" } }) },
-  { name: "unknown id", build: (now) => ({ state: { records: [pending("a", now - 1)], nextSeq: 2 }, command: { verb: "accept", id: "zzz" } }) }
+  {
+    name: "bare, a pending plan staged after an approval",
+    build: (now) => ({
+      state: { records: [pending("a", now - 2), { ...pending("p", now - 1), plan: true }], nextSeq: 3 },
+      command: { verb: "accept" }
+    })
+  },
+  {
+    name: "bare, nothing pending",
+    build: (now) => ({
+      state: { records: [{ ...pending("a", now - 1), status: "approved" }], nextSeq: 2 },
+      command: { verb: "accept" }
+    })
+  },
+  {
+    name: "id of a pending record (a, with b newer)",
+    build: (now) => ({
+      state: { records: [pending("a", now - 2), pending("b", now - 1)], nextSeq: 3 },
+      command: { verb: "accept", id: "a" }
+    })
+  },
+  {
+    name: "id of an approved record",
+    build: (now) => ({
+      state: { records: [{ ...pending("a", now - 1), status: "approved" }], nextSeq: 2 },
+      command: { verb: "accept", id: "a" }
+    })
+  },
+  {
+    name: "id of a denied record",
+    build: (now) => ({
+      state: { records: [{ ...pending("a", now - 1), status: "denied" }], nextSeq: 2 },
+      command: { verb: "accept", id: "a" }
+    })
+  },
+  {
+    name: "id of a record pending for 24 h",
+    build: (now) => ({
+      state: { records: [pending("a", now - MODEL_EXPIRY_MS)], nextSeq: 2 },
+      command: { verb: "accept", id: "a" }
+    })
+  },
+  {
+    name: "unknown id",
+    build: (now) => ({
+      state: { records: [pending("a", now - 1)], nextSeq: 2 },
+      command: { verb: "accept", id: "zzz" }
+    })
+  }
 ]
 
 function pending(id: string, createdAt: number): ModelRecord {
   return { id, plan: false, key: id, status: "pending", createdAt, seq: createdAt }
 }
 
-const describeCommand = (outcome: CommandOutcome): string => (outcome._tag === "decided" ? `decides ${outcome.id}: ${outcome.status}` : outcome.code)
+const describeCommand = (outcome: CommandOutcome): string =>
+  outcome._tag === "decided" ? `decides ${outcome.id}: ${outcome.status}` : outcome.code
 
 /**
  * The cells of the model as Markdown tables (docs/APPROVALS.md holds them between markers; a spec fails when
@@ -354,16 +495,34 @@ export const approvalTablesMarkdown = (): string => {
   out.push("### Gated call, no record of the operation (own: none), by mode and plan state", "")
   out.push(`| Mode | ${PLAN_STATES.join(" | ")} |`, `|---|${PLAN_STATES.map(() => "---").join("|")}|`)
   for (const mode of [0, 1, 2] as const) {
-    out.push(`| ${MODE_NAMES[mode]} (${mode}) | ${PLAN_STATES.map((plan) => cellOutcome({ mode, plan, own: "none", destructive: "safe" })).join(" | ")} |`)
+    out.push(
+      `| ${MODE_NAMES[mode]} (${mode}) | ${PLAN_STATES.map((plan) => cellOutcome({ mode, plan, own: "none", destructive: "safe" })).join(" | ")} |`
+    )
   }
   out.push("", "### Gated call by the operation's own record and the destructive ceiling (plan state: none)", "")
   for (const mode of [0, 1, 2] as const) {
-    out.push(`#### ${MODE_NAMES[mode]} (${mode})`, "", `| Own record | ${DESTRUCTIVE_CLASSES.join(" | ")} |`, `|---|${DESTRUCTIVE_CLASSES.map(() => "---").join("|")}|`)
-    for (const own of OWN_STATES) out.push(`| ${own} | ${DESTRUCTIVE_CLASSES.map((destructive) => cellOutcome({ mode, plan: "none", own, destructive })).join(" | ")} |`)
+    out.push(
+      `#### ${MODE_NAMES[mode]} (${mode})`,
+      "",
+      `| Own record | ${DESTRUCTIVE_CLASSES.join(" | ")} |`,
+      `|---|${DESTRUCTIVE_CLASSES.map(() => "---").join("|")}|`
+    )
+    for (const own of OWN_STATES)
+      out.push(
+        `| ${own} | ${DESTRUCTIVE_CLASSES.map((destructive) => cellOutcome({ mode, plan: "none", own, destructive })).join(" | ")} |`
+      )
     out.push("")
   }
-  out.push("### Plan mode with an approved plan, by own record", "", "| Own record | safe | destructive, allowed | destructive, not allowed |", "|---|---|---|---|")
-  for (const own of OWN_STATES) out.push(`| ${own} | ${DESTRUCTIVE_CLASSES.map((destructive) => cellOutcome({ mode: 1, plan: "approved", own, destructive })).join(" | ")} |`)
+  out.push(
+    "### Plan mode with an approved plan, by own record",
+    "",
+    "| Own record | safe | destructive, allowed | destructive, not allowed |",
+    "|---|---|---|---|"
+  )
+  for (const own of OWN_STATES)
+    out.push(
+      `| ${own} | ${DESTRUCTIVE_CLASSES.map((destructive) => cellOutcome({ mode: 1, plan: "approved", own, destructive })).join(" | ")} |`
+    )
   out.push("", "### /accept and /deny", "", "| Case | /accept | /deny |", "|---|---|---|")
   const now = Date.UTC(2026, 0, 1)
   for (const decision of DECISION_CASES) {
@@ -372,18 +531,39 @@ export const approvalTablesMarkdown = (): string => {
     const deny = decideModel(state, { ...command, verb: "deny" }, now).outcome
     out.push(`| ${decision.name} | ${describeCommand(accept)} | ${describeCommand(deny)} |`)
   }
-  out.push("", "### Expiry (a record created at t)", "", "| Status at t | at t + 24 h − 1 ms | at t + 24 h |", "|---|---|---|")
+  out.push(
+    "",
+    "### Expiry (a record created at t)",
+    "",
+    "| Status at t | at t + 24 h − 1 ms | at t + 24 h |",
+    "|---|---|---|"
+  )
   for (const status of ["pending", "approved", "denied", "consumed", "completed", "superseded"] as const) {
     const record: ModelRecord = { id: "r", plan: false, key: "k", status, createdAt: now, seq: 1 }
-    out.push(`| ${status} | ${statusAt(record, now + MODEL_EXPIRY_MS - 1)} | ${statusAt(record, now + MODEL_EXPIRY_MS)} |`)
+    out.push(
+      `| ${status} | ${statusAt(record, now + MODEL_EXPIRY_MS - 1)} | ${statusAt(record, now + MODEL_EXPIRY_MS)} |`
+    )
   }
-  out.push("", "### Sub-agent runs (workspace_agent run/start)", "", "| Mode, plan | neither commands nor web | commands or web |", "|---|---|---|")
+  out.push(
+    "",
+    "### Sub-agent runs (workspace_agent run/start)",
+    "",
+    "| Mode, plan | neither commands nor web | commands or web |",
+    "|---|---|---|"
+  )
   const lowering = (mode: Mode, plan: PlanState, reach: AgentReach) => {
     const result = agentLowering(mode, plan, reach)
     return result.refused ?? `${result.gated ? "gated" : "not gated"}, commit_edits=${result.commitEdits}`
   }
-  for (const [mode, plan] of [[0, "none"], [1, "none"], [1, "approved"], [2, "none"]] as const) {
-    out.push(`| ${MODE_NAMES[mode]}, plan ${plan} | ${lowering(mode, plan, { commands: false, web: false })} | ${lowering(mode, plan, { commands: true, web: false })} |`)
+  for (const [mode, plan] of [
+    [0, "none"],
+    [1, "none"],
+    [1, "approved"],
+    [2, "none"]
+  ] as const) {
+    out.push(
+      `| ${MODE_NAMES[mode]}, plan ${plan} | ${lowering(mode, plan, { commands: false, web: false })} | ${lowering(mode, plan, { commands: true, web: false })} |`
+    )
   }
   out.push(
     "",

@@ -106,7 +106,10 @@ interface World {
 export interface Driver {
   readonly call: (tool: string, args: unknown, settings: Settings) => Promise<Envelope>
   /** A user's message through the preprocessor: what was decided, or the code it was refused with. */
-  readonly decide: (message: string, settings: Settings) => Promise<{ readonly decided?: { readonly id: string; readonly status: string }; readonly refused?: string }>
+  readonly decide: (
+    message: string,
+    settings: Settings
+  ) => Promise<{ readonly decided?: { readonly id: string; readonly status: string }; readonly refused?: string }>
   /** The store's records, expiry applied. */
   readonly records: (settings: Settings) => Promise<ReadonlyArray<{ readonly id: string; readonly status: string }>>
   /** The user writes (or deletes) a file of the workspace. */
@@ -136,7 +139,11 @@ const fixedClock = (now: () => number): Clock.Clock => {
   } as Clock.Clock
 }
 
-const settingsOf = (world: World): Settings => ({ ...defaultSettings, permissionMode: world.mode, allowDestructiveEdits: world.allow })
+const settingsOf = (world: World): Settings => ({
+  ...defaultSettings,
+  permissionMode: world.mode,
+  allowDestructiveEdits: world.allow
+})
 
 /** The in-process driver: a registry per call for the settings in force, the preprocessor, the store, HostFs; a fixed clock. */
 export const runtimeDriver = (runtime: WorkspaceRuntime, fault: GateFaultName = "none"): Driver => {
@@ -144,19 +151,29 @@ export const runtimeDriver = (runtime: WorkspaceRuntime, fault: GateFaultName = 
   const root = runtime.info.root.replace(/\/+$/, "")
   const runIn = <A, E>(settings: Settings, effect: Effect.Effect<A, E, any>): Promise<A> =>
     runtime.run(
-      effect.pipe(Effect.provideService(CurrentSettings, settings), Effect.provideService(GateFault, fault), Effect.withClock(fixedClock(() => now))) as Effect.Effect<A, E, never>
+      effect.pipe(
+        Effect.provideService(CurrentSettings, settings),
+        Effect.provideService(GateFault, fault),
+        Effect.withClock(fixedClock(() => now))
+      ) as Effect.Effect<A, E, never>
     )
   return {
     call: (tool, args, settings) => runIn(settings, makeRegistry(settings, runtime.info).call(tool, args)),
     decide: async (message, settings) => {
       const result = await runIn(settings, preprocess(message))
-      return result.decided !== undefined ? { decided: { id: result.decided.record.id, status: result.decided.record.status } } : { ...(result.refused === undefined ? {} : { refused: result.refused.code }) }
+      return result.decided !== undefined
+        ? { decided: { id: result.decided.record.id, status: result.decided.record.status } }
+        : { ...(result.refused === undefined ? {} : { refused: result.refused.code }) }
     },
     records: (settings) => runIn(settings, loadRecords),
     write: (path, content) =>
       runIn(
         defaultSettings,
-        Effect.flatMap(HostFs, (fs) => (content === null ? fs.remove(`${root}/${path}`).pipe(Effect.ignore) : fs.writeFileAtomic(`${root}/${path}`, new TextEncoder().encode(content))))
+        Effect.flatMap(HostFs, (fs) =>
+          content === null
+            ? fs.remove(`${root}/${path}`).pipe(Effect.ignore)
+            : fs.writeFileAtomic(`${root}/${path}`, new TextEncoder().encode(content))
+        )
       ),
     setNow: (ms) => {
       now = ms
@@ -174,7 +191,9 @@ const bind = (real: Real, modelId: string, realId: string | undefined, what: str
   if (realId === undefined) throw new Error(`${what}: the model names ${modelId}, the envelope names no id`)
   const bound = real.ids.get(modelId)
   if (bound === undefined) {
-    for (const [other, id] of real.ids) if (id === realId) throw new Error(`${what}: the envelope names ${realId}, which is the model's ${other}, not ${modelId}`)
+    for (const [other, id] of real.ids)
+      if (id === realId)
+        throw new Error(`${what}: the envelope names ${realId}, which is the model's ${other}, not ${modelId}`)
     real.ids.set(modelId, realId)
   } else if (bound !== realId) throw new Error(`${what}: expected ${modelId} (${bound}), the envelope names ${realId}`)
 }
@@ -187,7 +206,12 @@ const nameOf = (real: Real, realId: string | undefined): string => {
 /** What an envelope says happened, in the model's words. */
 const observed = (real: Real, envelope: Envelope): string => {
   const data = envelope.data as { status?: string; approval?: { id?: string }; noop?: boolean } | undefined
-  if (envelope.ok) return data?.status === "pending_approval" ? `staged ${nameOf(real, data.approval?.id)}` : data?.noop === true ? "ran (no-op)" : "ran"
+  if (envelope.ok)
+    return data?.status === "pending_approval"
+      ? `staged ${nameOf(real, data.approval?.id)}`
+      : data?.noop === true
+        ? "ran (no-op)"
+        : "ran"
   const approvalId = (envelope.error?.details as { approvalId?: string } | undefined)?.approvalId
   return `refused ${envelope.error?.code}${approvalId === undefined ? "" : ` ${nameOf(real, approvalId)}`}`
 }
@@ -205,33 +229,64 @@ const expected = (outcome: ModelOutcome): string => {
 
 /** Compares the envelope with the model's outcome, binding a freshly staged id first. */
 const checkOutcome = (real: Real, envelope: Envelope, outcome: ModelOutcome, what: string) => {
-  if (outcome._tag === "staged" && outcome.fresh && envelope.ok && (envelope.data as { status?: string }).status === "pending_approval") {
+  if (
+    outcome._tag === "staged" &&
+    outcome.fresh &&
+    envelope.ok &&
+    (envelope.data as { status?: string }).status === "pending_approval"
+  ) {
     bind(real, outcome.id, (envelope.data as { approval?: { id?: string } }).approval?.id, what)
   }
   const got = observed(real, envelope)
   const want = expected(outcome)
-  if (got !== want) throw new Error(`${what}: the model says "${want}", the registry answered "${got}"${envelope.ok ? "" : ` (${envelope.error?.message})`}`)
+  if (got !== want)
+    throw new Error(
+      `${what}: the model says "${want}", the registry answered "${got}"${envelope.ok ? "" : ` (${envelope.error?.message})`}`
+    )
 }
 
 /** After every step: the store's records (expiry applied) equal the model's, status by status. */
 const checkRecords = async (real: Real, world: World, what: string) => {
   const records = await real.driver.records(settingsOf(world))
-  const live = (status: string) => !real.driver.liveRecordsOnly || status === "pending" || status === "approved" || status === "denied"
-  const got = records.filter((record) => live(record.status)).map((record) => `${nameOf(real, record.id)} ${record.status}`).sort()
-  const want = world.gate.records.filter((record) => live(statusAt(record, world.now))).map((record) => `${record.id} ${statusAt(record, world.now)}`).sort()
-  if (got.join(", ") !== want.join(", ")) throw new Error(`${what}: the store holds [${got.join(", ")}], the model [${want.join(", ")}]`)
+  const live = (status: string) =>
+    !real.driver.liveRecordsOnly || status === "pending" || status === "approved" || status === "denied"
+  const got = records
+    .filter((record) => live(record.status))
+    .map((record) => `${nameOf(real, record.id)} ${record.status}`)
+    .sort()
+  const want = world.gate.records
+    .filter((record) => live(statusAt(record, world.now)))
+    .map((record) => `${record.id} ${statusAt(record, world.now)}`)
+    .sort()
+  if (got.join(", ") !== want.join(", "))
+    throw new Error(`${what}: the store holds [${got.join(", ")}], the model [${want.join(", ")}]`)
 }
 
 const opsOf = (path: Path, content: string | null) =>
   content === null ? [{ type: "delete", path }] : [{ type: "rewrite", path, content, create_if_missing: true }]
 
-const txKey = (tx: Pick<ModelTx, "path" | "content" | "before">) => `commit ${tx.path} ${JSON.stringify(tx.content)} over ${JSON.stringify(tx.before ?? null)}`
+const txKey = (tx: Pick<ModelTx, "path" | "content" | "before">) =>
+  `commit ${tx.path} ${JSON.stringify(tx.content)} over ${JSON.stringify(tx.before ?? null)}`
 
 const nextId = (world: World, prefix: string) => `${prefix}#${++world.counter}`
 
 /** Runs a gated call in the model, checks the real envelope, and settles consumption. Returns whether it ran. */
-const gatedStep = async (world: World, real: Real, key: string, destructive: boolean, envelope: () => Promise<Envelope>, what: string, noop = false) => {
-  const step = gateCall(world.gate, { mode: world.mode, allowDestructiveEdits: world.allow }, { key, destructive, noop }, world.now, `approval#${world.counter + 1}`)
+const gatedStep = async (
+  world: World,
+  real: Real,
+  key: string,
+  destructive: boolean,
+  envelope: () => Promise<Envelope>,
+  what: string,
+  noop = false
+) => {
+  const step = gateCall(
+    world.gate,
+    { mode: world.mode, allowDestructiveEdits: world.allow },
+    { key, destructive, noop },
+    world.now,
+    `approval#${world.counter + 1}`
+  )
   if (step.outcome._tag === "staged" && step.outcome.fresh) world.counter++
   if (step.cell !== undefined) world.cells.add(cellKey(step.cell))
   const result = await envelope()
@@ -242,25 +297,44 @@ const gatedStep = async (world: World, real: Real, key: string, destructive: boo
 
 /** workspace_edit apply of one operation on one file. */
 class ApplyCommand implements fc.AsyncCommand<World, Real> {
-  constructor(readonly path: Path, readonly content: string | null) {}
+  constructor(
+    readonly path: Path,
+    readonly content: string | null
+  ) {}
   check = () => true
   async run(world: World, real: Real) {
     const what = this.toString()
-    const call = () => callReal(real, world, "workspace_edit", { action: "apply", operations: opsOf(this.path, this.content) })
+    const call = () =>
+      callReal(real, world, "workspace_edit", { action: "apply", operations: opsOf(this.path, this.content) })
     const before = world.files[this.path]
     if (this.content === null && before === undefined) return expectCode(await call(), "NOT_FOUND", what)
     if (this.content === before) return expectCode(await call(), "INVALID_INPUT", what)
     const destructive = before !== undefined
     // An identical planned transaction (same operation over the same contents) is re-used; else a new one is planned
     // once the destructive ceiling lets the call through.
-    let tx = world.txs.find((candidate) => candidate.status === "planned" && candidate.path === this.path && candidate.content === this.content && candidate.before === before)
+    let tx = world.txs.find(
+      (candidate) =>
+        candidate.status === "planned" &&
+        candidate.path === this.path &&
+        candidate.content === this.content &&
+        candidate.before === before
+    )
     const reachesRecord = !(destructive && !world.allow)
     if (tx === undefined && reachesRecord) {
       tx = { sym: nextId(world, "tx"), path: this.path, content: this.content, before, status: "planned" }
       world.txs.push(tx)
     }
-    const { ran, envelope } = await gatedStep(world, real, txKey({ path: this.path, content: this.content, before }), destructive, call, what)
-    const realTx = (envelope.data as { transactionId?: string; approval?: { resume?: { arguments?: { transaction_id?: string } } } } | undefined)
+    const { ran, envelope } = await gatedStep(
+      world,
+      real,
+      txKey({ path: this.path, content: this.content, before }),
+      destructive,
+      call,
+      what
+    )
+    const realTx = envelope.data as
+      | { transactionId?: string; approval?: { resume?: { arguments?: { transaction_id?: string } } } }
+      | undefined
     const realTxId = realTx?.transactionId ?? realTx?.approval?.resume?.arguments?.transaction_id
     if (tx !== undefined && realTxId !== undefined) bind(real, tx.sym, realTxId, what)
     if (ran && tx !== undefined) commitTx(world, tx)
@@ -275,7 +349,10 @@ const commitTx = (world: World, tx: ModelTx) => {
 }
 
 const expectCode = (envelope: Envelope, code: string, what: string) => {
-  if (envelope.ok || envelope.error?.code !== code) throw new Error(`${what}: the model says "refused ${code}", the registry answered ${envelope.ok ? "ok" : envelope.error?.code}`)
+  if (envelope.ok || envelope.error?.code !== code)
+    throw new Error(
+      `${what}: the model says "refused ${code}", the registry answered ${envelope.ok ? "ok" : envelope.error?.code}`
+    )
 }
 
 /** workspace_edit commit of a transaction the sequence has seen (by its index among the bound ones). */
@@ -305,14 +382,22 @@ class CommitCommand implements fc.AsyncCommand<World, Real> {
 
 /** workspace_edit rollback (force optional) of a transaction the sequence has seen. */
 class RollbackCommand implements fc.AsyncCommand<World, Real> {
-  constructor(readonly index: number, readonly force: boolean) {}
+  constructor(
+    readonly index: number,
+    readonly force: boolean
+  ) {}
   check = (world: Readonly<World>) => world.txs.length > 0
   async run(world: World, real: Real) {
     const tx = world.txs[this.index % world.txs.length]!
     const what = this.toString()
     const id = real.ids.get(tx.sym)
     if (id === undefined) return
-    const call = () => callReal(real, world, "workspace_edit", { action: "rollback", transaction_id: id, ...(this.force ? { force: true } : {}) })
+    const call = () =>
+      callReal(real, world, "workspace_edit", {
+        action: "rollback",
+        transaction_id: id,
+        ...(this.force ? { force: true } : {})
+      })
     if (tx.status === "planned") return expectCode(await call(), "TRANSACTION_STATE", what)
     if (tx.status === "rolled_back") {
       await gatedStep(world, real, `rollback ${tx.sym}`, false, call, what, true)
@@ -322,14 +407,22 @@ class RollbackCommand implements fc.AsyncCommand<World, Real> {
     const changed = current !== (tx.content ?? undefined) && current !== tx.before
     if (changed && !this.force) return expectCode(await call(), "EDIT_CONFLICT", what)
     // Its own approval hash: the transaction, force, and the current contents of its paths.
-    const { ran } = await gatedStep(world, real, `rollback ${tx.sym} force=${this.force} over ${JSON.stringify(current ?? null)}`, this.force, call, what)
+    const { ran } = await gatedStep(
+      world,
+      real,
+      `rollback ${tx.sym} force=${this.force} over ${JSON.stringify(current ?? null)}`,
+      this.force,
+      call,
+      what
+    )
     if (ran) {
       tx.status = "rolled_back"
       world.files[tx.path] = tx.before
     }
     await checkRecords(real, world, what)
   }
-  toString = () => `workspace_edit {"action":"rollback","transaction_id":<transaction #${this.index} of those seen>${this.force ? ',"force":true' : ""}}`
+  toString = () =>
+    `workspace_edit {"action":"rollback","transaction_id":<transaction #${this.index} of those seen>${this.force ? ',"force":true' : ""}}`
 }
 
 /**
@@ -341,10 +434,12 @@ class CommandRunCommand implements fc.AsyncCommand<World, Real> {
   check = (world: Readonly<World>) => world.tools.has("workspace_command")
   async run(world: World, real: Real) {
     const what = this.toString()
-    const call = () => callReal(real, world, "workspace_command", { action: "run", executable: "echo", args: [this.word] })
+    const call = () =>
+      callReal(real, world, "workspace_command", { action: "run", executable: "echo", args: [this.word] })
     const { envelope } = await gatedStep(world, real, `command run echo ${this.word}`, false, call, what)
     const data = envelope.data as { status?: string; exitCode?: number } | undefined
-    if (envelope.ok && data?.status !== "pending_approval" && data?.exitCode !== 0) throw new Error(`${what}: ran, but echo did not exit 0 (${JSON.stringify(data)})`)
+    if (envelope.ok && data?.status !== "pending_approval" && data?.exitCode !== 0)
+      throw new Error(`${what}: ran, but echo did not exit 0 (${JSON.stringify(data)})`)
     await checkRecords(real, world, what)
   }
   toString = () => `workspace_command ${JSON.stringify({ action: "run", executable: "echo", args: [this.word] })}`
@@ -354,43 +449,72 @@ type Target = "bare" | "newest" | "oldest" | "unknown"
 
 /** A user's /accept or /deny: bare, naming the newest or the oldest record the sequence staged, or an unknown id. */
 class DecideCommand implements fc.AsyncCommand<World, Real> {
-  constructor(readonly verb: "accept" | "deny", readonly target: Target) {}
+  constructor(
+    readonly verb: "accept" | "deny",
+    readonly target: Target
+  ) {}
   check = () => true
   async run(world: World, real: Real) {
     const what = this.toString()
     const ordered = newestFirstModel(world.gate.records)
-    const modelId = this.target === "newest" ? ordered[0]?.id : this.target === "oldest" ? ordered[ordered.length - 1]?.id : undefined
+    const modelId =
+      this.target === "newest" ? ordered[0]?.id : this.target === "oldest" ? ordered[ordered.length - 1]?.id : undefined
     if ((this.target === "newest" || this.target === "oldest") && modelId === undefined) return
-    const realId = this.target === "unknown" ? "approval_0000unknown" : modelId === undefined ? undefined : real.ids.get(modelId)
-    const { outcome, state } = decideModel(world.gate, { verb: this.verb, ...(this.target === "unknown" ? { id: "approval_0000unknown" } : modelId === undefined ? {} : { id: modelId }) }, world.now)
+    const realId =
+      this.target === "unknown" ? "approval_0000unknown" : modelId === undefined ? undefined : real.ids.get(modelId)
+    const { outcome, state } = decideModel(
+      world.gate,
+      {
+        verb: this.verb,
+        ...(this.target === "unknown" ? { id: "approval_0000unknown" } : modelId === undefined ? {} : { id: modelId })
+      },
+      world.now
+    )
     real.steps++
-    const result = await real.driver.decide(`/${this.verb}${realId === undefined ? "" : ` ${realId}`}`, settingsOf(world))
-    const got = result.decided !== undefined ? `decided ${nameOf(real, result.decided.id)} ${result.decided.status}` : `refused ${result.refused}`
+    const result = await real.driver.decide(
+      `/${this.verb}${realId === undefined ? "" : ` ${realId}`}`,
+      settingsOf(world)
+    )
+    const got =
+      result.decided !== undefined
+        ? `decided ${nameOf(real, result.decided.id)} ${result.decided.status}`
+        : `refused ${result.refused}`
     const want = describeDecision(outcome)
     if (got !== want) throw new Error(`${what}: the model says "${want}", the preprocessor answered "${got}"`)
     world.gate = state
     await checkRecords(real, world, what)
   }
-  toString = () => `/${this.verb}${this.target === "bare" ? "" : this.target === "unknown" ? " approval_0000unknown" : ` <the ${this.target} record>`}`
+  toString = () =>
+    `/${this.verb}${this.target === "bare" ? "" : this.target === "unknown" ? " approval_0000unknown" : ` <the ${this.target} record>`}`
 }
 
-const describeDecision = (outcome: CommandOutcome) => (outcome._tag === "decided" ? `decided ${outcome.id} ${outcome.status}` : `refused ${outcome.code}`)
+const describeDecision = (outcome: CommandOutcome) =>
+  outcome._tag === "decided" ? `decided ${outcome.id} ${outcome.status}` : `refused ${outcome.code}`
 
 /** workspace_plan propose (not registered in Auto). */
 class ProposeCommand implements fc.AsyncCommand<World, Real> {
   check = () => true
   async run(world: World, real: Real) {
     const what = this.toString()
-    const envelope = await callReal(real, world, "workspace_plan", { action: "propose", title: "Change the files", objective: "Edit a.txt and b.txt", steps: ["edit the files"] })
+    const envelope = await callReal(real, world, "workspace_plan", {
+      action: "propose",
+      title: "Change the files",
+      objective: "Edit a.txt and b.txt",
+      steps: ["edit the files"]
+    })
     if (world.mode === 2) return expectCode(envelope, "TOOL_DISABLED", what)
     const id = nextId(world, "plan")
     const proposed = proposeModel(world.gate, world.now, id)
-    if (!envelope.ok) throw new Error(`${what}: the model says "proposed", the registry answered ${envelope.error?.code}: ${envelope.error?.message}`)
+    if (!envelope.ok)
+      throw new Error(
+        `${what}: the model says "proposed", the registry answered ${envelope.error?.code}: ${envelope.error?.message}`
+      )
     bind(real, id, (envelope.data as { planId?: string }).planId, what)
     world.gate = proposed.state
     await checkRecords(real, world, what)
   }
-  toString = () => `workspace_plan {"action":"propose","title":"Change the files","objective":"Edit a.txt and b.txt","steps":["edit the files"]}`
+  toString = () =>
+    `workspace_plan {"action":"propose","title":"Change the files","objective":"Edit a.txt and b.txt","steps":["edit the files"]}`
 }
 
 /** workspace_plan complete, with the default plan or naming the newest plan the sequence proposed. */
@@ -401,7 +525,10 @@ class CompleteCommand implements fc.AsyncCommand<World, Real> {
     const what = this.toString()
     const plan = newestFirstModel(world.gate.records).find((record) => record.plan)
     if (this.named && plan === undefined) return
-    const envelope = await callReal(real, world, "workspace_plan", { action: "complete", ...(this.named ? { plan_id: real.ids.get(plan!.id) } : {}) })
+    const envelope = await callReal(real, world, "workspace_plan", {
+      action: "complete",
+      ...(this.named ? { plan_id: real.ids.get(plan!.id) } : {})
+    })
     if (world.mode === 2) return expectCode(envelope, "TOOL_DISABLED", what)
     const { outcome, state } = completeModel(world.gate, this.named ? plan!.id : undefined, world.now)
     const got = envelope.ok ? "completed" : `refused ${envelope.error?.code}`
@@ -427,28 +554,39 @@ class JumpCommand implements fc.AsyncCommand<World, Real> {
 
 /** The user changes a file on disk (between approval and commit, say). */
 class TouchCommand implements fc.AsyncCommand<World, Real> {
-  constructor(readonly path: Path, readonly content: string | null) {}
+  constructor(
+    readonly path: Path,
+    readonly content: string | null
+  ) {}
   check = () => true
   async run(world: World, real: Real) {
     await real.driver.write(this.path, this.content)
     world.files[this.path] = this.content ?? undefined
   }
-  toString = () => `(the user ${this.content === null ? `deletes ${this.path}` : `writes ${JSON.stringify(this.content)} to ${this.path}`})`
+  toString = () =>
+    `(the user ${this.content === null ? `deletes ${this.path}` : `writes ${JSON.stringify(this.content)} to ${this.path}`})`
 }
 
 /** The user changes the permission mode or Allow destructive commits between calls. */
 class SettingCommand implements fc.AsyncCommand<World, Real> {
-  constructor(readonly mode: Mode | undefined, readonly allow: boolean | undefined) {}
+  constructor(
+    readonly mode: Mode | undefined,
+    readonly allow: boolean | undefined
+  ) {}
   check = () => true
   async run(world: World) {
     if (this.mode !== undefined) world.mode = this.mode
     if (this.allow !== undefined) world.allow = this.allow
   }
-  toString = () => (this.mode !== undefined ? `(set permissionMode=${this.mode})` : `(set allowDestructiveEdits=${this.allow})`)
+  toString = () =>
+    this.mode !== undefined ? `(set permissionMode=${this.mode})` : `(set allowDestructiveEdits=${this.allow})`
 }
 
 const path = fc.constantFrom(...FILES)
-const content = fc.oneof({ weight: 5, arbitrary: fc.constantFrom<string | null>(...CONTENTS) }, { weight: 1, arbitrary: fc.constant(null) })
+const content = fc.oneof(
+  { weight: 5, arbitrary: fc.constantFrom<string | null>(...CONTENTS) },
+  { weight: 1, arbitrary: fc.constant(null) }
+)
 
 /** The calls of the gated tools beyond edit and plan, drawn only when the host registers the tool. */
 const toolArbitraries: Record<string, ReadonlyArray<fc.Arbitrary<fc.AsyncCommand<World, Real>>>> = {
@@ -464,8 +602,18 @@ export const commandArbitraries: Array<fc.Arbitrary<fc.AsyncCommand<World, Real>
   fc.tuple(path, content).map(([p, c]) => new ApplyCommand(p, c)),
   fc.nat(8).map((index) => new CommitCommand(index)),
   fc.tuple(fc.nat(8), fc.boolean()).map(([index, force]) => new RollbackCommand(index, force)),
-  fc.tuple(fc.constantFrom("accept" as const, "deny" as const), fc.constantFrom<Target>("bare", "newest", "oldest", "unknown")).map(([verb, target]) => new DecideCommand(verb, target)),
-  fc.tuple(fc.constantFrom("accept" as const, "accept" as const, "deny" as const), fc.constantFrom<Target>("bare", "newest")).map(([verb, target]) => new DecideCommand(verb, target)),
+  fc
+    .tuple(
+      fc.constantFrom("accept" as const, "deny" as const),
+      fc.constantFrom<Target>("bare", "newest", "oldest", "unknown")
+    )
+    .map(([verb, target]) => new DecideCommand(verb, target)),
+  fc
+    .tuple(
+      fc.constantFrom("accept" as const, "accept" as const, "deny" as const),
+      fc.constantFrom<Target>("bare", "newest")
+    )
+    .map(([verb, target]) => new DecideCommand(verb, target)),
   fc.constant(new ProposeCommand()),
   fc.boolean().map((named) => new CompleteCommand(named)),
   fc.constantFrom(60_000, 6 * 3_600_000, MODEL_EXPIRY_MS - 1, MODEL_EXPIRY_MS).map((ms) => new JumpCommand(ms)),
@@ -484,7 +632,11 @@ const scrub = (text: string, real: Real): string =>
 const reset = (runtime: WorkspaceRuntime, root: string) =>
   runtime.run(
     Effect.flatMap(HostFs, (fs) =>
-      Effect.forEach([...FILES.map((file) => `${root}/${file}`), `${root}/.agentic`], (abs) => fs.remove(abs, { recursive: true }).pipe(Effect.ignore), { discard: true })
+      Effect.forEach(
+        [...FILES.map((file) => `${root}/${file}`), `${root}/.agentic`],
+        (abs) => fs.remove(abs, { recursive: true }).pipe(Effect.ignore),
+        { discard: true }
+      )
     )
   )
 
@@ -493,8 +645,12 @@ const reset = (runtime: WorkspaceRuntime, root: string) =>
  * mismatch the sequence is shrunk and reported as replayable calls.
  */
 export const verifyApprovalSemantics = async (options: VerifyOptions): Promise<VerifyReport> => {
-  const layerOf = typeof options.layer === "function" ? options.layer : () => options.layer as Layer.Layer<HostServices, unknown>
-  const shared = typeof options.layer === "function" ? undefined : await startHost(layerOf(), { ...defaultSettings, permissionMode: 0 })
+  const layerOf =
+    typeof options.layer === "function" ? options.layer : () => options.layer as Layer.Layer<HostServices, unknown>
+  const shared =
+    typeof options.layer === "function"
+      ? undefined
+      : await startHost(layerOf(), { ...defaultSettings, permissionMode: 0 })
   try {
     // Which of the other gated tools this host registers: their calls join the sequences.
     const probe = shared ?? (await startHost(layerOf(), { ...defaultSettings, permissionMode: 0 }))
@@ -506,7 +662,10 @@ export const verifyApprovalSemantics = async (options: VerifyOptions): Promise<V
       open: async () => {
         const runtime = shared ?? (await startHost(layerOf(), { ...defaultSettings, permissionMode: 0 }))
         if (shared !== undefined) await reset(runtime, runtime.info.root.replace(/\/+$/, ""))
-        return { driver: runtimeDriver(runtime, options.fault ?? "none"), close: () => (shared === undefined ? runtime.dispose() : Promise.resolve()) }
+        return {
+          driver: runtimeDriver(runtime, options.fault ?? "none"),
+          close: () => (shared === undefined ? runtime.dispose() : Promise.resolve())
+        }
       }
     })
   } finally {
@@ -537,27 +696,42 @@ export const verifyWithDriver = async (options: DriverOptions): Promise<VerifyRe
   const tools = new Set((options.tools ?? []).filter((name) => EXTRA_TOOLS.includes(name)))
   // The memory host's sequences stay what they were; a host with more tools draws their calls too.
   const arbitraries = [...commandArbitraries, ...[...tools].flatMap((name) => toolArbitraries[name] ?? [])]
-  const property = fc.asyncProperty(fc.commands(arbitraries, { maxCommands: options.maxSteps ?? 30, size: "max" }), async (commands) => {
-    sequences++
-    const { driver, close } = await options.open()
-    try {
-      driver.setNow?.(T0)
-      const world: World = { gate: initialModel, mode: 0, allow: false, now: T0, files: { "a.txt": undefined, "b.txt": undefined }, txs: [], counter: 0, cells, clock: driver.setNow !== undefined, tools }
-      const real: Real = { driver, ids: new Map(), steps: 0 }
+  const property = fc.asyncProperty(
+    fc.commands(arbitraries, { maxCommands: options.maxSteps ?? 30, size: "max" }),
+    async (commands) => {
+      sequences++
+      const { driver, close } = await options.open()
       try {
-        await fc.asyncModelRun(() => ({ model: world, real }), commands)
-      } catch (error) {
-        // Generated ids are replaced by the model's names where known, else masked: the report is reproducible.
-        lastFailure = scrub(error instanceof Error ? error.message : String(error), real)
-        throw error
+        driver.setNow?.(T0)
+        const world: World = {
+          gate: initialModel,
+          mode: 0,
+          allow: false,
+          now: T0,
+          files: { "a.txt": undefined, "b.txt": undefined },
+          txs: [],
+          counter: 0,
+          cells,
+          clock: driver.setNow !== undefined,
+          tools
+        }
+        const real: Real = { driver, ids: new Map(), steps: 0 }
+        try {
+          await fc.asyncModelRun(() => ({ model: world, real }), commands)
+        } catch (error) {
+          // Generated ids are replaced by the model's names where known, else masked: the report is reproducible.
+          lastFailure = scrub(error instanceof Error ? error.message : String(error), real)
+          throw error
+        } finally {
+          steps += real.steps
+        }
+        if (sequences % 25 === 0)
+          options.onProgress?.(`verify: ${sequences} sequences, ${cells.size}/${ALL_CELLS.length} cells`)
       } finally {
-        steps += real.steps
+        await close()
       }
-      if (sequences % 25 === 0) options.onProgress?.(`verify: ${sequences} sequences, ${cells.size}/${ALL_CELLS.length} cells`)
-    } finally {
-      await close()
     }
-  })
+  )
   const result = await fc.check(property, { numRuns: runs, seed })
   const counterexample =
     result.failed && result.counterexample !== null

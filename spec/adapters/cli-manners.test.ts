@@ -78,13 +78,18 @@ describe("CLI manners (issue 17, Deliver 7)", () => {
 
   it("(real bin) call TOOL - reads the JSON arguments from stdin; call TOOL @FILE from a file, so large contents are not cut by the argument limit", async () => {
     const dir = await tempDir()
-    const fromStdin = await runBin(["call", "workspace_notes", "-", "--root", dir], { input: '{"action":"write","name":"piped","content":"from stdin"}' })
+    const fromStdin = await runBin(["call", "workspace_notes", "-", "--root", dir], {
+      input: '{"action":"write","name":"piped","content":"from stdin"}'
+    })
     expect(fromStdin.code, fromStdin.stdout).toBe(0)
     expect(await fs.readFile(path.join(dir, ".agentic/notes/piped.md"), "utf8")).toBe("from stdin\n")
     // 1 MB of content: far past the 128 KiB a single argument may hold on Linux.
     const big = "x".repeat(1_000_000)
     const args = path.join(dir, "args.json")
-    await fs.writeFile(args, JSON.stringify({ action: "preview", operations: [{ type: "create", path: "big.txt", content: big }] }))
+    await fs.writeFile(
+      args,
+      JSON.stringify({ action: "preview", operations: [{ type: "create", path: "big.txt", content: big }] })
+    )
     const fromFile = await runBin(["call", "workspace_edit", `@${args}`, "--root", dir])
     expect(fromFile.code, fromFile.stdout.slice(0, 500)).toBe(0)
     expect(JSON.parse(fromFile.stdout)).toMatchObject({ ok: true, operation: "edit.preview" })
@@ -104,7 +109,13 @@ describe("the terminal channel shows what it decides (issue 17, Deliver 6)", () 
         await run([
           "call",
           "workspace_edit",
-          JSON.stringify({ action: "apply", operations: [{ type: "replace", path: "old.txt", search: "two", replacement: "TWO" }, { type: "create", path: "new.txt", content: "fresh\n" }] }),
+          JSON.stringify({
+            action: "apply",
+            operations: [
+              { type: "replace", path: "old.txt", search: "two", replacement: "TWO" },
+              { type: "create", path: "new.txt", content: "fresh\n" }
+            ]
+          }),
           "--root",
           dir,
           "--set",
@@ -127,7 +138,10 @@ describe("the terminal channel shows what it decides (issue 17, Deliver 6)", () 
     expect(shown.stdout).toContain(`npx agentic-workspace accept ${id} --root`)
 
     await run(["deny", id, "not now", "--root", dir])
-    const json = JSON.parse((await run(["approvals", "--json", "--root", dir])).stdout) as Array<{ id: string; status: string }>
+    const json = JSON.parse((await run(["approvals", "--json", "--root", dir])).stdout) as Array<{
+      id: string
+      status: string
+    }>
     expect(json.find((record) => record.id === id)).toMatchObject({ id, status: "denied" })
     expect((await run(["approvals", "show", "approval_nope", "--root", dir])).code).toBe(1)
   })
@@ -135,7 +149,19 @@ describe("the terminal channel shows what it decides (issue 17, Deliver 6)", () 
   it("a staged command shows its argv", async () => {
     const dir = await tempDir()
     const { run } = inProcess(dir)
-    const staged = JSON.parse((await run(["call", "workspace_command", '{"action":"run","executable":"node","args":["-e","1 + 1"]}', "--root", dir, "--set", "permissionMode=0"])).stdout)
+    const staged = JSON.parse(
+      (
+        await run([
+          "call",
+          "workspace_command",
+          '{"action":"run","executable":"node","args":["-e","1 + 1"]}',
+          "--root",
+          dir,
+          "--set",
+          "permissionMode=0"
+        ])
+      ).stdout
+    )
     expect(staged.data.status, JSON.stringify(staged).slice(0, 400)).toBe("pending_approval")
     const listed = await run(["approvals", "--root", dir])
     expect(listed.stdout).toMatch(/argv: \S*node -e '1 \+ 1'; destructive: no; staged just now/)
@@ -148,13 +174,19 @@ describe("the terminal channel shows what it decides (issue 17, Deliver 6)", () 
     await server.dispose()
     const { run } = inProcess(dir)
     const plain = await run(["approvals", "--root", dir])
-    expect(plain.stdout).toContain("Permission mode: Manual (0). (The running mcp server's, from .agentic/host.json: stdio, pid 4242")
-    expect(plain.stdout).toContain("Warning: this command runs with settings that differ from the server's (permissionMode: server 0, here 1)")
+    expect(plain.stdout).toContain(
+      "Permission mode: Manual (0). (The running mcp server's, from .agentic/host.json: stdio, pid 4242"
+    )
+    expect(plain.stdout).toContain(
+      "Warning: this command runs with settings that differ from the server's (permissionMode: server 0, here 1)"
+    )
     const same = await run(["approvals", "--root", dir, "--set", "permissionMode=0"])
     expect(same.stdout).toContain("Permission mode: Manual (0).")
     expect(same.stdout).not.toContain("Warning")
     // A host.json left by a server that no longer runs is not reported as the running server's.
     const gone = await run(["approvals", "--root", dir], { isRunning: () => false })
-    expect(gone.stdout).toContain("Permission mode: Plan (1). (.agentic/host.json names server pid 4242, which no longer runs")
+    expect(gone.stdout).toContain(
+      "Permission mode: Plan (1). (.agentic/host.json names server pid 4242, which no longer runs"
+    )
   })
 })

@@ -21,7 +21,12 @@ afterAll(async () => {
 const freshClone = async (): Promise<string> => {
   const dir = await makeTempDir("aw-clone-")
   dirs.push(dir)
-  const files = execFileSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], { cwd: REPO, encoding: "utf8" }).split("\0").filter((file) => file.length > 0)
+  const files = execFileSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], {
+    cwd: REPO,
+    encoding: "utf8"
+  })
+    .split("\0")
+    .filter((file) => file.length > 0)
   for (const file of files) {
     const from = path.join(REPO, file)
     const stat = await fs.lstat(from).catch(() => undefined)
@@ -43,14 +48,18 @@ const task = (cwd: string, args: ReadonlyArray<string>) =>
 describe("deno.json tasks after npm ci (issue 17, Deliver 4)", () => {
   it("'deno task cli tools works in a fresh clone after npm ci'; no task names the bare deno binary", async () => {
     const clone = await freshClone()
-    const deno = JSON.parse(await fs.readFile(path.join(clone, "deno.json"), "utf8")) as { tasks: Record<string, string> }
+    const deno = JSON.parse(await fs.readFile(path.join(clone, "deno.json"), "utf8")) as {
+      tasks: Record<string, string>
+    }
     for (const [name, command] of Object.entries(deno.tasks)) expect(command, name).not.toMatch(/^deno\s/)
     const workspace = await makeTempDir("aw-clone-ws-")
     dirs.push(workspace)
     const tools = await task(clone, ["cli", "tools", "--root", workspace])
     expect(tools.code, tools.stderr).toBe(0)
     const listed = JSON.parse(tools.stdout) as Array<{ name: string }>
-    expect(listed.map((tool) => tool.name)).toEqual(expect.arrayContaining(["workspace_inspect", "workspace_edit", "workspace_notes"]))
+    expect(listed.map((tool) => tool.name)).toEqual(
+      expect.arrayContaining(["workspace_inspect", "workspace_edit", "workspace_notes"])
+    )
     const host = await task(clone, ["cli", "host"])
     expect(JSON.parse(host.stdout)).toMatchObject({ runtime: "deno" })
   })

@@ -28,7 +28,10 @@ const temp = async () => {
 }
 
 const rejection = async (promise: Promise<unknown>) => {
-  const error = await promise.then(() => undefined, (caught: unknown) => caught)
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught
+  )
   expect(error).toBeInstanceOf(OpenWorkspaceError)
   return error as OpenWorkspaceError
 }
@@ -75,7 +78,10 @@ describe("openWorkspace: the settings and the host", () => {
     sessions.push(session)
     expect(session.host).toBe("memory")
     expect((await session.tools()).map((tool) => tool.name)).not.toContain("workspace_command")
-    const applied = await session.call("workspace_edit", { action: "apply", operations: [{ type: "create", path: "a.txt", content: "in memory\n" }] })
+    const applied = await session.call("workspace_edit", {
+      action: "apply",
+      operations: [{ type: "create", path: "a.txt", content: "in memory\n" }]
+    })
     expect(applied.ok, applied.summary).toBe(true)
     expect(await session.call("workspace_inspect", { action: "read", path: "a.txt" })).toMatchObject({ ok: true })
     await expect(fs.access("/workspace/a.txt")).rejects.toThrow()
@@ -86,10 +92,16 @@ describe("the Session: preprocess, approvals, decide, close", () => {
   it("a staged edit shows in approvals(); decide(id, 'accept') is the user's channel and its text names the resume call", async () => {
     const session = await openWorkspace({ root: await temp(), settings: { permissionMode: 0 } })
     sessions.push(session)
-    const staged = await session.call("workspace_edit", { action: "apply", operations: [{ type: "create", path: "b.txt", content: "b\n" }] })
+    const staged = await session.call("workspace_edit", {
+      action: "apply",
+      operations: [{ type: "create", path: "b.txt", content: "b\n" }]
+    })
     const id = (staged.data as { approval: { id: string } }).approval.id
     expect((await session.approvals()).map((record) => [record.id, record.status])).toEqual([[id, "pending"]])
-    expect(await session.decide("not-an-id", "accept")).toEqual({ decided: false, text: expect.stringContaining("not an approval id") })
+    expect(await session.decide("not-an-id", "accept")).toEqual({
+      decided: false,
+      text: expect.stringContaining("not an approval id")
+    })
     expect((await session.approvals())[0]!.status).toBe("pending")
     const decided = await session.decide(id, "accept", "looks fine")
     expect(decided.decided).toBe(true)
@@ -116,7 +128,9 @@ describe("agentic-workspace/mcp", () => {
     const client = new Client({ name: "embed-spec", version: "1.0.0" })
     await client.connect(clientSide)
     expect((await client.listTools()).tools.map((tool) => tool.name)).toContain("workspace_inspect")
-    const result = (await client.callTool({ name: "workspace_notes", arguments: { action: "list" } })) as { structuredContent?: { ok?: boolean } }
+    const result = (await client.callTool({ name: "workspace_notes", arguments: { action: "list" } })) as {
+      structuredContent?: { ok?: boolean }
+    }
     expect(result.structuredContent?.ok).toBe(true)
     await client.close()
     await served.close()
@@ -126,7 +140,9 @@ describe("agentic-workspace/mcp", () => {
     const session = await openWorkspace({ root: await temp() })
     sessions.push(session)
     const mcpServer = new McpServer({ name: "host-app", version: "2.0.0" })
-    mcpServer.registerPrompt("greet", { description: "the host's own prompt" }, () => ({ messages: [{ role: "user", content: { type: "text", text: "hi" } }] }))
+    mcpServer.registerPrompt("greet", { description: "the host's own prompt" }, () => ({
+      messages: [{ role: "user", content: { type: "text", text: "hi" } }]
+    }))
     attachToMcpServer(session, mcpServer)
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
     await mcpServer.connect(serverSide)

@@ -36,7 +36,16 @@ describe("one entry, the host chosen by the runtime", () => {
     dirs.push(root)
     const host = await run(DENO, ["run", "-A", ENTRY, "host"])
     expect(JSON.parse(host.stdout), host.stderr).toMatchObject({ runtime: "deno" })
-    const called = await run(DENO, ["run", "-A", ENTRY, "call", "workspace_notes", '{"action":"write","name":"d","content":"deno"}', "--root", root])
+    const called = await run(DENO, [
+      "run",
+      "-A",
+      ENTRY,
+      "call",
+      "workspace_notes",
+      '{"action":"write","name":"d","content":"deno"}',
+      "--root",
+      root
+    ])
     expect(JSON.parse(called.stdout)).toMatchObject({ ok: true, operation: "notes.write" })
     expect(await fs.readFile(path.join(root, ".agentic/notes/d.md"), "utf8")).toBe("deno\n")
   })
@@ -46,14 +55,32 @@ describe("one entry, the host chosen by the runtime", () => {
     dirs.push(root)
     const client = new Client({ name: "spec", version: "1.0.0" })
     const logs: Array<{ level: string; data: unknown }> = []
-    client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => void logs.push(notification.params))
-    await client.connect(new StdioClientTransport({ command: DENO, args: ["run", "-A", ENTRY, "mcp", "--root", root], cwd: REPO, stderr: "pipe", env: { ...getDefaultEnvironment(), ...(process.env.XDG_STATE_HOME === undefined ? {} : { XDG_STATE_HOME: process.env.XDG_STATE_HOME }) } }))
+    client.setNotificationHandler(
+      LoggingMessageNotificationSchema,
+      (notification) => void logs.push(notification.params)
+    )
+    await client.connect(
+      new StdioClientTransport({
+        command: DENO,
+        args: ["run", "-A", ENTRY, "mcp", "--root", root],
+        cwd: REPO,
+        stderr: "pipe",
+        env: {
+          ...getDefaultEnvironment(),
+          ...(process.env.XDG_STATE_HOME === undefined ? {} : { XDG_STATE_HOME: process.env.XDG_STATE_HOME })
+        }
+      })
+    )
     try {
       const { tools } = await client.listTools()
       expect(tools.map((tool) => tool.name)).toContain("workspace_notes")
-      const result = (await client.callTool({ name: "workspace_notes", arguments: { action: "list" } })) as { structuredContent?: { ok?: boolean } }
+      const result = (await client.callTool({ name: "workspace_notes", arguments: { action: "list" } })) as {
+        structuredContent?: { ok?: boolean }
+      }
       expect(result.structuredContent?.ok).toBe(true)
-      expect(logs).toEqual([{ level: "info", logger: "agentic-workspace", data: expect.stringMatching(/^workspace_notes notes\.list: /) }])
+      expect(logs).toEqual([
+        { level: "info", logger: "agentic-workspace", data: expect.stringMatching(/^workspace_notes notes\.list: /) }
+      ])
       await client.setLoggingLevel("error")
       await client.callTool({ name: "workspace_notes", arguments: { action: "nope" } })
       expect(logs).toHaveLength(1)

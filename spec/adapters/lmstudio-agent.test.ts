@@ -52,12 +52,21 @@ const fakeLmStudio = (server: ChatServer, options: { readonly loaded?: boolean }
       if (opts.signal !== undefined) signals.push(opts.signal)
       // The SDK's history, in the wire format the scripted server reads.
       const messages = chat.messages.map((message) => {
-        if (message.role === "tool") return { role: "tool", tool_call_id: message.content[0]?.toolCallId, content: message.content[0]?.content }
+        if (message.role === "tool")
+          return { role: "tool", tool_call_id: message.content[0]?.toolCallId, content: message.content[0]?.content }
         const text = message.content.flatMap((part) => (part.type === "text" ? [part.text] : [])).join("")
         const calls = message.content.flatMap((part) => (part.type === "toolCallRequest" ? [part.toolCallRequest] : []))
         return calls.length === 0
           ? { role: message.role, content: text }
-          : { role: "assistant", content: text === "" ? null : text, tool_calls: calls.map((call) => ({ id: call.id, type: "function", function: { name: call.name, arguments: JSON.stringify(call.arguments ?? {}) } })) }
+          : {
+              role: "assistant",
+              content: text === "" ? null : text,
+              tool_calls: calls.map((call) => ({
+                id: call.id,
+                type: "function",
+                function: { name: call.name, arguments: JSON.stringify(call.arguments ?? {}) }
+              }))
+            }
       })
       const tools = opts.rawTools?.type === "toolArray" ? opts.rawTools.tools : undefined
       const response = await fetch(`${server.baseUrl}/chat/completions`, {
@@ -66,20 +75,42 @@ const fakeLmStudio = (server: ChatServer, options: { readonly loaded?: boolean }
         body: JSON.stringify({ model: "loaded", messages, ...(tools === undefined ? {} : { tools }), stream: false }),
         ...(opts.signal === undefined ? {} : { signal: opts.signal })
       })
-      const body = (await response.json()) as { choices: Array<{ message: { content: string | null; tool_calls?: Array<{ id: string; function: { name: string; arguments: string } }> } }> }
+      const body = (await response.json()) as {
+        choices: Array<{
+          message: {
+            content: string | null
+            tool_calls?: Array<{ id: string; function: { name: string; arguments: string } }>
+          }
+        }>
+      }
       const reply = body.choices[0]!.message
       ;(reply.tool_calls ?? []).forEach((call, index) => {
         let args: unknown
         try {
           args = JSON.parse(call.function.arguments)
         } catch {
-          opts.onToolCallRequestFailure?.(index, new ToolCallRequestError("Failed to parse tool call arguments", call.function.arguments))
+          opts.onToolCallRequestFailure?.(
+            index,
+            new ToolCallRequestError("Failed to parse tool call arguments", call.function.arguments)
+          )
           return
         }
-        opts.onToolCallRequestEnd?.(index, { toolCallRequest: { id: call.id, type: "function", name: call.function.name, arguments: args as Record<string, unknown> }, rawContent: undefined })
+        opts.onToolCallRequestEnd?.(index, {
+          toolCallRequest: {
+            id: call.id,
+            type: "function",
+            name: call.function.name,
+            arguments: args as Record<string, unknown>
+          },
+          rawContent: undefined
+        })
       })
       const content = reply.content ?? ""
-      return { content, nonReasoningContent: content, stats: { stopReason: (reply.tool_calls?.length ?? 0) > 0 ? "toolCalls" : "eosFound" } as never }
+      return {
+        content,
+        nonReasoningContent: content,
+        stats: { stopReason: (reply.tool_calls?.length ?? 0) > 0 ? "toolCalls" : "eosFound" } as never
+      }
     }
   }
   const client: LmsClient = {
@@ -102,7 +133,9 @@ const loadPlugin = async () => {
     withGlobalConfigSchematics: () => context,
     withPredictionLoopHandler: () => context,
     withPromptPreprocessor: () => context,
-    withToolsProvider: (provider: (ctl: PluginController) => Promise<Array<Tool>>) => ((registered.tools = provider), context),
+    withToolsProvider: (provider: (ctl: PluginController) => Promise<Array<Tool>>) => (
+      (registered.tools = provider), context
+    ),
     withGenerator: () => context
   }
   await main(context as unknown as PluginContext)
@@ -123,7 +156,11 @@ afterAll(async () => {
 })
 
 /** A chat in a fresh working directory: the agent tool of the plugin, with the fake LM Studio client. */
-const chat = async (script: (request: Parameters<Parameters<typeof startChatServer>[0]>[0]) => ScriptedReply, fields: Array<{ key: string; value: unknown }> = [], options: { loaded?: boolean } = {}) => {
+const chat = async (
+  script: (request: Parameters<Parameters<typeof startChatServer>[0]>[0]) => ScriptedReply,
+  fields: Array<{ key: string; value: unknown }> = [],
+  options: { loaded?: boolean } = {}
+) => {
   server = await startChatServer(script)
   const lms = fakeLmStudio(server, options)
   const dir = await makeTempDir("aw-lms-agent-")
@@ -153,7 +190,12 @@ const chat = async (script: (request: Parameters<Parameters<typeof startChatServ
   return { dir, lms, agent, transcript }
 }
 
-const waitFor = async (agent: (args: Record<string, unknown>) => Promise<any>, runId: string, until: (status: string) => boolean, ms = 60_000) => {
+const waitFor = async (
+  agent: (args: Record<string, unknown>) => Promise<any>,
+  runId: string,
+  until: (status: string) => boolean,
+  ms = 60_000
+) => {
   const deadline = Date.now() + ms
   while (true) {
     const status = await agent({ action: "status", run_id: runId })
@@ -167,8 +209,19 @@ describe("the LM Studio plugin's sub-agent runs: the plugin's own client and loa
     const { dir, lms, agent, transcript } = await chat(
       sequence([
         { calls: [{ name: "workspace_inspect", arguments: { action: "read", path: "notes.txt" } }] },
-        { calls: [{ name: "workspace_edit", arguments: { action: "preview", operations: [{ type: "create", path: "out.txt", content: "hi\n" }] } }] },
-        { calls: [{ name: "finish_run", arguments: { summary: "planned out.txt", evidence: ["notes read"], confidence: 0.7 } }] }
+        {
+          calls: [
+            {
+              name: "workspace_edit",
+              arguments: { action: "preview", operations: [{ type: "create", path: "out.txt", content: "hi\n" }] }
+            }
+          ]
+        },
+        {
+          calls: [
+            { name: "finish_run", arguments: { summary: "planned out.txt", evidence: ["notes read"], confidence: 0.7 } }
+          ]
+        }
       ])
     )
     await fs.writeFile(path.join(dir, "notes.txt"), "notes\n")
@@ -185,16 +238,29 @@ describe("the LM Studio plugin's sub-agent runs: the plugin's own client and loa
     const offered = server!.requests[0]!.tools!.map((tool) => tool.function.name)
     expect(offered).toContain("finish_run")
     expect(offered).not.toContain("workspace_agent")
-    expect(server!.requests[0]!.tools!.find((tool) => tool.function.name === "workspace_edit")!.function.parameters.properties.action.enum).toEqual(["preview", "show", "list"])
+    expect(
+      server!.requests[0]!.tools!.find((tool) => tool.function.name === "workspace_edit")!.function.parameters
+        .properties.action.enum
+    ).toEqual(["preview", "show", "list"])
     // The history of the third turn holds the earlier tool calls and their results as the SDK's parts.
     const third = lms.histories[2]!.messages
-    expect(third.some((message) => message.role === "assistant" && message.content.some((part) => part.type === "toolCallRequest" && part.toolCallRequest.name === "workspace_inspect"))).toBe(true)
+    expect(
+      third.some(
+        (message) =>
+          message.role === "assistant" &&
+          message.content.some(
+            (part) => part.type === "toolCallRequest" && part.toolCallRequest.name === "workspace_inspect"
+          )
+      )
+    ).toBe(true)
     expect(third.filter((message) => message.role === "tool")).toHaveLength(2)
     // The run's loop ran in the plugin's process, beside its client.
     const state = JSON.parse(await fs.readFile(path.join(dir, result.data.statePath), "utf8"))
     expect(state.worker.pid).toBe(process.pid)
     expect(state.worker.identity).toContain("/lmstudio-run:")
-    const names = (await transcript(result.data.runId)).filter((entry) => entry.type === "tool_result").map((entry) => entry.name)
+    const names = (await transcript(result.data.runId))
+      .filter((entry) => entry.type === "tool_result")
+      .map((entry) => entry.name)
     expect(names).toEqual(["workspace_inspect", "workspace_edit", "finish_run"])
     await expect(fs.stat(path.join(dir, "out.txt"))).rejects.toThrow()
   }, 90_000)
@@ -213,11 +279,20 @@ describe("the LM Studio plugin's sub-agent runs: the plugin's own client and loa
     expect(refused).toHaveLength(1)
     expect(refused[0]!.content).toMatch(/^REFUSED: a call without a tool name/)
     // the model was told, in the next turn's history
-    expect(server!.requests[1]!.messages.some((message) => message.role === "tool" && String(message.content).startsWith("REFUSED"))).toBe(true)
+    expect(
+      server!.requests[1]!.messages.some(
+        (message) => message.role === "tool" && String(message.content).startsWith("REFUSED")
+      )
+    ).toBe(true)
   }, 90_000)
 
   it("start returns run_id at once; the run goes on beside the plugin's client and status reports it completed", async () => {
-    const { agent } = await chat(sequence([{ calls: [{ name: "workspace_inspect", arguments: { action: "list" } }], delayMs: 300 }, { text: "listed" }]))
+    const { agent } = await chat(
+      sequence([
+        { calls: [{ name: "workspace_inspect", arguments: { action: "list" } }], delayMs: 300 },
+        { text: "listed" }
+      ])
+    )
     const started = await agent({ action: "start", objective: "list" })
     expect(started.data.status).toBe("running")
     const done = await waitFor(agent, started.data.runId, (status) => status !== "running")
@@ -226,7 +301,9 @@ describe("the LM Studio plugin's sub-agent runs: the plugin's own client and loa
   }, 90_000)
 
   it("modelId names an LM Studio model key: client.llm.model(key)", async () => {
-    const { lms, agent } = await chat(sequence([{ text: "nothing to do" }]), [{ key: "modelId", value: "qwen2.5-7b-instruct" }])
+    const { lms, agent } = await chat(sequence([{ text: "nothing to do" }]), [
+      { key: "modelId", value: "qwen2.5-7b-instruct" }
+    ])
     const result = await agent({ action: "run", objective: "answer" })
     expect(result.data.status).toBe("completed")
     expect(result.data.summary).toBe("nothing to do")
@@ -265,7 +342,9 @@ describe("the LM Studio plugin's sub-agent runs: the plugin's own client and loa
     expect(await Effect.runPromise(workers.alive(gone))).toBe(false)
     // A worker inside another live process (a second plugin process) counts as alive while that process runs.
     expect(await Effect.runPromise(nodeRunWorkers.alive(gone))).toBe(true)
-    expect(await Effect.runPromise(nodeRunWorkers.alive({ pid: process.pid, identity: `boot:0/lmstudio-run:run_x:t` }))).toBe(false)
+    expect(
+      await Effect.runPromise(nodeRunWorkers.alive({ pid: process.pid, identity: `boot:0/lmstudio-run:run_x:t` }))
+    ).toBe(false)
     // stop from the Node host compares the whole identity: the plugin's process is never signalled.
     await Effect.runPromise(nodeRunWorkers.stop(gone))
     expect(processIdentity(process.pid)).toBe(self)

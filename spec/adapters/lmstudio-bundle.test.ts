@@ -44,7 +44,13 @@ const lmStudioArgs = (entry: string, out: string) => [
 
 /** The tracked sources a plugin build reads (core/ and adapters/), copied as a clone holds them. */
 const copySources = async (into: string) => {
-  const files = execFileSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard", "core", "adapters"], { cwd: REPO, encoding: "utf8" }).split("\0").filter((file) => file.length > 0)
+  const files = execFileSync(
+    "git",
+    ["ls-files", "-z", "--cached", "--others", "--exclude-standard", "core", "adapters"],
+    { cwd: REPO, encoding: "utf8" }
+  )
+    .split("\0")
+    .filter((file) => file.length > 0)
   for (const file of files) {
     const from = path.join(REPO, file)
     if (!(await fs.lstat(from).catch(() => undefined))?.isFile()) continue
@@ -112,7 +118,10 @@ process.exit(0)
 
 describe("the LM Studio plugin bundled as LM Studio bundles it (issue 17, Deliver 3)", () => {
   it("the generated scripts module is current (run node scripts/inline-scripts.mjs after editing the worker or the supervisor)", async () => {
-    const { generate, GENERATED } = (await import(path.join(REPO, "scripts/inline-scripts.mjs"))) as { generate: () => string; GENERATED: string }
+    const { generate, GENERATED } = (await import(path.join(REPO, "scripts/inline-scripts.mjs"))) as {
+      generate: () => string
+      GENERATED: string
+    }
     expect(await fs.readFile(path.join(REPO, GENERATED), "utf8")).toBe(generate())
   })
 
@@ -124,20 +133,38 @@ describe("the LM Studio plugin bundled as LM Studio bundles it (issue 17, Delive
     await fs.mkdir(path.join(plugin, ".lmstudio"), { recursive: true })
     await fs.writeFile(path.join(plugin, ".lmstudio/entry.ts"), 'export { main } from "./../src/index.ts"\n')
     await fs.writeFile(path.join(plugin, ".lmstudio/package.json"), '{"type":"module"}\n')
-    execFileSync(ESBUILD, [...lmStudioArgs(path.join(plugin, ".lmstudio/entry.ts"), path.join(plugin, ".lmstudio/production.js")), `--metafile=${path.join(copy, "meta.json")}`], {
-      cwd: plugin,
-      stdio: "pipe"
-    })
+    execFileSync(
+      ESBUILD,
+      [
+        ...lmStudioArgs(path.join(plugin, ".lmstudio/entry.ts"), path.join(plugin, ".lmstudio/production.js")),
+        `--metafile=${path.join(copy, "meta.json")}`
+      ],
+      {
+        cwd: plugin,
+        stdio: "pipe"
+      }
+    )
 
     // 2. Everything the bundle imports is declared by the plugin's package.json, at the root's version.
-    const meta = JSON.parse(await fs.readFile(path.join(copy, "meta.json"), "utf8")) as { outputs: Record<string, { imports: Array<{ path: string; external?: boolean }> }> }
+    const meta = JSON.parse(await fs.readFile(path.join(copy, "meta.json"), "utf8")) as {
+      outputs: Record<string, { imports: Array<{ path: string; external?: boolean }> }>
+    }
     const imported = new Set(
       Object.values(meta.outputs)
         .flatMap((output) => output.imports)
-        .filter((entry) => entry.external === true && !entry.path.startsWith("node:") && !["module", "url", "path"].includes(entry.path))
-        .map((entry) => (entry.path.startsWith("@") ? entry.path.split("/").slice(0, 2).join("/") : entry.path.split("/")[0]!))
+        .filter(
+          (entry) =>
+            entry.external === true &&
+            !entry.path.startsWith("node:") &&
+            !["module", "url", "path"].includes(entry.path)
+        )
+        .map((entry) =>
+          entry.path.startsWith("@") ? entry.path.split("/").slice(0, 2).join("/") : entry.path.split("/")[0]!
+        )
     )
-    const pluginPackage = JSON.parse(await fs.readFile(path.join(plugin, "package.json"), "utf8")) as { dependencies: Record<string, string> }
+    const pluginPackage = JSON.parse(await fs.readFile(path.join(plugin, "package.json"), "utf8")) as {
+      dependencies: Record<string, string>
+    }
     const rootPackage = JSON.parse(await fs.readFile(path.join(REPO, "package.json"), "utf8")) as {
       dependencies: Record<string, string>
       devDependencies: Record<string, string>
@@ -145,14 +172,18 @@ describe("the LM Studio plugin bundled as LM Studio bundles it (issue 17, Delive
     for (const name of imported) {
       expect(pluginPackage.dependencies[name], `${name} is imported by the bundle`).toBeDefined()
       // The npm package leaves the plugin's own packages (@lmstudio/sdk, zod) to devDependencies.
-      expect(pluginPackage.dependencies[name], name).toBe(rootPackage.dependencies[name] ?? rootPackage.devDependencies[name])
+      expect(pluginPackage.dependencies[name], name).toBe(
+        rootPackage.dependencies[name] ?? rootPackage.devDependencies[name]
+      )
     }
 
     // 3. The built plugin alone: manifest, package.json, .lmstudio/, and node_modules with only the declared packages.
     const installed = await tempDir("aw-lms-plugin-")
-    for (const file of ["manifest.json", "package.json"]) await fs.copyFile(path.join(plugin, file), path.join(installed, file))
+    for (const file of ["manifest.json", "package.json"])
+      await fs.copyFile(path.join(plugin, file), path.join(installed, file))
     await fs.mkdir(path.join(installed, ".lmstudio"))
-    for (const file of ["production.js", "package.json"]) await fs.copyFile(path.join(plugin, ".lmstudio", file), path.join(installed, ".lmstudio", file))
+    for (const file of ["production.js", "package.json"])
+      await fs.copyFile(path.join(plugin, ".lmstudio", file), path.join(installed, ".lmstudio", file))
     for (const name of Object.keys(pluginPackage.dependencies)) {
       await fs.mkdir(path.dirname(path.join(installed, "node_modules", name)), { recursive: true })
       await fs.symlink(path.join(REPO, "node_modules", name), path.join(installed, "node_modules", name))
@@ -164,18 +195,32 @@ describe("the LM Studio plugin bundled as LM Studio bundles it (issue 17, Delive
     const workspace = await tempDir("aw-lms-ws-")
     await fs.writeFile(path.join(installed, "driver.mjs"), DRIVER)
     const result = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
-      execFile(process.execPath, [path.join(installed, "driver.mjs"), path.join(installed, ".lmstudio/production.js"), workspace], { cwd: installed, timeout: 120_000 }, (error, stdout, stderr) =>
-        resolve({ code: error === null ? 0 : Number((error as { code?: number }).code ?? 1), stdout, stderr })
+      execFile(
+        process.execPath,
+        [path.join(installed, "driver.mjs"), path.join(installed, ".lmstudio/production.js"), workspace],
+        { cwd: installed, timeout: 120_000 },
+        (error, stdout, stderr) =>
+          resolve({ code: error === null ? 0 : Number((error as { code?: number }).code ?? 1), stdout, stderr })
       )
     )
     expect(result.code, result.stderr).toBe(0)
     const out = JSON.parse(result.stdout)
     expect(out.tools).toEqual(expect.arrayContaining(["workspace_inspect", "workspace_edit", "workspace_command"]))
-    expect(out.search, JSON.stringify(out.search).slice(0, 300)).toMatchObject({ ok: true, operation: "inspect.search" })
+    expect(out.search, JSON.stringify(out.search).slice(0, 300)).toMatchObject({
+      ok: true,
+      operation: "inspect.search"
+    })
     expect(JSON.stringify(out.search.data)).toContain("needle here")
-    expect(out.start, JSON.stringify(out.start).slice(0, 300)).toMatchObject({ ok: true, operation: "command.start", data: { status: "running" } })
+    expect(out.start, JSON.stringify(out.start).slice(0, 300)).toMatchObject({
+      ok: true,
+      operation: "command.start",
+      data: { status: "running" }
+    })
     expect(out.status).toMatchObject({ ok: true, data: { status: "running" } })
-    expect(out.cancel, JSON.stringify(out.cancel).slice(0, 300)).toMatchObject({ ok: true, data: { status: "cancelled" } })
+    expect(out.cancel, JSON.stringify(out.cancel).slice(0, 300)).toMatchObject({
+      ok: true,
+      data: { status: "cancelled" }
+    })
     expect(out.edit).toMatchObject({ ok: true, operation: "edit.apply" })
     expect(await fs.readFile(path.join(workspace, "made.txt"), "utf8")).toBe("by the bundle\n")
     expect(out.staged.data.status).toBe("pending_approval")
@@ -183,7 +228,10 @@ describe("the LM Studio plugin bundled as LM Studio bundles it (issue 17, Delive
     expect(out.resumed).toMatchObject({ ok: true })
     expect(await fs.readFile(path.join(workspace, "approved.txt"), "utf8")).toBe("after accept\n")
     // Issue 16: the bundled plugin's sub-agent run reaches the model through the plugin's client.
-    expect(out.agent, JSON.stringify(out.agent).slice(0, 400)).toMatchObject({ ok: true, data: { status: "completed", summary: "bundle run done" } })
+    expect(out.agent, JSON.stringify(out.agent).slice(0, 400)).toMatchObject({
+      ok: true,
+      data: { status: "completed", summary: "bundle run done" }
+    })
   })
 
   it("a search worker that fails is an error the search returns, never an uncaught error that ends the host", async () => {
@@ -191,12 +239,26 @@ describe("the LM Studio plugin bundled as LM Studio bundles it (issue 17, Delive
     await fs.writeFile(path.join(root, "a.txt"), "needle\n")
     const broken = new URL(`data:text/javascript,${encodeURIComponent('throw new Error("worker failed at start")')}`)
     const search = makeNodeSearch(root, 2, broken)
-    const options = { base: "", includeIgnored: false, excludes: [], include: [], source: "needle", flags: "", literal: "needle", context: 0, maxMatches: 10, maxLineChars: 200, maxFileBytes: 1_000_000 }
+    const options = {
+      base: "",
+      includeIgnored: false,
+      excludes: [],
+      include: [],
+      source: "needle",
+      flags: "",
+      literal: "needle",
+      context: 0,
+      maxMatches: 10,
+      maxLineChars: 200,
+      maxFileBytes: 1_000_000
+    }
     const first = await Effect.runPromise(Effect.either(search.grep(options as never)))
     expect(first._tag).toBe("Left")
     expect(JSON.stringify(first)).toContain("worker failed at start")
     // An idle worker that dies later is dropped from the pool, not thrown.
-    const late = new URL(`data:text/javascript,${encodeURIComponent('import { parentPort } from "node:worker_threads"; parentPort.on("message", () => {}); setTimeout(() => { throw new Error("idle crash") }, 20)')}`)
+    const late = new URL(
+      `data:text/javascript,${encodeURIComponent('import { parentPort } from "node:worker_threads"; parentPort.on("message", () => {}); setTimeout(() => { throw new Error("idle crash") }, 20)')}`
+    )
     const idle = makeNodeSearch(root, 1, late)
     const pending = Effect.runPromise(Effect.either(Effect.timeout(idle.grep(options as never), "200 millis")))
     expect((await pending)._tag).toBe("Left")

@@ -17,12 +17,15 @@ import { defaultSettings, SETTING_KEYS } from "../../core/settings/settings.ts"
 import { TOOLS_WITH_TEST_TOOL } from "../support/gatedTestTool.ts"
 import { makeTempDir } from "../support/workspace.ts"
 
-const manifest = JSON.parse(await fs.readFile(new URL("../../adapters/lmstudio/manifest.json", import.meta.url), "utf8"))
+const manifest = JSON.parse(
+  await fs.readFile(new URL("../../adapters/lmstudio/manifest.json", import.meta.url), "utf8")
+)
 
 /** A controller over a working directory and the chat's raw config fields. */
 const controller = (dir: string, fields: Array<{ key: string; value: unknown }> = []): PluginController => ({
   getWorkingDirectory: () => dir,
-  getPluginConfig: ((schematics: { parse: (config: unknown) => unknown }) => schematics.parse({ fields })) as PluginController["getPluginConfig"]
+  getPluginConfig: ((schematics: { parse: (config: unknown) => unknown }) =>
+    schematics.parse({ fields })) as PluginController["getPluginConfig"]
 })
 
 /** A recording PluginContext: what main registers. */
@@ -39,12 +42,30 @@ const recordingContext = () => {
   return { context: context as unknown as PluginContext, registered }
 }
 
-type SdkTool = Tool & { parametersSchema: { shape: Record<string, { _def: { typeName: string; innerType?: { _def: { values?: Array<string> } }; values?: Array<string> } }> }; checkParameters: (args: unknown) => void; implementation: (args: unknown, ctx: unknown) => Promise<string> }
+type SdkTool = Tool & {
+  parametersSchema: {
+    shape: Record<
+      string,
+      { _def: { typeName: string; innerType?: { _def: { values?: Array<string> } }; values?: Array<string> } }
+    >
+  }
+  checkParameters: (args: unknown) => void
+  implementation: (args: unknown, ctx: unknown) => Promise<string>
+}
 
 const toolCallContext = () => {
   const statuses: Array<string> = []
   const warnings: Array<string> = []
-  return { statuses, warnings, ctx: { status: (text: string) => statuses.push(text), warn: (text: string) => warnings.push(text), signal: new AbortController().signal, callId: 1 } }
+  return {
+    statuses,
+    warnings,
+    ctx: {
+      status: (text: string) => statuses.push(text),
+      warn: (text: string) => warnings.push(text),
+      signal: new AbortController().signal,
+      callId: 1
+    }
+  }
 }
 
 /** The schematics' own parser (LM Studio calls it on the chat's stored config). */
@@ -76,10 +97,17 @@ describe("LM Studio plugin", () => {
   it("config: every setting is a field with the core's default; permissionMode is a 0-2 integer slider, default 1", async () => {
     const parsed = parseConfig([])
     for (const key of SETTING_KEYS) expect(parsed.get(key), key).toEqual(defaultSettings[key])
-    const field = (configSchematics as unknown as { fields: Map<string, { valueTypeParams: Record<string, unknown>; defaultValue: unknown }> }).fields.get("permissionMode")
+    const field = (
+      configSchematics as unknown as {
+        fields: Map<string, { valueTypeParams: Record<string, unknown>; defaultValue: unknown }>
+      }
+    ).fields.get("permissionMode")
     expect(field?.defaultValue).toBe(1)
     expect(field?.valueTypeParams).toMatchObject({ int: true, min: 0, max: 2, slider: { min: 0, max: 2, step: 1 } })
-    const manual = parseConfig([{ key: "permissionMode", value: 0 }, { key: "protectedPatterns", value: ["secrets/**"] }])
+    const manual = parseConfig([
+      { key: "permissionMode", value: 0 },
+      { key: "protectedPatterns", value: ["secrets/**"] }
+    ])
     expect(manual.get("permissionMode")).toBe(0)
     expect(manual.get("protectedPatterns")).toEqual(["secrets/**"])
   })
@@ -88,7 +116,9 @@ describe("LM Studio plugin", () => {
     expect(() => parseConfig([{ key: "permissionMode", value: 3 }])).toThrow(/permissionMode/)
     expect(() => parseConfig([{ key: "permissionMode", value: 1.5 }])).toThrow(/permissionMode/)
     expect(() => parseConfig([{ key: "maxToolResultChars", value: 10 }])).toThrow(/maxToolResultChars/)
-    const tools = (await plugin.toolsProvider(controller(await tempDir(), [{ key: "permissionMode", value: 7 }]))) as Array<SdkTool>
+    const tools = (await plugin.toolsProvider(
+      controller(await tempDir(), [{ key: "permissionMode", value: 7 }])
+    )) as Array<SdkTool>
     expect(tools.map((t) => t.name)).toEqual(["agentic_workspace_status"])
     const { ctx, warnings } = toolCallContext()
     const envelope = JSON.parse(await tools[0]!.implementation({}, ctx))
@@ -105,7 +135,9 @@ describe("LM Studio plugin", () => {
     const action = notes.parametersSchema.shape["action"]!
     expect(action._def.typeName).toBe("ZodEnum")
     expect(action._def.values).toEqual(["write", "append", "read", "list", "delete"])
-    expect(Object.keys(notes.parametersSchema.shape)).toEqual(expect.arrayContaining(["name", "memory", "content", "limit"]))
+    expect(Object.keys(notes.parametersSchema.shape)).toEqual(
+      expect.arrayContaining(["name", "memory", "content", "limit"])
+    )
     const args = { action: "write", name: "from-lms", content: "hello" }
     expect(() => notes.checkParameters(args)).not.toThrow()
     const { ctx, statuses } = toolCallContext()
@@ -123,7 +155,9 @@ describe("LM Studio plugin", () => {
     const tools = (await plugin.toolsProvider(ctl)) as Array<SdkTool>
     const writer = tools.find((t) => t.name === "test_gated_write")!
     const first = toolCallContext()
-    const staged = JSON.parse(await writer.implementation({ action: "write", path: "x.txt", content: "approved" }, first.ctx))
+    const staged = JSON.parse(
+      await writer.implementation({ action: "write", path: "x.txt", content: "approved" }, first.ctx)
+    )
     expect(staged.data.status).toBe("pending_approval")
     const id = staged.data.approval.id as string
     expect(first.warnings[0]).toContain(`/accept ${id}`)
@@ -135,7 +169,11 @@ describe("LM Studio plugin", () => {
 
     const replaced = await plugin.promptPreprocessor(ctl, ChatMessage.create("user", `/accept ${id} ship it`))
     expect(typeof replaced).toBe("string")
-    expect(replaced as string).toMatch(new RegExp(`^<agentic-approval>\\nThe user accepted ${id} \\(transaction\\): Write x\\.txt\\.\\nUser note: ship it\\nResume now with exactly this call: test_gated_write`))
+    expect(replaced as string).toMatch(
+      new RegExp(
+        `^<agentic-approval>\\nThe user accepted ${id} \\(transaction\\): Write x\\.txt\\.\\nUser note: ship it\\nResume now with exactly this call: test_gated_write`
+      )
+    )
     const resume = staged.data.approval.resume
     const done = JSON.parse(await writer.implementation(resume.arguments, toolCallContext().ctx))
     expect(done).toMatchObject({ ok: true, data: { written: true } })

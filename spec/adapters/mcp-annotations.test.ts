@@ -50,7 +50,12 @@ const VARIANTS: Array<Settings> = [
   { ...everything, permissionMode: 1, allowAgentCommands: true, allowAgentWebResearch: true },
   { ...defaultSettings, permissionMode: 2 }
 ]
-const HOST = { root: "/nowhere", runtime: "memory" as const, platform: "linux", capabilities: ["fs", "process", "network", "browser"] as const }
+const HOST = {
+  root: "/nowhere",
+  runtime: "memory" as const,
+  platform: "linux",
+  capabilities: ["fs", "process", "network", "browser"] as const
+}
 
 describe("MCP annotations", () => {
   it("every registered tool's annotations equal its row in docs/mcp.md, under every settings variant, all hints explicit", async () => {
@@ -63,12 +68,16 @@ describe("MCP annotations", () => {
         const tool = mcpTool(listing)
         HINTS.forEach((hint, index) => {
           expect(typeof tool.annotations?.[hint], `${listing.name}.${hint}`).toBe("boolean")
-          expect(tool.annotations?.[hint], `${listing.name}.${hint} under ${JSON.stringify(settings)}`).toBe(evaluate(row![index]!, settings))
+          expect(tool.annotations?.[hint], `${listing.name}.${hint} under ${JSON.stringify(settings)}`).toBe(
+            evaluate(row![index]!, settings)
+          )
         })
       }
     }
     const status = statusRegistry("x", "y").list()[0]!
     expect(status.name).toBe(STATUS_TOOL)
-    HINTS.forEach((hint, index) => expect(mcpTool(status).annotations?.[hint]).toBe(evaluate(rows.get(STATUS_TOOL)![index]!, defaultSettings)))
+    HINTS.forEach((hint, index) =>
+      expect(mcpTool(status).annotations?.[hint]).toBe(evaluate(rows.get(STATUS_TOOL)![index]!, defaultSettings))
+    )
   })
 })

@@ -18,7 +18,10 @@ const servers: Array<HttpServerProcess> = []
 mcpScenarios(
   "MCP over Streamable HTTP (Deno host)",
   async (root, settings, options) => {
-    const server = await startHttpServer(root, settings, { command: DENO, args: (mcpArgs) => ["run", "-A", TEST_ENTRY_DENO, ...mcpArgs] })
+    const server = await startHttpServer(root, settings, {
+      command: DENO,
+      args: (mcpArgs) => ["run", "-A", TEST_ENTRY_DENO, ...mcpArgs]
+    })
     servers.push(server)
     const connected = await connectHttp(server, options)
     return {
@@ -73,7 +76,9 @@ describe("Streamable HTTP guards (Node host)", () => {
     expect((await post(server.port, { host, authorization: "Bearer wrong" })).status).toBe(401)
     expect((await post(server.port, { host, authorization: `Bearer ${server.token}` })).status).toBe(200)
     // Nothing answers on another interface of this machine.
-    const other = Object.values(os.networkInterfaces()).flat().find((address) => address?.family === "IPv4" && !address.internal)
+    const other = Object.values(os.networkInterfaces())
+      .flat()
+      .find((address) => address?.family === "IPv4" && !address.internal)
     if (other !== undefined) {
       const refused = await new Promise<boolean>((resolve) => {
         const socket = new net.Socket()
@@ -89,8 +94,18 @@ describe("Streamable HTTP guards (Node host)", () => {
     server ??= await startHttpServer(await makeTempDir("aw-mcp-"))
     const auth = { authorization: `Bearer ${server.token}` }
     expect((await post(server.port, { ...auth, host: "evil.example.com" })).status).toBe(403)
-    expect((await post(server.port, { ...auth, host: `127.0.0.1:${server.port}`, origin: "http://evil.example.com" })).status).toBe(403)
-    expect((await post(server.port, { ...auth, host: `localhost:${server.port}`, origin: `http://localhost:${server.port}` })).status).toBe(200)
+    expect(
+      (await post(server.port, { ...auth, host: `127.0.0.1:${server.port}`, origin: "http://evil.example.com" })).status
+    ).toBe(403)
+    expect(
+      (
+        await post(server.port, {
+          ...auth,
+          host: `localhost:${server.port}`,
+          origin: `http://localhost:${server.port}`
+        })
+      ).status
+    ).toBe(200)
     expect((await post(server.port, { ...auth, host: `[::1]:${server.port}` })).status).toBe(200)
   })
 })

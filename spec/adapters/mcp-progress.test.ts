@@ -44,7 +44,8 @@ const connect = async (settings: Record<string, unknown> = {}) => {
   return { root, client, sent }
 }
 
-const progressSent = (sent: ReadonlyArray<JSONRPCMessage>) => sent.filter((message) => "method" in message && message.method === "notifications/progress")
+const progressSent = (sent: ReadonlyArray<JSONRPCMessage>) =>
+  sent.filter((message) => "method" in message && message.method === "notifications/progress")
 
 /** A foreground command that runs for about 2.6 s. */
 const SLOW = { action: "run", executable: "node", args: ["-e", "setTimeout(() => {}, 2600)"], timeout_seconds: 30 }
@@ -53,7 +54,9 @@ describe("MCP progress notifications (notifications/progress)", () => {
   it("a foreground command: 'progress notifications during long calls when the client sends a progress token', progress strictly increasing", async () => {
     const { client } = await connect({ permissionMode: 2 })
     const updates: Array<Progress> = []
-    const result = (await client.callTool({ name: "workspace_command", arguments: SLOW }, undefined, { onprogress: (progress) => void updates.push(progress) })) as { structuredContent?: { ok?: boolean } }
+    const result = (await client.callTool({ name: "workspace_command", arguments: SLOW }, undefined, {
+      onprogress: (progress) => void updates.push(progress)
+    })) as { structuredContent?: { ok?: boolean } }
     expect(result.structuredContent?.ok).toBe(true)
     expect(updates.length).toBeGreaterThanOrEqual(1)
     for (const update of updates) expect(update.message).toMatch(/^workspace_command: still working \(\d+ s\)$/)
@@ -65,7 +68,9 @@ describe("MCP progress notifications (notifications/progress)", () => {
 
   it("no progress token, no progress notifications (the same long call)", async () => {
     const { client, sent } = await connect({ permissionMode: 2 })
-    const result = (await client.callTool({ name: "workspace_command", arguments: SLOW })) as { structuredContent?: { ok?: boolean } }
+    const result = (await client.callTool({ name: "workspace_command", arguments: SLOW })) as {
+      structuredContent?: { ok?: boolean }
+    }
     expect(result.structuredContent?.ok).toBe(true)
     expect(progressSent(sent)).toEqual([])
     expect(sent.some((message) => "method" in message && message.method === "notifications/message")).toBe(true)
@@ -76,14 +81,26 @@ describe("MCP progress notifications (notifications/progress)", () => {
     const { root, client, sent } = await connect()
     const files = 1200
     await fs.mkdir(path.join(root, "src"))
-    await Promise.all(Array.from({ length: files }, (_, index) => fs.writeFile(path.join(root, "src", `f${index}.txt`), `line ${index}\nneedle ${index}\n`)))
+    await Promise.all(
+      Array.from({ length: files }, (_, index) =>
+        fs.writeFile(path.join(root, "src", `f${index}.txt`), `line ${index}\nneedle ${index}\n`)
+      )
+    )
     const updates: Array<Progress> = []
-    const result = (await client.callTool({ name: "workspace_inspect", arguments: { action: "search", query: "needle", path: "src" } }, undefined, { onprogress: (progress) => void updates.push(progress) })) as { structuredContent?: { ok?: boolean } }
+    const result = (await client.callTool(
+      { name: "workspace_inspect", arguments: { action: "search", query: "needle", path: "src" } },
+      undefined,
+      { onprogress: (progress) => void updates.push(progress) }
+    )) as { structuredContent?: { ok?: boolean } }
     expect(result.structuredContent?.ok).toBe(true)
     const counted = updates.filter((update) => update.total !== undefined)
     expect(counted.length).toBeGreaterThanOrEqual(2)
     expect(counted.every((update) => update.total === files)).toBe(true)
-    expect(counted[counted.length - 1]).toEqual({ progress: files, total: files, message: `workspace_inspect: searched ${files} of ${files} files` })
+    expect(counted[counted.length - 1]).toEqual({
+      progress: files,
+      total: files,
+      message: `workspace_inspect: searched ${files} of ${files} files`
+    })
     expect(progressSent(sent).length).toBe(updates.length)
     await client.close()
   })
@@ -111,17 +128,28 @@ describe("the LM Studio plugin shows the same progress as the tool call's status
     const plugin = makePlugin((dir, settings) => openNodeSession(dir, settings))
     const ctl: PluginController = {
       getWorkingDirectory: () => root,
-      getPluginConfig: ((schematics: { parse: (config: unknown) => unknown }) => schematics.parse({ fields: [{ key: "permissionMode", value: 2 }] })) as PluginController["getPluginConfig"]
+      getPluginConfig: ((schematics: { parse: (config: unknown) => unknown }) =>
+        schematics.parse({ fields: [{ key: "permissionMode", value: 2 }] })) as PluginController["getPluginConfig"]
     }
     try {
-      const tools = (await plugin.toolsProvider(ctl)) as unknown as Array<{ name: string; implementation: (args: unknown, ctx: unknown) => Promise<string> }>
+      const tools = (await plugin.toolsProvider(ctl)) as unknown as Array<{
+        name: string
+        implementation: (args: unknown, ctx: unknown) => Promise<string>
+      }>
       const command = tools.find((tool) => tool.name === "workspace_command")!
       const statuses: Array<string> = []
-      const ctx = { status: (text: string) => statuses.push(text), warn: () => undefined, signal: new AbortController().signal, callId: 1 }
+      const ctx = {
+        status: (text: string) => statuses.push(text),
+        warn: () => undefined,
+        signal: new AbortController().signal,
+        callId: 1
+      }
       const envelope = JSON.parse(await command.implementation(SLOW, ctx))
       expect(envelope.ok).toBe(true)
       expect(statuses.length).toBeGreaterThanOrEqual(2)
-      expect(statuses.slice(0, -1).every((status) => /^workspace_command: still working \(\d+ s\)$/.test(status))).toBe(true)
+      expect(statuses.slice(0, -1).every((status) => /^workspace_command: still working \(\d+ s\)$/.test(status))).toBe(
+        true
+      )
       expect(statuses[statuses.length - 1]).toMatch(/^command\.run: /)
     } finally {
       await plugin.dispose()

@@ -20,8 +20,12 @@ const CONFORMANCE = path.join(REPO, "node_modules/@modelcontextprotocol/conforma
 
 const run = (command: string, args: ReadonlyArray<string>, timeout = 60_000) =>
   new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    execFile(command, args, { cwd: REPO, timeout, env: { ...process.env, NO_COLOR: "1" }, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) =>
-      resolve({ code: error === null ? 0 : Number((error as { code?: number }).code ?? 1), stdout, stderr })
+    execFile(
+      command,
+      args,
+      { cwd: REPO, timeout, env: { ...process.env, NO_COLOR: "1" }, maxBuffer: 16 * 1024 * 1024 },
+      (error, stdout, stderr) =>
+        resolve({ code: error === null ? 0 : Number((error as { code?: number }).code ?? 1), stdout, stderr })
     )
   })
 
@@ -36,7 +40,10 @@ const workspace = async () => {
   return dir
 }
 
-const serve = async (root: string, options: Parameters<typeof startHttpServer>[2] = {}): Promise<{ server: HttpServerProcess; proxy: AuthProxy }> => {
+const serve = async (
+  root: string,
+  options: Parameters<typeof startHttpServer>[2] = {}
+): Promise<{ server: HttpServerProcess; proxy: AuthProxy }> => {
   const server = await startHttpServer(root, [], options)
   cleanups.push(() => server.stop())
   const proxy = await startAuthProxy(server.port, server.token)
@@ -53,29 +60,72 @@ describe("MCP Inspector CLI", () => {
     const listed = await run(process.execPath, [INSPECTOR, "--cli", ...target, "--method", "tools/list"])
     expect(listed.code, listed.stderr).toBe(0)
     expect(JSON.parse(listed.stdout).tools.map((tool: { name: string }) => tool.name)).toContain("workspace_notes")
-    const called = await run(process.execPath, [INSPECTOR, "--cli", ...target, "--method", "tools/call", "--tool-name", "workspace_notes", "--tool-arg", "action=list"])
+    const called = await run(process.execPath, [
+      INSPECTOR,
+      "--cli",
+      ...target,
+      "--method",
+      "tools/call",
+      "--tool-name",
+      "workspace_notes",
+      "--tool-arg",
+      "action=list"
+    ])
     expect(called.code, called.stderr).toBe(0)
-    expect(JSON.parse(called.stdout)).toMatchObject({ isError: false, structuredContent: { ok: true, operation: "notes.list" } })
+    expect(JSON.parse(called.stdout)).toMatchObject({
+      isError: false,
+      structuredContent: { ok: true, operation: "notes.list" }
+    })
   })
 
   it("lists and calls tools over Streamable HTTP (`mcp-inspector --cli http://…/mcp --transport http`)", async () => {
     const { proxy } = await serve(await workspace())
-    const listed = await run(process.execPath, [INSPECTOR, "--cli", proxy.url, "--transport", "http", "--method", "tools/list"])
+    const listed = await run(process.execPath, [
+      INSPECTOR,
+      "--cli",
+      proxy.url,
+      "--transport",
+      "http",
+      "--method",
+      "tools/list"
+    ])
     expect(listed.code, listed.stderr).toBe(0)
     expect(JSON.parse(listed.stdout).tools.map((tool: { name: string }) => tool.name)).toContain("workspace_notes")
     const called = await run(process.execPath, [
-      INSPECTOR, "--cli", proxy.url, "--transport", "http", "--method", "tools/call", "--tool-name", "workspace_notes", "--tool-arg", "action=nope"
+      INSPECTOR,
+      "--cli",
+      proxy.url,
+      "--transport",
+      "http",
+      "--method",
+      "tools/call",
+      "--tool-name",
+      "workspace_notes",
+      "--tool-arg",
+      "action=nope"
     ])
     expect(called.code, called.stderr).toBe(0)
-    expect(JSON.parse(called.stdout)).toMatchObject({ isError: true, structuredContent: { ok: false, error: { code: "INVALID_INPUT" } } })
+    expect(JSON.parse(called.stdout)).toMatchObject({
+      isError: true,
+      structuredContent: { ok: false, error: { code: "INVALID_INPUT" } }
+    })
   })
 })
 
 describe("@modelcontextprotocol/conformance under Deno, against the HTTP server on the Deno host", () => {
   // The runner needs fs.globSync (Node 22); Deno provides it, Node 20 does not.
-  const SCENARIOS = ["server-initialize", "ping", "tools-list", "logging-set-level", "dns-rebinding-protection"] as const
+  const SCENARIOS = [
+    "server-initialize",
+    "ping",
+    "tools-list",
+    "logging-set-level",
+    "dns-rebinding-protection"
+  ] as const
   it(`passes the generic scenarios: ${SCENARIOS.join(", ")}`, async () => {
-    const { proxy } = await serve(await workspace(), { command: DENO, args: (mcpArgs) => ["run", "-A", ENTRY, ...mcpArgs] })
+    const { proxy } = await serve(await workspace(), {
+      command: DENO,
+      args: (mcpArgs) => ["run", "-A", ENTRY, ...mcpArgs]
+    })
     for (const scenario of SCENARIOS) {
       const result = await run(DENO, ["run", "-A", CONFORMANCE, "server", "--url", proxy.url, "--scenario", scenario])
       const summary = /Passed: (\d+)\/(\d+), (\d+) failed/.exec(result.stdout)

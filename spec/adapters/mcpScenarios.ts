@@ -13,7 +13,11 @@ import { type Connected, DENO, ENTRY, READ_ACTIONS } from "../support/mcp.ts"
 import { makeTempDir, REPO } from "../support/workspace.ts"
 
 /** Connects a client to a server on `root` with `--set` settings; `elicit` declares the capability. */
-export type Connect = (root: string, settings: ReadonlyArray<string>, options: { elicit: boolean }) => Promise<Connected>
+export type Connect = (
+  root: string,
+  settings: ReadonlyArray<string>,
+  options: { elicit: boolean }
+) => Promise<Connected>
 
 interface CallResult {
   readonly content: Array<{ type: string; text?: string }>
@@ -34,7 +38,8 @@ const call = async (connected: Connected, name: string, args: Record<string, unk
 const envelopeOf = (result: CallResult) => result.structuredContent as unknown as Envelope
 
 const recordTitled = async (root: string, title: string) => {
-  const records = JSON.parse(await fs.readFile(path.join(root, ".agentic/approvals/state.json"), "utf8")).records as Array<{
+  const records = JSON.parse(await fs.readFile(path.join(root, ".agentic/approvals/state.json"), "utf8"))
+    .records as Array<{
     id: string
     title: string
     status: string
@@ -45,7 +50,11 @@ const recordTitled = async (root: string, title: string) => {
 }
 
 /** Registers the scenarios under `describe(name)`. */
-export const mcpScenarios = (name: string, connect: Connect, options: { setup?: () => Promise<void>; teardown?: () => Promise<void> } = {}) =>
+export const mcpScenarios = (
+  name: string,
+  connect: Connect,
+  options: { setup?: () => Promise<void>; teardown?: () => Promise<void> } = {}
+) =>
   describe(name, () => {
     const open: Array<Connected> = []
     const dirs: Array<string> = []
@@ -91,9 +100,15 @@ export const mcpScenarios = (name: string, connect: Connect, options: { setup?: 
       }
       const byName = new Map(tools.map((tool) => [tool.name, tool]))
       // allowDestructiveEdits is off: no tool that writes may claim to be destructive.
-      expect(byName.get("test_gated_write")?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false, openWorldHint: false })
-      if (byName.has("workspace_inspect")) expect(byName.get("workspace_inspect")!.annotations).toMatchObject({ readOnlyHint: true, openWorldHint: false })
-      if (byName.has("workspace_edit")) expect(byName.get("workspace_edit")!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false })
+      expect(byName.get("test_gated_write")?.annotations).toMatchObject({
+        readOnlyHint: false,
+        destructiveHint: false,
+        openWorldHint: false
+      })
+      if (byName.has("workspace_inspect"))
+        expect(byName.get("workspace_inspect")!.annotations).toMatchObject({ readOnlyHint: true, openWorldHint: false })
+      if (byName.has("workspace_edit"))
+        expect(byName.get("workspace_edit")!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false })
     })
 
     it("destructiveHint follows allowDestructiveEdits", async () => {
@@ -120,7 +135,11 @@ export const mcpScenarios = (name: string, connect: Connect, options: { setup?: 
         // Issue 17: content carries the data too, as JSON text after the summary (clients that never show
         // structuredContent to the model still give it the data).
         const payload = envelope.data ?? envelope.error?.details
-        if (payload !== undefined) expect(result.content[result.content.length - 1], tool.name).toEqual({ type: "text", text: JSON.stringify(payload) })
+        if (payload !== undefined)
+          expect(result.content[result.content.length - 1], tool.name).toEqual({
+            type: "text",
+            text: JSON.stringify(payload)
+          })
         expect(result.isError, tool.name).toBe(!envelope.ok)
         expect(envelope.error?.code, tool.name).not.toBe("INTERNAL_ERROR")
         expect(envelope.error?.code, tool.name).not.toBe("INVALID_INPUT")
@@ -141,7 +160,11 @@ export const mcpScenarios = (name: string, connect: Connect, options: { setup?: 
     it("every tool declares the envelope as outputSchema, and the SDK client validates each result against it", async () => {
       const { connected } = await start(["permissionMode=0"])
       const { tools } = await connected.client.listTools()
-      for (const tool of tools) expect(tool.outputSchema, tool.name).toMatchObject({ type: "object", properties: { ok: { type: "boolean" }, data: { type: "object" } } })
+      for (const tool of tools)
+        expect(tool.outputSchema, tool.name).toMatchObject({
+          type: "object",
+          properties: { ok: { type: "boolean" }, data: { type: "object" } }
+        })
       // The client checks structuredContent against the outputSchema it listed; an invalid result would throw here.
       const result = await call(connected, "workspace_notes", { action: "list" })
       expect(envelopeOf(result).ok).toBe(true)
@@ -151,21 +174,37 @@ export const mcpScenarios = (name: string, connect: Connect, options: { setup?: 
       const { root, connected } = await start(["permissionMode=1"])
       connected.elicitation.next = { action: "accept", content: { note: "go ahead" } }
       const asked = connected.elicitation.prompts.length
-      const locked = await call(connected, "test_gated_write", { action: "write", path: "plan-a.txt", content: "under plan" })
+      const locked = await call(connected, "test_gated_write", {
+        action: "write",
+        path: "plan-a.txt",
+        content: "under plan"
+      })
       expect(envelopeOf(locked).error?.code).toBe("APPROVAL_REQUIRED")
-      const proposed = await call(connected, "workspace_plan", { action: "propose", title: "Write plan-a", objective: "Show plan elicitation", steps: ["write plan-a.txt"] })
+      const proposed = await call(connected, "workspace_plan", {
+        action: "propose",
+        title: "Write plan-a",
+        objective: "Show plan elicitation",
+        steps: ["write plan-a.txt"]
+      })
       // The prompt was answered inside the propose call.
       expect(connected.elicitation.prompts).toHaveLength(asked + 1)
       const prompt = connected.elicitation.prompts[asked]!
       expect(prompt.message).toContain("Write plan-a")
       expect(prompt.message).toContain("write plan-a.txt")
-      expect(prompt.requestedSchema).toEqual({ type: "object", properties: { note: expect.objectContaining({ type: "string" }) } })
+      expect(prompt.requestedSchema).toEqual({
+        type: "object",
+        properties: { note: expect.objectContaining({ type: "string" }) }
+      })
       const envelope = envelopeOf(proposed)
       const planId = (envelope.data as { planId: string }).planId
       expect(envelope.data).toMatchObject({ status: "approved", note: "go ahead" })
       expect(envelope.summary).toContain(`The user accepted plan ${planId}`)
       expect((await recordTitled(root, "Write plan-a"))?.status).toBe("approved")
-      const written = await call(connected, "test_gated_write", { action: "write", path: "plan-a.txt", content: "under plan" })
+      const written = await call(connected, "test_gated_write", {
+        action: "write",
+        path: "plan-a.txt",
+        content: "under plan"
+      })
       expect(envelopeOf(written)).toMatchObject({ ok: true, data: { written: true } })
       expect(await fs.readFile(path.join(root, "plan-a.txt"), "utf8")).toBe("under plan")
       await call(connected, "workspace_plan", { action: "complete", plan_id: planId })
@@ -174,20 +213,38 @@ export const mcpScenarios = (name: string, connect: Connect, options: { setup?: 
     it("Plan mode with elicitation: a plan declined in the prompt is denied with the note as its reason; nothing unlocks", async () => {
       const { root, connected } = await start(["permissionMode=1"])
       connected.elicitation.next = { action: "decline", content: { note: "too broad" } }
-      const proposed = envelopeOf(await call(connected, "workspace_plan", { action: "propose", title: "Write plan-b", objective: "Declined", steps: ["write plan-b.txt"] }))
+      const proposed = envelopeOf(
+        await call(connected, "workspace_plan", {
+          action: "propose",
+          title: "Write plan-b",
+          objective: "Declined",
+          steps: ["write plan-b.txt"]
+        })
+      )
       expect(proposed.data).toMatchObject({ status: "denied", reason: "too broad" })
-      expect((await recordTitled(root, "Write plan-b"))).toMatchObject({ status: "denied", reason: "too broad" })
-      const refused = envelopeOf(await call(connected, "test_gated_write", { action: "write", path: "plan-b.txt", content: "no" }))
+      expect(await recordTitled(root, "Write plan-b")).toMatchObject({ status: "denied", reason: "too broad" })
+      const refused = envelopeOf(
+        await call(connected, "test_gated_write", { action: "write", path: "plan-b.txt", content: "no" })
+      )
       expect(refused.error?.code).toBe("APPROVAL_REQUIRED")
     })
 
     it("without elicitation every reply that needs the user names the terminal command with this root, never only /accept; the user accepts the plan there and the edit runs", async () => {
       const { root, connected } = await start(["permissionMode=1"], false)
-      const locked = envelopeOf(await call(connected, "test_gated_write", { action: "write", path: "plan-c.txt", content: "terminal plan" }))
+      const locked = envelopeOf(
+        await call(connected, "test_gated_write", { action: "write", path: "plan-c.txt", content: "terminal plan" })
+      )
       expect(locked.error?.code).toBe("APPROVAL_REQUIRED")
       expect(locked.summary).toContain(`npx agentic-workspace accept <plan_id> --root ${root}`)
       expect(locked.summary).not.toMatch(/(wait for|reply|replies) \/accept/)
-      const proposed = envelopeOf(await call(connected, "workspace_plan", { action: "propose", title: "Write plan-c", objective: "Terminal", steps: ["write plan-c.txt"] }))
+      const proposed = envelopeOf(
+        await call(connected, "workspace_plan", {
+          action: "propose",
+          title: "Write plan-c",
+          objective: "Terminal",
+          steps: ["write plan-c.txt"]
+        })
+      )
       const planId = (proposed.data as { planId: string }).planId
       expect(proposed.data).toMatchObject({ status: "pending" })
       for (const text of [proposed.summary, (proposed.data as { instruction: string }).instruction]) {
@@ -195,12 +252,16 @@ export const mcpScenarios = (name: string, connect: Connect, options: { setup?: 
         expect(text).toContain(`npx agentic-workspace deny ${planId} --root ${root} <reason>`)
         expect(text).not.toContain(`/accept ${planId}`)
       }
-      const waiting = envelopeOf(await call(connected, "test_gated_write", { action: "write", path: "plan-c.txt", content: "terminal plan" }))
+      const waiting = envelopeOf(
+        await call(connected, "test_gated_write", { action: "write", path: "plan-c.txt", content: "terminal plan" })
+      )
       expect(waiting.error?.code).toBe("APPROVAL_REQUIRED")
       expect(waiting.error?.message).toContain(`npx agentic-workspace accept ${planId} --root ${root}`)
       const decided = await runDeno(["accept", planId, "--root", root])
       expect(decided.code, decided.stderr).toBe(0)
-      const written = envelopeOf(await call(connected, "test_gated_write", { action: "write", path: "plan-c.txt", content: "terminal plan" }))
+      const written = envelopeOf(
+        await call(connected, "test_gated_write", { action: "write", path: "plan-c.txt", content: "terminal plan" })
+      )
       expect(written).toMatchObject({ ok: true, data: { written: true } })
       await call(connected, "workspace_plan", { action: "complete", plan_id: planId })
     })
@@ -234,7 +295,10 @@ export const mcpScenarios = (name: string, connect: Connect, options: { setup?: 
       expect(prompt.message).toContain("testwrite.write: Write a.txt")
       expect(prompt.message).toContain("Destructive: no")
       expect(prompt.message).toContain("+hello")
-      expect(prompt.requestedSchema).toEqual({ type: "object", properties: { note: expect.objectContaining({ type: "string" }) } })
+      expect(prompt.requestedSchema).toEqual({
+        type: "object",
+        properties: { note: expect.objectContaining({ type: "string" }) }
+      })
       expect(result.isError).toBe(false)
       expect(envelopeOf(result)).toMatchObject({ ok: true, operation: "testwrite.write", data: { written: true } })
       expect(result.content[1]!.text).toMatch(/The user approved approval_\w+ .*Note: looks right/)
@@ -261,28 +325,40 @@ export const mcpScenarios = (name: string, connect: Connect, options: { setup?: 
       connected.elicitation.next = { action: "cancel" }
       const result = await call(connected, "test_gated_write", { action: "write", path: "c.txt", content: "later" })
       expect(result.isError).toBe(false)
-      expect(envelopeOf(result).data).toMatchObject({ status: "pending_approval", approval: { kind: "transaction", destructive: false } })
+      expect(envelopeOf(result).data).toMatchObject({
+        status: "pending_approval",
+        approval: { kind: "transaction", destructive: false }
+      })
       await expect(fs.access(path.join(root, "c.txt"))).rejects.toThrow()
       expect((await recordTitled(root, "Write c.txt"))?.status).toBe("pending")
     })
 
     it("without the elicitation capability the call stays pending_approval; the user decides with agentic-workspace accept, then the resume call runs", async () => {
       const { root, connected } = await start(["permissionMode=0"], false)
-      const staged = envelopeOf(await call(connected, "test_gated_write", { action: "write", path: "d.txt", content: "terminal" }))
-      const approval = (staged.data as { status: string; approval: { id: string; resume: { tool: string; arguments: Record<string, unknown> } } })
+      const staged = envelopeOf(
+        await call(connected, "test_gated_write", { action: "write", path: "d.txt", content: "terminal" })
+      )
+      const approval = staged.data as {
+        status: string
+        approval: { id: string; resume: { tool: string; arguments: Record<string, unknown> } }
+      }
       expect(approval.status).toBe("pending_approval")
       // The reply names the way to decide in this host: the terminal command with this root.
       expect(staged.summary).toContain(`npx agentic-workspace accept ${approval.approval.id} --root ${root}`)
       expect(staged.summary).not.toContain(`/accept ${approval.approval.id}`)
       // The model's input cannot approve: the same call again only returns the same pending record.
-      const again = envelopeOf(await call(connected, "test_gated_write", { action: "write", path: "d.txt", content: "terminal" }))
+      const again = envelopeOf(
+        await call(connected, "test_gated_write", { action: "write", path: "d.txt", content: "terminal" })
+      )
       expect((again.data as { approval: { id: string } }).approval.id).toBe(approval.approval.id)
       // The user's terminal: the one entry under Deno (cheaper to start than tsx), deciding in the store the
       // server process shares, whatever host that server runs on.
       const decided = await runDeno(["accept", approval.approval.id, "ok", "--root", root, "--set", "permissionMode=0"])
       expect(decided.code, decided.stderr).toBe(0)
       expect(decided.stdout).toContain(`The user accepted ${approval.approval.id}`)
-      const resumed = envelopeOf(await call(connected, approval.approval.resume.tool, approval.approval.resume.arguments))
+      const resumed = envelopeOf(
+        await call(connected, approval.approval.resume.tool, approval.approval.resume.arguments)
+      )
       expect(resumed).toMatchObject({ ok: true, data: { written: true } })
       expect(await fs.readFile(path.join(root, "d.txt"), "utf8")).toBe("terminal")
     })

@@ -22,18 +22,51 @@ interface Run {
   readonly stderr: string
 }
 
-const run = (command: string, args: ReadonlyArray<string>, cwd: string, env: Record<string, string> = {}): Promise<Run> =>
+const run = (
+  command: string,
+  args: ReadonlyArray<string>,
+  cwd: string,
+  env: Record<string, string> = {}
+): Promise<Run> =>
   new Promise((resolve) => {
-    execFile(command, args, { cwd, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, ...env } }, (error, stdout, stderr) =>
-      resolve({ code: error === null ? 0 : typeof (error as { code?: unknown }).code === "number" ? (error as { code: number }).code : 1, stdout, stderr })
+    execFile(
+      command,
+      args,
+      { cwd, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, ...env } },
+      (error, stdout, stderr) =>
+        resolve({
+          code:
+            error === null
+              ? 0
+              : typeof (error as { code?: unknown }).code === "number"
+                ? (error as { code: number }).code
+                : 1,
+          stdout,
+          stderr
+        })
     )
   })
 
 /** Never let an install reach for the repository's own tsx or dist by accident: a clean environment for npx. */
-const CLEAN_ENV = { AGENTIC_WORKSPACE_DIST: "", npm_config_audit: "false", npm_config_fund: "false", npm_config_update_notifier: "false" }
+const CLEAN_ENV = {
+  AGENTIC_WORKSPACE_DIST: "",
+  npm_config_audit: "false",
+  npm_config_fund: "false",
+  npm_config_update_notifier: "false"
+}
 
 /** Packages that must never be runtime dependencies of the tarball (fast-check is one: agentic-workspace/verify runs it). */
-const DEV_ONLY = ["tsx", "vitest", "deno", "esbuild", "typescript", "@lmstudio/sdk", "zod", "@biomejs/biome", "@modelcontextprotocol/server-filesystem"]
+const DEV_ONLY = [
+  "tsx",
+  "vitest",
+  "deno",
+  "esbuild",
+  "typescript",
+  "@lmstudio/sdk",
+  "zod",
+  "@biomejs/biome",
+  "@modelcontextprotocol/server-filesystem"
+]
 
 let work: string
 let project: string
@@ -50,11 +83,22 @@ beforeAll(async () => {
   // npm pack runs prepack (npm run build) and prints the tarball's name last.
   const packed = await run("npm", ["pack", "--pack-destination", work, "--json"], REPO, CLEAN_ENV)
   expect(packed.code, packed.stderr).toBe(0)
-  const [info] = JSON.parse(packed.stdout.slice(packed.stdout.indexOf("["))) as Array<{ filename: string; files: Array<{ path: string }> }>
+  const [info] = JSON.parse(packed.stdout.slice(packed.stdout.indexOf("["))) as Array<{
+    filename: string
+    files: Array<{ path: string }>
+  }>
   tarball = path.join(work, path.basename(info!.filename))
   files = info!.files.map((file) => file.path)
-  await fs.writeFile(path.join(project, "package.json"), JSON.stringify({ name: "empty-project", version: "1.0.0", private: true, type: "module" }))
-  const installed = await run("npm", ["install", "--omit=dev", "--prefer-offline", "--no-audit", "--no-fund", tarball], project, CLEAN_ENV)
+  await fs.writeFile(
+    path.join(project, "package.json"),
+    JSON.stringify({ name: "empty-project", version: "1.0.0", private: true, type: "module" })
+  )
+  const installed = await run(
+    "npm",
+    ["install", "--omit=dev", "--prefer-offline", "--no-audit", "--no-fund", tarball],
+    project,
+    CLEAN_ENV
+  )
   expect(installed.code, installed.stderr).toBe(0)
 }, 600_000)
 
@@ -64,20 +108,46 @@ afterAll(async () => {
 
 describe("the packed tarball", () => {
   it("holds the bundle, its worker and supervisor beside it, the types; no spec/, properties/, bench/ or sources of tests", () => {
-    expect(files).toEqual(expect.arrayContaining(["bin/agentic-workspace.js", "dist/cli.js", "dist/index.js", "dist/mcp.js", "dist/searchWorker.js", "dist/supervisor.mjs", "dist/browserSupervisor.js", "dist/review-static/index.html", "dist/review-static/app.js", "dist/review-static/style.css", "dist/types/adapters/embed/index.d.ts", "dist/types/adapters/embed/mcp.d.ts", "package.json", "README.md"]))
+    expect(files).toEqual(
+      expect.arrayContaining([
+        "bin/agentic-workspace.js",
+        "dist/cli.js",
+        "dist/index.js",
+        "dist/mcp.js",
+        "dist/searchWorker.js",
+        "dist/supervisor.mjs",
+        "dist/browserSupervisor.js",
+        "dist/review-static/index.html",
+        "dist/review-static/app.js",
+        "dist/review-static/style.css",
+        "dist/types/adapters/embed/index.d.ts",
+        "dist/types/adapters/embed/mcp.d.ts",
+        "package.json",
+        "README.md"
+      ])
+    )
     expect(files.filter((file) => /^(spec|properties|bench|examples|scripts)\//.test(file))).toEqual([])
   })
 
   it("declares only runtime dependencies, and every package the bundle imports is one of them", async () => {
-    const manifest = JSON.parse(await fs.readFile(path.join(project, "node_modules/agentic-workspace/package.json"), "utf8")) as { dependencies: Record<string, string> }
+    const manifest = JSON.parse(
+      await fs.readFile(path.join(project, "node_modules/agentic-workspace/package.json"), "utf8")
+    ) as { dependencies: Record<string, string> }
     const dependencies = Object.keys(manifest.dependencies)
     expect(dependencies.filter((name) => DEV_ONLY.includes(name))).toEqual([])
     const external = new Set<string>()
     for (const meta of ["meta-cli.json", "meta-api.json"]) {
-      const metafile = JSON.parse(await fs.readFile(path.join(project, "node_modules/agentic-workspace/dist", meta), "utf8")) as { outputs: Record<string, { imports: Array<{ path: string; external?: boolean }> }> }
+      const metafile = JSON.parse(
+        await fs.readFile(path.join(project, "node_modules/agentic-workspace/dist", meta), "utf8")
+      ) as { outputs: Record<string, { imports: Array<{ path: string; external?: boolean }> }> }
       for (const output of Object.values(metafile.outputs)) {
         for (const imported of output.imports) {
-          if (imported.external !== true || imported.path.startsWith("node:") || builtinModules.includes(imported.path.split("/")[0]!)) continue
+          if (
+            imported.external !== true ||
+            imported.path.startsWith("node:") ||
+            builtinModules.includes(imported.path.split("/")[0]!)
+          )
+            continue
           const parts = imported.path.split("/")
           external.add(imported.path.startsWith("@") ? `${parts[0]}/${parts[1]}` : parts[0]!)
         }
@@ -99,11 +169,32 @@ describe("installed into an empty project with npm install --omit=dev", () => {
 
   it("npx agentic-workspace tools lists the tools; a call writes through the installed bundle (no tsx installed)", async () => {
     await expect(fs.access(path.join(project, "node_modules/tsx"))).rejects.toThrow()
-    const tools = await run("npx", ["--no", "--", "agentic-workspace", "tools", "--root", workspaceRoot], project, CLEAN_ENV)
+    const tools = await run(
+      "npx",
+      ["--no", "--", "agentic-workspace", "tools", "--root", workspaceRoot],
+      project,
+      CLEAN_ENV
+    )
     expect(tools.code, tools.stderr + tools.stdout).toBe(0)
     const listed = JSON.parse(tools.stdout) as Array<{ name: string; inputSchema: { type: string } }>
-    expect(listed.map((tool) => tool.name)).toEqual(expect.arrayContaining(["workspace_inspect", "workspace_edit", "workspace_notes", "workspace_command"]))
-    const called = await run("npx", ["--no", "--", "agentic-workspace", "call", "workspace_notes", '{"action":"write","name":"packed","content":"from the tarball"}', "--root", workspaceRoot], project, CLEAN_ENV)
+    expect(listed.map((tool) => tool.name)).toEqual(
+      expect.arrayContaining(["workspace_inspect", "workspace_edit", "workspace_notes", "workspace_command"])
+    )
+    const called = await run(
+      "npx",
+      [
+        "--no",
+        "--",
+        "agentic-workspace",
+        "call",
+        "workspace_notes",
+        '{"action":"write","name":"packed","content":"from the tarball"}',
+        "--root",
+        workspaceRoot
+      ],
+      project,
+      CLEAN_ENV
+    )
     expect(called.code, called.stderr).toBe(0)
     expect(JSON.parse(called.stdout)).toMatchObject({ ok: true, operation: "notes.write" })
     expect(await fs.readFile(path.join(workspaceRoot, ".agentic/notes/packed.md"), "utf8")).toBe("from the tarball\n")
@@ -112,7 +203,21 @@ describe("installed into an empty project with npm install --omit=dev", () => {
   it("a search finds the worker beside the bundle (dist/searchWorker.js)", async () => {
     await fs.mkdir(path.join(workspaceRoot, "src"), { recursive: true })
     await fs.writeFile(path.join(workspaceRoot, "src/a.txt"), "one\nthe needle line\n")
-    const searched = await run("npx", ["--no", "--", "agentic-workspace", "call", "workspace_inspect", '{"action":"search","query":"needle"}', "--root", workspaceRoot], project, CLEAN_ENV)
+    const searched = await run(
+      "npx",
+      [
+        "--no",
+        "--",
+        "agentic-workspace",
+        "call",
+        "workspace_inspect",
+        '{"action":"search","query":"needle"}',
+        "--root",
+        workspaceRoot
+      ],
+      project,
+      CLEAN_ENV
+    )
     expect(searched.code, searched.stderr + searched.stdout).toBe(0)
     expect(JSON.stringify(JSON.parse(searched.stdout).data)).toContain("the needle line")
   })
@@ -120,7 +225,18 @@ describe("installed into an empty project with npm install --omit=dev", () => {
   it("a foreground command finds the supervisor beside the bundle", async () => {
     const called = await run(
       "npx",
-      ["--no", "--", "agentic-workspace", "call", "workspace_command", JSON.stringify({ action: "run", executable: "node", args: ["-e", "console.log('hi from the job')"] }), "--root", workspaceRoot, "--set", "permissionMode=2"],
+      [
+        "--no",
+        "--",
+        "agentic-workspace",
+        "call",
+        "workspace_command",
+        JSON.stringify({ action: "run", executable: "node", args: ["-e", "console.log('hi from the job')"] }),
+        "--root",
+        workspaceRoot,
+        "--set",
+        "permissionMode=2"
+      ],
       project,
       CLEAN_ENV
     )
@@ -130,7 +246,23 @@ describe("installed into an empty project with npm install --omit=dev", () => {
 
   it("a browser session opens and closes through the installed bundle: dist/browserSupervisor.js under plain node (no tsx)", async () => {
     const browse = (input: object) =>
-      run("npx", ["--no", "--", "agentic-workspace", "call", "workspace_browser", JSON.stringify(input), "--root", workspaceRoot, "--set", "enableBrowser=true"], project, CLEAN_ENV)
+      run(
+        "npx",
+        [
+          "--no",
+          "--",
+          "agentic-workspace",
+          "call",
+          "workspace_browser",
+          JSON.stringify(input),
+          "--root",
+          workspaceRoot,
+          "--set",
+          "enableBrowser=true"
+        ],
+        project,
+        CLEAN_ENV
+      )
     const opened = await browse({ action: "open" })
     expect(opened.code, opened.stderr + opened.stdout).toBe(0)
     const sessionId = JSON.parse(opened.stdout).data.sessionId as string
@@ -161,35 +293,72 @@ describe("installed into an empty project with npm install --omit=dev", () => {
 
   /** The two launch forms the README's client configs use. */
   const launches = [
-    { form: "npx in the folder it is installed in", command: () => "npx", args: () => ["--no", "--", "agentic-workspace"], cwd: () => project },
-    { form: "the installed bin by its absolute path, from another folder", command: () => path.join(project, "node_modules/.bin/agentic-workspace"), args: () => [], cwd: () => workspaceRoot }
-  ]
-  it.each(launches)("MCP over stdio, started as the README's client config starts it ($form): initialize, tools/list, tools/call", async ({ command, args, cwd }) => {
-    const client = new Client({ name: "pack-spec", version: "1.0.0" })
-    await client.connect(
-      new StdioClientTransport({ command: command(), args: [...args(), "mcp", "--root", workspaceRoot], cwd: cwd(), env: { ...(process.env as Record<string, string>), ...CLEAN_ENV }, stderr: "pipe" })
-    )
-    try {
-      expect(client.getServerVersion()).toEqual({ name: "agentic-workspace", version: VERSION })
-      const { tools } = await client.listTools()
-      expect(tools.map((tool) => tool.name)).toContain("workspace_notes")
-      const result = (await client.callTool({ name: "workspace_notes", arguments: { action: "read", name: "packed" } })) as { structuredContent?: { ok?: boolean; data?: { content?: string } } }
-      expect(result.structuredContent).toMatchObject({ ok: true })
-    } finally {
-      await client.close()
+    {
+      form: "npx in the folder it is installed in",
+      command: () => "npx",
+      args: () => ["--no", "--", "agentic-workspace"],
+      cwd: () => project
+    },
+    {
+      form: "the installed bin by its absolute path, from another folder",
+      command: () => path.join(project, "node_modules/.bin/agentic-workspace"),
+      args: () => [],
+      cwd: () => workspaceRoot
     }
-  })
+  ]
+  it.each(launches)(
+    "MCP over stdio, started as the README's client config starts it ($form): initialize, tools/list, tools/call",
+    async ({ command, args, cwd }) => {
+      const client = new Client({ name: "pack-spec", version: "1.0.0" })
+      await client.connect(
+        new StdioClientTransport({
+          command: command(),
+          args: [...args(), "mcp", "--root", workspaceRoot],
+          cwd: cwd(),
+          env: { ...(process.env as Record<string, string>), ...CLEAN_ENV },
+          stderr: "pipe"
+        })
+      )
+      try {
+        expect(client.getServerVersion()).toEqual({ name: "agentic-workspace", version: VERSION })
+        const { tools } = await client.listTools()
+        expect(tools.map((tool) => tool.name)).toContain("workspace_notes")
+        const result = (await client.callTool({
+          name: "workspace_notes",
+          arguments: { action: "read", name: "packed" }
+        })) as { structuredContent?: { ok?: boolean; data?: { content?: string } } }
+        expect(result.structuredContent).toMatchObject({ ok: true })
+      } finally {
+        await client.close()
+      }
+    }
+  )
 
   it("the published types check an embedder's code: tsc on examples/node-agent.ts against the installed package", async () => {
     await fs.copyFile(path.join(REPO, "examples/node-agent.ts"), path.join(project, "agent.ts"))
     await fs.writeFile(
       path.join(project, "tsconfig.json"),
       JSON.stringify({
-        compilerOptions: { target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", strict: true, noEmit: true, skipLibCheck: true, allowImportingTsExtensions: true, typeRoots: [path.join(REPO, "node_modules/@types")], types: ["node"] },
+        compilerOptions: {
+          target: "ES2022",
+          module: "NodeNext",
+          moduleResolution: "NodeNext",
+          strict: true,
+          noEmit: true,
+          skipLibCheck: true,
+          allowImportingTsExtensions: true,
+          typeRoots: [path.join(REPO, "node_modules/@types")],
+          types: ["node"]
+        },
         files: ["agent.ts"]
       })
     )
-    const checked = await run(process.execPath, [path.join(REPO, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"], project, CLEAN_ENV)
+    const checked = await run(
+      process.execPath,
+      [path.join(REPO, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"],
+      project,
+      CLEAN_ENV
+    )
     expect(checked.stdout + checked.stderr).toBe("")
     expect(checked.code).toBe(0)
   })
@@ -198,7 +367,10 @@ describe("installed into an empty project with npm install --omit=dev", () => {
 /** The output files an entry loads before any dynamic import, and the source files in them. */
 const staticInputs = async (meta: string, entry: string): Promise<Array<string>> => {
   const metafile = JSON.parse(await fs.readFile(path.join(REPO, "dist", meta), "utf8")) as {
-    outputs: Record<string, { imports: Array<{ path: string; kind: string; external?: boolean }>; inputs: Record<string, unknown> }>
+    outputs: Record<
+      string,
+      { imports: Array<{ path: string; kind: string; external?: boolean }>; inputs: Record<string, unknown> }
+    >
   }
   const seen = new Set<string>()
   const external: Array<string> = []

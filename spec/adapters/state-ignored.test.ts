@@ -17,7 +17,8 @@ afterAll(async () => {
   await Promise.all(dirs.map((dir) => fs.rm(dir, { recursive: true, force: true })))
 })
 
-const git = (cwd: string, args: ReadonlyArray<string>) => execFileSync("git", args, { cwd, encoding: "utf8", env: { ...process.env, GIT_CONFIG_NOSYSTEM: "1" } })
+const git = (cwd: string, args: ReadonlyArray<string>) =>
+  execFileSync("git", args, { cwd, encoding: "utf8", env: { ...process.env, GIT_CONFIG_NOSYSTEM: "1" } })
 
 describe(".agentic/ in the user's repository (issue 17, Deliver 5)", () => {
   it("a new workspace's .agentic/ is ignored by git status (state written by notes, plans and approvals), without touching the user's .gitignore", async () => {
@@ -29,8 +30,17 @@ describe(".agentic/ in the user's repository (issue 17, Deliver 5)", () => {
     const runtime = (await openNodeWorkspace(dir, { permissionMode: 0 })) as WorkspaceRuntime
     try {
       expect((await runtime.call("workspace_notes", { action: "write", name: "n", content: "remember" })).ok).toBe(true)
-      expect((await runtime.call("workspace_plan", { action: "propose", title: "P", objective: "o", steps: ["s"] })).ok).toBe(true)
-      expect((await runtime.call("workspace_edit", { action: "apply", operations: [{ type: "create", path: "x.txt", content: "x\n" }] })).ok).toBe(true)
+      expect(
+        (await runtime.call("workspace_plan", { action: "propose", title: "P", objective: "o", steps: ["s"] })).ok
+      ).toBe(true)
+      expect(
+        (
+          await runtime.call("workspace_edit", {
+            action: "apply",
+            operations: [{ type: "create", path: "x.txt", content: "x\n" }]
+          })
+        ).ok
+      ).toBe(true)
     } finally {
       await runtime.dispose()
     }

@@ -68,11 +68,19 @@ type Services = Workspace | StateStore
 /** Runs `body` with the Workspace and StateStore over a fresh root of the fixture. */
 const withWorkspace = async (
   fixture: HostFixture,
-  body: (env: { root: HostRoot; run: <A, E>(effect: Effect.Effect<A, E, Services>) => Promise<A>; flip: <A>(effect: Effect.Effect<A, ToolError, Services>) => Promise<ToolError> }) => Promise<void>,
+  body: (env: {
+    root: HostRoot
+    run: <A, E>(effect: Effect.Effect<A, E, Services>) => Promise<A>
+    flip: <A>(effect: Effect.Effect<A, ToolError, Services>) => Promise<ToolError>
+  }) => Promise<void>,
   settings: Record<string, unknown> = {}
 ) => {
   const root = await fixture.make()
-  const layer = coreLayer(root.host, { root: root.root, runtime: fixture.runtime, platform: "linux", capabilities: [] }, settingsOf(settings))
+  const layer = coreLayer(
+    root.host,
+    { root: root.root, runtime: fixture.runtime, platform: "linux", capabilities: [] },
+    settingsOf(settings)
+  )
   const runtime = ManagedRuntime.make(layer as Layer.Layer<Services>)
   try {
     const run = <A, E>(effect: Effect.Effect<A, E, Services>) => runtime.runPromise(effect)
@@ -108,9 +116,13 @@ export const suite = (name: string, fixture: HostFixture): ReadonlyArray<Conform
   test("an atomic write leaves no temporary file beside its target", () =>
     withWorkspace(fixture, async ({ run }) => {
       await run(Effect.flatMap(ws, (w) => w.mkdir("dir")))
-      for (let index = 0; index < 5; index++) await run(Effect.flatMap(ws, (w) => w.write("dir/f.txt", bytesOf(`v${index}`))))
+      for (let index = 0; index < 5; index++)
+        await run(Effect.flatMap(ws, (w) => w.write("dir/f.txt", bytesOf(`v${index}`))))
       const entries = await run(Effect.flatMap(ws, (w) => w.list("dir")))
-      assert.deepEqual(entries.map((entry) => entry.name), ["f.txt"])
+      assert.deepEqual(
+        entries.map((entry) => entry.name),
+        ["f.txt"]
+      )
     }))
 
   test("write keeps a given mode and chmod changes it", () =>
@@ -135,7 +147,9 @@ export const suite = (name: string, fixture: HostFixture): ReadonlyArray<Conform
       assert.equal(info?.type, "file")
       assert.equal(info?.size, 5)
       assert.equal((await run(Effect.flatMap(ws, (w) => w.stat("src"))))?.type, "directory")
-      const entries = [...(await run(Effect.flatMap(ws, (w) => w.list("src"))))].sort((a, b) => a.name.localeCompare(b.name))
+      const entries = [...(await run(Effect.flatMap(ws, (w) => w.list("src"))))].sort((a, b) =>
+        a.name.localeCompare(b.name)
+      )
       assert.deepEqual(entries, [
         { name: "a.ts", type: "file" },
         { name: "lib", type: "directory" }
@@ -172,7 +186,10 @@ export const suite = (name: string, fixture: HostFixture): ReadonlyArray<Conform
   test("paths that climb out or are absolute outside the root are PATH_ESCAPE; an absolute path inside is accepted", () =>
     withWorkspace(fixture, async ({ root, run, flip }) => {
       assert.equal((await flip(Effect.flatMap(ws, (w) => w.read("../etc/passwd")))).code, "PATH_ESCAPE")
-      assert.equal((await flip(Effect.flatMap(ws, (w) => w.write(`${root.outside}/x`, bytesOf("x"))))).code, "PATH_ESCAPE")
+      assert.equal(
+        (await flip(Effect.flatMap(ws, (w) => w.write(`${root.outside}/x`, bytesOf("x"))))).code,
+        "PATH_ESCAPE"
+      )
       await run(Effect.flatMap(ws, (w) => w.write(`${root.root}/in.txt`, bytesOf("in"))))
       assert.equal(text(await run(Effect.flatMap(ws, (w) => w.read("in.txt")))), "in")
     }))
@@ -198,9 +215,16 @@ export const suite = (name: string, fixture: HostFixture): ReadonlyArray<Conform
         await run(Effect.flatMap(StateStore, (store) => store.writeText("notes/n.md", "state\n")))
         assert.equal(text(await run(Effect.flatMap(ws, (w) => w.read(".agentic/notes/n.md")))), "state\n")
         for (const path of [".agentic/notes/n.md", ".git/config", "secrets/key.pem", "nested/.git/HEAD"]) {
-          assert.equal((await flip(Effect.flatMap(ws, (w) => w.write(path, bytesOf("x"))))).code, "PROTECTED_PATH", path)
+          assert.equal(
+            (await flip(Effect.flatMap(ws, (w) => w.write(path, bytesOf("x"))))).code,
+            "PROTECTED_PATH",
+            path
+          )
         }
-        assert.equal((await flip(Effect.flatMap(ws, (w) => w.remove(".agentic", { recursive: true })))).code, "PROTECTED_PATH")
+        assert.equal(
+          (await flip(Effect.flatMap(ws, (w) => w.remove(".agentic", { recursive: true })))).code,
+          "PROTECTED_PATH"
+        )
       },
       { protectedPatterns: ["secrets/**"] }
     ))
@@ -235,12 +259,27 @@ export const suite = (name: string, fixture: HostFixture): ReadonlyArray<Conform
           "secrets /key.pem"
         ]
         for (const path of aliases) {
-          assert.equal((await flip(Effect.flatMap(ws, (w) => w.write(path, bytesOf("x"))))).code, "PROTECTED_PATH", JSON.stringify(path))
+          assert.equal(
+            (await flip(Effect.flatMap(ws, (w) => w.write(path, bytesOf("x"))))).code,
+            "PROTECTED_PATH",
+            JSON.stringify(path)
+          )
         }
         // Names that only look alike stay writable.
-        for (const path of [".gitignore", ".github/workflows/ci.yml", "git/config", "sub/.agentic/x.md", "my.git.d/x", "agenti~x/y"]) {
+        for (const path of [
+          ".gitignore",
+          ".github/workflows/ci.yml",
+          "git/config",
+          "sub/.agentic/x.md",
+          "my.git.d/x",
+          "agenti~x/y"
+        ]) {
           const parent = path.slice(0, path.lastIndexOf("/"))
-          await run(Effect.flatMap(ws, (w) => Effect.zipRight(w.mkdir(parent, { recursive: true }), w.write(path, bytesOf("x")))))
+          await run(
+            Effect.flatMap(ws, (w) =>
+              Effect.zipRight(w.mkdir(parent, { recursive: true }), w.write(path, bytesOf("x")))
+            )
+          )
         }
       },
       { protectedPatterns: ["secrets/**"] }
@@ -271,7 +310,10 @@ export const suite = (name: string, fixture: HostFixture): ReadonlyArray<Conform
       }
       // Fields the Schema does not name survive a read (a newer writer's fields are kept through an update).
       await run(Effect.flatMap(StateStore, (s) => s.writeJson("extra.json", { x: 1, mac: "ab" })))
-      assert.deepEqual(await run(Effect.flatMap(StateStore, (s) => s.readJson("extra.json", XRecord))), { x: 1, mac: "ab" })
+      assert.deepEqual(await run(Effect.flatMap(StateStore, (s) => s.readJson("extra.json", XRecord))), {
+        x: 1,
+        mac: "ab"
+      })
     }))
 
   test("concurrent locked updates of one store file never lose a write", () =>
@@ -281,8 +323,15 @@ export const suite = (name: string, fixture: HostFixture): ReadonlyArray<Conform
           Effect.succeed([undefined, { count: (current?.count ?? 0) + 1 }] as const)
         )
       )
-      await run(Effect.all(Array.from({ length: 12 }, () => increment), { concurrency: "unbounded" }))
-      assert.deepEqual(await run(Effect.flatMap(StateStore, (s) => s.readJson("counter.json", CounterRecord))), { count: 12 })
+      await run(
+        Effect.all(
+          Array.from({ length: 12 }, () => increment),
+          { concurrency: "unbounded" }
+        )
+      )
+      assert.deepEqual(await run(Effect.flatMap(StateStore, (s) => s.readJson("counter.json", CounterRecord))), {
+        count: 12
+      })
     }))
 
   return cases
@@ -311,7 +360,10 @@ type HostServicesOnly = Processes | Search | HostInfo | Workspace | StateStore
 /** Runs `body` over a host's whole layer (`hostLayer`): processes (or their refusal) and search. */
 const withHost = async (
   fixture: HostFixture,
-  body: (env: { root: HostRoot; run: <A, E>(effect: Effect.Effect<A, E, HostServicesOnly>) => Promise<A> }) => Promise<void>
+  body: (env: {
+    root: HostRoot
+    run: <A, E>(effect: Effect.Effect<A, E, HostServicesOnly>) => Promise<A>
+  }) => Promise<void>
 ) => {
   const root = await fixture.make()
   const host = hostLayer({
@@ -322,7 +374,9 @@ const withHost = async (
     ...(fixture.processes === undefined ? {} : { processes: fixture.processes }),
     ...(fixture.search === undefined ? {} : { search: fixture.search(root.root) })
   })
-  const layer = Layer.mergeAll(Workspace.layer, StateStore.layer).pipe(Layer.provideMerge(Layer.merge(host, Layer.succeed(CurrentSettingsTag, settingsOf({})))))
+  const layer = Layer.mergeAll(Workspace.layer, StateStore.layer).pipe(
+    Layer.provideMerge(Layer.merge(host, Layer.succeed(CurrentSettingsTag, settingsOf({}))))
+  )
   const runtime = ManagedRuntime.make(layer as Layer.Layer<HostServicesOnly>)
   try {
     await body({ root, run: (effect) => runtime.runPromise(effect) })
@@ -348,7 +402,9 @@ export const servicesSuite = (name: string, fixture: HostFixture): ReadonlyArray
     test('processes: a host without them advertises no "process" and refuses TOOL_DISABLED naming the host', () =>
       withHost(fixture, async ({ run }) => {
         assert.equal((await run(HostInfoTag)).capabilities.includes("process"), false)
-        const refused = await run(Effect.flip(Effect.flatMap(Processes, (p) => p.exec({ argv: ["git"], cwd: "/", timeoutMs: 1000 }))))
+        const refused = await run(
+          Effect.flip(Effect.flatMap(Processes, (p) => p.exec({ argv: ["git"], cwd: "/", timeoutMs: 1000 })))
+        )
         assert.equal(refused.code, "TOOL_DISABLED")
         assert.equal(refused.message, `this host (${fixture.runtime}) has no process service`)
       }))
@@ -358,11 +414,31 @@ export const servicesSuite = (name: string, fixture: HostFixture): ReadonlyArray
         assert.equal((await run(HostInfoTag)).capabilities.includes("process"), true)
         const result = await run(
           Effect.flatMap(Processes, (p) =>
-            p.exec({ argv: script("process.stdin.on('data', (d) => process.stdout.write(String(d).toUpperCase())); process.stdin.on('end', () => process.exit(4))"), cwd: root.root, timeoutMs: 30_000, stdin: "a|b $X" })
+            p.exec({
+              argv: script(
+                "process.stdin.on('data', (d) => process.stdout.write(String(d).toUpperCase())); process.stdin.on('end', () => process.exit(4))"
+              ),
+              cwd: root.root,
+              timeoutMs: 30_000,
+              stdin: "a|b $X"
+            })
           )
         )
-        assert.deepEqual(result, { exitCode: 4, signal: null, stdout: "A|B $X", stderr: "", timedOut: false, truncated: false })
-        const missing = await run(Effect.flip(Effect.flatMap(Processes, (p) => p.exec({ argv: ["aw-no-such-executable-xyz"], cwd: root.root, timeoutMs: 5000 }))))
+        assert.deepEqual(result, {
+          exitCode: 4,
+          signal: null,
+          stdout: "A|B $X",
+          stderr: "",
+          timedOut: false,
+          truncated: false
+        })
+        const missing = await run(
+          Effect.flip(
+            Effect.flatMap(Processes, (p) =>
+              p.exec({ argv: ["aw-no-such-executable-xyz"], cwd: root.root, timeoutMs: 5000 })
+            )
+          )
+        )
         assert.equal(missing.code, "NOT_FOUND")
       }))
 
@@ -370,13 +446,19 @@ export const servicesSuite = (name: string, fixture: HostFixture): ReadonlyArray
       withHost(fixture, async ({ root, run }) => {
         const jobDir = `${root.root}/.agentic/jobs/job_conformance`
         const [executable, ...args] = script("console.log('out'); console.error('err'); process.exit(3)")
-        await run(Effect.flatMap(StateStore, (store) => store.writeJson("jobs/job_conformance/spec.json", { executable, args, cwd: root.root, timeoutMs: 30_000 })))
+        await run(
+          Effect.flatMap(StateStore, (store) =>
+            store.writeJson("jobs/job_conformance/spec.json", { executable, args, cwd: root.root, timeoutMs: 30_000 })
+          )
+        )
         const launched = await run(Effect.flatMap(Processes, (p) => p.launch(jobDir)))
         assert.equal(launched.startError, undefined)
         assert.equal(typeof launched.pid, "number")
         let exit: { status?: string; exitCode?: number } | undefined
         for (let round = 0; round < 600 && exit === undefined; round++) {
-          exit = await run(Effect.flatMap(StateStore, (store) => store.readText("jobs/job_conformance/exit.json"))).then((text) => (text === undefined ? undefined : JSON.parse(text)))
+          exit = await run(
+            Effect.flatMap(StateStore, (store) => store.readText("jobs/job_conformance/exit.json"))
+          ).then((text) => (text === undefined ? undefined : JSON.parse(text)))
           if (exit === undefined) await sleep(50)
         }
         assert.equal(exit?.status, "exited")
@@ -398,16 +480,36 @@ export const servicesSuite = (name: string, fixture: HostFixture): ReadonlyArray
       await write("b.txt", "no match\n")
       await write("ignored.txt", "needle hidden\n")
       const walked = await run(
-        Effect.flatMap(Search, (search) => search.walk({ base: "", includeIgnored: false, excludes: [], directories: false, maxEntries: 100 }))
+        Effect.flatMap(Search, (search) =>
+          search.walk({ base: "", includeIgnored: false, excludes: [], directories: false, maxEntries: 100 })
+        )
       )
-      assert.deepEqual(walked.entries.map((entry) => entry.path), [".gitignore", "b.txt", "src/a.ts"])
+      assert.deepEqual(
+        walked.entries.map((entry) => entry.path),
+        [".gitignore", "b.txt", "src/a.ts"]
+      )
       assert.equal(walked.complete, true)
       const found = await run(
         Effect.flatMap(Search, (search) =>
-          search.grep({ base: "", includeIgnored: false, excludes: [], include: [], source: "needle", flags: "m", literal: "needle", context: 0, maxMatches: 10, maxLineChars: 200, maxFileBytes: 1_000_000 })
+          search.grep({
+            base: "",
+            includeIgnored: false,
+            excludes: [],
+            include: [],
+            source: "needle",
+            flags: "m",
+            literal: "needle",
+            context: 0,
+            maxMatches: 10,
+            maxLineChars: 200,
+            maxFileBytes: 1_000_000
+          })
         )
       )
-      assert.deepEqual(found.matches.map((match) => [match.path, match.line]), [["src/a.ts", 2]])
+      assert.deepEqual(
+        found.matches.map((match) => [match.path, match.line]),
+        [["src/a.ts", 2]]
+      )
     }))
   return cases
 }

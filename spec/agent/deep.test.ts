@@ -16,7 +16,13 @@ afterEach(async () => {
 })
 
 const pageServer = async () => {
-  page = http.createServer((_req, res) => res.writeHead(200, { "content-type": "text/html" }).end("<html><head><title>Borrow</title></head><body><main><p>The borrow checker checks borrows.</p></main></body></html>"))
+  page = http.createServer((_req, res) =>
+    res
+      .writeHead(200, { "content-type": "text/html" })
+      .end(
+        "<html><head><title>Borrow</title></head><body><main><p>The borrow checker checks borrows.</p></main></body></html>"
+      )
+  )
   await new Promise<void>((done) => page!.listen(0, "127.0.0.1", () => done()))
   return `http://127.0.0.1:${(page.address() as { port: number }).port}`
 }
@@ -27,13 +33,35 @@ describe("workspace_research deep", () => {
     current = await rig(
       sequence([
         { calls: [{ name: "fetch_source", arguments: { url: `${origin}/borrow` } }] },
-        { calls: [{ name: "finish_run", arguments: { summary: "The borrow checker checks borrows.", evidence: ["fetched the page"], remaining_work: [], confidence: 0.9 } }] }
+        {
+          calls: [
+            {
+              name: "finish_run",
+              arguments: {
+                summary: "The borrow checker checks borrows.",
+                evidence: ["fetched the page"],
+                remaining_work: [],
+                confidence: 0.9
+              }
+            }
+          ]
+        }
       ]),
-      { permissionMode: 2, enableWebResearch: true, allowAgentWebResearch: true, allowAgentCommands: true, allowPrivateNetwork: true }
+      {
+        permissionMode: 2,
+        enableWebResearch: true,
+        allowAgentWebResearch: true,
+        allowAgentCommands: true,
+        allowPrivateNetwork: true
+      }
     )
     const project = await current.ws.call("workspace_research", { action: "start", title: "Borrowing" })
     const researchId = (project.data as any).researchId
-    const deep = await current.ws.call("workspace_research", { action: "deep", objective: "How does the borrow checker work?", research_id: researchId })
+    const deep = await current.ws.call("workspace_research", {
+      action: "deep",
+      objective: "How does the borrow checker work?",
+      research_id: researchId
+    })
     expect(deep.ok, JSON.stringify(deep)).toBe(true)
     const data = deep.data as any
     expect(data.status).toBe("completed")
@@ -47,18 +75,28 @@ describe("workspace_research deep", () => {
     const shown = await current.ws.call("workspace_research", { action: "show", research_id: researchId })
     expect((shown.data as any).project.sources.map((source: any) => source.id)).toEqual(data.sources)
     // awaiting with run_id is a read: it answers the same run
-    const awaited = await current.ws.call("workspace_research", { action: "deep", objective: "How does the borrow checker work?", run_id: data.runId })
+    const awaited = await current.ws.call("workspace_research", {
+      action: "deep",
+      objective: "How does the borrow checker work?",
+      run_id: data.runId
+    })
     expect((awaited.data as any).runId).toBe(data.runId)
     expect((awaited.data as any).status).toBe("completed")
   }, 120_000)
 
   it("the model endpoint on 127.0.0.1 is reached with allowPrivateNetwork off, while the run's own fetch_source of a loopback URL is EGRESS_DENIED", async () => {
     const origin = await pageServer()
-    current = await rig(sequence([{ calls: [{ name: "fetch_source", arguments: { url: `${origin}/secret` } }] }, { text: "could not fetch" }]), {
-      permissionMode: 2,
-      enableWebResearch: true,
-      allowAgentWebResearch: true
-    })
+    current = await rig(
+      sequence([
+        { calls: [{ name: "fetch_source", arguments: { url: `${origin}/secret` } }] },
+        { text: "could not fetch" }
+      ]),
+      {
+        permissionMode: 2,
+        enableWebResearch: true,
+        allowAgentWebResearch: true
+      }
+    )
     const result = await current.agent({ action: "run", objective: "fetch the local page", mode: "research" })
     expect(result.data.status).toBe("completed")
     const transcript = await readTranscript(current.ws, result.data.runId)

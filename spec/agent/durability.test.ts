@@ -24,9 +24,27 @@ describe("kill -9 of the run's worker mid-run", () => {
   it("status reports interrupted; start with the same key resumes and completes; the transcript has no duplicated mutating call and the unknown call is not replayed", async () => {
     const script = (request: ChatRequest): ScriptedReply => {
       const turn = turnOf(request)
-      if (turn === 0) return { calls: [{ name: "workspace_edit", arguments: { action: "apply", operations: [{ type: "create", path: "a.txt", content: "a\n" }] } }] }
-      if (turn === 1) return { calls: [{ name: "workspace_command", arguments: { action: "run", executable: "sleep", args: ["6"] } }] }
-      return { calls: [{ name: "finish_run", arguments: { summary: "resumed and finished", evidence: ["a.txt"], remaining_work: [], confidence: 0.5 } }] }
+      if (turn === 0)
+        return {
+          calls: [
+            {
+              name: "workspace_edit",
+              arguments: { action: "apply", operations: [{ type: "create", path: "a.txt", content: "a\n" }] }
+            }
+          ]
+        }
+      if (turn === 1)
+        return {
+          calls: [{ name: "workspace_command", arguments: { action: "run", executable: "sleep", args: ["6"] } }]
+        }
+      return {
+        calls: [
+          {
+            name: "finish_run",
+            arguments: { summary: "resumed and finished", evidence: ["a.txt"], remaining_work: [], confidence: 0.5 }
+          }
+        ]
+      }
     }
     current = await rig(script, { permissionMode: 2, allowAgentCommands: true })
     const spec = { action: "start", objective: "create a.txt then wait", idempotency_key: "durable-1" }
@@ -35,7 +53,11 @@ describe("kill -9 of the run's worker mid-run", () => {
     const runId = started.data.runId as string
     const ws = current.ws
     // wait until the command call has been written as started (its outcome not yet)
-    await until(async () => (await readTranscript(ws, runId)).some((entry) => entry.type === "tool_call" && entry.name === "workspace_command"))
+    await until(async () =>
+      (await readTranscript(ws, runId)).some(
+        (entry) => entry.type === "tool_call" && entry.name === "workspace_command"
+      )
+    )
     const state = JSON.parse(await ws.read(`.agentic/runs/${runId}/state.json`))
     process.kill(state.worker.pid, "SIGKILL")
     const interrupted = await waitFor(current.agent, runId, (status) => status === "interrupted", 20_000)
@@ -55,7 +77,9 @@ describe("kill -9 of the run's worker mid-run", () => {
     const unknown = transcript.filter((entry) => entry.type === "tool_unknown")
     expect(unknown.map((entry) => entry.name)).toEqual(["workspace_command"])
     // the model is told
-    const told = current.server.requests.at(-1)!.messages.find((message) => message.role === "tool" && String(message.content).includes("UNKNOWN OUTCOME"))
+    const told = current.server.requests
+      .at(-1)!
+      .messages.find((message) => message.role === "tool" && String(message.content).includes("UNKNOWN OUTCOME"))
     expect(told).toBeDefined()
     expect(await ws.read("a.txt")).toBe("a\n")
     expect(done.data.transactions).toHaveLength(1)
@@ -90,7 +114,9 @@ describe("cancel: 'stops the worker, records cancelled; already finished says so
     expect((await current.agent({ action: "status", run_id: runId })).data.status).toBe("cancelled")
     const again = await current.agent({ action: "cancel", run_id: runId })
     expect(again.ok).toBe(true)
-    expect(again.summary).toContain(`${runId} was already cancelled before cancel: no worker was running, so nothing was stopped.`)
+    expect(again.summary).toContain(
+      `${runId} was already cancelled before cancel: no worker was running, so nothing was stopped.`
+    )
     expect(again.retention.facts[0]).toContain("already cancelled")
   }, 90_000)
 })

@@ -13,16 +13,28 @@ afterEach(async () => {
   current = undefined
 })
 
-const finish = sequence([{ calls: [{ name: "finish_run", arguments: { summary: "nothing to do", evidence: [], remaining_work: [], confidence: 1 } }] }])
+const finish = sequence([
+  {
+    calls: [
+      { name: "finish_run", arguments: { summary: "nothing to do", evidence: [], remaining_work: [], confidence: 1 } }
+    ]
+  }
+])
 const approvePlan = async (ws: TempWorkspace) => {
-  const proposed = await ws.call("workspace_plan", { action: "propose", title: "Delegate", objective: "Run a sub-agent", steps: [{ text: "run the agent", kind: "edit" }] })
+  const proposed = await ws.call("workspace_plan", {
+    action: "propose",
+    title: "Delegate",
+    objective: "Run a sub-agent",
+    steps: [{ text: "run the agent", kind: "edit" }]
+  })
   await ws.run(preprocess(`/accept ${(proposed.data as any).planId}`))
 }
 const records = (ws: TempWorkspace) => {
   const file = path.join(ws.dir, ".agentic/approvals/state.json")
   return fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, "utf8")).records as Array<Record<string, any>>) : []
 }
-const runsDir = (ws: TempWorkspace) => (fs.existsSync(path.join(ws.dir, ".agentic/runs")) ? fs.readdirSync(path.join(ws.dir, ".agentic/runs")) : [])
+const runsDir = (ws: TempWorkspace) =>
+  fs.existsSync(path.join(ws.dir, ".agentic/runs")) ? fs.readdirSync(path.join(ws.dir, ".agentic/runs")) : []
 
 describe("the gating table, workspace_agent row", () => {
   it("Plan, no approved plan: 'In Plan mode run/start fail with APPROVAL_REQUIRED until a plan is approved' and nothing starts", async () => {
@@ -118,22 +130,34 @@ describe("'Input validation (INVALID_INPUT for a missing or over-long objective 
       expect(result.error?.code, JSON.stringify(args).slice(0, 80)).toBe("INVALID_INPUT")
     }
     // at the limits it is accepted (and staged: it may run commands)
-    const atLimit = await current.agent({ action: "start", objective: "x".repeat(20_000), context: "y".repeat(100_000), max_passes: 20, rounds_per_pass: 50, max_tool_calls: 500 })
+    const atLimit = await current.agent({
+      action: "start",
+      objective: "x".repeat(20_000),
+      context: "y".repeat(100_000),
+      max_passes: 20,
+      rounds_per_pass: 50,
+      max_tool_calls: 500
+    })
     expect(atLimit.data.status).toBe("pending_approval")
     expect(records(current.ws).filter((record) => record.kind === "agent")).toHaveLength(1)
   })
 
   it("an unknown task_board_id or research_project_id is NOT_FOUND before gating", async () => {
     current = await rig(finish, { permissionMode: 0, allowAgentCommands: true })
-    expect((await current.agent({ action: "start", objective: "ok", task_board_id: "board_nope" })).error?.code).toBe("NOT_FOUND")
-    expect((await current.agent({ action: "start", objective: "ok", research_project_id: "research_nope" })).error?.code).toBe("NOT_FOUND")
+    expect((await current.agent({ action: "start", objective: "ok", task_board_id: "board_nope" })).error?.code).toBe(
+      "NOT_FOUND"
+    )
+    expect(
+      (await current.agent({ action: "start", objective: "ok", research_project_id: "research_nope" })).error?.code
+    ).toBe("NOT_FOUND")
     expect(records(current.ws)).toEqual([])
   })
 
   it("'status, history, cancel and list are never gated': in Plan mode without a plan they answer (NOT_FOUND for an unknown run, not APPROVAL_REQUIRED)", async () => {
     current = await rig(finish, { permissionMode: 1 })
     expect((await current.agent({ action: "list" })).ok).toBe(true)
-    for (const action of ["status", "history", "cancel"]) expect((await current.agent({ action, run_id: "run_unknown1" })).error?.code, action).toBe("NOT_FOUND")
+    for (const action of ["status", "history", "cancel"])
+      expect((await current.agent({ action, run_id: "run_unknown1" })).error?.code, action).toBe("NOT_FOUND")
   })
 })
 
@@ -146,7 +170,11 @@ describe("'commitEdits is part of the run's idempotency specification'", () => {
     expect(again.ok).toBe(true)
     expect(again.data.runId).toBe(first.data.runId)
     expect(current.server.requests).toHaveLength(1)
-    const manual = await current.ws.reopen({ enableSubAgents: true, modelBaseUrl: current.server.baseUrl, permissionMode: 0 })
+    const manual = await current.ws.reopen({
+      enableSubAgents: true,
+      modelBaseUrl: current.server.baseUrl,
+      permissionMode: 0
+    })
     const conflict = await manual.call(AGENT, { action: "start", objective: "once", idempotency_key: "k1" })
     expect(conflict.error?.code).toBe("EDIT_CONFLICT")
     expect(conflict.error?.message).toContain("commitEdits")
@@ -157,7 +185,15 @@ describe("'commitEdits is part of the run's idempotency specification'", () => {
 describe("'In Auto and Plan every call of the run passes the parent's gate'", () => {
   const applyThenFinish = (delayMs: number) =>
     sequence([
-      { calls: [{ name: "workspace_edit", arguments: { action: "apply", operations: [{ type: "create", path: "late.txt", content: "late" }] } }], delayMs },
+      {
+        calls: [
+          {
+            name: "workspace_edit",
+            arguments: { action: "apply", operations: [{ type: "create", path: "late.txt", content: "late" }] }
+          }
+        ],
+        delayMs
+      },
       { calls: [{ name: "finish_run", arguments: { summary: "tried" } }] }
     ])
   const until = async (check: () => boolean) => {
@@ -171,10 +207,15 @@ describe("'In Auto and Plan every call of the run passes the parent's gate'", ()
     expect(started.ok, JSON.stringify(started)).toBe(true)
     await until(() => current!.server.requests.length > 0)
     const plan = records(current.ws).find((record) => record.kind === "plan")!
-    expect((await current.ws.call("workspace_plan", { action: "complete", plan_id: plan.id, summary: "done" })).ok).toBe(true)
+    expect(
+      (await current.ws.call("workspace_plan", { action: "complete", plan_id: plan.id, summary: "done" })).ok
+    ).toBe(true)
     const done = await waitFor(current.agent, started.data.runId)
     expect(done.data.status).toBe("completed")
-    const transcript = (await current.ws.read(`.agentic/runs/${started.data.runId}/transcript.jsonl`)).split("\n").filter(Boolean).map((line) => JSON.parse(line))
+    const transcript = (await current.ws.read(`.agentic/runs/${started.data.runId}/transcript.jsonl`))
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => JSON.parse(line))
     const refused = transcript.find((entry: any) => entry.type === "refused" && entry.name === "workspace_edit")
     expect(refused?.content).toContain("no longer approved")
     expect(await current.ws.exists("late.txt")).toBe(false)
@@ -184,7 +225,10 @@ describe("'In Auto and Plan every call of the run passes the parent's gate'", ()
     current = await rig(applyThenFinish(3000), { permissionMode: 2 })
     const started = await current.agent({ action: "start", objective: "write late.txt" })
     await until(() => current!.server.requests.length > 0)
-    fs.writeFileSync(path.join(current.ws.dir, ".agentic/host.json"), JSON.stringify({ version: 1, host: "mcp", settings: { permissionMode: 0 } }))
+    fs.writeFileSync(
+      path.join(current.ws.dir, ".agentic/host.json"),
+      JSON.stringify({ version: 1, host: "mcp", settings: { permissionMode: 0 } })
+    )
     const done = await waitFor(current.agent, started.data.runId)
     expect(done.data.status).toBe("completed")
     expect(await current.ws.exists("late.txt")).toBe(false)

@@ -18,14 +18,27 @@ describe("the lowering table", () => {
                 for (const allowAgentCommands of [true, false])
                   for (const enableWebResearch of [true, false])
                     for (const allowAgentWebResearch of [true, false]) {
-                      const settings = { ...defaultSettings, permissionMode, enableProcessExecution, allowAgentCommands, enableWebResearch, allowAgentWebResearch }
-                      const reach = reachOf(settings, { mode, commit_edits, allow_commands, allow_web }, { process: true, network: true })
+                      const settings = {
+                        ...defaultSettings,
+                        permissionMode,
+                        enableProcessExecution,
+                        allowAgentCommands,
+                        enableWebResearch,
+                        allowAgentWebResearch
+                      }
+                      const reach = reachOf(
+                        settings,
+                        { mode, commit_edits, allow_commands, allow_web },
+                        { process: true, network: true }
+                      )
                       // "Its default comes from the permission mode — Auto and an approved Plan: true; Manual: false"
                       const commitDefault = permissionMode !== 0
                       expect(reach.commitEdits).toBe(commit_edits === false ? false : commitDefault)
                       // "process execution and Allow agents to run commands are on and allow_commands is not false (research mode defaults to no commands)"
                       const commandsDefault = mode !== "research"
-                      expect(reach.commands).toBe(enableProcessExecution && allowAgentCommands && (allow_commands ?? commandsDefault))
+                      expect(reach.commands).toBe(
+                        enableProcessExecution && allowAgentCommands && (allow_commands ?? commandsDefault)
+                      )
                       // "Enable web research tools and Allow sub-agents to use web research are on and allow_web is not false"
                       expect(reach.web).toBe(enableWebResearch && allowAgentWebResearch && allow_web !== false)
                       // "A run that can do neither starts immediately."
@@ -41,8 +54,18 @@ describe("the lowering table", () => {
   })
 
   it("a host without processes or a network lowers commands and web whatever the settings", () => {
-    const all = { ...defaultSettings, permissionMode: 2 as const, allowAgentCommands: true, enableWebResearch: true, allowAgentWebResearch: true }
-    expect(reachOf(all, {}, { process: false, network: false })).toEqual({ commitEdits: true, commands: false, web: false })
+    const all = {
+      ...defaultSettings,
+      permissionMode: 2 as const,
+      allowAgentCommands: true,
+      enableWebResearch: true,
+      allowAgentWebResearch: true
+    }
+    expect(reachOf(all, {}, { process: false, network: false })).toEqual({
+      commitEdits: true,
+      commands: false,
+      web: false
+    })
   })
 
   it("'before each gated call it also reads the host's current permission mode and uses the lower of the two'", () => {

@@ -17,9 +17,20 @@ describe("Manual: the approved entry authorises the run's commands", () => {
   it("after /accept the run's echo runs unstaged, a command off the allowlist is EXECUTABLE_DENIED, an edit stays a preview; no approval is staged from inside", async () => {
     current = await rig(
       sequence([
-        { calls: [{ name: "workspace_command", arguments: { action: "run", executable: "echo", args: ["from-run"] } }] },
-        { calls: [{ name: "workspace_command", arguments: { action: "run", executable: "bash", args: ["-c", "true"] } }] },
-        { calls: [{ name: "workspace_edit", arguments: { action: "preview", operations: [{ type: "create", path: "p.txt", content: "p" }] } }] },
+        {
+          calls: [{ name: "workspace_command", arguments: { action: "run", executable: "echo", args: ["from-run"] } }]
+        },
+        {
+          calls: [{ name: "workspace_command", arguments: { action: "run", executable: "bash", args: ["-c", "true"] } }]
+        },
+        {
+          calls: [
+            {
+              name: "workspace_edit",
+              arguments: { action: "preview", operations: [{ type: "create", path: "p.txt", content: "p" }] }
+            }
+          ]
+        },
         { calls: [{ name: "finish_run", arguments: { summary: "ran echo" } }] }
       ]),
       { permissionMode: 0, allowAgentCommands: true }
@@ -38,7 +49,8 @@ describe("Manual: the approved entry authorises the run's commands", () => {
     expect(result.data.jobs).toHaveLength(1)
     expect(result.data.plannedTransactions).toHaveLength(1)
     expect(await current.ws.exists("p.txt")).toBe(false)
-    const records = JSON.parse(fs.readFileSync(path.join(current.ws.dir, ".agentic/approvals/state.json"), "utf8")).records as Array<{ kind: string }>
+    const records = JSON.parse(fs.readFileSync(path.join(current.ws.dir, ".agentic/approvals/state.json"), "utf8"))
+      .records as Array<{ kind: string }>
     expect(records.map((record) => record.kind)).toEqual(["agent"])
 
     // history: "the transcript, paged and budgeted"
@@ -57,7 +69,11 @@ describe("Manual: the approved entry authorises the run's commands", () => {
 
   it("task_board_id: a known board is accepted and the run is told to work it through workspace_tasks", async () => {
     current = await rig(sequence([{ text: "looked at the board" }]), { permissionMode: 2 })
-    const board = await current.ws.call("workspace_tasks", { action: "create", title: "Work", items: [{ text: "first" }] })
+    const board = await current.ws.call("workspace_tasks", {
+      action: "create",
+      title: "Work",
+      items: [{ text: "first" }]
+    })
     expect(board.ok, JSON.stringify(board)).toBe(true)
     const boardId = (board.data as any).boardId
     const result = await current.agent({ action: "run", objective: "work the board", task_board_id: boardId })

@@ -29,7 +29,9 @@ const request = (baseUrl: string, stream: boolean, apiKeyEnv?: string) => ({
 describe("the Model port bound on Node", () => {
   for (const stream of [false, true]) {
     it(`${stream ? "streaming" : "non-streaming"}: text and tool calls come back whole (arguments joined across fragments)`, async () => {
-      server = await startChatServer(sequence([{ calls: [{ name: "finish_run", arguments: { summary: "s", evidence: ["e"] } }] }]))
+      server = await startChatServer(
+        sequence([{ calls: [{ name: "finish_run", arguments: { summary: "s", evidence: ["e"] } }] }])
+      )
       const reply = await Effect.runPromise(nodeModel.complete(request(server.baseUrl, stream)))
       expect(reply.toolCalls).toHaveLength(1)
       expect(reply.toolCalls[0]!.name).toBe("finish_run")
@@ -46,11 +48,15 @@ describe("the Model port bound on Node", () => {
     const { createServer } = await import("node:http")
     const probe = createServer((req, res) => {
       auth = req.headers.authorization
-      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ choices: [{ message: { role: "assistant", content: "ok" }, finish_reason: "stop" }] }))
+      res
+        .writeHead(200, { "content-type": "application/json" })
+        .end(JSON.stringify({ choices: [{ message: { role: "assistant", content: "ok" }, finish_reason: "stop" }] }))
     })
     await new Promise<void>((done) => probe.listen(0, "127.0.0.1", () => done()))
     const port = (probe.address() as { port: number }).port
-    const reply = await Effect.runPromise(nodeModel.complete(request(`http://127.0.0.1:${port}/v1`, false, "AW_SPEC_MODEL_KEY")))
+    const reply = await Effect.runPromise(
+      nodeModel.complete(request(`http://127.0.0.1:${port}/v1`, false, "AW_SPEC_MODEL_KEY"))
+    )
     probe.close()
     expect(reply.content).toBe("ok")
     expect(auth).toBe("Bearer sk-spec-secret")
@@ -62,10 +68,21 @@ describe("the Model port bound on Node", () => {
       { choices: [{ delta: { content: "Hel" } }] },
       { choices: [{ delta: { content: "lo" } }] },
       { choices: [{ delta: { tool_calls: [{ index: 0, id: "c1", function: { name: "fin", arguments: '{"a"' } }] } }] },
-      { choices: [{ delta: { tool_calls: [{ index: 0, function: { name: "ish_run", arguments: ":1}" } }] }, finish_reason: "tool_calls" }] }
+      {
+        choices: [
+          {
+            delta: { tool_calls: [{ index: 0, function: { name: "ish_run", arguments: ":1}" } }] },
+            finish_reason: "tool_calls"
+          }
+        ]
+      }
     ]
     const text = `${events.map((event) => `data: ${JSON.stringify(event)}`).join("\n\n")}\n\ndata: [DONE]\n\n`
-    expect(parseStream(text)).toEqual({ content: "Hello", toolCalls: [{ id: "c1", name: "finish_run", arguments: '{"a":1}' }], finishReason: "tool_calls" })
+    expect(parseStream(text)).toEqual({
+      content: "Hello",
+      toolCalls: [{ id: "c1", name: "finish_run", arguments: '{"a":1}' }],
+      finishReason: "tool_calls"
+    })
   })
 })
 
@@ -83,24 +100,35 @@ describe("runs and the model endpoint", () => {
 
   it("a rejected request (HTTP 400) is a transcript entry the run recovers from", async () => {
     let first = true
-    current = await rig(() => {
-      if (first) {
-        first = false
-        return { status: 400 }
-      }
-      return { text: "fine after all" }
-    }, { permissionMode: 2 })
+    current = await rig(
+      () => {
+        if (first) {
+          first = false
+          return { status: 400 }
+        }
+        return { text: "fine after all" }
+      },
+      { permissionMode: 2 }
+    )
     const result = await current.agent({ action: "run", objective: "recover" })
     expect(result.data.status).toBe("completed")
     expect(result.data.summary).toBe("fine after all")
-    expect((await readTranscript(current.ws, result.data.runId)).some((entry) => entry.type === "model_error")).toBe(true)
+    expect((await readTranscript(current.ws, result.data.runId)).some((entry) => entry.type === "model_error")).toBe(
+      true
+    )
   }, 90_000)
 
   it("a run over a streaming endpoint (modelStreaming) completes the same way", async () => {
-    current = await rig(sequence([{ calls: [{ name: "workspace_inspect", arguments: { action: "list" } }] }, { calls: [{ name: "finish_run", arguments: { summary: "streamed" } }] }]), {
-      permissionMode: 2,
-      modelStreaming: true
-    })
+    current = await rig(
+      sequence([
+        { calls: [{ name: "workspace_inspect", arguments: { action: "list" } }] },
+        { calls: [{ name: "finish_run", arguments: { summary: "streamed" } }] }
+      ]),
+      {
+        permissionMode: 2,
+        modelStreaming: true
+      }
+    )
     const result = await current.agent({ action: "run", objective: "stream" })
     expect(result.data.status).toBe("completed")
     expect(result.data.summary).toBe("streamed")

@@ -12,15 +12,38 @@ afterEach(async () => {
 
 const readPreviewFinish = sequence([
   { calls: [{ name: "workspace_inspect", arguments: { action: "read", path: "notes.txt" } }] },
-  { calls: [{ name: "workspace_edit", arguments: { action: "preview", operations: [{ type: "create", path: "out.txt", content: "hello\n" }] } }] },
-  { calls: [{ name: "finish_run", arguments: { summary: "Read notes and planned out.txt", evidence: ["notes.txt read"], remaining_work: ["commit the planned transaction"], confidence: 0.8 } }] }
+  {
+    calls: [
+      {
+        name: "workspace_edit",
+        arguments: { action: "preview", operations: [{ type: "create", path: "out.txt", content: "hello\n" }] }
+      }
+    ]
+  },
+  {
+    calls: [
+      {
+        name: "finish_run",
+        arguments: {
+          summary: "Read notes and planned out.txt",
+          evidence: ["notes.txt read"],
+          remaining_work: ["commit the planned transaction"],
+          confidence: 0.8
+        }
+      }
+    ]
+  }
 ])
 
 describe("workspace_agent run: 'A completed run returns final summary, evidence, remaining work, confidence, changed paths, transactions, jobs, sources, and durable state/transcript paths.'", () => {
   it("a run that reads, previews an edit and finishes: completed with every field, statePath and transcriptPath workspace-relative", async () => {
     current = await rig(readPreviewFinish, { permissionMode: 2 })
     await current.ws.write("notes.txt", "some notes\n")
-    const result = await current.agent({ action: "run", objective: "Read notes.txt and plan out.txt", commit_edits: false })
+    const result = await current.agent({
+      action: "run",
+      objective: "Read notes.txt and plan out.txt",
+      commit_edits: false
+    })
     expect(result.ok, JSON.stringify(result)).toBe(true)
     expect(result.operation).toBe("agent.run")
     const data = result.data
@@ -29,7 +52,8 @@ describe("workspace_agent run: 'A completed run returns final summary, evidence,
     expect(data.summary).toBe("Read notes and planned out.txt")
     expect(data.remainingWork).toEqual(["commit the planned transaction"])
     expect(data.confidence).toBe(0.8)
-    for (const field of ["changedPaths", "transactions", "jobs", "sources"]) expect(Array.isArray(data[field]), field).toBe(true)
+    for (const field of ["changedPaths", "transactions", "jobs", "sources"])
+      expect(Array.isArray(data[field]), field).toBe(true)
     expect(data.statePath).toBe(`.agentic/runs/${data.runId}/state.json`)
     expect(data.transcriptPath).toBe(`.agentic/runs/${data.runId}/transcript.jsonl`)
     expect(await current.ws.exists(data.statePath)).toBe(true)
@@ -62,7 +86,10 @@ describe("workspace_agent run: 'A completed run returns final summary, evidence,
   it("a run with commit_edits=false leaves the tree unchanged, and its workspace_edit schema lists only preview, show and list", async () => {
     current = await rig(readPreviewFinish, { permissionMode: 2 })
     await current.ws.write("notes.txt", "x\n")
-    const outside = async () => Object.fromEntries(Object.entries(await snapshotTree(current!.ws.dir)).filter(([key]) => !key.startsWith(".agentic/")))
+    const outside = async () =>
+      Object.fromEntries(
+        Object.entries(await snapshotTree(current!.ws.dir)).filter(([key]) => !key.startsWith(".agentic/"))
+      )
     const before = await outside()
     const result = await current.agent({ action: "run", objective: "plan out.txt", commit_edits: false })
     expect(result.data.status).toBe("completed")
@@ -78,7 +105,17 @@ describe("workspace_agent run: 'A completed run returns final summary, evidence,
 
   it("Auto: 'runs; the run commits its own edits' (commit_edits defaults to true)", async () => {
     current = await rig(
-      sequence([{ calls: [{ name: "workspace_edit", arguments: { action: "apply", operations: [{ type: "create", path: "made.txt", content: "made\n" }] } }] }, { text: "Created made.txt." }]),
+      sequence([
+        {
+          calls: [
+            {
+              name: "workspace_edit",
+              arguments: { action: "apply", operations: [{ type: "create", path: "made.txt", content: "made\n" }] }
+            }
+          ]
+        },
+        { text: "Created made.txt." }
+      ]),
       { permissionMode: 2 }
     )
     const result = await current.agent({ action: "run", objective: "create made.txt" })

@@ -5,14 +5,17 @@ import { openWorkspace, type TempWorkspace } from "../support/workspace.ts"
 export const AGENT = "workspace_agent"
 
 /** The number of assistant turns before this request (0 for a run's first turn). */
-export const turnOf = (request: ChatRequest) => request.messages.filter((message) => message.role === "assistant").length
+export const turnOf = (request: ChatRequest) =>
+  request.messages.filter((message) => message.role === "assistant").length
 
 /** A script that plays `replies` in order, one per turn; past the end it answers with text (the run ends). */
-export const sequence = (replies: ReadonlyArray<ScriptedReply | ((request: ChatRequest) => ScriptedReply)>) => (request: ChatRequest): ScriptedReply => {
-  const reply = replies[turnOf(request)]
-  if (reply === undefined) return { text: "done" }
-  return typeof reply === "function" ? reply(request) : reply
-}
+export const sequence =
+  (replies: ReadonlyArray<ScriptedReply | ((request: ChatRequest) => ScriptedReply)>) =>
+  (request: ChatRequest): ScriptedReply => {
+    const reply = replies[turnOf(request)]
+    if (reply === undefined) return { text: "done" }
+    return typeof reply === "function" ? reply(request) : reply
+  }
 
 export interface AgentRig {
   readonly ws: TempWorkspace
@@ -21,9 +24,17 @@ export interface AgentRig {
   readonly close: () => Promise<void>
 }
 
-export const rig = async (script: Parameters<typeof startChatServer>[0], settings: Record<string, unknown> = {}): Promise<AgentRig> => {
+export const rig = async (
+  script: Parameters<typeof startChatServer>[0],
+  settings: Record<string, unknown> = {}
+): Promise<AgentRig> => {
   const server = await startChatServer(script)
-  const ws = await openWorkspace({ enableSubAgents: true, modelBaseUrl: server.baseUrl, modelId: "scripted", ...settings })
+  const ws = await openWorkspace({
+    enableSubAgents: true,
+    modelBaseUrl: server.baseUrl,
+    modelId: "scripted",
+    ...settings
+  })
   return {
     ws,
     server,
@@ -36,7 +47,12 @@ export const rig = async (script: Parameters<typeof startChatServer>[0], setting
 }
 
 /** Polls status until the run leaves running (or the deadline passes). */
-export const waitFor = async (agent: AgentRig["agent"], runId: string, until: (status: string) => boolean = (status) => status !== "running", ms = 60_000) => {
+export const waitFor = async (
+  agent: AgentRig["agent"],
+  runId: string,
+  until: (status: string) => boolean = (status) => status !== "running",
+  ms = 60_000
+) => {
   const deadline = Date.now() + ms
   while (true) {
     const status = await agent({ action: "status", run_id: runId })

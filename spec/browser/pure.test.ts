@@ -34,20 +34,46 @@ describe("egress policy (core/net/, shared with workspace_research)", () => {
   })
 
   it("'http/https only; file: refused': the URL rule and the normal form an approval binds", () => {
-    expect(checkUrl("HTTPS://Example.COM:443/a#top", { allowPrivateNetwork: false })).toEqual({ ok: true, url: "https://example.com/a", host: "example.com", origin: "https://example.com" })
-    for (const url of ["file:///etc/passwd", "javascript:alert(1)", "data:text/html,hi", "ftp://example.com/", "ws://example.com/"]) {
+    expect(checkUrl("HTTPS://Example.COM:443/a#top", { allowPrivateNetwork: false })).toEqual({
+      ok: true,
+      url: "https://example.com/a",
+      host: "example.com",
+      origin: "https://example.com"
+    })
+    for (const url of [
+      "file:///etc/passwd",
+      "javascript:alert(1)",
+      "data:text/html,hi",
+      "ftp://example.com/",
+      "ws://example.com/"
+    ]) {
       expect(checkUrl(url, { allowPrivateNetwork: true })).toMatchObject({ ok: false, reason: "scheme" })
     }
-    expect(checkUrl("http://user:pw@example.com/", { allowPrivateNetwork: false })).toMatchObject({ ok: false, reason: "credentials" })
-    expect(checkUrl("http://127.0.0.1:8080/", { allowPrivateNetwork: false })).toMatchObject({ ok: false, reason: "address" })
+    expect(checkUrl("http://user:pw@example.com/", { allowPrivateNetwork: false })).toMatchObject({
+      ok: false,
+      reason: "credentials"
+    })
+    expect(checkUrl("http://127.0.0.1:8080/", { allowPrivateNetwork: false })).toMatchObject({
+      ok: false,
+      reason: "address"
+    })
     expect(checkUrl("http://[::1]/", { allowPrivateNetwork: false })).toMatchObject({ ok: false, reason: "address" })
     expect(checkUrl("http://127.0.0.1:8080/", { allowPrivateNetwork: true })).toMatchObject({ ok: true })
-    expect(checkUrl("http://169.254.169.254/", { allowPrivateNetwork: true })).toMatchObject({ ok: false, reason: "address" })
+    expect(checkUrl("http://169.254.169.254/", { allowPrivateNetwork: true })).toMatchObject({
+      ok: false,
+      reason: "address"
+    })
     expect(checkUrl("not a url", { allowPrivateNetwork: true })).toMatchObject({ ok: false, reason: "invalid" })
   })
 })
 
-const node = (id: string, role: string, name: string, childIds: Array<string> = [], extra: Partial<AxNode> = {}): AxNode => ({
+const node = (
+  id: string,
+  role: string,
+  name: string,
+  childIds: Array<string> = [],
+  extra: Partial<AxNode> = {}
+): AxNode => ({
   id,
   role,
   name,
@@ -66,7 +92,10 @@ describe("snapshot rendering", () => {
     node("9", "StaticText", "Title"),
     node("4", "link", "Home", ["10"], { properties: { focusable: true, url: "https://example.com/" } }),
     node("10", "StaticText", "Home"),
-    node("6", "textbox", "Email", ["11"], { value: "ada@example.com", properties: { focusable: true, required: true } }),
+    node("6", "textbox", "Email", ["11"], {
+      value: "ada@example.com",
+      properties: { focusable: true, required: true }
+    }),
     node("11", "StaticText", "ada@example.com"),
     node("8", "checkbox", "News", [], { properties: { focusable: true, checked: "true" } })
   ]

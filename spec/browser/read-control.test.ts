@@ -41,7 +41,14 @@ describe("workspace_browser open and read", () => {
   it("'read: an accessibility-tree snapshot of the page (role, name, value, state, and a ref like e12 for every actionable element), as text lines'", async () => {
     await go("/form")
     const page = ok(await read())
-    expect(page).toMatchObject({ sessionId: session, url: pages.url("/form"), title: "Form", mode: "snapshot", offset: 0, nextOffset: null })
+    expect(page).toMatchObject({
+      sessionId: session,
+      url: pages.url("/form"),
+      title: "Form",
+      mode: "snapshot",
+      offset: 0,
+      nextOffset: null
+    })
     const text = page["text"] as string
     expect(text).toContain('- heading "Sign up" [level=1]')
     expect(text).toMatch(/- textbox "Email" \[ref=e\d+\]/)
@@ -177,7 +184,9 @@ describe("workspace_browser open and read", () => {
       await new Promise((resolve) => setTimeout(resolve, 200))
     }
     expect(events["consoleErrors"].map((event: { text: string }) => event.text)).toContain("boom from the page")
-    expect(events["failedRequests"]).toContainEqual(expect.objectContaining({ kind: "request", text: "HTTP 404 Not Found", url: pages.url("/missing") }))
+    expect(events["failedRequests"]).toContainEqual(
+      expect.objectContaining({ kind: "request", text: "HTTP 404 Not Found", url: pages.url("/missing") })
+    )
     // Bounded: a page that logs 60 errors shows at most 10 of them, with the total.
     ok(await control({ type: "navigate", url: pages.url("/errors") }))
     // The page's errors reach the session a moment after navigate returns: read until the second visit's arrived.
@@ -200,10 +209,21 @@ describe("workspace_browser control (Auto)", () => {
     expect(clicked).toMatchObject({ type: "click", status: "done", url: pages.url("/changing"), urlChanged: false })
     expect(clicked["snapshot"]).toMatch(/^[0-9a-f]{64}$/)
     expect(clicked["snapshot"]).not.toBe(before["snapshot"])
-    expect(clicked["added"]).toEqual(expect.arrayContaining(['- text "After the click"', expect.stringMatching(/^- button "New button" \[ref=e\d+\]$/)]))
+    expect(clicked["added"]).toEqual(
+      expect.arrayContaining([
+        '- text "After the click"',
+        expect.stringMatching(/^- button "New button" \[ref=e\d+\]$/)
+      ])
+    )
     expect(clicked["removed"]).toEqual(expect.arrayContaining(['- button "Change"']))
     const moved = ok(await control({ type: "navigate", url: pages.url("/form") }))
-    expect(moved).toMatchObject({ urlChanged: true, previousUrl: pages.url("/changing"), url: pages.url("/form"), title: "Form", httpStatus: 200 })
+    expect(moved).toMatchObject({
+      urlChanged: true,
+      previousUrl: pages.url("/changing"),
+      url: pages.url("/form"),
+      title: "Form",
+      httpStatus: 200
+    })
   })
 
   it("'A ref from an older snapshot fails STALE_REF naming the snapshot it came from and telling the model to read again': STALE_REF after the DOM changed", async () => {
@@ -235,11 +255,27 @@ describe("workspace_browser control (Auto)", () => {
     const form = ok(await read())
     const typed = ok(await control({ type: "type", ref: refFor(form["text"], "Email"), text: "ada@example.com" }))
     expect(typed["added"].filter((line: string) => line.includes("ada@example.com"))).toHaveLength(1)
-    expect(typed["added"]).toEqual(expect.arrayContaining([expect.stringMatching(/^- textbox "Email" (\[focused\] )?value="ada@example.com"/)]))
-    const checked = ok(await control({ type: "click", ref: refFor(typed["added"].join("\n") + "\n" + (await ws.read(`.agentic/browser/${session}/snapshots/${typed["snapshot"]}.txt`)), "News") }))
-    expect((await ws.read(`.agentic/browser/${session}/snapshots/${checked["snapshot"]}.txt`))).toMatch(/- checkbox "News" \[checked\]/)
+    expect(typed["added"]).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^- textbox "Email" (\[focused\] )?value="ada@example.com"/)])
+    )
+    const checked = ok(
+      await control({
+        type: "click",
+        ref: refFor(
+          typed["added"].join("\n") +
+            "\n" +
+            (await ws.read(`.agentic/browser/${session}/snapshots/${typed["snapshot"]}.txt`)),
+          "News"
+        )
+      })
+    )
+    expect(await ws.read(`.agentic/browser/${session}/snapshots/${checked["snapshot"]}.txt`)).toMatch(
+      /- checkbox "News" \[checked\]/
+    )
     const latest = await ws.read(`.agentic/browser/${session}/snapshots/${checked["snapshot"]}.txt`)
-    const submitted = ok(await control({ type: "type", ref: refFor(latest, "Email"), text: "grace@example.com", submit: true }))
+    const submitted = ok(
+      await control({ type: "type", ref: refFor(latest, "Email"), text: "grace@example.com", submit: true })
+    )
     expect(submitted["url"]).toBe(pages.url("/submitted?email=grace%40example.com&news=on"))
     expect(pages.requests).toContain("/submitted?email=grace%40example.com&news=on")
   })

@@ -9,11 +9,15 @@ import { closeAll, data, type PageServer, processesNaming, startPages } from "./
 let pages: PageServer
 const opened: Array<TempWorkspace> = []
 const workspace = async (settings: Record<string, unknown> = {}, dir?: string) => {
-  const ws = await openWorkspace({ permissionMode: 2, enableBrowser: true, allowPrivateNetwork: true, ...settings }, dir)
+  const ws = await openWorkspace(
+    { permissionMode: 2, enableBrowser: true, allowPrivateNetwork: true, ...settings },
+    dir
+  )
   opened.push(ws)
   return ws
 }
-const recordOf = (ws: TempWorkspace, id: string) => JSON.parse(fs.readFileSync(path.join(ws.dir, ".agentic/browser", id, "session.json"), "utf8"))
+const recordOf = (ws: TempWorkspace, id: string) =>
+  JSON.parse(fs.readFileSync(path.join(ws.dir, ".agentic/browser", id, "session.json"), "utf8"))
 const alive = (pid: number) => processesNaming("").includes(pid)
 
 beforeAll(async () => {
@@ -30,21 +34,45 @@ afterAll(async () => {
 describe("workspace_browser sessions", () => {
   it("'a session opened by one CLI process is read and closed by another'; 'No browser process outlives close (checked through /proc)'", async () => {
     const root = await makeTempDir("aw-browser-cli-")
-    const set = ["--root", root, "--set", "permissionMode=2", "--set", "enableBrowser=true", "--set", "allowPrivateNetwork=true"]
+    const set = [
+      "--root",
+      root,
+      "--set",
+      "permissionMode=2",
+      "--set",
+      "enableBrowser=true",
+      "--set",
+      "allowPrivateNetwork=true"
+    ]
     try {
       const open = await runCli(["call", "workspace_browser", JSON.stringify({ action: "open" }), ...set])
       expect(open.code, open.stdout + open.stderr).toBe(0)
       const id = JSON.parse(open.stdout).data.sessionId as string
       const userDataDir = path.join(root, ".agentic/browser", id, "profile")
       expect(processesNaming(`--user-data-dir=${userDataDir}`).length).toBeGreaterThan(0)
-      const nav = await runCli(["call", "workspace_browser", JSON.stringify({ action: "control", session_id: id, type: "navigate", url: pages.url("/form") }), ...set])
+      const nav = await runCli([
+        "call",
+        "workspace_browser",
+        JSON.stringify({ action: "control", session_id: id, type: "navigate", url: pages.url("/form") }),
+        ...set
+      ])
       expect(nav.code, nav.stdout).toBe(0)
-      const read = await runCli(["call", "workspace_browser", JSON.stringify({ action: "read", session_id: id }), ...set])
+      const read = await runCli([
+        "call",
+        "workspace_browser",
+        JSON.stringify({ action: "read", session_id: id }),
+        ...set
+      ])
       expect(read.code, read.stdout).toBe(0)
       expect(JSON.parse(read.stdout).data).toMatchObject({ sessionId: id, url: pages.url("/form"), title: "Form" })
       expect(JSON.parse(read.stdout).data.text).toContain('- heading "Sign up" [level=1]')
       const record = JSON.parse(fs.readFileSync(path.join(root, ".agentic/browser", id, "session.json"), "utf8"))
-      const close = await runCli(["call", "workspace_browser", JSON.stringify({ action: "close", session_id: id }), ...set])
+      const close = await runCli([
+        "call",
+        "workspace_browser",
+        JSON.stringify({ action: "close", session_id: id }),
+        ...set
+      ])
       expect(close.code, close.stdout).toBe(0)
       expect(JSON.parse(close.stdout).data).toMatchObject({ status: "closed", processesLeft: 0 })
       expect(processesNaming(`--user-data-dir=${userDataDir}`)).toEqual([])
@@ -52,7 +80,15 @@ describe("workspace_browser sessions", () => {
       expect(alive(record.endpoint.supervisorPid)).toBe(false)
       expect(alive(record.endpoint.browserPid)).toBe(false)
       const list = await runCli(["call", "workspace_browser", JSON.stringify({ action: "list" }), ...set])
-      expect(JSON.parse(list.stdout).data.sessions).toEqual([expect.objectContaining({ sessionId: id, status: "closed", closeReason: "close", url: pages.url("/form"), title: "Form" })])
+      expect(JSON.parse(list.stdout).data.sessions).toEqual([
+        expect.objectContaining({
+          sessionId: id,
+          status: "closed",
+          closeReason: "close",
+          url: pages.url("/form"),
+          title: "Form"
+        })
+      ])
     } finally {
       fs.rmSync(root, { recursive: true, force: true })
     }
@@ -67,7 +103,15 @@ describe("workspace_browser sessions", () => {
     // Debian's /usr/bin/chromium is a wrapper that execs the real binary in the same process.
     expect(record.endpoint.executablePath).toBe("/usr/bin/chromium")
     expect(argv[0]).toMatch(/chromium$/)
-    for (const flag of ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"]) {
+    for (const flag of [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync"
+    ]) {
       expect(argv).toContain(flag)
     }
     expect(argv).toContain(`--user-data-dir=${path.join(ws.dir, ".agentic/browser", id, "profile")}`)
@@ -94,9 +138,16 @@ describe("workspace_browser sessions", () => {
     await ws.call("workspace_browser", { action: "control", session_id: a, type: "navigate", url: pages.url("/form") })
     const record = recordOf(ws, b)
     process.kill(-record.endpoint.supervisorPid, "SIGKILL")
-    for (let i = 0; i < 100 && alive(record.endpoint.supervisorPid); i++) await new Promise((resolve) => setTimeout(resolve, 50))
-    const list = data(await ws.call("workspace_browser", { action: "list" }))["sessions"] as Array<Record<string, unknown>>
-    expect(list.find((session) => session["sessionId"] === a)).toMatchObject({ status: "open", url: pages.url("/form"), title: "Form" })
+    for (let i = 0; i < 100 && alive(record.endpoint.supervisorPid); i++)
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    const list = data(await ws.call("workspace_browser", { action: "list" }))["sessions"] as Array<
+      Record<string, unknown>
+    >
+    expect(list.find((session) => session["sessionId"] === a)).toMatchObject({
+      status: "open",
+      url: pages.url("/form"),
+      title: "Form"
+    })
     expect(list.find((session) => session["sessionId"] === b)).toMatchObject({ status: "lost", url: "about:blank" })
     const read = await ws.call("workspace_browser", { action: "read", session_id: b })
     expect(read.error?.code).toBe("TRANSACTION_STATE")
@@ -127,23 +178,40 @@ describe("workspace_browser egress (the page's requests pass the egress policy)"
     const manual = await workspace({ allowPrivateNetwork: false, permissionMode: 0 })
     const id = data(await manual.call("workspace_browser", { action: "open" }))["sessionId"]
     const before = pages.requests.length
-    const literal = await manual.call("workspace_browser", { action: "control", session_id: id, type: "navigate", url: pages.url("/form") })
+    const literal = await manual.call("workspace_browser", {
+      action: "control",
+      session_id: id,
+      type: "navigate",
+      url: pages.url("/form")
+    })
     expect(literal.error?.code).toBe("EGRESS_DENIED")
     expect(literal.error?.message).toContain("allowPrivateNetwork")
     expect(fs.existsSync(path.join(manual.dir, ".agentic/approvals/state.json"))).toBe(false)
     const auto = await workspace({ allowPrivateNetwork: false }, manual.dir)
-    const named = await auto.call("workspace_browser", { action: "control", session_id: id, type: "navigate", url: `http://localhost:${pages.port}/form` })
+    const named = await auto.call("workspace_browser", {
+      action: "control",
+      session_id: id,
+      type: "navigate",
+      url: `http://localhost:${pages.port}/form`
+    })
     expect(named.error?.code, named.summary).toBe("EGRESS_DENIED")
     expect(named.error?.message).toContain("loopback")
     expect(pages.requests.length).toBe(before)
     const events = data(await auto.call("workspace_browser", { action: "read", session_id: id }))["events"]
-    expect(events["failedRequests"]).toContainEqual(expect.objectContaining({ kind: "egress", text: expect.stringContaining("EGRESS_DENIED localhost (127.0.0.1)") }))
+    expect(events["failedRequests"]).toContainEqual(
+      expect.objectContaining({ kind: "egress", text: expect.stringContaining("EGRESS_DENIED localhost (127.0.0.1)") })
+    )
   })
 
   it("a page that requests a private address is refused: the metadata address stays refused whatever allowPrivateNetwork says (fetch, image and WebSocket), shown on read", async () => {
     const ws = await workspace({ allowPrivateNetwork: true })
     const id = data(await ws.call("workspace_browser", { action: "open" }))["sessionId"]
-    const page = await ws.call("workspace_browser", { action: "control", session_id: id, type: "navigate", url: pages.url("/metadata") })
+    const page = await ws.call("workspace_browser", {
+      action: "control",
+      session_id: id,
+      type: "navigate",
+      url: pages.url("/metadata")
+    })
     expect(page.ok, page.summary).toBe(true)
     let failed: Array<{ kind: string; text: string; url?: string }> = []
     // Up to about 30 s: the proxy's refusal reaches the session's events after Chromium's own failed request.
@@ -152,7 +220,12 @@ describe("workspace_browser egress (the page's requests pass the egress policy)"
       if (failed.some((event) => event.kind === "egress")) break
       await new Promise((resolve) => setTimeout(resolve, 200))
     }
-    expect(failed).toContainEqual(expect.objectContaining({ kind: "egress", text: expect.stringContaining("169.254.169.254 is a cloud metadata address") }))
+    expect(failed).toContainEqual(
+      expect.objectContaining({
+        kind: "egress",
+        text: expect.stringContaining("169.254.169.254 is a cloud metadata address")
+      })
+    )
     const status = data(await ws.call("workspace_browser", { action: "read", session_id: id, text: true }))["text"]
     expect(status).toContain("fetch refused")
     expect(status).toContain("ws refused")
@@ -162,7 +235,13 @@ describe("workspace_browser egress (the page's requests pass the egress policy)"
     const ws = await workspace({ allowPrivateNetwork: true })
     const id = data(await ws.call("workspace_browser", { action: "open" }))["sessionId"]
     await ws.call("workspace_browser", { action: "control", session_id: id, type: "navigate", url: pages.url("/ws") })
-    const waited = await ws.call("workspace_browser", { action: "control", session_id: id, type: "wait", text: "ws open", ms: 5000 })
+    const waited = await ws.call("workspace_browser", {
+      action: "control",
+      session_id: id,
+      type: "wait",
+      text: "ws open",
+      ms: 5000
+    })
     expect(data(waited)["met"]).toBe(true)
     expect(pages.requests).toContain("upgrade /socket")
   })

@@ -15,17 +15,23 @@ export const PAGES: Record<string, (port: number) => string> = {
       <label><input type="checkbox" name="news"> News</label>
       <button type="submit">Send</button>
     </form>`,
-  "/links": () => `<!doctype html><title>Links</title><h1>Two thousand links</h1><ul>${Array.from({ length: 2000 }, (_, i) => `<li><a href="/item/${i}">Item ${i}</a></li>`).join("")}</ul>`,
-  "/changing": () => `<!doctype html><title>Changing</title><h1>Before</h1><div id="box"><button id="change" onclick="document.getElementById('box').innerHTML = '<p>After the click</p><button>New button</button>'">Change</button><a href="/form">To the form</a></div>`,
-  "/dialog": () => `<!doctype html><title>Dialog</title><dialog open aria-label="Terms"><p>Accept the terms?</p><button onclick="this.closest('dialog').close()">Close dialog</button></dialog>
+  "/links": () =>
+    `<!doctype html><title>Links</title><h1>Two thousand links</h1><ul>${Array.from({ length: 2000 }, (_, i) => `<li><a href="/item/${i}">Item ${i}</a></li>`).join("")}</ul>`,
+  "/changing": () =>
+    `<!doctype html><title>Changing</title><h1>Before</h1><div id="box"><button id="change" onclick="document.getElementById('box').innerHTML = '<p>After the click</p><button>New button</button>'">Change</button><a href="/form">To the form</a></div>`,
+  "/dialog":
+    () => `<!doctype html><title>Dialog</title><dialog open aria-label="Terms"><p>Accept the terms?</p><button onclick="this.closest('dialog').close()">Close dialog</button></dialog>
     <button onclick="alert('hello from alert'); document.body.append('after alert')">Alert</button>`,
-  "/private": () => `<!doctype html><title>Private</title><p>This page asks for a private address.</p><img src="http://10.255.255.1/pixel.png"><script>fetch('http://10.255.255.1/data').catch(() => console.error('private fetch failed'))</script>`,
-  "/metadata": () => `<!doctype html><title>Metadata</title><p id="f">fetch pending</p><p id="w">ws pending</p><img src="http://169.254.169.254/pixel.png">
+  "/private": () =>
+    `<!doctype html><title>Private</title><p>This page asks for a private address.</p><img src="http://10.255.255.1/pixel.png"><script>fetch('http://10.255.255.1/data').catch(() => console.error('private fetch failed'))</script>`,
+  "/metadata":
+    () => `<!doctype html><title>Metadata</title><p id="f">fetch pending</p><p id="w">ws pending</p><img src="http://169.254.169.254/pixel.png">
     <script>
       fetch('http://169.254.169.254/latest/meta-data/').then((r) => { document.getElementById('f').textContent = r.status === 403 ? 'fetch refused' : 'fetch answered ' + r.status }, () => { document.getElementById('f').textContent = 'fetch refused' })
       const w = new WebSocket('ws://169.254.169.254/socket'); w.onopen = () => { document.getElementById('w').textContent = 'ws open' }; w.onerror = () => { document.getElementById('w').textContent = 'ws refused' }
     </script>`,
-  "/errors": () => `<!doctype html><title>Errors</title><script>console.error('boom from the page'); fetch('/missing')</script><p>errors</p>`,
+  "/errors": () =>
+    `<!doctype html><title>Errors</title><script>console.error('boom from the page'); fetch('/missing')</script><p>errors</p>`,
   "/slow": () => `<!doctype html><title>Slow</title><p>slow page</p>`,
   "/article": () => `<!doctype html><html><head><title>Article</title><style>p { color: red }</style></head><body>
     <nav><a href="/home">Home</a> | <a href="/about">About</a></nav>
@@ -37,7 +43,8 @@ export const PAGES: Record<string, (port: number) => string> = {
   line 2</pre>
       <p hidden>hidden text</p><script>document.title = "Article"</script></main>
     <footer>Footer text</footer></body></html>`,
-  "/ws": (port) => `<!doctype html><title>WS</title><p id="s">pending</p><script>const w = new WebSocket('ws://127.0.0.1:${port}/socket'); w.onopen = () => { document.getElementById('s').textContent = 'ws open' }; w.onerror = () => { document.getElementById('s').textContent = 'ws error' }</script>`
+  "/ws": (port) =>
+    `<!doctype html><title>WS</title><p id="s">pending</p><script>const w = new WebSocket('ws://127.0.0.1:${port}/socket'); w.onopen = () => { document.getElementById('s').textContent = 'ws open' }; w.onerror = () => { document.getElementById('s').textContent = 'ws error' }</script>`
 }
 
 /** A real HTTP server on 127.0.0.1 serving PAGES; it records every request path. */
@@ -76,7 +83,9 @@ export const startPages = async (): Promise<PageServer> => {
     const key = String(req.headers["sec-websocket-key"] ?? "")
     void import("node:crypto").then(({ createHash }) => {
       const accept = createHash("sha1").update(`${key}258EAFA5-E914-47DA-95CA-C5AB0DC85B11`).digest("base64")
-      socket.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\n\r\n`)
+      socket.write(
+        `HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\n\r\n`
+      )
     })
   })
   // Upgraded (WebSocket) sockets leave the server's books, so close would wait on them forever: track every socket.
@@ -140,7 +149,10 @@ export const closeAll = async (ws: TempWorkspace) => {
   const dir = `${ws.dir}/.agentic/browser`
   if (!fs.existsSync(dir)) return
   for (const id of fs.readdirSync(dir)) {
-    const record = JSON.parse(fs.readFileSync(`${dir}/${id}/session.json`, "utf8")) as { status: string; endpoint: { supervisorPid: number; userDataDir: string } }
+    const record = JSON.parse(fs.readFileSync(`${dir}/${id}/session.json`, "utf8")) as {
+      status: string
+      endpoint: { supervisorPid: number; userDataDir: string }
+    }
     if (record.status === "closed") continue
     const result = await ws.call("workspace_browser", { action: "close", session_id: id })
     if (!result.ok) {

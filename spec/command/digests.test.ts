@@ -37,7 +37,8 @@ const countingHostFs = (inner: HostFsShape) => {
     readFile: (abs) => Effect.tap(inner.readFile(abs), (bytes) => add(abs, bytes.length)),
     tail: (abs, maxBytes) => Effect.tap(inner.tail(abs, maxBytes), (tail) => add(abs, tail?.bytes.length ?? 0)),
     scanFile,
-    readRange: (abs, position, length) => Effect.tap(inner.readRange!(abs, position, length), (bytes) => add(abs, bytes.length)),
+    readRange: (abs, position, length) =>
+      Effect.tap(inner.readRange!(abs, position, length), (bytes) => add(abs, bytes.length)),
     // Hashed through the counted scan, so a full read of the file is counted byte for byte.
     sha256File: (abs) =>
       Effect.gen(function* () {
@@ -97,8 +98,10 @@ const writer = (bytes: number) => [
   `const line = Buffer.from('0123456789abcdef'.repeat(4095) + 'log line end\\n'); let left = ${bytes}; process.stderr.write('done soon\\n'); const go = () => { while (left > 0) { const n = Math.min(left, line.length); left -= n; if (!process.stdout.write(n === line.length ? line : line.subarray(0, n))) return process.stdout.once('drain', go) } }; go()`
 ]
 
-const logPath = (ws: Opened, id: string, stream: "stdout" | "stderr") => path.join(ws.dir, ".agentic/jobs", id, `${stream}.log`)
-const logBytesRead = (ws: Opened, id: string) => ws.counter.readOf(logPath(ws, id, "stdout")) + ws.counter.readOf(logPath(ws, id, "stderr"))
+const logPath = (ws: Opened, id: string, stream: "stdout" | "stderr") =>
+  path.join(ws.dir, ".agentic/jobs", id, `${stream}.log`)
+const logBytesRead = (ws: Opened, id: string) =>
+  ws.counter.readOf(logPath(ws, id, "stdout")) + ws.counter.readOf(logPath(ws, id, "stderr"))
 
 describe("workspace_command: a finished job's logs are described from exit.json, never read whole", () => {
   it("the supervisor hashes stdout and stderr while it writes them and records the digests and sizes in exit.json; a finished job's status with a 200 MB log does not read the log (bytes counted through a counting HostFs layer)", async () => {
@@ -115,19 +118,27 @@ describe("workspace_command: a finished job's logs are described from exit.json,
     expect(exit.logs.stderr).toEqual({ size: 10, sha256: createHash("sha256").update("done soon\n").digest("hex") })
     // run itself took its artifacts from the record: it read only the tails it shows (from the end of each log).
     expect(logBytesRead(ws, id)).toBeLessThan(256 * 1024)
-    expect(run.artifacts?.find((artifact) => artifact.path.endsWith("stdout.log"))).toMatchObject({ sha256: expected, bytes: size })
+    expect(run.artifacts?.find((artifact) => artifact.path.endsWith("stdout.log"))).toMatchObject({
+      sha256: expected,
+      bytes: size
+    })
 
     ws.counter.reset()
     const status = await ws.call({ action: "status", job_id: id })
     expect(status.ok).toBe(true)
     expect(data(status)).toMatchObject({ status: "exited", stdoutBytes: size, stderrBytes: 10 })
-    expect(status.artifacts?.find((artifact) => artifact.path.endsWith("stdout.log"))).toMatchObject({ sha256: expected, bytes: size })
+    expect(status.artifacts?.find((artifact) => artifact.path.endsWith("stdout.log"))).toMatchObject({
+      sha256: expected,
+      bytes: size
+    })
     expect(logBytesRead(ws, id)).toBe(0)
 
     // With a tail: only the tail's bytes are read (one positioned read from the end of each log).
     ws.counter.reset()
     const tailed = await ws.call({ action: "status", job_id: id, tail_chars: 2000 })
-    expect(String(data(tailed)["stdoutTail"]).endsWith("log line end\n") || String(data(tailed)["stdoutTail"]).length > 0).toBe(true)
+    expect(
+      String(data(tailed)["stdoutTail"]).endsWith("log line end\n") || String(data(tailed)["stdoutTail"]).length > 0
+    ).toBe(true)
     expect(ws.counter.readOf(stdout)).toBeLessThanOrEqual(2000 * 4 + 4)
     expect(ws.counter.readOf(stdout)).toBeGreaterThan(0)
   }, 180_000)
@@ -145,11 +156,16 @@ describe("workspace_command: a finished job's logs are described from exit.json,
     const expected = await sha256Of(logPath(ws, id, "stdout"))
     ws.counter.reset()
     const first = await ws.call({ action: "status", job_id: id })
-    expect(first.artifacts?.find((artifact) => artifact.path.endsWith("stdout.log"))).toMatchObject({ sha256: expected, bytes: 3 * 1024 * 1024 })
+    expect(first.artifacts?.find((artifact) => artifact.path.endsWith("stdout.log"))).toMatchObject({
+      sha256: expected,
+      bytes: 3 * 1024 * 1024
+    })
     expect(ws.counter.readOf(logPath(ws, id, "stdout"))).toBe(3 * 1024 * 1024)
     ws.counter.reset()
     const second = await ws.call({ action: "status", job_id: id })
-    expect(second.artifacts?.find((artifact) => artifact.path.endsWith("stdout.log"))).toMatchObject({ sha256: expected })
+    expect(second.artifacts?.find((artifact) => artifact.path.endsWith("stdout.log"))).toMatchObject({
+      sha256: expected
+    })
     expect(logBytesRead(ws, id)).toBe(0)
   }, 60_000)
 
@@ -189,12 +205,17 @@ describe("workspace_command: a finished job's logs are described from exit.json,
     const started = await ws.call({
       action: "start",
       executable: "node",
-      args: ["-e", "process.stdout.write(Buffer.alloc(8 * 1024 * 1024, 120)); process.stdout.write('\\nready\\n'); setInterval(() => {}, 1000)"],
+      args: [
+        "-e",
+        "process.stdout.write(Buffer.alloc(8 * 1024 * 1024, 120)); process.stdout.write('\\nready\\n'); setInterval(() => {}, 1000)"
+      ],
       timeout_seconds: 60
     })
     const id = data(started)["jobId"] as string
     const stdout = logPath(ws, id, "stdout")
-    expect(await eventually(() => fs.existsSync(stdout) && fs.readFileSync(stdout, "utf8").endsWith("ready\n"))).toBe(true)
+    expect(await eventually(() => fs.existsSync(stdout) && fs.readFileSync(stdout, "utf8").endsWith("ready\n"))).toBe(
+      true
+    )
     ws.counter.reset()
     const status = await ws.call({ action: "status", job_id: id, tail_chars: 100 })
     expect(data(status)).toMatchObject({ status: "running" })
@@ -210,9 +231,17 @@ describe("the job folder's files are decoded against their Schemas (issue 9)", (
     expect(Either.isLeft(notJson) && notJson.left).toMatch(/^exit\.json is not JSON/)
     const wrong = decodeJobFile("started.json", StartedRecordSchema, JSON.stringify({ pid: "12" }))
     expect(Either.isLeft(wrong) && wrong.left).toMatch(/^started\.json does not decode \(.*pid/)
-    const spec = decodeJobFile("spec.json", JobSpecSchema, JSON.stringify({ executable: "node", args: ["-v"], cwd: "/", timeoutMs: null, maxLogBytes: 1024 }))
+    const spec = decodeJobFile(
+      "spec.json",
+      JobSpecSchema,
+      JSON.stringify({ executable: "node", args: ["-v"], cwd: "/", timeoutMs: null, maxLogBytes: 1024 })
+    )
     expect(Either.isRight(spec)).toBe(true)
-    const older = decodeJobFile("exit.json", ExitRecordSchema, JSON.stringify({ status: "exited", exitCode: 0, signal: null, endedAt: "2026-01-01T00:00:00.000Z" }))
+    const older = decodeJobFile(
+      "exit.json",
+      ExitRecordSchema,
+      JSON.stringify({ status: "exited", exitCode: 0, signal: null, endedAt: "2026-01-01T00:00:00.000Z" })
+    )
     expect(Either.isRight(older) && older.right.logs).toBeUndefined()
   })
 
@@ -221,7 +250,10 @@ describe("the job folder's files are decoded against their Schemas (issue 9)", (
     try {
       const jobDir = path.join(dir, "job_bad")
       fs.mkdirSync(jobDir)
-      fs.writeFileSync(path.join(jobDir, "spec.json"), JSON.stringify({ executable: "node", args: "-v", cwd: os.tmpdir() }))
+      fs.writeFileSync(
+        path.join(jobDir, "spec.json"),
+        JSON.stringify({ executable: "node", args: "-v", cwd: os.tmpdir() })
+      )
       // The host's launch decodes spec.json before it starts anything.
       const refused = await Effect.runPromise(Effect.either(nodeProcesses.launch(jobDir)))
       expect(Either.isLeft(refused) && String(refused.left.message)).toMatch(/spec\.json does not decode.*args/)
@@ -231,7 +263,10 @@ describe("the job folder's files are decoded against their Schemas (issue 9)", (
       const { supervisorArgs } = await import("../../adapters/node/NodeProcesses.ts")
       execFileSync(process.execPath, supervisorArgs(jobDir), { timeout: 20_000 })
       const exit = decodeJobFile("exit.json", ExitRecordSchema, fs.readFileSync(path.join(jobDir, "exit.json"), "utf8"))
-      expect(Either.isRight(exit) && exit.right).toMatchObject({ status: "failed", error: "spec.json does not decode: args must be an array of strings" })
+      expect(Either.isRight(exit) && exit.right).toMatchObject({
+        status: "failed",
+        error: "spec.json does not decode: args must be an array of strings"
+      })
     } finally {
       await fsp.rm(dir, { recursive: true, force: true })
     }

@@ -21,7 +21,10 @@ const workspace = async (settings: Record<string, unknown>) => {
 }
 
 // The command leaves a marker, so "the interpreter never ran" is visible on disk.
-const TOUCH = (name: string) => ({ executable: "node", args: ["-e", `require('node:fs').writeFileSync(${JSON.stringify(name)}, 'ran')`] })
+const TOUCH = (name: string) => ({
+  executable: "node",
+  args: ["-e", `require('node:fs').writeFileSync(${JSON.stringify(name)}, 'ran')`]
+})
 
 describe("workspace_command gating", () => {
   it("Plan, no approved plan: run and start fail with APPROVAL_REQUIRED and nothing runs", async () => {
@@ -42,7 +45,12 @@ describe("workspace_command gating", () => {
 
   it("Plan, approved plan: run runs", async () => {
     const ws = await workspace({ permissionMode: 1 })
-    const proposed = await ws.call("workspace_plan", { action: "propose", title: "Build", objective: "Run the build", steps: ["run node"] })
+    const proposed = await ws.call("workspace_plan", {
+      action: "propose",
+      title: "Build",
+      objective: "Run the build",
+      steps: ["run node"]
+    })
     await ws.run(preprocess(`/accept ${data(proposed)["planId"]}`))
     const result = await ws.call("workspace_command", { action: "run", ...TOUCH("marker") })
     expect(result.ok).toBe(true)
@@ -87,7 +95,12 @@ describe("workspace_command gating", () => {
 
   it("status and cancel are never gated: they work in Plan mode without a plan", async () => {
     const auto = await workspace({ permissionMode: 2 })
-    const started = await auto.call("workspace_command", { action: "start", executable: "node", args: ["-e", "setInterval(() => {}, 1000)"], timeout_seconds: 0 })
+    const started = await auto.call("workspace_command", {
+      action: "start",
+      executable: "node",
+      args: ["-e", "setInterval(() => {}, 1000)"],
+      timeout_seconds: 0
+    })
     const plan = await auto.reopen({ permissionMode: 1 })
     open[open.indexOf(auto)] = plan
     const status = await plan.call("workspace_command", { action: "status", job_id: data(started)["jobId"] })

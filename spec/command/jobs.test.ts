@@ -31,17 +31,32 @@ describe("workspace_command: timeouts", () => {
 
   it("timeout_seconds is capped by the Maximum command duration", async () => {
     const ws = await workspaces.open({ maxCommandDurationSeconds: 5 })
-    const result = await ws.call("workspace_command", { action: "start", executable: "node", args: ["-v"], timeout_seconds: 100 })
+    const result = await ws.call("workspace_command", {
+      action: "start",
+      executable: "node",
+      args: ["-v"],
+      timeout_seconds: 100
+    })
     expect(data(result)["timeoutSeconds"]).toBe(5)
     expect(result.summary).toContain("capped at the maximum command duration, 5 s")
-    const run = await ws.call("workspace_command", { action: "run", executable: "node", args: ["-v"], timeout_seconds: 3 })
+    const run = await ws.call("workspace_command", {
+      action: "run",
+      executable: "node",
+      args: ["-v"],
+      timeout_seconds: 3
+    })
     expect(data(run)["timeoutSeconds"]).toBe(3)
   })
 
   it("timeout_seconds: 0 is accepted only with start: a run is refused with an INVALID_INPUT that names both repairs", async () => {
     const ws = await workspaces.open()
     const before = await snapshotTree(ws.dir)
-    const result = await ws.call("workspace_command", { action: "run", executable: "node", args: ["-v"], timeout_seconds: 0 })
+    const result = await ws.call("workspace_command", {
+      action: "run",
+      executable: "node",
+      args: ["-v"],
+      timeout_seconds: 0
+    })
     expect(result.ok).toBe(false)
     expect(result.error?.code).toBe("INVALID_INPUT")
     expect(result.error?.message).toContain("omit timeout_seconds (or pass a positive number")
@@ -51,7 +66,12 @@ describe("workspace_command: timeouts", () => {
 
   it("timeout_seconds: 0 with start arms no timer and the cap does not apply: the job runs until cancel stops it", async () => {
     const ws = await workspaces.open({ maxCommandDurationSeconds: 1 })
-    const started = await ws.call("workspace_command", { action: "start", executable: "node", args: NODE_LOOP, timeout_seconds: 0 })
+    const started = await ws.call("workspace_command", {
+      action: "start",
+      executable: "node",
+      args: NODE_LOOP,
+      timeout_seconds: 0
+    })
     expect(started.ok).toBe(true)
     expect(data(started)["timeoutSeconds"]).toBe(0)
     expect(started.summary).toContain("no timeout")
@@ -78,12 +98,21 @@ describe("workspace_command: timeouts", () => {
 
   it("a started job that times out is killed with its whole process group and its status says so", async () => {
     const ws = await workspaces.open()
-    const started = await ws.call("workspace_command", { action: "start", executable: "node", args: GRANDCHILDREN, timeout_seconds: 1 })
+    const started = await ws.call("workspace_command", {
+      action: "start",
+      executable: "node",
+      args: GRANDCHILDREN,
+      timeout_seconds: 1
+    })
     const id = data(started)["jobId"] as string
     const pids = await pidsOf(ws, id)
     expect(pids).toHaveLength(3)
     expect(
-      await eventually(async () => data(await ws.call("workspace_command", { action: "status", job_id: id }))["status"] === "timed_out", 15_000)
+      await eventually(
+        async () =>
+          data(await ws.call("workspace_command", { action: "status", job_id: id }))["status"] === "timed_out",
+        15_000
+      )
     ).toBe(true)
     const status = await ws.call("workspace_command", { action: "status", job_id: id })
     expect(status.summary).toContain("timed out after 1 s and was killed with its whole process group")
@@ -94,7 +123,12 @@ describe("workspace_command: timeouts", () => {
 describe("workspace_command: start, status, cancel", () => {
   it("cancel ends the whole process group: a job that spawned grandchildren (one ignoring SIGTERM) is fully ended", async () => {
     const ws = await workspaces.open()
-    const started = await ws.call("workspace_command", { action: "start", executable: "node", args: GRANDCHILDREN, timeout_seconds: 0 })
+    const started = await ws.call("workspace_command", {
+      action: "start",
+      executable: "node",
+      args: GRANDCHILDREN,
+      timeout_seconds: 0
+    })
     const id = data(started)["jobId"] as string
     const pids = await pidsOf(ws, id)
     expect(pids.every(running)).toBe(true)
@@ -108,7 +142,12 @@ describe("workspace_command: start, status, cancel", () => {
     const cancelled = await ws.call("workspace_command", { action: "cancel", job_id: id })
     expect(cancelled.ok).toBe(true)
     expect(cancelled.summary).toContain("its whole process group")
-    expect(data(cancelled)).toMatchObject({ jobId: id, status: "cancelled", previousStatus: "running", processGroupEnded: true })
+    expect(data(cancelled)).toMatchObject({
+      jobId: id,
+      status: "cancelled",
+      previousStatus: "running",
+      processGroupEnded: true
+    })
     for (const pid of pids) expect(running(pid), `pid ${pid}`).toBe(false)
     const status = await ws.call("workspace_command", { action: "status", job_id: id })
     expect(data(status)["status"]).toBe("cancelled")
@@ -116,7 +155,11 @@ describe("workspace_command: start, status, cancel", () => {
 
   it("cancel on a job that has already finished is not an error, but the summary and retention.facts say so", async () => {
     const ws = await workspaces.open()
-    const run = await ws.call("workspace_command", { action: "run", executable: "node", args: ["-e", "process.exit(4)"] })
+    const run = await ws.call("workspace_command", {
+      action: "run",
+      executable: "node",
+      args: ["-e", "process.exit(4)"]
+    })
     const id = data(run)["jobId"] as string
     const result = await ws.call("workspace_command", { action: "cancel", job_id: id })
     const fact = `${id} was already exited before cancel: no process was running, so nothing was stopped. Check the job id if you expected to stop a running job.`
@@ -141,7 +184,10 @@ describe("workspace_command: start, status, cancel", () => {
     const started = await ws.call("workspace_command", {
       action: "start",
       executable: "node",
-      args: ["-e", "process.stdout.write('a'.repeat(3000) + 'END'); process.stderr.write('warn'); setInterval(() => {}, 1000)"],
+      args: [
+        "-e",
+        "process.stdout.write('a'.repeat(3000) + 'END'); process.stderr.write('warn'); setInterval(() => {}, 1000)"
+      ],
       timeout_seconds: 0
     })
     const id = data(started)["jobId"] as string
@@ -162,12 +208,19 @@ describe("workspace_command: start, status, cancel", () => {
 
   it("a finished job is tailed only when it is asked for, from the same files its artifacts point at", async () => {
     const ws = await workspaces.open()
-    const run = await ws.call("workspace_command", { action: "run", executable: "node", args: ["-e", "console.log('x'.repeat(500))"] })
+    const run = await ws.call("workspace_command", {
+      action: "run",
+      executable: "node",
+      args: ["-e", "console.log('x'.repeat(500))"]
+    })
     const id = data(run)["jobId"] as string
     const plain = await ws.call("workspace_command", { action: "status", job_id: id })
     expect(data(plain)).not.toHaveProperty("stdoutTail")
     expect(data(plain)).toMatchObject({ status: "exited", exitCode: 0 })
-    expect(plain.artifacts?.map((artifact) => artifact.path)).toEqual([`.agentic/jobs/${id}/stdout.log`, `.agentic/jobs/${id}/stderr.log`])
+    expect(plain.artifacts?.map((artifact) => artifact.path)).toEqual([
+      `.agentic/jobs/${id}/stdout.log`,
+      `.agentic/jobs/${id}/stderr.log`
+    ])
     const tailed = await ws.call("workspace_command", { action: "status", job_id: id, tail_chars: 100 })
     expect(data(tailed)["stdoutTail"]).toBe(`${"x".repeat(99)}\n`)
     expect(tailed.retention.omit_when_summarizing).toEqual(["stdoutTail", "stderrTail"])
@@ -176,7 +229,12 @@ describe("workspace_command: start, status, cancel", () => {
 
   it("tails are read from the end of the file, never by loading it: a 3 GiB log (more than Node can load) is tailed like a small one", async () => {
     const ws = await workspaces.open()
-    const started = await ws.call("workspace_command", { action: "start", executable: "node", args: NODE_LOOP, timeout_seconds: 0 })
+    const started = await ws.call("workspace_command", {
+      action: "start",
+      executable: "node",
+      args: NODE_LOOP,
+      timeout_seconds: 0
+    })
     const id = data(started)["jobId"] as string
     const log = path.join(ws.dir, ".agentic/jobs", id, "stdout.log")
     fs.truncateSync(log, 3 * 1024 ** 3)
@@ -209,7 +267,9 @@ describe("workspace_command: start, status, cancel", () => {
     })
     const id = data(run)["jobId"] as string
     for (const tail_chars of [100, 101, 102, 103, 1999]) {
-      const tail = data(await ws.call("workspace_command", { action: "status", job_id: id, tail_chars }))["stdoutTail"] as string
+      const tail = data(await ws.call("workspace_command", { action: "status", job_id: id, tail_chars }))[
+        "stdoutTail"
+      ] as string
       expect(tail.endsWith("Z")).toBe(true)
       expect(tail).not.toContain("\uFFFD")
       expect(tail.length === tail_chars || tail.length === tail_chars - 1).toBe(true)
@@ -219,26 +279,61 @@ describe("workspace_command: start, status, cancel", () => {
 
   it("the changes listing always names jobs (id, status, executable, exitCode, startedAt)", async () => {
     const ws = await workspaces.open()
-    const run = await ws.call("workspace_command", { action: "run", executable: "node", args: ["-e", "process.exit(2)"] })
-    const started = await ws.call("workspace_command", { action: "start", executable: "node", args: NODE_LOOP, timeout_seconds: 0 })
+    const run = await ws.call("workspace_command", {
+      action: "run",
+      executable: "node",
+      args: ["-e", "process.exit(2)"]
+    })
+    const started = await ws.call("workspace_command", {
+      action: "start",
+      executable: "node",
+      args: NODE_LOOP,
+      timeout_seconds: 0
+    })
     const source = CHANGE_SOURCES.find((candidate) => candidate.key === "jobs")!
     const entries = (await ws.run(source.list)) as Array<Record<string, unknown>>
     expect(entries).toHaveLength(2)
-    expect(entries.find((entry) => entry["id"] === data(run)["jobId"])).toMatchObject({ status: "exited", executable: "node", exitCode: 2 })
-    expect(entries.find((entry) => entry["id"] === data(started)["jobId"])).toMatchObject({ status: "running", executable: "node", exitCode: null })
-    for (const entry of entries) expect(Object.keys(entry).sort()).toEqual(["executable", "exitCode", "id", "startedAt", "status"])
+    expect(entries.find((entry) => entry["id"] === data(run)["jobId"])).toMatchObject({
+      status: "exited",
+      executable: "node",
+      exitCode: 2
+    })
+    expect(entries.find((entry) => entry["id"] === data(started)["jobId"])).toMatchObject({
+      status: "running",
+      executable: "node",
+      exitCode: null
+    })
+    for (const entry of entries)
+      expect(Object.keys(entry).sort()).toEqual(["executable", "exitCode", "id", "startedAt", "status"])
   })
 
   it("the changes listing names jobs on a host without processes too (status from the files), where workspace_command is not registered", async () => {
     const ws = await workspaces.open()
-    const run = await ws.call("workspace_command", { action: "run", executable: "node", args: ["-e", "process.exit(5)"] })
-    const started = await ws.call("workspace_command", { action: "start", executable: "node", args: NODE_LOOP, timeout_seconds: 0 })
+    const run = await ws.call("workspace_command", {
+      action: "run",
+      executable: "node",
+      args: ["-e", "process.exit(5)"]
+    })
+    const started = await ws.call("workspace_command", {
+      action: "start",
+      executable: "node",
+      args: NODE_LOOP,
+      timeout_seconds: 0
+    })
     const bare = await startRuntime(nodeHostFs, { ...ws.runtime.info, capabilities: ["fs"] }, ws.runtime.settings)
     try {
       expect(bare.registry.tools.map((tool) => tool.name)).not.toContain("workspace_command")
-      const entries = (await bare.run(CHANGE_SOURCES.find((candidate) => candidate.key === "jobs")!.list)) as Array<Record<string, unknown>>
-      expect(entries.find((entry) => entry["id"] === data(run)["jobId"])).toMatchObject({ status: "exited", exitCode: 5 })
-      expect(entries.find((entry) => entry["id"] === data(started)["jobId"])).toMatchObject({ status: "unknown", exitCode: null })
+      const entries = (await bare.run(CHANGE_SOURCES.find((candidate) => candidate.key === "jobs")!.list)) as Array<
+        Record<string, unknown>
+      >
+      expect(entries.find((entry) => entry["id"] === data(run)["jobId"])).toMatchObject({
+        status: "exited",
+        exitCode: 5
+      })
+      expect(entries.find((entry) => entry["id"] === data(started)["jobId"])).toMatchObject({
+        status: "unknown",
+        exitCode: null
+      })
     } finally {
       await bare.dispose()
     }

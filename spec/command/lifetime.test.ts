@@ -14,7 +14,15 @@ afterEach(async () => {
 })
 
 const cli = async (root: string, args: unknown) => {
-  const result = await runCli(["call", "workspace_command", JSON.stringify(args), "--root", root, "--set", "permissionMode=2"])
+  const result = await runCli([
+    "call",
+    "workspace_command",
+    JSON.stringify(args),
+    "--root",
+    root,
+    "--set",
+    "permissionMode=2"
+  ])
   return JSON.parse(result.stdout) as { ok: boolean; summary: string; data: Record<string, any> }
 }
 
@@ -26,7 +34,10 @@ describe("workspace_command: jobs outlive the adapter process", () => {
     const started = await cli(ws.dir, {
       action: "start",
       executable: "node",
-      args: ["-e", "const fs = require('node:fs'); setInterval(() => { if (!fs.existsSync('go')) { console.log('bye'); process.exit(7) } }, 50)"],
+      args: [
+        "-e",
+        "const fs = require('node:fs'); setInterval(() => { if (!fs.existsSync('go')) { console.log('bye'); process.exit(7) } }, 50)"
+      ],
       timeout_seconds: 0
     })
     expect(started.ok).toBe(true)
@@ -39,7 +50,11 @@ describe("workspace_command: jobs outlive the adapter process", () => {
     await ws.reopen({ permissionMode: 2 }).then((reopened) => (ws = reopened))
     const fs = await import("node:fs/promises")
     await fs.rm(`${ws.dir}/go`)
-    expect(await eventually(async () => data(await ws!.call("workspace_command", { action: "status", job_id: id }))["status"] !== "running")).toBe(true)
+    expect(
+      await eventually(
+        async () => data(await ws!.call("workspace_command", { action: "status", job_id: id }))["status"] !== "running"
+      )
+    ).toBe(true)
     const done = await ws.call("workspace_command", { action: "status", job_id: id, tail_chars: 100 })
     expect(data(done)).toMatchObject({ status: "exited", exitCode: 7, stdoutTail: "bye\n" })
     expect(done.summary).toContain("exited with code 7")
@@ -47,7 +62,12 @@ describe("workspace_command: jobs outlive the adapter process", () => {
 
   it("a job whose supervisor was lost without a recorded exit reports orphaned on the next call, and cancel still ends its group", async () => {
     ws = await openWorkspace({ permissionMode: 2 })
-    const started = await cli(ws.dir, { action: "start", executable: "node", args: ["-e", "setInterval(() => {}, 1000)"], timeout_seconds: 0 })
+    const started = await cli(ws.dir, {
+      action: "start",
+      executable: "node",
+      args: ["-e", "setInterval(() => {}, 1000)"],
+      timeout_seconds: 0
+    })
     const id = started.data["jobId"] as string
     const pid = started.data["pid"] as number
     process.kill(started.data["supervisorPid"] as number, "SIGKILL")
@@ -69,7 +89,12 @@ describe("workspace_command: jobs outlive the adapter process", () => {
 
   it("an orphaned job whose processes are gone too says so: cancel reports it was already orphaned", async () => {
     ws = await openWorkspace({ permissionMode: 2 })
-    const started = await ws.call("workspace_command", { action: "start", executable: "node", args: ["-e", "setInterval(() => {}, 1000)"], timeout_seconds: 0 })
+    const started = await ws.call("workspace_command", {
+      action: "start",
+      executable: "node",
+      args: ["-e", "setInterval(() => {}, 1000)"],
+      timeout_seconds: 0
+    })
     const { jobId, pid, supervisorPid } = data(started) as { jobId: string; pid: number; supervisorPid: number }
     process.kill(supervisorPid, "SIGKILL")
     process.kill(-pid, "SIGKILL")
@@ -84,10 +109,20 @@ describe("workspace_command: jobs outlive the adapter process", () => {
 
   it("a supervisor asked to stop (SIGTERM, as at shutdown) ends its job's group first and records the exit", async () => {
     ws = await openWorkspace({ permissionMode: 2 })
-    const started = await ws.call("workspace_command", { action: "start", executable: "node", args: ["-e", "setInterval(() => {}, 1000)"], timeout_seconds: 0 })
+    const started = await ws.call("workspace_command", {
+      action: "start",
+      executable: "node",
+      args: ["-e", "setInterval(() => {}, 1000)"],
+      timeout_seconds: 0
+    })
     const { jobId, pid, supervisorPid } = data(started) as { jobId: string; pid: number; supervisorPid: number }
     process.kill(supervisorPid, "SIGTERM")
-    expect(await eventually(async () => data(await ws!.call("workspace_command", { action: "status", job_id: jobId }))["status"] !== "running")).toBe(true)
+    expect(
+      await eventually(
+        async () =>
+          data(await ws!.call("workspace_command", { action: "status", job_id: jobId }))["status"] !== "running"
+      )
+    ).toBe(true)
     const status = await ws.call("workspace_command", { action: "status", job_id: jobId })
     expect(data(status)).toMatchObject({ status: "exited", signal: "SIGTERM" })
     expect(JSON.parse(await ws.read(`.agentic/jobs/${jobId}/exit.json`))).toMatchObject({ supervisorSignal: "SIGTERM" })

@@ -24,13 +24,24 @@ const TSC_SHIM = `@ECHO off\r\nGOTO start\r\n:find_dp0\r\nSET dp0=%~dp0\r\nEXIT 
 
 describe("resolver: Windows (platform passed in)", () => {
   it("npm-generated .cmd shims (tsc, eslint, …) are run as node <script>; resolvedScript is the JS entry", () => {
-    const found = resolveExecutable({ ...WIN, name: "tsc" }, view({ "C:\\proj\\node_modules\\.bin\\tsc.cmd": TSC_SHIM }))
-    expect(found).toEqual({ _tag: "Found", executable: NODE, script: "C:\\proj\\node_modules\\typescript\\bin\\tsc", via: "node_modules/.bin" })
+    const found = resolveExecutable(
+      { ...WIN, name: "tsc" },
+      view({ "C:\\proj\\node_modules\\.bin\\tsc.cmd": TSC_SHIM })
+    )
+    expect(found).toEqual({
+      _tag: "Found",
+      executable: NODE,
+      script: "C:\\proj\\node_modules\\typescript\\bin\\tsc",
+      via: "node_modules/.bin"
+    })
   })
 
   it("For npm/npx the Node-bundled CLI next to node.exe is used; the prefix-installed npm is not consulted", () => {
     const files = {
-      "C:\\Users\\u\\AppData\\Roaming\\npm\\npm.cmd": TSC_SHIM.replace("..\\typescript\\bin\\tsc", "node_modules\\npm\\bin\\npm-cli.js"),
+      "C:\\Users\\u\\AppData\\Roaming\\npm\\npm.cmd": TSC_SHIM.replace(
+        "..\\typescript\\bin\\tsc",
+        "node_modules\\npm\\bin\\npm-cli.js"
+      ),
       "C:\\Program Files\\nodejs\\npm.cmd": "@echo off",
       "C:\\Program Files\\nodejs\\npx.cmd": "@echo off",
       "C:\\Program Files\\nodejs\\node_modules\\npm\\bin\\npm-cli.js": "",
@@ -42,11 +53,15 @@ describe("resolver: Windows (platform passed in)", () => {
       script: "C:\\Program Files\\nodejs\\node_modules\\npm\\bin\\npm-cli.js",
       via: "node"
     })
-    expect(resolveExecutable({ ...WIN, name: "NPX" }, view(files))).toMatchObject({ script: "C:\\Program Files\\nodejs\\node_modules\\npm\\bin\\npx-cli.js" })
+    expect(resolveExecutable({ ...WIN, name: "NPX" }, view(files))).toMatchObject({
+      script: "C:\\Program Files\\nodejs\\node_modules\\npm\\bin\\npx-cli.js"
+    })
     // Only the prefix-installed npm.cmd on PATH: still the CLI beside node.exe.
     const prefixOnly = { ...files }
     delete (prefixOnly as Record<string, string>)["C:\\Program Files\\nodejs\\npm.cmd"]
-    expect(resolveExecutable({ ...WIN, name: "npm" }, view(prefixOnly))).toMatchObject({ script: "C:\\Program Files\\nodejs\\node_modules\\npm\\bin\\npm-cli.js" })
+    expect(resolveExecutable({ ...WIN, name: "npm" }, view(prefixOnly))).toMatchObject({
+      script: "C:\\Program Files\\nodejs\\node_modules\\npm\\bin\\npm-cli.js"
+    })
   })
 
   it(".exe on PATH is run directly, PATH before node_modules/.bin, PATHEXT order decides", () => {
@@ -55,8 +70,14 @@ describe("resolver: Windows (platform passed in)", () => {
       "C:\\proj\\node_modules\\.bin\\git.cmd": TSC_SHIM,
       "C:\\Program Files\\nodejs\\node.exe": ""
     }
-    expect(resolveExecutable({ ...WIN, name: "git" }, view(files))).toEqual({ _tag: "Found", executable: "C:\\Windows\\system32\\git.exe", via: "PATH" })
-    expect(resolveExecutable({ ...WIN, name: "node.exe" }, view(files))).toMatchObject({ executable: "C:\\Program Files\\nodejs\\node.exe" })
+    expect(resolveExecutable({ ...WIN, name: "git" }, view(files))).toEqual({
+      _tag: "Found",
+      executable: "C:\\Windows\\system32\\git.exe",
+      via: "PATH"
+    })
+    expect(resolveExecutable({ ...WIN, name: "node.exe" }, view(files))).toMatchObject({
+      executable: "C:\\Program Files\\nodejs\\node.exe"
+    })
   })
 
   it("a .cmd/.bat that is not an npm shim is refused (it would need cmd.exe); a shim of a native .exe runs the .exe", () => {
@@ -64,8 +85,15 @@ describe("resolver: Windows (platform passed in)", () => {
       "C:\\proj\\node_modules\\.bin\\build.bat": "@echo off\r\nmsbuild %*\r\n",
       "C:\\proj\\node_modules\\.bin\\esbuild.cmd": '@"%~dp0\\..\\esbuild\\esbuild.exe"   %*\r\n'
     }
-    expect(resolveExecutable({ ...WIN, name: "build" }, view(files))).toMatchObject({ _tag: "Unsupported", path: "C:\\proj\\node_modules\\.bin\\build.bat" })
-    expect(resolveExecutable({ ...WIN, name: "esbuild" }, view(files))).toEqual({ _tag: "Found", executable: "C:\\proj\\node_modules\\esbuild\\esbuild.exe", via: "node_modules/.bin" })
+    expect(resolveExecutable({ ...WIN, name: "build" }, view(files))).toMatchObject({
+      _tag: "Unsupported",
+      path: "C:\\proj\\node_modules\\.bin\\build.bat"
+    })
+    expect(resolveExecutable({ ...WIN, name: "esbuild" }, view(files))).toEqual({
+      _tag: "Found",
+      executable: "C:\\proj\\node_modules\\esbuild\\esbuild.exe",
+      via: "node_modules/.bin"
+    })
   })
 
   it("not found lists what was searched, and an empty PATH entry (the current directory) is never searched", () => {
@@ -88,9 +116,23 @@ describe("resolver: Windows (platform passed in)", () => {
 
 describe("resolver: POSIX", () => {
   it("PATH first, then node_modules/.bin; relative PATH entries are skipped", () => {
-    const input = { name: "tsc", platform: "linux", pathEnv: "/usr/local/bin::.:/usr/bin", projectBinDir: "/p/node_modules/.bin", nodeExecPath: "/usr/bin/node" }
-    expect(resolveExecutable(input, view({ "/p/node_modules/.bin/tsc": "" }))).toEqual({ _tag: "Found", executable: "/p/node_modules/.bin/tsc", via: "node_modules/.bin" })
-    expect(resolveExecutable(input, view({ "/p/node_modules/.bin/tsc": "", "/usr/bin/tsc": "" }))).toEqual({ _tag: "Found", executable: "/usr/bin/tsc", via: "PATH" })
+    const input = {
+      name: "tsc",
+      platform: "linux",
+      pathEnv: "/usr/local/bin::.:/usr/bin",
+      projectBinDir: "/p/node_modules/.bin",
+      nodeExecPath: "/usr/bin/node"
+    }
+    expect(resolveExecutable(input, view({ "/p/node_modules/.bin/tsc": "" }))).toEqual({
+      _tag: "Found",
+      executable: "/p/node_modules/.bin/tsc",
+      via: "node_modules/.bin"
+    })
+    expect(resolveExecutable(input, view({ "/p/node_modules/.bin/tsc": "", "/usr/bin/tsc": "" }))).toEqual({
+      _tag: "Found",
+      executable: "/usr/bin/tsc",
+      via: "PATH"
+    })
     expect(resolveExecutable(input, view({}))).toEqual({
       _tag: "NotFound",
       searched: ["/usr/local/bin/tsc", "/usr/bin/tsc", "/p/node_modules/.bin/tsc"]

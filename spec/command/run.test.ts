@@ -27,7 +27,12 @@ describe("workspace_command: availability and actions", () => {
     expect(bad.error?.code).toBe("INVALID_INPUT")
     expect(bad.error?.message).toContain("run, start, status, cancel")
     const listing = ws.runtime.registry.list().find((tool) => tool.name === "workspace_command")!
-    expect((listing.inputSchema.properties["action"] as { enum: Array<string> }).enum).toEqual(["run", "start", "status", "cancel"])
+    expect((listing.inputSchema.properties["action"] as { enum: Array<string> }).enum).toEqual([
+      "run",
+      "start",
+      "status",
+      "cancel"
+    ])
     expect(Object.keys(listing.inputSchema.properties)).toEqual(
       expect.arrayContaining(["executable", "args", "cwd", "timeout_seconds", "job_id", "tail_chars"])
     )
@@ -66,14 +71,23 @@ describe("workspace_command: run", () => {
     expect(line.error?.code).toBe("INVALID_INPUT")
     expect(line.error?.message).toContain('"executable": "echo"')
     expect(await snapshotTree(ws.dir)).toEqual(before)
-    const literal = await ws.call("workspace_command", { action: "run", executable: "node", args: ["-e", "console.log(process.argv[1])", "$HOME && rm -rf / ; `x` | *"] })
+    const literal = await ws.call("workspace_command", {
+      action: "run",
+      executable: "node",
+      args: ["-e", "console.log(process.argv[1])", "$HOME && rm -rf / ; `x` | *"]
+    })
     expect(data(literal)["stdout"]).toBe("$HOME && rm -rf / ; `x` | *\n")
   })
 
   it("cwd is workspace-relative, and a cwd outside the root is refused with nothing changed", async () => {
     const ws = await workspaces.open()
     await ws.write("sub/dir/keep.txt", "x")
-    const inside = await ws.call("workspace_command", { action: "run", executable: "node", args: ["-e", "console.log(process.cwd())"], cwd: "sub/dir" })
+    const inside = await ws.call("workspace_command", {
+      action: "run",
+      executable: "node",
+      args: ["-e", "console.log(process.cwd())"],
+      cwd: "sub/dir"
+    })
     expect(data(inside)["stdout"]).toBe(`${path.join(ws.dir, "sub/dir")}\n`)
     expect(data(inside)["cwd"]).toBe("sub/dir")
     const before = await snapshotTree(ws.dir)
@@ -92,7 +106,10 @@ describe("workspace_command: run", () => {
     const result = await ws.call("workspace_command", {
       action: "run",
       executable: "node",
-      args: ["-e", "for (let i = 0; i < 5000; i++) console.log('line ' + i + ' \"quoted\" é'); console.error('E'.repeat(30000))"]
+      args: [
+        "-e",
+        "for (let i = 0; i < 5000; i++) console.log('line ' + i + ' \"quoted\" é'); console.error('E'.repeat(30000))"
+      ]
     })
     expect(result.ok).toBe(true)
     expect(JSON.stringify(result).length).toBeLessThanOrEqual(5000)
@@ -104,7 +121,10 @@ describe("workspace_command: run", () => {
     expect(data(result)["stdoutTruncated"]).toBe(true)
     expect(result.summary).toContain("full logs are the artifacts")
     const artifacts = result.artifacts!
-    expect(artifacts.map((artifact) => artifact.path)).toEqual([`.agentic/jobs/${id}/stdout.log`, `.agentic/jobs/${id}/stderr.log`])
+    expect(artifacts.map((artifact) => artifact.path)).toEqual([
+      `.agentic/jobs/${id}/stdout.log`,
+      `.agentic/jobs/${id}/stderr.log`
+    ])
     for (const artifact of artifacts) {
       const bytes = fs.readFileSync(path.join(ws.dir, artifact.path))
       expect(artifact.bytes).toBe(bytes.length)
@@ -114,7 +134,11 @@ describe("workspace_command: run", () => {
 
   it("results stay within maxToolResultChars with long arguments too (job.json keeps them all)", async () => {
     const ws = await workspaces.open({ maxToolResultChars: 5000 })
-    const args = ["-e", "console.log(process.argv.length)", ...Array.from({ length: 100 }, (_, index) => `${index}${"a".repeat(1000)}`)]
+    const args = [
+      "-e",
+      "console.log(process.argv.length)",
+      ...Array.from({ length: 100 }, (_, index) => `${index}${"a".repeat(1000)}`)
+    ]
     for (const action of ["run", "start"]) {
       const result = await ws.call("workspace_command", { action, executable: "node", args })
       expect(result.ok).toBe(true)
@@ -130,7 +154,10 @@ describe("workspace_command: run", () => {
   const LEAVES_A_CHILD = {
     action: "run",
     executable: "node",
-    args: ["-e", "const c = require('node:child_process').spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' }); c.unref(); console.log(c.pid)"]
+    args: [
+      "-e",
+      "const c = require('node:child_process').spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' }); c.unref(); console.log(c.pid)"
+    ]
   }
 
   it("a foreground run ends what its command left behind in its process group, and says so (sandboxed: the namespace ends with it)", async () => {
@@ -140,7 +167,11 @@ describe("workspace_command: run", () => {
     expect(data(result)["sandboxed"]).toBe(true)
     expect(result.summary).toContain("left processes behind")
     // A command that leaves nothing behind is not said to.
-    const clean = await ws.call("workspace_command", { action: "run", executable: "node", args: ["-e", "console.log(1)"] })
+    const clean = await ws.call("workspace_command", {
+      action: "run",
+      executable: "node",
+      args: ["-e", "console.log(1)"]
+    })
     expect(clean.summary).not.toContain("left processes behind")
   })
 
@@ -157,14 +188,20 @@ describe("workspace_command: run", () => {
 describe("workspace_command: interruption", () => {
   it("a foreground run whose call is interrupted by the host ends its whole process group (recorded as cancelled) (commandSandbox off: it reads the pids the command printed after the interruption ended them, which cannot be mapped out of a PID namespace then)", async () => {
     const ws = await workspaces.open({ commandSandbox: "off" })
-    const call = ws.runtime.registry.call("workspace_command", { action: "run", executable: "node", args: GRANDCHILDREN })
+    const call = ws.runtime.registry.call("workspace_command", {
+      action: "run",
+      executable: "node",
+      args: GRANDCHILDREN
+    })
     await ws.run(call.pipe(Effect.timeout("3 seconds"), Effect.ignore))
     const id = fs.readdirSync(path.join(ws.dir, ".agentic/jobs"))[0]!
     const pids = await pidsOf(ws, id)
     expect(pids).toHaveLength(3)
     expect(await eventually(() => pids.every((pid) => !running(pid)))).toBe(true)
     expect(
-      await eventually(async () => data(await ws.call("workspace_command", { action: "status", job_id: id }))["status"] === "cancelled")
+      await eventually(
+        async () => data(await ws.call("workspace_command", { action: "status", job_id: id }))["status"] === "cancelled"
+      )
     ).toBe(true)
   })
 })
@@ -180,7 +217,11 @@ describe("workspace_command: executables", () => {
     const local = await ws.call("workspace_command", { action: "run", executable: "aw-local-tool", args: ["a", "b"] })
     expect(data(local)["stdout"]).toBe("from bin a,b\n")
     expect(data(local)["resolvedExecutable"]).toBe(path.join(ws.dir, "node_modules/.bin/aw-local-tool"))
-    const node = await ws.call("workspace_command", { action: "run", executable: "node", args: ["-e", "console.log('real node')"] })
+    const node = await ws.call("workspace_command", {
+      action: "run",
+      executable: "node",
+      args: ["-e", "console.log('real node')"]
+    })
     expect(data(node)["stdout"]).toBe("real node\n")
     expect(data(node)["resolvedExecutable"]).not.toContain("node_modules")
   })
@@ -202,8 +243,12 @@ describe("workspace_command: executables", () => {
     const ws = await workspaces.open({ executableAllowlist: ["node", "./tool.js"] })
     await ws.write("tool.js", "#!/usr/bin/env node\nconsole.log('tool')\n")
     fs.chmodSync(path.join(ws.dir, "tool.js"), 0o755)
-    expect(data(await ws.call("workspace_command", { action: "run", executable: "./tool.js" }))["stdout"]).toBe("tool\n")
-    expect((await ws.call("workspace_command", { action: "run", executable: "/usr/bin/env" })).error?.code).toBe("EXECUTABLE_DENIED")
+    expect(data(await ws.call("workspace_command", { action: "run", executable: "./tool.js" }))["stdout"]).toBe(
+      "tool\n"
+    )
+    expect((await ws.call("workspace_command", { action: "run", executable: "/usr/bin/env" })).error?.code).toBe(
+      "EXECUTABLE_DENIED"
+    )
     // A file that cannot be executed could not run as asked: ok false, and the job says failed.
     const ws2 = await workspaces.open({ executableAllowlist: ["./plain.js"] })
     await ws2.write("plain.js", "console.log('x')\n")
@@ -211,10 +256,14 @@ describe("workspace_command: executables", () => {
     expect(failed.ok).toBe(false)
     expect(failed.error?.code).toBe("IO_ERROR")
     expect(failed.error?.message).toContain("EACCES")
-    const failedStatus = await ws2.call("workspace_command", { action: "status", job_id: (failed.error?.details as { jobId: string }).jobId })
+    const failedStatus = await ws2.call("workspace_command", {
+      action: "status",
+      job_id: (failed.error?.details as { jobId: string }).jobId
+    })
     expect(data(failedStatus)["status"]).toBe("failed")
     const star = await workspaces.open({ executableAllowlist: ["*"] })
-    expect((await star.call("workspace_command", { action: "run", executable: "../outside" })).error?.code).toBe("PATH_ESCAPE")
+    expect((await star.call("workspace_command", { action: "run", executable: "../outside" })).error?.code).toBe(
+      "PATH_ESCAPE"
+    )
   })
 })
-

@@ -56,7 +56,8 @@ export const hostPid = (jobPid: number, printed: number): number | undefined => 
       continue
     }
     const nspid = /^NSpid:\s*(.*)$/m.exec(status)?.[1]?.trim().split(/\s+/).map(Number) ?? []
-    if (nspid.length >= 2 && nspid[nspid.length - 1] === printed && descendsFrom(Number(entry), jobPid)) return Number(entry)
+    if (nspid.length >= 2 && nspid[nspid.length - 1] === printed && descendsFrom(Number(entry), jobPid))
+      return Number(entry)
   }
   return descendsFrom(printed, jobPid) ? printed : undefined
 }
@@ -80,7 +81,8 @@ export const supervisorsOf = (root: string): Array<number> => {
   for (const entry of fs.readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue
     try {
-      if (fs.readFileSync(`/proc/${entry}/cmdline`, "utf8").includes(needle) && running(Number(entry))) found.push(Number(entry))
+      if (fs.readFileSync(`/proc/${entry}/cmdline`, "utf8").includes(needle) && running(Number(entry)))
+        found.push(Number(entry))
     } catch {
       // gone meanwhile
     }
@@ -116,7 +118,8 @@ export const cancelAll = async (ws: TempWorkspace) => {
   if (!(await eventually(() => supervisorsOf(ws.dir).length === 0, 5000))) {
     for (const id of ids) {
       const started = path.join(dir, id, "started.json")
-      if (fs.existsSync(started)) signalGroup((JSON.parse(fs.readFileSync(started, "utf8")) as { pgid: number }).pgid, "SIGKILL")
+      if (fs.existsSync(started))
+        signalGroup((JSON.parse(fs.readFileSync(started, "utf8")) as { pgid: number }).pgid, "SIGKILL")
     }
     for (const pid of supervisorsOf(ws.dir)) signalGroup(pid, "SIGKILL")
   }

@@ -41,7 +41,10 @@ describe("workspace_edit bytes", () => {
   it("a UTF-8 BOM is kept", async () => {
     const w = await open()
     await w.write("bom.txt", new Uint8Array([0xef, 0xbb, 0xbf, ...new TextEncoder().encode("héllo\nworld\n")]))
-    await edit(w, { action: "apply", operations: [{ type: "replace", path: "bom.txt", search: "world", replacement: "wörld" }] })
+    await edit(w, {
+      action: "apply",
+      operations: [{ type: "replace", path: "bom.txt", search: "world", replacement: "wörld" }]
+    })
     const bytes = await bytesOf(w.dir, "bom.txt")
     expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf])
     expect(bytes.subarray(3).toString("utf8")).toBe("héllo\nwörld\n")
@@ -51,19 +54,29 @@ describe("workspace_edit bytes", () => {
 
   it("one definition of binary (a NUL in the first 8 KiB): what read numbers, edit edits; what read calls binary, edit refuses", async () => {
     const w = await open()
-    const late = new Uint8Array([...new TextEncoder().encode(`${"x".repeat(9000)}\nkeep`), 0, ...new TextEncoder().encode("\nneedle\n")])
+    const late = new Uint8Array([
+      ...new TextEncoder().encode(`${"x".repeat(9000)}\nkeep`),
+      0,
+      ...new TextEncoder().encode("\nneedle\n")
+    ])
     const early = new Uint8Array([...new TextEncoder().encode("a\n"), 0, ...new TextEncoder().encode("\nneedle\n")])
     await w.write("late.dat", late)
     await w.write("early.dat", early)
     const readLate = dataOf(await w.call("workspace_inspect", { action: "read", path: "late.dat" }))
     expect(readLate.binary ?? false).toBe(false)
-    const edited = await edit(w, { action: "apply", operations: [{ type: "replace", path: "late.dat", search: "needle", replacement: "pin" }] })
+    const edited = await edit(w, {
+      action: "apply",
+      operations: [{ type: "replace", path: "late.dat", search: "needle", replacement: "pin" }]
+    })
     expect(edited.ok, JSON.stringify(edited.error)).toBe(true)
     const after = await bytesOf(w.dir, "late.dat")
     expect([...after]).toEqual([...late.subarray(0, late.length - 7), ...new TextEncoder().encode("pin\n")])
     const readEarly = await w.call("workspace_inspect", { action: "read", path: "early.dat" })
     expect(dataOf(readEarly).binary).toBe(true)
-    const refused = await edit(w, { action: "apply", operations: [{ type: "replace", path: "early.dat", search: "needle", replacement: "pin" }] })
+    const refused = await edit(w, {
+      action: "apply",
+      operations: [{ type: "replace", path: "early.dat", search: "needle", replacement: "pin" }]
+    })
     expect(refused.error?.code).toBe("BINARY_FILE")
     expect([...(await bytesOf(w.dir, "early.dat"))]).toEqual([...early])
   })
@@ -135,27 +148,102 @@ describe("workspace_edit bytes", () => {
     await fs.symlink("/etc", path.join(w.dir, "out"))
     const before = await snapshotTree(w.dir)
     const cases: Array<[Record<string, unknown>, string, RegExp]> = [
-      [{ action: "apply", operations: [{ type: "create", path: "../escape.txt", content: "x" }] }, "PATH_ESCAPE", /inside the workspace/],
-      [{ action: "apply", operations: [{ type: "create", path: "/etc/x", content: "x" }] }, "PATH_ESCAPE", /relative to the workspace root/],
+      [
+        { action: "apply", operations: [{ type: "create", path: "../escape.txt", content: "x" }] },
+        "PATH_ESCAPE",
+        /inside the workspace/
+      ],
+      [
+        { action: "apply", operations: [{ type: "create", path: "/etc/x", content: "x" }] },
+        "PATH_ESCAPE",
+        /relative to the workspace root/
+      ],
       [{ action: "apply", operations: [{ type: "create", path: "out/x", content: "x" }] }, "PATH_ESCAPE", /symlink/],
-      [{ action: "apply", operations: [{ type: "create", path: ".agentic/x", content: "x" }] }, "PROTECTED_PATH", /Choose another path/],
-      [{ action: "apply", operations: [{ type: "rewrite", path: ".git/config", content: "x", create_if_missing: true }] }, "PROTECTED_PATH", /protected/],
-      [{ action: "apply", operations: [{ type: "delete", path: "secrets/key" }] }, "PROTECTED_PATH", /protectedPatterns/],
-      [{ action: "apply", operations: [{ type: "replace", path: "img.bin", search: "P", replacement: "Q" }] }, "BINARY_FILE", /copied, moved or deleted/],
-      [{ action: "apply", operations: [{ type: "replace", path: "crlf.txt", search: "x\r\nz", replacement: "q" }] }, "EDIT_CONFLICT", /Read the file again/],
-      [{ action: "apply", operations: [{ type: "create", path: "big.txt", content: "x".repeat(5_000_001) }] }, "INVALID_INPUT", /at most 5000000 characters/],
+      [
+        { action: "apply", operations: [{ type: "create", path: ".agentic/x", content: "x" }] },
+        "PROTECTED_PATH",
+        /Choose another path/
+      ],
+      [
+        {
+          action: "apply",
+          operations: [{ type: "rewrite", path: ".git/config", content: "x", create_if_missing: true }]
+        },
+        "PROTECTED_PATH",
+        /protected/
+      ],
+      [
+        { action: "apply", operations: [{ type: "delete", path: "secrets/key" }] },
+        "PROTECTED_PATH",
+        /protectedPatterns/
+      ],
+      [
+        { action: "apply", operations: [{ type: "replace", path: "img.bin", search: "P", replacement: "Q" }] },
+        "BINARY_FILE",
+        /copied, moved or deleted/
+      ],
+      [
+        { action: "apply", operations: [{ type: "replace", path: "crlf.txt", search: "x\r\nz", replacement: "q" }] },
+        "EDIT_CONFLICT",
+        /Read the file again/
+      ],
+      [
+        { action: "apply", operations: [{ type: "create", path: "big.txt", content: "x".repeat(5_000_001) }] },
+        "INVALID_INPUT",
+        /at most 5000000 characters/
+      ],
       [{ action: "apply", operations: [] }, "INVALID_INPUT", /at least one operation/],
       [{ action: "apply", operations: [{ type: "chmod", path: "a.txt" }] }, "INVALID_INPUT", /operations/],
-      [{ action: "apply", operations: [{ type: "create", path: "b.txt", content: "x", mode: 7 }] }, "INVALID_INPUT", /mode/],
-      [{ action: "undo", transaction_id: "tx_1" }, "INVALID_INPUT", /use one of: preview, apply, commit, rollback, show, list/],
+      [
+        { action: "apply", operations: [{ type: "create", path: "b.txt", content: "x", mode: 7 }] },
+        "INVALID_INPUT",
+        /mode/
+      ],
+      [
+        { action: "undo", transaction_id: "tx_1" },
+        "INVALID_INPUT",
+        /use one of: preview, apply, commit, rollback, show, list/
+      ],
       [{ action: "commit", transaction_id: "tx_doesnotexist" }, "NOT_FOUND", /workspace_edit \{"action":"list"\}/],
       [{ action: "commit", transaction_id: "nope" }, "INVALID_INPUT", /tx_\* id/],
-      [{ action: "apply", operations: [{ type: "replace", path: "a.txt", search: "a", replacement: "b", expected_matches: 2 }] }, "EDIT_CONFLICT", /expected_matches: 1/],
-      [{ action: "apply", operations: [{ type: "splice", path: "a.txt", start_line: 5, delete_count: 0, content: "x" }] }, "INVALID_INPUT", /use 2 to append/],
+      [
+        {
+          action: "apply",
+          operations: [{ type: "replace", path: "a.txt", search: "a", replacement: "b", expected_matches: 2 }]
+        },
+        "EDIT_CONFLICT",
+        /expected_matches: 1/
+      ],
+      [
+        {
+          action: "apply",
+          operations: [{ type: "splice", path: "a.txt", start_line: 5, delete_count: 0, content: "x" }]
+        },
+        "INVALID_INPUT",
+        /use 2 to append/
+      ],
       [{ action: "apply", operations: [{ type: "delete", path: "missing.txt" }] }, "NOT_FOUND", /ignore_missing: true/],
-      [{ action: "apply", operations: [{ type: "create", path: "a.txt", content: "x" }] }, "EDIT_CONFLICT", /overwrite: true/],
-      [{ action: "apply", operations: [{ type: "rewrite", path: "nope.txt", content: "x" }] }, "NOT_FOUND", /create_if_missing: true/],
-      [{ action: "apply", operations: [{ type: "replace", path: "a.txt", search: "a", replacement: "A" }, { type: "delete", path: "gone.txt" }] }, "NOT_FOUND", /operations\[1\]/]
+      [
+        { action: "apply", operations: [{ type: "create", path: "a.txt", content: "x" }] },
+        "EDIT_CONFLICT",
+        /overwrite: true/
+      ],
+      [
+        { action: "apply", operations: [{ type: "rewrite", path: "nope.txt", content: "x" }] },
+        "NOT_FOUND",
+        /create_if_missing: true/
+      ],
+      [
+        {
+          action: "apply",
+          operations: [
+            { type: "replace", path: "a.txt", search: "a", replacement: "A" },
+            { type: "delete", path: "gone.txt" }
+          ]
+        },
+        "NOT_FOUND",
+        /operations\[1\]/
+      ]
     ]
     for (const [args, code, repair] of cases) {
       const result = await edit(w, args)

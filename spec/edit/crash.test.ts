@@ -26,7 +26,16 @@ beforeAll(async () => {
   const out = await makeTempDir("aw-crash-bundle-")
   dirs.push(out)
   bundle = path.join(out, "commit-child.cjs")
-  await build({ entryPoints: [CHILD], bundle: true, platform: "node", format: "cjs", target: "node20", outfile: bundle, logLevel: "silent", minify: true })
+  await build({
+    entryPoints: [CHILD],
+    bundle: true,
+    platform: "node",
+    format: "cjs",
+    target: "node20",
+    outfile: bundle,
+    logLevel: "silent",
+    minify: true
+  })
 })
 afterAll(async () => {
   await Promise.all(dirs.map((dir) => fs.rm(dir, { recursive: true, force: true })))
@@ -55,12 +64,25 @@ describe("workspace_edit crash recovery", () => {
   it("a child SIGKILLed at each step of a 50-file commit is recovered on the next start to exactly before or exactly after", async () => {
     const base = await makeTempDir("aw-crash-base-")
     dirs.push(base)
-    await writeFiles(base, Object.fromEntries(Array.from({ length: FILES }, (_, i) => [`src/f${String(i).padStart(2, "0")}.txt`, `file ${i}\r\nvalue: old\r\n`])))
+    await writeFiles(
+      base,
+      Object.fromEntries(
+        Array.from({ length: FILES }, (_, i) => [
+          `src/f${String(i).padStart(2, "0")}.txt`,
+          `file ${i}\r\nvalue: old\r\n`
+        ])
+      )
+    )
     const setup = await openWorkspace({ permissionMode: 2 }, base)
     const preview = await edit(setup, {
       action: "preview",
       operations: [
-        ...Array.from({ length: FILES - 2 }, (_, i) => ({ type: "replace", path: `src/f${String(i).padStart(2, "0")}.txt`, search: "old", replacement: `new ${i}` })),
+        ...Array.from({ length: FILES - 2 }, (_, i) => ({
+          type: "replace",
+          path: `src/f${String(i).padStart(2, "0")}.txt`,
+          search: "old",
+          replacement: `new ${i}`
+        })),
         { type: "create", path: "gen/deep/new1.txt", content: "created\n" },
         { type: "create", path: "gen/new2.txt", content: "created\n" }
       ]
@@ -126,7 +148,9 @@ describe("workspace_edit crash recovery", () => {
     const retry = await copyOf(base)
     await runChild(retry, tx, 20)
     const reopened = await openWorkspace({ permissionMode: 2 }, retry)
-    expect(dataOf(await edit(reopened, { action: "show", transaction_id: tx })).transaction.recovered).toContain("interrupted commit was undone")
+    expect(dataOf(await edit(reopened, { action: "show", transaction_id: tx })).transaction.recovered).toContain(
+      "interrupted commit was undone"
+    )
     expect((await edit(reopened, { action: "commit", transaction_id: tx })).ok).toBe(true)
     expect(await userTree(retry)).toEqual(after)
     await reopened.runtime.dispose()

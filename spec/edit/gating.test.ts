@@ -41,10 +41,18 @@ describe("workspace_edit gating", () => {
       ok: true,
       operation: "edit.apply",
       summary: `Awaiting approval ${aid}: Commit ${tx}. The user must reply /accept ${aid} (or /deny ${aid} <reason>). After approval, call workspace_edit with {"action":"commit","transaction_id":"${tx}"}.`,
-      retention: { importance: "critical", facts: [`approval ${aid} pending: Commit ${tx}`, "permission mode Manual (0)"] },
+      retention: {
+        importance: "critical",
+        facts: [`approval ${aid} pending: Commit ${tx}`, "permission mode Manual (0)"]
+      },
       artifacts: [
         await artifactOf(ws.dir, `.agentic/transactions/${tx}/changes.diff`, "diff", `Unified diff of ${tx}`),
-        await artifactOf(ws.dir, `.agentic/transactions/${tx}/review.md`, "review", `Review of ${tx}: files, hashes, destructive reasons`)
+        await artifactOf(
+          ws.dir,
+          `.agentic/transactions/${tx}/review.md`,
+          "review",
+          `Review of ${tx}: files, hashes, destructive reasons`
+        )
       ],
       data: {
         status: "pending_approval",
@@ -66,7 +74,9 @@ describe("workspace_edit gating", () => {
     expect(await ws.read("a.txt")).toBe("hello\nworld\n")
     // /accept through the preprocessor, then exactly approval.resume.
     const accepted = await ws.run(preprocess(`/accept ${aid}`))
-    expect(accepted.text).toContain(`Resume now with exactly this call: workspace_edit {"action":"commit","transaction_id":"${tx}"}`)
+    expect(accepted.text).toContain(
+      `Resume now with exactly this call: workspace_edit {"action":"commit","transaction_id":"${tx}"}`
+    )
     const committed = await edit(ws, data.approval.resume.arguments)
     expect(committed.ok).toBe(true)
     expect(dataOf(committed).committed).toBe(true)
@@ -129,9 +139,16 @@ describe("workspace_edit gating", () => {
     await edit(ws, { action: "commit", transaction_id: staged.transactionId })
     const rollback = await edit(ws, { action: "rollback", transaction_id: staged.transactionId })
     expect(dataOf(rollback).status).toBe("pending_approval")
-    expect(dataOf(rollback).approval).toMatchObject({ kind: "transaction", title: `Roll back ${staged.transactionId}`, destructive: false })
+    expect(dataOf(rollback).approval).toMatchObject({
+      kind: "transaction",
+      title: `Roll back ${staged.transactionId}`,
+      destructive: false
+    })
     expect(dataOf(rollback).approval.id).not.toBe(staged.approval.id)
-    expect(dataOf(rollback).approval.resume).toEqual({ tool: "workspace_edit", arguments: { action: "rollback", transaction_id: staged.transactionId } })
+    expect(dataOf(rollback).approval.resume).toEqual({
+      tool: "workspace_edit",
+      arguments: { action: "rollback", transaction_id: staged.transactionId }
+    })
     expect(await ws.read("a.txt")).toBe("hello\nthere\n")
     await ws.run(preprocess("/accept"))
     const done = await edit(ws, { action: "rollback", transaction_id: staged.transactionId })
@@ -154,7 +171,13 @@ describe("workspace_edit gating", () => {
     expect((await edit(ws, staged.approval.resume.arguments)).ok).toBe(true)
     expect(await ws.exists("old.txt")).toBe(false)
     const forced = dataOf(await edit(ws, { action: "rollback", transaction_id: staged.transactionId, force: true }))
-    expect(forced.approval).toMatchObject({ destructive: true, resume: { tool: "workspace_edit", arguments: { action: "rollback", transaction_id: staged.transactionId, force: true } } })
+    expect(forced.approval).toMatchObject({
+      destructive: true,
+      resume: {
+        tool: "workspace_edit",
+        arguments: { action: "rollback", transaction_id: staged.transactionId, force: true }
+      }
+    })
     const plain = dataOf(await edit(ws, { action: "rollback", transaction_id: staged.transactionId }))
     expect(plain.approval.id).not.toBe(forced.approval.id)
     expect(plain.approval.destructive).toBe(false)
@@ -178,7 +201,12 @@ describe("workspace_edit gating", () => {
     const refused = await edit(ws, { action: "apply", operations: REPLACE })
     expect(refused.error?.code).toBe("APPROVAL_REQUIRED")
     expect(await ws.read("a.txt")).toBe("hello\nworld\n")
-    const plan = await ws.call("workspace_plan", { action: "propose", title: "Greet", objective: "Say there", steps: ["replace world"] })
+    const plan = await ws.call("workspace_plan", {
+      action: "propose",
+      title: "Greet",
+      objective: "Say there",
+      steps: ["replace world"]
+    })
     await ws.run(preprocess(`/accept ${dataOf(plan).planId}`))
     const applied = await edit(ws, { action: "apply", operations: REPLACE })
     expect(applied.ok && dataOf(applied).committed).toBe(true)
@@ -241,10 +269,16 @@ describe("workspace_edit gating", () => {
         expect(commit.error?.code).toBe("PROTECTED_PATH")
       }
       // create with overwrite: true over a missing target is not destructive
-      const scaffold = await edit(ws, { action: "preview", operations: [{ type: "create", path: "fresh/x.txt", content: "x", overwrite: true }] })
+      const scaffold = await edit(ws, {
+        action: "preview",
+        operations: [{ type: "create", path: "fresh/x.txt", content: "x", overwrite: true }]
+      })
       expect(dataOf(scaffold).transaction.destructive).toBe(false)
       expect((await records(ws)).filter((record) => record.kind === "transaction")).toEqual([])
-      expect(await userTree(ws.dir)).toEqual({ ...Object.fromEntries(Object.entries(before).filter(([k]) => !k.startsWith(".agentic"))), "t.txt": Buffer.from("t\n").toString("base64") })
+      expect(await userTree(ws.dir)).toEqual({
+        ...Object.fromEntries(Object.entries(before).filter(([k]) => !k.startsWith(".agentic"))),
+        "t.txt": Buffer.from("t\n").toString("base64")
+      })
     })
   }
 })

@@ -15,7 +15,8 @@ import { CommitHooks, type CommitPoint } from "../../core/tools/edit/commit.ts"
 import { snapshotTree, type TempWorkspace } from "../support/workspace.ts"
 
 /** One workspace_edit call. */
-export const edit = (ws: { call: TempWorkspace["call"] }, args: Record<string, unknown>): Promise<Envelope> => ws.call("workspace_edit", args)
+export const edit = (ws: { call: TempWorkspace["call"] }, args: Record<string, unknown>): Promise<Envelope> =>
+  ws.call("workspace_edit", args)
 
 /** `data` of an envelope, loosely typed for assertions. */
 export const dataOf = (envelope: Envelope): any => envelope.data as any

@@ -23,9 +23,19 @@ describe("workspace_edit", () => {
   it("Actions: preview, apply, commit, rollback, show, list.", async () => {
     const w = await open()
     const listing = w.runtime.registry.list().find((tool) => tool.name === "workspace_edit")!
-    expect((listing.inputSchema.properties["action"] as { enum: Array<string> }).enum).toEqual(["preview", "apply", "commit", "rollback", "show", "list"])
+    expect((listing.inputSchema.properties["action"] as { enum: Array<string> }).enum).toEqual([
+      "preview",
+      "apply",
+      "commit",
+      "rollback",
+      "show",
+      "list"
+    ])
     await w.write("a.txt", "alpha\n")
-    const preview = await edit(w, { action: "preview", operations: [{ type: "replace", path: "a.txt", search: "alpha", replacement: "beta" }] })
+    const preview = await edit(w, {
+      action: "preview",
+      operations: [{ type: "replace", path: "a.txt", search: "alpha", replacement: "beta" }]
+    })
     const id = dataOf(preview).transactionId
     expect(await w.read("a.txt")).toBe("alpha\n")
     expect((await edit(w, { action: "show", transaction_id: id })).ok).toBe(true)
@@ -70,7 +80,13 @@ describe("workspace_edit", () => {
   it("mkdir creates an empty directory and never marks a transaction destructive; the plan records each directory with existedBefore", async () => {
     const w = await open({ allowDestructiveEdits: false })
     await fs.mkdir(path.join(w.dir, "exists"))
-    const applied = await edit(w, { action: "apply", operations: [{ type: "mkdir", path: "exists" }, { type: "mkdir", path: "new/deep" }] })
+    const applied = await edit(w, {
+      action: "apply",
+      operations: [
+        { type: "mkdir", path: "exists" },
+        { type: "mkdir", path: "new/deep" }
+      ]
+    })
     expect(applied.ok).toBe(true)
     expect(dataOf(applied).transaction.destructive).toBe(false)
     expect(dataOf(applied).transaction.directoryPlan).toEqual([
@@ -79,7 +95,9 @@ describe("workspace_edit", () => {
     ])
     expect(await fs.readdir(path.join(w.dir, "new/deep"))).toEqual([])
     // create already makes parent directories automatically
-    expect((await edit(w, { action: "apply", operations: [{ type: "create", path: "p/q/r.txt", content: "x" }] })).ok).toBe(true)
+    expect(
+      (await edit(w, { action: "apply", operations: [{ type: "create", path: "p/q/r.txt", content: "x" }] })).ok
+    ).toBe(true)
     expect(await w.read("p/q/r.txt")).toBe("x")
   })
 
@@ -100,9 +118,14 @@ describe("workspace_edit", () => {
       expect(result.error?.message).toContain("line-number gutter")
       expect(result.error?.message).toContain("allow_line_numbers: true")
     }
-    expect((await edit(w, { action: "preview", operations: [{ type: "replace", path: "a.txt", search: "1 | one\n2 | two", replacement: "x" }] })).error?.message).toContain(
-      "a search that carries it can never match"
-    )
+    expect(
+      (
+        await edit(w, {
+          action: "preview",
+          operations: [{ type: "replace", path: "a.txt", search: "1 | one\n2 | two", replacement: "x" }]
+        })
+      ).error?.message
+    ).toContain("a search that carries it can never match")
     expect(await userTree(w.dir)).toEqual(before)
   })
 
@@ -125,8 +148,12 @@ describe("workspace_edit", () => {
     const w = await open()
     const read = "  9 | const a = 1\n 10 | const b = 2\n 11 | \n 12 | export {}\n"
     const pipes = "7 | seven\n3 | three\n9 | nine\n"
-    expect((await edit(w, { action: "preview", operations: [{ type: "create", path: "r.ts", content: read }] })).error?.code).toBe("INVALID_INPUT")
-    expect((await edit(w, { action: "preview", operations: [{ type: "create", path: "p.txt", content: pipes }] })).ok).toBe(true)
+    expect(
+      (await edit(w, { action: "preview", operations: [{ type: "create", path: "r.ts", content: read }] })).error?.code
+    ).toBe("INVALID_INPUT")
+    expect(
+      (await edit(w, { action: "preview", operations: [{ type: "create", path: "p.txt", content: pipes }] })).ok
+    ).toBe(true)
   })
 
   it("It leaves alone a leading-pipe markdown table and any non-monotonic numeric column: descending, sparse, or stepped", async () => {
@@ -144,8 +171,14 @@ describe("workspace_edit", () => {
   it("It does not claim to leave alone a consecutive numeric first column; allow_line_numbers: true on the operation is the escape hatch", async () => {
     const w = await open()
     const years = "2021 | launch\n2022 | growth\n2023 | profit\n"
-    expect((await edit(w, { action: "preview", operations: [{ type: "create", path: "y.txt", content: years }] })).error?.code).toBe("INVALID_INPUT")
-    const applied = await edit(w, { action: "apply", operations: [{ type: "create", path: "y.txt", content: years, allow_line_numbers: true }] })
+    expect(
+      (await edit(w, { action: "preview", operations: [{ type: "create", path: "y.txt", content: years }] })).error
+        ?.code
+    ).toBe("INVALID_INPUT")
+    const applied = await edit(w, {
+      action: "apply",
+      operations: [{ type: "create", path: "y.txt", content: years, allow_line_numbers: true }]
+    })
     expect(applied.ok).toBe(true)
     expect(await w.read("y.txt")).toBe(years)
   })
@@ -153,7 +186,10 @@ describe("workspace_edit", () => {
   it("A single numbered line is below any threshold that check can safely use, so it is never flagged", async () => {
     const w = await open()
     await w.write("m.rs", "match x {\n  1 => Foo,\n}\n")
-    const applied = await edit(w, { action: "apply", operations: [{ type: "replace", path: "m.rs", search: "  1 => Foo,", replacement: "1 | 2 => Foo," }] })
+    const applied = await edit(w, {
+      action: "apply",
+      operations: [{ type: "replace", path: "m.rs", search: "  1 => Foo,", replacement: "1 | 2 => Foo," }]
+    })
     expect(applied.ok).toBe(true)
     expect(await w.read("m.rs")).toBe("match x {\n1 | 2 => Foo,\n}\n")
   })
@@ -161,24 +197,43 @@ describe("workspace_edit", () => {
   it("when a replace finds zero matches, the EDIT_CONFLICT message reports whether stripping the gutter would have matched and how many times", async () => {
     const w = await open()
     await w.write("a.txt", "alpha\nbeta\nalpha\nbeta\n")
-    const probe = await edit(w, { action: "preview", operations: [{ type: "replace", path: "a.txt", search: "2 | beta", replacement: "B", expected_matches: 2 }] })
+    const probe = await edit(w, {
+      action: "preview",
+      operations: [{ type: "replace", path: "a.txt", search: "2 | beta", replacement: "B", expected_matches: 2 }]
+    })
     expect(probe.error?.code).toBe("EDIT_CONFLICT")
     expect(probe.error?.message).toContain("would match 2 time(s)")
-    const never = await edit(w, { action: "preview", operations: [{ type: "replace", path: "a.txt", search: "2 | gamma", replacement: "B" }] })
+    const never = await edit(w, {
+      action: "preview",
+      operations: [{ type: "replace", path: "a.txt", search: "2 | gamma", replacement: "B" }]
+    })
     expect(never.error?.message).toContain("even without them it would not match")
-    const plain = await edit(w, { action: "preview", operations: [{ type: "replace", path: "a.txt", search: "gamma", replacement: "B" }] })
+    const plain = await edit(w, {
+      action: "preview",
+      operations: [{ type: "replace", path: "a.txt", search: "gamma", replacement: "B" }]
+    })
     expect(plain.error?.code).toBe("EDIT_CONFLICT")
     expect(plain.error?.message).not.toContain("gutter")
     expect(plain.error?.message).not.toContain("N | ")
   })
 
-  it("That probe runs only after the edit failed and is worded as a condition to check (\"if this text was copied from a read result…\")", async () => {
+  it('That probe runs only after the edit failed and is worded as a condition to check ("if this text was copied from a read result…")', async () => {
     const w = await open()
     await w.write("table.md", "| x |\n2 | beta\n")
     // The legitimate call that looks like a gutter line succeeds: the probe never rejects it.
-    expect((await edit(w, { action: "preview", operations: [{ type: "replace", path: "table.md", search: "2 | beta", replacement: "2 | gamma" }] })).ok).toBe(true)
+    expect(
+      (
+        await edit(w, {
+          action: "preview",
+          operations: [{ type: "replace", path: "table.md", search: "2 | beta", replacement: "2 | gamma" }]
+        })
+      ).ok
+    ).toBe(true)
     await w.write("b.txt", "beta\n")
-    const failed = await edit(w, { action: "preview", operations: [{ type: "replace", path: "b.txt", search: "2 | beta", replacement: "x" }] })
+    const failed = await edit(w, {
+      action: "preview",
+      operations: [{ type: "replace", path: "b.txt", search: "2 | beta", replacement: "x" }]
+    })
     expect(failed.error?.message).toMatch(/If this text was copied from a workspace_inspect read result/)
     expect(failed.error?.message).toContain("Check whether that is the case")
   })
@@ -186,7 +241,10 @@ describe("workspace_edit", () => {
   it("It never rewrites the operation", async () => {
     const w = await open()
     await w.write("b.txt", "beta\n")
-    const failed = await edit(w, { action: "apply", operations: [{ type: "replace", path: "b.txt", search: "2 | beta", replacement: "x" }] })
+    const failed = await edit(w, {
+      action: "apply",
+      operations: [{ type: "replace", path: "b.txt", search: "2 | beta", replacement: "x" }]
+    })
     expect(failed.ok).toBe(false)
     expect(await w.read("b.txt")).toBe("beta\n")
     expect(dataOf(await edit(w, { action: "list" })).total).toBe(0)
@@ -199,9 +257,18 @@ describe("workspace_edit", () => {
     const cases = [
       [{ type: "mkdir", path: "file.txt" }],
       [{ type: "mkdir", path: "file.txt/sub" }],
-      [{ type: "create", path: "claimed", content: "x" }, { type: "mkdir", path: "claimed" }],
-      [{ type: "mkdir", path: "claimed" }, { type: "create", path: "claimed", content: "x" }],
-      [{ type: "create", path: "c2", content: "x" }, { type: "mkdir", path: "c2/deeper" }]
+      [
+        { type: "create", path: "claimed", content: "x" },
+        { type: "mkdir", path: "claimed" }
+      ],
+      [
+        { type: "mkdir", path: "claimed" },
+        { type: "create", path: "claimed", content: "x" }
+      ],
+      [
+        { type: "create", path: "c2", content: "x" },
+        { type: "mkdir", path: "c2/deeper" }
+      ]
     ]
     for (const operations of cases) {
       const result = await edit(w, { action: "preview", operations })
@@ -214,7 +281,13 @@ describe("workspace_edit", () => {
   it("If every requested directory already exists and nothing else changes, the preview fails with INVALID_INPUT naming those directories", async () => {
     const w = await open()
     await fs.mkdir(path.join(w.dir, "a/b"), { recursive: true })
-    const result = await edit(w, { action: "preview", operations: [{ type: "mkdir", path: "a" }, { type: "mkdir", path: "a/b" }] })
+    const result = await edit(w, {
+      action: "preview",
+      operations: [
+        { type: "mkdir", path: "a" },
+        { type: "mkdir", path: "a/b" }
+      ]
+    })
     expect(result.error?.code).toBe("INVALID_INPUT")
     expect(result.error?.message).toContain("a, a/b")
     expect(result.error?.message).toContain("does not need to be re-issued")
@@ -223,7 +296,13 @@ describe("workspace_edit", () => {
 
   it("On rollback, only the directories listed in the plan are removed; parents created implicitly by mkdir -p are left in place", async () => {
     const w = await open()
-    const applied = await edit(w, { action: "apply", operations: [{ type: "mkdir", path: "top/mid/leaf" }, { type: "create", path: "made/by/create.txt", content: "x" }] })
+    const applied = await edit(w, {
+      action: "apply",
+      operations: [
+        { type: "mkdir", path: "top/mid/leaf" },
+        { type: "create", path: "made/by/create.txt", content: "x" }
+      ]
+    })
     const id = dataOf(applied).transactionId
     const rolled = await edit(w, { action: "rollback", transaction_id: id })
     expect(rolled.ok).toBe(true)
@@ -236,7 +315,15 @@ describe("workspace_edit", () => {
 
   it("A listed directory is removed only while still empty: user content is never deleted, and a path replaced by a file or symlink is left untouched and named in the summary", async () => {
     const w = await open()
-    const applied = await edit(w, { action: "apply", operations: [{ type: "mkdir", path: "keep" }, { type: "mkdir", path: "asfile" }, { type: "mkdir", path: "aslink" }, { type: "mkdir", path: "empty" }] })
+    const applied = await edit(w, {
+      action: "apply",
+      operations: [
+        { type: "mkdir", path: "keep" },
+        { type: "mkdir", path: "asfile" },
+        { type: "mkdir", path: "aslink" },
+        { type: "mkdir", path: "empty" }
+      ]
+    })
     const id = dataOf(applied).transactionId
     await w.write("keep/user.txt", "mine")
     await fs.rmdir(path.join(w.dir, "asfile"))
@@ -257,7 +344,15 @@ describe("workspace_edit", () => {
   it("A commit that cannot create a directory fails before touching anything, or removes every level it created", async () => {
     ws = await openWorkspace({ permissionMode: 2 })
     await ws.write("a.txt", "a\n")
-    const id = dataOf(await edit(ws, { action: "preview", operations: [{ type: "replace", path: "a.txt", search: "a", replacement: "b" }, { type: "mkdir", path: "x/y/z" }] })).transactionId
+    const id = dataOf(
+      await edit(ws, {
+        action: "preview",
+        operations: [
+          { type: "replace", path: "a.txt", search: "a", replacement: "b" },
+          { type: "mkdir", path: "x/y/z" }
+        ]
+      })
+    ).transactionId
     // Before touching anything: an ancestor became a file after the preview.
     await ws.write("x", "file now")
     const refused = await edit(ws, { action: "commit", transaction_id: id })
@@ -267,7 +362,9 @@ describe("workspace_edit", () => {
     const before = await userTree(ws.dir)
     // Removes every level it created: creating z fails after x and x/y were made.
     const hooked = await openHooked(ws.dir, { permissionMode: 2 }, (point) =>
-      point.label === "mkdir x/y/z" ? Effect.fail(toolError("IO_ERROR", "cannot create x/y/z (injected).")) : Effect.void
+      point.label === "mkdir x/y/z"
+        ? Effect.fail(toolError("IO_ERROR", "cannot create x/y/z (injected)."))
+        : Effect.void
     )
     const failed = await hooked.call("workspace_edit", { action: "commit", transaction_id: id })
     await hooked.dispose()
@@ -294,11 +391,23 @@ describe("workspace_edit", () => {
   it("Reusing a key with different normalized operations returns a conflict", async () => {
     const w = await open()
     await w.write("a.txt", "a\n")
-    await edit(w, { action: "preview", operations: [{ type: "replace", path: "a.txt", search: "a", replacement: "b" }], idempotency_key: "k" })
+    await edit(w, {
+      action: "preview",
+      operations: [{ type: "replace", path: "a.txt", search: "a", replacement: "b" }],
+      idempotency_key: "k"
+    })
     // The same operation spelled differently normalises identically.
-    const same = await edit(w, { action: "preview", operations: [{ type: "replace", path: "./a.txt", search: "a", replacement: "b", expected_matches: 1 }], idempotency_key: "k" })
+    const same = await edit(w, {
+      action: "preview",
+      operations: [{ type: "replace", path: "./a.txt", search: "a", replacement: "b", expected_matches: 1 }],
+      idempotency_key: "k"
+    })
     expect(same.ok).toBe(true)
-    const other = await edit(w, { action: "preview", operations: [{ type: "replace", path: "a.txt", search: "a", replacement: "c" }], idempotency_key: "k" })
+    const other = await edit(w, {
+      action: "preview",
+      operations: [{ type: "replace", path: "a.txt", search: "a", replacement: "c" }],
+      idempotency_key: "k"
+    })
     expect(other.error?.code).toBe("EDIT_CONFLICT")
     expect(other.error?.message).toContain("idempotency_key")
   })
@@ -307,7 +416,13 @@ describe("workspace_edit", () => {
     const w = await open()
     await w.write("a.txt", "a\n")
     await w.write("b.txt", "b\n")
-    const preview = await edit(w, { action: "preview", operations: [{ type: "replace", path: "a.txt", search: "a", replacement: "A" }, { type: "replace", path: "b.txt", search: "b", replacement: "B" }] })
+    const preview = await edit(w, {
+      action: "preview",
+      operations: [
+        { type: "replace", path: "a.txt", search: "a", replacement: "A" },
+        { type: "replace", path: "b.txt", search: "b", replacement: "B" }
+      ]
+    })
     expect(await w.read("a.txt")).toBe("a\n")
     const changes = dataOf(preview).transaction.changes
     expect(changes.map((c: any) => c.beforeSha256)).toHaveLength(2)
@@ -323,7 +438,12 @@ describe("workspace_edit", () => {
   it("A rollback over a file that changed since the commit is refused unless forced, and a forced rollback is destructive", async () => {
     const w = await open()
     await w.write("a.txt", "a\n")
-    const id = dataOf(await edit(w, { action: "apply", operations: [{ type: "replace", path: "a.txt", search: "a", replacement: "A" }] })).transactionId
+    const id = dataOf(
+      await edit(w, {
+        action: "apply",
+        operations: [{ type: "replace", path: "a.txt", search: "a", replacement: "A" }]
+      })
+    ).transactionId
     await w.write("a.txt", "A and mine\n")
     const refused = await edit(w, { action: "rollback", transaction_id: id })
     expect(refused.error?.code).toBe("EDIT_CONFLICT")
@@ -359,6 +479,10 @@ describe("workspace_edit", () => {
     expect(shown.transaction).toMatchObject(entry)
     // a mkdir-only transaction is not reported as one that changed nothing
     await edit(w, { action: "apply", operations: [{ type: "mkdir", path: "only" }] })
-    expect(dataOf(await edit(w, { action: "list" })).transactions[0]).toMatchObject({ fileCount: 0, directoryCount: 1, directories: ["only"] })
+    expect(dataOf(await edit(w, { action: "list" })).transactions[0]).toMatchObject({
+      fileCount: 0,
+      directoryCount: 1,
+      directories: ["only"]
+    })
   })
 })

@@ -22,12 +22,27 @@ const script = (request: ChatRequest): ScriptedReply => {
   const last = request.messages[request.messages.length - 1]!
   if (last.role === "tool") {
     const envelope = JSON.parse(last.content ?? "{}") as { data?: { status?: string }; summary?: string }
-    return { text: envelope.data?.status === "pending_approval" ? "I staged the file; please /accept it." : `Done: ${envelope.summary}` }
+    return {
+      text:
+        envelope.data?.status === "pending_approval"
+          ? "I staged the file; please /accept it."
+          : `Done: ${envelope.summary}`
+    }
   }
   const resume = /Resume now with exactly this call: (\w+) (\{.*\})/.exec(last.content ?? "")
   if (resume !== null) return { calls: [{ name: resume[1]!, arguments: JSON.parse(resume[2]!) }] }
   if ((last.content ?? "").startsWith("Create hello.txt")) {
-    return { calls: [{ name: "workspace_edit", arguments: { action: "apply", operations: [{ type: "create", path: "hello.txt", content: "hello from the agent\n" }] } }] }
+    return {
+      calls: [
+        {
+          name: "workspace_edit",
+          arguments: {
+            action: "apply",
+            operations: [{ type: "create", path: "hello.txt", content: "hello from the agent\n" }]
+          }
+        }
+      ]
+    }
   }
   return { text: "I do not know what to do." }
 }
@@ -39,9 +54,21 @@ const run = (command: string, args: ReadonlyArray<string>, env: Record<string, s
     )
   })
 
-const agents: ReadonlyArray<{ readonly name: string; readonly command: string; readonly args: (root: string) => Array<string> }> = [
-  { name: "examples/node-agent.ts", command: process.execPath, args: (root) => ["--import", "tsx", "examples/node-agent.ts", "--root", root] },
-  { name: "examples/deno-agent.ts", command: DENO, args: (root) => ["run", "-A", "examples/deno-agent.ts", "--root", root] }
+const agents: ReadonlyArray<{
+  readonly name: string
+  readonly command: string
+  readonly args: (root: string) => Array<string>
+}> = [
+  {
+    name: "examples/node-agent.ts",
+    command: process.execPath,
+    args: (root) => ["--import", "tsx", "examples/node-agent.ts", "--root", root]
+  },
+  {
+    name: "examples/deno-agent.ts",
+    command: DENO,
+    args: (root) => ["run", "-A", "examples/deno-agent.ts", "--root", root]
+  }
 ]
 
 describe.each(agents)("$name: an agent loop against an OpenAI-compatible endpoint", ({ command, args }) => {
@@ -50,20 +77,30 @@ describe.each(agents)("$name: an agent loop against an OpenAI-compatible endpoin
     dirs.push(root)
     const chat = await startChatServer(script)
     try {
-      const result = await run(command, [...args(root), "Create hello.txt saying hello", "/accept"], { OPENAI_BASE_URL: chat.baseUrl, MODEL: "scripted" })
+      const result = await run(command, [...args(root), "Create hello.txt saying hello", "/accept"], {
+        OPENAI_BASE_URL: chat.baseUrl,
+        MODEL: "scripted"
+      })
       expect(result.code, result.stderr).toBe(0)
       // The tool list the model was given: every registered tool, with its JSON Schema.
       const offered = chat.requests[0]!.tools!.map((tool) => tool.function.name)
       expect(offered).toContain("workspace_edit")
       expect(result.stdout).toContain(`tools: ${offered.join(", ")}`)
       // The staged envelope, then the accepted commit, printed as envelopes.
-      const printed = result.stdout.split("\n").filter((line) => line.startsWith("workspace_edit -> ")).map((line) => JSON.parse(line.slice("workspace_edit -> ".length)))
-      expect(printed.map((envelope) => [envelope.operation, envelope.data?.status ?? envelope.data?.committed])).toEqual([
+      const printed = result.stdout
+        .split("\n")
+        .filter((line) => line.startsWith("workspace_edit -> "))
+        .map((line) => JSON.parse(line.slice("workspace_edit -> ".length)))
+      expect(
+        printed.map((envelope) => [envelope.operation, envelope.data?.status ?? envelope.data?.committed])
+      ).toEqual([
         ["edit.apply", "pending_approval"],
         ["edit.commit", true]
       ])
       // What the model read for "/accept": the preprocessor's approval block, not the raw command.
-      const accepted = chat.requests.map((request) => request.messages[request.messages.length - 1]!).find((message) => message.role === "user" && (message.content ?? "").includes("<agentic-approval>"))
+      const accepted = chat.requests
+        .map((request) => request.messages[request.messages.length - 1]!)
+        .find((message) => message.role === "user" && (message.content ?? "").includes("<agentic-approval>"))
       expect(accepted?.content).toContain("The user accepted approval_")
       expect(await fs.readFile(path.join(root, "hello.txt"), "utf8")).toBe("hello from the agent\n")
       expect(result.stdout).toContain("assistant: Done: ")

@@ -24,7 +24,16 @@ beforeAll(async () => {
   const out = await makeTempDir("aw-locks-bundle-")
   dirs.push(out)
   bundle = path.join(out, "apply-child.cjs")
-  await build({ entryPoints: [CHILD], bundle: true, platform: "node", format: "cjs", target: "node20", outfile: bundle, logLevel: "silent", minify: true })
+  await build({
+    entryPoints: [CHILD],
+    bundle: true,
+    platform: "node",
+    format: "cjs",
+    target: "node20",
+    outfile: bundle,
+    logLevel: "silent",
+    minify: true
+  })
 })
 afterAll(async () => {
   await Promise.all(dirs.map((dir) => fs.rm(dir, { recursive: true, force: true })))
@@ -76,9 +85,10 @@ describe("commit locks", () => {
         reported++
         expect(envelope.summary, `round ${round} process ${index}`).toMatch(/^Committed tx_/)
         for (const name of ["a", "b"]) {
-          expect(await fs.readFile(path.join(root, `r${round}-p${index}/${name}.txt`), "utf8"), `round ${round} process ${index} ${name}`).toBe(
-            `${name} ${round} ${index}\n`
-          )
+          expect(
+            await fs.readFile(path.join(root, `r${round}-p${index}/${name}.txt`), "utf8"),
+            `round ${round} process ${index} ${name}`
+          ).toBe(`${name} ${round} ${index}\n`)
         }
         const show = dataOf(await runShow(root, envelope.data.transactionId))
         expect(show.transaction.status).toBe("committed")
@@ -95,13 +105,20 @@ describe("commit locks", () => {
     dirs.push(root)
     // Something pending for the terminal to accept (a Manual-mode write staged an approval).
     const manual = await openWorkspace({ permissionMode: 0 }, root)
-    const staged = await manual.call("workspace_edit", { action: "apply", operations: [{ type: "create", path: "staged.txt", content: "s\n" }] })
+    const staged = await manual.call("workspace_edit", {
+      action: "apply",
+      operations: [{ type: "create", path: "staged.txt", content: "s\n" }]
+    })
     expect(staged.summary).toMatch(/^Awaiting approval approval_/)
     await manual.runtime.dispose()
     const release = path.join(root, "..", `${path.basename(root)}.release`)
     const paused = path.join(root, "..", `${path.basename(root)}.paused`)
     dirs.push(release, paused)
-    const operations = Array.from({ length: 5 }, (_, index) => ({ type: "create", path: `server/f${index}.txt`, content: `server ${index}\n` }))
+    const operations = Array.from({ length: 5 }, (_, index) => ({
+      type: "create",
+      path: `server/f${index}.txt`,
+      content: `server ${index}\n`
+    }))
     // The "server" pauses before its first file write, then writes the rest after the terminal is done.
     const server = runChild(root, operations, { AW_PAUSE_UNTIL: release, AW_PAUSED_MARK: paused })
     await waitFor(paused)
@@ -111,7 +128,8 @@ describe("commit locks", () => {
     const run = await server
     const envelope = JSON.parse(run.stdout)
     expect(envelope.ok, envelope.summary).toBe(true)
-    for (let index = 0; index < 5; index++) expect(await fs.readFile(path.join(root, `server/f${index}.txt`), "utf8")).toBe(`server ${index}\n`)
+    for (let index = 0; index < 5; index++)
+      expect(await fs.readFile(path.join(root, `server/f${index}.txt`), "utf8")).toBe(`server ${index}\n`)
     const show = dataOf(await runShow(root, envelope.data.transactionId))
     expect(show.transaction.status).toBe("committed")
     expect(show.transaction.recovered).toBeUndefined()
@@ -121,7 +139,12 @@ describe("commit locks", () => {
     const ws = await openWorkspace({ permissionMode: 2 })
     dirs.push(ws.dir)
     await ws.write("a.txt", "before\n")
-    const id = dataOf(await edit(ws, { action: "preview", operations: [{ type: "replace", path: "a.txt", search: "before", replacement: "after" }] })).transactionId
+    const id = dataOf(
+      await edit(ws, {
+        action: "preview",
+        operations: [{ type: "replace", path: "a.txt", search: "before", replacement: "after" }]
+      })
+    ).transactionId
     await ws.runtime.dispose()
     // A committer that died mid-way: the record is "committing" under a lock of a process that has exited.
     const dead = spawn(process.execPath, ["-e", ""])
@@ -130,7 +153,11 @@ describe("commit locks", () => {
     const record = JSON.parse(await fs.readFile(recordPath, "utf8"))
     await fs.writeFile(
       recordPath,
-      JSON.stringify({ ...record, status: "committing", commitLock: { pid, identity: `gone:${pid}`, token: "lock_x", since: new Date().toISOString(), by: "commit" } })
+      JSON.stringify({
+        ...record,
+        status: "committing",
+        commitLock: { pid, identity: `gone:${pid}`, token: "lock_x", since: new Date().toISOString(), by: "commit" }
+      })
     )
     const reopened = await openWorkspace({ permissionMode: 2 }, ws.dir)
     const show = dataOf(await edit(reopened, { action: "show", transaction_id: id }))

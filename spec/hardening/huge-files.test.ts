@@ -89,12 +89,29 @@ describe("huge files are read and described by streaming (issue 10 §5)", () => 
       expect(data.lineEndings).toBe("lf")
       expect(data.finalNewline).toBe(true)
       expect(data.nextOffset).toBe(10)
-      const middle = await ws.call("workspace_inspect", { action: "read", path: "huge.log", offset: 200_000, limit: 5, snapshot: data.snapshot })
+      const middle = await ws.call("workspace_inspect", {
+        action: "read",
+        path: "huge.log",
+        offset: 200_000,
+        limit: 5,
+        snapshot: data.snapshot
+      })
       expect((middle.data as any).text).toBe(text(200_001, 200_005))
-      const last = await ws.call("workspace_inspect", { action: "read", path: "huge.log", offset: 399_998, limit: 10, snapshot: data.snapshot })
+      const last = await ws.call("workspace_inspect", {
+        action: "read",
+        path: "huge.log",
+        offset: 399_998,
+        limit: 10,
+        snapshot: data.snapshot
+      })
       expect((last.data as any).text).toBe(text(399_999, 400_000))
       expect((last.data as any).nextOffset).toBeNull()
-      const past = await ws.call("workspace_inspect", { action: "read", path: "huge.log", offset: 400_001, snapshot: data.snapshot })
+      const past = await ws.call("workspace_inspect", {
+        action: "read",
+        path: "huge.log",
+        offset: 400_001,
+        snapshot: data.snapshot
+      })
       expect(past.ok).toBe(false)
       expect(past.error?.code).toBe("INVALID_INPUT")
     } finally {

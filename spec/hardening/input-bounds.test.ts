@@ -31,13 +31,17 @@ afterAll(async () => {
   await ws.runtime.dispose()
 })
 
-const within = (envelope: unknown, budget: number) => expect(JSON.stringify(envelope).length).toBeLessThanOrEqual(budget)
+const within = (envelope: unknown, budget: number) =>
+  expect(JSON.stringify(envelope).length).toBeLessThanOrEqual(budget)
 
 describe("input bounds", () => {
   it("JSON nested 6,000 levels deep is INVALID_INPUT (not INTERNAL_ERROR) for every tool, and the envelope fits the budget", async () => {
     for (const tool of ws.runtime.registry.tools) {
       const action = Object.keys(tool.actions)[0]!
-      for (const [workspace, budget] of [[ws, 20_000], [small, 1000]] as const) {
+      for (const [workspace, budget] of [
+        [ws, 20_000],
+        [small, 1000]
+      ] as const) {
         const envelope = await workspace.call(tool.name, { action, content: nested(6000) })
         expect(envelope.error?.code, `${tool.name} ${action}`).toBe("INVALID_INPUT")
         expect(envelope.error?.message).toContain(`deeper than ${MAX_INPUT_DEPTH} levels`)
@@ -56,14 +60,20 @@ describe("input bounds", () => {
   })
 
   it("a wide wrong-typed value is INVALID_INPUT naming the field, echoed at most 300 characters, within the budget", async () => {
-    for (const [workspace, budget] of [[ws, 20_000], [small, 1000]] as const) {
+    for (const [workspace, budget] of [
+      [ws, 20_000],
+      [small, 1000]
+    ] as const) {
       const envelopes = await Promise.all([
         workspace.call("workspace_notes", { action: "write", name: "n", content: wide }),
         workspace.call("workspace_edit", { action: "preview", operations: wide }),
         workspace.call("workspace_inspect", { action: "read", path: wide }),
         workspace.call("workspace_notes", { action: "x".repeat(300_000) }),
         workspace.call("x".repeat(300_000), { action: "list" }),
-        workspace.call("workspace_notes", { action: "list", ...Object.fromEntries(wide.slice(0, 5000).map((n) => [`f${n}`, n])) })
+        workspace.call("workspace_notes", {
+          action: "list",
+          ...Object.fromEntries(wide.slice(0, 5000).map((n) => [`f${n}`, n]))
+        })
       ])
       for (const envelope of envelopes) {
         expect(envelope.error?.code).toBe("INVALID_INPUT")
@@ -77,7 +87,11 @@ describe("input bounds", () => {
   })
 
   it("arguments larger than the largest field limit plus margin are refused before decoding", async () => {
-    const huge = await ws.call("workspace_notes", { action: "write", name: "n", content: "x".repeat(MAX_INPUT_CHARS + 1) })
+    const huge = await ws.call("workspace_notes", {
+      action: "write",
+      name: "n",
+      content: "x".repeat(MAX_INPUT_CHARS + 1)
+    })
     expect(huge.error?.code).toBe("INVALID_INPUT")
     expect(huge.error?.message).toContain("more than 11,000,000 characters")
     within(huge, 20_000)
@@ -85,12 +99,21 @@ describe("input bounds", () => {
 
   it("through the CLI: a 6,000-deep argument is one INVALID_INPUT envelope, exit 1", async () => {
     let stdout = ""
-    const code = await runCliInProcess(["call", "workspace_notes", `{"action":"write","name":"x","content":${"[".repeat(6000)}${"]".repeat(6000)}}`, "--root", ws.dir], {
-      cwd: ws.dir,
-      open: openNodeSession,
-      stdout: (text) => (stdout += text),
-      stderr: () => undefined
-    })
+    const code = await runCliInProcess(
+      [
+        "call",
+        "workspace_notes",
+        `{"action":"write","name":"x","content":${"[".repeat(6000)}${"]".repeat(6000)}}`,
+        "--root",
+        ws.dir
+      ],
+      {
+        cwd: ws.dir,
+        open: openNodeSession,
+        stdout: (text) => (stdout += text),
+        stderr: () => undefined
+      }
+    )
     expect(code).toBe(1)
     expect(JSON.parse(stdout)).toMatchObject({ ok: false, error: { code: "INVALID_INPUT" } })
   })
@@ -98,7 +121,10 @@ describe("input bounds", () => {
   it("through the MCP server: deep and wide arguments are INVALID_INPUT within the budget, and the server answers the next call", async () => {
     const connected: Connected = await connectStdio(ws.dir, ["permissionMode=2"])
     try {
-      for (const args of [{ action: "write", name: "x", content: nested(2000) }, { action: "write", name: "x", content: wide }]) {
+      for (const args of [
+        { action: "write", name: "x", content: nested(2000) },
+        { action: "write", name: "x", content: wide }
+      ]) {
         const result = await connected.client.callTool({ name: "workspace_notes", arguments: args })
         const envelope = result.structuredContent as { error: { code: string } }
         expect(envelope.error.code).toBe("INVALID_INPUT")

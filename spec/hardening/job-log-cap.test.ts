@@ -29,14 +29,22 @@ const CHATTY = [
 
 const logsOf = async (ws: TempWorkspace, jobId: string) => {
   const dir = path.join(ws.dir, ".agentic/jobs", jobId)
-  return { stdout: await fs.readFile(path.join(dir, "stdout.log"), "utf8"), stderr: await fs.readFile(path.join(dir, "stderr.log"), "utf8") }
+  return {
+    stdout: await fs.readFile(path.join(dir, "stdout.log"), "utf8"),
+    stderr: await fs.readFile(path.join(dir, "stderr.log"), "utf8")
+  }
 }
 
 describe("maxJobLogBytes caps a job's logs (issue 10 §5)", () => {
   it("run: past maxJobLogBytes the logs are cut with a marker, the job still ends normally, and run and status say the output was truncated", async () => {
     const ws = await openWorkspace({ permissionMode: 2, maxJobLogBytes: CAP })
     open.push(ws)
-    const result = await ws.call("workspace_command", { action: "run", executable: "node", args: CHATTY, timeout_seconds: 60 })
+    const result = await ws.call("workspace_command", {
+      action: "run",
+      executable: "node",
+      args: CHATTY,
+      timeout_seconds: 60
+    })
     expect(result.ok, result.summary).toBe(true)
     const jobId = data(result).jobId as string
     expect(data(result).exitCode).toBe(0)
@@ -81,7 +89,11 @@ describe("maxJobLogBytes caps a job's logs (issue 10 §5)", () => {
   it("under the cap nothing changes: the whole output is in the logs and no truncation is reported", async () => {
     const ws = await openWorkspace({ permissionMode: 2, maxJobLogBytes: CAP })
     open.push(ws)
-    const result = await ws.call("workspace_command", { action: "run", executable: "node", args: ["-e", "process.stdout.write('small\\n'); process.stderr.write('err\\n')"] })
+    const result = await ws.call("workspace_command", {
+      action: "run",
+      executable: "node",
+      args: ["-e", "process.stdout.write('small\\n'); process.stderr.write('err\\n')"]
+    })
     expect(result.ok, result.summary).toBe(true)
     expect(data(result).logTruncated).toBeUndefined()
     expect(result.summary).not.toContain("maxJobLogBytes")

@@ -28,7 +28,10 @@ describe("maxFileBytes", () => {
     await big.write("big.txt", `${"x".repeat(4000)}\nold\n`)
     await big.write("small.txt", "old\n")
     // Previewed while the limit allowed it.
-    const previewed = await edit(big, { action: "preview", operations: [{ type: "replace", path: "big.txt", search: "old", replacement: "new" }] })
+    const previewed = await edit(big, {
+      action: "preview",
+      operations: [{ type: "replace", path: "big.txt", search: "old", replacement: "new" }]
+    })
     const id = dataOf(previewed).transactionId
     await big.runtime.dispose()
     opened.pop()
@@ -48,6 +51,13 @@ describe("maxFileBytes", () => {
     expect(await fs.readFile(path.join(ws.dir, "big.txt"), "utf8")).toContain("old")
     expect(await snapshotTree(ws.dir)).toEqual(before)
     // A file within the limit still edits.
-    expect((await edit(ws, { action: "apply", operations: [{ type: "replace", path: "small.txt", search: "old", replacement: "new" }] })).ok).toBe(true)
+    expect(
+      (
+        await edit(ws, {
+          action: "apply",
+          operations: [{ type: "replace", path: "small.txt", search: "old", replacement: "new" }]
+        })
+      ).ok
+    ).toBe(true)
   })
 })

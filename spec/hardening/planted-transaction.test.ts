@@ -34,18 +34,38 @@ const plant = async (root: string, mac?: string) => {
   await fs.writeFile(
     path.join(dir, "transaction.json"),
     JSON.stringify({
-      version: 1, id, status: "committing", createdAt: now, operationsHash: "0", approvalHash: "0", operations: [], touched: [], files: [],
-      directories: [], createdDirectories: [], destructive: [], artifacts: []
+      version: 1,
+      id,
+      status: "committing",
+      createdAt: now,
+      operationsHash: "0",
+      approvalHash: "0",
+      operations: [],
+      touched: [],
+      files: [],
+      directories: [],
+      createdDirectories: [],
+      destructive: [],
+      artifacts: []
     })
   )
   await fs.writeFile(path.join(dir, "before.bin"), PLANTED)
   await fs.writeFile(
     path.join(dir, "journal.json"),
     JSON.stringify({
-      version: 1, transactionId: id, status: "applying", startedAt: now, backups: `transactions/${id}/before.bin`, createdDirectories: [],
+      version: 1,
+      transactionId: id,
+      status: "applying",
+      startedAt: now,
+      backups: `transactions/${id}/before.bin`,
+      createdDirectories: [],
       entries: [
         { path: "notes.txt", before: { type: "none" }, after: { type: "file", sha256: sha(NOTES) } },
-        { path: "app.js", before: { type: "file", offset: 0, length: Buffer.byteLength(PLANTED), sha256: sha(PLANTED), mode: null }, after: { type: "file", sha256: sha(APP) } }
+        {
+          path: "app.js",
+          before: { type: "file", offset: 0, length: Buffer.byteLength(PLANTED), sha256: sha(PLANTED), mode: null },
+          after: { type: "file", sha256: sha(APP) }
+        }
       ],
       ...(mac === undefined ? {} : { mac })
     })
@@ -65,27 +85,42 @@ const cli = async (argv: ReadonlyArray<string>) => {
 }
 
 describe("planted transactions", () => {
-  for (const [label, mac] of [["no MAC", undefined], ["a forged MAC", "ab".repeat(32)]] as const) {
+  for (const [label, mac] of [
+    ["no MAC", undefined],
+    ["a forged MAC", "ab".repeat(32)]
+  ] as const) {
     it(`a planted committing transaction with ${label}: a Manual-mode read starts the adapter, nothing is deleted or overwritten, capabilities reports it`, async () => {
       const root = await makeTempDir("aw-planted-")
       dirs.push(root)
       await fs.writeFile(path.join(root, "app.js"), APP)
       await fs.writeFile(path.join(root, "notes.txt"), NOTES)
       const id = await plant(root, mac)
-      const read = await cli(["call", "workspace_inspect", '{"action":"read","path":"app.js"}', "--root", root, "--set", "permissionMode=0"])
+      const read = await cli([
+        "call",
+        "workspace_inspect",
+        '{"action":"read","path":"app.js"}',
+        "--root",
+        root,
+        "--set",
+        "permissionMode=0"
+      ])
       expect(read.code).toBe(0)
       expect(await fs.readFile(path.join(root, "app.js"), "utf8")).toBe(APP)
       expect(await fs.readFile(path.join(root, "notes.txt"), "utf8")).toBe(NOTES)
       const ws = await openWorkspace({ permissionMode: 0 }, root)
       try {
         const capabilities = await ws.call("workspace_inspect", { action: "capabilities" })
-        expect(dataOf(capabilities).unsettledTransactions).toEqual([{ transactionId: id, reason: expect.stringContaining("not authenticated") }])
+        expect(dataOf(capabilities).unsettledTransactions).toEqual([
+          { transactionId: id, reason: expect.stringContaining("not authenticated") }
+        ])
         expect(capabilities.summary).toContain(`left unsettled by recovery: ${id}`)
       } finally {
         await ws.runtime.dispose()
       }
       // Left alone: the planted record is still as planted.
-      expect(JSON.parse(await fs.readFile(path.join(root, ".agentic/transactions", id, "transaction.json"), "utf8")).status).toBe("committing")
+      expect(
+        JSON.parse(await fs.readFile(path.join(root, ".agentic/transactions", id, "transaction.json"), "utf8")).status
+      ).toBe("committing")
     })
   }
 
@@ -93,8 +128,15 @@ describe("planted transactions", () => {
     const [source, target] = [await makeTempDir("aw-planted-src-"), await makeTempDir("aw-planted-dst-")]
     dirs.push(source, target)
     await fs.writeFile(path.join(source, "app.js"), APP)
-    const hooked = await openHooked(source, { permissionMode: 2 }, (point) => (point.label.startsWith("write ") ? Effect.die("crash") : Effect.void))
-    const id = dataOf(await edit(hooked, { action: "preview", operations: [{ type: "replace", path: "app.js", search: "mine", replacement: "theirs" }] })).transactionId
+    const hooked = await openHooked(source, { permissionMode: 2 }, (point) =>
+      point.label.startsWith("write ") ? Effect.die("crash") : Effect.void
+    )
+    const id = dataOf(
+      await edit(hooked, {
+        action: "preview",
+        operations: [{ type: "replace", path: "app.js", search: "mine", replacement: "theirs" }]
+      })
+    ).transactionId
     await hooked.call("workspace_edit", { action: "commit", transaction_id: id })
     await hooked.dispose()
     await fs.cp(path.join(source, ".agentic"), path.join(target, ".agentic"), { recursive: true })
@@ -102,7 +144,9 @@ describe("planted transactions", () => {
     const ws = await openWorkspace({ permissionMode: 0 }, target)
     try {
       const capabilities = await ws.call("workspace_inspect", { action: "capabilities" })
-      expect(dataOf(capabilities).unsettledTransactions?.map((item: { transactionId: string }) => item.transactionId)).toEqual([id])
+      expect(
+        dataOf(capabilities).unsettledTransactions?.map((item: { transactionId: string }) => item.transactionId)
+      ).toEqual([id])
     } finally {
       await ws.runtime.dispose()
     }
@@ -121,7 +165,9 @@ describe("planted transactions", () => {
     await fs.writeFile(path.join(root, "a.txt"), "a old\n")
     await fs.writeFile(path.join(root, "b.txt"), "b old\n")
     // Crash after both files are written (before the commit mark).
-    const hooked = await openHooked(root, { permissionMode: 2 }, (point) => (point.label === "commit-mark" ? Effect.die("crash") : Effect.void))
+    const hooked = await openHooked(root, { permissionMode: 2 }, (point) =>
+      point.label === "commit-mark" ? Effect.die("crash") : Effect.void
+    )
     const id = dataOf(
       await edit(hooked, {
         action: "preview",

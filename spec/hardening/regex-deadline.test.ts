@@ -58,7 +58,12 @@ describe("regex deadline", () => {
   }, 60_000)
 
   it("a file named directly runs its regex under the same deadline (it used to run on the server's own thread)", async () => {
-    const envelope = await ws.call("workspace_inspect", { action: "search", query: EVIL, regex: true, path: "src/victim.txt" })
+    const envelope = await ws.call("workspace_inspect", {
+      action: "search",
+      query: EVIL,
+      regex: true,
+      path: "src/victim.txt"
+    })
     const data = dataOf(envelope)
     expect(data.complete).toBe(false)
     expect(data.timedOut).toBe(true)
@@ -70,9 +75,18 @@ describe("regex deadline", () => {
   it("through the MCP server: the ReDoS call answers complete: false and the server answers the next call", async () => {
     const connected = await connectStdio(root, ["searchTimeoutMs=1000"])
     try {
-      const result = await connected.client.callTool({ name: "workspace_inspect", arguments: { action: "search", query: EVIL, regex: true } })
-      expect((result.structuredContent as { data: { complete: boolean; timedOut: boolean } }).data).toMatchObject({ complete: false, timedOut: true })
-      const next = await connected.client.callTool({ name: "workspace_inspect", arguments: { action: "search", query: "zeta", path: "" } })
+      const result = await connected.client.callTool({
+        name: "workspace_inspect",
+        arguments: { action: "search", query: EVIL, regex: true }
+      })
+      expect((result.structuredContent as { data: { complete: boolean; timedOut: boolean } }).data).toMatchObject({
+        complete: false,
+        timedOut: true
+      })
+      const next = await connected.client.callTool({
+        name: "workspace_inspect",
+        arguments: { action: "search", query: "zeta", path: "" }
+      })
       expect((next.structuredContent as { ok: boolean }).ok).toBe(true)
     } finally {
       await connected.close()

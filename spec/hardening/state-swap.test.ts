@@ -22,7 +22,13 @@ afterEach(async () => {
 
 const waitFor = async (file: string) => {
   for (let i = 0; i < 500; i++) {
-    if (await fs.stat(file).then(() => true, () => false)) return
+    if (
+      await fs.stat(file).then(
+        () => true,
+        () => false
+      )
+    )
+      return
     await new Promise((resolve) => setTimeout(resolve, 10))
   }
   throw new Error(`the racer never started (${path.basename(file)})`)
@@ -46,9 +52,13 @@ const race = async (swapped: ".agentic" | ".agentic/notes") => {
     const go = path.join(signals, "go")
     const ready = path.join(signals, "ready")
     const stop = path.join(signals, "stop")
-    const racer = spawn(process.execPath, [RACER, "dir", path.join(root, swapped), swapped === ".agentic" ? outside : outside, go, ready, stop], {
-      stdio: ["ignore", "pipe", "inherit"]
-    })
+    const racer = spawn(
+      process.execPath,
+      [RACER, "dir", path.join(root, swapped), swapped === ".agentic" ? outside : outside, go, ready, stop],
+      {
+        stdio: ["ignore", "pipe", "inherit"]
+      }
+    )
     const exited = new Promise<number | null>((resolve) => racer.on("exit", resolve))
     await fs.writeFile(go, "go")
     await waitFor(ready)
@@ -59,7 +69,8 @@ const race = async (swapped: ".agentic" | ".agentic/notes") => {
       const envelope = await ws.call("workspace_notes", { action: i % 3 === 2 ? "append" : "write", name, content })
       hits.push(envelope.ok ? "ok" : envelope.error!.code)
       if (envelope.ok && i % 3 !== 2) reported.push(`${name}:${content}`)
-      else if (!envelope.ok) expect(["PATH_ESCAPE", "IO_ERROR", "NOT_FOUND"], envelope.summary).toContain(envelope.error!.code)
+      else if (!envelope.ok)
+        expect(["PATH_ESCAPE", "IO_ERROR", "NOT_FOUND"], envelope.summary).toContain(envelope.error!.code)
     }
     await fs.writeFile(stop, "stop")
     expect(await exited).toBe(0)

@@ -26,13 +26,21 @@ afterEach(async () => {
   await Promise.all(dirs.splice(0).map((dir) => fs.rm(dir, { recursive: true, force: true })))
 })
 
-const names = Array.from({ length: FILES }, (_, index) => (index === 0 ? "f.txt" : `n${String(index).padStart(2, "0")}.txt`))
+const names = Array.from({ length: FILES }, (_, index) =>
+  index === 0 ? "f.txt" : `n${String(index).padStart(2, "0")}.txt`
+)
 const before = (name: string, trial: number) => `before ${name} ${trial}\n`
 const after = (name: string, trial: number) => `after ${name} ${trial}\n`
 
 const waitFor = async (file: string) => {
   for (let i = 0; i < 500; i++) {
-    if (await fs.stat(file).then(() => true, () => false)) return
+    if (
+      await fs.stat(file).then(
+        () => true,
+        () => false
+      )
+    )
+      return
     await new Promise((resolve) => setTimeout(resolve, 10))
   }
   throw new Error(`the racer never started (${path.basename(file)})`)
@@ -68,13 +76,22 @@ const race = async (kind: "dir" | "file") => {
       signal = { go, ready }
       const stop = path.join(signals, `stop-${trial}`)
       const target = kind === "dir" ? path.join(root, "d") : path.join(root, "d", "f.txt")
-      const racer = spawn(process.execPath, [RACER, kind, target, kind === "dir" ? outside : path.join(outside, "target.txt"), go, ready, stop], {
-        stdio: ["ignore", "pipe", "inherit"]
-      })
+      const racer = spawn(
+        process.execPath,
+        [RACER, kind, target, kind === "dir" ? outside : path.join(outside, "target.txt"), go, ready, stop],
+        {
+          stdio: ["ignore", "pipe", "inherit"]
+        }
+      )
       const exited = new Promise<number | null>((resolve) => racer.on("exit", resolve))
       const envelope = await edit(ws, {
         action: "apply",
-        operations: names.map((name) => ({ type: "replace", path: `d/${name}`, search: before(name, trial), replacement: after(name, trial) }))
+        operations: names.map((name) => ({
+          type: "replace",
+          path: `d/${name}`,
+          search: before(name, trial),
+          replacement: after(name, trial)
+        }))
       })
       await fs.writeFile(stop, "stop")
       signal = undefined
@@ -96,8 +113,12 @@ const race = async (kind: "dir" | "file") => {
         for (const name of checked) expect(await content(name)).toBe(after(name, trial))
       } else {
         outcomes.refused += 1
-        expect(["PATH_ESCAPE", "NOT_FOUND", "EDIT_CONFLICT", "STALE_PLAN"], envelope.summary).toContain(envelope.error!.code)
-        const kept: ReadonlyArray<string> = ((envelope.error!.details as any)?.kept ?? []).map((item: { path: string }) => item.path)
+        expect(["PATH_ESCAPE", "NOT_FOUND", "EDIT_CONFLICT", "STALE_PLAN"], envelope.summary).toContain(
+          envelope.error!.code
+        )
+        const kept: ReadonlyArray<string> = ((envelope.error!.details as any)?.kept ?? []).map(
+          (item: { path: string }) => item.path
+        )
         if (kept.length === 0) expect(envelope.summary).not.toContain("undone except")
         for (const name of checked) {
           if (kept.includes(`d/${name}`)) continue

@@ -30,6 +30,7 @@ describe("budgets: every envelope fits maxToolResultChars", () => {
       expect(envelope.ok, JSON.stringify(envelope.error)).toBe(true)
       sizes[args.action] = JSON.stringify(envelope).length
     }
-    for (const [action, size] of Object.entries(sizes)) expect([action, size]).toEqual([action, expect.toSatisfy((n: number) => n <= 1000)])
+    for (const [action, size] of Object.entries(sizes))
+      expect([action, size]).toEqual([action, expect.toSatisfy((n: number) => n <= 1000)])
   })
 })

@@ -30,7 +30,7 @@ const project = {
   "docs/guide.md": "guide\n"
 }
 
-describe("list: \"honour .gitignore ... and the configured excludes\"", () => {
+describe('list: "honour .gitignore ... and the configured excludes"', () => {
   it("lists direct entries by default, sorted, with sizes for files and no ignored entry", async () => {
     ws = await openGitWorkspace()
     await writeTree(ws, project)
@@ -48,17 +48,33 @@ describe("list: \"honour .gitignore ... and the configured excludes\"", () => {
     ws = await openGitWorkspace()
     await writeTree(ws, project)
     const { data } = await ok(ws, { action: "list", depth: 5 })
-    expect(paths(data)).toEqual([".gitignore", "README.md", "docs", "docs/guide.md", "src", "src/index.ts", "src/util", "src/util/.gitignore", "src/util/strings.ts"])
+    expect(paths(data)).toEqual([
+      ".gitignore",
+      "README.md",
+      "docs",
+      "docs/guide.md",
+      "src",
+      "src/index.ts",
+      "src/util",
+      "src/util/.gitignore",
+      "src/util/strings.ts"
+    ])
     // git agrees on which files are visible.
     const gitFiles = git(ws.dir, "ls-files", "-co", "--exclude-standard").trim().split("\n").sort()
-    expect(gitFiles).toEqual((data.entries as Array<{ path: string; type: string }>).filter((entry) => entry.type === "file").map((entry) => entry.path))
+    expect(gitFiles).toEqual(
+      (data.entries as Array<{ path: string; type: string }>)
+        .filter((entry) => entry.type === "file")
+        .map((entry) => entry.path)
+    )
   })
 
   it("include_ignored: true lists what .gitignore hides; .git/ is never descended into", async () => {
     ws = await openGitWorkspace()
     await writeTree(ws, project)
     const { data } = await ok(ws, { action: "list", depth: 5, include_ignored: true })
-    expect(paths(data)).toEqual(expect.arrayContaining(["debug.log", "node_modules/pkg/index.js", "build/out.js", "src/util/generated.ts"]))
+    expect(paths(data)).toEqual(
+      expect.arrayContaining(["debug.log", "node_modules/pkg/index.js", "build/out.js", "src/util/generated.ts"])
+    )
     expect(paths(data).some((entry) => entry.startsWith(".git/"))).toBe(false)
   })
 
@@ -74,7 +90,14 @@ describe("list: \"honour .gitignore ... and the configured excludes\"", () => {
     ws = await openGitWorkspace({ excludePatterns: ["docs"] })
     await writeTree(ws, project)
     const listed = await ok(ws, { action: "list", depth: 5, exclude: ["*.md"] })
-    expect(paths(listed.data)).toEqual([".gitignore", "src", "src/index.ts", "src/util", "src/util/.gitignore", "src/util/strings.ts"])
+    expect(paths(listed.data)).toEqual([
+      ".gitignore",
+      "src",
+      "src/index.ts",
+      "src/util",
+      "src/util/.gitignore",
+      "src/util/strings.ts"
+    ])
   })
 
   it("works outside a git repository too (.gitignore files are read directly)", async () => {
@@ -85,7 +108,7 @@ describe("list: \"honour .gitignore ... and the configured excludes\"", () => {
     expect(paths(data)).not.toContain("node_modules")
   })
 
-  it(".agentic/ is listed when named (\"reads them like any other path\"), not descended into from the root", async () => {
+  it('.agentic/ is listed when named ("reads them like any other path"), not descended into from the root', async () => {
     ws = await openWorkspace()
     await ws.call("workspace_notes", { action: "write", name: "todo", content: "x" })
     await ws.write("a.txt", "a\n")
@@ -107,7 +130,7 @@ describe("list: \"honour .gitignore ... and the configured excludes\"", () => {
     ])
   })
 
-  it("\"Missing state is not an empty/clean working copy\": a missing directory is NOT_FOUND, a file is INVALID_INPUT", async () => {
+  it('"Missing state is not an empty/clean working copy": a missing directory is NOT_FOUND, a file is INVALID_INPUT', async () => {
     ws = await openWorkspace()
     await ws.write("a.txt", "a\n")
     await refused(ws, { action: "list", path: "nope" }, "NOT_FOUND")
@@ -120,14 +143,20 @@ describe("list: \"honour .gitignore ... and the configured excludes\"", () => {
     for (let index = 0; index < 25; index++) await ws.write(`f${String(index).padStart(2, "0")}.txt`, "x")
     const pages = await allPages(ws, { action: "list" }, 10)
     expect(pages.map((page) => page.returned)).toEqual([10, 10, 5])
-    expect(pages.flatMap(paths)).toEqual(Array.from({ length: 25 }, (_, index) => `f${String(index).padStart(2, "0")}.txt`))
+    expect(pages.flatMap(paths)).toEqual(
+      Array.from({ length: 25 }, (_, index) => `f${String(index).padStart(2, "0")}.txt`)
+    )
     await refused(ws, { action: "list", offset: 10, limit: 10 }, "INVALID_INPUT")
     await ws.write("new.txt", "x")
-    const stale = await refused(ws, { action: "list", offset: 10, limit: 10, snapshot: pages[0].snapshot }, "SNAPSHOT_STALE")
+    const stale = await refused(
+      ws,
+      { action: "list", offset: 10, limit: 10, snapshot: pages[0].snapshot },
+      "SNAPSHOT_STALE"
+    )
     expect(stale.message).toContain("from offset 0")
   })
 
-  it("\"Large listings ... are written to artifacts\": a page cut by the budget keeps the whole listing in one", async () => {
+  it('"Large listings ... are written to artifacts": a page cut by the budget keeps the whole listing in one', async () => {
     ws = await openWorkspace({ maxToolResultChars: 2000 })
     for (let index = 0; index < 120; index++) await ws.write(`some/longer/directory/name/file-${index}.txt`, "x")
     const envelope = await ok(ws, { action: "list", depth: 10 })
@@ -141,12 +170,17 @@ describe("list: \"honour .gitignore ... and the configured excludes\"", () => {
   })
 })
 
-describe("overview: \"adds the same plan/approval/memory summary to the workspace tree\"", () => {
+describe('overview: "adds the same plan/approval/memory summary to the workspace tree"', () => {
   it("shows the tree two levels deep and the plan, approval and memory state", async () => {
     ws = await openGitWorkspace()
     await writeTree(ws, project)
     await ws.call("workspace_notes", { action: "write", memory: true, content: "remember" })
-    const proposed = await ws.call("workspace_plan", { action: "propose", title: "Refactor", objective: "tidy", steps: ["one"] })
+    const proposed = await ws.call("workspace_plan", {
+      action: "propose",
+      title: "Refactor",
+      objective: "tidy",
+      steps: ["one"]
+    })
     const planId = (proposed.data as any).planId
     const { data, retention } = await ok(ws, { action: "overview" })
     expect(paths(data)).toEqual([".gitignore", "README.md", "docs", "docs/guide.md", "src", "src/index.ts", "src/util"])
@@ -154,11 +188,19 @@ describe("overview: \"adds the same plan/approval/memory summary to the workspac
       permissionMode: "plan",
       permissionLevel: 1,
       activePlan: null,
-      pendingPlan: { id: planId, title: "Refactor", status: "pending", createdAt: expect.any(String), planPath: `.agentic/plans/${planId}/plan.md` },
+      pendingPlan: {
+        id: planId,
+        title: "Refactor",
+        status: "pending",
+        createdAt: expect.any(String),
+        planPath: `.agentic/plans/${planId}/plan.md`
+      },
       pendingApprovals: 0,
       notes: { count: 0, memoryExists: true, memoryPath: ".agentic/MEMORY.md" }
     })
-    expect(retention.facts).toEqual(expect.arrayContaining([`pending plan ${planId}: Refactor`, "MEMORY.md present at .agentic/MEMORY.md; 0 notes"]))
+    expect(retention.facts).toEqual(
+      expect.arrayContaining([`pending plan ${planId}: Refactor`, "MEMORY.md present at .agentic/MEMORY.md; 0 notes"])
+    )
   })
 })
 
@@ -166,12 +208,19 @@ describe("find: globs with minimatch", () => {
   it("a glob without / matches a name at any depth; with / it matches the workspace-relative path", async () => {
     ws = await openGitWorkspace()
     await writeTree(ws, project)
-    expect(paths((await ok(ws, { action: "find", pattern: "*.ts" })).data)).toEqual(["src/index.ts", "src/util/strings.ts"])
+    expect(paths((await ok(ws, { action: "find", pattern: "*.ts" })).data)).toEqual([
+      "src/index.ts",
+      "src/util/strings.ts"
+    ])
     expect(paths((await ok(ws, { action: "find", pattern: "src/*.ts" })).data)).toEqual(["src/index.ts"])
     expect(paths((await ok(ws, { action: "find", pattern: "**/util" })).data)).toEqual(["src/util"])
     expect(paths((await ok(ws, { action: "find", pattern: "util", type: "file" })).data)).toEqual([])
-    expect(paths((await ok(ws, { action: "find", pattern: "*.log", include_ignored: true })).data)).toEqual(["debug.log"])
-    expect(paths((await ok(ws, { action: "find", pattern: "*.ts", path: "src/util" })).data)).toEqual(["src/util/strings.ts"])
+    expect(paths((await ok(ws, { action: "find", pattern: "*.log", include_ignored: true })).data)).toEqual([
+      "debug.log"
+    ])
+    expect(paths((await ok(ws, { action: "find", pattern: "*.ts", path: "src/util" })).data)).toEqual([
+      "src/util/strings.ts"
+    ])
   })
 
   it("pages with a snapshot like every listing", async () => {
@@ -190,14 +239,27 @@ describe("stat", () => {
     await writeTree(ws, project)
     await ws.write("win.txt", "\ufeffa\r\nb\r\n")
     const { data } = await ok(ws, { action: "stat", path: "win.txt" })
-    expect(data).toMatchObject({ path: "win.txt", type: "file", size: 9, binary: false, lines: 2, lineEndings: "crlf", bom: true, ignored: false, writable: true })
+    expect(data).toMatchObject({
+      path: "win.txt",
+      type: "file",
+      size: 9,
+      binary: false,
+      lines: 2,
+      lineEndings: "crlf",
+      bom: true,
+      ignored: false,
+      writable: true
+    })
     expect(data.sha256).toMatch(/^[0-9a-f]{64}$/)
     expect((await ok(ws, { action: "stat", path: "debug.log" })).data.ignored).toBe(true)
     expect((await ok(ws, { action: "stat", path: "docs/guide.md" })).data.writable).toBe(false)
     expect((await ok(ws, { action: "stat", path: "src" })).data).toMatchObject({ type: "directory", ignored: false })
     expect((await ok(ws, { action: "stat", path: ".git" })).data).toMatchObject({ type: "directory", writable: false })
     await ws.write("bin.dat", new Uint8Array([0x7f, 0x45, 0x4c, 0x46, 0, 1]))
-    expect((await ok(ws, { action: "stat", path: "bin.dat" })).data).toMatchObject({ binary: true, kind: "ELF executable" })
+    expect((await ok(ws, { action: "stat", path: "bin.dat" })).data).toMatchObject({
+      binary: true,
+      kind: "ELF executable"
+    })
     await refused(ws, { action: "stat", path: "missing" }, "NOT_FOUND")
   })
 
@@ -205,6 +267,10 @@ describe("stat", () => {
     ws = await openWorkspace()
     await ws.write("a.txt", "a\n")
     await symlink(ws, "a.txt", "l.txt")
-    expect((await ok(ws, { action: "stat", path: "l.txt" })).data).toMatchObject({ type: "symlink", targetType: "file", lines: 1 })
+    expect((await ok(ws, { action: "stat", path: "l.txt" })).data).toMatchObject({
+      type: "symlink",
+      targetType: "file",
+      lines: 1
+    })
   })
 })

@@ -16,9 +16,10 @@ afterEach(async () => {
 })
 
 const sha = (data: string | Uint8Array) => createHash("sha256").update(data).digest("hex")
-const lines = (count: number, prefix = "line") => Array.from({ length: count }, (_, index) => `${prefix} ${index + 1}`).join("\n") + "\n"
+const lines = (count: number, prefix = "line") =>
+  Array.from({ length: count }, (_, index) => `${prefix} ${index + 1}`).join("\n") + "\n"
 
-describe("read: \"Reads are line-numbered and hashed.\"", () => {
+describe('read: "Reads are line-numbered and hashed."', () => {
   it("numbers every line with the `N | text` gutter workspace_edit's gutter check recognises", async () => {
     ws = await openWorkspace()
     await ws.write("src/a.ts", "const a = 1\n\nexport { a }\n")
@@ -55,7 +56,7 @@ describe("read: \"Reads are line-numbered and hashed.\"", () => {
 })
 
 describe("bounded reads (WORKSPACES_INTEGRATION)", () => {
-  it("\"Read all available pages through next_offset=null\": the pages concatenate to the whole, \"without invented separators\"", async () => {
+  it('"Read all available pages through next_offset=null": the pages concatenate to the whole, "without invented separators"', async () => {
     ws = await openWorkspace()
     await ws.write("f.txt", lines(23))
     const pages = await allPages(ws, { action: "read", path: "f.txt" }, 5)
@@ -70,12 +71,14 @@ describe("bounded reads (WORKSPACES_INTEGRATION)", () => {
     ws = await openWorkspace()
     await ws.write("f.txt", lines(4))
     const first = await ok(ws, { action: "read", path: "f.txt", limit: 2 })
-    expect(first.summary).toContain(`Next page: workspace_inspect {"action":"read","path":"f.txt","limit":2,"offset":2,"snapshot":"${first.data.snapshot}"}`)
+    expect(first.summary).toContain(
+      `Next page: workspace_inspect {"action":"read","path":"f.txt","limit":2,"offset":2,"snapshot":"${first.data.snapshot}"}`
+    )
     const last = await ok(ws, { action: "read", path: "f.txt", offset: 2, limit: 2, snapshot: first.data.snapshot })
     expect(last.summary).toContain("This is the last page (data.nextOffset is null).")
   })
 
-  it("\"It is a 64-character lowercase hexadecimal snapshot identifier, required at nonzero offsets\"", async () => {
+  it('"It is a 64-character lowercase hexadecimal snapshot identifier, required at nonzero offsets"', async () => {
     ws = await openWorkspace()
     await ws.write("f.txt", lines(4))
     const first = await ok(ws, { action: "read", path: "f.txt", limit: 2 })
@@ -83,17 +86,25 @@ describe("bounded reads (WORKSPACES_INTEGRATION)", () => {
     const missing = await refused(ws, { action: "read", path: "f.txt", offset: 2, limit: 2 }, "INVALID_INPUT")
     expect(missing.message).toContain("snapshot")
     expect(missing.message).toContain("offset 0")
-    const upper = await refused(ws, { action: "read", path: "f.txt", offset: 2, snapshot: first.data.snapshot.toUpperCase() }, "INVALID_INPUT")
+    const upper = await refused(
+      ws,
+      { action: "read", path: "f.txt", offset: 2, snapshot: first.data.snapshot.toUpperCase() },
+      "INVALID_INPUT"
+    )
     expect(upper.message).toContain("64-character lowercase hex")
     await refused(ws, { action: "read", path: "f.txt", offset: 2, snapshot: "abc" }, "INVALID_INPUT")
   })
 
-  it("\"A stale snapshot requires a fresh review, not a guessed replacement\": a changed file refuses the old snapshot", async () => {
+  it('"A stale snapshot requires a fresh review, not a guessed replacement": a changed file refuses the old snapshot', async () => {
     ws = await openWorkspace()
     await ws.write("f.txt", lines(4))
     const first = await ok(ws, { action: "read", path: "f.txt", limit: 2 })
     await ws.write("f.txt", lines(4, "changed"))
-    const stale = await refused(ws, { action: "read", path: "f.txt", offset: 2, limit: 2, snapshot: first.data.snapshot }, "SNAPSHOT_STALE")
+    const stale = await refused(
+      ws,
+      { action: "read", path: "f.txt", offset: 2, limit: 2, snapshot: first.data.snapshot },
+      "SNAPSHOT_STALE"
+    )
     expect(stale.message).toContain("Read it again from offset 0 without a snapshot")
     expect(stale.message).toContain("do not reuse or guess")
     // A fresh read gives a fresh snapshot that pages again.
@@ -110,10 +121,20 @@ describe("bounded reads (WORKSPACES_INTEGRATION)", () => {
     await refused(ws, { action: "read", path: "b.txt", offset: 2, snapshot: a.data.snapshot }, "SNAPSHOT_STALE")
   })
 
-  it("\"Limits are integers ... offsets are integers ... Do not substitute booleans, strings or fractional values\": INVALID_INPUT", async () => {
+  it('"Limits are integers ... offsets are integers ... Do not substitute booleans, strings or fractional values": INVALID_INPUT', async () => {
     ws = await openWorkspace()
     await ws.write("f.txt", lines(4))
-    for (const bad of [{ offset: true }, { offset: "2" }, { offset: 1.5 }, { offset: -1 }, { limit: false }, { limit: "10" }, { limit: 2.5 }, { limit: 0 }, { limit: 10_001 }]) {
+    for (const bad of [
+      { offset: true },
+      { offset: "2" },
+      { offset: 1.5 },
+      { offset: -1 },
+      { limit: false },
+      { limit: "10" },
+      { limit: 2.5 },
+      { limit: 0 },
+      { limit: 10_001 }
+    ]) {
       const error = await refused(ws, { action: "read", path: "f.txt", ...bad }, "INVALID_INPUT")
       const field = Object.keys(bad)[0]!
       expect(error.message).toContain(`field "${field}"`)
@@ -128,21 +149,30 @@ describe("bounded reads (WORKSPACES_INTEGRATION)", () => {
     ws = await openWorkspace()
     await ws.write("f.txt", lines(3))
     const first = await ok(ws, { action: "read", path: "f.txt" })
-    const past = await refused(ws, { action: "read", path: "f.txt", offset: 4, snapshot: first.data.snapshot }, "INVALID_INPUT")
+    const past = await refused(
+      ws,
+      { action: "read", path: "f.txt", offset: 4, snapshot: first.data.snapshot },
+      "INVALID_INPUT"
+    )
     expect(past.message).toContain("there are 3 lines")
     const end = await ok(ws, { action: "read", path: "f.txt", offset: 3, snapshot: first.data.snapshot })
     expect([end.data.text, end.data.nextOffset, end.data.startLine]).toEqual(["", null, null])
   })
 
-  it("\"Missing state is not an empty/clean working copy\": a missing file is NOT_FOUND, an empty file is an empty read", async () => {
+  it('"Missing state is not an empty/clean working copy": a missing file is NOT_FOUND, an empty file is an empty read', async () => {
     ws = await openWorkspace()
     await ws.write("empty.txt", "")
     await refused(ws, { action: "read", path: "missing.txt" }, "NOT_FOUND")
     const empty = await ok(ws, { action: "read", path: "empty.txt" })
-    expect([empty.data.text, empty.data.totalLines, empty.data.nextOffset, empty.data.sha256]).toEqual(["", 0, null, sha("")])
+    expect([empty.data.text, empty.data.totalLines, empty.data.nextOffset, empty.data.sha256]).toEqual([
+      "",
+      0,
+      null,
+      sha("")
+    ])
   })
 
-  it("\"Binary ... content is an explicit review gap\": a binary file is described, not dumped", async () => {
+  it('"Binary ... content is an explicit review gap": a binary file is described, not dumped', async () => {
     ws = await openWorkspace()
     const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 1, 2, 3])
     await ws.write("img.png", png)
@@ -175,7 +205,11 @@ describe("bounded reads (WORKSPACES_INTEGRATION)", () => {
     expect(data.pageSha256).toBe(sha("one\r\ntwo\r\n"))
     await ws.write("mixed.txt", "a\r\nb\nc")
     const mixed = await ok(ws, { action: "read", path: "mixed.txt" })
-    expect([mixed.data.lineEndings, mixed.data.finalNewline, mixed.data.text]).toEqual(["mixed", false, "1 | a\n2 | b\n3 | c\n"])
+    expect([mixed.data.lineEndings, mixed.data.finalNewline, mixed.data.text]).toEqual([
+      "mixed",
+      false,
+      "1 | a\n2 | b\n3 | c\n"
+    ])
     const lf = await ok(ws, { action: "read", path: "mixed.txt", limit: 1 })
     expect(lf.data.bom).toBe(false)
   })
@@ -196,14 +230,20 @@ describe("bounded reads (WORKSPACES_INTEGRATION)", () => {
 })
 
 describe("read refuses paths outside the workspace with PATH_ESCAPE", () => {
-  it("\"..\", an absolute path outside the root, and a symlink that leaves the root", async () => {
+  it('"..", an absolute path outside the root, and a symlink that leaves the root', async () => {
     ws = await openWorkspace()
     const outside = await fs.mkdtemp(path.join(path.dirname(ws.dir), "aw-outside-"))
     try {
       await fs.writeFile(path.join(outside, "secret.txt"), "secret\n")
       await symlink(ws, path.join(outside, "secret.txt"), "link.txt")
       await symlink(ws, outside, "linkdir")
-      for (const bad of ["../secret.txt", path.join(outside, "secret.txt"), "link.txt", "linkdir/secret.txt", "a/../../x"]) {
+      for (const bad of [
+        "../secret.txt",
+        path.join(outside, "secret.txt"),
+        "link.txt",
+        "linkdir/secret.txt",
+        "a/../../x"
+      ]) {
         const error = await refused(ws, { action: "read", path: bad }, "PATH_ESCAPE")
         expect(error.message).toContain("workspace")
       }
@@ -222,7 +262,7 @@ describe("read refuses paths outside the workspace with PATH_ESCAPE", () => {
     expect((await ok(ws, { action: "read", path: "alias.txt" })).data.text).toBe("1 | real\n")
   })
 
-  it("\"Do not expose ... absolute filesystem paths\": no envelope names the workspace's absolute path", async () => {
+  it('"Do not expose ... absolute filesystem paths": no envelope names the workspace\'s absolute path', async () => {
     ws = await openWorkspace({ maxToolResultChars: 1000 })
     await ws.write("f.txt", lines(300))
     const envelopes = [
@@ -235,7 +275,7 @@ describe("read refuses paths outside the workspace with PATH_ESCAPE", () => {
   })
 })
 
-describe("budgets: \"Large ... reads are written to artifacts\"", () => {
+describe('budgets: "Large ... reads are written to artifacts"', () => {
   it("a read larger than maxToolResultChars is cut to fit, the full range goes to an artifact, and the summary names the next page", async () => {
     ws = await openWorkspace({ maxToolResultChars: 2000 })
     const content = lines(400)
@@ -252,9 +292,17 @@ describe("budgets: \"Large ... reads are written to artifacts\"", () => {
     const stored = await fs.readFile(path.join(ws.dir, artifact.path))
     expect([artifact.bytes, artifact.sha256]).toEqual([stored.length, sha(stored)])
     const full = await ok(ws, { action: "read", path: "big.txt", limit: 400 })
-    expect(stored.toString()).toBe(lines(400).split("\n").slice(0, 400).map((line, index) => `${index + 1} | ${line}`).join("\n") + "\n")
+    expect(stored.toString()).toBe(
+      lines(400)
+        .split("\n")
+        .slice(0, 400)
+        .map((line, index) => `${index + 1} | ${line}`)
+        .join("\n") + "\n"
+    )
     expect(full.data.nextOffset).not.toBeNull()
-    expect(summary).toContain(`Next page: workspace_inspect {"action":"read","path":"big.txt","offset":${data.nextOffset},"snapshot":"${data.snapshot}"}`)
+    expect(summary).toContain(
+      `Next page: workspace_inspect {"action":"read","path":"big.txt","offset":${data.nextOffset},"snapshot":"${data.snapshot}"}`
+    )
     expect(summary).toContain(artifact.path)
     // Paging with the budget still yields every line exactly once.
     const pages = await allPages(ws, { action: "read", path: "big.txt" }, 10_000)

@@ -15,7 +15,8 @@ afterEach(async () => {
   ws = undefined
 })
 
-const hits = (data: any) => (data.matches as Array<{ path: string; line: number }>).map((match) => `${match.path}:${match.line}`)
+const hits = (data: any) =>
+  (data.matches as Array<{ path: string; line: number }>).map((match) => `${match.path}:${match.line}`)
 
 const tree = {
   ".gitignore": "dist/\n",
@@ -43,10 +44,16 @@ describe("search", () => {
   it("case options: case_sensitive true/false, and smart case when omitted", async () => {
     ws = await openWorkspace()
     await writeTree(ws, tree)
-    expect((await ok(ws, { action: "search", query: "value", case_sensitive: false, include: ["*.ts", "*.js"] })).data.total).toBe(5)
-    expect(hits((await ok(ws, { action: "search", query: "VALUE", case_sensitive: true })).data)).toEqual(["src/b.js:1"])
+    expect(
+      (await ok(ws, { action: "search", query: "value", case_sensitive: false, include: ["*.ts", "*.js"] })).data.total
+    ).toBe(5)
+    expect(hits((await ok(ws, { action: "search", query: "VALUE", case_sensitive: true })).data)).toEqual([
+      "src/b.js:1"
+    ])
     // Smart case: all lowercase ignores case; an uppercase letter makes it exact.
-    expect((await ok(ws, { action: "search", query: "value", include: ["*.ts", "*.js"] })).data.caseSensitive).toBe(false)
+    expect((await ok(ws, { action: "search", query: "value", include: ["*.ts", "*.js"] })).data.caseSensitive).toBe(
+      false
+    )
     expect(hits((await ok(ws, { action: "search", query: "Value" })).data)).toEqual(["src/a.ts:1"])
   })
 
@@ -65,27 +72,42 @@ describe("search", () => {
     ws = await openWorkspace()
     await writeTree(ws, tree)
     expect(hits((await ok(ws, { action: "search", query: "value", include: ["*.md"] })).data)).toEqual(["notes.md:1"])
-    expect(hits((await ok(ws, { action: "search", query: "value", path: "src", exclude: ["deep"], case_sensitive: true })).data)).toEqual([
+    expect(
+      hits(
+        (await ok(ws, { action: "search", query: "value", path: "src", exclude: ["deep"], case_sensitive: true })).data
+      )
+    ).toEqual(["src/a.ts:2", "src/a.ts:3"])
+    expect(hits((await ok(ws, { action: "search", query: "value", include: ["src/deep/**"] })).data)).toEqual([
+      "src/deep/c.ts:1"
+    ])
+    // A single file as the path.
+    expect(hits((await ok(ws, { action: "search", query: "value", path: "src/a.ts" })).data)).toEqual([
+      "src/a.ts:1",
       "src/a.ts:2",
       "src/a.ts:3"
     ])
-    expect(hits((await ok(ws, { action: "search", query: "value", include: ["src/deep/**"] })).data)).toEqual(["src/deep/c.ts:1"])
-    // A single file as the path.
-    expect(hits((await ok(ws, { action: "search", query: "value", path: "src/a.ts" })).data)).toEqual(["src/a.ts:1", "src/a.ts:2", "src/a.ts:3"])
   })
 
   it("gitignore-aware: ignored files are skipped unless include_ignored is true", async () => {
     ws = await openGitWorkspace()
     await writeTree(ws, tree)
-    expect(hits((await ok(ws, { action: "search", query: "const value =", case_sensitive: true })).data)).toEqual(["src/a.ts:2"])
-    expect(hits((await ok(ws, { action: "search", query: "const value =", case_sensitive: true, include_ignored: true })).data)).toEqual(["dist/a.js:1", "src/a.ts:2"])
+    expect(hits((await ok(ws, { action: "search", query: "const value =", case_sensitive: true })).data)).toEqual([
+      "src/a.ts:2"
+    ])
+    expect(
+      hits(
+        (await ok(ws, { action: "search", query: "const value =", case_sensitive: true, include_ignored: true })).data
+      )
+    ).toEqual(["dist/a.js:1", "src/a.ts:2"])
   })
 
   it("context lines before and after each match", async () => {
     ws = await openWorkspace()
     await ws.write("a.txt", "one\ntwo\nthree\nfour\nfive\n")
     const { data } = await ok(ws, { action: "search", query: "three", context: 2 })
-    expect(data.matches).toEqual([{ path: "a.txt", line: 3, column: 1, text: "three", before: ["one", "two"], after: ["four", "five"] }])
+    expect(data.matches).toEqual([
+      { path: "a.txt", line: 3, column: 1, text: "three", before: ["one", "two"], after: ["four", "five"] }
+    ])
     const edge = await ok(ws, { action: "search", query: "one", context: 1 })
     expect(edge.data.matches[0]).toMatchObject({ before: [], after: ["two"] })
   })
@@ -104,10 +126,23 @@ describe("search", () => {
     for (let index = 0; index < 4; index++) await ws.write(`f${index}.txt`, "hit a\nmiss\nhit b\n")
     const pages = await allPages(ws, { action: "search", query: "hit" }, 3)
     expect(pages.map((page) => page.returned)).toEqual([3, 3, 2])
-    expect(pages.flatMap(hits)).toEqual(["f0.txt:1", "f0.txt:3", "f1.txt:1", "f1.txt:3", "f2.txt:1", "f2.txt:3", "f3.txt:1", "f3.txt:3"])
+    expect(pages.flatMap(hits)).toEqual([
+      "f0.txt:1",
+      "f0.txt:3",
+      "f1.txt:1",
+      "f1.txt:3",
+      "f2.txt:1",
+      "f2.txt:3",
+      "f3.txt:1",
+      "f3.txt:3"
+    ])
     await refused(ws, { action: "search", query: "hit", offset: 3, limit: 3 }, "INVALID_INPUT")
     await ws.write("f1.txt", "changed\n")
-    await refused(ws, { action: "search", query: "hit", offset: 3, limit: 3, snapshot: pages[0].snapshot }, "SNAPSHOT_STALE")
+    await refused(
+      ws,
+      { action: "search", query: "hit", offset: 3, limit: 3, snapshot: pages[0].snapshot },
+      "SNAPSHOT_STALE"
+    )
   })
 
   it("skips binary files (counted), never follows symlinks, and reads CRLF and BOM files by line", async () => {
@@ -135,9 +170,12 @@ describe("search", () => {
     expect(data.matches[0].column).toBe(3001)
   })
 
-  it("\"Large ... searches ... are written to artifacts\": a page cut by the budget keeps all matches in one", async () => {
+  it('"Large ... searches ... are written to artifacts": a page cut by the budget keeps all matches in one', async () => {
     ws = await openWorkspace({ maxToolResultChars: 2000 })
-    await ws.write("a.txt", Array.from({ length: 200 }, (_, index) => `match number ${index} with some padding text`).join("\n"))
+    await ws.write(
+      "a.txt",
+      Array.from({ length: 200 }, (_, index) => `match number ${index} with some padding text`).join("\n")
+    )
     const envelope = await ok(ws, { action: "search", query: "match", limit: 200 })
     expect(JSON.stringify(envelope).length).toBeLessThanOrEqual(2000)
     expect(envelope.data.returned).toBeLessThan(200)
@@ -148,11 +186,13 @@ describe("search", () => {
     expect(envelope.summary).toContain(`"offset":${envelope.data.nextOffset}`)
   })
 
-  it(".agentic/ is searched when named (\"reads them like any other path\")", async () => {
+  it('.agentic/ is searched when named ("reads them like any other path")', async () => {
     ws = await openWorkspace()
     await ws.call("workspace_notes", { action: "write", memory: true, content: "the deploy key lives in vault" })
     expect(hits((await ok(ws, { action: "search", query: "deploy key" })).data)).toEqual([])
-    expect(hits((await ok(ws, { action: "search", query: "deploy key", path: ".agentic" })).data)).toEqual([".agentic/MEMORY.md:1"])
+    expect(hits((await ok(ws, { action: "search", query: "deploy key", path: ".agentic" })).data)).toEqual([
+      ".agentic/MEMORY.md:1"
+    ])
   })
 
   it("refuses an escaping path and an empty query", async () => {

@@ -21,7 +21,7 @@ const filler = (count: number) => Array.from({ length: count }, (_, index) => `/
 const corpus = {
   "src/auth/session.ts": `${filler(50)}\nexport function refreshSessionToken(session) {\n  // renew the OAuth access token before it expires\n  return oauthClient.refresh(session.refreshToken)\n}\n`,
   "src/db/pool.ts": "export const createConnectionPool = (url) => new Pool({ connectionString: url, max: 10 })\n",
-  "src/ui/button.tsx": "export const Button = ({ label }) => <button className=\"primary\">{label}</button>\n",
+  "src/ui/button.tsx": 'export const Button = ({ label }) => <button className="primary">{label}</button>\n',
   "docs/deploy.md": "# Deploying\n\nRun the release pipeline, then tag the commit.\n"
 }
 
@@ -42,7 +42,16 @@ describe("semantic_search", () => {
   })
 
   it("splits identifiers, so words find camelCase and snake_case names", async () => {
-    expect(tokenize("createConnectionPool max_pool_size")).toEqual(["createConnectionPool", "create", "Connection", "Pool", "max_pool_size", "max", "pool", "size"])
+    expect(tokenize("createConnectionPool max_pool_size")).toEqual([
+      "createConnectionPool",
+      "create",
+      "Connection",
+      "Pool",
+      "max_pool_size",
+      "max",
+      "pool",
+      "size"
+    ])
     ws = await openWorkspace()
     await writeTree(ws, corpus)
     const { data } = await ok(ws, { action: "semantic_search", query: "connection pool" })
@@ -78,7 +87,11 @@ describe("semantic_search", () => {
 
   it("filters by path, include and exclude; honours .gitignore", async () => {
     ws = await openWorkspace()
-    await writeTree(ws, { ...corpus, ".gitignore": "vendor/\n", "vendor/lib.ts": "export function refreshSessionToken() {}\n" })
+    await writeTree(ws, {
+      ...corpus,
+      ".gitignore": "vendor/\n",
+      "vendor/lib.ts": "export function refreshSessionToken() {}\n"
+    })
     const inDocs = await ok(ws, { action: "semantic_search", query: "session token deploy", path: "docs" })
     expect(inDocs.data.results.map((result: any) => result.path)).toEqual(["docs/deploy.md"])
     const onlyTs = await ok(ws, { action: "semantic_search", query: "session token", include: ["*.ts"] })

@@ -31,7 +31,7 @@ const writeRecords = async (dir: string, records: Array<Record<string, unknown>>
 const now = () => new Date().toISOString()
 
 describe("workspace_inspect registration", () => {
-  it("\"workspace_inspect, workspace_edit and workspace_notes are always registered\": first in the list, in every mode", async () => {
+  it('"workspace_inspect, workspace_edit and workspace_notes are always registered": first in the list, in every mode', async () => {
     for (const permissionMode of [0, 1, 2]) {
       ws = await openWorkspace({ permissionMode })
       expect(ws.runtime.registry.tools[0]!.name).toBe("workspace_inspect")
@@ -45,12 +45,18 @@ describe("workspace_inspect registration", () => {
     }
   })
 
-  it("\"Never gated: workspace_inspect\": Plan mode without a plan and Manual mode run it without staging anything", async () => {
+  it('"Never gated: workspace_inspect": Plan mode without a plan and Manual mode run it without staging anything', async () => {
     for (const permissionMode of [0, 1]) {
       ws = await openWorkspace({ permissionMode })
       await ws.write("a.txt", "a\n")
       const before = await snapshotTree(ws.dir)
-      for (const args of [{ action: "read", path: "a.txt" }, { action: "list" }, { action: "search", query: "a" }, { action: "stat", path: "a.txt" }, { action: "find", pattern: "*" }]) {
+      for (const args of [
+        { action: "read", path: "a.txt" },
+        { action: "list" },
+        { action: "search", query: "a" },
+        { action: "stat", path: "a.txt" },
+        { action: "find", pattern: "*" }
+      ]) {
         const envelope = await ok(ws, args)
         expect((envelope.data as any).status).toBeUndefined()
       }
@@ -61,7 +67,7 @@ describe("workspace_inspect registration", () => {
   })
 })
 
-describe("capabilities: \"reports permissionMode and permissionLevel, activePlan, pendingPlan, pendingApprovals (count), notes (count, memoryExists, memoryPath), the registered tools, and the .agentic/ storage map\"", () => {
+describe('capabilities: "reports permissionMode and permissionLevel, activePlan, pendingPlan, pendingApprovals (count), notes (count, memoryExists, memoryPath), the registered tools, and the .agentic/ storage map"', () => {
   it("in a fresh workspace", async () => {
     ws = await openWorkspace()
     const { data, retention } = await ok(ws, { action: "capabilities" })
@@ -77,9 +83,23 @@ describe("capabilities: \"reports permissionMode and permissionLevel, activePlan
     expect(data.tools[0]).toBe("workspace_inspect")
     expect(data.storage.root).toBe(".agentic/")
     expect(data.storage.entries.map((entry: any) => entry.name)).toEqual([
-      "memory", "notes", "approvals", "plans", "transactions", "jobs", "boards", "research", "runs", "vcs", "browser", "artifacts", "index"
+      "memory",
+      "notes",
+      "approvals",
+      "plans",
+      "transactions",
+      "jobs",
+      "boards",
+      "research",
+      "runs",
+      "vcs",
+      "browser",
+      "artifacts",
+      "index"
     ])
-    expect(data.storage.entries.every((entry: any) => entry.exists === false && entry.path.startsWith(".agentic/"))).toBe(true)
+    expect(
+      data.storage.entries.every((entry: any) => entry.exists === false && entry.path.startsWith(".agentic/"))
+    ).toBe(true)
     expect(retention.facts).toContain("permission mode Plan (1)")
   })
 
@@ -89,7 +109,14 @@ describe("capabilities: \"reports permissionMode and permissionLevel, activePlan
     await ws.call("workspace_notes", { action: "write", name: "b", content: "b" })
     await ws.call("workspace_notes", { action: "write", memory: true, content: "m" })
     await writeRecords(ws.dir, [
-      { id: "plan_1", kind: "plan", status: "approved", title: "Ship it", createdAt: now(), planPath: ".agentic/plans/plan_1/plan.md" },
+      {
+        id: "plan_1",
+        kind: "plan",
+        status: "approved",
+        title: "Ship it",
+        createdAt: now(),
+        planPath: ".agentic/plans/plan_1/plan.md"
+      },
       { id: "approval_1", kind: "command", status: "pending", title: "Run npm test", createdAt: now(), hash: "h" },
       { id: "approval_2", kind: "command", status: "denied", title: "Run rm", createdAt: now(), hash: "h2" }
     ])
@@ -114,18 +141,38 @@ describe("capabilities: \"reports permissionMode and permissionLevel, activePlan
   })
 })
 
-describe("changes: \"lists transactions, runs, jobs ..., taskBoards, researchProjects, approvals (pending or approved, non-plan) and plans (with planPath)\"", () => {
+describe('changes: "lists transactions, runs, jobs ..., taskBoards, researchProjects, approvals (pending or approved, non-plan) and plans (with planPath)"', () => {
   it("has every key, empty arrays when a source is absent", async () => {
     ws = await openWorkspace()
     const { data } = await ok(ws, { action: "changes" })
-    expect(data).toEqual({ transactions: [], runs: [], jobs: [], taskBoards: [], researchProjects: [], vcs: [], approvals: [], plans: [] })
+    expect(data).toEqual({
+      transactions: [],
+      runs: [],
+      jobs: [],
+      taskBoards: [],
+      researchProjects: [],
+      vcs: [],
+      approvals: [],
+      plans: []
+    })
   })
 
   it("approvals are the pending or approved non-plan records; plans carry planPath", async () => {
     ws = await openWorkspace()
     const resume = { tool: "workspace_command", arguments: { action: "run", executable: "npm", args: ["test"] } }
     await writeRecords(ws.dir, [
-      { id: "approval_p", kind: "command", status: "pending", title: "Run npm test", createdAt: now(), hash: "a", tool: "workspace_command", operation: "command.run", destructive: false, resume },
+      {
+        id: "approval_p",
+        kind: "command",
+        status: "pending",
+        title: "Run npm test",
+        createdAt: now(),
+        hash: "a",
+        tool: "workspace_command",
+        operation: "command.run",
+        destructive: false,
+        resume
+      },
       { id: "approval_a", kind: "transaction", status: "approved", title: "Commit tx_1", createdAt: now(), hash: "b" },
       { id: "approval_d", kind: "command", status: "denied", title: "Run rm", createdAt: now(), hash: "c" },
       { id: "approval_c", kind: "command", status: "consumed", title: "Run ls", createdAt: now(), hash: "d" },
@@ -133,7 +180,10 @@ describe("changes: \"lists transactions, runs, jobs ..., taskBoards, researchPro
     ])
     const { data, retention } = await ok(ws, { action: "changes" })
     expect(data.approvals.map((approval: any) => [approval.id, approval.status])).toEqual(
-      expect.arrayContaining([["approval_p", "pending"], ["approval_a", "approved"]])
+      expect.arrayContaining([
+        ["approval_p", "pending"],
+        ["approval_a", "approved"]
+      ])
     )
     expect(data.approvals).toHaveLength(2)
     expect(data.approvals.find((approval: any) => approval.id === "approval_p")).toEqual({
@@ -147,16 +197,39 @@ describe("changes: \"lists transactions, runs, jobs ..., taskBoards, researchPro
       destructive: false,
       resume
     })
-    expect(data.plans).toEqual([{ id: "plan_x", status: "pending", title: "Plan X", revision: 2, createdAt: expect.any(String), planPath: ".agentic/plans/plan_x/plan.md" }])
+    expect(data.plans).toEqual([
+      {
+        id: "plan_x",
+        status: "pending",
+        title: "Plan X",
+        revision: 2,
+        createdAt: expect.any(String),
+        planPath: ".agentic/plans/plan_x/plan.md"
+      }
+    ])
     expect(retention.facts).toContain("plan plan_x pending: .agentic/plans/plan_x/plan.md")
   })
 
-  it("assembles every tool's ChangeSource (declared on its definition); \"jobs ... is never omitted when summarizing\"", async () => {
+  it('assembles every tool\'s ChangeSource (declared on its definition); "jobs ... is never omitted when summarizing"', async () => {
     const added: Array<ChangeSource> = [
-      { key: "jobs", list: Effect.succeed([{ id: "job_1", status: "running", executable: "npm", exitCode: null, startedAt: now() }]) },
+      {
+        key: "jobs",
+        list: Effect.succeed([{ id: "job_1", status: "running", executable: "npm", exitCode: null, startedAt: now() }])
+      },
       {
         key: "transactions",
-        list: Effect.succeed([{ id: "tx_1", status: "applied", fileCount: 0, files: [], directoryCount: 1, directories: [".github/workflows"], filesTruncated: false, directoriesTruncated: false }])
+        list: Effect.succeed([
+          {
+            id: "tx_1",
+            status: "applied",
+            fileCount: 0,
+            files: [],
+            directoryCount: 1,
+            directories: [".github/workflows"],
+            filesTruncated: false,
+            directoriesTruncated: false
+          }
+        ])
       }
     ]
     // A tool that contributes these sources, registered beside the shipped tools.
@@ -173,12 +246,26 @@ describe("changes: \"lists transactions, runs, jobs ..., taskBoards, researchPro
     })
     ws = await openWorkspace({}, undefined, [...ALL_TOOLS, contributor])
     const { data, retention } = await ok(ws, { action: "changes" })
-    expect(data.jobs).toEqual([{ id: "job_1", status: "running", executable: "npm", exitCode: null, startedAt: expect.any(String) }])
-    expect(data.transactions[0]).toMatchObject({ id: "tx_1", fileCount: 0, directoryCount: 1, directories: [".github/workflows"] })
+    expect(data.jobs).toEqual([
+      { id: "job_1", status: "running", executable: "npm", exitCode: null, startedAt: expect.any(String) }
+    ])
+    expect(data.transactions[0]).toMatchObject({
+      id: "tx_1",
+      fileCount: 0,
+      directoryCount: 1,
+      directories: [".github/workflows"]
+    })
     expect(retention.omit_when_summarizing).not.toContain("jobs")
     expect(retention.facts).toContain("job job_1 running")
     // The shipped tools' sources are derived from their definitions too.
-    expect(CHANGE_SOURCES.map((source) => source.key).sort()).toEqual(["jobs", "researchProjects", "runs", "taskBoards", "transactions", "vcs"])
+    expect(CHANGE_SOURCES.map((source) => source.key).sort()).toEqual([
+      "jobs",
+      "researchProjects",
+      "runs",
+      "taskBoards",
+      "transactions",
+      "vcs"
+    ])
   })
 })
 
@@ -207,26 +294,44 @@ describe("changes within the budget", () => {
 })
 
 describe(".agentic/ is readable, not writable", () => {
-  it("\"workspace_inspect — read, list, search, semantic_search, find, stat — reads them like any other path\"", async () => {
+  it('"workspace_inspect — read, list, search, semantic_search, find, stat — reads them like any other path"', async () => {
     ws = await openWorkspace({ protectedPatterns: ["secrets/**"] })
     await ws.call("workspace_notes", { action: "write", memory: true, content: "recover from here: parser rewrite" })
-    await ws.call("workspace_plan", { action: "propose", title: "Parser", objective: "rewrite the parser", steps: ["one"] })
+    await ws.call("workspace_plan", {
+      action: "propose",
+      title: "Parser",
+      objective: "rewrite the parser",
+      steps: ["one"]
+    })
     await ws.write("secrets/token.txt", "not for edits\n")
-    expect((await ok(ws, { action: "read", path: ".agentic/MEMORY.md" })).data.text).toBe("1 | recover from here: parser rewrite\n")
-    expect((await ok(ws, { action: "stat", path: ".agentic/MEMORY.md" })).data).toMatchObject({ type: "file", writable: false })
-    expect((await ok(ws, { action: "list", path: ".agentic" })).data.entries.map((entry: any) => entry.path)).toContain(".agentic/MEMORY.md")
+    expect((await ok(ws, { action: "read", path: ".agentic/MEMORY.md" })).data.text).toBe(
+      "1 | recover from here: parser rewrite\n"
+    )
+    expect((await ok(ws, { action: "stat", path: ".agentic/MEMORY.md" })).data).toMatchObject({
+      type: "file",
+      writable: false
+    })
+    expect((await ok(ws, { action: "list", path: ".agentic" })).data.entries.map((entry: any) => entry.path)).toContain(
+      ".agentic/MEMORY.md"
+    )
     expect((await ok(ws, { action: "find", pattern: "plan.md", path: ".agentic" })).data.total).toBe(1)
-    expect((await ok(ws, { action: "search", query: "parser rewrite", path: ".agentic" })).data.total).toBeGreaterThan(0)
-    expect((await ok(ws, { action: "semantic_search", query: "parser rewrite", path: ".agentic" })).data.results.length).toBeGreaterThan(0)
+    expect((await ok(ws, { action: "search", query: "parser rewrite", path: ".agentic" })).data.total).toBeGreaterThan(
+      0
+    )
+    expect(
+      (await ok(ws, { action: "semantic_search", query: "parser rewrite", path: ".agentic" })).data.results.length
+    ).toBeGreaterThan(0)
     // "protect it with protectedPatterns and it is still readable, only unwritable"
     expect((await ok(ws, { action: "read", path: "secrets/token.txt" })).data.text).toBe("1 | not for edits\n")
     expect((await ok(ws, { action: "stat", path: "secrets/token.txt" })).data.writable).toBe(false)
   })
 
-  it("\"A write to any of those paths still fails with PROTECTED_PATH\"", async () => {
+  it('"A write to any of those paths still fails with PROTECTED_PATH"', async () => {
     ws = await openWorkspace({ protectedPatterns: ["secrets/**"] })
     for (const target of [".agentic/MEMORY.md", ".git/config", "secrets/token.txt"]) {
-      const error = await ws.run(Effect.flip(Effect.flatMap(Workspace, (workspace) => workspace.write(target, new TextEncoder().encode("x")))))
+      const error = await ws.run(
+        Effect.flip(Effect.flatMap(Workspace, (workspace) => workspace.write(target, new TextEncoder().encode("x"))))
+      )
       expect(error.code).toBe("PROTECTED_PATH")
     }
     // workspace_inspect has no action that writes: an unknown one is refused before anything runs.

@@ -8,7 +8,9 @@ import { openWorkspace, type TempWorkspace } from "../support/workspace.ts"
 
 /** Calls workspace_inspect and returns the envelope with `data` typed loosely. */
 export const inspect = (ws: TempWorkspace, args: Record<string, unknown>) =>
-  ws.call("workspace_inspect", args) as Promise<Envelope & { data: any; error?: { code: string; message: string; details?: any } }>
+  ws.call("workspace_inspect", args) as Promise<
+    Envelope & { data: any; error?: { code: string; message: string; details?: any } }
+  >
 
 /** Asserts ok:true and returns data. */
 export const ok = async (ws: TempWorkspace, args: Record<string, unknown>) => {

@@ -17,7 +17,7 @@ const runCli = async (argv: ReadonlyArray<string>) => {
   const code = await runCliInProcess(argv, {
     cwd: REPO,
     open: openNodeSession,
-      stdout: (text) => {
+    stdout: (text) => {
       stdout += text
     },
     stderr: (text) => {
@@ -65,8 +65,24 @@ describe("agentic-workspace call", () => {
     const before = await snapshotTree(dir)
     const [json, unknown, range] = await Promise.all([
       runCli(["call", "workspace_notes", "{not json", "--root", dir]),
-      runCli(["call", "workspace_notes", '{"action":"write","name":"x","content":"y"}', "--root", dir, "--set", "permisionMode=2"]),
-      runCli(["call", "workspace_notes", '{"action":"write","name":"x","content":"y"}', "--set", "permissionMode=7", "--root", dir])
+      runCli([
+        "call",
+        "workspace_notes",
+        '{"action":"write","name":"x","content":"y"}',
+        "--root",
+        dir,
+        "--set",
+        "permisionMode=2"
+      ]),
+      runCli([
+        "call",
+        "workspace_notes",
+        '{"action":"write","name":"x","content":"y"}',
+        "--set",
+        "permissionMode=7",
+        "--root",
+        dir
+      ])
     ])
     expect(json.code).toBe(1)
     expect(unknown.code).toBe(2)
@@ -75,7 +91,9 @@ describe("agentic-workspace call", () => {
       expect(onlyJson(run.stdout)).toMatchObject({ ok: false, error: { code: "INVALID_INPUT" } })
     }
     expect(onlyJson(unknown.stdout).error.message).toContain('unknown setting "permisionMode"')
-    expect(onlyJson(range.stdout).error.message).toContain("setting permissionMode must be 0 (Manual), 1 (Plan) or 2 (Auto), got 7")
+    expect(onlyJson(range.stdout).error.message).toContain(
+      "setting permissionMode must be 0 (Manual), 1 (Plan) or 2 (Auto), got 7"
+    )
     expect(await snapshotTree(dir)).toEqual(before)
   })
 
@@ -86,7 +104,10 @@ describe("agentic-workspace call", () => {
       runCli(["tools", "--root", missing])
     ])
     expect(call.code).toBe(1)
-    expect(onlyJson(call.stdout)).toMatchObject({ ok: false, error: { code: "RUNTIME_UNAVAILABLE", message: expect.stringContaining("ENOENT") } })
+    expect(onlyJson(call.stdout)).toMatchObject({
+      ok: false,
+      error: { code: "RUNTIME_UNAVAILABLE", message: expect.stringContaining("ENOENT") }
+    })
     expect(tools.code).toBe(0)
     expect(onlyJson(tools.stdout).map((tool: { name: string }) => tool.name)).toEqual(["agentic_workspace_status"])
   })
@@ -96,7 +117,17 @@ describe("agentic-workspace tools", () => {
   it("'prints the registered tools as a JSON array of {name, description, inputSchema}'; --set takes any setting by its key", async () => {
     const [plan, auto, badKey] = await Promise.all([
       runCli(["tools", "--root", dir]),
-      runCli(["tools", "--set", "permissionMode=2", "--root", dir, "--set", "executableAllowlist=git,node", "--set", 'protectedPatterns=["a/**"]']),
+      runCli([
+        "tools",
+        "--set",
+        "permissionMode=2",
+        "--root",
+        dir,
+        "--set",
+        "executableAllowlist=git,node",
+        "--set",
+        'protectedPatterns=["a/**"]'
+      ]),
       runCli(["tools", "--root", dir, "--set", "maxToolResultChars=10"])
     ])
     expect(plan.code).toBe(0)
@@ -164,13 +195,17 @@ describe("agentic-workspace approvals, accept, deny", () => {
     const root = await makeTempDir("aw-cli-decide-")
     try {
       const w = await openWorkspace({ permissionMode: 1 }, root)
-      const first = (await w.call("workspace_plan", { action: "propose", title: "First", objective: "o", steps: ["s"] })).data as { planId: string }
+      const first = (
+        await w.call("workspace_plan", { action: "propose", title: "First", objective: "o", steps: ["s"] })
+      ).data as { planId: string }
       await w.runtime.dispose()
       const listed = await runCli(["approvals", "--root", root])
       expect(listed.code).toBe(0)
       expect(listed.stdout).toContain("Permission mode: Plan (1).")
       // Issue 17 gave each pending record a second line (what it touches, destructive flag, age).
-      expect(listed.stdout).toMatch(new RegExp(`1\\. ${first.planId} \\[plan\\] First\\n +destructive: no; staged just now`))
+      expect(listed.stdout).toMatch(
+        new RegExp(`1\\. ${first.planId} \\[plan\\] First\\n +destructive: no; staged just now`)
+      )
       const accepted = await runBin(["accept", first.planId, "ship", "it", "--root", root])
       expect(accepted.code).toBe(0)
       expect(accepted.stdout).toMatch(
@@ -185,9 +220,13 @@ describe("agentic-workspace approvals, accept, deny", () => {
       expect(nothing.code).toBe(1)
       expect(nothing.stdout).toContain("NOT_FOUND: Nothing is pending")
       const json = await runCli(["approvals", "--json", "--root", root])
-      expect(JSON.parse(json.stdout).map((record: { id: string; status: string; note: string }) => [record.id, record.status, record.note])).toEqual([
-        [first.planId, "approved", "ship it"]
-      ])
+      expect(
+        JSON.parse(json.stdout).map((record: { id: string; status: string; note: string }) => [
+          record.id,
+          record.status,
+          record.note
+        ])
+      ).toEqual([[first.planId, "approved", "ship it"]])
     } finally {
       await fs.rm(root, { recursive: true, force: true })
     }
@@ -196,7 +235,9 @@ describe("agentic-workspace approvals, accept, deny", () => {
 
 describe("command line parsing", () => {
   it("'Every verb takes --root and --set anywhere on the line'; '--root defaults to the current directory'", () => {
-    expect(parseLine(["accept", "plan_1", "--root", "ws", "note", "--set", "permissionMode=0", "words"], "/cwd")).toEqual({
+    expect(
+      parseLine(["accept", "plan_1", "--root", "ws", "note", "--set", "permissionMode=0", "words"], "/cwd")
+    ).toEqual({
       verb: "accept",
       positional: ["plan_1", "note", "words"],
       root: "/cwd/ws",
@@ -211,7 +252,9 @@ describe("command line parsing", () => {
       settings: { executableAllowlist: ["git", "node"] }
     })
     expect(parseLine(["call", "t", "{}"], "/cwd")).toMatchObject({ root: "/cwd", rootGiven: false })
-    expect(parseLine(["tools", "--set", "permissionMode"], "/cwd").errors).toEqual(['--set takes key=value, got "permissionMode"'])
+    expect(parseLine(["tools", "--set", "permissionMode"], "/cwd").errors).toEqual([
+      '--set takes key=value, got "permissionMode"'
+    ])
     expect(parseLine(["tools", "--root"], "/cwd").errors).toEqual(["--root needs a value"])
   })
 })

@@ -56,10 +56,15 @@ describe("a gated action without plan/interpret does not type-check", () => {
     const info = { root: "/ws", runtime: "memory" as const, platform: "linux", capabilities: ["fs"] as const }
     const settings = { ...defaultSettings, permissionMode: 2 as const }
     const tools = [withoutPlan, runWithoutInterpret] as unknown as ReadonlyArray<ToolDefinition>
-    const layer = Layer.provideMerge(RegisteredTools.layer(tools), coreLayer(host, info, settings)) as Layer.Layer<ToolContext>
+    const layer = Layer.provideMerge(
+      RegisteredTools.layer(tools),
+      coreLayer(host, info, settings)
+    ) as Layer.Layer<ToolContext>
     const registry = makeRegistry(settings, info, tools)
     for (const name of ["test_no_plan", "test_no_interpret"]) {
-      const envelope = await Effect.runPromise(Effect.provide(registry.call(name, { action: "write", path: "a.txt" }), layer))
+      const envelope = await Effect.runPromise(
+        Effect.provide(registry.call(name, { action: "write", path: "a.txt" }), layer)
+      )
       expect(envelope.ok, name).toBe(false)
       expect(envelope.error?.code, name).toBe("INTERNAL_ERROR")
     }

@@ -60,18 +60,38 @@ describe('confirm: "always" stages in every mode', () => {
     const base = { allowDestructiveEdits: false, destructive: false, hash: "h", records: [] }
     expect(decide({ ...base, mode: 2 })._tag).toBe("Run")
     expect(decide({ ...base, mode: 2, confirm: "always" })._tag).toBe("Stage")
-    const plan = { id: "plan_1", kind: "plan" as const, status: "approved" as const, title: "p", createdAt: new Date().toISOString() }
+    const plan = {
+      id: "plan_1",
+      kind: "plan" as const,
+      status: "approved" as const,
+      title: "p",
+      createdAt: new Date().toISOString()
+    }
     expect(decide({ ...base, mode: 1, records: [plan] })._tag).toBe("Run")
     expect(decide({ ...base, mode: 1, records: [plan], confirm: "always" })._tag).toBe("Stage")
-    const approved = { id: "approval_1", kind: "web" as const, status: "approved" as const, title: "a", createdAt: new Date().toISOString(), hash: "h" }
-    expect(decide({ ...base, mode: 2, confirm: "always", records: [approved] })).toEqual({ _tag: "Run", consume: "approval_1" })
+    const approved = {
+      id: "approval_1",
+      kind: "web" as const,
+      status: "approved" as const,
+      title: "a",
+      createdAt: new Date().toISOString(),
+      hash: "h"
+    }
+    expect(decide({ ...base, mode: 2, confirm: "always", records: [approved] })).toEqual({
+      _tag: "Run",
+      consume: "approval_1"
+    })
   })
 
   it("through the registry in Auto mode: staged, and runs once the user accepts", async () => {
     const ws = await openWorkspace({ permissionMode: 2 }, undefined, [...ALL_TOOLS, confirmTool])
     open.push(ws)
     const staged = await ws.call("test_confirm", { action: "act", what: "x" })
-    expect(staged.data).toMatchObject({ status: "pending_approval", mode: "auto", approval: { kind: "web", title: "Act on x" } })
+    expect(staged.data).toMatchObject({
+      status: "pending_approval",
+      mode: "auto",
+      approval: { kind: "web", title: "Act on x" }
+    })
     expect(confirmed).toBe(0)
   })
 })
@@ -84,7 +104,11 @@ describe("hosts are honest layers", () => {
     try {
       expect((await runtime.runPromise(HostInfo)).capabilities).toEqual(["fs"])
       // The missing service is a layer that refuses clearly, never a cast over the gap.
-      const refused = await runtime.runPromise(Effect.flip(Effect.flatMap(Processes, (processes) => processes.exec({ argv: ["git"], cwd: "/ws", timeoutMs: 1000 }))))
+      const refused = await runtime.runPromise(
+        Effect.flip(
+          Effect.flatMap(Processes, (processes) => processes.exec({ argv: ["git"], cwd: "/ws", timeoutMs: 1000 }))
+        )
+      )
       expect(refused).toMatchObject({ code: "TOOL_DISABLED", message: "this host (deno) has no process service" })
     } finally {
       await runtime.dispose()
@@ -95,13 +119,20 @@ describe("hosts are honest layers", () => {
     const info = { root: "/ws", runtime: "deno" as const, platform: "linux", capabilities: ["fs"] as const }
     const registry = makeRegistry(defaultSettings, info)
     expect(registry.list().map((tool) => tool.name)).not.toContain("workspace_command")
-    const envelope = await Effect.runPromise(registry.call("workspace_command", { action: "status", job_id: "job_1" }) as unknown as Effect.Effect<Envelope>)
+    const envelope = await Effect.runPromise(
+      registry.call("workspace_command", { action: "status", job_id: "job_1" }) as unknown as Effect.Effect<Envelope>
+    )
     expect(envelope.ok).toBe(false)
     expect(envelope.error?.code).toBe("TOOL_DISABLED")
     expect(envelope.error?.message).toContain("this host (deno) has no process service")
     // Settings still decide first: switched off, the message names the settings.
-    const off = makeRegistry({ ...defaultSettings, enableProcessExecution: false }, { ...info, runtime: "node", capabilities: ["fs", "process"] })
-    const disabled = await Effect.runPromise(off.call("workspace_command", { action: "status", job_id: "job_1" }) as unknown as Effect.Effect<Envelope>)
+    const off = makeRegistry(
+      { ...defaultSettings, enableProcessExecution: false },
+      { ...info, runtime: "node", capabilities: ["fs", "process"] }
+    )
+    const disabled = await Effect.runPromise(
+      off.call("workspace_command", { action: "status", job_id: "job_1" }) as unknown as Effect.Effect<Envelope>
+    )
     expect(disabled.error?.message).toContain("not registered under the current settings")
   })
 })
@@ -112,7 +143,10 @@ describe("the typed prompt is what the user is asked", () => {
     open.push(ws)
     const staged = await ws.call("workspace_command", { action: "run", executable: "node", args: ["-e", "1"] })
     const id = (staged.data as { approval: { id: string } }).approval.id
-    const records = JSON.parse(await ws.read(".agentic/approvals/state.json")).records as Array<{ id: string; prompt?: { _tag: string; argv: Array<string>; cwd: string } }>
+    const records = JSON.parse(await ws.read(".agentic/approvals/state.json")).records as Array<{
+      id: string
+      prompt?: { _tag: string; argv: Array<string>; cwd: string }
+    }>
     const prompt = records.find((record) => record.id === id)?.prompt
     expect(prompt?._tag).toBe("command")
     expect(prompt?.argv.slice(1)).toEqual(["-e", "1"])

@@ -22,12 +22,22 @@ const EnvelopeSchema = Schema.Struct({
   }),
   artifacts: Schema.optional(
     Schema.Array(
-      Schema.Struct({ kind: Schema.String, path: Schema.String, sha256: Schema.String, bytes: Schema.Number, description: Schema.optional(Schema.String) })
+      Schema.Struct({
+        kind: Schema.String,
+        path: Schema.String,
+        sha256: Schema.String,
+        bytes: Schema.Number,
+        description: Schema.optional(Schema.String)
+      })
     )
   ),
   data: Schema.optional(Schema.Unknown),
   error: Schema.optional(
-    Schema.Struct({ code: Schema.String, message: Schema.String, details: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })) })
+    Schema.Struct({
+      code: Schema.String,
+      message: Schema.String,
+      details: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown }))
+    })
   )
 })
 const check = Schema.decodeUnknownEither(EnvelopeSchema, { onExcessProperty: "error" })
@@ -67,7 +77,12 @@ describe("Every public tool returns the envelope", () => {
       await plan.call("workspace_notes", { action: "nope" }),
       await plan.call("workspace_notes", "not an object"),
       await plan.call("no_such_tool", {}),
-      await Effect.runPromise(statusRegistry("the root is gone", "Pass --root.").call("agentic_workspace_status", {}) as Effect.Effect<Envelope>)
+      await Effect.runPromise(
+        statusRegistry("the root is gone", "Pass --root.").call(
+          "agentic_workspace_status",
+          {}
+        ) as Effect.Effect<Envelope>
+      )
     ]
     for (const envelope of envelopes) {
       const decoded = check(envelope)
@@ -79,7 +94,16 @@ describe("Every public tool returns the envelope", () => {
       expect(JSON.parse(JSON.stringify(envelope))).toEqual(envelope)
     }
     expect(new Set(envelopes.filter((e) => !e.ok).map((e) => e.error!.code))).toEqual(
-      new Set(["APPROVAL_DENIED", "APPROVAL_REQUIRED", "PROTECTED_PATH", "PATH_ESCAPE", "TRANSACTION_STATE", "NOT_FOUND", "INVALID_INPUT", "RUNTIME_UNAVAILABLE"])
+      new Set([
+        "APPROVAL_DENIED",
+        "APPROVAL_REQUIRED",
+        "PROTECTED_PATH",
+        "PATH_ESCAPE",
+        "TRANSACTION_STATE",
+        "NOT_FOUND",
+        "INVALID_INPUT",
+        "RUNTIME_UNAVAILABLE"
+      ])
     )
   })
 
@@ -92,7 +116,14 @@ describe("Every public tool returns the envelope", () => {
       retention: { importance: "normal" }
     })
     const artifact = { kind: "diff", path: ".agentic/x.diff", sha256: "0".repeat(64), bytes: 3 }
-    expect(success("x.y", { summary: "s", data: { a: 1 }, artifacts: [artifact], retention: { importance: "low", facts: ["f"] } })).toEqual({
+    expect(
+      success("x.y", {
+        summary: "s",
+        data: { a: 1 },
+        artifacts: [artifact],
+        retention: { importance: "low", facts: ["f"] }
+      })
+    ).toEqual({
       protocol: "agentic-workspace/v1",
       ok: true,
       operation: "x.y",

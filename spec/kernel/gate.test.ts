@@ -19,7 +19,12 @@ afterEach(async () => {
   for (const workspace of open.splice(0)) await workspace.dispose()
 })
 
-const write = (path: string, content: string, extra: Record<string, unknown> = {}) => ({ action: "write", path, content, ...extra })
+const write = (path: string, content: string, extra: Record<string, unknown> = {}) => ({
+  action: "write",
+  path,
+  content,
+  ...extra
+})
 const propose = { action: "propose", title: "Change a.txt", objective: "edit", steps: ["write a.txt"] }
 
 describe("Permission mode: Auto (2)", () => {
@@ -49,7 +54,8 @@ describe("Permission mode: Plan (1)", () => {
     expect(result.error?.message).toContain("workspace_plan")
     expect(await w.exists("a.txt")).toBe(false)
     // a refusal writes no file (not even the approvals store; only the lock's folder may appear)
-    const files = (tree: Record<string, string>) => Object.fromEntries(Object.entries(tree).filter(([key]) => !key.endsWith("/")))
+    const files = (tree: Record<string, string>) =>
+      Object.fromEntries(Object.entries(tree).filter(([key]) => !key.endsWith("/")))
     expect(files(await snapshotTree(w.dir))).toEqual(files(before))
   })
 
@@ -127,7 +133,10 @@ describe("Permission mode: Manual (0)", () => {
       ok: true,
       operation: "test.write",
       summary: `Awaiting approval ${id}: Write a.txt. The user must reply /accept ${id} (or /deny ${id} <reason>). After approval, call test_gated with ${JSON.stringify(resume.arguments)}.`,
-      retention: { importance: "critical", facts: [`approval ${id} pending: Write a.txt`, "permission mode Manual (0)"] },
+      retention: {
+        importance: "critical",
+        facts: [`approval ${id} pending: Write a.txt`, "permission mode Manual (0)"]
+      },
       data: {
         status: "pending_approval",
         mode: "manual",
@@ -140,7 +149,14 @@ describe("Permission mode: Manual (0)", () => {
     expect(await w.exists("a.txt")).toBe(false)
     const records = await storedRecords(w)
     expect(records).toHaveLength(1)
-    expect(records[0]).toMatchObject({ id, status: "pending", kind: "transaction", tool: "test_gated", operation: "test.write", createdAt: new Date(T0).toISOString() })
+    expect(records[0]).toMatchObject({
+      id,
+      status: "pending",
+      kind: "transaction",
+      tool: "test_gated",
+      operation: "test.write",
+      createdAt: new Date(T0).toISOString()
+    })
     expect(records[0]!.hash).toMatch(/^[0-9a-f]{64}$/)
   })
 
@@ -294,7 +310,11 @@ describe("Destructive operations", () => {
         code: "PROTECTED_PATH",
         message:
           "Refused write a.txt: it is destructive and Allow destructive commits (allowDestructiveEdits) is off. Destructive because of: rewrite a.txt (non-destructive alternative: replace). Use the non-destructive alternative, or ask the user to turn on allowDestructiveEdits; no approval can lift this.",
-        details: { command: "write a.txt", setting: "allowDestructiveEdits", operations: [{ operation: "rewrite", path: "a.txt", alternative: "replace" }] }
+        details: {
+          command: "write a.txt",
+          setting: "allowDestructiveEdits",
+          operations: [{ operation: "rewrite", path: "a.txt", alternative: "replace" }]
+        }
       })
       // nothing staged, nothing written: not even the approvals store
       expect(await snapshotTree(w.dir)).toEqual(before)
@@ -341,7 +361,9 @@ describe("Destructive refusals name the alternative", () => {
         { operation: "move", path: "src/b.ts" }
       ]
     })
-    expect(transaction.message).toContain("Destructive because of: delete src/old.ts; rewrite src/a.ts (non-destructive alternative: replace); move src/b.ts.")
+    expect(transaction.message).toContain(
+      "Destructive because of: delete src/old.ts; rewrite src/a.ts (non-destructive alternative: replace); move src/b.ts."
+    )
     expect(transaction.details).toEqual({
       command: "workspace_edit apply",
       setting: "allowDestructiveEdits",
@@ -371,8 +393,18 @@ describe("'a test proving a gated interpreter never ran when the gate staged or 
       (await gatedAt(auto, T0, write("keep.txt", "gone", { destructive: true }))).error?.code,
       (await gatedAt(auto, T0, write(".agentic/approvals/state.json", "{}"))).error?.code
     ]
-    expect(outcomes).toEqual(["pending_approval", "APPROVAL_DENIED", "APPROVAL_REQUIRED", "PROTECTED_PATH", "PROTECTED_PATH"])
+    expect(outcomes).toEqual([
+      "pending_approval",
+      "APPROVAL_DENIED",
+      "APPROVAL_REQUIRED",
+      "PROTECTED_PATH",
+      "PROTECTED_PATH"
+    ])
     expect(interpreterRuns.length).toBe(runsBefore)
-    expect([await manual.exists("m.txt"), await plan.exists("p.txt"), await auto.read("keep.txt")]).toEqual([false, false, "keep"])
+    expect([await manual.exists("m.txt"), await plan.exists("p.txt"), await auto.read("keep.txt")]).toEqual([
+      false,
+      false,
+      "keep"
+    ])
   })
 })

@@ -22,12 +22,30 @@ import { type GateKind, gateOf } from "../../core/tools/Tool.ts"
 const GATED: Record<string, { readonly kind: GateKind; readonly actions: ReadonlyArray<string> }> = {
   workspace_edit: { kind: "transaction", actions: ["apply", "commit", "rollback"] },
   workspace_command: { kind: "command", actions: ["run", "start"] },
-  workspace_vcs: { kind: "vcs", actions: ["init", "add", "commit", "checkout", "branch", "push", "issue_create", "pr_create"] },
+  workspace_vcs: {
+    kind: "vcs",
+    actions: ["init", "add", "commit", "checkout", "branch", "push", "issue_create", "pr_create"]
+  },
   workspace_research: { kind: "web", actions: ["search", "fetch", "deep"] },
   workspace_browser: { kind: "browser", actions: ["control"] },
   workspace_agent: { kind: "agent", actions: ["run", "start"] },
   // Issue 13: every workspace_action action is staged as a vcs approval (confirm: "always").
-  workspace_action: { kind: "vcs", actions: ["commit", "push", "pull", "branch_create", "branch_switch", "branch_delete", "move", "stash_restore", "stash_discard", "pr_create", "pr_merge"] }
+  workspace_action: {
+    kind: "vcs",
+    actions: [
+      "commit",
+      "push",
+      "pull",
+      "branch_create",
+      "branch_switch",
+      "branch_delete",
+      "move",
+      "stash_restore",
+      "stash_discard",
+      "pr_create",
+      "pr_merge"
+    ]
+  }
 }
 
 /** "Never gated: workspace_inspect, workspace_plan, workspace_notes, workspace_tasks, and every ungated action". */
@@ -62,9 +80,20 @@ describe("the gated set, derived from the definitions, is the reference's gating
   })
   it("'Never gated: workspace_inspect, workspace_plan, workspace_notes, workspace_tasks'", () => {
     for (const tool of ALL_TOOLS.filter((candidate) => NEVER_GATED.includes(candidate.name))) {
-      expect(Object.keys(tool.actions).filter((action) => gateOf(tool, action) !== undefined), tool.name).toEqual([])
+      expect(
+        Object.keys(tool.actions).filter((action) => gateOf(tool, action) !== undefined),
+        tool.name
+      ).toEqual([])
     }
     // The shipped tools with gated actions today, so the comparison above is never vacuous.
-    expect([...new Set(gatedSet().map((entry) => entry.tool))].sort()).toEqual(["workspace_action", "workspace_agent", "workspace_browser", "workspace_command", "workspace_edit", "workspace_research", "workspace_vcs"])
+    expect([...new Set(gatedSet().map((entry) => entry.tool))].sort()).toEqual([
+      "workspace_action",
+      "workspace_agent",
+      "workspace_browser",
+      "workspace_command",
+      "workspace_edit",
+      "workspace_research",
+      "workspace_vcs"
+    ])
   })
 })

@@ -8,12 +8,16 @@ describe("the read gutter (core/text/gutter.ts)", () => {
   it("recognises every multi-line page it writes and strips it back to the original lines", () => {
     const line = fc.string({ maxLength: 20 }).filter((text) => !/[\r\n]/.test(text) && text.trim() !== "")
     fc.assert(
-      fc.property(fc.array(line, { minLength: 2, maxLength: 12 }), fc.integer({ min: 1, max: 100_000 }), (lines, first) => {
-        const page = numberLines(lines, first)
-        expect(hasGutter(page)).toBe(true)
-        expect(gutterRun(page)?.numbers).toEqual([first, first + 1])
-        expect(stripGutter(page)).toBe(lines.join("\n"))
-      }),
+      fc.property(
+        fc.array(line, { minLength: 2, maxLength: 12 }),
+        fc.integer({ min: 1, max: 100_000 }),
+        (lines, first) => {
+          const page = numberLines(lines, first)
+          expect(hasGutter(page)).toBe(true)
+          expect(gutterRun(page)?.numbers).toEqual([first, first + 1])
+          expect(stripGutter(page)).toBe(lines.join("\n"))
+        }
+      )
     )
   })
 

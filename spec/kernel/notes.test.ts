@@ -44,7 +44,13 @@ describe("workspace_notes", () => {
 
   it("read returns the content; a missing note is NOT_FOUND", async () => {
     const read = await notes({ action: "read", name: "log" })
-    expect(read.data).toEqual({ name: "log", memory: false, path: ".agentic/notes/log.md", bytes: 9, content: "one\n\ntwo\n" })
+    expect(read.data).toEqual({
+      name: "log",
+      memory: false,
+      path: ".agentic/notes/log.md",
+      bytes: 9,
+      content: "one\n\ntwo\n"
+    })
     expect((await notes({ action: "read", name: "nope" })).error?.code).toBe("NOT_FOUND")
   })
 
@@ -61,7 +67,9 @@ describe("workspace_notes", () => {
       for (const name of ["a.md.md", "B.MD", "c.txt", "d.md.txt"]) {
         expect((await fresh.call("workspace_notes", { action: "write", name, content: name })).ok).toBe(true)
       }
-      const listed = (await fresh.call("workspace_notes", { action: "list" })).data as { notes: Array<{ name: string }> }
+      const listed = (await fresh.call("workspace_notes", { action: "list" })).data as {
+        notes: Array<{ name: string }>
+      }
       expect(listed.notes.map((note) => note.name)).toEqual(["B", "a", "c.txt", "d.md.txt"])
       for (const note of listed.notes) {
         expect((await fresh.call("workspace_notes", { action: "read", name: note.name })).ok, note.name).toBe(true)
@@ -78,9 +86,14 @@ describe("workspace_notes", () => {
       const appended = await notes({ action: "append", name, content: name })
       expect(appended.data).toMatchObject({ memory: true, path: ".agentic/MEMORY.md" })
     }
-    expect(await w.read(".agentic/MEMORY.md")).toBe("fact A\n\nMEMORY\n\nmemory\n\nMemory.MD\n\nmemory.md\n\nMEMORY.md\n")
+    expect(await w.read(".agentic/MEMORY.md")).toBe(
+      "fact A\n\nMEMORY\n\nmemory\n\nMemory.MD\n\nmemory.md\n\nMEMORY.md\n"
+    )
     expect(await w.exists(".agentic/notes/MEMORY.md")).toBe(false)
-    expect((await notes({ action: "read", memory: true })).data).toMatchObject({ memory: true, content: expect.stringContaining("fact A") })
+    expect((await notes({ action: "read", memory: true })).data).toMatchObject({
+      memory: true,
+      content: expect.stringContaining("fact A")
+    })
   })
 
   it("MEMORY.md 'can be read, written and appended but not deleted'", async () => {
@@ -96,7 +109,11 @@ describe("workspace_notes", () => {
 
   it("delete removes a note; deleting a missing note is NOT_FOUND", async () => {
     await notes({ action: "write", name: "gone", content: "x" })
-    expect((await notes({ action: "delete", name: "gone" })).data).toEqual({ name: "gone", path: ".agentic/notes/gone.md", deleted: true })
+    expect((await notes({ action: "delete", name: "gone" })).data).toEqual({
+      name: "gone",
+      path: ".agentic/notes/gone.md",
+      deleted: true
+    })
     expect(await w.exists(".agentic/notes/gone.md")).toBe(false)
     expect((await notes({ action: "delete", name: "gone" })).error?.code).toBe("NOT_FOUND")
   })
@@ -149,7 +166,11 @@ describe("workspace_notes", () => {
     it(`name rules: ${JSON.stringify(name.length > 20 ? `${name.slice(0, 8)}…(${name.length})` : name)} (${why}) is INVALID_INPUT naming the field, and nothing is written`, async () => {
       const before = await snapshotTree(w.dir)
       for (const action of ["write", "append", "read", "delete"]) {
-        const result = await notes({ action, name, ...(action === "write" || action === "append" ? { content: "x" } : {}) })
+        const result = await notes({
+          action,
+          name,
+          ...(action === "write" || action === "append" ? { content: "x" } : {})
+        })
         expect(result.ok).toBe(false)
         expect(result.error?.code).toBe("INVALID_INPUT")
         expect(result.error?.message).toContain('"name"')
@@ -159,7 +180,15 @@ describe("workspace_notes", () => {
   }
 
   it("name rules: 'letters, digits, ., _ or -, starts with a letter or digit, and is at most 64 characters' are accepted", async () => {
-    for (const name of ["a", "9lives", "v1.2_final-draft", "x".repeat(64), "x".repeat(64) + ".md", "console", "com10"]) {
+    for (const name of [
+      "a",
+      "9lives",
+      "v1.2_final-draft",
+      "x".repeat(64),
+      "x".repeat(64) + ".md",
+      "console",
+      "com10"
+    ]) {
       const result = await notes({ action: "write", name, content: "ok" })
       expect(result.ok, name).toBe(true)
     }
@@ -182,7 +211,11 @@ describe("workspace_notes list", () => {
         ok: true,
         operation: "notes.list",
         summary: "0 note(s); MEMORY.md does not exist.",
-        retention: { importance: "normal", facts: ["notes: none", "MEMORY.md absent"], omit_when_summarizing: ["notes"] },
+        retention: {
+          importance: "normal",
+          facts: ["notes: none", "MEMORY.md absent"],
+          omit_when_summarizing: ["notes"]
+        },
         data: { notes: [], total: 0, memory: { exists: false, bytes: 0, path: ".agentic/MEMORY.md" } }
       })
       const names = Array.from({ length: 105 }, (_, index) => `n${String(index).padStart(3, "0")}`)
@@ -190,7 +223,11 @@ describe("workspace_notes list", () => {
       await Promise.all(names.map((name) => fresh.write(`.agentic/notes/${name}.md`, "x\n")))
       await fresh.call("workspace_notes", { action: "write", memory: true, content: "mem" })
       const listed = await fresh.call("workspace_notes", { action: "list" })
-      const data = listed.data as { notes: Array<{ name: string; path: string; bytes: number }>; total: number; memory: unknown }
+      const data = listed.data as {
+        notes: Array<{ name: string; path: string; bytes: number }>
+        total: number
+        memory: unknown
+      }
       expect(data.notes).toHaveLength(100)
       expect(data.total).toBe(105)
       expect(data.notes[0]).toMatchObject({ name: "n000", path: ".agentic/notes/n000.md", bytes: 2 })

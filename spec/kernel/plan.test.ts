@@ -14,13 +14,24 @@ afterEach(async () => {
 })
 
 const base = { action: "propose", title: "Add a feature", objective: "Make it work", steps: ["write code"] }
-type PlanData = { planId: string; revision: number; supersedes?: string; plan: Record<string, unknown>; planPath: string; markdown: string; instruction: string }
+type PlanData = {
+  planId: string
+  revision: number
+  supersedes?: string
+  plan: Record<string, unknown>
+  planPath: string
+  markdown: string
+  instruction: string
+}
 const planData = (envelope: { data?: unknown }) => envelope.data as PlanData
 
 describe("workspace_plan propose", () => {
   it("'Returns planId, status: \"pending\", revision, plan, planPath, markdown and an instruction to restate the plan and stop'; 'The plan is written to .agentic/plans/<plan_id>/plan.md'; 'propose keeps the first ten steps in retention.facts'; 'markdown and plan.steps are omitted when summarizing'", async () => {
     const w = await ws({ permissionMode: 1 })
-    const steps = [...Array.from({ length: 11 }, (_, index) => `step number ${index + 1}`), { text: "run the tests", kind: "command" }]
+    const steps = [
+      ...Array.from({ length: 11 }, (_, index) => `step number ${index + 1}`),
+      { text: "run the tests", kind: "command" }
+    ]
     const envelope = await callAt(w, T0, "workspace_plan", {
       ...base,
       steps,
@@ -34,7 +45,9 @@ describe("workspace_plan propose", () => {
     const planPath = `.agentic/plans/${planId}/plan.md`
     const markdown = await w.read(planPath)
     const storedSteps = steps.map((step, index) =>
-      typeof step === "string" ? { index: index + 1, text: step, kind: "other" } : { index: index + 1, text: step.text, kind: step.kind }
+      typeof step === "string"
+        ? { index: index + 1, text: step, kind: "other" }
+        : { index: index + 1, text: step.text, kind: step.kind }
     )
     const instruction = `Restate this plan to the user in a few lines and stop: nothing mutating runs until the user replies /accept ${planId} (or /deny ${planId} <reason>).`
     expect(envelope).toEqual({
@@ -77,7 +90,13 @@ describe("workspace_plan propose", () => {
     expect(markdown).toContain("12. [command] run the tests")
     expect(markdown).toContain("- modify `src/a.ts`")
     expect(markdown).toContain("- `npm test`")
-    expect((await storedRecords(w))[0]).toMatchObject({ id: planId, kind: "plan", status: "pending", revision: 1, planPath })
+    expect((await storedRecords(w))[0]).toMatchObject({
+      id: planId,
+      kind: "plan",
+      status: "pending",
+      revision: 1,
+      planPath
+    })
   })
 
   it("'In Manual mode the summary and instruction add that each mutating call still needs its own /accept and the plan is a shared checklist'", async () => {
@@ -112,7 +131,7 @@ describe("workspace_plan propose", () => {
     expect(await w.read(`.agentic/plans/${third.planId}/plan.md`)).toContain(`Supersedes ${second.planId}.`)
   })
 
-  it("'1–40 steps, each a string or { \"text\", \"kind\" }': 40 steps, 100 files, 40 commands, 40 risks and questions, 2,000-character text are accepted", async () => {
+  it('\'1–40 steps, each a string or { "text", "kind" }\': 40 steps, 100 files, 40 commands, 40 risks and questions, 2,000-character text are accepted', async () => {
     const w = await ws({ permissionMode: 1 })
     const long = "x".repeat(2000)
     const envelope = await callAt(w, T0, "workspace_plan", {
@@ -131,11 +150,23 @@ describe("workspace_plan propose", () => {
   const invalid: Array<[string, Record<string, unknown>, string]> = [
     ["no steps (1–40)", { steps: [] }, "steps"],
     ["41 steps", { steps: Array.from({ length: 41 }, () => "s") }, "steps"],
-    ["a step kind that is not edit, command, vcs, research or other", { steps: [{ text: "s", kind: "deploy" }] }, "steps.0"],
+    [
+      "a step kind that is not edit, command, vcs, research or other",
+      { steps: [{ text: "s", kind: "deploy" }] },
+      "steps.0"
+    ],
     ["101 files", { files: Array.from({ length: 101 }, () => ({ path: "a", change: "create" })) }, "files"],
-    ["a file change that is not create, modify, delete or move", { files: [{ path: "a", change: "rename" }] }, "files.0.change"],
+    [
+      "a file change that is not create, modify, delete or move",
+      { files: [{ path: "a", change: "rename" }] },
+      "files.0.change"
+    ],
     ["41 commands", { commands: Array.from({ length: 41 }, () => ({ executable: "git" })) }, "commands"],
-    ["a command executable with a path (a bare executable name)", { commands: [{ executable: "/bin/sh" }] }, "commands.0.executable"],
+    [
+      "a command executable with a path (a bare executable name)",
+      { commands: [{ executable: "/bin/sh" }] },
+      "commands.0.executable"
+    ],
     ["a command executable with spaces", { commands: [{ executable: "npm run build" }] }, "commands.0.executable"],
     ["41 risks", { risks: Array.from({ length: 41 }, () => "r") }, "risks"],
     ["41 questions", { questions: Array.from({ length: 41 }, () => "q") }, "questions"],
@@ -157,14 +188,16 @@ describe("workspace_plan propose", () => {
       expect(envelope.ok).toBe(false)
       expect(envelope.error?.code).toBe("INVALID_INPUT")
       expect(envelope.error?.message).toContain(`"${field}`)
-      expect((envelope.error?.details as { fields: Array<string> }).fields.some((named) => named.startsWith(field))).toBe(true)
+      expect(
+        (envelope.error?.details as { fields: Array<string> }).fields.some((named) => named.startsWith(field))
+      ).toBe(true)
       expect(await snapshotTree(w.dir)).toEqual(before)
     })
   }
 })
 
 describe("workspace_plan current, show", () => {
-  it("'current — the pending plan, else the approved one, else { \"status\": \"none\" }'", async () => {
+  it('\'current — the pending plan, else the approved one, else { "status": "none" }\'', async () => {
     const w = await ws({ permissionMode: 1 })
     expect(await callAt(w, T0, "workspace_plan", { action: "current" })).toEqual({
       protocol: "agentic-workspace/v1",
@@ -188,11 +221,21 @@ describe("workspace_plan current, show", () => {
     const missing = await callAt(w, T0, "workspace_plan", { action: "show" })
     expect(missing.error?.code).toBe("INVALID_INPUT")
     expect(missing.error?.message).toContain('"plan_id"')
-    expect((await callAt(w, T0, "workspace_plan", { action: "show", plan_id: "plan_0000" })).error?.code).toBe("NOT_FOUND")
-    expect((await callAt(w, T0, "workspace_plan", { action: "show", plan_id: "not-a-plan" })).error?.code).toBe("INVALID_INPUT")
+    expect((await callAt(w, T0, "workspace_plan", { action: "show", plan_id: "plan_0000" })).error?.code).toBe(
+      "NOT_FOUND"
+    )
+    expect((await callAt(w, T0, "workspace_plan", { action: "show", plan_id: "not-a-plan" })).error?.code).toBe(
+      "INVALID_INPUT"
+    )
     const { planId, markdown } = planData(await callAt(w, T0, "workspace_plan", base))
     const shown = await callAt(w, T0 + 1, "workspace_plan", { action: "show", plan_id: planId })
-    expect(shown.data).toMatchObject({ planId, status: "pending", revision: 1, markdown, planPath: `.agentic/plans/${planId}/plan.md` })
+    expect(shown.data).toMatchObject({
+      planId,
+      status: "pending",
+      revision: 1,
+      markdown,
+      planPath: `.agentic/plans/${planId}/plan.md`
+    })
     expect(shown.retention).toEqual({
       importance: "normal",
       facts: [`plan ${planId} pending: Add a feature`, `plan text at .agentic/plans/${planId}/plan.md`],
@@ -206,7 +249,12 @@ describe("workspace_plan complete", () => {
     it(`'complete on a plan the user has not accepted yet fails TRANSACTION_STATE with a message that names the plan id and says to stop and wait' (${withId ? "with" : "without"} plan_id)`, async () => {
       const w = await ws({ permissionMode: 1 })
       const { planId } = planData(await callAt(w, T0, "workspace_plan", base))
-      const result = await callAt(w, T0 + 1, "workspace_plan", withId ? { action: "complete", plan_id: planId } : { action: "complete" })
+      const result = await callAt(
+        w,
+        T0 + 1,
+        "workspace_plan",
+        withId ? { action: "complete", plan_id: planId } : { action: "complete" }
+      )
       expect(result.ok).toBe(false)
       expect(result.error).toEqual({
         code: "TRANSACTION_STATE",
@@ -223,8 +271,14 @@ describe("workspace_plan complete", () => {
     await preprocessAt(w, T0 + 1, `/accept ${planId}`)
     const done = await callAt(w, T0 + 2, "workspace_plan", { action: "complete", summary: "all done" })
     expect(done.ok).toBe(true)
-    expect(done.summary).toBe(`Completed plan ${planId}: Add a feature. Mutating tools are locked again until a new plan is approved.`)
-    expect(done.data).toMatchObject({ planId, status: "completed", plan: { completionSummary: "all done", completedAt: new Date(T0 + 2).toISOString() } })
+    expect(done.summary).toBe(
+      `Completed plan ${planId}: Add a feature. Mutating tools are locked again until a new plan is approved.`
+    )
+    expect(done.data).toMatchObject({
+      planId,
+      status: "completed",
+      plan: { completionSummary: "all done", completedAt: new Date(T0 + 2).toISOString() }
+    })
     const again = await callAt(w, T0 + 3, "workspace_plan", { action: "complete", plan_id: planId })
     expect(again.error?.code).toBe("TRANSACTION_STATE")
     expect((await callAt(w, T0 + 3, "workspace_plan", { action: "complete" })).error?.code).toBe("NOT_FOUND")
@@ -234,7 +288,9 @@ describe("workspace_plan complete", () => {
     const w = await ws({ permissionMode: 1 })
     const { planId } = planData(await callAt(w, T0, "workspace_plan", base))
     await preprocessAt(w, T0 + 1, `/deny ${planId} no`)
-    expect((await callAt(w, T0 + 2, "workspace_plan", { action: "complete", plan_id: planId })).error?.code).toBe("TRANSACTION_STATE")
+    expect((await callAt(w, T0 + 2, "workspace_plan", { action: "complete", plan_id: planId })).error?.code).toBe(
+      "TRANSACTION_STATE"
+    )
   })
 })
 
@@ -255,11 +311,19 @@ describe("workspace_plan list", () => {
     const ids = seeded.map((record) => record.id)
     ids.push(planData(await callAt(w, T0 + 21, "workspace_plan", { ...base, title: "p21" })).planId)
     const listed = await callAt(w, T0 + 100, "workspace_plan", { action: "list" })
-    const plans = (listed.data as { plans: Array<{ id: string; status: string; planPath: string }>; total: number }).plans
+    const plans = (listed.data as { plans: Array<{ id: string; status: string; planPath: string }>; total: number })
+      .plans
     expect(plans.map((plan) => plan.id)).toEqual(ids.slice().reverse().slice(0, 20))
     expect((listed.data as { total: number }).total).toBe(22)
     expect(listed.summary).toBe("22 plan(s) (showing 20), newest first.")
-    expect(plans[0]).toEqual({ id: ids[21], status: "pending", revision: 22, title: "p21", createdAt: new Date(T0 + 21).toISOString(), planPath: `.agentic/plans/${ids[21]}/plan.md` })
+    expect(plans[0]).toEqual({
+      id: ids[21],
+      status: "pending",
+      revision: 22,
+      title: "p21",
+      createdAt: new Date(T0 + 21).toISOString(),
+      planPath: `.agentic/plans/${ids[21]}/plan.md`
+    })
     const one = await callAt(w, T0 + 100, "workspace_plan", { action: "list", limit: 1 })
     expect((one.data as { plans: Array<{ id: string }> }).plans.map((plan) => plan.id)).toEqual([ids[21]])
     const all = await callAt(w, T0 + 100, "workspace_plan", { action: "list", limit: 100 })

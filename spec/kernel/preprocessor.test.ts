@@ -17,8 +17,10 @@ afterEach(async () => {
 
 const write = (path: string, content = "x") => ({ action: "write", path, content })
 const propose = (title = "Plan A") => ({ action: "propose", title, objective: "o", steps: ["s"] })
-const statusOf = async (w: TempWorkspace, id: string) => (await storedRecords(w)).find((record) => record.id === id)?.status
-const noPending = "<agentic-mode>\nPermission mode: Manual (0).\nNo approvals are pending. Every mutating call is staged for the user's /accept.\n</agentic-mode>"
+const statusOf = async (w: TempWorkspace, id: string) =>
+  (await storedRecords(w)).find((record) => record.id === id)?.status
+const noPending =
+  "<agentic-mode>\nPermission mode: Manual (0).\nNo approvals are pending. Every mutating call is staged for the user's /accept.\n</agentic-mode>"
 
 describe("/accept and /deny", () => {
   it("'/accept [approval_id] [note]': the message is replaced with an <agentic-approval> block naming what was decided and the exact call to resume with", async () => {
@@ -28,7 +30,12 @@ describe("/accept and /deny", () => {
     expect(result.text).toBe(
       `<agentic-approval>\nThe user accepted ${id} (transaction): Write a.txt.\nUser note: go ahead, carefully\nResume now with exactly this call: test_gated {"action":"write","path":"a.txt","content":"hi"}\n</agentic-approval>\n\n${noPending}`
     )
-    expect(result.decided?.record).toMatchObject({ id, status: "approved", note: "go ahead, carefully", decidedAt: new Date(T0 + 1000).toISOString() })
+    expect(result.decided?.record).toMatchObject({
+      id,
+      status: "approved",
+      note: "go ahead, carefully",
+      decidedAt: new Date(T0 + 1000).toISOString()
+    })
     expect(await statusOf(w, id)).toBe("approved")
   })
 
@@ -61,7 +68,11 @@ describe("/accept and /deny", () => {
     const b = approvalId(await gatedAt(w, T0 + 2, write("b.txt")))
     const first = await preprocessAt(w, T0 + 3, "/accept")
     expect(first.decided?.record.id).toBe(b)
-    expect([await statusOf(w, a), await statusOf(w, plan), await statusOf(w, b)]).toEqual(["pending", "pending", "approved"])
+    expect([await statusOf(w, a), await statusOf(w, plan), await statusOf(w, b)]).toEqual([
+      "pending",
+      "pending",
+      "approved"
+    ])
     const second = await preprocessAt(w, T0 + 4, "/deny not now")
     expect(second.decided?.record).toMatchObject({ id: plan, status: "denied", reason: "not now" })
     expect(second.text).toContain(`The user denied plan ${plan}: Plan A.`)
@@ -180,7 +191,8 @@ describe("<agentic-mode>", () => {
   it("'in Manual mode it states the mode and up to five pending approvals — listed newest-first and labelled as such'; 'Titles are clipped to 60 bytes there'", async () => {
     const w = await ws({ permissionMode: 0 })
     const ids: Array<string> = []
-    for (let index = 0; index < 7; index++) ids.push(approvalId(await gatedAt(w, T0 + index * 60_000, write(`f${index}-${"é".repeat(80)}.txt`))))
+    for (let index = 0; index < 7; index++)
+      ids.push(approvalId(await gatedAt(w, T0 + index * 60_000, write(`f${index}-${"é".repeat(80)}.txt`))))
     const text = (await preprocessAt(w, T0 + 10 * 60_000, "status?")).text
     const block = text.slice(text.indexOf("<agentic-mode>"))
     const lines = block.split("\n")
@@ -200,7 +212,13 @@ describe("<agentic-mode>", () => {
   })
 
   it("modeBlock is a pure function of mode, records and time (Manual, one pending plan)", () => {
-    const record: ApprovalRecord = { id: "plan_1", kind: "plan", status: "pending", title: "T", createdAt: new Date(T0).toISOString() }
+    const record: ApprovalRecord = {
+      id: "plan_1",
+      kind: "plan",
+      status: "pending",
+      title: "T",
+      createdAt: new Date(T0).toISOString()
+    }
     expect(modeBlock(2, [record], T0)).toBeUndefined()
     expect(modeBlock(0, [record], T0 + 5 * 60_000)).toBe(
       "<agentic-mode>\nPermission mode: Manual (0).\nPending approvals, newest first (a bare /accept decides #1 only; name the id otherwise):\n1. plan_1 [plan] T (5m ago)\n</agentic-mode>"
@@ -212,7 +230,11 @@ describe("parsing", () => {
   it("parseCommand: verb, optional approval_*/plan_* id, note or reason", () => {
     expect(parseCommand("/accept")).toEqual({ verb: "accept" })
     expect(parseCommand("  /deny plan_abc12 too big ")).toEqual({ verb: "deny", id: "plan_abc12", text: "too big" })
-    expect(parseCommand("/accept approval_ff00 ok\nthanks")).toEqual({ verb: "accept", id: "approval_ff00", text: "ok\nthanks" })
+    expect(parseCommand("/accept approval_ff00 ok\nthanks")).toEqual({
+      verb: "accept",
+      id: "approval_ff00",
+      text: "ok\nthanks"
+    })
     expect(parseCommand("/accepted")).toBeUndefined()
     expect(parseCommand("hello /accept")).toBeUndefined()
   })

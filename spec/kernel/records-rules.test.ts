@@ -27,7 +27,12 @@ import {
 
 const NOW = Date.UTC(2026, 5, 1, 12)
 const at = (ms: number) => new Date(ms).toISOString()
-const rec = (id: string, status: RecordStatus, createdMs: number, extra: Partial<ApprovalRecord> = {}): ApprovalRecord => ({
+const rec = (
+  id: string,
+  status: RecordStatus,
+  createdMs: number,
+  extra: Partial<ApprovalRecord> = {}
+): ApprovalRecord => ({
   id,
   kind: "transaction",
   status,
@@ -45,7 +50,11 @@ describe("the approvals store's pure rules", () => {
     expect(MAX_RECORDS).toBe(300)
     expect(MAX_CLOCK_SKEW_MS).toBe(300_000)
     expect(emptyState).toEqual({ version: 1, records: [] })
-    const records = [rec("a", "pending", NOW - EXPIRY_MS), rec("b", "approved", NOW - EXPIRY_MS + 1), rec("c", "denied", NOW - EXPIRY_MS - 1)]
+    const records = [
+      rec("a", "pending", NOW - EXPIRY_MS),
+      rec("b", "approved", NOW - EXPIRY_MS + 1),
+      rec("c", "denied", NOW - EXPIRY_MS - 1)
+    ]
     expect(statuses(expireRecords(records, NOW))).toEqual(["expired", "approved", "expired"])
     // Only live records expire; the others keep their status (and are the same objects).
     const dead = [rec("d", "consumed", 0), rec("e", "completed", 0), rec("f", "superseded", 0), rec("g", "expired", 0)]
@@ -68,12 +77,23 @@ describe("the approvals store's pure rules", () => {
 
   it("terminal: consumed, completed, superseded, expired; live: pending, approved, denied", () => {
     const terminal = (status: RecordStatus) => isTerminal(rec("x", status, NOW))
-    expect(["pending", "approved", "denied"].map((status) => terminal(status as RecordStatus))).toEqual([false, false, false])
-    expect(["consumed", "completed", "superseded", "expired"].map((status) => terminal(status as RecordStatus))).toEqual([true, true, true, true])
+    expect(["pending", "approved", "denied"].map((status) => terminal(status as RecordStatus))).toEqual([
+      false,
+      false,
+      false
+    ])
+    expect(
+      ["consumed", "completed", "superseded", "expired"].map((status) => terminal(status as RecordStatus))
+    ).toEqual([true, true, true, true])
   })
 
   it("newest first by creation time; ties keep the stored order", () => {
-    const records = [rec("old", "pending", NOW - 2), rec("tie1", "pending", NOW), rec("mid", "pending", NOW - 1), rec("tie2", "pending", NOW)]
+    const records = [
+      rec("old", "pending", NOW - 2),
+      rec("tie1", "pending", NOW),
+      rec("mid", "pending", NOW - 1),
+      rec("tie2", "pending", NOW)
+    ]
     expect(ids(newestFirst(records))).toEqual(["tie1", "tie2", "mid", "old"])
     // It sorts a copy.
     expect(ids(records)).toEqual(["old", "tie1", "mid", "tie2"])
@@ -81,7 +101,9 @@ describe("the approvals store's pure rules", () => {
 
   it("the cap: at 300 nothing is dropped; above, terminal records go first, oldest first, then approved operations, never a pending record, a live denial or an approved plan", () => {
     const filler = (count: number, status: RecordStatus, from: number, extra: Partial<ApprovalRecord> = {}) =>
-      Array.from({ length: count }, (_, index) => rec(`${status}${from + index}`, status, NOW - (from + index) * 1000, extra))
+      Array.from({ length: count }, (_, index) =>
+        rec(`${status}${from + index}`, status, NOW - (from + index) * 1000, extra)
+      )
     const exactly = filler(MAX_RECORDS, "pending", 0)
     expect(capRecords(exactly)).toBe(exactly)
     // 298 pending, 2 terminal (one older), 2 approved operations: two dropped, the terminal ones.
@@ -103,16 +125,24 @@ describe("the approvals store's pure rules", () => {
     const tier1 = capRecords([...filler(299, "pending", 0), ...approved])
     expect(ids(tier1)).toContain("approved-new")
     expect(ids(tier1)).not.toContain("approved-old")
-    expect(capRecords([...filler(299, "pending", 0), ...approved, rec("extra", "pending", NOW)])?.some((record) => record.status === "approved")).toBe(false)
+    expect(
+      capRecords([...filler(299, "pending", 0), ...approved, rec("extra", "pending", NOW)])?.some(
+        (record) => record.status === "approved"
+      )
+    ).toBe(false)
     // An approved plan, a pending record and a live denial are never dropped: the cap cannot be kept.
-    expect(capRecords([...filler(300, "pending", 0), rec("plan", "approved", NOW - 1, { kind: "plan" })])).toBeUndefined()
+    expect(
+      capRecords([...filler(300, "pending", 0), rec("plan", "approved", NOW - 1, { kind: "plan" })])
+    ).toBeUndefined()
     expect(capRecords([...filler(300, "denied", 0), rec("p", "pending", NOW)])).toBeUndefined()
     // The newest record is droppable too: a terminal record newer than 300 pending ones goes.
     const newest = capRecords([...filler(300, "pending", 1), rec("newest-done", "consumed", NOW)])
     expect(newest).toHaveLength(MAX_RECORDS)
     expect(ids(newest)).not.toContain("newest-done")
     // A terminal plan is dropped like any terminal record.
-    expect(ids(capRecords([...filler(300, "pending", 0), rec("done", "completed", NOW, { kind: "plan" })]))).not.toContain("done")
+    expect(
+      ids(capRecords([...filler(300, "pending", 0), rec("done", "completed", NOW, { kind: "plan" })]))
+    ).not.toContain("done")
   })
 
   it("the approved plan, the pending plan and the pending records, newest first", () => {
@@ -137,7 +167,12 @@ describe("the approvals store's pure rules", () => {
     expect(decide({ ...base, destructive: true, allowDestructiveEdits: true })).toEqual({ _tag: "Stage" })
     expect(decide({ ...base, allowDestructiveEdits: true })).toEqual({ _tag: "Stage" })
     const denied = [rec("op", "denied", NOW)]
-    for (const mode of [0, 1, 2] as const) expect(decide({ ...base, mode, records: denied })).toEqual({ _tag: "Refuse", code: "APPROVAL_DENIED", approvalId: "op" })
+    for (const mode of [0, 1, 2] as const)
+      expect(decide({ ...base, mode, records: denied })).toEqual({
+        _tag: "Refuse",
+        code: "APPROVAL_DENIED",
+        approvalId: "op"
+      })
     // A denied plan with the same hash is not a denial of the operation.
     expect(decide({ ...base, mode: 2, records: [rec("op", "denied", NOW, { kind: "plan" })] })).toEqual({ _tag: "Run" })
     // Another operation's denial does not block this one.
@@ -145,17 +180,35 @@ describe("the approvals store's pure rules", () => {
   })
 
   it("decide in Plan: an approved plan runs; a pending plan is named; none: APPROVAL_REQUIRED", () => {
-    const base = { mode: 1 as const, allowDestructiveEdits: false, destructive: false, hash: "h-x", records: [] as Array<ApprovalRecord> }
+    const base = {
+      mode: 1 as const,
+      allowDestructiveEdits: false,
+      destructive: false,
+      hash: "h-x",
+      records: [] as Array<ApprovalRecord>
+    }
     expect(decide(base)).toEqual({ _tag: "Refuse", code: "APPROVAL_REQUIRED" })
-    expect(decide({ ...base, records: [rec("plan", "pending", NOW, { kind: "plan" })] })).toEqual({ _tag: "Refuse", code: "APPROVAL_REQUIRED", pendingPlanId: "plan" })
+    expect(decide({ ...base, records: [rec("plan", "pending", NOW, { kind: "plan" })] })).toEqual({
+      _tag: "Refuse",
+      code: "APPROVAL_REQUIRED",
+      pendingPlanId: "plan"
+    })
     expect(decide({ ...base, records: [rec("plan", "approved", NOW, { kind: "plan" })] })).toEqual({ _tag: "Run" })
     // confirm: "always" is decided as in Manual whatever the mode.
-    expect(decide({ ...base, confirm: "always", records: [rec("plan", "approved", NOW, { kind: "plan" })] })).toEqual({ _tag: "Stage" })
+    expect(decide({ ...base, confirm: "always", records: [rec("plan", "approved", NOW, { kind: "plan" })] })).toEqual({
+      _tag: "Stage"
+    })
     expect(decide({ ...base, mode: 2, confirm: "always" })).toEqual({ _tag: "Stage" })
   })
 
   it("decide in Manual: nothing to gate runs; an approval of the same hash is consumed; a pending one is re-used", () => {
-    const base = { mode: 0 as const, allowDestructiveEdits: false, destructive: false, hash: "h-op", records: [] as Array<ApprovalRecord> }
+    const base = {
+      mode: 0 as const,
+      allowDestructiveEdits: false,
+      destructive: false,
+      hash: "h-op",
+      records: [] as Array<ApprovalRecord>
+    }
     expect(decide({ ...base, nothingToGateInManual: true })).toEqual({ _tag: "Run" })
     expect(decide({ ...base, nothingToGateInManual: true, confirm: "always" })).toEqual({ _tag: "Stage" })
     expect(decide({ ...base, nothingToGateInManual: false })).toEqual({ _tag: "Stage" })
@@ -166,7 +219,9 @@ describe("the approvals store's pure rules", () => {
     expect(decide({ ...base, records: [rec("op", "approved", NOW, { kind: "plan" })] })).toEqual({ _tag: "Stage" })
     expect(decide({ ...base, records: [rec("op", "pending", NOW, { kind: "plan" })] })).toEqual({ _tag: "Stage" })
     // Newest first: of two approvals of the same hash, the newer is consumed.
-    expect(decide({ ...base, records: [rec("op", "approved", NOW - 1), { ...rec("op2", "approved", NOW), hash: "h-op" }] })).toEqual({ _tag: "Run", consume: "op2" })
+    expect(
+      decide({ ...base, records: [rec("op", "approved", NOW - 1), { ...rec("op2", "approved", NOW), hash: "h-op" }] })
+    ).toEqual({ _tag: "Run", consume: "op2" })
   })
 
   it("clipBytes keeps at most max UTF-8 bytes, whole characters, and marks the cut", () => {

@@ -25,7 +25,10 @@ describe("durable records decode against their Schemas", () => {
     const ws = await openWorkspace({ permissionMode: 2 })
     open.push(ws)
     await ws.write("a.txt", "a\n")
-    const preview = await ws.call("workspace_edit", { action: "preview", operations: [{ type: "replace", path: "a.txt", search: "a", replacement: "b" }] })
+    const preview = await ws.call("workspace_edit", {
+      action: "preview",
+      operations: [{ type: "replace", path: "a.txt", search: "a", replacement: "b" }]
+    })
     const id = (preview.data as { transactionId: string }).transactionId
     const rel = `transactions/${id}/transaction.json`
     const record = JSON.parse(await ws.read(`.agentic/${rel}`))
@@ -40,8 +43,14 @@ describe("durable records decode against their Schemas", () => {
     await ws.write(".agentic/approvals/state.json", "{ torn")
     expectIoError(await ws.call("workspace_inspect", { action: "capabilities" }), "approvals/state.json")
     await ws.write(".agentic/approvals/state.json", JSON.stringify({ version: 2, records: "none" }))
-    expectIoError(await ws.call("workspace_command", { action: "run", executable: "node", args: ["-e", "1"] }), "approvals/state.json")
-    await ws.write(".agentic/approvals/state.json", JSON.stringify({ version: 1, records: [{ id: "approval_1", kind: "transaction" }] }))
+    expectIoError(
+      await ws.call("workspace_command", { action: "run", executable: "node", args: ["-e", "1"] }),
+      "approvals/state.json"
+    )
+    await ws.write(
+      ".agentic/approvals/state.json",
+      JSON.stringify({ version: 1, records: [{ id: "approval_1", kind: "transaction" }] })
+    )
     const staged = await ws.call("workspace_command", { action: "run", executable: "node", args: ["-e", "1"] })
     expect(staged.ok).toBe(true)
     expect((staged.data as { status: string }).status).toBe("pending_approval")
@@ -54,7 +63,10 @@ describe("durable records decode against their Schemas", () => {
     const id = (created.data as { boardId: string }).boardId
     const rel = `tasks/${id}/state.json`
     const board = JSON.parse(await ws.read(`.agentic/${rel}`))
-    await ws.write(`.agentic/${rel}`, JSON.stringify({ ...board, items: board.items.map((item: object) => ({ ...item, status: "maybe" })) }))
+    await ws.write(
+      `.agentic/${rel}`,
+      JSON.stringify({ ...board, items: board.items.map((item: object) => ({ ...item, status: "maybe" })) })
+    )
     expectIoError(await ws.call("workspace_tasks", { action: "show", board_id: id }), rel)
   })
 })

@@ -32,7 +32,8 @@ describe("which tools are registered", () => {
   it("'workspace_inspect, workspace_edit and workspace_notes are always registered; workspace_plan is registered whenever the permission mode is not Auto' (kernel tools)", () => {
     // Only the always-on tools and the plan tool: every optional tool switched off.
     const bare = { ...defaultSettings, enableProcessExecution: false, enableTodoBoards: false, enableVcsTools: false }
-    const names = (permissionMode: 0 | 1 | 2) => makeRegistry({ ...bare, permissionMode }, host).tools.map((tool) => tool.name)
+    const names = (permissionMode: 0 | 1 | 2) =>
+      makeRegistry({ ...bare, permissionMode }, host).tools.map((tool) => tool.name)
     expect(names(0)).toEqual(["workspace_inspect", "workspace_edit", "workspace_plan", "workspace_notes"])
     expect(names(1)).toEqual(["workspace_inspect", "workspace_edit", "workspace_plan", "workspace_notes"])
     expect(names(2)).toEqual(["workspace_inspect", "workspace_edit", "workspace_notes"])
@@ -48,14 +49,34 @@ describe("which tools are registered", () => {
   })
 
   it("tools/list gives name, description and an object inputSchema with the action enum and no extra properties", () => {
-    const listing = makeRegistry({ ...defaultSettings, enableProcessExecution: false, enableTodoBoards: false }, host).list()
-    expect(listing.map((tool) => tool.name)).toEqual(["workspace_inspect", "workspace_edit", "workspace_plan", "workspace_notes"])
+    const listing = makeRegistry(
+      { ...defaultSettings, enableProcessExecution: false, enableTodoBoards: false },
+      host
+    ).list()
+    expect(listing.map((tool) => tool.name)).toEqual([
+      "workspace_inspect",
+      "workspace_edit",
+      "workspace_plan",
+      "workspace_notes"
+    ])
     for (const tool of listing) {
       expect(tool.description.length).toBeGreaterThan(20)
       expect(tool.inputSchema).toMatchObject({ type: "object", required: ["action"], additionalProperties: false })
     }
-    expect((listing[3]!.inputSchema.properties as { action: { enum: string[] } }).action.enum).toEqual(["write", "append", "read", "list", "delete"])
-    expect((listing[2]!.inputSchema.properties as { action: { enum: string[] } }).action.enum).toEqual(["propose", "current", "show", "complete", "list"])
+    expect((listing[3]!.inputSchema.properties as { action: { enum: string[] } }).action.enum).toEqual([
+      "write",
+      "append",
+      "read",
+      "list",
+      "delete"
+    ])
+    expect((listing[2]!.inputSchema.properties as { action: { enum: string[] } }).action.enum).toEqual([
+      "propose",
+      "current",
+      "show",
+      "complete",
+      "list"
+    ])
   })
 })
 
@@ -73,7 +94,12 @@ describe("bad input: 'each a clear INVALID_INPUT … naming the field, and nothi
     ["a wrong type", "workspace_notes", { action: "write", name: "x", content: 42 }, '"content"'],
     ["a wrong type (boolean)", "workspace_notes", { action: "read", name: "x", memory: "yes" }, '"memory"'],
     ["an oversized string", "workspace_notes", { action: "write", name: "x".repeat(81), content: "y" }, '"name"'],
-    ["an oversized content", "workspace_notes", { action: "append", name: "x", content: "y".repeat(200_001) }, '"content"'],
+    [
+      "an oversized content",
+      "workspace_notes",
+      { action: "append", name: "x", content: "y".repeat(200_001) },
+      '"content"'
+    ],
     ["a note name with '/'", "workspace_notes", { action: "write", name: "a/b", content: "y" }, '"name"'],
     ["a note name with '..'", "workspace_notes", { action: "write", name: "..", content: "y" }, '"name"'],
     ["a reserved device name", "workspace_notes", { action: "write", name: "PRN", content: "y" }, '"name"'],
@@ -98,9 +124,15 @@ describe("bad input: 'each a clear INVALID_INPUT … naming the field, and nothi
       protocol: "agentic-workspace/v1",
       ok: false,
       operation: "workspace_nope.call",
-      summary: 'INVALID_INPUT: Unknown tool "workspace_nope". Registered tools: workspace_inspect, workspace_edit, workspace_plan, workspace_notes.',
+      summary:
+        'INVALID_INPUT: Unknown tool "workspace_nope". Registered tools: workspace_inspect, workspace_edit, workspace_plan, workspace_notes.',
       retention: { importance: "high", facts: ["workspace_nope.call failed: INVALID_INPUT"] },
-      error: { code: "INVALID_INPUT", message: 'Unknown tool "workspace_nope". Registered tools: workspace_inspect, workspace_edit, workspace_plan, workspace_notes.', details: { tool: "workspace_nope" } }
+      error: {
+        code: "INVALID_INPUT",
+        message:
+          'Unknown tool "workspace_nope". Registered tools: workspace_inspect, workspace_edit, workspace_plan, workspace_notes.',
+        details: { tool: "workspace_nope" }
+      }
     })
   })
 
@@ -122,7 +154,10 @@ describe("'Nothing throws past the registry: a defect becomes ok: false with a c
     hints: { readOnlyHint: true, destructiveHint: false, openWorldHint: false, why: "test only" },
     probe: { args: { action: "die" }, ok: false },
     handlers: {
-      die: { gate: "none", run: () => Effect.die(new Error("invariant broken\n    at secretFunction (/abs/path/file.ts:1:1)")) },
+      die: {
+        gate: "none",
+        run: () => Effect.die(new Error("invariant broken\n    at secretFunction (/abs/path/file.ts:1:1)"))
+      },
       throws: {
         gate: "none",
         run: () => {
@@ -135,7 +170,9 @@ describe("'Nothing throws past the registry: a defect becomes ok: false with a c
   for (const action of ["die", "throws", "rejects"]) {
     it(`a handler that ${action} → INTERNAL_ERROR, no stack trace`, async () => {
       const w = await ws()
-      const result = await w.run(makeRegistry(w.runtime.settings, w.runtime.info, [tool as never]).call("test_defects", { action }))
+      const result = await w.run(
+        makeRegistry(w.runtime.settings, w.runtime.info, [tool as never]).call("test_defects", { action })
+      )
       expect(result.ok).toBe(false)
       expect(result.protocol).toBe("agentic-workspace/v1")
       expect(result.error?.code).toBe("INTERNAL_ERROR")
@@ -145,7 +182,13 @@ describe("'Nothing throws past the registry: a defect becomes ok: false with a c
 })
 
 describe("'No tool can change a setting: prove the model cannot raise its own permission through any tool call'", () => {
-  const raise = { permissionMode: 2, allowDestructiveEdits: true, settings: { permissionMode: 2 }, mode: "auto", protectedPatterns: [] }
+  const raise = {
+    permissionMode: 2,
+    allowDestructiveEdits: true,
+    settings: { permissionMode: 2 },
+    mode: "auto",
+    protectedPatterns: []
+  }
   for (const mode of [0, 1] as const) {
     it(`every registered tool × every action with settings-like fields is INVALID_INPUT (mode ${mode}), and the mode still gates afterwards`, async () => {
       const w = await ws({ permissionMode: mode })
@@ -165,7 +208,9 @@ describe("'No tool can change a setting: prove the model cannot raise its own pe
       expect(await snapshotTree(w.dir)).toEqual(before)
       expect(w.runtime.settings.permissionMode).toBe(mode)
       const gated = await callGated(w.runtime, { action: "write", path: "a.txt", content: "x" })
-      expect(gated.ok ? (gated.data as { status: string }).status : gated.error?.code).toBe(mode === 0 ? "pending_approval" : "APPROVAL_REQUIRED")
+      expect(gated.ok ? (gated.data as { status: string }).status : gated.error?.code).toBe(
+        mode === 0 ? "pending_approval" : "APPROVAL_REQUIRED"
+      )
       expect(await w.exists("a.txt")).toBe(false)
     })
   }
@@ -173,7 +218,9 @@ describe("'No tool can change a setting: prove the model cannot raise its own pe
   it("a note cannot reach the approvals store or settings (names are flat; .agentic/ is written only by its owning tool)", async () => {
     const w = await ws({ permissionMode: 1 })
     for (const name of ["../approvals/state", "..%2Fapprovals%2Fstate", "approvals/state"]) {
-      expect((await w.call("workspace_notes", { action: "write", name, content: "{}" })).error?.code).toBe("INVALID_INPUT")
+      expect((await w.call("workspace_notes", { action: "write", name, content: "{}" })).error?.code).toBe(
+        "INVALID_INPUT"
+      )
     }
     expect(await w.exists(".agentic/approvals/state.json")).toBe(false)
   })
@@ -190,7 +237,9 @@ describe("'If the runtime cannot initialize, a single agentic_workspace_status d
     expect(status.ok).toBe(false)
     expect(status.error?.code).toBe("RUNTIME_UNAVAILABLE")
     expect(status.error?.message).toContain("the workspace root is not a readable and writable directory (ENOENT)")
-    const other = await Effect.runPromise(registry.call("workspace_notes", { action: "list" }) as Effect.Effect<Envelope>)
+    const other = await Effect.runPromise(
+      registry.call("workspace_notes", { action: "list" }) as Effect.Effect<Envelope>
+    )
     expect(other.error?.code).toBe("RUNTIME_UNAVAILABLE")
     await fs.rm(path.dirname(missing), { recursive: true })
   })

@@ -56,12 +56,21 @@ describe("settings", () => {
   })
 
   it("issue 16's settings: 'modelBaseUrl, default LM Studio's local server http://127.0.0.1:1234/v1', modelId, optional modelApiKeyEnv naming the environment variable", () => {
-    expect(defaultSettings).toMatchObject({ modelBaseUrl: "http://127.0.0.1:1234/v1", modelId: "", modelApiKeyEnv: "", modelStreaming: false })
+    expect(defaultSettings).toMatchObject({
+      modelBaseUrl: "http://127.0.0.1:1234/v1",
+      modelId: "",
+      modelApiKeyEnv: "",
+      modelStreaming: false
+    })
     expect(Either.isLeft(decodeSettings({ modelBaseUrl: 3 }))).toBe(true)
   })
 
   it("issue 10's settings: searchTimeoutMs (default 10,000), maxFileBytes (default 256 MiB), maxJobLogBytes (default 1 GiB), bounded", () => {
-    expect(defaultSettings).toMatchObject({ searchTimeoutMs: 10_000, maxFileBytes: 256 * 1024 * 1024, maxJobLogBytes: 1024 ** 3 })
+    expect(defaultSettings).toMatchObject({
+      searchTimeoutMs: 10_000,
+      maxFileBytes: 256 * 1024 * 1024,
+      maxJobLogBytes: 1024 ** 3
+    })
     expect(Either.isLeft(decodeSettings({ searchTimeoutMs: 0 }))).toBe(true)
     expect(Either.isLeft(decodeSettings({ maxFileBytes: -1 }))).toBe(true)
     expect(Either.isLeft(decodeSettings({ maxJobLogBytes: 1.5 }))).toBe(true)
@@ -76,13 +85,21 @@ describe("settings", () => {
 
   const refused: Array<[string, Record<string, unknown>, string]> = [
     ["an unknown key", { permissionLevel: 2 }, 'unknown setting "permissionLevel"'],
-    ["permissionMode 3", { permissionMode: 3 }, "setting permissionMode must be 0 (Manual), 1 (Plan) or 2 (Auto), got 3"],
+    [
+      "permissionMode 3",
+      { permissionMode: 3 },
+      "setting permissionMode must be 0 (Manual), 1 (Plan) or 2 (Auto), got 3"
+    ],
     ["permissionMode -1", { permissionMode: -1 }, "permissionMode"],
     ["permissionMode as a word", { permissionMode: "auto" }, 'got "auto"'],
     ["maxToolResultChars below 1000", { maxToolResultChars: 999 }, "maxToolResultChars must be an integer from 1000"],
     ["maxToolResultChars not an integer", { maxToolResultChars: 1000.5 }, "maxToolResultChars"],
     ["maxCommandDurationSeconds 0", { maxCommandDurationSeconds: 0 }, "maxCommandDurationSeconds"],
-    ["a boolean given as a string", { allowDestructiveEdits: "yes" }, "setting allowDestructiveEdits must be true or false"],
+    [
+      "a boolean given as a string",
+      { allowDestructiveEdits: "yes" },
+      "setting allowDestructiveEdits must be true or false"
+    ],
     ["a list given as a number", { protectedPatterns: 5 }, "protectedPatterns must be a list of glob strings"]
   ]
   for (const [what, input, message] of refused) {
@@ -95,7 +112,9 @@ describe("settings", () => {
 
   it("several problems are all named", () => {
     const decoded = decodeSettings({ permissionMode: 9, nope: true })
-    expect(Either.isLeft(decoded) && decoded.left).toMatch(/permissionMode.*unknown setting "nope"|unknown setting "nope".*permissionMode/)
+    expect(Either.isLeft(decoded) && decoded.left).toMatch(
+      /permissionMode.*unknown setting "nope"|unknown setting "nope".*permissionMode/
+    )
   })
 
   it("'the value is read as JSON when it parses as JSON, else as a string, and a list also takes a comma-separated string'", () => {

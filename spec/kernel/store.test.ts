@@ -3,7 +3,14 @@ import { execFile } from "node:child_process"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
-import { type ApprovalRecord, capRecords, expireRecords, MAX_RECORDS, newestFirst, type RecordStatus } from "../../core/gate/records.ts"
+import {
+  type ApprovalRecord,
+  capRecords,
+  expireRecords,
+  MAX_RECORDS,
+  newestFirst,
+  type RecordStatus
+} from "../../core/gate/records.ts"
 import { approvalId, gatedAt, HOUR, storedRecords, seedRecords, T0 } from "../support/kernel.ts"
 import { openWorkspace, REPO, snapshotTree, type TempWorkspace } from "../support/workspace.ts"
 
@@ -17,7 +24,12 @@ afterEach(async () => {
   for (const workspace of open.splice(0)) await workspace.dispose()
 })
 
-const rec = (id: string, status: RecordStatus, createdAt: number, kind: ApprovalRecord["kind"] = "transaction"): ApprovalRecord => ({
+const rec = (
+  id: string,
+  status: RecordStatus,
+  createdAt: number,
+  kind: ApprovalRecord["kind"] = "transaction"
+): ApprovalRecord => ({
   id,
   kind,
   status,
@@ -37,15 +49,38 @@ describe("approval records", () => {
   })
 
   it("'Records expire 24 hours after they were created while pending, approved or denied'; 'consumed, completed and superseded are terminal'", () => {
-    const records = (["pending", "approved", "denied", "consumed", "completed", "superseded", "expired"] as const).map((status) => rec(`r_${status}`, status, T0))
-    expect(expireRecords(records, T0 + 24 * HOUR - 1).map((record) => record.status)).toEqual(["pending", "approved", "denied", "consumed", "completed", "superseded", "expired"])
-    expect(expireRecords(records, T0 + 24 * HOUR).map((record) => record.status)).toEqual(["expired", "expired", "expired", "consumed", "completed", "superseded", "expired"])
+    const records = (["pending", "approved", "denied", "consumed", "completed", "superseded", "expired"] as const).map(
+      (status) => rec(`r_${status}`, status, T0)
+    )
+    expect(expireRecords(records, T0 + 24 * HOUR - 1).map((record) => record.status)).toEqual([
+      "pending",
+      "approved",
+      "denied",
+      "consumed",
+      "completed",
+      "superseded",
+      "expired"
+    ])
+    expect(expireRecords(records, T0 + 24 * HOUR).map((record) => record.status)).toEqual([
+      "expired",
+      "expired",
+      "expired",
+      "consumed",
+      "completed",
+      "superseded",
+      "expired"
+    ])
   })
 
   it("'At most 300 records are kept': terminal and expired go first, oldest first", () => {
     const live = Array.from({ length: 200 }, (_, index) => rec(`approval_p${index}`, "pending", T0 + 1000 + index))
     const terminal = Array.from({ length: 101 }, (_, index) =>
-      rec(`approval_t${index}`, (["consumed", "expired", "completed", "superseded"] as const)[index % 4]!, T0 + index, index % 4 >= 2 ? "plan" : "transaction")
+      rec(
+        `approval_t${index}`,
+        (["consumed", "expired", "completed", "superseded"] as const)[index % 4]!,
+        T0 + index,
+        index % 4 >= 2 ? "plan" : "transaction"
+      )
     )
     const capped = capRecords(newestFirst([...live, ...terminal]))!
     expect(capped).toHaveLength(MAX_RECORDS)
@@ -70,7 +105,9 @@ describe("approval records", () => {
   it("at the cap, staging a new approval drops the oldest terminal record through the real store", async () => {
     const w = await ws({ permissionMode: 0 })
     const seeded = [
-      ...Array.from({ length: 250 }, (_, index) => rec(`approval_x${String(index).padStart(3, "0")}`, "consumed", T0 - HOUR + index)),
+      ...Array.from({ length: 250 }, (_, index) =>
+        rec(`approval_x${String(index).padStart(3, "0")}`, "consumed", T0 - HOUR + index)
+      ),
       ...Array.from({ length: 50 }, (_, index) => rec(`approval_d${index}`, "denied", T0 - HOUR + 1000 + index))
     ]
     await seedRecords(w, newestFirst(seeded))
@@ -84,7 +121,9 @@ describe("approval records", () => {
 
   it("when 300 live records leave nothing droppable, staging fails with STORE_FULL and nothing is lost", async () => {
     const w = await ws({ permissionMode: 0 })
-    const seeded = Array.from({ length: 300 }, (_, index) => rec(`approval_p${index}`, index % 2 === 0 ? "pending" : "denied", T0 - HOUR + index))
+    const seeded = Array.from({ length: 300 }, (_, index) =>
+      rec(`approval_p${index}`, index % 2 === 0 ? "pending" : "denied", T0 - HOUR + index)
+    )
     await seedRecords(w, newestFirst(seeded))
     const result = await gatedAt(w, T0, { action: "write", path: "new.txt", content: "x" })
     expect(result.error?.code).toBe("STORE_FULL")
@@ -95,14 +134,17 @@ describe("approval records", () => {
 
 describe("two processes", () => {
   const worker = (root: string, role: string, count: number) =>
-    new Promise<{ approvals: Array<{ id: string; status: string; path: string }>; plans: Array<string> }>((resolve, reject) => {
-      execFile(
-        process.execPath,
-        ["--import", "tsx", path.join(REPO, "spec/support/twoProcessWorker.ts"), root, role, String(count)],
-        { cwd: REPO, maxBuffer: 16 * 1024 * 1024 },
-        (error, stdout, stderr) => (error === null ? resolve(JSON.parse(stdout)) : reject(new Error(`${role}: ${stderr || error.message}`)))
-      )
-    })
+    new Promise<{ approvals: Array<{ id: string; status: string; path: string }>; plans: Array<string> }>(
+      (resolve, reject) => {
+        execFile(
+          process.execPath,
+          ["--import", "tsx", path.join(REPO, "spec/support/twoProcessWorker.ts"), root, role, String(count)],
+          { cwd: REPO, maxBuffer: 16 * 1024 * 1024 },
+          (error, stdout, stderr) =>
+            error === null ? resolve(JSON.parse(stdout)) : reject(new Error(`${role}: ${stderr || error.message}`))
+        )
+      }
+    )
 
   it("'Two processes staging, accepting and denying on one workspace at once lose no record'", async () => {
     const w = await ws({ permissionMode: 0 })
@@ -113,7 +155,8 @@ describe("two processes", () => {
     // every approval either process staged is there, with the status its process gave it
     for (const approval of [...a.approvals, ...b.approvals]) {
       expect(byId.get(approval.id)?.status, approval.id).toBe(approval.status)
-      if (approval.status === "consumed") expect(await w.read(approval.path)).toBe(approval.path.replace(/-(\d+)\.txt$/, " $1"))
+      if (approval.status === "consumed")
+        expect(await w.read(approval.path)).toBe(approval.path.replace(/-(\d+)\.txt$/, " $1"))
       else expect(await w.exists(approval.path)).toBe(false)
     }
     // every plan is there; exactly one is still pending and every other was superseded
@@ -124,7 +167,9 @@ describe("two processes", () => {
     expect(planRecords.filter((record) => record.status === "pending")).toHaveLength(1)
     expect(planRecords.filter((record) => record.status === "superseded")).toHaveLength(2 * count - 1)
     // no lost update: revisions were assigned under the lock, one each, 1..2n
-    expect(planRecords.map((record) => record.revision).sort((x, y) => x! - y!)).toEqual(Array.from({ length: 2 * count }, (_, index) => index + 1))
+    expect(planRecords.map((record) => record.revision).sort((x, y) => x! - y!)).toEqual(
+      Array.from({ length: 2 * count }, (_, index) => index + 1)
+    )
     for (const plan of plans) expect(await fs.stat(path.join(w.dir, `.agentic/plans/${plan}/plan.md`))).toBeTruthy()
     expect(stored).toHaveLength(4 * count)
   })

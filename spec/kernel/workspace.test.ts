@@ -46,7 +46,8 @@ const text = (data: Uint8Array) => new TextDecoder().decode(data)
 /** The ToolError of a Workspace operation that must fail. */
 const fails = <A>(use: (ws: typeof Workspace.Service) => Effect.Effect<A, ToolError>) =>
   w.run(Effect.flip(Effect.flatMap(Workspace, use)))
-const succeeds = <A>(use: (ws: typeof Workspace.Service) => Effect.Effect<A, ToolError>) => w.run(Effect.flatMap(Workspace, use))
+const succeeds = <A>(use: (ws: typeof Workspace.Service) => Effect.Effect<A, ToolError>) =>
+  w.run(Effect.flatMap(Workspace, use))
 
 /** Every mutating Workspace operation on one path. */
 const writers: Array<[string, (p: string) => (ws: typeof Workspace.Service) => Effect.Effect<unknown, ToolError>]> = [
@@ -81,7 +82,10 @@ describe("confinement: 'every path resolved inside the root'", () => {
   for (const [what, given] of escapes) {
     it(`${what} (${given}) is refused with PATH_ESCAPE naming the path, for reads and writes, and nothing is written`, async () => {
       const before = { inside: await snapshotTree(w.dir), outside: await snapshotTree(outside) }
-      for (const use of [(ws: typeof Workspace.Service) => ws.read(given), (ws: typeof Workspace.Service) => ws.write(given, bytes("pwned"))]) {
+      for (const use of [
+        (ws: typeof Workspace.Service) => ws.read(given),
+        (ws: typeof Workspace.Service) => ws.write(given, bytes("pwned"))
+      ]) {
         const error = await fails(use)
         expect(error.code).toBe("PATH_ESCAPE")
         expect(error.message).toContain(given)
@@ -131,7 +135,10 @@ describe("protection: '.git/**, .agentic/** and configured protected globs are r
     expect(text(await succeeds((ws) => ws.read("secrets/token.txt")))).toBe("t0ken")
     expect(text(await succeeds((ws) => ws.read("deep/dir/key.pem")))).toBe("-----BEGIN-----")
     expect(text(await succeeds((ws) => ws.read("agentic-link/MEMORY.md")))).toBe("memory\n")
-    expect((await succeeds((ws) => ws.list(".agentic"))).map((entry) => entry.name).sort()).toEqual(["MEMORY.md", "approvals"])
+    expect((await succeeds((ws) => ws.list(".agentic"))).map((entry) => entry.name).sort()).toEqual([
+      "MEMORY.md",
+      "approvals"
+    ])
     expect((await succeeds((ws) => ws.stat(".git/config")))?.type).toBe("file")
   })
 
@@ -142,8 +149,17 @@ describe("protection: '.git/**, .agentic/** and configured protected globs are r
 
   it("'A write to any of those paths still fails with PROTECTED_PATH, whichever tool attempts it': approval records cannot be written through a tool (real gate, Auto mode)", async () => {
     const before = await snapshotTree(w.dir)
-    for (const target of [".agentic/approvals/state.json", "agentic-link/approvals/state.json", ".git/config", "secrets/new.txt"]) {
-      const result = await callGated(w.runtime, { action: "write", path: target, content: '{"version":1,"records":[{"status":"approved"}]}' })
+    for (const target of [
+      ".agentic/approvals/state.json",
+      "agentic-link/approvals/state.json",
+      ".git/config",
+      "secrets/new.txt"
+    ]) {
+      const result = await callGated(w.runtime, {
+        action: "write",
+        path: target,
+        content: '{"version":1,"records":[{"status":"approved"}]}'
+      })
       expect(result.ok).toBe(false)
       expect(result.error?.code).toBe("PROTECTED_PATH")
     }

@@ -17,17 +17,41 @@ describe("bad input: INVALID_INPUT naming the repair, nothing written, nothing s
       ["javascript: scheme", { action: "fetch", url: "javascript:alert(document.cookie)" }, /only http: and https:/],
       ["data: scheme", { action: "fetch", url: "data:text/html,<script>alert(1)</script>" }, /only http: and https:/],
       ["ftp: scheme", { action: "fetch", url: "ftp://example.com/file" }, /only http: and https:/],
-      ["a URL over 8 KB", { action: "fetch", url: `https://example.com/?q=${"a".repeat(8200)}` }, /at most 8192 characters/],
+      [
+        "a URL over 8 KB",
+        { action: "fetch", url: `https://example.com/?q=${"a".repeat(8200)}` },
+        /at most 8192 characters/
+      ],
       ["not a URL", { action: "fetch", url: "example.com/page" }, /absolute URL/],
-      ["credentials in the URL", { action: "fetch", url: `${s.origin.replace("http://", "http://user:pw@")}/` }, /user name or password/],
+      [
+        "credentials in the URL",
+        { action: "fetch", url: `${s.origin.replace("http://", "http://user:pw@")}/` },
+        /user name or password/
+      ],
       ["an empty URL", { action: "fetch", url: "  " }, /must not be empty/],
-      ["a note citing a missing source", { action: "note", research_id: researchId, kind: "finding", text: "x", source_ids: ["source_missing"] }, /source_missing/],
-      ["a note kind outside the five", { action: "note", research_id: researchId, kind: "rumour", text: "x" }, /finding|claim|question|warning|method/],
-      ["a finding without sources", { action: "note", research_id: researchId, kind: "finding", text: "x" }, /source_ids/],
+      [
+        "a note citing a missing source",
+        { action: "note", research_id: researchId, kind: "finding", text: "x", source_ids: ["source_missing"] },
+        /source_missing/
+      ],
+      [
+        "a note kind outside the five",
+        { action: "note", research_id: researchId, kind: "rumour", text: "x" },
+        /finding|claim|question|warning|method/
+      ],
+      [
+        "a finding without sources",
+        { action: "note", research_id: researchId, kind: "finding", text: "x" },
+        /source_ids/
+      ],
       ["an empty query", { action: "search", query: "   " }, /must not be empty/],
       ["an unknown provider", { action: "search", query: "x", provider: "google" }, /auto|duckduckgo/],
       ["a limit out of range", { action: "search", query: "x", limit: 51 }, /limit/],
-      ["a malformed research_id", { action: "fetch", url: "https://example.com/", research_id: "../../etc" }, /research_\*/],
+      [
+        "a malformed research_id",
+        { action: "fetch", url: "https://example.com/", research_id: "../../etc" },
+        /research_\*/
+      ],
       ["an unknown field", { action: "fetch", url: "https://example.com/", headers: { cookie: "x" } }, /headers/]
     ]
     const before = await snapshotTree(ws.dir)

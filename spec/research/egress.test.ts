@@ -20,14 +20,21 @@ describe("the network port: the core reaches the network only through HttpClient
         if (entry.isDirectory()) walk(full)
         else if (entry.name.endsWith(".ts")) {
           const text = fs.readFileSync(full, "utf8")
-          if (/(^|[^\w.])fetch\(|globalThis\.fetch|XMLHttpRequest|new WebSocket|Deno\.connect|from "undici"|@effect\/platform-node/.test(text)) offenders.push(path.relative(REPO, full))
+          if (
+            /(^|[^\w.])fetch\(|globalThis\.fetch|XMLHttpRequest|new WebSocket|Deno\.connect|from "undici"|@effect\/platform-node/.test(
+              text
+            )
+          )
+            offenders.push(path.relative(REPO, full))
         }
       }
     }
     walk(path.join(REPO, "core"))
     expect(offenders).toEqual([])
     // ...and the research tool does reach it: through core/net/egress.ts, which asks HttpClient.
-    expect(fs.readFileSync(path.join(REPO, "core/net/egress.ts"), "utf8")).toContain('from "@effect/platform/HttpClient"')
+    expect(fs.readFileSync(path.join(REPO, "core/net/egress.ts"), "utf8")).toContain(
+      'from "@effect/platform/HttpClient"'
+    )
   })
 
   it("'a User-Agent that names the toolkit', and no tracing header leaks the caller's spans", async () => {
@@ -47,7 +54,8 @@ describe("the network port: the core reaches the network only through HttpClient
 describe("'http/https only; redirects followed by hand up to 5, each hop checked again'", () => {
   it("five redirects are followed, each hop requested once; data.url is the final URL and data.redirects the hops", async () => {
     const s = await server()
-    for (let i = 0; i < 5; i++) s.route(`/r${i}`, redirect(i === 4 ? "/final" : `/r${i + 1}`, [301, 302, 303, 307, 308][i]))
+    for (let i = 0; i < 5; i++)
+      s.route(`/r${i}`, redirect(i === 4 ? "/final" : `/r${i + 1}`, [301, 302, 303, 307, 308][i]))
     s.route("/final", reply(PAGE))
     const ws = await workspace()
     const result = await research(ws, { action: "fetch", url: `${s.origin}/r0` })
@@ -119,7 +127,11 @@ describe("'loopback, private and link-local addresses refused with EGRESS_DENIED
 
   it("'cloud metadata addresses (169.254.169.254, fd00:ec2::254) refused always, whatever the setting'", async () => {
     const ws = await workspace({ allowPrivateNetwork: true })
-    for (const url of ["http://169.254.169.254/latest/meta-data/", "http://[fd00:ec2::254]/latest/", "http://[::ffff:169.254.169.254]/"]) {
+    for (const url of [
+      "http://169.254.169.254/latest/meta-data/",
+      "http://[fd00:ec2::254]/latest/",
+      "http://[::ffff:169.254.169.254]/"
+    ]) {
       const result = await research(ws, { action: "fetch", url })
       expect(result.error?.code, url).toBe("EGRESS_DENIED")
       expect(result.error?.details?.["reason"], url).toBe("metadata")
@@ -163,7 +175,12 @@ describe("'checked on the address actually connected, so DNS rebinding cannot sl
     const ws = await workspaceWith({ allowPrivateNetwork: false }, { resolve: toLoopback })
     const result = await research(ws, { action: "fetch", url: `http://innocent.example:${s.port}/page` })
     expect(result.error?.code).toBe("EGRESS_DENIED")
-    expect(result.error?.details).toMatchObject({ reason: "address", address: "127.0.0.1", addressClass: "loopback", host: "innocent.example" })
+    expect(result.error?.details).toMatchObject({
+      reason: "address",
+      address: "127.0.0.1",
+      addressClass: "loopback",
+      host: "innocent.example"
+    })
     expect(result.error?.message).toContain("innocent.example resolves to 127.0.0.1")
     expect(s.seen).toEqual([])
   })
@@ -189,9 +206,20 @@ describe("'checked on the address actually connected, so DNS rebinding cannot sl
   it("the connector's lookup drops refused addresses and keeps allowed ones; with none left it raises EgressDeniedError", async () => {
     const lookup = (addresses: Array<{ address: string; family: 4 | 6 }>) =>
       new Promise<{ error: unknown; result: unknown }>((resolve) =>
-        guardedLookup({ allowPrivateNetwork: false }, async () => addresses)("name.test", { all: true }, (error, result) => resolve({ error, result }))
+        guardedLookup({ allowPrivateNetwork: false }, async () => addresses)(
+          "name.test",
+          { all: true },
+          (error, result) => resolve({ error, result })
+        )
       )
-    expect((await lookup([{ address: "10.0.0.1", family: 4 }, { address: "93.184.216.34", family: 4 }])).result).toEqual([{ address: "93.184.216.34", family: 4 }])
+    expect(
+      (
+        await lookup([
+          { address: "10.0.0.1", family: 4 },
+          { address: "93.184.216.34", family: 4 }
+        ])
+      ).result
+    ).toEqual([{ address: "93.184.216.34", family: 4 }])
     const refused = await lookup([{ address: "169.254.169.254", family: 4 }])
     expect(refused.error).toBeInstanceOf(EgressDeniedError)
     expect((refused.error as EgressDeniedError).verdict.class).toBe("metadata")
@@ -290,7 +318,11 @@ describe("'robots.txt honoured for fetch (cached per origin) with the refusal sa
     const ws = await workspace()
     const refused = await research(ws, { action: "fetch", url: `${s.origin}/private/page` })
     expect(refused.error?.code).toBe("EGRESS_DENIED")
-    expect(refused.error?.details).toMatchObject({ reason: "robots", robotsUrl: `${s.origin}/robots.txt`, rule: "Disallow: /private" })
+    expect(refused.error?.details).toMatchObject({
+      reason: "robots",
+      robotsUrl: `${s.origin}/robots.txt`,
+      rule: "Disallow: /private"
+    })
     expect(refused.error?.message).toContain("robots.txt disallows")
     expect((await research(ws, { action: "fetch", url: `${s.origin}/private/open/page` })).ok).toBe(true)
     expect((await research(ws, { action: "fetch", url: `${s.origin}/public` })).ok).toBe(true)
@@ -300,7 +332,10 @@ describe("'robots.txt honoured for fetch (cached per origin) with the refusal sa
 
   it("a group for the toolkit's own token wins over *", async () => {
     const s = await server()
-    s.route("/robots.txt", reply("User-agent: *\nDisallow:\n\nUser-agent: agentic-workspace\nDisallow: /\n", "text/plain"))
+    s.route(
+      "/robots.txt",
+      reply("User-agent: *\nDisallow:\n\nUser-agent: agentic-workspace\nDisallow: /\n", "text/plain")
+    )
     s.route("/page", reply(PAGE))
     const ws = await workspace()
     const result = await research(ws, { action: "fetch", url: `${s.origin}/page` })

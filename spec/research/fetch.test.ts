@@ -9,7 +9,8 @@ import { cleanup, data, reply, research, server, workspace } from "./support.ts"
 
 afterEach(cleanup)
 
-const page = (body: string, head = "<title>A page</title>") => `<!doctype html><html><head>${head}</head><body>${body}</body></html>`
+const page = (body: string, head = "<title>A page</title>") =>
+  `<!doctype html><html><head>${head}</head><body>${body}</body></html>`
 
 describe("fetch: the text and links budget", () => {
   it("'data.text (the page text bounded by maxToolResultChars, with the full text stored as an artifact ...)'", async () => {
@@ -45,7 +46,9 @@ describe("fetch: the text and links budget", () => {
       expect(d["links"].length + d["linksOmitted"]).toBe(300)
       expect(d["linksOmitted"]).toBeGreaterThan(0)
       // In document order, absolute, a prefix of the page's anchors.
-      expect(d["links"].map((link: { url: string }) => link.url)).toEqual(Array.from({ length: d["links"].length }, (_, i) => `${s.origin}/item/${i}`))
+      expect(d["links"].map((link: { url: string }) => link.url)).toEqual(
+        Array.from({ length: d["links"].length }, (_, i) => `${s.origin}/item/${i}`)
+      )
       // "Raise maxToolResultChars, or re-fetch, to see more links."
       expect(result.summary).toContain("Raise maxToolResultChars")
       const all = result.artifacts!.find((entry) => entry.kind === "research.fetch.links")!
@@ -99,7 +102,8 @@ console.log(x)</code></pre>
     expect(text).toContain("```\nconst x = 1\nconsole.log(x)\n```")
     expect(text).toContain("Related stories")
     expect(text.indexOf("Related stories")).toBeGreaterThan(text.indexOf("console.log"))
-    for (const dropped of ["window.evil", "color:red", "tracking", "Copyright footer", "Nav A", "Top banner"]) expect(text).not.toContain(dropped)
+    for (const dropped of ["window.evil", "color:red", "tracking", "Copyright footer", "Nav A", "Top banner"])
+      expect(text).not.toContain(dropped)
     // Links keep document order, boilerplate included: they are the page's anchors.
     expect(data(result)["links"].map((link: { text: string }) => link.text)).toEqual(["Site", "Nav A"])
   })
@@ -108,10 +112,21 @@ console.log(x)</code></pre>
     const s = await server()
     // "café – ‘quoted’ €5" in windows-1252: é=E9, –=96, ‘=91, ’=92, €=80.
     const body = (prefix: string) =>
-      Buffer.concat([Buffer.from(`<html><head>${prefix}<title>caf`), Buffer.from([0xe9]), Buffer.from("</title></head><body><p>caf"), Buffer.from([0xe9, 0x20, 0x96, 0x20, 0x91]), Buffer.from("quoted"), Buffer.from([0x92, 0x20, 0x80]), Buffer.from("5</p></body></html>")])
+      Buffer.concat([
+        Buffer.from(`<html><head>${prefix}<title>caf`),
+        Buffer.from([0xe9]),
+        Buffer.from("</title></head><body><p>caf"),
+        Buffer.from([0xe9, 0x20, 0x96, 0x20, 0x91]),
+        Buffer.from("quoted"),
+        Buffer.from([0x92, 0x20, 0x80]),
+        Buffer.from("5</p></body></html>")
+      ])
     s.route("/header", reply(body(""), "text/html; charset=windows-1252"))
     s.route("/meta", reply(body('<meta charset="windows-1252">'), "text/html"))
-    s.route("/http-equiv", reply(body('<meta http-equiv="Content-Type" content="text/html; charset=windows-1252">'), "text/html"))
+    s.route(
+      "/http-equiv",
+      reply(body('<meta http-equiv="Content-Type" content="text/html; charset=windows-1252">'), "text/html")
+    )
     s.route("/utf8", reply(page("<p>café – ‘quoted’ €5</p>", "<title>café</title>"), "text/html"))
     const ws = await workspace()
     for (const route of ["/header", "/meta", "/http-equiv", "/utf8"]) {
@@ -128,10 +143,20 @@ console.log(x)</code></pre>
     s.route("/a.json", reply('{"a": [1, 2]}', "application/json"))
     s.route("/a.md", reply("# Heading\n\n- item <script>x</script>\n", "text/markdown; charset=utf-8"))
     const ws = await workspace()
-    expect(data(await research(ws, { action: "fetch", url: `${s.origin}/a.txt` }))["text"]).toBe("line one\n  indented <b>not html</b>\n")
-    expect(data(await research(ws, { action: "fetch", url: `${s.origin}/a.json` }))).toMatchObject({ text: '{"a": [1, 2]}', contentType: "application/json" })
+    expect(data(await research(ws, { action: "fetch", url: `${s.origin}/a.txt` }))["text"]).toBe(
+      "line one\n  indented <b>not html</b>\n"
+    )
+    expect(data(await research(ws, { action: "fetch", url: `${s.origin}/a.json` }))).toMatchObject({
+      text: '{"a": [1, 2]}',
+      contentType: "application/json"
+    })
     const md = data(await research(ws, { action: "fetch", url: `${s.origin}/a.md` }))
-    expect(md).toMatchObject({ text: "# Heading\n\n- item <script>x</script>\n", title: "Heading", contentType: "text/markdown", links: [] })
+    expect(md).toMatchObject({
+      text: "# Heading\n\n- item <script>x</script>\n",
+      title: "Heading",
+      contentType: "text/markdown",
+      links: []
+    })
   })
 
   it("'binary types are refused with the type named': BINARY_FILE, and the body is not stored", async () => {
@@ -143,7 +168,11 @@ console.log(x)</code></pre>
       res.end(Buffer.from([1, 2, 0, 3, 4]))
     })
     const ws = await workspace()
-    for (const [route, type] of [["/img.png", "image/png"], ["/file.pdf", "application/pdf"], ["/untyped", ""]] as const) {
+    for (const [route, type] of [
+      ["/img.png", "image/png"],
+      ["/file.pdf", "application/pdf"],
+      ["/untyped", ""]
+    ] as const) {
       const result = await research(ws, { action: "fetch", url: `${s.origin}${route}` })
       expect(result.error?.code, route).toBe("BINARY_FILE")
       expect(result.error?.details?.["contentType"], route).toBe(type)
@@ -167,14 +196,27 @@ describe("fetch: what data carries", () => {
     const researchId = data(started)["researchId"]
     const result = await research(ws, { action: "fetch", url: `${s.origin}/start`, research_id: researchId })
     const d = data(result)
-    expect(d).toMatchObject({ title: "Sourced", url: `${s.origin}/moved`, status: 200, contentType: "text/html", researchId })
+    expect(d).toMatchObject({
+      title: "Sourced",
+      url: `${s.origin}/moved`,
+      status: 200,
+      contentType: "text/html",
+      researchId
+    })
     expect(d["sha256"]).toBe(createHash("sha256").update(html).digest("hex"))
     expect(d["sourceId"]).toMatch(/^source_/)
     expect(d["contentPath"]).toBe(`.agentic/research/${researchId}/sources/${d["sourceId"]}.md`)
     expect(fs.readFileSync(path.join(ws.dir, d["contentPath"]), "utf8")).toBe("Body text\n")
     const shown = data(await research(ws, { action: "show", research_id: researchId }))
     expect(shown["project"]["sources"]).toEqual([
-      expect.objectContaining({ id: d["sourceId"], url: `${s.origin}/moved`, title: "Sourced", sha256: d["sha256"], contentPath: d["contentPath"], fetchedAt: d["fetchedAt"] })
+      expect.objectContaining({
+        id: d["sourceId"],
+        url: `${s.origin}/moved`,
+        title: "Sourced",
+        sha256: d["sha256"],
+        contentPath: d["contentPath"],
+        fetchedAt: d["fetchedAt"]
+      })
     ])
   })
 

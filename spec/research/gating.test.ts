@@ -19,18 +19,29 @@ const fixtures = async () => {
   s.route("/w/api.php", reply(WIKI, "application/json"))
   return s
 }
-const settingsFor = (s: TestServer, extra: Record<string, unknown>) => ({ wikipediaUrl: `${s.origin}/w/api.php`, duckduckgoUrl: `${s.origin}/html/`, ...extra })
+const settingsFor = (s: TestServer, extra: Record<string, unknown>) => ({
+  wikipediaUrl: `${s.origin}/w/api.php`,
+  duckduckgoUrl: `${s.origin}/html/`,
+  ...extra
+})
 const webCalls = (s: TestServer) => [
   { action: "fetch", url: `${s.origin}/page` },
   { action: "search", provider: "wikipedia", query: "topic" }
 ]
 const approvePlan = async (ws: TempWorkspace) => {
-  const proposed = await ws.call("workspace_plan", { action: "propose", title: "Research", objective: "Read about a topic", steps: [{ text: "fetch the page", kind: "research" }] })
+  const proposed = await ws.call("workspace_plan", {
+    action: "propose",
+    title: "Research",
+    objective: "Read about a topic",
+    steps: [{ text: "fetch the page", kind: "research" }]
+  })
   await ws.run(preprocess(`/accept ${data(proposed)["planId"]}`))
 }
 const approvals = (ws: TempWorkspace) => {
   const file = path.join(ws.dir, ".agentic/approvals/state.json")
-  return fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, "utf8")).records as Array<Record<string, unknown>>) : []
+  return fs.existsSync(file)
+    ? (JSON.parse(fs.readFileSync(file, "utf8")).records as Array<Record<string, unknown>>)
+    : []
 }
 
 describe("the gating table: workspace_research | search, fetch, deep | runs | APPROVAL_REQUIRED | runs | staged", () => {
@@ -66,7 +77,10 @@ describe("the gating table: workspace_research | search, fetch, deep | runs | AP
       const seen = s.seen.length
       const staged = await research(ws, call)
       expect(data(staged)["status"], call.action).toBe("pending_approval")
-      expect(data(staged)["approval"]).toMatchObject({ kind: "web", resume: { tool: "workspace_research", arguments: call } })
+      expect(data(staged)["approval"]).toMatchObject({
+        kind: "web",
+        resume: { tool: "workspace_research", arguments: call }
+      })
       expect(s.connections()).toBe(connections)
       expect(s.seen).toHaveLength(seen)
       await ws.run(preprocess(`/accept ${data(staged)["approval"]["id"]}`))
@@ -84,7 +98,9 @@ describe("the gating table: workspace_research | search, fetch, deep | runs | AP
     const ws = await workspace(settingsFor(s, { permissionMode: 0 }))
     const first = data(await research(ws, { action: "fetch", url: `${s.origin}/page` }))["approval"]["id"]
     // The same URL in another spelling (scheme and host case, a fragment) is the same operation.
-    const same = data(await research(ws, { action: "fetch", url: `HTTP://127.0.0.1:${s.port}/page#section` }))["approval"]["id"]
+    const same = data(await research(ws, { action: "fetch", url: `HTTP://127.0.0.1:${s.port}/page#section` }))[
+      "approval"
+    ]["id"]
     expect(same).toBe(first)
     const other = data(await research(ws, { action: "fetch", url: `${s.origin}/other` }))["approval"]["id"]
     expect(other).not.toBe(first)
@@ -99,7 +115,8 @@ describe("the gating table: workspace_research | search, fetch, deep | runs | AP
   it("'the approval binds the provider and query': another query or another provider is another approval", async () => {
     const s = await fixtures()
     const ws = await workspace(settingsFor(s, { permissionMode: 0 }))
-    const id = (args: Record<string, unknown>) => research(ws, { action: "search", ...args }).then((result) => data(result)["approval"]["id"])
+    const id = (args: Record<string, unknown>) =>
+      research(ws, { action: "search", ...args }).then((result) => data(result)["approval"]["id"])
     const base = await id({ provider: "wikipedia", query: "topic" })
     expect(await id({ provider: "wikipedia", query: "topic" })).toBe(base)
     expect(await id({ provider: "wikipedia", query: "another topic" })).not.toBe(base)
@@ -137,7 +154,9 @@ describe("deep: 'needs durable sub-agents enabled too, else AGENT_DISABLED'", ()
     expect(long.error?.code).toBe("INVALID_INPUT")
     expect(long.error?.message).toContain("20000")
     expect((await research(ws, { action: "deep", objective: "x".repeat(20_000) })).error?.code).toBe("AGENT_DISABLED")
-    expect((await research(ws, { action: "deep", objective: "x", research_id: "research_missing" })).error?.code).toBe("NOT_FOUND")
+    expect((await research(ws, { action: "deep", objective: "x", research_id: "research_missing" })).error?.code).toBe(
+      "NOT_FOUND"
+    )
   })
 })
 
@@ -180,7 +199,11 @@ describe("'stageEgressAfterUntrustedRead' (opt-in, default false)", () => {
     expect((await research(ws, { action: "search", provider: "wikipedia", query: "topic" })).ok).toBe(true)
     expect((await research(ws, { action: "fetch", url: `${s.origin}/page` })).ok).toBe(true)
     const staged = await research(ws, { action: "fetch", url: `${s.origin}/other` })
-    expect(data(staged)).toMatchObject({ status: "pending_approval", mode: "auto", stagedBecause: { setting: "stageEgressAfterUntrustedRead", after: `fetch ${s.origin}/page` } })
+    expect(data(staged)).toMatchObject({
+      status: "pending_approval",
+      mode: "auto",
+      stagedBecause: { setting: "stageEgressAfterUntrustedRead", after: `fetch ${s.origin}/page` }
+    })
     expect(data(staged)["approval"]["kind"]).toBe("web")
     expect(s.pages().map((request) => request.url)).not.toContain("/other")
     const search = await research(ws, { action: "search", provider: "wikipedia", query: "next" })
@@ -194,9 +217,15 @@ describe("'stageEgressAfterUntrustedRead' (opt-in, default false)", () => {
     const ws = await workspace(settingsFor(s, { permissionMode: 1, stageEgressAfterUntrustedRead: true }))
     await approvePlan(ws)
     expect((await research(ws, { action: "fetch", url: `${s.origin}/page` })).ok).toBe(true)
-    expect(data(await research(ws, { action: "fetch", url: `${s.origin}/other` }))).toMatchObject({ status: "pending_approval", mode: "plan" })
+    expect(data(await research(ws, { action: "fetch", url: `${s.origin}/other` }))).toMatchObject({
+      status: "pending_approval",
+      mode: "plan"
+    })
     await ws.call("workspace_plan", { action: "complete" })
-    expect(data(await research(ws, { action: "fetch", url: `${s.origin}/other` }))).toMatchObject({ status: "pending_approval", mode: "plan" })
+    expect(data(await research(ws, { action: "fetch", url: `${s.origin}/other` }))).toMatchObject({
+      status: "pending_approval",
+      mode: "plan"
+    })
     expect(s.pages().map((request) => request.url)).toEqual(["/page"])
   })
 })

@@ -11,7 +11,9 @@ afterEach(cleanup)
 const fixture = (name: string) => fs.readFileSync(path.join(FIXTURES, name), "utf8")
 
 /** One server playing all three services (DuckDuckGo at /html/, MediaWiki at /w/api.php, SearXNG at /search). */
-const services = async (overrides: Partial<Record<"ddg" | "wiki" | "searx", Parameters<TestServer["route"]>[1]>> = {}) => {
+const services = async (
+  overrides: Partial<Record<"ddg" | "wiki" | "searx", Parameters<TestServer["route"]>[1]>> = {}
+) => {
   const s = await server()
   s.route("/html/", overrides.ddg ?? reply(fixture("duckduckgo.html")))
   s.route("/w/api.php", overrides.wiki ?? reply(fixture("wikipedia.json"), "application/json; charset=utf-8"))
@@ -31,11 +33,18 @@ describe("search providers, each a parser of its service's own format", () => {
       {
         title: "References and Borrowing - The Rust Programming Language",
         url: "https://doc.rust-lang.org/book/ch04-02-references-and-borrowing.html",
-        snippet: "The borrow checker enforces that references are always valid & that you never have a mutable and an immutable reference at once.",
+        snippet:
+          "The borrow checker enforces that references are always valid & that you never have a mutable and an immutable reference at once.",
         provider: "duckduckgo",
         rank: 1
       },
-      { title: "Understanding the borrow checker", url: "https://blog.example.org/posts/borrowck?ref=ddg&x=1", snippet: "A walk through non-lexical lifetimes.", provider: "duckduckgo", rank: 2 },
+      {
+        title: "Understanding the borrow checker",
+        url: "https://blog.example.org/posts/borrowck?ref=ddg&x=1",
+        snippet: "A walk through non-lexical lifetimes.",
+        provider: "duckduckgo",
+        rank: 2
+      },
       {
         title: "MIR borrow check - Rust Compiler Development Guide",
         url: "https://rustc-dev-guide.rust-lang.org/borrow_check.html",
@@ -57,21 +66,35 @@ describe("search providers, each a parser of its service's own format", () => {
       {
         title: "Borrow checker",
         url: `${s.origin}/wiki/Borrow_checker`,
-        snippet: "In the Rust programming language, the borrow checker is the part of the compiler that enforces ownership & borrowing rules.",
+        snippet:
+          "In the Rust programming language, the borrow checker is the part of the compiler that enforces ownership & borrowing rules.",
         provider: "wikipedia",
         rank: 1
       },
       {
         title: "Rust (programming language)",
         url: `${s.origin}/wiki/Rust_(programming_language)`,
-        snippet: "Rust is a general-purpose programming language emphasizing performance, type safety, and concurrency. It enforces memory safety's rules",
+        snippet:
+          "Rust is a general-purpose programming language emphasizing performance, type safety, and concurrency. It enforces memory safety's rules",
         provider: "wikipedia",
         rank: 2
       },
-      { title: "AC/DC: Let There Be Rock", url: `${s.origin}/wiki/AC/DC:_Let_There_Be_Rock`, snippet: "A film.", provider: "wikipedia", rank: 3 }
+      {
+        title: "AC/DC: Let There Be Rock",
+        url: `${s.origin}/wiki/AC/DC:_Let_There_Be_Rock`,
+        snippet: "A film.",
+        provider: "wikipedia",
+        rank: 3
+      }
     ])
     const asked = new URL(s.pages()[0]!.url, s.origin)
-    expect(Object.fromEntries(asked.searchParams)).toMatchObject({ action: "query", list: "search", format: "json", srsearch: "borrow checker", srlimit: "3" })
+    expect(Object.fromEntries(asked.searchParams)).toMatchObject({
+      action: "query",
+      list: "search",
+      format: "json",
+      srsearch: "borrow checker",
+      srlimit: "3"
+    })
   })
 
   it("searxng: SearXNG's format=json; non-http(s) result URLs dropped", async () => {
@@ -86,7 +109,13 @@ describe("search providers, each a parser of its service's own format", () => {
         provider: "searxng",
         rank: 1
       },
-      { title: "Borrow checker question", url: "https://users.rust-lang.org/t/borrow-checker/123", snippet: "I keep fighting the borrow checker when...", provider: "searxng", rank: 2 }
+      {
+        title: "Borrow checker question",
+        url: "https://users.rust-lang.org/t/borrow-checker/123",
+        snippet: "I keep fighting the borrow checker when...",
+        provider: "searxng",
+        rank: 2
+      }
     ])
     const asked = new URL(s.pages()[0]!.url, s.origin)
     expect(asked.pathname).toBe("/search")
@@ -103,7 +132,13 @@ describe("search providers, each a parser of its service's own format", () => {
   })
 
   it("results are bounded by limit and by the budget (resultsOmitted counts the rest)", async () => {
-    const many = { results: Array.from({ length: 50 }, (_, i) => ({ url: `https://example.com/${i}`, title: `Result ${i} ${"t".repeat(200)}`, content: "c".repeat(400) })) }
+    const many = {
+      results: Array.from({ length: 50 }, (_, i) => ({
+        url: `https://example.com/${i}`,
+        title: `Result ${i} ${"t".repeat(200)}`,
+        content: "c".repeat(400)
+      }))
+    }
     const { settings, searx } = await services({ searx: reply(JSON.stringify(many), "application/json") })
     const ws = await workspace({ ...settings, ...searx, maxToolResultChars: 5000 })
     const limited = data(await research(ws, { action: "search", provider: "searxng", query: "x", limit: 2 }))

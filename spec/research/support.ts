@@ -70,7 +70,12 @@ export const startServer = async (): Promise<TestServer> => {
 
 /** A handler answering with a body and a content type. */
 export const reply =
-  (body: string | Uint8Array, contentType = "text/html; charset=utf-8", status = 200, headers: Record<string, string> = {}): Handler =>
+  (
+    body: string | Uint8Array,
+    contentType = "text/html; charset=utf-8",
+    status = 200,
+    headers: Record<string, string> = {}
+  ): Handler =>
   (_req, res) => {
     res.writeHead(status, { "content-type": contentType, ...headers })
     res.end(body)
@@ -127,4 +132,7 @@ export const cleanup = async () => {
 
 export const data = (envelope: Envelope) => envelope.data as Record<string, any>
 
-export const research = (ws: { call: (tool: string, args: unknown) => Promise<Envelope> }, args: Record<string, unknown>) => ws.call("workspace_research", args)
+export const research = (
+  ws: { call: (tool: string, args: unknown) => Promise<Envelope> },
+  args: Record<string, unknown>
+) => ws.call("workspace_research", args)

@@ -21,7 +21,10 @@ const REPLACE = [{ type: "replace", path: "a.txt", search: "world", replacement:
 
 const staged = async (r: Rig) => {
   await r.ws.write("a.txt", "hello\nworld\n")
-  return data(await r.ws.call("workspace_edit", { action: "apply", operations: REPLACE })).approval as { id: string; resume: { tool: string; arguments: Record<string, unknown> } }
+  return data(await r.ws.call("workspace_edit", { action: "apply", operations: REPLACE })).approval as {
+    id: string
+    resume: { tool: string; arguments: Record<string, unknown> }
+  }
 }
 
 const statusOf = async (r: Rig, id: string) => (await r.ws.run(loadRecords)).find((record) => record.id === id)?.status
@@ -41,11 +44,19 @@ describe("review server: requests", () => {
     const current = await suite.rig()
     const { port } = current.server
     const host = { host: `127.0.0.1:${port}` }
-    for (const path of ["/", "/app.js", "/api/state", "/api/events"]) expect((await raw(port, { path, headers: host })).status, path).toBe(401)
+    for (const path of ["/", "/app.js", "/api/state", "/api/events"])
+      expect((await raw(port, { path, headers: host })).status, path).toBe(401)
     expect((await raw(port, { path: "/?token=wrong-token-wrong-token-wrong", headers: host })).status).toBe(401)
-    expect((await raw(port, { path: "/api/state", headers: { ...host, cookie: `aw_review_${port}=wrong` } })).status).toBe(401)
+    expect(
+      (await raw(port, { path: "/api/state", headers: { ...host, cookie: `aw_review_${port}=wrong` } })).status
+    ).toBe(401)
     const approval = await staged(current)
-    const post = await raw(port, { method: "POST", path: "/api/decide", headers: { ...host, "content-type": "application/json" }, body: JSON.stringify({ verb: "accept", id: approval.id, hash: "", version: "" }) })
+    const post = await raw(port, {
+      method: "POST",
+      path: "/api/decide",
+      headers: { ...host, "content-type": "application/json" },
+      body: JSON.stringify({ verb: "accept", id: approval.id, hash: "", version: "" })
+    })
     expect(post.status).toBe(401)
     expect(await statusOf(current, approval.id)).toBe("pending")
   })
@@ -57,7 +68,10 @@ describe("review server: requests", () => {
     expect(first.status).toBe(303)
     expect(first.headers.location).toBe("/")
     expect(first.headers["set-cookie"]).toEqual([`aw_review_${port}=${TOKEN}; HttpOnly; SameSite=Strict; Path=/`])
-    const state = await raw(port, { path: "/api/state", headers: { host: `localhost:${port}`, cookie: `aw_review_${port}=${TOKEN}` } })
+    const state = await raw(port, {
+      path: "/api/state",
+      headers: { host: `localhost:${port}`, cookie: `aw_review_${port}=${TOKEN}` }
+    })
     expect(state.status).toBe(200)
     expect(state.headers["content-security-policy"]).toContain("frame-ancestors 'none'")
     expect(state.headers["x-frame-options"]).toBe("DENY")
@@ -69,7 +83,10 @@ describe("review server: requests", () => {
     const { port } = current.server
     for (const host of [`rebind.test:${port}`, "127.0.0.1", `127.0.0.1:${port + 1}`, `[::1]:${port}`, ""]) {
       expect((await raw(port, { path: `/?token=${TOKEN}`, headers: { host } })).status, host).toBe(403)
-      expect((await raw(port, { path: "/api/state", headers: { host, cookie: `aw_review_${port}=${TOKEN}` } })).status, host).toBe(403)
+      expect(
+        (await raw(port, { path: "/api/state", headers: { host, cookie: `aw_review_${port}=${TOKEN}` } })).status,
+        host
+      ).toBe(403)
     }
   })
 
@@ -78,14 +95,38 @@ describe("review server: requests", () => {
     const { port } = current.server
     const approval = await staged(current)
     const cookie = `aw_review_${port}=${TOKEN}`
-    const state = JSON.parse((await raw(port, { path: "/api/state", headers: { host: `127.0.0.1:${port}`, cookie } })).body)
+    const state = JSON.parse(
+      (await raw(port, { path: "/api/state", headers: { host: `127.0.0.1:${port}`, cookie } })).body
+    )
     const card = state.pending[0]
     const body = JSON.stringify({ verb: "accept", id: approval.id, hash: card.record.hash, version: card.version })
     for (const origin of ["http://evil.example", `http://127.0.0.1:${port + 1}`, `https://127.0.0.1:${port}`, "null"]) {
-      const post = await raw(port, { method: "POST", path: "/api/decide", headers: { host: `127.0.0.1:${port}`, cookie, origin, "content-type": "application/json", "x-csrf-token": state.csrf }, body })
+      const post = await raw(port, {
+        method: "POST",
+        path: "/api/decide",
+        headers: {
+          host: `127.0.0.1:${port}`,
+          cookie,
+          origin,
+          "content-type": "application/json",
+          "x-csrf-token": state.csrf
+        },
+        body
+      })
       expect(post.status, origin).toBe(403)
     }
-    const site = await raw(port, { method: "POST", path: "/api/decide", headers: { host: `127.0.0.1:${port}`, cookie, "sec-fetch-site": "same-site", "content-type": "application/json", "x-csrf-token": state.csrf }, body })
+    const site = await raw(port, {
+      method: "POST",
+      path: "/api/decide",
+      headers: {
+        host: `127.0.0.1:${port}`,
+        cookie,
+        "sec-fetch-site": "same-site",
+        "content-type": "application/json",
+        "x-csrf-token": state.csrf
+      },
+      body
+    })
     expect(site.status).toBe(403)
     expect(await statusOf(current, approval.id)).toBe("pending")
   })
@@ -94,19 +135,60 @@ describe("review server: requests", () => {
     const current = await suite.rig()
     const { port } = current.server
     const approval = await staged(current)
-    const headers = { host: `127.0.0.1:${port}`, cookie: `aw_review_${port}=${TOKEN}`, origin: `http://127.0.0.1:${port}` }
+    const headers = {
+      host: `127.0.0.1:${port}`,
+      cookie: `aw_review_${port}=${TOKEN}`,
+      origin: `http://127.0.0.1:${port}`
+    }
     const state = JSON.parse((await raw(port, { path: "/api/state", headers })).body)
     const card = state.pending[0]
     const body = JSON.stringify({ verb: "accept", id: approval.id, hash: card.record.hash, version: card.version })
-    expect((await raw(port, { method: "POST", path: "/api/decide", headers: { ...headers, "content-type": "application/json" }, body })).status).toBe(403)
-    expect((await raw(port, { method: "POST", path: "/api/decide", headers: { ...headers, "content-type": "application/json", "x-csrf-token": "x".repeat(43) }, body })).status).toBe(403)
-    expect((await raw(port, { method: "POST", path: "/api/decide", headers: { ...headers, "content-type": "text/plain", "x-csrf-token": state.csrf }, body })).status).toBe(403)
+    expect(
+      (
+        await raw(port, {
+          method: "POST",
+          path: "/api/decide",
+          headers: { ...headers, "content-type": "application/json" },
+          body
+        })
+      ).status
+    ).toBe(403)
+    expect(
+      (
+        await raw(port, {
+          method: "POST",
+          path: "/api/decide",
+          headers: { ...headers, "content-type": "application/json", "x-csrf-token": "x".repeat(43) },
+          body
+        })
+      ).status
+    ).toBe(403)
+    expect(
+      (
+        await raw(port, {
+          method: "POST",
+          path: "/api/decide",
+          headers: { ...headers, "content-type": "text/plain", "x-csrf-token": state.csrf },
+          body
+        })
+      ).status
+    ).toBe(403)
     expect(await statusOf(current, approval.id)).toBe("pending")
     // A changed hash is refused too: the decision binds the record's operation hash.
-    const wrongHash = await raw(port, { method: "POST", path: "/api/decide", headers: { ...headers, "content-type": "application/json", "x-csrf-token": state.csrf }, body: JSON.stringify({ verb: "accept", id: approval.id, hash: "0".repeat(64), version: card.version }) })
+    const wrongHash = await raw(port, {
+      method: "POST",
+      path: "/api/decide",
+      headers: { ...headers, "content-type": "application/json", "x-csrf-token": state.csrf },
+      body: JSON.stringify({ verb: "accept", id: approval.id, hash: "0".repeat(64), version: card.version })
+    })
     expect(wrongHash.status).toBe(409)
     expect(await statusOf(current, approval.id)).toBe("pending")
-    const ok = await raw(port, { method: "POST", path: "/api/decide", headers: { ...headers, "content-type": "application/json", "x-csrf-token": state.csrf }, body })
+    const ok = await raw(port, {
+      method: "POST",
+      path: "/api/decide",
+      headers: { ...headers, "content-type": "application/json", "x-csrf-token": state.csrf },
+      body
+    })
     expect(ok.status).toBe(200)
     expect(await statusOf(current, approval.id)).toBe("approved")
   })
@@ -153,12 +235,17 @@ describe("review server: pages the model controls, in the same browser", () => {
       )
       const page = await context.newPage()
       await page.goto(url)
-      await page.waitForFunction(() => document.getElementById("out")?.textContent !== "pending", undefined, { timeout: 15_000 })
+      await page.waitForFunction(() => document.getElementById("out")?.textContent !== "pending", undefined, {
+        timeout: 15_000
+      })
       const log = await page.locator("#out").textContent()
       // The JSON post is a preflighted cross-origin request that the server refuses; the state is never readable.
       expect(log).toMatch(/^post blocked; read blocked; no-cors (sent|blocked)$/)
       const framed = page.frames().find((frame) => frame.url().startsWith(`http://127.0.0.1:${port}/`))
-      const loadedInFrame = framed === undefined ? undefined : await framed.evaluate(() => document.body?.dataset["loaded"]).catch(() => undefined)
+      const loadedInFrame =
+        framed === undefined
+          ? undefined
+          : await framed.evaluate(() => document.body?.dataset["loaded"]).catch(() => undefined)
       expect(loadedInFrame).toBeUndefined()
       expect(await statusOf(current, approval.id)).toBe("pending")
     } finally {
@@ -183,7 +270,14 @@ describe("review server: pages the model controls, in the same browser", () => {
     const current = await suite.rig({ permissionMode: 1 })
     const { ws } = current
     const markup = `<img src=x onerror="window.pwned=1"><script>window.pwned=2</script>`
-    const plan = data(await ws.call("workspace_plan", { action: "propose", title: `Plan ${markup}`, objective: "o", steps: [`write ${markup}`, "[click](javascript:window.pwned=3)"] }))
+    const plan = data(
+      await ws.call("workspace_plan", {
+        action: "propose",
+        title: `Plan ${markup}`,
+        objective: "o",
+        steps: [`write ${markup}`, "[click](javascript:window.pwned=3)"]
+      })
+    )
     const context = await suite.browser().newContext()
     try {
       const page = await openPage(context, current.server)

@@ -31,7 +31,9 @@ describe("review page: cards from typed prompts", () => {
   it("'destructive operations marked and named': a delete is marked Destructive and names the deleted file", async () => {
     const current = await suite.rig({ permissionMode: 0, allowDestructiveEdits: true })
     await current.ws.write("b.txt", "bye\n")
-    const staged = data(await current.ws.call("workspace_edit", { action: "apply", operations: [{ type: "delete", path: "b.txt" }] }))
+    const staged = data(
+      await current.ws.call("workspace_edit", { action: "apply", operations: [{ type: "delete", path: "b.txt" }] })
+    )
     const { text, badges } = await cardText(current, staged.approval.id)
     expect(badges).toEqual(expect.arrayContaining(["Destructive", "deletes"]))
     expect(text).toMatch(/Destructive: .*delete b\.txt/)
@@ -39,7 +41,13 @@ describe("review page: cards from typed prompts", () => {
 
   it("'a command as argv, cwd, allowlist match and sandbox state'", async () => {
     const current = await suite.rig({ permissionMode: 0, commandSandbox: "auto" })
-    const staged = data(await current.ws.call("workspace_command", { action: "run", executable: "node", args: ["-e", "console.log(1 + 1)"] }))
+    const staged = data(
+      await current.ws.call("workspace_command", {
+        action: "run",
+        executable: "node",
+        args: ["-e", "console.log(1 + 1)"]
+      })
+    )
     const { text } = await cardText(current, staged.approval.id)
     expect(text).toMatch(/Command(\/\S+\/)?node -e "console\.log\(1 \+ 1\)"In/)
     expect(text).toContain("Inthe workspace root")
@@ -60,7 +68,9 @@ describe("review page: cards from typed prompts", () => {
       const { text, badges } = await cardText(current, approval.id)
       expect(badges).toContain("Destructive")
       // The exact argv git runs (what the approval binds), then what it means: push, the remote, the branch moved.
-      expect(text).toMatch(/Runsgit .* push --porcelain --force-with-lease=refs\/heads\/main:[0-9a-f]{40} -- origin [0-9a-f]{40}:refs\/heads\/main/)
+      expect(text).toMatch(
+        /Runsgit .* push --porcelain --force-with-lease=refs\/heads\/main:[0-9a-f]{40} -- origin [0-9a-f]{40}:refs\/heads\/main/
+      )
       expect(text).toContain("Commandgit push")
       expect(text).toContain("Remoteorigin")
       expect(text).toMatch(/Branch and commitsmain on origin: [0-9a-f]{12} → [0-9a-f]{12}/)
@@ -95,7 +105,10 @@ describe("review page: cards from typed prompts", () => {
         const page = await openPage(context, current.server)
         const card = page.locator(`article[data-id="${approval.id}"]`)
         const list = card.getByRole("list", { name: "Commits to be pushed to origin/main" })
-        await expect(list.locator("li").allTextContents()).resolves.toEqual([`${third.slice(0, 12)} third: change b`, `${second.slice(0, 12)} second: add b`])
+        await expect(list.locator("li").allTextContents()).resolves.toEqual([
+          `${third.slice(0, 12)} third: change b`,
+          `${second.slice(0, 12)} second: add b`
+        ])
         // The full SHA is there too, for the user who compares it with their own log.
         await expect(list.locator("code").first().getAttribute("title")).resolves.toBe(third)
         await expect(card.textContent()).resolves.not.toContain("loses")
@@ -128,9 +141,13 @@ describe("review page: cards from typed prompts", () => {
       const page = await openPage(context, current.server)
       const card = page.locator(`article[data-id="${staged.approval.id}"]`)
       const file = (name: string) => card.locator(".file").filter({ has: page.locator("h4", { hasText: name }) })
-      await expect(file("assets/logo-copy.png").locator(".summary").textContent()).resolves.toBe(`Binary file created: 0 → ${bytes.length} bytes; its contents are not shown.`)
+      await expect(file("assets/logo-copy.png").locator(".summary").textContent()).resolves.toBe(
+        `Binary file created: 0 → ${bytes.length} bytes; its contents are not shown.`
+      )
       await expect(file("assets/logo-copy.png").locator("table").count()).resolves.toBe(0)
-      await expect(file("big.txt").locator(".summary").textContent()).resolves.toMatch(/^Large diff \(6001 lines, \+6000 −0\): not drawn here; it is in the transaction's changes\.diff\.$/)
+      await expect(file("big.txt").locator(".summary").textContent()).resolves.toMatch(
+        /^Large diff \(6001 lines, \+6000 −0\): not drawn here; it is in the transaction's changes\.diff\.$/
+      )
       await expect(file("big.txt").locator("table").count()).resolves.toBe(0)
       await expect(file("small.txt").locator("tr.add td.c").textContent()).resolves.toContain("new")
       // The side-by-side view keeps the summaries.
@@ -144,14 +161,26 @@ describe("review page: cards from typed prompts", () => {
 
   it("'web as the URL or query': a fetch shows its URL, a search its query and provider", async () => {
     const current = await suite.rig({ permissionMode: 0, enableWebResearch: true })
-    const fetch = data(await current.ws.call("workspace_research", { action: "fetch", url: "https://example.com/docs/page?q=1" }))
-    const search = data(await current.ws.call("workspace_research", { action: "search", query: "effect schema optional", provider: "wikipedia" }))
+    const fetch = data(
+      await current.ws.call("workspace_research", { action: "fetch", url: "https://example.com/docs/page?q=1" })
+    )
+    const search = data(
+      await current.ws.call("workspace_research", {
+        action: "search",
+        query: "effect schema optional",
+        provider: "wikipedia"
+      })
+    )
     expect([fetch.approval?.kind, search.approval?.kind]).toEqual(["web", "web"])
     const context = await suite.browser().newContext()
     try {
       const page = await openPage(context, current.server)
-      await expect(page.locator(`article[data-id="${fetch.approval.id}"] dl`).textContent()).resolves.toBe("Fetcheshttps://example.com/docs/page?q=1")
-      await expect(page.locator(`article[data-id="${search.approval.id}"] dl`).textContent()).resolves.toBe("Searches foreffect schema optional (wikipedia)")
+      await expect(page.locator(`article[data-id="${fetch.approval.id}"] dl`).textContent()).resolves.toBe(
+        "Fetcheshttps://example.com/docs/page?q=1"
+      )
+      await expect(page.locator(`article[data-id="${search.approval.id}"] dl`).textContent()).resolves.toBe(
+        "Searches foreffect schema optional (wikipedia)"
+      )
     } finally {
       await context.close()
     }
@@ -164,21 +193,43 @@ describe("review page: cards from typed prompts", () => {
     try {
       const session = data(await ws.call("workspace_browser", { action: "open" })).sessionId as string
       // Navigating is itself a control: staged, accepted, then run by its resume call.
-      const navigate = data(await ws.call("workspace_browser", { action: "control", session_id: session, type: "navigate", url: pages.url("/changing") }))
+      const navigate = data(
+        await ws.call("workspace_browser", {
+          action: "control",
+          session_id: session,
+          type: "navigate",
+          url: pages.url("/changing")
+        })
+      )
       await ws.run(preprocess(`/accept ${navigate.approval.id}`))
       const loaded = await ws.call(navigate.approval.resume.tool, navigate.approval.resume.arguments)
       expect(loaded.ok, loaded.summary).toBe(true)
       const read = data(await ws.call("workspace_browser", { action: "read", session_id: session }))
       const ref = refFor(read.text, "Change")
-      const staged = data(await ws.call("workspace_browser", { action: "control", session_id: session, type: "click", ref, snapshot: read.snapshot }))
+      const staged = data(
+        await ws.call("workspace_browser", {
+          action: "control",
+          session_id: session,
+          type: "click",
+          ref,
+          snapshot: read.snapshot
+        })
+      )
       expect(staged.approval?.kind).toBe("browser")
       const record = (await ws.run(loadRecords)).find((candidate) => candidate.id === staged.approval.id)!
-      expect(record.prompt).toEqual({ _tag: "browser", session, page: pages.url("/changing"), control: `click ${ref} (button "Change")` })
+      expect(record.prompt).toEqual({
+        _tag: "browser",
+        session,
+        page: pages.url("/changing"),
+        control: `click ${ref} (button "Change")`
+      })
       const context = await suite.browser().newContext()
       try {
         const page = await openPage(context, current.server)
         const card = page.locator(`article[data-id="${staged.approval.id}"]`)
-        await expect(card.locator("dl").textContent()).resolves.toBe(`Session${session}Page${pages.url("/changing")}Controlclick ${ref} (button "Change")`)
+        await expect(card.locator("dl").textContent()).resolves.toBe(
+          `Session${session}Page${pages.url("/changing")}Controlclick ${ref} (button "Change")`
+        )
         const before = await loadedAt(page)
         await page.getByRole("button", { name: `Accept ${staged.approval.id}` }).click()
         await nextRender(page, before)
@@ -187,8 +238,12 @@ describe("review page: cards from typed prompts", () => {
       }
       const clicked = await ws.call(staged.approval.resume.tool, staged.approval.resume.arguments)
       expect(clicked.ok, clicked.summary).toBe(true)
-      expect((await ws.run(loadRecords)).find((candidate) => candidate.id === staged.approval.id)?.status).toBe("consumed")
-      expect(data(await ws.call("workspace_browser", { action: "read", session_id: session, text: true })).text).toContain("After the click")
+      expect((await ws.run(loadRecords)).find((candidate) => candidate.id === staged.approval.id)?.status).toBe(
+        "consumed"
+      )
+      expect(
+        data(await ws.call("workspace_browser", { action: "read", session_id: session, text: true })).text
+      ).toContain("After the click")
     } finally {
       await closeAll(ws).catch(() => undefined)
       await pages.close()
@@ -198,8 +253,16 @@ describe("review page: cards from typed prompts", () => {
   it("'agent as its objective and reach': a sub-agent run that may execute commands shows its objective and what it may reach", async () => {
     const chat = await startChatServer(() => ({ text: "done" }))
     try {
-      const current = await suite.rig({ permissionMode: 0, enableSubAgents: true, allowAgentCommands: true, modelBaseUrl: chat.baseUrl, modelId: "scripted" })
-      const staged = data(await current.ws.call("workspace_agent", { action: "start", objective: "build it and run the tests" }))
+      const current = await suite.rig({
+        permissionMode: 0,
+        enableSubAgents: true,
+        allowAgentCommands: true,
+        modelBaseUrl: chat.baseUrl,
+        modelId: "scripted"
+      })
+      const staged = data(
+        await current.ws.call("workspace_agent", { action: "start", objective: "build it and run the tests" })
+      )
       expect(staged.approval?.kind).toBe("agent")
       const { text } = await cardText(current, staged.approval.id)
       expect(text).toContain("Objectivebuild it and run the tests")

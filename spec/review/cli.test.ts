@@ -42,18 +42,28 @@ const start = (args: ReadonlyArray<string>, stream: "stdout" | "stderr", pattern
     child.once("exit", (code) => reject(new Error(`exited ${code}: ${seen} ${other}`)))
   })
 
-const exited = (child: ChildProcess) => new Promise<number | null>((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.once("exit", (code) => resolve(code))))
+const exited = (child: ChildProcess) =>
+  new Promise<number | null>((resolve) =>
+    child.exitCode !== null ? resolve(child.exitCode) : child.once("exit", (code) => resolve(code))
+  )
 
 describe("agentic-workspace review", () => {
   it("'review [--root DIR] [--port N] [--open]' ('--port 0 picks a free port'): prints the URL with its token, serves the page there, stops on SIGTERM with exit 0", async () => {
     const dir = await makeTempDir("aw-review-cli-")
     dirs.push(dir)
-    const { child, match } = await start(["review", "--root", dir, "--port", "0", "--set", "permissionMode=0"], "stdout", /open (http:\/\/127\.0\.0\.1:(\d+)\/\?token=([A-Za-z0-9_-]+))\n/)
+    const { child, match } = await start(
+      ["review", "--root", dir, "--port", "0", "--set", "permissionMode=0"],
+      "stdout",
+      /open (http:\/\/127\.0\.0\.1:(\d+)\/\?token=([A-Za-z0-9_-]+))\n/
+    )
     const port = Number(match[2])
     expect(port).toBeGreaterThan(0)
     const visit = await raw(port, { path: `/?token=${match[3]}`, headers: { host: `127.0.0.1:${port}` } })
     expect(visit.status).toBe(303)
-    const page = await raw(port, { path: "/", headers: { host: `127.0.0.1:${port}`, cookie: `aw_review_${port}=${match[3]}` } })
+    const page = await raw(port, {
+      path: "/",
+      headers: { host: `127.0.0.1:${port}`, cookie: `aw_review_${port}=${match[3]}` }
+    })
     expect(page.status).toBe(200)
     expect(page.body).toContain("<title>agentic-workspace review</title>")
     child.kill("SIGTERM")
@@ -65,16 +75,29 @@ describe("agentic-workspace review", () => {
     dirs.push(dir)
     const ws = await openWorkspace({ permissionMode: 0 }, dir)
     await ws.write("a.txt", "hello\nworld\n")
-    const staged = await ws.call("workspace_edit", { action: "apply", operations: [{ type: "replace", path: "a.txt", search: "world", replacement: "there" }] })
+    const staged = await ws.call("workspace_edit", {
+      action: "apply",
+      operations: [{ type: "replace", path: "a.txt", search: "world", replacement: "there" }]
+    })
     const id = (staged.data as { approval: { id: string } }).approval.id
     await ws.runtime.dispose()
-    const { child, match } = await start(["review", "--root", dir, "--port", "0"], "stdout", /open http:\/\/127\.0\.0\.1:(\d+)\/\?token=([A-Za-z0-9_-]+)\n/)
+    const { child, match } = await start(
+      ["review", "--root", dir, "--port", "0"],
+      "stdout",
+      /open http:\/\/127\.0\.0\.1:(\d+)\/\?token=([A-Za-z0-9_-]+)\n/
+    )
     const [port, token] = [Number(match[1]), match[2]!]
-    const seen = [await allText(dir), await fs.readFile(`/proc/${child.pid}/cmdline`, "latin1"), await fs.readFile(`/proc/${child.pid}/environ`, "latin1")]
+    const seen = [
+      await allText(dir),
+      await fs.readFile(`/proc/${child.pid}/cmdline`, "latin1"),
+      await fs.readFile(`/proc/${child.pid}/environ`, "latin1")
+    ]
     for (const text of seen) expect(text.includes(token)).toBe(false)
     // A process the model runs: it knows the port and the record, not the token.
     const script = `fetch("http://127.0.0.1:${port}/api/decide", { method: "POST", headers: { "content-type": "application/json", origin: "http://127.0.0.1:${port}" }, body: JSON.stringify({ verb: "accept", id: "${id}", hash: "", version: "" }) }).then((r) => console.log(r.status))`
-    const status = await new Promise<string>((resolve) => execFile(process.execPath, ["-e", script], (_error, stdout) => resolve(stdout.trim())))
+    const status = await new Promise<string>((resolve) =>
+      execFile(process.execPath, ["-e", script], (_error, stdout) => resolve(stdout.trim()))
+    )
     expect(status).toBe("401")
     const listed = await runCli(["approvals", "--json", "--root", dir])
     expect(JSON.parse(listed.stdout).find((record: { id: string }) => record.id === id).status).toBe("pending")
@@ -97,9 +120,16 @@ describe("agentic-workspace review", () => {
   it("'also available as npx agentic-workspace mcp --review-port N beside the MCP server': the review URL is printed on stderr and serves the same workspace", async () => {
     const dir = await makeTempDir("aw-review-mcp-")
     dirs.push(dir)
-    const { child, match } = await start(["mcp", "--root", dir, "--review-port", "0"], "stderr", /review page for .*: open http:\/\/127\.0\.0\.1:(\d+)\/\?token=([A-Za-z0-9_-]+) /)
+    const { child, match } = await start(
+      ["mcp", "--root", dir, "--review-port", "0"],
+      "stderr",
+      /review page for .*: open http:\/\/127\.0\.0\.1:(\d+)\/\?token=([A-Za-z0-9_-]+) /
+    )
     const [port, token] = [Number(match[1]), match[2]!]
-    const state = await raw(port, { path: "/api/state", headers: { host: `127.0.0.1:${port}`, cookie: `aw_review_${port}=${token}` } })
+    const state = await raw(port, {
+      path: "/api/state",
+      headers: { host: `127.0.0.1:${port}`, cookie: `aw_review_${port}=${token}` }
+    })
     expect(state.status).toBe(200)
     expect(JSON.parse(state.body).root).toBe(dir)
     child.stdin!.end()

@@ -66,7 +66,10 @@ describe("review page: deciding", () => {
       const before = await loadedAt(page)
       await page.getByRole("button", { name: /^Deny/ }).click()
       await nextRender(page, before)
-      expect((await ws.run(loadRecords)).find((candidate) => candidate.id === id)).toMatchObject({ status: "denied", reason: "keep the world" })
+      expect((await ws.run(loadRecords)).find((candidate) => candidate.id === id)).toMatchObject({
+        status: "denied",
+        reason: "keep the world"
+      })
       const again = await ws.call("workspace_edit", { action: "apply", operations: REPLACE })
       expect(again.ok).toBe(false)
       expect(again.error?.code).toBe("APPROVAL_DENIED")
@@ -80,12 +83,21 @@ describe("review page: deciding", () => {
     // Live refresh is slowed down so the old card is still on screen when it is clicked.
     const current = await suite.rig({ permissionMode: 1 }, 60_000)
     const { ws, server } = current
-    const first = data(await ws.call("workspace_plan", { action: "propose", title: "First plan", objective: "o", steps: ["step one"] }))
+    const first = data(
+      await ws.call("workspace_plan", { action: "propose", title: "First plan", objective: "o", steps: ["step one"] })
+    )
     const context = await suite.browser().newContext()
     try {
       const page = await openPage(context, server)
       await expect(page.locator(`article[data-id="${first.planId}"]`).textContent()).resolves.toContain("step one")
-      const second = data(await ws.call("workspace_plan", { action: "propose", title: "Second plan", objective: "o", steps: ["step two"] }))
+      const second = data(
+        await ws.call("workspace_plan", {
+          action: "propose",
+          title: "Second plan",
+          objective: "o",
+          steps: ["step two"]
+        })
+      )
       const before = await loadedAt(page)
       await page.getByRole("button", { name: `Accept ${first.planId}` }).click()
       await nextRender(page, before)
@@ -114,7 +126,10 @@ describe("review page: deciding", () => {
       await page.getByRole("button", { name: `Accept ${id}` }).click()
       await nextRender(page, before)
       await expect(page.locator("#status").textContent()).resolves.toContain("denied now, not pending")
-      expect((await ws.run(loadRecords)).find((record) => record.id === id)).toMatchObject({ status: "denied", reason: "no" })
+      expect((await ws.run(loadRecords)).find((record) => record.id === id)).toMatchObject({
+        status: "denied",
+        reason: "no"
+      })
     } finally {
       await context.close()
     }
@@ -132,7 +147,12 @@ describe("review page: deciding", () => {
       await page.locator(`article[data-id="${id}"]`).waitFor({ timeout: 15_000 })
       await page.locator(`#note-${id}`).fill("half-typed")
       await ws.write("b.txt", "one\n")
-      const second: string = data(await ws.call("workspace_edit", { action: "apply", operations: [{ type: "replace", path: "b.txt", search: "one", replacement: "two" }] })).approval.id
+      const second: string = data(
+        await ws.call("workspace_edit", {
+          action: "apply",
+          operations: [{ type: "replace", path: "b.txt", search: "one", replacement: "two" }]
+        })
+      ).approval.id
       await page.locator(`article[data-id="${second}"]`).waitFor({ timeout: 15_000 })
       expect(await page.locator(`#note-${id}`).inputValue()).toBe("half-typed")
     } finally {
@@ -150,7 +170,8 @@ describe("review page: deciding", () => {
       const page = await openPage(context, server)
       const card = page.locator(`article[data-id="${id}"]`)
       const headings = (await card.locator(".file h4").allTextContents()).join("\n")
-      for (const file of ["src/app.ts (+2 −1)", "README.md (+1 −1)", "config.json (+1 −1)"]) expect(headings).toContain(file)
+      for (const file of ["src/app.ts (+2 −1)", "README.md (+1 −1)", "config.json (+1 −1)"])
+        expect(headings).toContain(file)
       await expect(card.locator(".file").count()).resolves.toBe(3)
       // Highlighting: the TypeScript comment and keyword get their own spans.
       await expect(card.locator("tr.add .tok-c").first().textContent()).resolves.toBe("// greet politely")
@@ -166,7 +187,9 @@ describe("review page: deciding", () => {
         await fs.writeFile(path.join(REPO, "docs/review-page.png"), await page.screenshot({ fullPage: true }))
       }
       const results = await new AxeBuilder({ page: page as never }).analyze()
-      const serious = results.violations.filter((violation) => violation.impact === "serious" || violation.impact === "critical")
+      const serious = results.violations.filter(
+        (violation) => violation.impact === "serious" || violation.impact === "critical"
+      )
       expect(serious.map((violation) => `${violation.id}: ${violation.help}`)).toEqual([])
       await page.getByLabel("Side by side").check()
       await expect(card.locator("table.split").count()).resolves.toBe(3)
@@ -182,7 +205,11 @@ describe("review page: deciding", () => {
       await page.setViewportSize({ width: 360, height: 800 })
       expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true)
       const narrow = await new AxeBuilder({ page: page as never }).analyze()
-      expect(narrow.violations.filter((violation) => violation.impact === "serious" || violation.impact === "critical").map((violation) => violation.id)).toEqual([])
+      expect(
+        narrow.violations
+          .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
+          .map((violation) => violation.id)
+      ).toEqual([])
     } finally {
       await context.close()
     }

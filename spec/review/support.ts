@@ -26,7 +26,11 @@ export interface Rig {
 
 export const TOKEN = "spec-review-token-0123456789abcdef"
 
-export const rig = async (settings: Record<string, unknown> = { permissionMode: 0 }, pollMs = 200, dir?: string): Promise<Rig> => {
+export const rig = async (
+  settings: Record<string, unknown> = { permissionMode: 0 },
+  pollMs = 200,
+  dir?: string
+): Promise<Rig> => {
   const ws = await openWorkspace(settings, dir)
   const server = await startReview({ runtime: ws.runtime, port: 0, token: TOKEN, pollMs })
   return {
@@ -84,14 +88,27 @@ export const nextRender = async (page: Page, since: string | undefined) =>
 export const loadedAt = (page: Page) => page.evaluate(() => document.body.dataset["loaded"])
 
 /** One raw HTTP request to the review server with exactly the headers given (no fetch defaults). */
-export const raw = (port: number, options: { method?: string; path?: string; headers?: Record<string, string>; body?: string }) =>
+export const raw = (
+  port: number,
+  options: { method?: string; path?: string; headers?: Record<string, string>; body?: string }
+) =>
   new Promise<{ status: number; body: string; headers: http.IncomingHttpHeaders }>((resolve, reject) => {
-    const req = http.request({ host: "127.0.0.1", port, method: options.method ?? "GET", path: options.path ?? "/", headers: options.headers ?? {}, setHost: false }, (res) => {
-      let body = ""
-      res.setEncoding("utf8")
-      res.on("data", (chunk) => (body += chunk))
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, body, headers: res.headers }))
-    })
+    const req = http.request(
+      {
+        host: "127.0.0.1",
+        port,
+        method: options.method ?? "GET",
+        path: options.path ?? "/",
+        headers: options.headers ?? {},
+        setHost: false
+      },
+      (res) => {
+        let body = ""
+        res.setEncoding("utf8")
+        res.on("data", (chunk) => (body += chunk))
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body, headers: res.headers }))
+      }
+    )
     req.on("error", reject)
     req.end(options.body)
   })
@@ -104,7 +121,12 @@ export const stageThreeFiles = async (ws: TempWorkspace) => {
   const staged = await ws.call("workspace_edit", {
     action: "apply",
     operations: [
-      { type: "replace", path: "src/app.ts", search: "return `hello ${name}`", replacement: "// greet politely\n  return `hello, ${name}!`" },
+      {
+        type: "replace",
+        path: "src/app.ts",
+        search: "return `hello ${name}`",
+        replacement: "// greet politely\n  return `hello, ${name}!`"
+      },
       { type: "replace", path: "README.md", search: "Old text.", replacement: "New text, reviewed in the browser." },
       { type: "replace", path: "config.json", search: "8080", replacement: "9090" }
     ]

@@ -57,7 +57,12 @@ describe("capture: a command's file effects as a reviewable transaction", () => 
     const w = await ws({ allowDestructiveEdits: true })
     await seed(w)
     const before = await tree(w)
-    const run = await w.call("workspace_command", { action: "run", executable: "node", args: ["-e", EDITS], capture: true })
+    const run = await w.call("workspace_command", {
+      action: "run",
+      executable: "node",
+      args: ["-e", EDITS],
+      capture: true
+    })
     expect(run.ok, JSON.stringify(run)).toBe(true)
     expect(await tree(w)).toEqual(before)
     const result = data(run)
@@ -94,7 +99,12 @@ describe("capture: a command's file effects as a reviewable transaction", () => 
   it("a concurrent user edit makes the commit fail with EDIT_CONFLICT, and nothing is written", async () => {
     const w = await ws({ allowDestructiveEdits: true })
     await seed(w)
-    const run = await w.call("workspace_command", { action: "run", executable: "node", args: ["-e", EDITS], capture: true })
+    const run = await w.call("workspace_command", {
+      action: "run",
+      executable: "node",
+      args: ["-e", EDITS],
+      capture: true
+    })
     const id = data(run)["transactionId"] as string
     await w.write("src/a.txt", "the user's own edit\n")
     const mine = await tree(w)
@@ -108,14 +118,27 @@ describe("capture: a command's file effects as a reviewable transaction", () => 
     const w = await ws({ allowDestructiveEdits: true })
     await seed(w)
     // The command edits src/a.txt at once, says so, and keeps running while the user edits the same file.
-    const script = "require('node:fs').appendFileSync('src/a.txt', 'appended\\n'); console.log('edited'); setTimeout(() => {}, 2500)"
-    const started = await w.call("workspace_command", { action: "start", executable: "node", args: ["-e", script], capture: true })
+    const script =
+      "require('node:fs').appendFileSync('src/a.txt', 'appended\\n'); console.log('edited'); setTimeout(() => {}, 2500)"
+    const started = await w.call("workspace_command", {
+      action: "start",
+      executable: "node",
+      args: ["-e", script],
+      capture: true
+    })
     expect(started.ok, JSON.stringify(started)).toBe(true)
     const jobId = data(started)["jobId"] as string
     const stdout = path.join(w.dir, data(started)["logs"]["stdout"] as string)
-    expect(await eventually(() => fs.existsSync(stdout) && fs.readFileSync(stdout, "utf8").includes("edited"), 20_000)).toBe(true)
+    expect(
+      await eventually(() => fs.existsSync(stdout) && fs.readFileSync(stdout, "utf8").includes("edited"), 20_000)
+    ).toBe(true)
     await w.write("src/a.txt", "the user's edit during the run\n")
-    expect(await eventually(async () => data(await w.call("workspace_command", { action: "status", job_id: jobId }))["status"] === "exited", 20_000)).toBe(true)
+    expect(
+      await eventually(
+        async () => data(await w.call("workspace_command", { action: "status", job_id: jobId }))["status"] === "exited",
+        20_000
+      )
+    ).toBe(true)
     const status = await w.call("workspace_command", { action: "status", job_id: jobId })
     expect(data(status)["changedDuringRun"]).toEqual(["src/a.txt"])
     expect(status.summary).toContain("src/a.txt changed in the real tree while the command ran")
@@ -132,13 +155,23 @@ describe("capture: a command's file effects as a reviewable transaction", () => 
   it("a user edit between the captured job's end and its first status (which plans the transaction) makes the commit fail EDIT_CONFLICT", async () => {
     const w = await ws({ allowDestructiveEdits: true })
     await seed(w)
-    const started = await w.call("workspace_command", { action: "start", executable: "node", args: ["-e", "require('node:fs').appendFileSync('src/a.txt', 'appended\\n')"], capture: true })
+    const started = await w.call("workspace_command", {
+      action: "start",
+      executable: "node",
+      args: ["-e", "require('node:fs').appendFileSync('src/a.txt', 'appended\\n')"],
+      capture: true
+    })
     const jobId = data(started)["jobId"] as string
     // The differ's manifest is written when the job ends; the transaction is planned at the first status.
     const manifest = path.join(w.dir, ".agentic/jobs", jobId, "capture/manifest.json")
     expect(await eventually(() => fs.existsSync(manifest), 20_000)).toBe(true)
     await w.write("src/a.txt", "the user's edit after the run\n")
-    expect(await eventually(async () => data(await w.call("workspace_command", { action: "status", job_id: jobId }))["status"] === "exited", 20_000)).toBe(true)
+    expect(
+      await eventually(
+        async () => data(await w.call("workspace_command", { action: "status", job_id: jobId }))["status"] === "exited",
+        20_000
+      )
+    ).toBe(true)
     const id = data(await w.call("workspace_command", { action: "status", job_id: jobId }))["transactionId"] as string
     const commit = await w.call("workspace_edit", { action: "commit", transaction_id: id })
     expect(commit.error?.code).toBe("EDIT_CONFLICT")
@@ -149,7 +182,12 @@ describe("capture: a command's file effects as a reviewable transaction", () => 
     const w = await ws()
     await seed(w)
     const before = await tree(w)
-    const run = await w.call("workspace_command", { action: "run", executable: "node", args: ["-e", "require('node:fs').rmSync('src', { recursive: true })"], capture: true })
+    const run = await w.call("workspace_command", {
+      action: "run",
+      executable: "node",
+      args: ["-e", "require('node:fs').rmSync('src', { recursive: true })"],
+      capture: true
+    })
     expect(data(run)["captured"]).toMatchObject({ deleted: ["src/a.txt", "src/b.txt"] })
     expect(await tree(w)).toEqual(before)
     const id = data(run)["transactionId"] as string
@@ -161,7 +199,12 @@ describe("capture: a command's file effects as a reviewable transaction", () => 
   it("committing a capture is an ordinary gated commit: in Manual mode it is staged, and runs after /accept", async () => {
     const w = await ws({ permissionMode: 0, allowDestructiveEdits: true })
     await seed(w)
-    const staged = await w.call("workspace_command", { action: "run", executable: "node", args: ["-e", EDITS], capture: true })
+    const staged = await w.call("workspace_command", {
+      action: "run",
+      executable: "node",
+      args: ["-e", EDITS],
+      capture: true
+    })
     expect(data(staged)["approval"]["resume"]["arguments"]).toMatchObject({ capture: true })
     await w.run(preprocess(`/accept ${data(staged)["approval"]["id"]}`))
     const run = await w.call("workspace_command", data(staged)["approval"]["resume"]["arguments"])
@@ -179,12 +222,24 @@ describe("capture: a command's file effects as a reviewable transaction", () => 
   it("start with capture: the finished job's status returns data.transactionId (the same one each time)", async () => {
     const w = await ws({ allowDestructiveEdits: true })
     await seed(w)
-    const started = await w.call("workspace_command", { action: "start", executable: "node", args: ["-e", EDITS], capture: true })
+    const started = await w.call("workspace_command", {
+      action: "start",
+      executable: "node",
+      args: ["-e", EDITS],
+      capture: true
+    })
     const jobId = data(started)["jobId"] as string
-    expect(await eventually(async () => data(await w.call("workspace_command", { action: "status", job_id: jobId }))["status"] === "exited", 20_000)).toBe(true)
+    expect(
+      await eventually(
+        async () => data(await w.call("workspace_command", { action: "status", job_id: jobId }))["status"] === "exited",
+        20_000
+      )
+    ).toBe(true)
     const status = data(await w.call("workspace_command", { action: "status", job_id: jobId }))
     expect(status["transactionId"]).toMatch(/^tx_/)
-    expect(data(await w.call("workspace_command", { action: "status", job_id: jobId }))["transactionId"]).toBe(status["transactionId"])
+    expect(data(await w.call("workspace_command", { action: "status", job_id: jobId }))["transactionId"]).toBe(
+      status["transactionId"]
+    )
     expect(await w.read("src/a.txt")).toBe("first\n")
   })
 
@@ -193,7 +248,12 @@ describe("capture: a command's file effects as a reviewable transaction", () => 
     await seed(w)
     const before = await tree(w)
     for (const action of ["run", "start"]) {
-      const result = await w.call("workspace_command", { action, executable: "node", args: ["-e", "require('node:fs').writeFileSync('ran', '1')"], capture: true })
+      const result = await w.call("workspace_command", {
+        action,
+        executable: "node",
+        args: ["-e", "require('node:fs').writeFileSync('ran', '1')"],
+        capture: true
+      })
       expect(result.error?.code).toBe("SANDBOX_UNAVAILABLE")
       expect(result.error?.message).toContain('commandSandbox is "off"')
     }

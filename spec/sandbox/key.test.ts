@@ -16,11 +16,15 @@ const sha = (text: string) => createHash("sha256").update(text).digest("hex")
 
 describe("keyPath: ${XDG_STATE_HOME:-$HOME/.local/state}/agentic-workspace/keys/<sha256 of the root's real path>.key", () => {
   it("uses XDG_STATE_HOME when it is set", () => {
-    expect(keyPath({ XDG_STATE_HOME: "/state", HOME: "/home/u" }, "ab12")).toBe("/state/agentic-workspace/keys/ab12.key")
+    expect(keyPath({ XDG_STATE_HOME: "/state", HOME: "/home/u" }, "ab12")).toBe(
+      "/state/agentic-workspace/keys/ab12.key"
+    )
   })
   it("falls back to $HOME/.local/state when XDG_STATE_HOME is unset, empty or relative", () => {
     for (const XDG_STATE_HOME of [undefined, "", "relative/state"]) {
-      expect(keyPath({ XDG_STATE_HOME, HOME: "/home/u/" }, "ab12")).toBe("/home/u/.local/state/agentic-workspace/keys/ab12.key")
+      expect(keyPath({ XDG_STATE_HOME, HOME: "/home/u/" }, "ab12")).toBe(
+        "/home/u/.local/state/agentic-workspace/keys/ab12.key"
+      )
     }
     expect(keysDir({ HOME: "/home/u" })).toBe("/home/u/.local/state/agentic-workspace/keys")
   })
@@ -43,7 +47,12 @@ describe("WorkspaceKey: HMAC-SHA-256 through WebCrypto", () => {
 
   it("the memory layer holds a random key per layer", async () => {
     const macOf = (layer: Layer.Layer<WorkspaceKey>) =>
-      Effect.runPromise(Effect.provide(Effect.flatMap(WorkspaceKey, (key) => key.sign("x")), layer))
+      Effect.runPromise(
+        Effect.provide(
+          Effect.flatMap(WorkspaceKey, (key) => key.sign("x")),
+          layer
+        )
+      )
     expect(await macOf(WorkspaceKey.layerMemory())).not.toBe(await macOf(WorkspaceKey.layerMemory()))
     const fixed = new Uint8Array(KEY_BYTES).fill(7)
     expect(await macOf(WorkspaceKey.layerMemory(fixed))).toBe(await macOf(WorkspaceKey.layerMemory(fixed)))
@@ -77,7 +86,12 @@ describe("the Node key file", () => {
     const dir = await makeTempDir()
     try {
       const macOf = () =>
-        Effect.runPromise(Effect.provide(Effect.flatMap(WorkspaceKey, (key) => key.sign("x")), nodeWorkspaceKeyLayer(dir)))
+        Effect.runPromise(
+          Effect.provide(
+            Effect.flatMap(WorkspaceKey, (key) => key.sign("x")),
+            nodeWorkspaceKeyLayer(dir)
+          )
+        )
       const first = await macOf()
       expect(await macOf()).toBe(first)
       const file = keyPath({ XDG_STATE_HOME: process.env.XDG_STATE_HOME }, sha(dir))
@@ -96,8 +110,11 @@ describe("the Node key file", () => {
     try {
       const { XDG_STATE_HOME: _drop, ...env } = process.env
       const code = await new Promise<number | null>((resolve) =>
-        execFile(process.execPath, [BIN, "call", "workspace_inspect", '{"action":"capabilities"}', "--root", dir], { env: { ...env, HOME: home } }, (error) =>
-          resolve(error === null ? 0 : ((error as { code?: number }).code ?? 1))
+        execFile(
+          process.execPath,
+          [BIN, "call", "workspace_inspect", '{"action":"capabilities"}', "--root", dir],
+          { env: { ...env, HOME: home } },
+          (error) => resolve(error === null ? 0 : ((error as { code?: number }).code ?? 1))
         )
       )
       expect(code).toBe(0)

@@ -36,7 +36,8 @@ const probe = async (w: TempWorkspace, script: string) => {
 }
 
 /** A node snippet: try `body`, record "ok" or the error code under `name`. */
-const attempt = (name: string, body: string) => `try { ${body}; r[${JSON.stringify(name)}] = "ok" } catch (e) { r[${JSON.stringify(name)}] = e.code ?? String(e) }`
+const attempt = (name: string, body: string) =>
+  `try { ${body}; r[${JSON.stringify(name)}] = "ok" } catch (e) { r[${JSON.stringify(name)}] = e.code ?? String(e) }`
 
 describe("the sandbox's filesystem", () => {
   it("a sandboxed node -e cannot write .git/, .agentic/, a protected glob or anything outside the root; it can write in the root and /tmp", async () => {
@@ -91,7 +92,11 @@ describe("the sandbox's filesystem", () => {
     const w = await ws()
     const { out } = await probe(
       w,
-      ["const fs = require('node:fs'); const r = {}", attempt("hooks", "fs.mkdirSync('.git/hooks', { recursive: true })"), "console.log(JSON.stringify(r))"].join("; ")
+      [
+        "const fs = require('node:fs'); const r = {}",
+        attempt("hooks", "fs.mkdirSync('.git/hooks', { recursive: true })"),
+        "console.log(JSON.stringify(r))"
+      ].join("; ")
     )
     expect(["EROFS", "ENOENT"]).toContain(out["hooks"])
     expect(fs.existsSync(path.join(w.dir, ".git"))).toBe(false)
@@ -105,9 +110,17 @@ describe("the sandbox's filesystem", () => {
     try {
       const w = await openWorkspace({ permissionMode: 2 }, dir)
       open.push(w)
-      const key = keyPath({ XDG_STATE_HOME: process.env.XDG_STATE_HOME }, createHash("sha256").update(dir).digest("hex"))
+      const key = keyPath(
+        { XDG_STATE_HOME: process.env.XDG_STATE_HOME },
+        createHash("sha256").update(dir).digest("hex")
+      )
       expect(fs.statSync(key).size).toBe(32)
-      const read = ["const fs = require('node:fs'); const r = {}", attempt("key", `fs.readFileSync(${JSON.stringify(key)})`), attempt("list", `fs.readdirSync(${JSON.stringify(path.dirname(key))})`), "console.log(JSON.stringify(r))"].join("; ")
+      const read = [
+        "const fs = require('node:fs'); const r = {}",
+        attempt("key", `fs.readFileSync(${JSON.stringify(key)})`),
+        attempt("list", `fs.readdirSync(${JSON.stringify(path.dirname(key))})`),
+        "console.log(JSON.stringify(r))"
+      ].join("; ")
       const { out } = await probe(w, read)
       expect(out["key"]).toBe("ENOENT")
       expect(out["list"]).toBe("ENOENT")
@@ -170,19 +183,28 @@ describe("the sandbox's processes", () => {
       "setTimeout(() => console.log('DAEMON ' + d.pid), 300)",
       "setInterval(() => {}, 1000)"
     ].join("; ")
-    const started = await w.call("workspace_command", { action: "start", executable: "node", args: ["-e", daemon], timeout_seconds: 0 })
+    const started = await w.call("workspace_command", {
+      action: "start",
+      executable: "node",
+      args: ["-e", daemon],
+      timeout_seconds: 0
+    })
     const id = data(started)["jobId"] as string
     let printed = 0
-    expect(await eventually(async () => {
-      const match = /DAEMON (\d+)/.exec(await w.read(`.agentic/jobs/${id}/stdout.log`).catch(() => ""))
-      printed = match === null ? 0 : Number(match[1])
-      return printed > 0
-    })).toBe(true)
+    expect(
+      await eventually(async () => {
+        const match = /DAEMON (\d+)/.exec(await w.read(`.agentic/jobs/${id}/stdout.log`).catch(() => ""))
+        printed = match === null ? 0 : Number(match[1])
+        return printed > 0
+      })
+    ).toBe(true)
     let daemonPid: number | undefined
-    expect(await eventually(() => {
-      daemonPid = hostPid(data(started)["pid"], printed)
-      return daemonPid !== undefined && fs.readFileSync(`/proc/${daemonPid}/cmdline`, "utf8").includes("setInterval")
-    })).toBe(true)
+    expect(
+      await eventually(() => {
+        daemonPid = hostPid(data(started)["pid"], printed)
+        return daemonPid !== undefined && fs.readFileSync(`/proc/${daemonPid}/cmdline`, "utf8").includes("setInterval")
+      })
+    ).toBe(true)
     expect(running(daemonPid!)).toBe(true)
     // It has left the job's process group: a process-group kill alone would miss it.
     expect(pgidOf(daemonPid!)).not.toBe(data(started)["pid"])
@@ -197,7 +219,12 @@ describe("the specs leave no supervisor running", () => {
     const w = await openWorkspace({ permissionMode: 2 })
     let ended = false
     try {
-      const started = await w.call("workspace_command", { action: "start", executable: "node", args: ["-e", "setInterval(() => {}, 1000)"], timeout_seconds: 0 })
+      const started = await w.call("workspace_command", {
+        action: "start",
+        executable: "node",
+        args: ["-e", "setInterval(() => {}, 1000)"],
+        timeout_seconds: 0
+      })
       const id = data(started)["jobId"] as string
       const pid = data(started)["pid"] as number
       expect(supervisorsOf(w.dir)).toHaveLength(1)
@@ -221,13 +248,30 @@ describe("approvals only the user can make: commands cannot approve", () => {
       "const loop = () => { tick(); setTimeout(loop, 300) }; loop()"
     ].join("; ")
 
-  it("Plan mode: a background job running `agentic-workspace accept` again and again does not approve the model's next plan (it stays pending)", { timeout: 180_000 }, async () => {
+  it("Plan mode: a background job running `agentic-workspace accept` again and again does not approve the model's next plan (it stays pending)", {
+    timeout: 180_000
+  }, async () => {
     const w = await ws({ permissionMode: 1 })
-    const first = await w.call("workspace_plan", { action: "propose", title: "Watch", objective: "start a watcher", steps: ["start it"] })
+    const first = await w.call("workspace_plan", {
+      action: "propose",
+      title: "Watch",
+      objective: "start a watcher",
+      steps: ["start it"]
+    })
     await w.run(preprocess(`/accept ${data(first)["planId"]}`))
-    const started = await w.call("workspace_command", { action: "start", executable: "node", args: ["-e", acceptLoop(w.dir, 1)], timeout_seconds: 0 })
+    const started = await w.call("workspace_command", {
+      action: "start",
+      executable: "node",
+      args: ["-e", acceptLoop(w.dir, 1)],
+      timeout_seconds: 0
+    })
     expect(data(started)["sandboxed"]).toBe(true)
-    const next = await w.call("workspace_plan", { action: "propose", title: "Broader", objective: "everything", steps: ["all of it"] })
+    const next = await w.call("workspace_plan", {
+      action: "propose",
+      title: "Broader",
+      objective: "everything",
+      steps: ["all of it"]
+    })
     const planId = data(next)["planId"] as string
     // The loop really ran the CLI, at least once wholly after the proposal.
     const log = () => w.read(`.agentic/jobs/${data(started)["jobId"]}/stdout.log`).catch(() => "")
@@ -239,11 +283,23 @@ describe("approvals only the user can make: commands cannot approve", () => {
     expect(await w.exists("a.txt")).toBe(false)
   })
 
-  it("Manual mode: one accepted start (a watcher running accept) approves none of the later staged operations", { timeout: 180_000 }, async () => {
+  it("Manual mode: one accepted start (a watcher running accept) approves none of the later staged operations", {
+    timeout: 180_000
+  }, async () => {
     const w = await ws({ permissionMode: 0 })
-    const staged = await w.call("workspace_command", { action: "start", executable: "node", args: ["-e", acceptLoop(w.dir, 0)], timeout_seconds: 0 })
+    const staged = await w.call("workspace_command", {
+      action: "start",
+      executable: "node",
+      args: ["-e", acceptLoop(w.dir, 0)],
+      timeout_seconds: 0
+    })
     await w.run(preprocess(`/accept ${approvalId(staged)}`))
-    const started = await w.call("workspace_command", { action: "start", executable: "node", args: ["-e", acceptLoop(w.dir, 0)], timeout_seconds: 0 })
+    const started = await w.call("workspace_command", {
+      action: "start",
+      executable: "node",
+      args: ["-e", acceptLoop(w.dir, 0)],
+      timeout_seconds: 0
+    })
     expect(data(started)["sandboxed"]).toBe(true)
     const later = await gatedAt(w, Date.now(), { action: "write", path: "a.txt", content: "x" })
     const laterId = approvalId(later)
@@ -277,8 +333,11 @@ describe("commandSandbox and capabilities", () => {
     extraDirs.push(bin)
     fs.symlinkSync(process.execPath, path.join(bin, "node"))
     return new Promise<Record<string, any>>((resolve) =>
-      execFile(process.execPath, [BIN, ...args, "--root", dir], { cwd: REPO, env: { ...process.env, PATH: bin } }, (_error, stdout) =>
-        resolve(JSON.parse(stdout))
+      execFile(
+        process.execPath,
+        [BIN, ...args, "--root", dir],
+        { cwd: REPO, env: { ...process.env, PATH: bin } },
+        (_error, stdout) => resolve(JSON.parse(stdout))
       )
     )
   }
@@ -296,7 +355,19 @@ describe("commandSandbox and capabilities", () => {
 
   it("without bubblewrap: auto runs unconfined and says so; required fails SANDBOX_UNAVAILABLE and runs nothing; capabilities says why", async () => {
     const w = await ws()
-    const call = (settings: string) => ["call", "workspace_command", JSON.stringify({ action: "run", executable: "node", args: ["-e", "require('node:fs').writeFileSync('ran-' + process.argv[1], '1')", settings] }), "--set", "permissionMode=2", "--set", `commandSandbox=${settings}`]
+    const call = (settings: string) => [
+      "call",
+      "workspace_command",
+      JSON.stringify({
+        action: "run",
+        executable: "node",
+        args: ["-e", "require('node:fs').writeFileSync('ran-' + process.argv[1], '1')", settings]
+      }),
+      "--set",
+      "permissionMode=2",
+      "--set",
+      `commandSandbox=${settings}`
+    ]
     const auto = await withoutBwrap(w.dir, call("auto"))
     expect(auto["ok"]).toBe(true)
     expect(auto["data"]).toMatchObject({ sandboxed: false })
@@ -308,8 +379,19 @@ describe("commandSandbox and capabilities", () => {
     expect(required["error"]["message"]).toContain('commandSandbox is "required"')
     expect(await w.exists("ran-required")).toBe(false)
     expect(await w.exists("ran-auto")).toBe(true)
-    const caps = await withoutBwrap(w.dir, ["call", "workspace_inspect", '{"action":"capabilities"}', "--set", "commandSandbox=required"])
-    expect(caps["data"]["sandbox"]).toMatchObject({ setting: "required", active: false, mechanism: "none", commandsRefused: true })
+    const caps = await withoutBwrap(w.dir, [
+      "call",
+      "workspace_inspect",
+      '{"action":"capabilities"}',
+      "--set",
+      "commandSandbox=required"
+    ])
+    expect(caps["data"]["sandbox"]).toMatchObject({
+      setting: "required",
+      active: false,
+      mechanism: "none",
+      commandsRefused: true
+    })
     expect(caps["data"]["sandbox"]["reason"]).toContain("bubblewrap")
   })
 })

@@ -28,7 +28,13 @@ export interface ChatRequest {
  */
 export type ScriptedReply = (
   | { readonly text: string }
-  | { readonly calls: ReadonlyArray<{ readonly name: string; readonly arguments?: unknown; readonly rawArguments?: string }> }
+  | {
+      readonly calls: ReadonlyArray<{
+        readonly name: string
+        readonly arguments?: unknown
+        readonly rawArguments?: string
+      }>
+    }
   | { readonly status: number }
 ) & { readonly delayMs?: number }
 
@@ -40,7 +46,9 @@ export interface ChatServer {
 }
 
 /** Starts the server on a free loopback port. */
-export const startChatServer = (script: (request: ChatRequest) => ScriptedReply | Promise<ScriptedReply>): Promise<ChatServer> =>
+export const startChatServer = (
+  script: (request: ChatRequest) => ScriptedReply | Promise<ScriptedReply>
+): Promise<ChatServer> =>
   new Promise((resolve) => {
     const requests: Array<ChatRequest> = []
     let callCount = 0
@@ -59,7 +67,9 @@ export const startChatServer = (script: (request: ChatRequest) => ScriptedReply 
         const reply = await script(request)
         if (reply.delayMs !== undefined) await new Promise((done) => setTimeout(done, reply.delayMs))
         if ("status" in reply) {
-          res.writeHead(reply.status, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: "scripted failure" } }))
+          res
+            .writeHead(reply.status, { "content-type": "application/json" })
+            .end(JSON.stringify({ error: { message: "scripted failure" } }))
           return
         }
         const message =
@@ -78,7 +88,9 @@ export const startChatServer = (script: (request: ChatRequest) => ScriptedReply 
           // Server-sent events: the text in two deltas, each tool call's arguments in two fragments.
           res.writeHead(200, { "content-type": "text/event-stream" })
           const send = (delta: unknown, finish: string | null = null) =>
-            res.write(`data: ${JSON.stringify({ id: `chatcmpl-${requests.length}`, object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`)
+            res.write(
+              `data: ${JSON.stringify({ id: `chatcmpl-${requests.length}`, object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`
+            )
           send({ role: "assistant" })
           if (typeof message.content === "string") {
             const half = Math.floor(message.content.length / 2)
@@ -88,7 +100,16 @@ export const startChatServer = (script: (request: ChatRequest) => ScriptedReply 
           ;(message.tool_calls ?? []).forEach((call, index) => {
             const args = call.function.arguments
             const half = Math.floor(args.length / 2)
-            send({ tool_calls: [{ index, id: call.id, type: "function", function: { name: call.function.name, arguments: args.slice(0, half) } }] })
+            send({
+              tool_calls: [
+                {
+                  index,
+                  id: call.id,
+                  type: "function",
+                  function: { name: call.function.name, arguments: args.slice(0, half) }
+                }
+              ]
+            })
             send({ tool_calls: [{ index, function: { arguments: args.slice(half) } }] })
           })
           send({}, "text" in reply ? "stop" : "tool_calls")

@@ -18,7 +18,11 @@ export const GATED_TEST_TOOL = "test_gated_write"
 const encoder = new TextEncoder()
 const decoder = new TextDecoder()
 
-const WritePlan = Schema.TaggedStruct("TestWrite", { path: Schema.String, content: Schema.String, beforeHash: Schema.NullOr(Schema.String) })
+const WritePlan = Schema.TaggedStruct("TestWrite", {
+  path: Schema.String,
+  content: Schema.String,
+  beforeHash: Schema.NullOr(Schema.String)
+})
 
 /** A gated file writer: write {path, content}, show {path}. */
 export const gatedTestTool = defineTool({
@@ -56,15 +60,21 @@ export const gatedTestTool = defineTool({
         }),
       interpret: (plan) => Effect.flatMap(Workspace, (ws) => ws.write(plan.path, encoder.encode(plan.content))),
       view: (_written, planned) =>
-        Effect.succeed({ summary: `Wrote ${planned.plan.path} (${planned.plan.content.length} characters).`, data: { path: planned.plan.path, written: true } })
+        Effect.succeed({
+          summary: `Wrote ${planned.plan.path} (${planned.plan.content.length} characters).`,
+          data: { path: planned.plan.path, written: true }
+        })
     }),
     show: {
       gate: "none",
       run: (input) =>
-        Effect.map(Effect.flatMap(Workspace, (ws) => ws.read(input.path)), (bytes) => ({
-          summary: `${input.path}: ${bytes.length} bytes.`,
-          data: { path: input.path, content: decoder.decode(bytes) }
-        }))
+        Effect.map(
+          Effect.flatMap(Workspace, (ws) => ws.read(input.path)),
+          (bytes) => ({
+            summary: `${input.path}: ${bytes.length} bytes.`,
+            data: { path: input.path, content: decoder.decode(bytes) }
+          })
+        )
     }
   }
 }) as unknown as ToolDefinition

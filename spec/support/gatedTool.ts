@@ -23,7 +23,11 @@ export const KINDS = ["transaction", "command", "vcs", "browser", "web", "agent"
 /** Every run of the interpreter in this process (proves "never ran" and "ran once"). */
 export const interpreterRuns: Array<{ path: string; content: string }> = []
 
-const WritePlan = Schema.TaggedStruct("TestWrite", { path: Schema.String, content: Schema.String, beforeHash: Schema.NullOr(Schema.String) })
+const WritePlan = Schema.TaggedStruct("TestWrite", {
+  path: Schema.String,
+  content: Schema.String,
+  beforeHash: Schema.NullOr(Schema.String)
+})
 
 /** A prompt of each kind for the test write, so every host's rendering is exercised. */
 const promptFor = (kind: Exclude<RecordKind, "plan">, rel: string, content: string): Prompt => {
@@ -89,7 +93,12 @@ export const gatedWriteTool = defineTool({
           title: `Write ${rel}`,
           prompt: promptFor(kind, rel, input.content),
           ...(input.destructive === true
-            ? { destructive: { command: `write ${rel}`, reasons: [{ operation: "rewrite", path: rel, alternative: "replace" }] } }
+            ? {
+                destructive: {
+                  command: `write ${rel}`,
+                  reasons: [{ operation: "rewrite", path: rel, alternative: "replace" }]
+                }
+              }
             : {}),
           resume: { tool: "test_gated", arguments: { action: "write", path: rel, content: input.content } },
           preview: { data: { path: rel, committed: false } }
@@ -101,7 +110,8 @@ export const gatedWriteTool = defineTool({
           yield* ws.write(plan.path, new TextEncoder().encode(plan.content))
           interpreterRuns.push({ path: plan.path, content: plan.content })
         }),
-      view: (_done, planned) => Effect.succeed({ summary: `Wrote ${planned.plan.path}.`, data: { path: planned.plan.path, committed: true } })
+      view: (_done, planned) =>
+        Effect.succeed({ summary: `Wrote ${planned.plan.path}.`, data: { path: planned.plan.path, committed: true } })
     }),
     peek: {
       gate: "none",
@@ -117,7 +127,9 @@ export const gatedWriteTool = defineTool({
 })
 
 /** A registry holding only the test tool, for a runtime's settings and host. */
-export const testRegistry = (runtime: WorkspaceRuntime): Registry => makeRegistry(runtime.settings, runtime.info, [gatedWriteTool as never])
+export const testRegistry = (runtime: WorkspaceRuntime): Registry =>
+  makeRegistry(runtime.settings, runtime.info, [gatedWriteTool as never])
 
 /** Calls the test tool on a runtime. */
-export const callGated = (runtime: WorkspaceRuntime, args: unknown): Promise<Envelope> => runtime.run(testRegistry(runtime).call("test_gated", args))
+export const callGated = (runtime: WorkspaceRuntime, args: unknown): Promise<Envelope> =>
+  runtime.run(testRegistry(runtime).call("test_gated", args))

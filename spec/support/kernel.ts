@@ -18,17 +18,25 @@ export const HOUR = 60 * 60 * 1000
 
 /** Runs a core effect with Effect's TestClock set to `ms` (the store's Clock reads it). */
 export const at = <A, E>(ws: TempWorkspace, ms: number, effect: Effect.Effect<A, E, ToolContext>): Promise<A> =>
-  ws.run(Effect.zipRight(TestClock.setTime(ms), effect).pipe(Effect.provide(TestContext.TestContext)) as Effect.Effect<A, E, ToolContext>)
+  ws.run(
+    Effect.zipRight(TestClock.setTime(ms), effect).pipe(Effect.provide(TestContext.TestContext)) as Effect.Effect<
+      A,
+      E,
+      ToolContext
+    >
+  )
 
 /** The test tool called at a given time. */
-export const gatedAt = (ws: TempWorkspace, ms: number, args: unknown): Promise<Envelope> => at(ws, ms, testRegistry(ws.runtime).call("test_gated", args))
+export const gatedAt = (ws: TempWorkspace, ms: number, args: unknown): Promise<Envelope> =>
+  at(ws, ms, testRegistry(ws.runtime).call("test_gated", args))
 
 /** A public tool called at a given time. */
 export const callAt = (ws: TempWorkspace, ms: number, tool: string, args: unknown): Promise<Envelope> =>
   at(ws, ms, ws.runtime.registry.call(tool, args))
 
 /** The preprocessor at a given time. */
-export const preprocessAt = (ws: TempWorkspace, ms: number, message: string): Promise<Preprocessed> => at(ws, ms, preprocess(message))
+export const preprocessAt = (ws: TempWorkspace, ms: number, message: string): Promise<Preprocessed> =>
+  at(ws, ms, preprocess(message))
 
 /** The raw records in .agentic/approvals/state.json (as stored, no expiry applied). */
 export const storedRecords = async (ws: TempWorkspace): Promise<ReadonlyArray<ApprovalRecord>> => {
@@ -47,7 +55,10 @@ export const seedRecords = async (
 ): Promise<void> => {
   const stored = options.signed === false ? records : await ws.run(Effect.forEach(records, signRecord))
   await fs.mkdir(path.join(ws.dir, ".agentic/approvals"), { recursive: true })
-  await fs.writeFile(path.join(ws.dir, ".agentic/approvals/state.json"), JSON.stringify({ version: 1, records: stored }))
+  await fs.writeFile(
+    path.join(ws.dir, ".agentic/approvals/state.json"),
+    JSON.stringify({ version: 1, records: stored })
+  )
 }
 
 /** The approval id of a staged envelope. */

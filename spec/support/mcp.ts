@@ -20,7 +20,12 @@ export const TEST_ENTRY = path.join(REPO, "spec/support/test-entry.ts")
 export const TEST_ENTRY_DENO = path.join(REPO, "spec/adapters/deno/test_entry.ts")
 
 /** Node arguments that run a TypeScript entry through tsx. */
-export const tsxNode = (entry: string, args: ReadonlyArray<string>): Array<string> => ["--import", "tsx", entry, ...args]
+export const tsxNode = (entry: string, args: ReadonlyArray<string>): Array<string> => [
+  "--import",
+  "tsx",
+  entry,
+  ...args
+]
 
 /**
  * Each tool's simplest read action: its definition's `probe` (so a tool brings its own), plus the
@@ -45,13 +50,23 @@ export interface Connected {
   readonly close: () => Promise<void>
 }
 
-const makeClient = (elicit: boolean, roots?: ReadonlyArray<string>): { client: Client; elicitation: ElicitationScript } => {
+const makeClient = (
+  elicit: boolean,
+  roots?: ReadonlyArray<string>
+): { client: Client; elicitation: ElicitationScript } => {
   const client = new Client(
     { name: "agentic-workspace-spec", version: "1.0.0" },
-    { capabilities: { ...(elicit ? { elicitation: { form: {} } } : {}), ...(roots === undefined ? {} : { roots: { listChanged: false } }) } }
+    {
+      capabilities: {
+        ...(elicit ? { elicitation: { form: {} } } : {}),
+        ...(roots === undefined ? {} : { roots: { listChanged: false } })
+      }
+    }
   )
   if (roots !== undefined) {
-    client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: roots.map((root) => ({ uri: `file://${root}`, name: path.basename(root) })) }))
+    client.setRequestHandler(ListRootsRequestSchema, async () => ({
+      roots: roots.map((root) => ({ uri: `file://${root}`, name: path.basename(root) }))
+    }))
   }
   const elicitation: ElicitationScript = { next: { action: "cancel" }, prompts: [] }
   if (elicit) {
@@ -81,7 +96,10 @@ export const connectStdio = async (
     cwd: options.cwd ?? REPO,
     stderr: "pipe",
     // The SDK passes only a few variables on by default: the server must see the tests' XDG_STATE_HOME (its key).
-    env: { ...getDefaultEnvironment(), ...(process.env.XDG_STATE_HOME === undefined ? {} : { XDG_STATE_HOME: process.env.XDG_STATE_HOME }) }
+    env: {
+      ...getDefaultEnvironment(),
+      ...(process.env.XDG_STATE_HOME === undefined ? {} : { XDG_STATE_HOME: process.env.XDG_STATE_HOME })
+    }
   })
   let err = ""
   transport.stderr?.on("data", (chunk: Buffer) => (err += chunk.toString()))
@@ -148,7 +166,10 @@ export const startHttpServer = (
   })
 
 /** Connects the SDK client to a running HTTP server with its bearer token. */
-export const connectHttp = async (server: HttpServerProcess, options: { elicit?: boolean } = {}): Promise<Connected> => {
+export const connectHttp = async (
+  server: HttpServerProcess,
+  options: { elicit?: boolean } = {}
+): Promise<Connected> => {
   const { client, elicitation } = makeClient(options.elicit ?? true)
   const transport = new StreamableHTTPClientTransport(new URL(server.url), {
     requestInit: { headers: { Authorization: `Bearer ${server.token}` } }

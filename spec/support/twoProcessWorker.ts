@@ -17,7 +17,12 @@ for (let index = 0; index < Number(count); index++) {
   const path = `${role}-${index}.txt`
   const staged = await callGated(opened, { action: "write", path, content: `${role} ${index}` })
   const id = (staged.data as { approval: { id: string } }).approval.id
-  const proposed = await opened.call("workspace_plan", { action: "propose", title: `${role} plan ${index}`, objective: "o", steps: ["s"] })
+  const proposed = await opened.call("workspace_plan", {
+    action: "propose",
+    title: `${role} plan ${index}`,
+    objective: "o",
+    steps: ["s"]
+  })
   plans.push((proposed.data as { planId: string }).planId)
   const verb = index % 2 === 0 ? "accept" : "deny"
   const decided = await opened.run(preprocess(`/${verb} ${id} by ${role}`))

@@ -29,10 +29,15 @@ export interface TempWorkspace {
 }
 
 /** Makes an empty temp directory (removed by `dispose` of the workspace opened in it). */
-export const makeTempDir = (prefix = "aw-spec-") => fs.mkdtemp(path.join(os.tmpdir(), prefix)).then((dir) => fs.realpath(dir))
+export const makeTempDir = (prefix = "aw-spec-") =>
+  fs.mkdtemp(path.join(os.tmpdir(), prefix)).then((dir) => fs.realpath(dir))
 
 /** Opens a workspace on `dir` (a new temp dir by default) with the given raw settings. */
-export const openWorkspace = async (settings: Record<string, unknown> = {}, dir?: string, tools?: ReadonlyArray<ToolDefinition>): Promise<TempWorkspace> => {
+export const openWorkspace = async (
+  settings: Record<string, unknown> = {},
+  dir?: string,
+  tools?: ReadonlyArray<ToolDefinition>
+): Promise<TempWorkspace> => {
   const root = dir ?? (await makeTempDir())
   const opened = await openNodeWorkspace(root, settings, tools)
   if ("_tag" in opened) throw new Error(`workspace did not open: ${opened.reason}`)
@@ -51,7 +56,11 @@ export const openWorkspace = async (settings: Record<string, unknown> = {}, dir?
       await fs.writeFile(path.join(root, rel), content)
     },
     read: (rel) => fs.readFile(path.join(root, rel), "utf8"),
-    exists: (rel) => fs.lstat(path.join(root, rel)).then(() => true, () => false),
+    exists: (rel) =>
+      fs.lstat(path.join(root, rel)).then(
+        () => true,
+        () => false
+      ),
     dispose: async () => {
       await runtime.dispose()
       await fs.rm(root, { recursive: true, force: true })
@@ -70,10 +79,20 @@ export interface CliRun {
 /** Runs the real `agentic-workspace` bin as a child process. */
 export const runCli = (args: ReadonlyArray<string>, options: { cwd?: string; input?: string } = {}): Promise<CliRun> =>
   new Promise((resolve) => {
-    const child = execFile(process.execPath, [BIN, ...args], { cwd: options.cwd ?? REPO, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
-      const code = error === null ? 0 : typeof (error as { code?: unknown }).code === "number" ? ((error as { code: number }).code) : 1
-      resolve({ code, stdout, stderr })
-    })
+    const child = execFile(
+      process.execPath,
+      [BIN, ...args],
+      { cwd: options.cwd ?? REPO, maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        const code =
+          error === null
+            ? 0
+            : typeof (error as { code?: unknown }).code === "number"
+              ? (error as { code: number }).code
+              : 1
+        resolve({ code, stdout, stderr })
+      }
+    )
     if (options.input !== undefined) child.stdin?.end(options.input)
     else child.stdin?.end()
   })

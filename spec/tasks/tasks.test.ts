@@ -56,16 +56,45 @@ describe("workspace_tasks: items", () => {
     const created = await tasks(ws, {
       action: "create",
       title: "Release",
-      items: [{ text: "write code", priority: "high", details: "in src/" }, { text: "test", depends_on: ["1"] }]
+      items: [
+        { text: "write code", priority: "high", details: "in src/" },
+        { text: "test", depends_on: ["1"] }
+      ]
     })
     const [a, b] = data(created)["itemIds"] as Array<string>
     const items = data(created)["board"]["items"] as Array<Record<string, unknown>>
-    expect(items[0]).toMatchObject({ id: a, text: "write code", status: "todo", priority: "high", details: "in src/", depends_on: [], evidence: [] })
-    expect(items[1]).toMatchObject({ id: b, text: "test", status: "todo", priority: "medium", depends_on: [a], evidence: [] })
+    expect(items[0]).toMatchObject({
+      id: a,
+      text: "write code",
+      status: "todo",
+      priority: "high",
+      details: "in src/",
+      depends_on: [],
+      evidence: []
+    })
+    expect(items[1]).toMatchObject({
+      id: b,
+      text: "test",
+      status: "todo",
+      priority: "medium",
+      depends_on: [a],
+      evidence: []
+    })
     expect(items[1]).not.toHaveProperty("details")
-    const updated = await tasks(ws, { action: "update", board_id: data(created)["boardId"], item_id: a, status: "done", evidence: "npm test: 12 passed" })
+    const updated = await tasks(ws, {
+      action: "update",
+      board_id: data(created)["boardId"],
+      item_id: a,
+      status: "done",
+      evidence: "npm test: 12 passed"
+    })
     expect(data(updated)["item"]).toMatchObject({ status: "done", evidence: ["npm test: 12 passed"] })
-    const more = await tasks(ws, { action: "update", board_id: data(created)["boardId"], item_id: a, evidence: ["commit abc", "log.txt"] })
+    const more = await tasks(ws, {
+      action: "update",
+      board_id: data(created)["boardId"],
+      item_id: a,
+      evidence: ["commit abc", "log.txt"]
+    })
     expect(data(more)["item"]["evidence"]).toEqual(["npm test: 12 passed", "commit abc", "log.txt"])
     await refused(ws, { action: "create", title: "x", items: [{ text: "a", evidence: ["no"] }] }, "evidence")
     await refused(ws, { action: "create", title: "x", items: [{ text: "" }] }, "items.0.text", "must not be empty")
@@ -77,10 +106,16 @@ describe("workspace_tasks: items", () => {
     const created = await tasks(ws, { action: "create", title: "Board", items: [{ text: "one" }] })
     const boardId = data(created)["boardId"] as string
     expect(boardId).toMatch(/^board_/)
-    const added = await tasks(ws, { action: "add", board_id: boardId, items: [{ text: "two", depends_on: [data(created)["itemIds"][0]] }] })
+    const added = await tasks(ws, {
+      action: "add",
+      board_id: boardId,
+      items: [{ text: "two", depends_on: [data(created)["itemIds"][0]] }]
+    })
     expect(data(added)["board"]["items"]).toHaveLength(2)
     const list = await tasks(ws, { action: "list" })
-    expect(data(list)["boards"]).toEqual([expect.objectContaining({ id: boardId, title: "Board", status: "open", items: 2, done: 0 })])
+    expect(data(list)["boards"]).toEqual([
+      expect.objectContaining({ id: boardId, title: "Board", status: "open", items: 2, done: 0 })
+    ])
     const show = await tasks(ws, { action: "show", board_id: boardId })
     expect(data(show)["board"]["items"].map((item: { text: string }) => item.text)).toEqual(["one", "two"])
     expect(show.retention.omit_when_summarizing).toEqual(["board"])
@@ -108,11 +143,16 @@ describe("workspace_tasks: items", () => {
     const ws = await workspace()
     const before = await snapshotTree(ws.dir)
     expect((await tasks(ws, { action: "show", board_id: "board_00" })).error?.code).toBe("NOT_FOUND")
-    expect((await tasks(ws, { action: "add", board_id: "board_00", items: [{ text: "x" }] })).error?.code).toBe("NOT_FOUND")
+    expect((await tasks(ws, { action: "add", board_id: "board_00", items: [{ text: "x" }] })).error?.code).toBe(
+      "NOT_FOUND"
+    )
     expect(await snapshotTree(ws.dir)).toEqual(before)
     const created = await tasks(ws, { action: "create", title: "b" })
     const after = await snapshotTree(ws.dir)
-    expect((await tasks(ws, { action: "update", board_id: data(created)["boardId"], item_id: "item_00", status: "done" })).error?.code).toBe("NOT_FOUND")
+    expect(
+      (await tasks(ws, { action: "update", board_id: data(created)["boardId"], item_id: "item_00", status: "done" }))
+        .error?.code
+    ).toBe("NOT_FOUND")
     expect(await snapshotTree(ws.dir)).toEqual(after)
   })
 })
@@ -120,35 +160,68 @@ describe("workspace_tasks: items", () => {
 describe("workspace_tasks: the dependency rules", () => {
   it("Inside one create or add call a depends_on entry may be a 1-based position, which resolves to the item_ id minted for it; positions may point forward", async () => {
     const ws = await workspace()
-    const created = await tasks(ws, { action: "create", title: "b", items: [{ text: "A", depends_on: ["2"] }, { text: "B" }, { text: "C", depends_on: ["1", "2", 2] }] })
+    const created = await tasks(ws, {
+      action: "create",
+      title: "b",
+      items: [{ text: "A", depends_on: ["2"] }, { text: "B" }, { text: "C", depends_on: ["1", "2", 2] }]
+    })
     const ids = data(created)["itemIds"] as Array<string>
     const items = data(created)["board"]["items"] as Array<{ depends_on: Array<string> }>
     expect(items[0]!.depends_on).toEqual([ids[1]])
     expect(items[2]!.depends_on).toEqual([ids[0], ids[1]])
     // In add, positions name items of that call, and item_ ids name existing items.
-    const added = await tasks(ws, { action: "add", board_id: data(created)["boardId"], items: [{ text: "D", depends_on: ["2", ids[2]] }, { text: "E" }] })
+    const added = await tasks(ws, {
+      action: "add",
+      board_id: data(created)["boardId"],
+      items: [{ text: "D", depends_on: ["2", ids[2]] }, { text: "E" }]
+    })
     const newIds = data(added)["itemIds"] as Array<string>
-    const d = (data(added)["board"]["items"] as Array<{ id: string; depends_on: Array<string> }>).find((item) => item.id === newIds[0])!
+    const d = (data(added)["board"]["items"] as Array<{ id: string; depends_on: Array<string> }>).find(
+      (item) => item.id === newIds[0]
+    )!
     expect(d.depends_on).toEqual([newIds[1], ids[2]])
   })
 
   it("a position outside 1..n fails with INVALID_INPUT naming the reference, nothing changed", async () => {
     const ws = await workspace()
-    await refused(ws, { action: "create", title: "b", items: [{ text: "A" }, { text: "B", depends_on: ["3"] }] }, 'items[1].depends_on[0] is position "3"', "outside 1..2")
+    await refused(
+      ws,
+      { action: "create", title: "b", items: [{ text: "A" }, { text: "B", depends_on: ["3"] }] },
+      'items[1].depends_on[0] is position "3"',
+      "outside 1..2"
+    )
     const board = data(await tasks(ws, { action: "create", title: "b", items: [{ text: "A" }] }))["boardId"]
-    await refused(ws, { action: "add", board_id: board, items: [{ text: "B", depends_on: ["2"] }] }, 'position "2"', "outside 1..1")
+    await refused(
+      ws,
+      { action: "add", board_id: board, items: [{ text: "B", depends_on: ["2"] }] },
+      'position "2"',
+      "outside 1..1"
+    )
   })
 
   it("a position naming its own item fails with INVALID_INPUT", async () => {
     const ws = await workspace()
-    await refused(ws, { action: "create", title: "b", items: [{ text: "A" }, { text: "B", depends_on: ["2"] }] }, 'items[1].depends_on[0] is position "2"', "itself")
+    await refused(
+      ws,
+      { action: "create", title: "b", items: [{ text: "A" }, { text: "B", depends_on: ["2"] }] },
+      'items[1].depends_on[0] is position "2"',
+      "itself"
+    )
   })
 
   it("a real cycle fails with INVALID_INPUT naming the cycle", async () => {
     const ws = await workspace()
     const result = await refused(
       ws,
-      { action: "create", title: "b", items: [{ text: "A", depends_on: ["3"] }, { text: "B", depends_on: ["1"] }, { text: "C", depends_on: ["2"] }] },
+      {
+        action: "create",
+        title: "b",
+        items: [
+          { text: "A", depends_on: ["3"] },
+          { text: "B", depends_on: ["1"] },
+          { text: "C", depends_on: ["2"] }
+        ]
+      },
       "cycle",
       '"1" (A) → "3" (C) → "2" (B) → "1" (A)'
     )
@@ -158,9 +231,17 @@ describe("workspace_tasks: the dependency rules", () => {
   it("Anything that is neither a position nor an item_ id fails with INVALID_INPUT naming the reference; an item_ id must exist", async () => {
     const ws = await workspace()
     for (const ref of ["0", "first", "item-1", "-1", "1.5"]) {
-      await refused(ws, { action: "create", title: "b", items: [{ text: "A" }, { text: "B", depends_on: [ref] }] }, `"${ref}"`)
+      await refused(
+        ws,
+        { action: "create", title: "b", items: [{ text: "A" }, { text: "B", depends_on: [ref] }] },
+        `"${ref}"`
+      )
     }
-    await refused(ws, { action: "create", title: "b", items: [{ text: "A", depends_on: ["item_deadbeef"] }] }, '"item_deadbeef" is not an item of board')
+    await refused(
+      ws,
+      { action: "create", title: "b", items: [{ text: "A", depends_on: ["item_deadbeef"] }] },
+      '"item_deadbeef" is not an item of board'
+    )
   })
 
   it("update takes item_ ids only: a position fails with INVALID_INPUT saying it is valid only inside the create/add call that mints the items", async () => {
@@ -176,7 +257,11 @@ describe("workspace_tasks: the dependency rules", () => {
 
   it("Dependency references must exist and the graph must remain acyclic after update (a back edge is refused naming the cycle)", async () => {
     const ws = await workspace()
-    const created = await tasks(ws, { action: "create", title: "b", items: [{ text: "A" }, { text: "B", depends_on: ["1"] }, { text: "C", depends_on: ["2"] }] })
+    const created = await tasks(ws, {
+      action: "create",
+      title: "b",
+      items: [{ text: "A" }, { text: "B", depends_on: ["1"] }, { text: "C", depends_on: ["2"] }]
+    })
     const [a, b, c] = data(created)["itemIds"] as Array<string>
     const board = data(created)["boardId"]
     await refused(ws, { action: "update", board_id: board, item_id: a, depends_on: [c] }, `${a} → ${c} → ${b} → ${a}`)
@@ -225,7 +310,14 @@ describe("workspace_tasks: next, durability, changes", () => {
     expect(data(await tasks(reopened, { action: "show", board_id: board }))["board"]["title"]).toBe("Durable")
     const source = CHANGE_SOURCES.find((candidate) => candidate.key === "taskBoards")!
     expect(await reopened.run(source.list)).toEqual([
-      expect.objectContaining({ id: board, title: "Durable", status: "open", items: 1, done: 0, path: `.agentic/tasks/${board}/state.json` })
+      expect.objectContaining({
+        id: board,
+        title: "Durable",
+        status: "open",
+        items: 1,
+        done: 0,
+        path: `.agentic/tasks/${board}/state.json`
+      })
     ])
   })
 

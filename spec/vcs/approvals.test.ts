@@ -12,7 +12,13 @@ const t = tracked()
 afterEach(() => t.cleanup())
 
 describe("the destructive ceiling", () => {
-  const REFUSALS: ReadonlyArray<{ name: string; args: Record<string, unknown>; command: string; alternative: string; prepare?: (dir: string) => Promise<void> }> = [
+  const REFUSALS: ReadonlyArray<{
+    name: string
+    args: Record<string, unknown>
+    command: string
+    alternative: string
+    prepare?: (dir: string) => Promise<void>
+  }> = [
     {
       name: "checkout",
       args: { action: "checkout", ref: "other" },
@@ -51,7 +57,9 @@ describe("the destructive ceiling", () => {
         const result = await ws.call("workspace_vcs", refusal.args)
         expect(result.ok).toBe(false)
         expect(result.error?.code).toBe("PROTECTED_PATH")
-        expect(result.error?.message).toContain(`Refused ${refusal.command}: it is destructive and Allow destructive commits (allowDestructiveEdits) is off.`)
+        expect(result.error?.message).toContain(
+          `Refused ${refusal.command}: it is destructive and Allow destructive commits (allowDestructiveEdits) is off.`
+        )
         expect(result.error?.message).toContain(`non-destructive alternative: ${refusal.alternative}`)
         expect(result.error?.details).toMatchObject({ command: refusal.command, setting: "allowDestructiveEdits" })
         expect(repoState(ws.dir)).toEqual(before)

@@ -102,7 +102,8 @@ const CASES: ReadonlyArray<Case> = [
       ;(ws as { bare?: string }).bare = bare
       return { args: { action: "push", force: true }, watch: [ws.dir] }
     },
-    ran: (ws) => expect(git((ws as { bare?: string }).bare!, "log", "-1", "--format=%s", "main").trim()).toBe("rewritten")
+    ran: (ws) =>
+      expect(git((ws as { bare?: string }).bare!, "log", "-1", "--format=%s", "main").trim()).toBe("rewritten")
   }
 ]
 
@@ -117,7 +118,12 @@ const states = (ws: TempWorkspace, watch: Array<string>) => {
 }
 
 const approvePlan = async (ws: TempWorkspace) => {
-  const proposed = await ws.call("workspace_plan", { action: "propose", title: "Git work", objective: "Use git", steps: ["git"] })
+  const proposed = await ws.call("workspace_plan", {
+    action: "propose",
+    title: "Git work",
+    objective: "Use git",
+    steps: ["git"]
+  })
   await ws.run(preprocess(`/accept ${data(proposed)["planId"]}`))
 }
 
@@ -159,7 +165,11 @@ describe("workspace_vcs gating table", () => {
       const staged = await ws.call("workspace_vcs", args)
       expect(staged.ok).toBe(true)
       expect(data(staged)["status"]).toBe("pending_approval")
-      expect(data(staged)["approval"]).toMatchObject({ kind: "vcs", destructive: entry.destructive, resume: { tool: "workspace_vcs", arguments: args } })
+      expect(data(staged)["approval"]).toMatchObject({
+        kind: "vcs",
+        destructive: entry.destructive,
+        resume: { tool: "workspace_vcs", arguments: args }
+      })
       expect(data(staged)["argv"][0]).toBe("git")
       expect(data(staged)["argv"]).toContain("core.hooksPath=/dev/null")
       expect(states(ws, watch)).toEqual(before)
@@ -175,7 +185,14 @@ describe("workspace_vcs gating table", () => {
   it("'Never gated: ... status, ..., diff, log, gh_auth ...': the reads and the branch listing run in Plan mode without a plan and in Manual mode, staging nothing", async () => {
     for (const mode of [0, 1]) {
       const ws = await t.repo({ permissionMode: mode })
-      for (const args of [{ action: "status" }, { action: "diff" }, { action: "diff", staged: true }, { action: "log" }, { action: "show" }, { action: "branch" }]) {
+      for (const args of [
+        { action: "status" },
+        { action: "diff" },
+        { action: "diff", staged: true },
+        { action: "log" },
+        { action: "show" },
+        { action: "branch" }
+      ]) {
         const result = await ws.call("workspace_vcs", args)
         expect(result.ok, `${mode} ${JSON.stringify(args)}: ${result.summary}`).toBe(true)
         expect(data(result)["status"]).not.toBe("pending_approval")

@@ -59,7 +59,10 @@ describe("workspace_vcs with gh (real gh against a loopback GitHub stand-in)", (
     const ws = await ghRepo()
     const result = await ws.call("workspace_vcs", { action: "gh_auth" })
     expect(result.ok).toBe(true)
-    expect(data(result)).toEqual({ authenticated: true, hosts: [{ host: server.host, user: "octo", tokenSource: "GH_ENTERPRISE_TOKEN" }] })
+    expect(data(result)).toEqual({
+      authenticated: true,
+      hosts: [{ host: server.host, user: "octo", tokenSource: "GH_ENTERPRISE_TOKEN" }]
+    })
     expect(JSON.stringify(result)).not.toContain(TOKEN)
     expect(server.requests.every((request) => request.authorization === `token ${TOKEN}`)).toBe(true)
   })
@@ -84,7 +87,11 @@ describe("workspace_vcs with gh (real gh against a loopback GitHub stand-in)", (
     const args = { action: "issue_create", title: "Crash on start", body: "Steps:\n1. run it" }
     const staged = await ws.call("workspace_vcs", args)
     expect(data(staged)["status"]).toBe("pending_approval")
-    expect(data(staged)["approval"]).toMatchObject({ kind: "vcs", destructive: false, resume: { tool: "workspace_vcs", arguments: args } })
+    expect(data(staged)["approval"]).toMatchObject({
+      kind: "vcs",
+      destructive: false,
+      resume: { tool: "workspace_vcs", arguments: args }
+    })
     expect(data(staged)["argv"]).toEqual(["gh", "issue", "create", "--title=Crash on start", "--body-file=-"])
     expect(server.requests.length).toBe(before)
     expect(server.state.issues).toEqual([])
@@ -98,35 +105,82 @@ describe("workspace_vcs with gh (real gh against a loopback GitHub stand-in)", (
     expect(created.retention.facts).toContain(`issue #${issue.number} ${issue.url}`)
     const listed = await ws.call("workspace_vcs", { action: "issue_list" })
     expect(listed.ok).toBe(true)
-    expect(data(listed)["issues"]).toContainEqual(expect.objectContaining({ number: issue.number, title: "Crash on start", author: "octo", state: "OPEN", url: issue.url }))
+    expect(data(listed)["issues"]).toContainEqual(
+      expect.objectContaining({
+        number: issue.number,
+        title: "Crash on start",
+        author: "octo",
+        state: "OPEN",
+        url: issue.url
+      })
+    )
     expect(listed.retention.omit_when_summarizing).toEqual(["issues"])
   })
 
   it("'pr_list, pr_create, pr_diff': pr_create (Auto) opens a pull request with base, head and draft; pr_list lists it; pr_diff pages its diff", async () => {
     const ws = await ghRepo()
-    const created = await ws.call("workspace_vcs", { action: "pr_create", title: "Add feature", body: "Does X", base: "main", head: "feature", draft: true })
+    const created = await ws.call("workspace_vcs", {
+      action: "pr_create",
+      title: "Add feature",
+      body: "Does X",
+      base: "main",
+      head: "feature",
+      draft: true
+    })
     expect(created.ok).toBe(true)
     const pull = server.state.pulls.at(-1)!
-    expect(pull).toMatchObject({ title: "Add feature", body: "Does X", headRefName: "feature", baseRefName: "main", isDraft: true })
+    expect(pull).toMatchObject({
+      title: "Add feature",
+      body: "Does X",
+      headRefName: "feature",
+      baseRefName: "main",
+      isDraft: true
+    })
     expect(created.summary).toBe(`Created pull request #${pull.number}: ${pull.url}`)
-    pull.diff = Array.from({ length: 30 }, (_, index) => `diff --git a/f${index} b/f${index}\n--- a/f${index}\n+++ b/f${index}\n@@ -1 +1 @@\n-old\n+new`).join("\n") + "\n"
+    pull.diff =
+      Array.from(
+        { length: 30 },
+        (_, index) => `diff --git a/f${index} b/f${index}\n--- a/f${index}\n+++ b/f${index}\n@@ -1 +1 @@\n-old\n+new`
+      ).join("\n") + "\n"
     const listed = await ws.call("workspace_vcs", { action: "pr_list" })
-    expect(data(listed)["pullRequests"]).toContainEqual(expect.objectContaining({ number: pull.number, headRefName: "feature", baseRefName: "main", isDraft: true }))
+    expect(data(listed)["pullRequests"]).toContainEqual(
+      expect.objectContaining({ number: pull.number, headRefName: "feature", baseRefName: "main", isDraft: true })
+    )
     const first = await ws.call("workspace_vcs", { action: "pr_diff", pull_request_number: pull.number, limit: 60 })
     expect(first.ok).toBe(true)
-    expect(data(first)).toMatchObject({ pullRequestNumber: pull.number, offset: 0, returned: 60, totalLines: 180, nextOffset: 60 })
+    expect(data(first)).toMatchObject({
+      pullRequestNumber: pull.number,
+      offset: 0,
+      returned: 60,
+      totalLines: 180,
+      nextOffset: 60
+    })
     expect(data(first)["files"]).toHaveLength(30)
     const stale = await ws.call("workspace_vcs", { action: "pr_diff", pull_request_number: pull.number, offset: 60 })
     expect(stale.error?.code).toBe("INVALID_INPUT")
-    const second = await ws.call("workspace_vcs", { action: "pr_diff", pull_request_number: pull.number, offset: 60, limit: 200, snapshot: data(first)["snapshot"] })
+    const second = await ws.call("workspace_vcs", {
+      action: "pr_diff",
+      pull_request_number: pull.number,
+      offset: 60,
+      limit: 200,
+      snapshot: data(first)["snapshot"]
+    })
     expect(data(second)).toMatchObject({ offset: 60, returned: 120, nextOffset: null })
     const missing = await ws.call("workspace_vcs", { action: "pr_diff", pull_request_number: 9999 })
     expect(missing.error?.code).toBe("VCS_FAILED")
   })
 
   for (const [name, args, created] of [
-    ["issue_create", { action: "issue_create", title: "Cell", body: "b" }, () => server.state.issues.filter((issue) => issue.title === "Cell").length],
-    ["pr_create", { action: "pr_create", title: "Cell", head: "feature", base: "main" }, () => server.state.pulls.filter((pull) => pull.title === "Cell").length]
+    [
+      "issue_create",
+      { action: "issue_create", title: "Cell", body: "b" },
+      () => server.state.issues.filter((issue) => issue.title === "Cell").length
+    ],
+    [
+      "pr_create",
+      { action: "pr_create", title: "Cell", head: "feature", base: "main" },
+      () => server.state.pulls.filter((pull) => pull.title === "Cell").length
+    ]
   ] as const) {
     it(`${name} — every gating cell: Auto runs; Plan without a plan is APPROVAL_REQUIRED; Plan with an approved plan runs; Manual stages (nothing reaches GitHub until /accept)`, async () => {
       server.state.pulls.splice(0)
@@ -140,7 +194,12 @@ describe("workspace_vcs with gh (real gh against a loopback GitHub stand-in)", (
       const before = server.requests.length
       expect((await plan.call("workspace_vcs", args)).error?.code).toBe("APPROVAL_REQUIRED")
       expect(server.requests.length).toBe(before)
-      const proposed = await plan.call("workspace_plan", { action: "propose", title: "GitHub", objective: "Open it", steps: ["gh"] })
+      const proposed = await plan.call("workspace_plan", {
+        action: "propose",
+        title: "GitHub",
+        objective: "Open it",
+        steps: ["gh"]
+      })
       await plan.run(preprocess(`/accept ${data(proposed)["planId"]}`))
       expect((await plan.call("workspace_vcs", args)).ok).toBe(true)
       expect(created()).toBe(1)

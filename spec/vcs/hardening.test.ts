@@ -27,7 +27,12 @@ describe("what git runs is not the tool's", () => {
     const outside = await t.dir("aw-vcs-trap-")
     git(ws.dir, "config", "core.fsmonitor", trap(outside, "fsmonitor.sh", "fsmonitor-ran"))
     await ws.write("a.txt", "changed\n")
-    for (const args of [{ action: "status" }, { action: "diff" }, { action: "add", paths: ["a.txt"] }, { action: "commit", message: "m" }]) {
+    for (const args of [
+      { action: "status" },
+      { action: "diff" },
+      { action: "add", paths: ["a.txt"] },
+      { action: "commit", message: "m" }
+    ]) {
       expect((await ws.call("workspace_vcs", args)).ok).toBe(true)
     }
     expect(fs.existsSync(path.join(outside, "fsmonitor-ran"))).toBe(false)
@@ -37,11 +42,23 @@ describe("what git runs is not the tool's", () => {
 
   it("hooks never run (core.hooksPath points where no hook can be) unless vcsRunHooks; with vcsRunHooks they run", async () => {
     const ws = await t.repo()
-    for (const hook of ["pre-commit", "commit-msg", "post-commit", "post-checkout", "pre-push", "reference-transaction"]) {
-      fs.writeFileSync(path.join(ws.dir, ".git/hooks", hook), `#!/bin/sh\ntouch "$(git rev-parse --git-dir)/../hook-${hook}"\n`, { mode: 0o755 })
+    for (const hook of [
+      "pre-commit",
+      "commit-msg",
+      "post-commit",
+      "post-checkout",
+      "pre-push",
+      "reference-transaction"
+    ]) {
+      fs.writeFileSync(
+        path.join(ws.dir, ".git/hooks", hook),
+        `#!/bin/sh\ntouch "$(git rev-parse --git-dir)/../hook-${hook}"\n`,
+        { mode: 0o755 }
+      )
     }
     t.own(await addBareRemote(ws.dir))
-    for (const hook of fs.readdirSync(ws.dir).filter((name) => name.startsWith("hook-"))) fs.rmSync(path.join(ws.dir, hook))
+    for (const hook of fs.readdirSync(ws.dir).filter((name) => name.startsWith("hook-")))
+      fs.rmSync(path.join(ws.dir, hook))
     const noHooks = await t.reopen(ws, { permissionMode: 2, allowDestructiveEdits: true })
     await noHooks.write("b.txt", "b\n")
     for (const args of [
@@ -62,9 +79,12 @@ describe("what git runs is not the tool's", () => {
     expect(data(staged)["argv"].join(" ")).not.toContain("core.hooksPath")
     const auto = await t.reopen(withHooks, { permissionMode: 2, vcsRunHooks: true })
     expect((await auto.call("workspace_vcs", { action: "commit", message: "hooks" })).ok).toBe(true)
-    expect(fs.readdirSync(ws.dir).filter((name) => name.startsWith("hook-")).sort()).toEqual(
-      expect.arrayContaining(["hook-commit-msg", "hook-post-commit", "hook-pre-commit"])
-    )
+    expect(
+      fs
+        .readdirSync(ws.dir)
+        .filter((name) => name.startsWith("hook-"))
+        .sort()
+    ).toEqual(expect.arrayContaining(["hook-commit-msg", "hook-post-commit", "hook-pre-commit"]))
   })
 
   it("clean and smudge filters of the repository's config never run; plain git add runs them", async () => {
@@ -117,7 +137,15 @@ describe("what git runs is not the tool's", () => {
       git(ws.dir, "config", `alias.${name}`, `!touch '${path.join(outside, `alias-${name}`)}'`)
     }
     await ws.write("b.txt", "b\n")
-    for (const args of [{ action: "status" }, { action: "diff" }, { action: "log" }, { action: "show" }, { action: "add", paths: ["b.txt"] }, { action: "commit", message: "b" }, { action: "branch" }]) {
+    for (const args of [
+      { action: "status" },
+      { action: "diff" },
+      { action: "log" },
+      { action: "show" },
+      { action: "add", paths: ["b.txt"] },
+      { action: "commit", message: "b" },
+      { action: "branch" }
+    ]) {
       expect((await ws.call("workspace_vcs", args)).ok).toBe(true)
     }
     expect(fs.readdirSync(outside)).toEqual([])
@@ -142,11 +170,20 @@ describe("what git runs is not the tool's", () => {
     const result = repositoryOverrides(entries)
     expect("args" in result && result.receivePackRemotes).toEqual(["Origin"])
     expect("args" in result && result.args).toEqual([
-      "-c", "credential.helper=", "-c", "credential.helper=store",
-      "-c", "credential.https://example.com.helper=",
-      "-c", "core.sshcommand=ssh -i ~/.ssh/work",
-      "-c", "gpg.program=gpg",
-      "-c", "filter.x.clean=", "-c", "filter.x.required=false"
+      "-c",
+      "credential.helper=",
+      "-c",
+      "credential.helper=store",
+      "-c",
+      "credential.https://example.com.helper=",
+      "-c",
+      "core.sshcommand=ssh -i ~/.ssh/work",
+      "-c",
+      "gpg.program=gpg",
+      "-c",
+      "filter.x.clean=",
+      "-c",
+      "filter.x.required=false"
     ])
   })
 
@@ -196,7 +233,15 @@ describe(".agentic/ stays out of git", () => {
 describe("git's failures become codes, never a stack", () => {
   it("NOT_A_REPOSITORY outside a repository, for every action that needs one", async () => {
     const ws = await t.empty()
-    for (const args of [{ action: "status" }, { action: "diff" }, { action: "log" }, { action: "add", paths: ["x"] }, { action: "commit", message: "m" }, { action: "branch" }, { action: "push" }]) {
+    for (const args of [
+      { action: "status" },
+      { action: "diff" },
+      { action: "log" },
+      { action: "add", paths: ["x"] },
+      { action: "commit", message: "m" },
+      { action: "branch" },
+      { action: "push" }
+    ]) {
       const result = await ws.call("workspace_vcs", args)
       expect(result.error?.code, JSON.stringify(args)).toBe("NOT_A_REPOSITORY")
     }
@@ -262,7 +307,12 @@ describe("git's failures become codes, never a stack", () => {
 
   it("'git ... must also be on the executable allowlist, or each call fails at run time with EXECUTABLE_DENIED' naming the executable and the setting", async () => {
     const ws = await t.repo({ executableAllowlist: ["node", "gh"] })
-    for (const args of [{ action: "status" }, { action: "init" }, { action: "commit", message: "m" }, { action: "push" }]) {
+    for (const args of [
+      { action: "status" },
+      { action: "init" },
+      { action: "commit", message: "m" },
+      { action: "push" }
+    ]) {
       const result = await ws.call("workspace_vcs", args)
       expect(result.error?.code).toBe("EXECUTABLE_DENIED")
       expect(result.error?.details).toEqual({ executable: "git", setting: "executableAllowlist" })

@@ -31,7 +31,12 @@ describe("workspace_vcs push", () => {
     git(ws.dir, "add", "f.txt")
     git(ws.dir, "commit", "-q", "-m", "feature work")
     const local = git(ws.dir, "rev-parse", "HEAD").trim()
-    const result = await ws.call("workspace_vcs", { action: "push", remote: "origin", branch: "feature", set_upstream: true })
+    const result = await ws.call("workspace_vcs", {
+      action: "push",
+      remote: "origin",
+      branch: "feature",
+      set_upstream: true
+    })
     expect(result.ok, result.summary).toBe(true)
     expect(result.summary).toBe(`Pushed ${local.slice(0, 7)} to origin/feature; feature now tracks origin/feature.`)
     expect(result.retention.facts).toContain(`pushed ${local} to origin/feature`)
@@ -54,7 +59,9 @@ describe("workspace_vcs push", () => {
     const result = await ws.call("workspace_vcs", { action: "push" })
     expect(result.ok).toBe(false)
     expect(result.error?.code).toBe("NON_FAST_FORWARD")
-    expect(result.error?.message).toContain("Fetch the remote, integrate its commits (merge or rebase), then push again without force.")
+    expect(result.error?.message).toContain(
+      "Fetch the remote, integrate its commits (merge or rebase), then push again without force."
+    )
     expect(result.error?.details?.["exitCode"]).toBe(1)
     expect(git(bare, "rev-parse", "main").trim()).toBe(theirs)
   })

@@ -13,9 +13,19 @@ import { addBareRemote, data, git, tracked } from "./support.ts"
 const t = tracked()
 afterEach(() => t.cleanup())
 
-const HOST = { root: "/nowhere", runtime: "node" as const, platform: "linux", capabilities: ["fs", "process"] as Array<"fs" | "process"> }
-const registered = (settings: Partial<typeof defaultSettings>, capabilities: Array<"fs" | "process"> = HOST.capabilities) =>
-  makeRegistry({ ...defaultSettings, ...settings }, { ...HOST, capabilities }).tools.some((tool) => tool.name === "workspace_vcs")
+const HOST = {
+  root: "/nowhere",
+  runtime: "node" as const,
+  platform: "linux",
+  capabilities: ["fs", "process"] as Array<"fs" | "process">
+}
+const registered = (
+  settings: Partial<typeof defaultSettings>,
+  capabilities: Array<"fs" | "process"> = HOST.capabilities
+) =>
+  makeRegistry({ ...defaultSettings, ...settings }, { ...HOST, capabilities }).tools.some(
+    (tool) => tool.name === "workspace_vcs"
+  )
 
 describe("workspace_vcs (reference sentences)", () => {
   it("'Registered when process execution and VCS tools are enabled'", () => {
@@ -92,7 +102,9 @@ describe("workspace_vcs (reference sentences)", () => {
       conflicted: [],
       truncated: false
     })
-    expect(result.summary).toBe(`On main (${data(result)["head"].slice(0, 7)}), 1 ahead and 0 behind origin/main: 2 staged, 2 unstaged, 1 untracked, 0 conflicted.`)
+    expect(result.summary).toBe(
+      `On main (${data(result)["head"].slice(0, 7)}), 1 ahead and 0 behind origin/main: 2 staged, 2 unstaged, 1 untracked, 0 conflicted.`
+    )
   })
 
   it("status shows non-ASCII paths as they are (-c core.quotepath=off) and says 'working tree clean' when it is", async () => {
@@ -104,34 +116,63 @@ describe("workspace_vcs (reference sentences)", () => {
   })
 
   it("'diff' (staged or working, optional paths and ref/base) is paged and hashed like workspace_inspect reads: a 64-hex snapshot is required at nonzero offsets, a stale one is refused, and the full diff is an artifact", async () => {
-    const ws = await t.repo({}, Object.fromEntries(Array.from({ length: 40 }, (_, index) => [`f${index}.txt`, `line ${index}\n`])))
+    const ws = await t.repo(
+      {},
+      Object.fromEntries(Array.from({ length: 40 }, (_, index) => [`f${index}.txt`, `line ${index}\n`]))
+    )
     for (let index = 0; index < 40; index++) await ws.write(`f${index}.txt`, `changed ${index}\n`)
     const first = await ws.call("workspace_vcs", { action: "diff", limit: 100 })
     expect(first.ok).toBe(true)
-    expect(data(first)).toMatchObject({ offset: 0, limit: 100, returned: 100, totalLines: 280, nextOffset: 100, complete: true })
+    expect(data(first)).toMatchObject({
+      offset: 0,
+      limit: 100,
+      returned: 100,
+      totalLines: 280,
+      nextOffset: 100,
+      complete: true
+    })
     expect(data(first)["snapshot"]).toMatch(/^[0-9a-f]{64}$/)
     expect(data(first)["files"]).toHaveLength(40)
     expect(data(first)["files"][0]).toEqual({ path: "f0.txt", additions: 1, deletions: 1 })
     const artifact = first.artifacts![0]!
-    expect(artifact).toMatchObject({ kind: "vcs.diff", path: expect.stringMatching(/^\.agentic\/artifacts\/vcs\/diff-[0-9a-f]{16}\.diff$/) })
+    expect(artifact).toMatchObject({
+      kind: "vcs.diff",
+      path: expect.stringMatching(/^\.agentic\/artifacts\/vcs\/diff-[0-9a-f]{16}\.diff$/)
+    })
     expect(fs.readFileSync(path.join(ws.dir, artifact.path), "utf8")).toBe(git(ws.dir, "diff"))
-    expect(first.summary).toContain(`Next page: workspace_vcs {"action":"diff","limit":100,"offset":100,"snapshot":"${data(first)["snapshot"]}"}`)
+    expect(first.summary).toContain(
+      `Next page: workspace_vcs {"action":"diff","limit":100,"offset":100,"snapshot":"${data(first)["snapshot"]}"}`
+    )
     expect(first.retention.omit_when_summarizing).toEqual(["diff", "files"])
     const missing = await ws.call("workspace_vcs", { action: "diff", limit: 100, offset: 100 })
     expect(missing.error?.code).toBe("INVALID_INPUT")
     expect(missing.error?.message).toContain('field "snapshot" is required at a nonzero offset')
-    const second = await ws.call("workspace_vcs", { action: "diff", limit: 100, offset: 100, snapshot: data(first)["snapshot"] })
+    const second = await ws.call("workspace_vcs", {
+      action: "diff",
+      limit: 100,
+      offset: 100,
+      snapshot: data(first)["snapshot"]
+    })
     expect(data(second)).toMatchObject({ offset: 100, returned: 100, nextOffset: 200 })
-    expect(`${data(first)["diff"]}\n${data(second)["diff"]}`).toBe(git(ws.dir, "diff").split("\n").slice(0, 200).join("\n"))
+    expect(`${data(first)["diff"]}\n${data(second)["diff"]}`).toBe(
+      git(ws.dir, "diff").split("\n").slice(0, 200).join("\n")
+    )
     await ws.write("f0.txt", "changed again\n")
-    const stale = await ws.call("workspace_vcs", { action: "diff", limit: 100, offset: 200, snapshot: data(first)["snapshot"] })
+    const stale = await ws.call("workspace_vcs", {
+      action: "diff",
+      limit: 100,
+      offset: 200,
+      snapshot: data(first)["snapshot"]
+    })
     expect(stale.error?.code).toBe("SNAPSHOT_STALE")
     // paths, staged, ref and base.
     const one = await ws.call("workspace_vcs", { action: "diff", paths: ["f3.txt"] })
     expect(data(one)["files"]).toEqual([{ path: "f3.txt", additions: 1, deletions: 1 }])
     expect(data(await ws.call("workspace_vcs", { action: "diff", staged: true }))["totalLines"]).toBe(0)
     git(ws.dir, "add", "f1.txt")
-    expect(data(await ws.call("workspace_vcs", { action: "diff", staged: true }))["files"]).toEqual([{ path: "f1.txt", additions: 1, deletions: 1 }])
+    expect(data(await ws.call("workspace_vcs", { action: "diff", staged: true }))["files"]).toEqual([
+      { path: "f1.txt", additions: 1, deletions: 1 }
+    ])
     git(ws.dir, "commit", "-q", "-m", "f1")
     const range = await ws.call("workspace_vcs", { action: "diff", base: "HEAD~1", ref: "HEAD" })
     expect(data(range)["files"]).toEqual([{ path: "f1.txt", additions: 1, deletions: 1 }])
@@ -140,7 +181,10 @@ describe("workspace_vcs (reference sentences)", () => {
   })
 
   it("a diff larger than maxToolResultChars is cut to fit, with the full diff as the artifact", async () => {
-    const ws = await t.repo({ maxToolResultChars: 2000 }, { "big.txt": Array.from({ length: 300 }, (_, index) => `line ${index}`).join("\n") })
+    const ws = await t.repo(
+      { maxToolResultChars: 2000 },
+      { "big.txt": Array.from({ length: 300 }, (_, index) => `line ${index}`).join("\n") }
+    )
     await ws.write("big.txt", Array.from({ length: 300 }, (_, index) => `LINE ${index}`).join("\n"))
     const result = await ws.call("workspace_vcs", { action: "diff" })
     expect(JSON.stringify(result).length).toBeLessThanOrEqual(2000)
@@ -159,8 +203,22 @@ describe("workspace_vcs (reference sentences)", () => {
     const result = await ws.call("workspace_vcs", { action: "log", limit: 2 })
     const hashes = git(ws.dir, "log", "--format=%H").trim().split("\n")
     expect(data(result)["commits"]).toEqual([
-      { hash: hashes[0], parents: [hashes[1]], author: "Spec", authorEmail: "spec@example.com", date: expect.stringMatching(/^\d{4}-\d\d-\d\dT/), subject: "add d" },
-      { hash: hashes[1], parents: [hashes[2]], author: "Spec", authorEmail: "spec@example.com", date: expect.any(String), subject: "add c" }
+      {
+        hash: hashes[0],
+        parents: [hashes[1]],
+        author: "Spec",
+        authorEmail: "spec@example.com",
+        date: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+        subject: "add d"
+      },
+      {
+        hash: hashes[1],
+        parents: [hashes[2]],
+        author: "Spec",
+        authorEmail: "spec@example.com",
+        date: expect.any(String),
+        subject: "add c"
+      }
     ])
     expect(data(result)["more"]).toBe(true)
     expect(result.retention.omit_when_summarizing).toEqual(["commits"])
@@ -177,7 +235,12 @@ describe("workspace_vcs (reference sentences)", () => {
     git(ws.dir, "add", "b.txt")
     git(ws.dir, "commit", "-q", "-m", "add b", "-m", "the body")
     const result = await ws.call("workspace_vcs", { action: "show", limit: 3 })
-    expect(data(result)["commit"]).toMatchObject({ hash: git(ws.dir, "rev-parse", "HEAD").trim(), subject: "add b", body: "the body", author: "Spec" })
+    expect(data(result)["commit"]).toMatchObject({
+      hash: git(ws.dir, "rev-parse", "HEAD").trim(),
+      subject: "add b",
+      body: "the body",
+      author: "Spec"
+    })
     expect(data(result)["diff"]).toBe("diff --git a/b.txt b/b.txt\nnew file mode 100644\nindex 0000000..6178079")
     expect(data(result)).toMatchObject({ returned: 3, nextOffset: 3 })
     const first = await ws.call("workspace_vcs", { action: "show", ref: "HEAD~1" })
@@ -188,7 +251,12 @@ describe("workspace_vcs (reference sentences)", () => {
     const ws = await t.repo()
     t.own(await addBareRemote(ws.dir))
     git(ws.dir, "branch", "--set-upstream-to=origin/main")
-    const created = await ws.call("workspace_vcs", { action: "branch", name: "topic", create: true, start_point: "main" })
+    const created = await ws.call("workspace_vcs", {
+      action: "branch",
+      name: "topic",
+      create: true,
+      start_point: "main"
+    })
     expect(created.summary).toMatch(/^Created branch topic at [0-9a-f]{7} \(not switched to it; still on main\)\.$/)
     expect(git(ws.dir, "symbolic-ref", "--short", "HEAD").trim()).toBe("main")
     const listed = await ws.call("workspace_vcs", { action: "branch" })
@@ -213,7 +281,8 @@ describe("workspace_vcs (reference sentences)", () => {
     ]) {
       const result = await ws.call("workspace_vcs", args)
       if (args.action === "init") expect(data(result)["alreadyRepository"]).toBe(true)
-      else if (args.action === "commit") expect(result.error?.code).toBe("VCS_FAILED") // nothing staged: refused before the gate
+      else if (args.action === "commit")
+        expect(result.error?.code).toBe("VCS_FAILED") // nothing staged: refused before the gate
       else expect(result.error?.code).toBe("APPROVAL_REQUIRED")
     }
   })
@@ -221,7 +290,9 @@ describe("workspace_vcs (reference sentences)", () => {
   it("results a model can use: 'Committed 3f2a1c9 on main: 4 files', retention facts with hashes and branch names", async () => {
     const ws = await t.repo()
     for (const name of ["w", "x", "y", "z"]) await ws.write(`${name}.txt`, `${name}\n`)
-    expect((await ws.call("workspace_vcs", { action: "add", paths: ["w.txt", "x.txt", "y.txt", "z.txt"] })).ok).toBe(true)
+    expect((await ws.call("workspace_vcs", { action: "add", paths: ["w.txt", "x.txt", "y.txt", "z.txt"] })).ok).toBe(
+      true
+    )
     const result = await ws.call("workspace_vcs", { action: "commit", message: "Four files\n\nWith a body." })
     const commit = git(ws.dir, "rev-parse", "HEAD").trim()
     expect(result.summary).toBe(`Committed ${commit.slice(0, 7)} on main: 4 files`)
@@ -268,7 +339,12 @@ describe("workspace_vcs budgets", () => {
     let page = first
     let guard = 0
     while (data(page)["nextOffset"] !== null && guard++ < 20) {
-      page = await ws.call("workspace_vcs", { action: "diff", limit: 20, offset: data(page)["nextOffset"], snapshot: data(first)["snapshot"] })
+      page = await ws.call("workspace_vcs", {
+        action: "diff",
+        limit: 20,
+        offset: data(page)["nextOffset"],
+        snapshot: data(first)["snapshot"]
+      })
       expect(page.ok, page.summary).toBe(true)
       expect(JSON.stringify(page).length).toBeLessThanOrEqual(1000)
       if (data(page)["lineClipped"] === true) expect(data(page)["returned"]).toBe(1)

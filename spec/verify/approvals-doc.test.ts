@@ -18,7 +18,21 @@ describe("docs/APPROVALS.md", () => {
 
   it("the tables name every mode, every plan state and the codes of the reference", () => {
     const tables = approvalTablesMarkdown()
-    for (const word of ["Manual (0)", "Plan (1)", "Auto (2)", "pending", "approved", "completed", "superseded", "expired", "PROTECTED_PATH", "APPROVAL_DENIED", "APPROVAL_REQUIRED", "NOT_FOUND", "TRANSACTION_STATE"]) {
+    for (const word of [
+      "Manual (0)",
+      "Plan (1)",
+      "Auto (2)",
+      "pending",
+      "approved",
+      "completed",
+      "superseded",
+      "expired",
+      "PROTECTED_PATH",
+      "APPROVAL_DENIED",
+      "APPROVAL_REQUIRED",
+      "NOT_FOUND",
+      "TRANSACTION_STATE"
+    ]) {
       expect(tables).toContain(word)
     }
   })

@@ -16,15 +16,28 @@ const SEED = 20261201
 const cliDriver = (dir: string): Driver => ({
   liveRecordsOnly: true,
   call: async (tool, args, settings) => {
-    const run = await runBin(["call", tool, JSON.stringify(args), "--root", dir, "--set", `permissionMode=${settings.permissionMode}`, "--set", `allowDestructiveEdits=${settings.allowDestructiveEdits}`])
+    const run = await runBin([
+      "call",
+      tool,
+      JSON.stringify(args),
+      "--root",
+      dir,
+      "--set",
+      `permissionMode=${settings.permissionMode}`,
+      "--set",
+      `allowDestructiveEdits=${settings.allowDestructiveEdits}`
+    ])
     return JSON.parse(run.stdout) as Envelope
   },
   decide: async (message) => {
     const [verb, id] = message.slice(1).split(" ") as ["accept" | "deny", string | undefined]
     const run = await runBin([verb, ...(id === undefined ? [] : [id]), "--root", dir])
     const decided = /The user (accepted|denied) (?:plan )?((?:approval|plan)_[A-Za-z0-9]+)/.exec(run.stdout)
-    if (run.code === 0 && decided !== null) return { decided: { id: decided[2]!, status: decided[1] === "accepted" ? "approved" : "denied" } }
-    return { refused: /nothing was decided: ([A-Z_]+):/.exec(run.stdout)?.[1] ?? `exit ${run.code}: ${run.stdout}${run.stderr}` }
+    if (run.code === 0 && decided !== null)
+      return { decided: { id: decided[2]!, status: decided[1] === "accepted" ? "approved" : "denied" } }
+    return {
+      refused: /nothing was decided: ([A-Z_]+):/.exec(run.stdout)?.[1] ?? `exit ${run.code}: ${run.stdout}${run.stderr}`
+    }
   },
   records: async () => {
     const run = await runBin(["approvals", "--json", "--root", dir])
@@ -50,7 +63,8 @@ describe(`the model-based test through the real command line (seed ${SEED})`, ()
       }
     })
     await Promise.all(dirs.map((dir) => fs.rm(dir, { recursive: true, force: true })))
-    if (!report.ok) console.error(`counterexample:\n${report.counterexample?.calls.join("\n")}\n${report.counterexample?.failure}`)
+    if (!report.ok)
+      console.error(`counterexample:\n${report.counterexample?.calls.join("\n")}\n${report.counterexample?.failure}`)
     expect(report.counterexample).toBeNull()
     expect(report.sequences).toBe(2)
     expect(report.steps).toBeGreaterThan(5)

@@ -15,9 +15,23 @@ import { REPO, runCli as runBin } from "../support/workspace.ts"
 /** The bin under Deno (the deno npm package), as a Deno user runs it. */
 const runDeno = (args: ReadonlyArray<string>): Promise<{ code: number; stdout: string; stderr: string }> =>
   new Promise((resolve) => {
-    execFile(path.join(REPO, "node_modules/.bin/deno"), ["run", "-A", "bin/agentic-workspace.js", ...args], { cwd: REPO, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
-      resolve({ code: error === null ? 0 : typeof (error as { code?: unknown }).code === "number" ? (error as { code: number }).code : 1, stdout, stderr })
-    })
+    execFile(
+      path.join(REPO, "node_modules/.bin/deno"),
+      ["run", "-A", "bin/agentic-workspace.js", ...args],
+      { cwd: REPO, maxBuffer: 16 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        resolve({
+          code:
+            error === null
+              ? 0
+              : typeof (error as { code?: unknown }).code === "number"
+                ? (error as { code: number }).code
+                : 1,
+          stdout,
+          stderr
+        })
+      }
+    )
   })
 
 const inProcess = async (argv: ReadonlyArray<string>) => {
@@ -38,7 +52,8 @@ const inProcess = async (argv: ReadonlyArray<string>) => {
 }
 
 /** The report without the fields the issue lets differ (ending in Ms or At). */
-const stable = (report: Record<string, unknown>) => Object.fromEntries(Object.entries(report).filter(([key]) => !key.endsWith("Ms") && !key.endsWith("At")))
+const stable = (report: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(report).filter(([key]) => !key.endsWith("Ms") && !key.endsWith("At")))
 
 describe("agentic-workspace verify", () => {
   it("(real bin) 'agentic-workspace verify --runs 200 --json exits 0 on this implementation and prints its coverage'; stdout is exactly one JSON object", async () => {
@@ -48,8 +63,17 @@ describe("agentic-workspace verify", () => {
     const lines = run.stdout.trim().split("\n")
     expect(lines).toHaveLength(1)
     const report = JSON.parse(lines[0]!) as Record<string, unknown>
-    expect(Object.keys(report)).toEqual(expect.arrayContaining(["ok", "seed", "runs", "sequences", "cellsCovered", "cellsTotal", "counterexample"]))
-    expect(report).toMatchObject({ ok: true, seed: 20261201, runs: 200, sequences: 200, counterexample: null, cellsTotal: 324 })
+    expect(Object.keys(report)).toEqual(
+      expect.arrayContaining(["ok", "seed", "runs", "sequences", "cellsCovered", "cellsTotal", "counterexample"])
+    )
+    expect(report).toMatchObject({
+      ok: true,
+      seed: 20261201,
+      runs: 200,
+      sequences: 200,
+      counterexample: null,
+      cellsTotal: 324
+    })
     expect(report["cellsCovered"]).toBeGreaterThan(40)
   }, 600_000)
 
@@ -70,7 +94,11 @@ describe("agentic-workspace verify", () => {
     expect(run.code).toBe(1)
     const report = JSON.parse(run.stdout) as { ok: boolean; counterexample: { calls: Array<string>; failure: string } }
     expect(report.ok).toBe(false)
-    expect(report.counterexample.calls.some((call) => call.startsWith("(the user writes") || call.startsWith("(the user deletes"))).toBe(true)
+    expect(
+      report.counterexample.calls.some(
+        (call) => call.startsWith("(the user writes") || call.startsWith("(the user deletes")
+      )
+    ).toBe(true)
     expect(report.counterexample.calls.length).toBeLessThanOrEqual(8)
     expect(JSON.stringify(report)).not.toMatch(/(approval|plan|tx)_[0-9a-f]{6,}/)
   }, 600_000)
@@ -107,10 +135,16 @@ describe("agentic-workspace verify", () => {
   }, 300_000)
 
   it("bad flags exit 2 and name the repair; --host deno under Node says how to run it", async () => {
-    for (const argv of [["verify", "--runs", "x"], ["verify", "--host", "bun"], ["verify", "--plant-fault", "everything"]]) {
+    for (const argv of [
+      ["verify", "--runs", "x"],
+      ["verify", "--host", "bun"],
+      ["verify", "--plant-fault", "everything"]
+    ]) {
       const run = await inProcess(argv)
       expect(run.code).toBe(2)
-      expect(run.stderr).toMatch(/--runs takes a whole number|--host takes node, deno or memory|--plant-fault takes skip-denial/)
+      expect(run.stderr).toMatch(
+        /--runs takes a whole number|--host takes node, deno or memory|--plant-fault takes skip-denial/
+      )
     }
     const deno = await inProcess(["verify", "--host", "deno"])
     expect(deno.code).toBe(2)

@@ -12,7 +12,10 @@ const SEED = 20261201
 let runtime: WorkspaceRuntime
 
 beforeAll(async () => {
-  runtime = await startHost(hostLayer({ root: "/workspace", runtime: "memory", platform: "memory", fs: makeMemoryHostFs(["/workspace"]).host }), defaultSettings)
+  runtime = await startHost(
+    hostLayer({ root: "/workspace", runtime: "memory", platform: "memory", fs: makeMemoryHostFs(["/workspace"]).host }),
+    defaultSettings
+  )
 })
 afterAll(() => runtime.dispose())
 
@@ -23,6 +26,12 @@ describe(`fuzzing every tool's input (seed ${SEED})`, () => {
     expect(report.calls).toBe(600)
     expect(report.malformed).toBeGreaterThan(200)
     expect(report.refused).toBeGreaterThan(300)
-    expect(Object.keys(report.byTool).sort()).toEqual(["workspace_edit", "workspace_inspect", "workspace_notes", "workspace_plan", "workspace_tasks"])
+    expect(Object.keys(report.byTool).sort()).toEqual([
+      "workspace_edit",
+      "workspace_inspect",
+      "workspace_notes",
+      "workspace_plan",
+      "workspace_tasks"
+    ])
   }, 300_000)
 })

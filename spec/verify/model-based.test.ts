@@ -14,12 +14,16 @@ import { makeMemoryHostFs } from "../../core/services/MemoryHostFs.ts"
 import { verifyApprovalSemantics } from "../../core/verify/run.ts"
 
 const SEED = 20261201
-const memoryLayer = () => hostLayer({ root: "/workspace", runtime: "memory", platform: "memory", fs: makeMemoryHostFs(["/workspace"]).host })
+const memoryLayer = () =>
+  hostLayer({ root: "/workspace", runtime: "memory", platform: "memory", fs: makeMemoryHostFs(["/workspace"]).host })
 
 describe(`the registry gates as the reference model says (seed ${SEED})`, () => {
   it("random sequences of edit apply/commit/rollback, plan propose/complete, /accept and /deny (bare, by id, unknown), clock jumps past 24 h, file changes, mode and setting changes", async () => {
     const report = await verifyApprovalSemantics({ layer: memoryLayer, runs: 40, seed: SEED })
-    if (!report.ok) console.error(`counterexample (seed ${SEED}):\n${report.counterexample?.calls.join("\n")}\n${report.counterexample?.failure}`)
+    if (!report.ok)
+      console.error(
+        `counterexample (seed ${SEED}):\n${report.counterexample?.calls.join("\n")}\n${report.counterexample?.failure}`
+      )
     expect(report.counterexample).toBeNull()
     expect(report.ok).toBe(true)
     expect(report.sequences).toBe(40)
@@ -38,7 +42,12 @@ describe(`the registry gates as the reference model says (seed ${SEED})`, () => 
   }, 240_000)
 
   it("a planted fault bites: with approvals bound without the state of the files they touch (accept after a file changed), the test fails with a shrunk counterexample where the user changes a file between two identical calls", async () => {
-    const report = await verifyApprovalSemantics({ layer: memoryLayer, runs: 200, seed: SEED, fault: "accept-after-change" })
+    const report = await verifyApprovalSemantics({
+      layer: memoryLayer,
+      runs: 200,
+      seed: SEED,
+      fault: "accept-after-change"
+    })
     expect(report.ok).toBe(false)
     const calls = report.counterexample!.calls
     const write = calls.findIndex((call) => call.startsWith("(the user writes") || call.startsWith("(the user deletes"))
@@ -53,7 +62,10 @@ describe(`the registry gates as the reference model says (seed ${SEED})`, () => 
     const dir = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), "agentic-verify-spec-")))
     try {
       const report = await verifyApprovalSemantics({ layer: nodeLayer(dir), runs: 12, seed: SEED })
-      if (!report.ok) console.error(`counterexample (seed ${SEED}, node host):\n${report.counterexample?.calls.join("\n")}\n${report.counterexample?.failure}`)
+      if (!report.ok)
+        console.error(
+          `counterexample (seed ${SEED}, node host):\n${report.counterexample?.calls.join("\n")}\n${report.counterexample?.failure}`
+        )
       expect(report.counterexample).toBeNull()
       expect(report.tools).toEqual(["workspace_edit", "workspace_plan", "workspace_command"])
       expect(report.sequences).toBe(12)

@@ -41,34 +41,74 @@ const stored = (record: ModelRecord): ApprovalRecord => ({
 
 /** Arbitrary stores: distinct creation times (the order is then the same for both), operations and plans. */
 const storeArb = (maxLength: number, minLength = 0) =>
-  fc
-    .uniqueArray(fc.integer({ min: NOW - 2 * MODEL_EXPIRY_MS, max: NOW }), { minLength, maxLength })
-    .chain((times) =>
-      fc.tuple(
-        ...times.map((createdAt, index) =>
-          fc.record({
+  fc.uniqueArray(fc.integer({ min: NOW - 2 * MODEL_EXPIRY_MS, max: NOW }), { minLength, maxLength }).chain((times) =>
+    fc.tuple(
+      ...times.map((createdAt, index) =>
+        fc
+          .record({
             plan: fc.boolean(),
             key: fc.constantFrom(...KEYS),
-            status: fc.constantFrom<ModelStatus>("pending", "approved", "denied", "consumed", "completed", "superseded", "expired")
-          }).map(({ plan, key, status }): ModelRecord => ({ id: `r${index}`, plan, ...(plan ? {} : { key }), status: plan && status === "consumed" ? "completed" : status, createdAt, seq: index }))
-        )
+            status: fc.constantFrom<ModelStatus>(
+              "pending",
+              "approved",
+              "denied",
+              "consumed",
+              "completed",
+              "superseded",
+              "expired"
+            )
+          })
+          .map(
+            ({ plan, key, status }): ModelRecord => ({
+              id: `r${index}`,
+              plan,
+              ...(plan ? {} : { key }),
+              status: plan && status === "consumed" ? "completed" : status,
+              createdAt,
+              seq: index
+            })
+          )
       )
     )
+  )
 
 describe(`the pure gate rules agree with the reference model (seed ${SEED})`, () => {
   it("decide gives the model's outcome for every mode, ceiling and store", () => {
     fc.assert(
-      fc.property(storeArb(12), fc.constantFrom(0 as const, 1 as const, 2 as const), fc.boolean(), fc.boolean(), fc.constantFrom(...KEYS), (records, mode, destructive, allow, key) => {
-        const real = decide({ mode, allowDestructiveEdits: allow, destructive, hash: key, records: expireRecords(newestFirst(records.map(stored)), NOW) })
-        const model = gateCall({ records, nextSeq: records.length }, { mode, allowDestructiveEdits: allow }, { key, destructive }, NOW, "new").outcome
-        const shown =
-          real._tag === "Run"
-            ? { _tag: "ran", ...(real.consume === undefined ? {} : { consumed: real.consume }) }
-            : real._tag === "Stage"
-              ? { _tag: "staged", id: real.existing ?? "new", fresh: real.existing === undefined }
-              : { _tag: "refused", code: real.code, ...(real.approvalId === undefined ? {} : { approvalId: real.approvalId }) }
-        expect(shown).toEqual(model)
-      }),
+      fc.property(
+        storeArb(12),
+        fc.constantFrom(0 as const, 1 as const, 2 as const),
+        fc.boolean(),
+        fc.boolean(),
+        fc.constantFrom(...KEYS),
+        (records, mode, destructive, allow, key) => {
+          const real = decide({
+            mode,
+            allowDestructiveEdits: allow,
+            destructive,
+            hash: key,
+            records: expireRecords(newestFirst(records.map(stored)), NOW)
+          })
+          const model = gateCall(
+            { records, nextSeq: records.length },
+            { mode, allowDestructiveEdits: allow },
+            { key, destructive },
+            NOW,
+            "new"
+          ).outcome
+          const shown =
+            real._tag === "Run"
+              ? { _tag: "ran", ...(real.consume === undefined ? {} : { consumed: real.consume }) }
+              : real._tag === "Stage"
+                ? { _tag: "staged", id: real.existing ?? "new", fresh: real.existing === undefined }
+                : {
+                    _tag: "refused",
+                    code: real.code,
+                    ...(real.approvalId === undefined ? {} : { approvalId: real.approvalId })
+                  }
+          expect(shown).toEqual(model)
+        }
+      ),
       { seed: SEED, numRuns: runs(2000) }
     )
   })
@@ -100,31 +140,70 @@ describe(`the pure gate rules agree with the reference model (seed ${SEED})`, ()
 
   it("/accept and /deny, with and without ids, decide the record the model decides", () => {
     fc.assert(
-      fc.property(storeArb(10), fc.constantFrom("accept" as const, "deny" as const), fc.option(fc.nat(12), { nil: undefined }), (records, verb, index) => {
-        const id = index === undefined ? undefined : `r${index}`
-        const real = applyCommand(newestFirst(expireRecords(records.map(stored), NOW)), { verb, ...(id === undefined ? {} : { id }) }, NOW)
-        const model = decideModel({ records, nextSeq: records.length }, { verb, ...(id === undefined ? {} : { id }) }, NOW).outcome
-        if ("outcome" in real) expect({ _tag: "decided", id: real.outcome.record.id, status: real.outcome.record.status }).toEqual(model)
-        else expect({ _tag: "refused", code: real.code }).toEqual(model)
-      }),
+      fc.property(
+        storeArb(10),
+        fc.constantFrom("accept" as const, "deny" as const),
+        fc.option(fc.nat(12), { nil: undefined }),
+        (records, verb, index) => {
+          const id = index === undefined ? undefined : `r${index}`
+          const real = applyCommand(
+            newestFirst(expireRecords(records.map(stored), NOW)),
+            { verb, ...(id === undefined ? {} : { id }) },
+            NOW
+          )
+          const model = decideModel(
+            { records, nextSeq: records.length },
+            { verb, ...(id === undefined ? {} : { id }) },
+            NOW
+          ).outcome
+          if ("outcome" in real)
+            expect({ _tag: "decided", id: real.outcome.record.id, status: real.outcome.record.status }).toEqual(model)
+          else expect({ _tag: "refused", code: real.code }).toEqual(model)
+        }
+      ),
       { seed: SEED, numRuns: runs(1000) }
     )
   })
 })
 
 describe("the reference model, sentence by sentence", () => {
-  const op = (status: ModelStatus, createdAt = NOW - 1000, key = "k1"): ModelRecord => ({ id: `a_${status}`, plan: false, key, status, createdAt, seq: 1 })
+  const op = (status: ModelStatus, createdAt = NOW - 1000, key = "k1"): ModelRecord => ({
+    id: `a_${status}`,
+    plan: false,
+    key,
+    status,
+    createdAt,
+    seq: 1
+  })
 
   it("'Without it they fail with PROTECTED_PATH in every mode, before any approval is considered'", () => {
     for (const mode of [0, 1, 2] as const) {
-      const step = gateCall({ records: [op("approved")], nextSeq: 2 }, { mode, allowDestructiveEdits: false }, { key: "k1", destructive: true }, NOW, "x")
+      const step = gateCall(
+        { records: [op("approved")], nextSeq: 2 },
+        { mode, allowDestructiveEdits: false },
+        { key: "k1", destructive: true },
+        NOW,
+        "x"
+      )
       expect(step.outcome).toEqual({ _tag: "refused", code: "PROTECTED_PATH" })
     }
   })
 
   it("'Re-issuing the same call while it is pending returns the same approval id instead of staging a duplicate'", () => {
-    const first = gateCall(initialModel, { mode: 0, allowDestructiveEdits: false }, { key: "k1", destructive: false }, NOW, "a1")
-    const again = gateCall(first.state, { mode: 0, allowDestructiveEdits: false }, { key: "k1", destructive: false }, NOW + 1, "a2")
+    const first = gateCall(
+      initialModel,
+      { mode: 0, allowDestructiveEdits: false },
+      { key: "k1", destructive: false },
+      NOW,
+      "a1"
+    )
+    const again = gateCall(
+      first.state,
+      { mode: 0, allowDestructiveEdits: false },
+      { key: "k1", destructive: false },
+      NOW + 1,
+      "a2"
+    )
     expect(first.outcome).toEqual({ _tag: "staged", id: "a1", fresh: true })
     expect(again.outcome).toEqual({ _tag: "staged", id: "a1", fresh: false })
     expect(again.state.records).toHaveLength(1)
@@ -140,14 +219,34 @@ describe("the reference model, sentence by sentence", () => {
 
   it("'a denial blocks the identical operation with APPROVAL_DENIED until then' — and not a different one, nor after 24 h", () => {
     const state = { records: [op("denied", NOW - 1000)], nextSeq: 2 }
-    expect(gateCall(state, { mode: 2, allowDestructiveEdits: false }, { key: "k1", destructive: false }, NOW, "x").outcome).toEqual({ _tag: "refused", code: "APPROVAL_DENIED", approvalId: "a_denied" })
-    expect(gateCall(state, { mode: 2, allowDestructiveEdits: false }, { key: "k2", destructive: false }, NOW, "x").outcome).toEqual({ _tag: "ran" })
-    expect(gateCall(state, { mode: 2, allowDestructiveEdits: false }, { key: "k1", destructive: false }, NOW - 1000 + MODEL_EXPIRY_MS, "x").outcome).toEqual({ _tag: "ran" })
+    expect(
+      gateCall(state, { mode: 2, allowDestructiveEdits: false }, { key: "k1", destructive: false }, NOW, "x").outcome
+    ).toEqual({ _tag: "refused", code: "APPROVAL_DENIED", approvalId: "a_denied" })
+    expect(
+      gateCall(state, { mode: 2, allowDestructiveEdits: false }, { key: "k2", destructive: false }, NOW, "x").outcome
+    ).toEqual({ _tag: "ran" })
+    expect(
+      gateCall(
+        state,
+        { mode: 2, allowDestructiveEdits: false },
+        { key: "k1", destructive: false },
+        NOW - 1000 + MODEL_EXPIRY_MS,
+        "x"
+      ).outcome
+    ).toEqual({ _tag: "ran" })
   })
 
   it("the no-op exceptions run in every mode, over the ceiling too", () => {
     for (const mode of [0, 1, 2] as const) {
-      expect(gateCall(initialModel, { mode, allowDestructiveEdits: false }, { key: "k1", destructive: true, noop: true }, NOW, "x").outcome).toEqual({ _tag: "ran", noop: true })
+      expect(
+        gateCall(
+          initialModel,
+          { mode, allowDestructiveEdits: false },
+          { key: "k1", destructive: true, noop: true },
+          NOW,
+          "x"
+        ).outcome
+      ).toEqual({ _tag: "ran", noop: true })
     }
   })
 
@@ -163,15 +262,23 @@ describe("the reference model, sentence by sentence", () => {
   })
 
   it("'Without an id the most recently staged pending record is decided, and only that one — plans included'", () => {
-    const records: Array<ModelRecord> = [op("pending", NOW - 2000), { id: "p", plan: true, status: "pending", createdAt: NOW - 1000, seq: 2 }]
+    const records: Array<ModelRecord> = [
+      op("pending", NOW - 2000),
+      { id: "p", plan: true, status: "pending", createdAt: NOW - 1000, seq: 2 }
+    ]
     const decided = decideModel({ records, nextSeq: 3 }, { verb: "accept" }, NOW)
     expect(decided.outcome).toEqual({ _tag: "decided", id: "p", status: "approved" })
     expect(decided.state.records.filter((record) => record.status === "pending")).toHaveLength(1)
-    expect(decideModel({ records: [], nextSeq: 1 }, { verb: "deny" }, NOW).outcome).toEqual({ _tag: "refused", code: "NOT_FOUND" })
+    expect(decideModel({ records: [], nextSeq: 1 }, { verb: "deny" }, NOW).outcome).toEqual({
+      _tag: "refused",
+      code: "NOT_FOUND"
+    })
   })
 
   it("the own-record state: a live denial outranks an approval of the same operation", () => {
-    expect(ownStateAt({ records: [op("approved"), { ...op("denied"), id: "d" }], nextSeq: 3 }, "k1", NOW)).toBe("denied")
+    expect(ownStateAt({ records: [op("approved"), { ...op("denied"), id: "d" }], nextSeq: 3 }, "k1", NOW)).toBe(
+      "denied"
+    )
   })
 
   it("sub-agent lowering: 'starts with commit_edits=false; staged when the run may execute commands or reach the web'", () => {

@@ -26,7 +26,9 @@ describe("workspaces CLI", () => {
     const status = await runCli(["workspaces", "status", "--project", dir, "--json"])
     const parsed = JSON.parse(status.stdout)
     expect(parsed.data).toMatchObject({ branch: "main", changes: { total: 1 } })
-    const changes = JSON.parse((await runCli(["workspaces", "changes", "--project", dir, "--limit", "1", "--offset", "0", "--json"])).stdout)
+    const changes = JSON.parse(
+      (await runCli(["workspaces", "changes", "--project", dir, "--limit", "1", "--offset", "0", "--json"])).stdout
+    )
     expect(changes.data.entries).toEqual([{ path: "b.txt", kind: "untracked", index: "?", worktree: "?" }])
     const refused = await runCli(["workspaces", "status", "--project", dir, "--json", "--yes"])
     expect(refused.code).toBe(2)
@@ -37,14 +39,20 @@ describe("workspaces CLI", () => {
     const dir = await repo()
     fs.writeFileSync(`${dir}/a.txt`, "changed\n")
     const head = git(dir, "rev-parse", "HEAD")
-    const dry = JSON.parse((await runCli(["workspaces", "commit", "from the terminal", "--project", dir, "--json"])).stdout)
+    const dry = JSON.parse(
+      (await runCli(["workspaces", "commit", "from the terminal", "--project", dir, "--json"])).stdout
+    )
     expect(dry.data.status).toBe("needs_confirmation")
     expect(git(dir, "rev-parse", "HEAD")).toBe(head)
     expect(fs.existsSync(`${dir}/.agentic/receipts`)).toBe(false)
-    const done = JSON.parse((await runCli(["workspaces", "commit", "from the terminal", "--project", dir, "--json", "--yes"])).stdout)
+    const done = JSON.parse(
+      (await runCli(["workspaces", "commit", "from the terminal", "--project", dir, "--json", "--yes"])).stdout
+    )
     expect(done.data).toMatchObject({ state: "succeeded", phases: { local_applied: true } })
     expect(git(dir, "log", "-1", "--format=%s").trim()).toBe("from the terminal")
-    const receipt = JSON.parse((await runCli(["workspaces", "receipt", "--project", dir, "--request-id", done.data.request_id, "--json"])).stdout)
+    const receipt = JSON.parse(
+      (await runCli(["workspaces", "receipt", "--project", dir, "--request-id", done.data.request_id, "--json"])).stdout
+    )
     expect(receipt.data.state).toBe("succeeded")
   }, 240_000)
 
@@ -56,10 +64,15 @@ describe("workspaces CLI", () => {
     const contextId = data(await ws.call("get_workspace_status", {}))["context_id"]
     const args = { action: "commit", context_id: contextId, request_id: randomUUID(), message: "model's" }
     expect(data(await ws.call("workspace_action", args))["status"]).toBe("needs_confirmation")
-    const shown = JSON.parse((await runCli(["workspaces", "confirm", "--project", dir, "--request-id", args.request_id, "--json"])).stdout)
+    const shown = JSON.parse(
+      (await runCli(["workspaces", "confirm", "--project", dir, "--request-id", args.request_id, "--json"])).stdout
+    )
     expect(shown.data.status).toBe("needs_confirmation")
     expect(data(await ws.call("workspace_action", args))["status"]).toBe("needs_confirmation")
-    const confirmed = JSON.parse((await runCli(["workspaces", "confirm", "--project", dir, "--request-id", args.request_id, "--json", "--yes"])).stdout)
+    const confirmed = JSON.parse(
+      (await runCli(["workspaces", "confirm", "--project", dir, "--request-id", args.request_id, "--json", "--yes"]))
+        .stdout
+    )
     expect(confirmed.data.status).toBe("confirmed")
     expect(data(await ws.call("workspace_action", args))["state"]).toBe("succeeded")
     expect(git(dir, "rev-list", "--count", "HEAD").trim()).toBe("2")

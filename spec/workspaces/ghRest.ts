@@ -58,9 +58,18 @@ export const startRestServer = async (dir: string, token: string) => {
   const host = () => `127.0.0.1:${port}`
   const apiPull = (pull: RestPull) => {
     const { files: _files, targetFiles: _target, ...rest } = pull
-    return { ...rest, html_url: `https://${host()}/${OWNER}/${REPO}/pull/${pull.number}`, url: `https://${host()}/api/v3/repos/${OWNER}/${REPO}/pulls/${pull.number}` }
+    return {
+      ...rest,
+      html_url: `https://${host()}/${OWNER}/${REPO}/pull/${pull.number}`,
+      url: `https://${host()}/api/v3/repos/${OWNER}/${REPO}/pulls/${pull.number}`
+    }
   }
-  const send = (res: import("node:http").ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
+  const send = (
+    res: import("node:http").ServerResponse,
+    status: number,
+    body: unknown,
+    headers: Record<string, string> = {}
+  ) => {
     res.writeHead(status, { "content-type": "application/json; charset=utf-8", ...headers })
     res.end(JSON.stringify(body))
   }
@@ -74,7 +83,8 @@ export const startRestServer = async (dir: string, token: string) => {
     req.on("data", (chunk) => (body += chunk))
     req.on("end", () => {
       requests.push({ method: req.method ?? "", url: req.url ?? "", authorization: req.headers.authorization, body })
-      if (req.headers.authorization !== `token ${token}`) return send(res, 401, { message: "Bad credentials", documentation_url: "https://docs.github.com/rest" })
+      if (req.headers.authorization !== `token ${token}`)
+        return send(res, 401, { message: "Bad credentials", documentation_url: "https://docs.github.com/rest" })
       const url = new URL(req.url ?? "/", `https://${host()}`)
       const fault = faults.findIndex((f) => f.method === req.method && f.pattern.test(url.pathname))
       const prefix = `/api/v3/repos/${OWNER}/${REPO}`
@@ -91,10 +101,28 @@ export const startRestServer = async (dir: string, token: string) => {
           return send(res, 200, page(listed.map(apiPull), url))
         }
         if (url.pathname === `${prefix}/pulls` && req.method === "POST") {
-          const input = JSON.parse(body) as { title?: string; body?: string; head?: string; base?: string; draft?: boolean }
-          if (typeof input.title !== "string" || typeof input.head !== "string" || typeof input.base !== "string") return send(res, 422, { message: "Validation Failed" })
-          if (pulls.some((pull) => pull.state === "open" && pull.head.ref === input.head && pull.base.ref === input.base)) {
-            return send(res, 422, { message: "Validation Failed", errors: [{ resource: "PullRequest", code: "custom", message: `A pull request already exists for ${OWNER}:${input.head}.` }] })
+          const input = JSON.parse(body) as {
+            title?: string
+            body?: string
+            head?: string
+            base?: string
+            draft?: boolean
+          }
+          if (typeof input.title !== "string" || typeof input.head !== "string" || typeof input.base !== "string")
+            return send(res, 422, { message: "Validation Failed" })
+          if (
+            pulls.some((pull) => pull.state === "open" && pull.head.ref === input.head && pull.base.ref === input.base)
+          ) {
+            return send(res, 422, {
+              message: "Validation Failed",
+              errors: [
+                {
+                  resource: "PullRequest",
+                  code: "custom",
+                  message: `A pull request already exists for ${OWNER}:${input.head}.`
+                }
+              ]
+            })
           }
           const number = pulls.reduce((max, pull) => Math.max(max, pull.number), 0) + 1
           const now = new Date().toISOString()
@@ -120,23 +148,35 @@ export const startRestServer = async (dir: string, token: string) => {
         const one = new RegExp(`^${prefix}/pulls/(\\d+)(/files|/merge)?$`).exec(url.pathname)
         if (one !== null) {
           const pull = pulls.find((candidate) => candidate.number === Number(one[1]))
-          if (pull === undefined) return send(res, 404, { message: "Not Found", documentation_url: "https://docs.github.com/rest/pulls/pulls#get-a-pull-request" })
+          if (pull === undefined)
+            return send(res, 404, {
+              message: "Not Found",
+              documentation_url: "https://docs.github.com/rest/pulls/pulls#get-a-pull-request"
+            })
           if (one[2] === "/files") return send(res, 200, page(pull.files, url))
           if (one[2] === "/merge" && req.method === "PUT") {
             const input = JSON.parse(body || "{}") as { sha?: string }
-            if (pull.merged || pull.state !== "open") return send(res, 405, { message: "Pull Request is not mergeable" })
-            if (input.sha !== undefined && input.sha !== pull.head.sha) return send(res, 409, { message: "Head branch was modified. Review and try the merge again." })
+            if (pull.merged || pull.state !== "open")
+              return send(res, 405, { message: "Pull Request is not mergeable" })
+            if (input.sha !== undefined && input.sha !== pull.head.sha)
+              return send(res, 409, { message: "Head branch was modified. Review and try the merge again." })
             pull.merged = true
             pull.state = "closed"
             pull.merge_commit_sha = sha(pull.number * 1000 + 3)
-            return send(res, 200, { sha: pull.merge_commit_sha, merged: true, message: "Pull Request successfully merged" })
+            return send(res, 200, {
+              sha: pull.merge_commit_sha,
+              merged: true,
+              message: "Pull Request successfully merged"
+            })
           }
           return send(res, 200, apiPull(pull))
         }
         const compare = new RegExp(`^${prefix}/compare/([0-9a-f]+)\\.\\.\\.([0-9a-f]+)$`).exec(url.pathname)
         if (compare !== null) {
           const pull = pulls.find((candidate) => candidate.base.sha === compare[1] && candidate.head.sha === compare[2])
-          const reverse = pulls.find((candidate) => candidate.head.sha === compare[1] && candidate.base.sha === compare[2])
+          const reverse = pulls.find(
+            (candidate) => candidate.head.sha === compare[1] && candidate.base.sha === compare[2]
+          )
           if (pull === undefined && reverse === undefined) return send(res, 404, { message: "Not Found" })
           const files = pull !== undefined ? pull.files : reverse!.targetFiles
           return send(res, 200, { status: "diverged", merge_base_commit: { sha: sha(999_999) }, files })

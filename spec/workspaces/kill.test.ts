@@ -44,11 +44,15 @@ exec "${REAL_GIT}" "$@"
 }
 
 const runWorker = (root: string, control: string, requestId: string) =>
-  spawn(process.execPath, ["--import", "tsx", path.join(REPO, "spec/workspaces/pushWorker.ts"), root, requestId, path.join(control, "ARM")], {
-    cwd: REPO,
-    env: { ...process.env, PATH: `${path.join(control, "bin")}:${process.env["PATH"]}` },
-    stdio: ["ignore", "pipe", "pipe"]
-  })
+  spawn(
+    process.execPath,
+    ["--import", "tsx", path.join(REPO, "spec/workspaces/pushWorker.ts"), root, requestId, path.join(control, "ARM")],
+    {
+      cwd: REPO,
+      env: { ...process.env, PATH: `${path.join(control, "bin")}:${process.env["PATH"]}` },
+      stdio: ["ignore", "pipe", "pipe"]
+    }
+  )
 
 const waitFor = async (file: string, child: ReturnType<typeof spawn>) => {
   for (let i = 0; i < 600; i++) {
@@ -107,7 +111,10 @@ const processAlive = (pid: number) => {
   }
 }
 
-const pushes = (control: string) => (fs.existsSync(path.join(control, "PUSHES")) ? fs.readFileSync(path.join(control, "PUSHES"), "utf8").split("\n").filter(Boolean).length : 0)
+const pushes = (control: string) =>
+  fs.existsSync(path.join(control, "PUSHES"))
+    ? fs.readFileSync(path.join(control, "PUSHES"), "utf8").split("\n").filter(Boolean).length
+    : 0
 
 const setup = async () => {
   const root = await makeTempDir("aw-ws-kill-")
@@ -117,7 +124,13 @@ const setup = async () => {
   const bare = await addBareRemote(root)
   dirs.push(bare)
   git(root, "commit", "-q", "--allow-empty", "-m", "to publish")
-  return { root, control, bare, local: git(root, "rev-parse", "main").trim(), before: git(bare, "rev-parse", "main").trim() }
+  return {
+    root,
+    control,
+    bare,
+    local: git(root, "rev-parse", "main").trim(),
+    before: git(bare, "rev-parse", "main").trim()
+  }
 }
 
 const killAt = async (point: "review" | "before-push" | "after-push") => {
@@ -162,13 +175,22 @@ describe("kill -9 of a confirmed push", () => {
   it("killed after the intent, before git push: unknown, published false observed, and no later call pushes", async () => {
     const s = await killAt("before-push")
     const seen = await observe(s.root, s.requestId)
-    expect(data(seen)).toMatchObject({ state: "unknown", observed: { remote_ref: s.before, published: false, local_commit_present: true } })
+    expect(data(seen)).toMatchObject({
+      state: "unknown",
+      observed: { remote_ref: s.before, published: false, local_commit_present: true }
+    })
     expect(git(s.bare, "rev-parse", "main").trim()).toBe(s.before)
     // The same request again replays nothing.
     const ws = await openWorkspace({ permissionMode: 2 }, s.root)
     open.push(ws)
     const status = data(await ws.call("get_workspace_status", {}))
-    const again = await ws.call("workspace_action", { action: "push", context_id: status["context_id"], request_id: s.requestId, remote: "origin", branch: "main" })
+    const again = await ws.call("workspace_action", {
+      action: "push",
+      context_id: status["context_id"],
+      request_id: s.requestId,
+      remote: "origin",
+      branch: "main"
+    })
     expect(data(again)["state"]).toBe("unknown")
     expect(git(s.bare, "rev-parse", "main").trim()).toBe(s.before)
     expect(pushes(s.control)).toBe(0)
@@ -181,7 +203,15 @@ describe("kill -9 of a confirmed push", () => {
     expect(pushes(s.control)).toBe(1)
     const raw = JSON.parse(fs.readFileSync(path.join(s.root, ".agentic/receipts", `${s.requestId}.json`), "utf8"))
     expect(raw.state).toBe("unknown")
-    const cliReceipt = await runCli(["workspaces", "receipt", "--project", s.root, "--request-id", s.requestId, "--json"])
+    const cliReceipt = await runCli([
+      "workspaces",
+      "receipt",
+      "--project",
+      s.root,
+      "--request-id",
+      s.requestId,
+      "--json"
+    ])
     expect(JSON.parse(cliReceipt.stdout).data.state).toBe("unknown")
     const seen = await observe(s.root, s.requestId)
     expect(data(seen)).toMatchObject({ state: "succeeded", phases: { local_applied: true, published: true } })
@@ -196,12 +226,21 @@ describe("kill -9 of a confirmed push", () => {
     const raw = JSON.parse(fs.readFileSync(path.join(s.root, ".agentic/receipts", `${s.requestId}.json`), "utf8"))
     expect(raw.state).toBe("unknown")
     const seen = await observe(s.root, s.requestId)
-    expect(data(seen)).toMatchObject({ state: "unknown", observed: { remote_ref: s.before, published: false, local_commit_present: true } })
+    expect(data(seen)).toMatchObject({
+      state: "unknown",
+      observed: { remote_ref: s.before, published: false, local_commit_present: true }
+    })
     expect(git(s.bare, "rev-parse", "main").trim()).toBe(s.before)
     const ws = await openWorkspace({ permissionMode: 2 }, s.root)
     open.push(ws)
     const status = data(await ws.call("get_workspace_status", {}))
-    const again = await ws.call("workspace_action", { action: "push", context_id: status["context_id"], request_id: s.requestId, remote: "origin", branch: "main" })
+    const again = await ws.call("workspace_action", {
+      action: "push",
+      context_id: status["context_id"],
+      request_id: s.requestId,
+      remote: "origin",
+      branch: "main"
+    })
     expect(data(again)["state"]).toBe("unknown")
     const cli = await runCli(["workspaces", "reconcile", "--project", s.root, "--request-id", s.requestId, "--json"])
     expect(JSON.parse(cli.stdout).data).toMatchObject({ state: "unknown", observed: { published: false } })
@@ -214,10 +253,14 @@ describe("kill -9 of a confirmed push", () => {
     const early = await observe(s.root, s.requestId)
     expect(data(early)).toMatchObject({ state: "unknown", observed: { published: false } })
     fs.writeFileSync(path.join(s.control, "RELEASE"), "go")
-    for (let i = 0; i < 200 && git(s.bare, "rev-parse", "main").trim() !== s.local; i++) await new Promise((resolve) => setTimeout(resolve, 50))
+    for (let i = 0; i < 200 && git(s.bare, "rev-parse", "main").trim() !== s.local; i++)
+      await new Promise((resolve) => setTimeout(resolve, 50))
     expect(git(s.bare, "rev-parse", "main").trim()).toBe(s.local)
     const cli = await runCli(["workspaces", "reconcile", "--project", s.root, "--request-id", s.requestId, "--json"])
-    expect(JSON.parse(cli.stdout).data).toMatchObject({ state: "succeeded", phases: { local_applied: true, published: true } })
+    expect(JSON.parse(cli.stdout).data).toMatchObject({
+      state: "succeeded",
+      phases: { local_applied: true, published: true }
+    })
     expect(pushes(s.control)).toBe(1)
   }, 180_000)
 })

@@ -42,7 +42,9 @@ describe("properties", () => {
             receipt = moved.right
             if (SETTLED.includes(to)) settledOnce = to
           } else {
-            expect(receipt.state === to || RANK[to] <= RANK[receipt.state] || SETTLED.includes(receipt.state)).toBe(true)
+            expect(receipt.state === to || RANK[to] <= RANK[receipt.state] || SETTLED.includes(receipt.state)).toBe(
+              true
+            )
           }
         }
         if (settledOnce !== undefined) expect(receipt.state).toBe(settledOnce)
@@ -53,16 +55,20 @@ describe("properties", () => {
 
   it("chunks concatenated in index order are the exact text, for any text and chunk size", () => {
     fc.assert(
-      fc.property(fc.string({ unit: fc.constantFrom("a", "b", "\n", "é", "😀", " "), maxLength: 3000 }), fc.integer({ min: 2, max: 500 }), (text, size) => {
-        const chunks = chunkText(text, size)
-        expect(chunks.map((chunk) => chunk.text).join("")).toBe(text)
-        chunks.forEach((chunk, i) => {
-          expect(chunk.index).toBe(i)
-          expect(chunk.text.length).toBeGreaterThan(0)
-          expect(chunk.text.length).toBeLessThanOrEqual(size)
-          expect(/[\ud800-\udbff]$/.test(chunk.text)).toBe(false)
-        })
-      }),
+      fc.property(
+        fc.string({ unit: fc.constantFrom("a", "b", "\n", "é", "😀", " "), maxLength: 3000 }),
+        fc.integer({ min: 2, max: 500 }),
+        (text, size) => {
+          const chunks = chunkText(text, size)
+          expect(chunks.map((chunk) => chunk.text).join("")).toBe(text)
+          chunks.forEach((chunk, i) => {
+            expect(chunk.index).toBe(i)
+            expect(chunk.text.length).toBeGreaterThan(0)
+            expect(chunk.text.length).toBeLessThanOrEqual(size)
+            expect(/[\ud800-\udbff]$/.test(chunk.text)).toBe(false)
+          })
+        }
+      ),
       { numRuns: 500 }
     )
   })

@@ -29,7 +29,15 @@ beforeAll(async () => {
   dir = await makeTempDir("aw-ws-gh-")
   server = await startRestServer(dir, TOKEN)
   // gh inherits the host environment: the test CA and the Enterprise token of the stand-in's host.
-  setEnv({ SSL_CERT_FILE: server.ca, GH_ENTERPRISE_TOKEN: TOKEN, GH_CONFIG_DIR: path.join(dir, "gh-config"), GH_HOST: undefined, GH_REPO: undefined, GH_TOKEN: undefined, GITHUB_TOKEN: undefined })
+  setEnv({
+    SSL_CERT_FILE: server.ca,
+    GH_ENTERPRISE_TOKEN: TOKEN,
+    GH_CONFIG_DIR: path.join(dir, "gh-config"),
+    GH_HOST: undefined,
+    GH_REPO: undefined,
+    GH_TOKEN: undefined,
+    GITHUB_TOKEN: undefined
+  })
 })
 afterAll(async () => {
   for (const [key, value] of Object.entries(saved)) {
@@ -92,7 +100,12 @@ const readAll = async (ws: TempWorkspace, args: Record<string, unknown>, limit: 
   let offset: number | null = 0
   let snapshot: string | undefined = args["read_snapshot"] as string | undefined
   while (offset !== null) {
-    const page: any = await ws.call("read_workspace", { ...args, offset, limit, ...(snapshot === undefined ? {} : { read_snapshot: snapshot }) })
+    const page: any = await ws.call("read_workspace", {
+      ...args,
+      offset,
+      limit,
+      ...(snapshot === undefined ? {} : { read_snapshot: snapshot })
+    })
     expect(page.ok, JSON.stringify(page.error)).toBe(true)
     expect(page.data.read_snapshot).toMatch(/^[0-9a-f]{64}$/)
     snapshot = page.data.read_snapshot
@@ -114,11 +127,23 @@ describe("gh host support", () => {
   it("workspace:reads:pr:v1 enables PR description/content views: with gh authenticated for the remote's host, PR reads and PR actions are advertised", async () => {
     const { ws } = await ghRepo()
     const caps = data(await ws.call("get_workspace_status", {}))["capabilities"] as Array<string>
-    expect(caps).toEqual(expect.arrayContaining(["workspace:reads:pr:v1", "workspace:action:pr_create", "workspace:action:pr_merge"]))
+    expect(caps).toEqual(
+      expect.arrayContaining(["workspace:reads:pr:v1", "workspace:action:pr_create", "workspace:action:pr_merge"])
+    )
     const read = ws.runtime.registry.list().find((tool) => tool.name === "read_workspace")!
-    expect((read.inputSchema.properties["view"] as { enum: Array<string> }).enum).toEqual(["changes", "stashes", "branches", "history", "pull_requests", "pull_request", "pull_request_diff"])
+    expect((read.inputSchema.properties["view"] as { enum: Array<string> }).enum).toEqual([
+      "changes",
+      "stashes",
+      "branches",
+      "history",
+      "pull_requests",
+      "pull_request",
+      "pull_request_diff"
+    ])
     const action = ws.runtime.registry.list().find((tool) => tool.name === "workspace_action")!
-    expect((action.inputSchema.properties["action"] as { enum: Array<string> }).enum).toEqual(expect.arrayContaining(["pr_create", "pr_merge"]))
+    expect((action.inputSchema.properties["action"] as { enum: Array<string> }).enum).toEqual(
+      expect.arrayContaining(["pr_create", "pr_merge"])
+    )
   })
 
   it("Only advertise what works: without a gh token for the host, no PR view or PR action is offered and a PR read is CAPABILITY_MISSING, never attempted", async () => {
@@ -129,14 +154,27 @@ describe("gh host support", () => {
       expect(caps).not.toContain("workspace:reads:pr:v1")
       expect(caps).not.toContain("workspace:action:pr_create")
       const read = ws.runtime.registry.list().find((tool) => tool.name === "read_workspace")!
-      expect((read.inputSchema.properties["view"] as { enum: Array<string> }).enum).toEqual(["changes", "stashes", "branches", "history"])
+      expect((read.inputSchema.properties["view"] as { enum: Array<string> }).enum).toEqual([
+        "changes",
+        "stashes",
+        "branches",
+        "history"
+      ])
       const id = await status(ws)
       const pr = await ws.call("read_workspace", { context_id: id, view: "pull_request", pull_request_number: 1 })
       expect(pr.error?.code).toBe("CAPABILITY_MISSING")
       expect(pr.error?.details?.["capability"]).toBe("workspace:reads:pr:v1")
       const list = await ws.call("read_workspace", { context_id: id, view: "pull_requests" })
       expect(list.error?.code).toBe("CAPABILITY_MISSING")
-      const created = await ws.call("workspace_action", { action: "pr_create", context_id: id, request_id: randomUUID(), title: "t", body: "", base: "main", head: "x" })
+      const created = await ws.call("workspace_action", {
+        action: "pr_create",
+        context_id: id,
+        request_id: randomUUID(),
+        title: "t",
+        body: "",
+        base: "main",
+        head: "x"
+      })
       expect(created.error?.code).toBe("CAPABILITY_MISSING")
       expect(server.requests).toEqual([])
     } finally {
@@ -154,10 +192,26 @@ describe("gh host support", () => {
   })
 
   it("remote URLs: https (with user:pass@ stripped), ssh and scp forms name host/owner/repo; a local path names none", () => {
-    expect(parseGithubUrl("https://user:secret@github.com/octo/widgets.git")).toEqual({ host: "github.com", owner: "octo", repo: "widgets" })
-    expect(parseGithubUrl("git@github.com:octo/widgets.git")).toEqual({ host: "github.com", owner: "octo", repo: "widgets" })
-    expect(parseGithubUrl("ssh://git@ghe.example.com:2222/octo/widgets")).toEqual({ host: "ghe.example.com", owner: "octo", repo: "widgets" })
-    expect(parseGithubUrl("https://127.0.0.1:8443/octo/widgets.git")).toEqual({ host: "127.0.0.1:8443", owner: "octo", repo: "widgets" })
+    expect(parseGithubUrl("https://user:secret@github.com/octo/widgets.git")).toEqual({
+      host: "github.com",
+      owner: "octo",
+      repo: "widgets"
+    })
+    expect(parseGithubUrl("git@github.com:octo/widgets.git")).toEqual({
+      host: "github.com",
+      owner: "octo",
+      repo: "widgets"
+    })
+    expect(parseGithubUrl("ssh://git@ghe.example.com:2222/octo/widgets")).toEqual({
+      host: "ghe.example.com",
+      owner: "octo",
+      repo: "widgets"
+    })
+    expect(parseGithubUrl("https://127.0.0.1:8443/octo/widgets.git")).toEqual({
+      host: "127.0.0.1:8443",
+      owner: "octo",
+      repo: "widgets"
+    })
     expect(parseGithubUrl("/srv/git/widgets.git")).toBeUndefined()
     expect(parseGithubUrl("file:///srv/git/widgets.git")).toBeUndefined()
   })
@@ -171,8 +225,13 @@ describe("PR snapshots and content", () => {
       const result = await ws.call("read_workspace", { context_id: id, view: "pull_request", pull_request_number: bad })
       expect(result.error?.code, JSON.stringify(bad)).toBe("INVALID_INPUT")
     }
-    expect((await ws.call("read_workspace", { context_id: id, view: "pull_request" })).error?.code).toBe("INVALID_INPUT")
-    expect((await ws.call("read_workspace", { context_id: id, view: "pull_request", pull_request_number: 2147483647 })).error?.code).toBe("NOT_FOUND")
+    expect((await ws.call("read_workspace", { context_id: id, view: "pull_request" })).error?.code).toBe(
+      "INVALID_INPUT"
+    )
+    expect(
+      (await ws.call("read_workspace", { context_id: id, view: "pull_request", pull_request_number: 2147483647 })).error
+        ?.code
+    ).toBe("NOT_FOUND")
   })
 
   it("pull_requests: every open PR exactly once, in order, through next_offset=null with read_snapshot; a new PR makes the snapshot stale", async () => {
@@ -185,7 +244,13 @@ describe("PR snapshots and content", () => {
     expect(numbers).toEqual(Array.from({ length: 130 }, (_, i) => 130 - i).filter((n) => n !== 5))
     expect(pages.every((page) => page.complete === true)).toBe(true)
     addPull(131)
-    const stale = await ws.call("read_workspace", { context_id: id, view: "pull_requests", offset: 64, limit: 64, read_snapshot: pages[0].read_snapshot })
+    const stale = await ws.call("read_workspace", {
+      context_id: id,
+      view: "pull_requests",
+      offset: 64,
+      limit: 64,
+      read_snapshot: pages[0].read_snapshot
+    })
     expect(stale.error?.code).toBe("SNAPSHOT_STALE")
   })
 
@@ -198,7 +263,13 @@ describe("PR snapshots and content", () => {
     const chunks = pages.flatMap((page) => page.description_chunks)
     expect(chunks.map((chunk: any) => chunk.index)).toEqual(chunks.map((_: unknown, i: number) => i))
     expect(chunks.map((chunk: any) => chunk.text).join("")).toBe(body)
-    expect(pages[0].pull_request).toMatchObject({ number: 7, state: "open", head: { ref: "feature-7", sha: sha(71) }, base: { ref: "main", sha: sha(72) }, author: "author" })
+    expect(pages[0].pull_request).toMatchObject({
+      number: 7,
+      state: "open",
+      head: { ref: "feature-7", sha: sha(71) },
+      base: { ref: "main", sha: sha(72) },
+      author: "author"
+    })
     // Authored PR text is untrusted repository data, not instructions.
     expect(pages[0].untrusted).toBe(true)
   })
@@ -209,7 +280,14 @@ describe("PR snapshots and content", () => {
       files: [
         { filename: "src/a.ts", status: "modified", additions: 1, deletions: 1, patch: "@@ -1 +1 @@\n-old\n+new" },
         { filename: "logo.png", status: "added", additions: 0, deletions: 0 },
-        { filename: "b/renamed.ts", previous_filename: "a/renamed.ts", status: "renamed", additions: 0, deletions: 0, patch: "" }
+        {
+          filename: "b/renamed.ts",
+          previous_filename: "a/renamed.ts",
+          status: "renamed",
+          additions: 0,
+          deletions: 0,
+          patch: ""
+        }
       ]
     })
     const id = await status(ws)
@@ -217,11 +295,36 @@ describe("PR snapshots and content", () => {
     expect(page.unified_diff_chunks).toBeUndefined()
     expect(page.file_list).toEqual([
       { path: "src/a.ts", status: "modified", additions: 1, deletions: 1, review_gap: null },
-      { path: "logo.png", status: "added", additions: 0, deletions: 0, review_gap: expect.objectContaining({ reason: "unavailable" }) },
-      { path: "b/renamed.ts", previous_path: "a/renamed.ts", status: "renamed", additions: 0, deletions: 0, review_gap: null }
+      {
+        path: "logo.png",
+        status: "added",
+        additions: 0,
+        deletions: 0,
+        review_gap: expect.objectContaining({ reason: "unavailable" })
+      },
+      {
+        path: "b/renamed.ts",
+        previous_path: "a/renamed.ts",
+        status: "renamed",
+        additions: 0,
+        deletions: 0,
+        review_gap: null
+      }
     ])
-    const gap: any = await ws.call("read_workspace", { context_id: id, view: "pull_request_diff", pull_request_number: 3, path: "logo.png", side: "source", read_snapshot: page.read_snapshot })
-    expect(gap.data).toMatchObject({ unified_diff_chunks: [], review_gap: { reason: "unavailable" }, complete: false, next_offset: null })
+    const gap: any = await ws.call("read_workspace", {
+      context_id: id,
+      view: "pull_request_diff",
+      pull_request_number: 3,
+      path: "logo.png",
+      side: "source",
+      read_snapshot: page.read_snapshot
+    })
+    expect(gap.data).toMatchObject({
+      unified_diff_chunks: [],
+      review_gap: { reason: "unavailable" },
+      complete: false,
+      next_offset: null
+    })
   })
 
   it("Select a returned relative path and side (source or target) to read unified_diff_chunks against the merge base; Carry the returned read_snapshot exactly across subsequent pages and selected paths", async () => {
@@ -229,40 +332,108 @@ describe("PR snapshots and content", () => {
     const long = Array.from({ length: 900 }, (_, i) => `+line ${i} ${"y".repeat(i % 50)}`).join("\n")
     const patch = `@@ -0,0 +1,900 @@\n${long}`
     addPull(4, {
-      files: [{ filename: "big.txt", status: "added", additions: 900, deletions: 0, patch }, { filename: "a.txt", status: "modified", additions: 1, deletions: 1, patch: "@@ -1 +1 @@\n-one\n+two" }],
-      targetFiles: [{ filename: "a.txt", status: "modified", additions: 1, deletions: 1, patch: "@@ -1 +1 @@\n-one\n+base" }]
+      files: [
+        { filename: "big.txt", status: "added", additions: 900, deletions: 0, patch },
+        { filename: "a.txt", status: "modified", additions: 1, deletions: 1, patch: "@@ -1 +1 @@\n-one\n+two" }
+      ],
+      targetFiles: [
+        { filename: "a.txt", status: "modified", additions: 1, deletions: 1, patch: "@@ -1 +1 @@\n-one\n+base" }
+      ]
     })
     const id = await status(ws)
     const [list] = await readAll(ws, { context_id: id, view: "pull_request_diff", pull_request_number: 4 }, 32)
-    const source = await readAll(ws, { context_id: id, view: "pull_request_diff", pull_request_number: 4, path: "big.txt", side: "source", read_snapshot: list.read_snapshot }, 2)
+    const source = await readAll(
+      ws,
+      {
+        context_id: id,
+        view: "pull_request_diff",
+        pull_request_number: 4,
+        path: "big.txt",
+        side: "source",
+        read_snapshot: list.read_snapshot
+      },
+      2
+    )
     expect(source.length).toBeGreaterThan(1)
     expect(source.every((page) => page.read_snapshot === list.read_snapshot)).toBe(true)
     const chunks = source.flatMap((page) => page.unified_diff_chunks)
     expect(chunks.map((chunk: any) => chunk.text).join("")).toBe(patch)
     expect(chunks.every((chunk: any) => chunk.text.length <= DIFF_CHUNK_CHARS)).toBe(true)
-    const target: any = await ws.call("read_workspace", { context_id: id, view: "pull_request_diff", pull_request_number: 4, path: "a.txt", side: "target", read_snapshot: list.read_snapshot })
+    const target: any = await ws.call("read_workspace", {
+      context_id: id,
+      view: "pull_request_diff",
+      pull_request_number: 4,
+      path: "a.txt",
+      side: "target",
+      read_snapshot: list.read_snapshot
+    })
     expect(target.data.unified_diff_chunks.map((chunk: any) => chunk.text).join("")).toBe("@@ -1 +1 @@\n-one\n+base")
-    const unchanged: any = await ws.call("read_workspace", { context_id: id, view: "pull_request_diff", pull_request_number: 4, path: "big.txt", side: "target", read_snapshot: list.read_snapshot })
+    const unchanged: any = await ws.call("read_workspace", {
+      context_id: id,
+      view: "pull_request_diff",
+      pull_request_number: 4,
+      path: "big.txt",
+      side: "target",
+      read_snapshot: list.read_snapshot
+    })
     expect(unchanged.data).toMatchObject({ status: "unchanged", unified_diff_chunks: [], review_gap: null })
     // A stale snapshot requires a fresh review: a push to the head changes it.
     server.pulls[0]!.head.sha = sha(4242)
-    const stale = await ws.call("read_workspace", { context_id: id, view: "pull_request_diff", pull_request_number: 4, path: "a.txt", side: "source", read_snapshot: list.read_snapshot })
+    const stale = await ws.call("read_workspace", {
+      context_id: id,
+      view: "pull_request_diff",
+      pull_request_number: 4,
+      path: "a.txt",
+      side: "source",
+      read_snapshot: list.read_snapshot
+    })
     expect(stale.error?.code).toBe("SNAPSHOT_STALE")
     // path and side go together; a path outside the file_list is NOT_FOUND.
-    expect((await ws.call("read_workspace", { context_id: id, view: "pull_request_diff", pull_request_number: 4, path: "a.txt" })).error?.code).toBe("INVALID_INPUT")
-    expect((await ws.call("read_workspace", { context_id: id, view: "pull_request_diff", pull_request_number: 4, path: "zzz", side: "source" })).error?.code).toBe("NOT_FOUND")
+    expect(
+      (
+        await ws.call("read_workspace", {
+          context_id: id,
+          view: "pull_request_diff",
+          pull_request_number: 4,
+          path: "a.txt"
+        })
+      ).error?.code
+    ).toBe("INVALID_INPUT")
+    expect(
+      (
+        await ws.call("read_workspace", {
+          context_id: id,
+          view: "pull_request_diff",
+          pull_request_number: 4,
+          path: "zzz",
+          side: "source"
+        })
+      ).error?.code
+    ).toBe("NOT_FOUND")
   })
 
   it("oversized content is an explicit review gap; chunking keeps the exact text for any size", async () => {
     const { ws } = await ghRepo()
-    addPull(5, { files: [{ filename: "huge.txt", status: "added", additions: 1, deletions: 0, patch: `@@ -0,0 +1 @@\n+${"z".repeat(1024 * 1024 + 10)}` }] })
+    addPull(5, {
+      files: [
+        {
+          filename: "huge.txt",
+          status: "added",
+          additions: 1,
+          deletions: 0,
+          patch: `@@ -0,0 +1 @@\n+${"z".repeat(1024 * 1024 + 10)}`
+        }
+      ]
+    })
     const id = await status(ws)
     const [list] = await readAll(ws, { context_id: id, view: "pull_request_diff", pull_request_number: 5 }, 32)
     expect(list.file_list[0].review_gap).toMatchObject({ reason: "oversized" })
     for (const text of ["", "a", "a\n", "\n\n\n", "x".repeat(9001), "ab\ncd\n".repeat(3000)]) {
       const chunks = chunkText(text, 100)
       expect(chunks.map((chunk) => chunk.text).join("")).toBe(text)
-      expect(chunks.every((chunk, i) => chunk.index === i && chunk.text.length > 0 && chunk.text.length <= 100)).toBe(true)
+      expect(chunks.every((chunk, i) => chunk.index === i && chunk.text.length > 0 && chunk.text.length <= 100)).toBe(
+        true
+      )
     }
   })
 
@@ -275,7 +446,12 @@ describe("PR snapshots and content", () => {
       await ws.call("read_workspace", { context_id: id, view: "pull_requests" }),
       await ws.call("read_workspace", { context_id: id, view: "pull_request", pull_request_number: 8 }),
       await ws.call("read_workspace", { context_id: id, view: "pull_request_diff", pull_request_number: 8 }),
-      await ws.call("workspace_action", { action: "pr_merge", context_id: id, request_id: randomUUID(), pull_request_number: 8 })
+      await ws.call("workspace_action", {
+        action: "pr_merge",
+        context_id: id,
+        request_id: randomUUID(),
+        pull_request_number: 8
+      })
     ]
     for (const output of outputs) {
       expect(output.ok, JSON.stringify(output.error)).toBe(true)
@@ -292,14 +468,33 @@ describe("PR actions", () => {
   it("pr_create: needs_confirmation first (nothing sent to GitHub), then runs once after /accept; the same request id replays nothing", async () => {
     const { ws } = await ghRepo()
     const id = await status(ws)
-    const args = { action: "pr_create", context_id: id, request_id: randomUUID(), title: "Add widgets", body: "Why: widgets.", base: "main", head: "feature", draft: true }
+    const args = {
+      action: "pr_create",
+      context_id: id,
+      request_id: randomUUID(),
+      title: "Add widgets",
+      body: "Why: widgets.",
+      base: "main",
+      head: "feature",
+      draft: true
+    }
     const staged = await ws.call("workspace_action", args)
     expect(data(staged)["status"]).toBe("needs_confirmation")
     expect(server.requests.filter((request) => request.method === "POST")).toEqual([])
     await ws.run(preprocess(`/accept ${data(staged)["approval"]["id"]}`))
     const ran = await ws.call("workspace_action", args)
-    expect(data(ran)).toMatchObject({ state: "succeeded", phases: { published: true }, outcome: { pull_request_number: 1 } })
-    expect(JSON.parse(server.requests.find((request) => request.method === "POST")!.body)).toEqual({ title: "Add widgets", body: "Why: widgets.", head: "feature", base: "main", draft: true })
+    expect(data(ran)).toMatchObject({
+      state: "succeeded",
+      phases: { published: true },
+      outcome: { pull_request_number: 1 }
+    })
+    expect(JSON.parse(server.requests.find((request) => request.method === "POST")!.body)).toEqual({
+      title: "Add widgets",
+      body: "Why: widgets.",
+      head: "feature",
+      base: "main",
+      draft: true
+    })
     const again = await ws.call("workspace_action", args)
     expect(again.ok).toBe(true)
     expect(server.requests.filter((request) => request.method === "POST").length).toBe(1)
@@ -312,7 +507,15 @@ describe("PR actions", () => {
     const { ws } = await ghRepo()
     addPull(1, { head: { ref: "feature", sha: sha(1), repo: { full_name: `${OWNER}/${REPO}` } } })
     const id = await status(ws)
-    const ran = await confirmAndRun(ws, { action: "pr_create", context_id: id, request_id: randomUUID(), title: "dup", body: "", base: "main", head: "feature" })
+    const ran = await confirmAndRun(ws, {
+      action: "pr_create",
+      context_id: id,
+      request_id: randomUUID(),
+      title: "dup",
+      body: "",
+      base: "main",
+      head: "feature"
+    })
     expect(data(ran)).toMatchObject({ state: "failed", phases: { published: false }, outcome: { status: 422 } })
   })
 
@@ -320,14 +523,25 @@ describe("PR actions", () => {
     const { ws, root } = await ghRepo()
     const id = await status(ws)
     server.faults.push({ method: "POST", pattern: /\/pulls$/, status: "hangup-after" })
-    const args = { action: "pr_create", context_id: id, request_id: randomUUID(), title: "Lost answer", body: "", base: "main", head: "feature" }
+    const args = {
+      action: "pr_create",
+      context_id: id,
+      request_id: randomUUID(),
+      title: "Lost answer",
+      body: "",
+      base: "main",
+      head: "feature"
+    }
     const staged = await ws.call("workspace_action", args)
     await ws.run(preprocess(`/accept ${data(staged)["approval"]["id"]}`))
     const ran = await ws.call("workspace_action", args)
     expect(data(ran)["state"]).toBe("unknown")
     expect(server.pulls.length).toBe(1)
     const cli = await runCli(["workspaces", "reconcile", "--project", root, "--request-id", args.request_id, "--json"])
-    expect(JSON.parse(cli.stdout).data).toMatchObject({ state: "succeeded", outcome: { pull_request_number: 1, reconciled: true } })
+    expect(JSON.parse(cli.stdout).data).toMatchObject({
+      state: "succeeded",
+      outcome: { pull_request_number: 1, reconciled: true }
+    })
     expect(server.requests.filter((request) => request.method === "POST").length).toBe(1)
     expect(server.pulls.length).toBe(1)
   })
@@ -338,8 +552,15 @@ describe("PR actions", () => {
     const id = await status(ws)
     const args = { action: "pr_merge", context_id: id, request_id: randomUUID(), pull_request_number: 9 }
     const ran = await confirmAndRun(ws, args)
-    expect(data(ran)).toMatchObject({ state: "succeeded", phases: { published: true }, outcome: { pull_request_number: 9 } })
-    expect(JSON.parse(server.requests.find((request) => request.method === "PUT")!.body)).toEqual({ sha: sha(91), merge_method: "merge" })
+    expect(data(ran)).toMatchObject({
+      state: "succeeded",
+      phases: { published: true },
+      outcome: { pull_request_number: 9 }
+    })
+    expect(JSON.parse(server.requests.find((request) => request.method === "PUT")!.body)).toEqual({
+      sha: sha(91),
+      merge_method: "merge"
+    })
     const again = await ws.call("workspace_action", args)
     expect(data(again)).toMatchObject({ state: "succeeded", outcome: data(ran)["outcome"] })
     expect(server.requests.filter((request) => request.method === "PUT").length).toBe(1)
@@ -384,11 +605,37 @@ describe("PR actions", () => {
     addPull(12)
     const id = await status(ws)
     const action = ws.runtime.registry.list().find((tool) => tool.name === "workspace_action")!
-    expect((action.inputSchema.properties["action"] as { enum: Array<string> }).enum.some((name) => /cancel/.test(name))).toBe(false)
-    expect((await ws.call("workspace_action", { action: "pr_merge_cancel", context_id: id, request_id: randomUUID(), pull_request_number: 12 })).error?.code).toBe("INVALID_INPUT")
-    expect((await ws.call("workspace_action", { action: "pr_merge", context_id: id, request_id: randomUUID(), pull_request_number: 12, cancel: true })).error?.code).toBe("INVALID_INPUT")
+    expect(
+      (action.inputSchema.properties["action"] as { enum: Array<string> }).enum.some((name) => /cancel/.test(name))
+    ).toBe(false)
+    expect(
+      (
+        await ws.call("workspace_action", {
+          action: "pr_merge_cancel",
+          context_id: id,
+          request_id: randomUUID(),
+          pull_request_number: 12
+        })
+      ).error?.code
+    ).toBe("INVALID_INPUT")
+    expect(
+      (
+        await ws.call("workspace_action", {
+          action: "pr_merge",
+          context_id: id,
+          request_id: randomUUID(),
+          pull_request_number: 12,
+          cancel: true
+        })
+      ).error?.code
+    ).toBe("INVALID_INPUT")
     await confirmAndRun(ws, { action: "pr_merge", context_id: id, request_id: randomUUID(), pull_request_number: 12 })
-    const repeated = await ws.call("workspace_action", { action: "pr_merge", context_id: id, request_id: randomUUID(), pull_request_number: 12 })
+    const repeated = await ws.call("workspace_action", {
+      action: "pr_merge",
+      context_id: id,
+      request_id: randomUUID(),
+      pull_request_number: 12
+    })
     expect(repeated.error?.code).toBe("INVALID_INPUT")
     expect(repeated.error?.message).toContain("merged already")
     expect(server.requests.filter((request) => request.method === "PUT").length).toBe(1)

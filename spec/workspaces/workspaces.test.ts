@@ -42,14 +42,21 @@ describe("capability-scoped tools", () => {
   it("with default settings in a git working copy the four tools are registered beside the others", async () => {
     const { ws } = await repo()
     const names = ws.runtime.registry.list().map((tool) => tool.name)
-    for (const name of ["get_workspace_status", "read_workspace", "get_workspace_operation", "workspace_action"]) expect(names).toContain(name)
+    for (const name of ["get_workspace_status", "read_workspace", "get_workspace_operation", "workspace_action"])
+      expect(names).toContain(name)
   })
 
   it("not a git working copy: none of the four is advertised", async () => {
     const ws = await openWorkspace({})
     open.push(ws)
     const names = ws.runtime.registry.list().map((tool) => tool.name)
-    expect(names.filter((name) => name.includes("workspace_") && !name.startsWith("workspace_") ? true : ["get_workspace_status", "workspace_action"].includes(name))).toEqual([])
+    expect(
+      names.filter((name) =>
+        name.includes("workspace_") && !name.startsWith("workspace_")
+          ? true
+          : ["get_workspace_status", "workspace_action"].includes(name)
+      )
+    ).toEqual([])
   })
 
   it("Only the intersection of advertised capabilities is usable: a table over advertised x allowed x action", () => {
@@ -72,16 +79,29 @@ describe("capability-scoped tools", () => {
         const usable = intersect(allowed, supportedCapabilities(host))
         for (const action of WORKSPACE_ACTIONS) {
           // Oracle: commands, the action's own capability, handoff for a switch; the host: git for all, a remote for push/pull, a remote and gh for the PR actions.
-          const hostHas = host.git && (action === "push" || action === "pull" ? host.remote : action.startsWith("pr_") ? host.remote && host.gh : true)
-          const userHas = allowed.includes("workspace:commands:v1") && allowed.includes(`workspace:action:${action}`) && (action !== "branch_switch" || allowed.includes("workspace:handoff:v1"))
-          expect(actionUsable(action, usable), `${JSON.stringify(host)} ${allowed.join(",")} ${action}`).toBe(hostHas && userHas)
+          const hostHas =
+            host.git &&
+            (action === "push" || action === "pull"
+              ? host.remote
+              : action.startsWith("pr_")
+                ? host.remote && host.gh
+                : true)
+          const userHas =
+            allowed.includes("workspace:commands:v1") &&
+            allowed.includes(`workspace:action:${action}`) &&
+            (action !== "branch_switch" || allowed.includes("workspace:handoff:v1"))
+          expect(actionUsable(action, usable), `${JSON.stringify(host)} ${allowed.join(",")} ${action}`).toBe(
+            hostHas && userHas
+          )
         }
       }
     }
   })
 
   it("Actions require their corresponding workspace:action:<action> capability: the schema lists only usable actions, others are CAPABILITY_MISSING before the decode", async () => {
-    const { ws } = await repo({ workspaceCapabilities: ["workspace:commands:v1", "workspace:action:commit", "workspace:action:branch_switch"] })
+    const { ws } = await repo({
+      workspaceCapabilities: ["workspace:commands:v1", "workspace:action:commit", "workspace:action:branch_switch"]
+    })
     const listed = ws.runtime.registry.list().find((tool) => tool.name === "workspace_action")!
     expect((listed.inputSchema.properties["action"] as { enum: Array<string> }).enum).toEqual(["commit"])
     // branch_switch lacks workspace:handoff:v1; push lacks its own capability; the bad fields are never decoded.
@@ -119,7 +139,13 @@ describe("Status and read context", () => {
     const result = await ws.call("get_workspace_status", {})
     const d = data(result)
     expect(d["context_id"]).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
-    expect(d).toMatchObject({ branch: "main", upstream: "origin/main", ahead: 0, behind: 0, head: git(dir, "rev-parse", "HEAD").trim() })
+    expect(d).toMatchObject({
+      branch: "main",
+      upstream: "origin/main",
+      ahead: 0,
+      behind: 0,
+      head: git(dir, "rev-parse", "HEAD").trim()
+    })
     expect(d["capabilities"]).toContain("workspace:action:push")
     expect(JSON.stringify(result)).not.toContain(dir)
   })
@@ -151,7 +177,11 @@ describe("Status and read context", () => {
       const before = fs.statSync(file)
       fs.writeFileSync(file, "two\n")
       const after = fs.statSync(file)
-      if (sec(before.mtimeMs) !== sec(after.mtimeMs) || sec(before.ctimeMs) !== sec(after.ctimeMs) || sec(fs.statSync(path.join(dir, ".git/index")).mtimeMs) !== sec(after.mtimeMs)) {
+      if (
+        sec(before.mtimeMs) !== sec(after.mtimeMs) ||
+        sec(before.ctimeMs) !== sec(after.ctimeMs) ||
+        sec(fs.statSync(path.join(dir, ".git/index")).mtimeMs) !== sec(after.mtimeMs)
+      ) {
         expect(attempt, "could not record and save within one second ten times").toBeLessThan(10)
         continue
       }
@@ -161,7 +191,12 @@ describe("Status and read context", () => {
       const first = await status(ws)
       expect(await status(ws)).toBe(first)
       // The working copy differs from HEAD: a commit is staged, not refused as "nothing to commit".
-      const staged = await ws.call("workspace_action", { action: "commit", context_id: first, request_id: randomUUID(), message: "two" })
+      const staged = await ws.call("workspace_action", {
+        action: "commit",
+        context_id: first,
+        request_id: randomUUID(),
+        message: "two"
+      })
       expect(staged.ok, JSON.stringify(staged.error)).toBe(true)
       expect(data(staged)["status"]).toBe("needs_confirmation")
       break
@@ -184,12 +219,29 @@ describe("Status and read context", () => {
   it("Limits are integers from 1 to 64; offsets from 0 to 100000; no booleans, strings or fractions", async () => {
     const { ws } = await repo()
     const id = await status(ws)
-    for (const bad of [{ limit: 0 }, { limit: 65 }, { limit: 1.5 }, { limit: "32" }, { limit: true }, { offset: -1 }, { offset: 100001 }, { offset: 0.5 }, { offset: "0" }, { offset: false }]) {
+    for (const bad of [
+      { limit: 0 },
+      { limit: 65 },
+      { limit: 1.5 },
+      { limit: "32" },
+      { limit: true },
+      { offset: -1 },
+      { offset: 100001 },
+      { offset: 0.5 },
+      { offset: "0" },
+      { offset: false }
+    ]) {
       const result = await ws.call("read_workspace", { context_id: id, view: "changes", ...bad })
       expect(result.error?.code, JSON.stringify(bad)).toBe("INVALID_INPUT")
     }
     const first: any = await ws.call("read_workspace", { context_id: id, view: "changes", limit: 64 })
-    const last: any = await ws.call("read_workspace", { context_id: id, view: "changes", limit: 64, offset: 100000, read_snapshot: first.data.read_snapshot })
+    const last: any = await ws.call("read_workspace", {
+      context_id: id,
+      view: "changes",
+      limit: 64,
+      offset: 100000,
+      read_snapshot: first.data.read_snapshot
+    })
     expect(last.ok).toBe(true)
     expect(last.data).toMatchObject({ entries: [], next_offset: null })
   })
@@ -200,7 +252,9 @@ describe("Status and read context", () => {
     // Without a remote and gh the PR views are refused before the decode (CAPABILITY_MISSING), so the bounds are read from the schema (spec/workspaces/prs.test.ts decodes them with gh).
     const listed = ws.runtime.registry.list().find((tool) => tool.name === "read_workspace")!
     expect(JSON.stringify(listed.inputSchema.properties["pull_request_number"])).toContain("1-2147483647")
-    expect((await ws.call("read_workspace", { context_id: id, view: "pull_request", pull_request_number: 0 })).ok).toBe(false)
+    expect((await ws.call("read_workspace", { context_id: id, view: "pull_request", pull_request_number: 0 })).ok).toBe(
+      false
+    )
   })
 
   it("Read all available pages through next_offset=null: every change exactly once, in order, with read_snapshot at nonzero offsets", async () => {
@@ -212,7 +266,13 @@ describe("Status and read context", () => {
       let offset: number | null = 0
       let snapshot: string | undefined
       while (offset !== null) {
-        const page: any = await ws.call("read_workspace", { context_id: id, view: "changes", offset, limit, ...(snapshot === undefined ? {} : { read_snapshot: snapshot }) })
+        const page: any = await ws.call("read_workspace", {
+          context_id: id,
+          view: "changes",
+          offset,
+          limit,
+          ...(snapshot === undefined ? {} : { read_snapshot: snapshot })
+        })
         expect(page.ok).toBe(true)
         expect(page.data.read_snapshot).toMatch(/^[0-9a-f]{64}$/)
         if (snapshot !== undefined) expect(page.data.read_snapshot).toBe(snapshot)
@@ -230,11 +290,25 @@ describe("Status and read context", () => {
     const id = await status(ws)
     git(dir, "branch", "b1")
     const first: any = await ws.call("read_workspace", { context_id: id, view: "branches", limit: 1 })
-    expect((await ws.call("read_workspace", { context_id: id, view: "branches", offset: 1, limit: 1 })).error?.code).toBe("INVALID_INPUT")
+    expect(
+      (await ws.call("read_workspace", { context_id: id, view: "branches", offset: 1, limit: 1 })).error?.code
+    ).toBe("INVALID_INPUT")
     git(dir, "branch", "b2")
-    const stale = await ws.call("read_workspace", { context_id: id, view: "branches", offset: 1, limit: 1, read_snapshot: first.data.read_snapshot })
+    const stale = await ws.call("read_workspace", {
+      context_id: id,
+      view: "branches",
+      offset: 1,
+      limit: 1,
+      read_snapshot: first.data.read_snapshot
+    })
     expect(stale.error?.code).toBe("SNAPSHOT_STALE")
-    const wrong = await ws.call("read_workspace", { context_id: id, view: "branches", offset: 1, limit: 1, read_snapshot: "A".repeat(64) })
+    const wrong = await ws.call("read_workspace", {
+      context_id: id,
+      view: "branches",
+      offset: 1,
+      limit: 1,
+      read_snapshot: "A".repeat(64)
+    })
     expect(wrong.error?.code).toBe("INVALID_INPUT")
   })
 
@@ -253,7 +327,9 @@ describe("Status and read context", () => {
     git(dir, "stash", "push", "-q", "-m", "wip")
     const id = await status(ws)
     const page: any = await ws.call("read_workspace", { context_id: id, view: "stashes" })
-    expect(page.data.entries).toEqual([{ stash_id: git(dir, "rev-parse", "refs/stash").trim(), ref: "stash@{0}", message: "On main: wip" }])
+    expect(page.data.entries).toEqual([
+      { stash_id: git(dir, "rev-parse", "refs/stash").trim(), ref: "stash@{0}", message: "On main: wip" }
+    ])
   })
 
   it("history is branch-scoped and paged", async () => {
@@ -262,7 +338,14 @@ describe("Status and read context", () => {
     const id = await status(ws)
     const page: any = await ws.call("read_workspace", { context_id: id, view: "history", branch: "main", limit: 2 })
     expect(page.data.entries.map((e: any) => e.subject)).toEqual(["c2", "c1"])
-    const next: any = await ws.call("read_workspace", { context_id: id, view: "history", branch: "main", limit: 2, offset: 2, read_snapshot: page.data.read_snapshot })
+    const next: any = await ws.call("read_workspace", {
+      context_id: id,
+      view: "history",
+      branch: "main",
+      limit: 2,
+      offset: 2,
+      read_snapshot: page.data.read_snapshot
+    })
     expect(next.data.entries.map((e: any) => e.subject)).toEqual(["c0", "first"])
     expect(next.data.next_offset).toBeNull()
   })
@@ -275,7 +358,12 @@ describe("Action review and original requests", () => {
       await ws.write("a.txt", "changed\n")
       const id = await status(ws)
       const head = git(dir, "rev-parse", "HEAD")
-      const staged = await ws.call("workspace_action", { action: "commit", context_id: id, request_id: randomUUID(), message: "m" })
+      const staged = await ws.call("workspace_action", {
+        action: "commit",
+        context_id: id,
+        request_id: randomUUID(),
+        message: "m"
+      })
       expect(staged.ok).toBe(true)
       expect(data(staged)["status"]).toBe("needs_confirmation")
       expect(data(staged)["approval"]["kind"]).toBe("vcs")
@@ -288,14 +376,26 @@ describe("Action review and original requests", () => {
     const { ws } = await repo({ permissionMode: 2 })
     await ws.write("a.txt", "changed\n")
     const id = await status(ws)
-    const result = await ws.call("workspace_action", { action: "commit", context_id: id, request_id: randomUUID(), message: "m", confirmed: true })
+    const result = await ws.call("workspace_action", {
+      action: "commit",
+      context_id: id,
+      request_id: randomUUID(),
+      message: "m",
+      confirmed: true
+    })
     expect(result.error?.code).toBe("INVALID_INPUT")
   })
 
   it("fields belonging to another action are forbidden", async () => {
     const { ws } = await repo()
     const id = await status(ws)
-    const result = await ws.call("workspace_action", { action: "commit", context_id: id, request_id: randomUUID(), message: "m", remote: "origin" })
+    const result = await ws.call("workspace_action", {
+      action: "commit",
+      context_id: id,
+      request_id: randomUUID(),
+      message: "m",
+      remote: "origin"
+    })
     expect(result.error?.code).toBe("INVALID_INPUT")
     expect(result.error?.message).toContain("push")
   })
@@ -326,7 +426,9 @@ describe("Action review and original requests", () => {
     await ws.write("a.txt", "changed\n")
     const id = await status(ws)
     const request_id = randomUUID()
-    expect((await ws.call("workspace_action", { action: "commit", context_id: id, request_id, message: "one" })).ok).toBe(true)
+    expect(
+      (await ws.call("workspace_action", { action: "commit", context_id: id, request_id, message: "one" })).ok
+    ).toBe(true)
     const other = await ws.call("workspace_action", { action: "commit", context_id: id, request_id, message: "two" })
     expect(other.error?.code).toBe("EDIT_CONFLICT")
   })
@@ -336,7 +438,12 @@ describe("Action review and original requests", () => {
     git(dir, "branch", "other")
     const id = await status(ws)
     const request_id = randomUUID()
-    const result = await ws.call("workspace_action", { action: "branch_delete", context_id: id, request_id, name: "other" })
+    const result = await ws.call("workspace_action", {
+      action: "branch_delete",
+      context_id: id,
+      request_id,
+      name: "other"
+    })
     expect(result.error?.code).toBe("PROTECTED_PATH")
     expect(fs.existsSync(path.join(dir, ".agentic/receipts", `${request_id}.json`))).toBe(false)
   })
@@ -345,7 +452,13 @@ describe("Action review and original requests", () => {
     const { ws, dir, bare } = await repo()
     git(dir, "commit", "-q", "--allow-empty", "-m", "to publish")
     const id = await status(ws)
-    const ran = await confirmAndRun(ws, { action: "push", context_id: id, request_id: randomUUID(), remote: "origin", branch: "main" })
+    const ran = await confirmAndRun(ws, {
+      action: "push",
+      context_id: id,
+      request_id: randomUUID(),
+      remote: "origin",
+      branch: "main"
+    })
     expect(data(ran)).toMatchObject({ status: "succeeded", phases: { local_applied: true, published: true } })
     expect(git(bare!, "rev-parse", "main")).toBe(git(dir, "rev-parse", "main"))
   })
@@ -359,9 +472,19 @@ describe("Action review and original requests", () => {
     git(other, "push", "-q", "origin", "main")
     git(dir, "commit", "-q", "--allow-empty", "-m", "ours")
     const id = await status(ws)
-    const ran = await confirmAndRun(ws, { action: "push", context_id: id, request_id: randomUUID(), remote: "origin", branch: "main" })
+    const ran = await confirmAndRun(ws, {
+      action: "push",
+      context_id: id,
+      request_id: randomUUID(),
+      remote: "origin",
+      branch: "main"
+    })
     expect(ran.ok).toBe(true)
-    expect(data(ran)).toMatchObject({ status: "failed", phases: { local_applied: true, published: false }, outcome: { code: "NON_FAST_FORWARD" } })
+    expect(data(ran)).toMatchObject({
+      status: "failed",
+      phases: { local_applied: true, published: false },
+      outcome: { code: "NON_FAST_FORWARD" }
+    })
     expect(git(dir, "log", "-1", "--format=%s").trim()).toBe("ours")
     fs.rmSync(other, { recursive: true, force: true })
   })
@@ -376,10 +499,18 @@ describe("Action review and original requests", () => {
 
 /** A push that times out (maxCommandDurationSeconds 1, the remote's pre-receive hook sleeps): its receipt stays unknown. */
 const unknownPush = async (ws: TempWorkspace, dir: string, bare: string) => {
-  fs.writeFileSync(path.join(bare, "hooks/pre-receive"), "#!/bin/sh\ncat > /dev/null\nsleep 5\nexit 0\n", { mode: 0o755 })
+  fs.writeFileSync(path.join(bare, "hooks/pre-receive"), "#!/bin/sh\ncat > /dev/null\nsleep 5\nexit 0\n", {
+    mode: 0o755
+  })
   git(dir, "commit", "-q", "--allow-empty", "-m", "to publish")
   const requestId = randomUUID()
-  const ran = await confirmAndRun(ws, { action: "push", context_id: await status(ws), request_id: requestId, remote: "origin", branch: "main" })
+  const ran = await confirmAndRun(ws, {
+    action: "push",
+    context_id: await status(ws),
+    request_id: requestId,
+    remote: "origin",
+    branch: "main"
+  })
   expect(data(ran)["state"]).toBe("unknown")
   fs.rmSync(path.join(bare, "hooks/pre-receive"))
   return requestId
@@ -387,11 +518,20 @@ const unknownPush = async (ws: TempWorkspace, dir: string, bare: string) => {
 
 describe("Transition and cancellation boundaries", () => {
   it("Agent-originated branch transitions require delivery of the genuine result and completion of the old turn's tool/reload reconciliation before handoff", async () => {
-    const { ws, dir, bare } = await repo({ permissionMode: 2, maxCommandDurationSeconds: 1, allowDestructiveEdits: true })
+    const { ws, dir, bare } = await repo({
+      permissionMode: 2,
+      maxCommandDurationSeconds: 1,
+      allowDestructiveEdits: true
+    })
     git(dir, "branch", "feature")
     const pending = await unknownPush(ws, dir, bare!)
     // While the push's outcome is unknown, no switch is even staged.
-    const refused = await ws.call("workspace_action", { action: "branch_switch", context_id: await status(ws), request_id: randomUUID(), name: "feature" })
+    const refused = await ws.call("workspace_action", {
+      action: "branch_switch",
+      context_id: await status(ws),
+      request_id: randomUUID(),
+      name: "feature"
+    })
     expect(refused.error?.code).toBe("EDIT_CONFLICT")
     expect(refused.error?.details?.["unsettled"]).toEqual([pending])
     // Reconciliation observes the original (the remote unchanged: still unknown); the user settles it by publishing it themselves.
@@ -400,22 +540,39 @@ describe("Transition and cancellation boundaries", () => {
     // Now the switch runs, and its genuine result is delivered: the receipt names the branch and the park.
     await ws.write("a.txt", "parked\n")
     const before = await status(ws)
-    const switched = await confirmAndRun(ws, { action: "branch_switch", context_id: before, request_id: randomUUID(), name: "feature" })
-    expect(data(switched)).toMatchObject({ state: "succeeded", phases: { local_applied: true, reloaded: false }, outcome: { name: "feature", park: expect.stringMatching(/^[0-9a-f]{40}$/) } })
+    const switched = await confirmAndRun(ws, {
+      action: "branch_switch",
+      context_id: before,
+      request_id: randomUUID(),
+      name: "feature"
+    })
+    expect(data(switched)).toMatchObject({
+      state: "succeeded",
+      phases: { local_applied: true, reloaded: false },
+      outcome: { name: "feature", park: expect.stringMatching(/^[0-9a-f]{40}$/) }
+    })
     // The old context does not carry over the handoff.
     expect((await ws.call("read_workspace", { context_id: before, view: "changes" })).error?.code).toBe("CONTEXT_STALE")
     expect(data(await ws.call("get_workspace_status", {}))["branch"]).toBe("feature")
   }, 120_000)
 
   it("Queued work must not infer completion from idle state or a clean-looking file list", async () => {
-    const { ws, dir, bare } = await repo({ permissionMode: 2, maxCommandDurationSeconds: 1, allowDestructiveEdits: true })
+    const { ws, dir, bare } = await repo({
+      permissionMode: 2,
+      maxCommandDurationSeconds: 1,
+      allowDestructiveEdits: true
+    })
     const pending = await unknownPush(ws, dir, bare!)
     // The working copy looks clean and idle ...
     const id = await status(ws)
     const changes: any = await ws.call("read_workspace", { context_id: id, view: "changes" })
     expect(changes.data).toMatchObject({ entries: [], complete: true, next_offset: null })
     // ... and the request is still unknown: status reads and repeated calls settle nothing.
-    for (let i = 0; i < 2; i++) expect(data(await ws.call("get_workspace_operation", { request_id: pending }))).toMatchObject({ state: "unknown", observed: { published: false } })
+    for (let i = 0; i < 2; i++)
+      expect(data(await ws.call("get_workspace_operation", { request_id: pending }))).toMatchObject({
+        state: "unknown",
+        observed: { published: false }
+      })
     const cli = await runCli(["workspaces", "receipt", "--project", dir, "--request-id", pending, "--json"])
     expect(JSON.parse(cli.stdout).data.state).toBe("unknown")
   }, 120_000)
@@ -449,15 +606,27 @@ describe("Transition and cancellation boundaries", () => {
     fs.rmSync(elsewhere, { recursive: true, force: true })
     git(dir, "worktree", "add", "-q", elsewhere, "feature")
     const ran = await ws.call("workspace_action", args)
-    expect(data(ran)).toMatchObject({ state: "failed", phases: { local_applied: false }, outcome: { park: expect.stringMatching(/^[0-9a-f]{40}$/) } })
+    expect(data(ran)).toMatchObject({
+      state: "failed",
+      phases: { local_applied: false },
+      outcome: { park: expect.stringMatching(/^[0-9a-f]{40}$/) }
+    })
     const park = data(ran)["outcome"]["park"]
     // git's message names the other worktree's absolute path; the model-facing outcome never does.
     expect(JSON.stringify(ran)).not.toContain(elsewhere)
     expect(JSON.stringify(ran)).not.toContain(dir)
     // An unrelated action succeeds; the switch's receipt is unchanged, the park is still listed.
-    const created = await confirmAndRun(ws, { action: "branch_create", context_id: await status(ws), request_id: randomUUID(), name: "other" })
+    const created = await confirmAndRun(ws, {
+      action: "branch_create",
+      context_id: await status(ws),
+      request_id: randomUUID(),
+      name: "other"
+    })
     expect(data(created)["state"]).toBe("succeeded")
-    expect(data(await ws.call("get_workspace_operation", { request_id: args.request_id }))).toMatchObject({ state: "failed", outcome: { park } })
+    expect(data(await ws.call("get_workspace_operation", { request_id: args.request_id }))).toMatchObject({
+      state: "failed",
+      outcome: { park }
+    })
     const stashes: any = await ws.call("read_workspace", { context_id: await status(ws), view: "stashes" })
     expect(stashes.data.entries.map((entry: any) => entry.stash_id)).toContain(park)
     expect(data(await ws.call("get_workspace_status", {}))["branch"]).toBe("main")

@@ -9,7 +9,9 @@ import { lmstudioModel } from "./model.ts"
 import { makePlugin } from "./plugin.ts"
 import { inProcessWorkers } from "./workers.ts"
 
-const plugin = makePlugin((root, settings, ctl) => openNodeSession(root, settings, undefined, { workers: inProcessWorkers(lmstudioModel(ctl.client)) }))
+const plugin = makePlugin((root, settings, ctl) =>
+  openNodeSession(root, settings, undefined, { workers: inProcessWorkers(lmstudioModel(ctl.client)) })
+)
 
 /** Registers the config schematics, the tools provider and the prompt preprocessor. */
 export async function main(context: PluginContext): Promise<void> {

@@ -10,14 +10,24 @@
  * do not apply here (the SDK streams over its own channel). Errors (no model loaded, the client gone)
  * count as unreachable: retried, then MODEL_UNAVAILABLE naming LM Studio's model.
  */
-import type { ChatHistoryData, ChatMessageData, LLMRespondOpts, LLMTool, LMStudioClient, PredictionResult } from "@lmstudio/sdk"
+import type {
+  ChatHistoryData,
+  ChatMessageData,
+  LLMRespondOpts,
+  LLMTool,
+  LMStudioClient,
+  PredictionResult
+} from "@lmstudio/sdk"
 import * as Effect from "effect/Effect"
 import type { ModelFailure, ModelMessage, ModelShape, ModelToolCall } from "../../../core/services/Model.ts"
 import { DEFAULT_MODEL_ID } from "../../../core/tools/agent/loop.ts"
 
 /** What the binding uses of a loaded model: `respond` as the SDK declares it. */
 export interface LmsModel {
-  respond(chat: ChatHistoryData, opts: LLMRespondOpts): PromiseLike<Pick<PredictionResult, "content" | "nonReasoningContent" | "stats">>
+  respond(
+    chat: ChatHistoryData,
+    opts: LLMRespondOpts
+  ): PromiseLike<Pick<PredictionResult, "content" | "nonReasoningContent" | "stats">>
 }
 
 /** What the binding uses of the plugin's client: `llm.model()` (the loaded model) and `llm.model(key)`. */
@@ -45,15 +55,25 @@ export const historyOf = (messages: ReadonlyArray<ModelMessage>): ChatHistoryDat
   messages: messages.map((message): ChatMessageData => {
     switch (message.role) {
       case "tool":
-        return { role: "tool", content: [{ type: "toolCallResult", toolCallId: message.toolCallId, content: message.content }] }
+        return {
+          role: "tool",
+          content: [{ type: "toolCallResult", toolCallId: message.toolCallId, content: message.content }]
+        }
       case "assistant":
         return {
           role: "assistant",
           content: [
-            ...(message.content === null || (message.content === "" && (message.toolCalls?.length ?? 0) > 0) ? [] : [{ type: "text" as const, text: message.content }]),
+            ...(message.content === null || (message.content === "" && (message.toolCalls?.length ?? 0) > 0)
+              ? []
+              : [{ type: "text" as const, text: message.content }]),
             ...(message.toolCalls ?? []).map((call) => ({
               type: "toolCallRequest" as const,
-              toolCallRequest: { id: call.id, type: "function" as const, name: call.name, arguments: parsedArguments(call.arguments) }
+              toolCallRequest: {
+                id: call.id,
+                type: "function" as const,
+                name: call.name,
+                arguments: parsedArguments(call.arguments)
+              }
             }))
           ]
         }
@@ -81,11 +101,18 @@ export const lmstudioModel = (client: LmsClient | undefined): ModelShape => ({
     Effect.tryPromise({
       try: async (signal) => {
         if (client === undefined) throw new Error("LM Studio gave this plugin no client")
-        const model = request.model === DEFAULT_MODEL_ID || request.model === "" ? await client.llm.model() : await client.llm.model(request.model)
+        const model =
+          request.model === DEFAULT_MODEL_ID || request.model === ""
+            ? await client.llm.model()
+            : await client.llm.model(request.model)
         const calls: Array<ModelToolCall> = []
         const tools: Array<LLMTool> = request.tools.map((tool) => ({
           type: "function",
-          function: { name: tool.name, description: tool.description, parameters: tool.parameters as LLMTool["function"]["parameters"] }
+          function: {
+            name: tool.name,
+            description: tool.description,
+            parameters: tool.parameters as LLMTool["function"]["parameters"]
+          }
         }))
         const result = await model.respond(historyOf(request.messages), {
           rawTools: tools.length === 0 ? { type: "none" } : { type: "toolArray", tools },
@@ -103,7 +130,11 @@ export const lmstudioModel = (client: LmsClient | undefined): ModelShape => ({
           signal: AbortSignal.any([signal, AbortSignal.timeout(request.timeoutMs)])
         })
         const text = result.nonReasoningContent ?? result.content
-        return { content: text === "" ? null : text, toolCalls: calls.filter((call) => call !== undefined), finishReason: result.stats?.stopReason ?? null }
+        return {
+          content: text === "" ? null : text,
+          toolCalls: calls.filter((call) => call !== undefined),
+          finishReason: result.stats?.stopReason ?? null
+        }
       },
       catch: unreachable
     })

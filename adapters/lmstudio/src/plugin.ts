@@ -4,7 +4,14 @@
  * every setting. The working directory LM Studio gives the prediction is the workspace root; tool
  * status and warnings go through the SDK's tool-call context.
  */
-import { type ChatMessage, type PluginContext, type PromptPreprocessorController, tool, type Tool, type ToolsProviderController } from "@lmstudio/sdk"
+import {
+  type ChatMessage,
+  type PluginContext,
+  type PromptPreprocessorController,
+  tool,
+  type Tool,
+  type ToolsProviderController
+} from "@lmstudio/sdk"
 import { promptLines } from "../../../core/gate/prompt.ts"
 import type { Envelope } from "../../../core/protocol/envelope.ts"
 import { SETTING_KEYS } from "../../../core/settings/settings.ts"
@@ -18,20 +25,26 @@ import { toZodParameters } from "./zod.ts"
  * The controller parts the plugin uses (both LM Studio controllers have them): the working directory, the
  * chat's config, and the plugin's own client (sub-agent runs reach the loaded model through it).
  */
-export type PluginController = Pick<ToolsProviderController, "getWorkingDirectory" | "getPluginConfig"> & { readonly client?: LmsClient }
+export type PluginController = Pick<ToolsProviderController, "getWorkingDirectory" | "getPluginConfig"> & {
+  readonly client?: LmsClient
+}
 
 /** How the plugin opens a workspace (the Node host in LM Studio; tests may add tools). */
 export type OpenWorkspace = (root: string, settings: Record<string, unknown>, ctl: PluginController) => Promise<Session>
 
 /** The settings from the chat's plugin config, or why they could not be read. */
-export const settingsFrom = (ctl: PluginController): { readonly settings: Record<string, unknown> } | { readonly error: string } => {
+export const settingsFrom = (
+  ctl: PluginController
+): { readonly settings: Record<string, unknown> } | { readonly error: string } => {
   try {
     const config = ctl.getPluginConfig(configSchematics) as { get: (key: string) => unknown }
     const settings: Record<string, unknown> = {}
     for (const key of SETTING_KEYS) settings[key] = config.get(key)
     return { settings }
   } catch (error) {
-    return { error: `the plugin config could not be read (${error instanceof Error ? error.message.split("\n")[0] : String(error)})` }
+    return {
+      error: `the plugin config could not be read (${error instanceof Error ? error.message.split("\n")[0] : String(error)})`
+    }
   }
 }
 
@@ -51,7 +64,13 @@ export const makePlugin = (open: OpenWorkspace): Plugin => {
 
   const workspaceFor = async (ctl: PluginController): Promise<Session> => {
     const read = settingsFrom(ctl)
-    if ("error" in read) return failed({ _tag: "OpenFailure", kind: "settings", reason: read.error, repair: "Fix that value in the plugin's settings." })
+    if ("error" in read)
+      return failed({
+        _tag: "OpenFailure",
+        kind: "settings",
+        reason: read.error,
+        repair: "Fix that value in the plugin's settings."
+      })
     let root: string
     try {
       root = ctl.getWorkingDirectory()
@@ -76,7 +95,11 @@ export const makePlugin = (open: OpenWorkspace): Plugin => {
     return opened
   }
 
-  const report = async (session: Session, envelope: Envelope, ctx: { status: (text: string) => void; warn: (text: string) => void }) => {
+  const report = async (
+    session: Session,
+    envelope: Envelope,
+    ctx: { status: (text: string) => void; warn: (text: string) => void }
+  ) => {
     ctx.status(`${envelope.operation}: ${envelope.summary.slice(0, 200)}`)
     const data = envelope.data as { status?: string; approval?: { id?: string } } | undefined
     if (data?.status === "pending_approval" && data.approval?.id !== undefined) {
@@ -125,7 +148,9 @@ export const makePlugin = (open: OpenWorkspace): Plugin => {
   const main = async (context: PluginContext) => {
     context.withConfigSchematics(configSchematics)
     context.withToolsProvider(toolsProvider)
-    context.withPromptPreprocessor((ctl: PromptPreprocessorController, message: ChatMessage) => promptPreprocessor(ctl, message))
+    context.withPromptPreprocessor((ctl: PromptPreprocessorController, message: ChatMessage) =>
+      promptPreprocessor(ctl, message)
+    )
   }
 
   return {

@@ -32,12 +32,15 @@ export const inProcessWorkers = (model: ModelShape): RunWorkersShape & { readonl
     complete: (request) =>
       Effect.raceFirst(
         model.complete(request),
-        Effect.async<never, { readonly _tag: "ModelRejected"; readonly status: null; readonly message: string }>((resume) => {
-          const stop = () => resume(Effect.fail({ _tag: "ModelRejected", status: null, message: "the run was stopped" }))
-          if (signal.aborted) stop()
-          else signal.addEventListener("abort", stop, { once: true })
-          return Effect.sync(() => signal.removeEventListener("abort", stop))
-        })
+        Effect.async<never, { readonly _tag: "ModelRejected"; readonly status: null; readonly message: string }>(
+          (resume) => {
+            const stop = () =>
+              resume(Effect.fail({ _tag: "ModelRejected", status: null, message: "the run was stopped" }))
+            if (signal.aborted) stop()
+            else signal.addEventListener("abort", stop, { once: true })
+            return Effect.sync(() => signal.removeEventListener("abort", stop))
+          }
+        )
       )
   })
 
@@ -54,7 +57,10 @@ export const inProcessWorkers = (model: ModelShape): RunWorkersShape & { readonl
       Effect.sync(() => {
         const identity = `${self()}${MARK}${runId}:${Math.random().toString(36).slice(2, 10)}`
         const abort = new AbortController()
-        const log = (line: string) => void fs.appendFile(path.join(root, ".agentic", "runs", runId, "worker.log"), `${line}\n`).catch(() => undefined)
+        const log = (line: string) =>
+          void fs
+            .appendFile(path.join(root, ".agentic", "runs", runId, "worker.log"), `${line}\n`)
+            .catch(() => undefined)
         const done = runRunWorker(runId, {
           readState: (id) => fs.readFile(path.join(root, ".agentic", "runs", id, "state.json"), "utf8"),
           open: (settings) => openNodeWorkspace(root, settings, undefined, { approvalKey: "memory" }),

@@ -13,12 +13,21 @@ const describe = (schema: ZodTypeAny, node: Json): ZodTypeAny =>
 /** One JSON Schema node as zod 3. */
 export const toZod = (node: Json | undefined): ZodTypeAny => {
   if (node === undefined || node === null || typeof node !== "object") return z.any()
-  if (Array.isArray(node.enum) && node.enum.length > 0 && node.enum.every((value: unknown) => typeof value === "string")) {
+  if (
+    Array.isArray(node.enum) &&
+    node.enum.length > 0 &&
+    node.enum.every((value: unknown) => typeof value === "string")
+  ) {
     return describe(z.enum(node.enum as [string, ...Array<string>]), node)
   }
   if (Array.isArray(node.anyOf) || Array.isArray(node.oneOf)) {
     const options = ((node.anyOf ?? node.oneOf) as Array<Json>).map(toZod)
-    return describe(options.length === 1 ? options[0]! : z.union(options as unknown as [ZodTypeAny, ZodTypeAny, ...Array<ZodTypeAny>]), node)
+    return describe(
+      options.length === 1
+        ? options[0]!
+        : z.union(options as unknown as [ZodTypeAny, ZodTypeAny, ...Array<ZodTypeAny>]),
+      node
+    )
   }
   switch (node.type) {
     case "string":
@@ -48,6 +57,7 @@ export const toZod = (node: Json | undefined): ZodTypeAny => {
 export const toZodParameters = (schema: Json): Record<string, ZodTypeAny> => {
   const required = new Set<string>(schema.required ?? [])
   const out: Record<string, ZodTypeAny> = {}
-  for (const [key, value] of Object.entries<Json>(schema.properties ?? {})) out[key] = required.has(key) ? toZod(value) : toZod(value).optional()
+  for (const [key, value] of Object.entries<Json>(schema.properties ?? {}))
+    out[key] = required.has(key) ? toZod(value) : toZod(value).optional()
   return out
 }

@@ -1,7 +1,6 @@
 // The review page. Plain script, no build step. Everything the workspace supplies (titles, diffs, plans,
 // argv) is put in the page as text nodes: nothing from the server is parsed as HTML.
 
-
 const state = { data: undefined, csrf: "", view: "unified", tails: new Map(), loading: false, again: false }
 
 const el = (tag, attrs, ...children) => {
@@ -36,10 +35,13 @@ const argvLine = (argv) => argv.map(word).join(" ")
 
 // ---- syntax highlighting (a small tokenizer: comments, strings, numbers, keywords) ----
 const KEYWORDS = new Set(
-  "const let var function return if else for while do switch case break continue new class extends import export from default async await try catch finally throw typeof instanceof in of yield def elif lambda pass raise with as fn pub struct enum impl match use mod package func go type interface true false null undefined None True False nil self this".split(" ")
+  "const let var function return if else for while do switch case break continue new class extends import export from default async await try catch finally throw typeof instanceof in of yield def elif lambda pass raise with as fn pub struct enum impl match use mod package func go type interface true false null undefined None True False nil self this".split(
+    " "
+  )
 )
 const HASH_COMMENT = /\.(py|sh|bash|rb|ya?ml|toml|pl|r|conf|ini)$/i
-const CODE = /\.(m?[jt]sx?|c[jt]s|py|sh|bash|rb|go|rs|java|kt|c|h|cc|cpp|hpp|cs|swift|php|ya?ml|toml|json|css|scss|sql|lua|pl|r)$/i
+const CODE =
+  /\.(m?[jt]sx?|c[jt]s|py|sh|bash|rb|go|rs|java|kt|c|h|cc|cpp|hpp|cs|swift|php|ya?ml|toml|json|css|scss|sql|lua|pl|r)$/i
 const highlight = (text, path) => {
   if (!CODE.test(path) || text.length > 2000) return [text]
   const hash = HASH_COMMENT.test(path)
@@ -52,7 +54,8 @@ const highlight = (text, path) => {
     const [whole, comment, string, number, ident] = match
     if (ident !== undefined && !KEYWORDS.has(ident)) continue
     if (match.index > last) out.push(text.slice(last, match.index))
-    const cls = comment !== undefined ? "tok-c" : string !== undefined ? "tok-s" : number !== undefined ? "tok-n" : "tok-k"
+    const cls =
+      comment !== undefined ? "tok-c" : string !== undefined ? "tok-s" : number !== undefined ? "tok-n" : "tok-k"
     out.push(el("span", { class: cls }, whole))
     last = match.index + whole.length
   }
@@ -112,14 +115,27 @@ const parseDiff = (text) => {
     const edit = /^Binary file (.*) (created|deleted|changed) \((\d+) -> (\d+) bytes\)$/.exec(line)
     const gitBinary = /^Binary files (?:a\/)?(.*?) and (?:b\/)?(.*?) differ$/.exec(line)
     if (edit || gitBinary || line.startsWith("GIT binary patch")) {
-      if (!headerOnly) start(edit ? edit[1] : gitBinary ? (gitBinary[2] === "/dev/null" ? gitBinary[1] : gitBinary[2]) : "binary file")
+      if (!headerOnly)
+        start(edit ? edit[1] : gitBinary ? (gitBinary[2] === "/dev/null" ? gitBinary[1] : gitBinary[2]) : "binary file")
       current.binary = true
-      current.note = edit ? `Binary file ${edit[2]}: ${edit[3]} → ${edit[4]} bytes; its contents are not shown.` : "Binary file: its contents are not shown."
+      current.note = edit
+        ? `Binary file ${edit[2]}: ${edit[3]} → ${edit[4]} bytes; its contents are not shown.`
+        : "Binary file: its contents are not shown."
       headerOnly = false
       continue
     }
-    if (current === undefined || /^(Index: |={10,}|new file|deleted file|old mode|new mode|similarity|rename |copy )/.test(line)) continue
-    if (line.startsWith("@@") || line.startsWith("+") || line.startsWith("-") || line.startsWith(" ") || line.startsWith("\\")) {
+    if (
+      current === undefined ||
+      /^(Index: |={10,}|new file|deleted file|old mode|new mode|similarity|rename |copy )/.test(line)
+    )
+      continue
+    if (
+      line.startsWith("@@") ||
+      line.startsWith("+") ||
+      line.startsWith("-") ||
+      line.startsWith(" ") ||
+      line.startsWith("\\")
+    ) {
       headerOnly = false
       current.lines.push(line)
     }
@@ -154,17 +170,32 @@ const unifiedTable = (file, rows) =>
     { class: "diff" },
     el("caption", { class: "skip" }, `Changes to ${file.path}`),
     el("colgroup", {}, el("col", { class: "n" }), el("col", { class: "n" }), el("col", {})),
-    el("tbody", {}, rows.map((row) =>
-      row.type === "hunk"
-        ? el("tr", { class: "hunk" }, el("td", { class: "n" }), el("td", { class: "n" }), el("td", { class: "c" }, row.text))
-        : el(
-            "tr",
-            { class: row.type },
-            el("td", { class: "n" }, row.oldNo === undefined ? "" : String(row.oldNo)),
-            el("td", { class: "n" }, row.newNo === undefined ? "" : String(row.newNo)),
-            el("td", { class: "c", "aria-label": row.type === "add" ? "added" : row.type === "del" ? "removed" : undefined }, row.type === "add" ? "+ " : row.type === "del" ? "- " : "  ", highlight(row.text, file.path))
-          )
-    ))
+    el(
+      "tbody",
+      {},
+      rows.map((row) =>
+        row.type === "hunk"
+          ? el(
+              "tr",
+              { class: "hunk" },
+              el("td", { class: "n" }),
+              el("td", { class: "n" }),
+              el("td", { class: "c" }, row.text)
+            )
+          : el(
+              "tr",
+              { class: row.type },
+              el("td", { class: "n" }, row.oldNo === undefined ? "" : String(row.oldNo)),
+              el("td", { class: "n" }, row.newNo === undefined ? "" : String(row.newNo)),
+              el(
+                "td",
+                { class: "c", "aria-label": row.type === "add" ? "added" : row.type === "del" ? "removed" : undefined },
+                row.type === "add" ? "+ " : row.type === "del" ? "- " : "  ",
+                highlight(row.text, file.path)
+              )
+            )
+      )
+    )
   )
 
 const splitTable = (file, rows) => {
@@ -187,16 +218,29 @@ const splitTable = (file, rows) => {
       ? [el("td", { class: "n" }), el("td", { class: "c" })]
       : [
           el("td", { class: "n" }, String((which === "old" ? row.oldNo : row.newNo) ?? "")),
-          el("td", { class: `c ${row.type === "ctx" ? "" : row.type}`, "aria-label": row.type === "add" ? "added" : row.type === "del" ? "removed" : undefined }, highlight(row.text, file.path))
+          el(
+            "td",
+            {
+              class: `c ${row.type === "ctx" ? "" : row.type}`,
+              "aria-label": row.type === "add" ? "added" : row.type === "del" ? "removed" : undefined
+            },
+            highlight(row.text, file.path)
+          )
         ]
   return el(
     "table",
     { class: "diff split" },
     el("caption", { class: "skip" }, `Changes to ${file.path}, old and new side by side`),
     el("colgroup", {}, el("col", { class: "n" }), el("col", {}), el("col", { class: "n" }), el("col", {})),
-    el("tbody", {}, pairs.map(([left, right, hunk]) =>
-      hunk ? el("tr", { class: "hunk" }, el("td", { colspan: "4" }, left.text)) : el("tr", {}, side(left, "old"), side(right, "new"))
-    ))
+    el(
+      "tbody",
+      {},
+      pairs.map(([left, right, hunk]) =>
+        hunk
+          ? el("tr", { class: "hunk" }, el("td", { colspan: "4" }, left.text))
+          : el("tr", {}, side(left, "old"), side(right, "new"))
+      )
+    )
   )
 }
 
@@ -207,17 +251,39 @@ const fileDiff = (file, info) => {
   const heading = el(
     "h4",
     {},
-    info?.destructive || change === "delete" ? el("span", { class: "badge danger" }, change === "delete" ? "deletes" : "destructive") : undefined,
+    info?.destructive || change === "delete"
+      ? el("span", { class: "badge danger" }, change === "delete" ? "deletes" : "destructive")
+      : undefined,
     change !== undefined ? el("span", { class: "badge" }, change) : undefined,
     file.path,
     ` (+${added} −${removed})`
   )
-  if (file.binary) return el("div", { class: "file" }, heading, el("p", { class: "summary" }, file.note ?? "Binary file: its contents are not shown."))
+  if (file.binary)
+    return el(
+      "div",
+      { class: "file" },
+      heading,
+      el("p", { class: "summary" }, file.note ?? "Binary file: its contents are not shown.")
+    )
   if (file.lines.length > LARGE_LINES) {
-    return el("div", { class: "file" }, heading, el("p", { class: "summary" }, `Large diff (${file.lines.length} lines, +${added} −${removed}): not drawn here; it is in the transaction's changes.diff.`))
+    return el(
+      "div",
+      { class: "file" },
+      heading,
+      el(
+        "p",
+        { class: "summary" },
+        `Large diff (${file.lines.length} lines, +${added} −${removed}): not drawn here; it is in the transaction's changes.diff.`
+      )
+    )
   }
   const rows = numbered(file.lines)
-  return el("div", { class: "file" }, heading, state.view === "split" ? splitTable(file, rows) : unifiedTable(file, rows))
+  return el(
+    "div",
+    { class: "file" },
+    heading,
+    state.view === "split" ? splitTable(file, rows) : unifiedTable(file, rows)
+  )
 }
 
 const diffView = (text, files) => {
@@ -229,7 +295,14 @@ const diffView = (text, files) => {
     "div",
     { class: "diffs" },
     parsed.map((file) => fileDiff(file, byPath.get(file.path))),
-    extra.map((file) => el("div", { class: "file" }, el("h4", {}, el("span", { class: "badge" }, file.change), file.path), el("p", { class: "summary" }, "No text diff (binary, a directory, or a move).")))
+    extra.map((file) =>
+      el(
+        "div",
+        { class: "file" },
+        el("h4", {}, el("span", { class: "badge" }, file.change), file.path),
+        el("p", { class: "summary" }, "No text diff (binary, a directory, or a move).")
+      )
+    )
   )
 }
 
@@ -287,13 +360,20 @@ const markdown = (text) => {
 }
 
 // ---- cards ----
-const facts = (pairs) => el("dl", { class: "facts" }, pairs.filter(([, value]) => value !== undefined).map(([term, value]) => [el("dt", {}, term), el("dd", {}, value)]))
+const facts = (pairs) =>
+  el(
+    "dl",
+    { class: "facts" },
+    pairs.filter(([, value]) => value !== undefined).map(([term, value]) => [el("dt", {}, term), el("dd", {}, value)])
+  )
 
 const allowMatch = (argv, allowlist) => {
   const exe = argv[0] ?? ""
   const base = exe.split("/").pop()
   if (allowlist.includes("*")) return `allowed ("*" allows any executable)`
-  return allowlist.includes(exe) || allowlist.includes(base) ? `${base} is on the executable allowlist` : `${base} is NOT on the executable allowlist`
+  return allowlist.includes(exe) || allowlist.includes(base)
+    ? `${base} is on the executable allowlist`
+    : `${base} is NOT on the executable allowlist`
 }
 
 /** The commits a push sends (and a force push discards), each as its short SHA and subject. */
@@ -304,7 +384,13 @@ const commitList = (label, commits, more) =>
     el("strong", {}, `${label} (${commits.length}${more ? "+" : ""})`),
     commits.length === 0
       ? el("p", { class: "meta" }, "none")
-      : el("ol", { "aria-label": label }, commits.map((commit) => el("li", {}, el("code", { title: commit.sha }, commit.sha.slice(0, 12)), " ", commit.subject))),
+      : el(
+          "ol",
+          { "aria-label": label },
+          commits.map((commit) =>
+            el("li", {}, el("code", { title: commit.sha }, commit.sha.slice(0, 12)), " ", commit.subject)
+          )
+        ),
     more ? el("p", { class: "meta" }, "… and more (the list stops at 100).") : undefined
   )
 const pushLists = (push) =>
@@ -313,22 +399,39 @@ const pushLists = (push) =>
     {},
     push.error ? el("p", { class: "summary" }, `The commits could not be listed: ${push.error}`) : undefined,
     commitList(`Commits to be pushed to ${push.remote}/${push.branch}`, push.pushed, push.pushedMore),
-    push.dropped.length > 0 ? commitList(`Commits ${push.remote}/${push.branch} loses`, push.dropped, push.droppedMore) : undefined
+    push.dropped.length > 0
+      ? commitList(`Commits ${push.remote}/${push.branch} loses`, push.dropped, push.droppedMore)
+      : undefined
   )
 
 const body = (card, data) => {
   const record = card.record
   const prompt = record.prompt
-  if (record.kind === "plan") return card.markdown !== undefined ? markdown(card.markdown) : el("p", {}, "(The plan's text is missing.)")
-  if (prompt === undefined) return el("p", {}, record.resume ? `Runs ${record.resume.tool} ${JSON.stringify(record.resume.arguments)}` : "")
+  if (record.kind === "plan")
+    return card.markdown !== undefined ? markdown(card.markdown) : el("p", {}, "(The plan's text is missing.)")
+  if (prompt === undefined)
+    return el("p", {}, record.resume ? `Runs ${record.resume.tool} ${JSON.stringify(record.resume.arguments)}` : "")
   switch (prompt._tag) {
     case "transaction":
       return el(
         "div",
         {},
-        card.destructiveReasons ? el("div", { class: "destructive-reasons" }, el("strong", {}, "Destructive: "), el("ul", {}, card.destructiveReasons.map((reason) => el("li", {}, reason)))) : undefined,
+        card.destructiveReasons
+          ? el(
+              "div",
+              { class: "destructive-reasons" },
+              el("strong", {}, "Destructive: "),
+              el(
+                "ul",
+                {},
+                card.destructiveReasons.map((reason) => el("li", {}, reason))
+              )
+            )
+          : undefined,
         facts([["Files", `${prompt.paths.length}: ${prompt.paths.join(", ")}`]]),
-        card.diffCut ? el("p", { class: "summary" }, `The diff is cut here; all of it is in ${card.diffPath}.`) : undefined,
+        card.diffCut
+          ? el("p", { class: "summary" }, `The diff is cut here; all of it is in ${card.diffPath}.`)
+          : undefined,
         diffView(card.diff ?? prompt.diff, card.files)
       )
     case "command":
@@ -336,19 +439,27 @@ const body = (card, data) => {
         ["Command", el("code", {}, argvLine(prompt.argv))],
         ["In", prompt.cwd === "" ? "the workspace root" : prompt.cwd],
         ["Allowlist", allowMatch(prompt.argv, data.policy.executableAllowlist)],
-        ["Sandbox", `commandSandbox ${data.policy.commandSandbox}; network ${data.policy.allowCommandNetwork ? "allowed" : "off"}`]
+        [
+          "Sandbox",
+          `commandSandbox ${data.policy.commandSandbox}; network ${data.policy.allowCommandNetwork ? "allowed" : "off"}`
+        ]
       ])
     case "vcs": {
       // The git subcommand: the first word after git's global options (-c key=value pairs, --no-pager, ...).
       let at = 1
-      while (at < prompt.argv.length && prompt.argv[at].startsWith("-")) at += prompt.argv[at] === "-c" || prompt.argv[at] === "-C" ? 2 : 1
+      while (at < prompt.argv.length && prompt.argv[at].startsWith("-"))
+        at += prompt.argv[at] === "-c" || prompt.argv[at] === "-C" ? 2 : 1
       const sub = prompt.argv[at]
       const rest = prompt.argv.slice(at + 1)
       const dashes = rest.indexOf("--")
-      const operands = (dashes >= 0 ? rest.slice(dashes + 1) : rest.filter((word) => !word.startsWith("-")))
+      const operands = dashes >= 0 ? rest.slice(dashes + 1) : rest.filter((word) => !word.startsWith("-"))
       const refs = prompt.refs.map((ref) => /^(\S+) (\S+) ([0-9a-f]+) -> ([0-9a-f]+)$/.exec(ref))
-      const moves = refs.filter(Boolean).map((m) => `${m[2].replace(/^refs\/heads\//, "")} on ${m[1]}: ${m[3].slice(0, 12)} → ${m[4].slice(0, 12)}`)
-      const forced = prompt.argv.some((word) => /^(--force|--force-with-lease|-f)(=|$)/.test(word)) || operands.some((word) => word.startsWith("+"))
+      const moves = refs
+        .filter(Boolean)
+        .map((m) => `${m[2].replace(/^refs\/heads\//, "")} on ${m[1]}: ${m[3].slice(0, 12)} → ${m[4].slice(0, 12)}`)
+      const forced =
+        prompt.argv.some((word) => /^(--force|--force-with-lease|-f)(=|$)/.test(word)) ||
+        operands.some((word) => word.startsWith("+"))
       return el(
         "div",
         {},
@@ -365,7 +476,9 @@ const body = (card, data) => {
       )
     }
     case "web":
-      return facts([prompt.url !== undefined ? ["Fetches", el("code", {}, prompt.url)] : ["Searches for", prompt.query ?? ""]])
+      return facts([
+        prompt.url !== undefined ? ["Fetches", el("code", {}, prompt.url)] : ["Searches for", prompt.query ?? ""]
+      ])
     case "browser":
       return facts([
         ["Session", prompt.session],
@@ -375,7 +488,10 @@ const body = (card, data) => {
     case "agent":
       return facts([
         ["Objective", prompt.objective],
-        ["Reach", `${prompt.reach.commitEdits ? "commits its edits" : "edits stay planned"}; ${prompt.reach.commands ? "runs commands" : "no commands"}; ${prompt.reach.web ? "reaches the web" : "no web"}`]
+        [
+          "Reach",
+          `${prompt.reach.commitEdits ? "commits its edits" : "edits stay planned"}; ${prompt.reach.commands ? "runs commands" : "no commands"}; ${prompt.reach.web ? "reaches the web" : "no web"}`
+        ]
       ])
     default:
       return el("p", {}, "")
@@ -387,8 +503,16 @@ const decideForm = (card) => {
   const note = el("input", { type: "text", name: "note", id: `note-${id}`, autocomplete: "off" })
   const reason = el("input", { type: "text", name: "reason", id: `reason-${id}`, autocomplete: "off" })
   const post = (verb, text, buttons) => decide(card, verb, text, buttons)
-  const accept = el("button", { type: "button", class: "accept", id: `accept-${id}`, "aria-describedby": `title-${id}` }, `Accept ${id}`)
-  const deny = el("button", { type: "button", class: "deny", id: `deny-${id}`, "aria-describedby": `title-${id}` }, `Deny ${id}`)
+  const accept = el(
+    "button",
+    { type: "button", class: "accept", id: `accept-${id}`, "aria-describedby": `title-${id}` },
+    `Accept ${id}`
+  )
+  const deny = el(
+    "button",
+    { type: "button", class: "deny", id: `deny-${id}`, "aria-describedby": `title-${id}` },
+    `Deny ${id}`
+  )
   accept.addEventListener("click", () => post("accept", note.value, [accept, deny]))
   deny.addEventListener("click", () => post("deny", reason.value, [accept, deny]))
   return el(
@@ -406,8 +530,18 @@ const cardView = (card, data, now) => {
   const destructive = record.destructive === true
   return el(
     "article",
-    { class: `card${destructive ? " destructive" : ""}`, "aria-labelledby": `title-${record.id}`, "data-id": record.id },
-    el("h3", { id: `title-${record.id}` }, destructive ? el("span", { class: "badge danger" }, "Destructive") : undefined, el("span", { class: "badge" }, record.kind), record.title),
+    {
+      class: `card${destructive ? " destructive" : ""}`,
+      "aria-labelledby": `title-${record.id}`,
+      "data-id": record.id
+    },
+    el(
+      "h3",
+      { id: `title-${record.id}` },
+      destructive ? el("span", { class: "badge danger" }, "Destructive") : undefined,
+      el("span", { class: "badge" }, record.kind),
+      record.title
+    ),
     el(
       "p",
       { class: "meta" },
@@ -416,7 +550,13 @@ const cardView = (card, data, now) => {
       record.revision ? ` · revision ${record.revision}` : ""
     ),
     body(card, data),
-    record.status === "pending" ? decideForm(card) : el("p", { class: "meta" }, `Approved ${record.decidedAt ? ago(record.decidedAt, now) : ""}${record.note ? `: ${record.note}` : ""}`)
+    record.status === "pending"
+      ? decideForm(card)
+      : el(
+          "p",
+          { class: "meta" },
+          `Approved ${record.decidedAt ? ago(record.decidedAt, now) : ""}${record.note ? `: ${record.note}` : ""}`
+        )
   )
 }
 
@@ -492,9 +632,25 @@ const graph = (board) => {
     "div",
     { class: "graph", role: "list", "aria-label": `Task board ${board.title} as a dependency graph` },
     layers.map((layer, index) =>
-      el("div", { class: "layer", role: "listitem" }, el("strong", {}, index === 0 ? "Start" : `Step ${index + 1}`), el("ol", {}, layer.map((task) =>
-        el("li", { class: "task" }, `${task.id} [${task.status}] ${task.title}`, task.dependsOn.length > 0 ? el("span", { class: "meta" }, ` ← after ${task.dependsOn.join(", ")}`) : undefined)
-      )))
+      el(
+        "div",
+        { class: "layer", role: "listitem" },
+        el("strong", {}, index === 0 ? "Start" : `Step ${index + 1}`),
+        el(
+          "ol",
+          {},
+          layer.map((task) =>
+            el(
+              "li",
+              { class: "task" },
+              `${task.id} [${task.status}] ${task.title}`,
+              task.dependsOn.length > 0
+                ? el("span", { class: "meta" }, ` ← after ${task.dependsOn.join(", ")}`)
+                : undefined
+            )
+          )
+        )
+      )
     )
   )
 }
@@ -514,10 +670,23 @@ const timeline = (data) => {
   const changes = data.changes ?? {}
   const items = []
   const when = (entry) => entry.committedAt ?? entry.startedAt ?? entry.at ?? entry.createdAt ?? entry.updatedAt ?? ""
-  for (const tx of changes.transactions ?? []) items.push({ at: when(tx), node: () => el("li", {}, el("span", { class: "badge" }, "transaction"), `${tx.id} ${tx.status ?? ""} · ${tx.fileCount ?? (tx.files ?? []).length} file(s): ${(tx.files ?? []).join(", ")}`, txDiff(tx)) })
+  for (const tx of changes.transactions ?? [])
+    items.push({
+      at: when(tx),
+      node: () =>
+        el(
+          "li",
+          {},
+          el("span", { class: "badge" }, "transaction"),
+          `${tx.id} ${tx.status ?? ""} · ${tx.fileCount ?? (tx.files ?? []).length} file(s): ${(tx.files ?? []).join(", ")}`,
+          txDiff(tx)
+        )
+    })
   // Version control: every recorded operation (commit, push, branch, checkout, ...), its commit and branch.
   for (const entry of changes.vcs ?? []) {
-    const op = String(entry.operation ?? "vcs").replace(/^vcs\./, "").replace(/_/g, " ")
+    const op = String(entry.operation ?? "vcs")
+      .replace(/^vcs\./, "")
+      .replace(/_/g, " ")
     items.push({
       at: when(entry),
       node: () =>
@@ -527,22 +696,47 @@ const timeline = (data) => {
           el("span", { class: "badge" }, op),
           entry.commit ? el("code", { title: entry.commit }, entry.commit.slice(0, 12)) : undefined,
           entry.commit ? " " : "",
-          entry.commit && data.subjects?.[entry.commit] !== undefined ? el("strong", {}, data.subjects[entry.commit]) : undefined,
+          entry.commit && data.subjects?.[entry.commit] !== undefined
+            ? el("strong", {}, data.subjects[entry.commit])
+            : undefined,
           entry.commit && data.subjects?.[entry.commit] !== undefined ? " · " : "",
           entry.summary ?? "",
-          el("span", { class: "meta" }, ` · ${entry.at ? ago(entry.at, Date.parse(data.now)) : ""}${entry.branch ? ` · ${entry.branch}` : ""}${entry.remote ? ` · ${entry.remote}` : ""}`)
+          el(
+            "span",
+            { class: "meta" },
+            ` · ${entry.at ? ago(entry.at, Date.parse(data.now)) : ""}${entry.branch ? ` · ${entry.branch}` : ""}${entry.remote ? ` · ${entry.remote}` : ""}`
+          )
         )
     })
   }
   // Live tails go to the newest running jobs (nodes are built newest first, after the sort below).
-  let live = [...state.tails.values()].filter((entry) => entry.source !== undefined && entry.source.readyState !== 2).length
+  let live = [...state.tails.values()].filter(
+    (entry) => entry.source !== undefined && entry.source.readyState !== 2
+  ).length
   const liveSlot = (job) => job.status === "running" && !state.tails.has(job.id) && live < MAX_LIVE_TAILS && ++live > 0
-  for (const job of changes.jobs ?? []) items.push({ at: when(job), node: () => el("li", {}, el("span", { class: "badge" }, "job"), `${job.id} ${job.status} · ${job.executable ?? ""}${job.exitCode === undefined || job.exitCode === null ? "" : ` · exit ${job.exitCode}`}`, jobTail(job, liveSlot(job))) })
+  for (const job of changes.jobs ?? [])
+    items.push({
+      at: when(job),
+      node: () =>
+        el(
+          "li",
+          {},
+          el("span", { class: "badge" }, "job"),
+          `${job.id} ${job.status} · ${job.executable ?? ""}${job.exitCode === undefined || job.exitCode === null ? "" : ` · exit ${job.exitCode}`}`,
+          jobTail(job, liveSlot(job))
+        )
+    })
   for (const run of changes.runs ?? [])
     items.push({
       at: when(run),
       node: () =>
-        el("li", {}, el("span", { class: "badge" }, "run"), `${run.runId} ${run.status} · ${run.mode ?? ""} · ${run.objective ?? ""}`, el("span", { class: "meta" }, ` · ${run.statePath ?? ""}`))
+        el(
+          "li",
+          {},
+          el("span", { class: "badge" }, "run"),
+          `${run.runId} ${run.status} · ${run.mode ?? ""} · ${run.objective ?? ""}`,
+          el("span", { class: "meta" }, ` · ${run.statePath ?? ""}`)
+        )
     })
   for (const project of data.research ?? [])
     items.push({
@@ -555,13 +749,39 @@ const timeline = (data) => {
           `${project.id} ${project.status} · ${project.title}${project.question ? `: ${project.question}` : ""} · ${project.sourceCount} source${project.sourceCount === 1 ? "" : "s"}`,
           project.sources.length === 0
             ? undefined
-            : el("ul", { "aria-label": `Sources of ${project.id}` }, project.sources.map((source) => el("li", {}, el("code", {}, source.id), " ", source.title || "(untitled)", " — ", el("code", {}, source.url)))),
-          project.sourceCount > project.sources.length ? el("p", { class: "meta" }, `… and ${project.sourceCount - project.sources.length} more.`) : undefined
+            : el(
+                "ul",
+                { "aria-label": `Sources of ${project.id}` },
+                project.sources.map((source) =>
+                  el(
+                    "li",
+                    {},
+                    el("code", {}, source.id),
+                    " ",
+                    source.title || "(untitled)",
+                    " — ",
+                    el("code", {}, source.url)
+                  )
+                )
+              ),
+          project.sourceCount > project.sources.length
+            ? el("p", { class: "meta" }, `… and ${project.sourceCount - project.sources.length} more.`)
+            : undefined
         )
     })
-  for (const board of data.boards ?? []) items.push({ at: "", node: () => el("li", {}, el("span", { class: "badge" }, "task board"), board.title, graph(board)) })
+  for (const board of data.boards ?? [])
+    items.push({
+      at: "",
+      node: () => el("li", {}, el("span", { class: "badge" }, "task board"), board.title, graph(board))
+    })
   items.sort((a, b) => String(b.at).localeCompare(String(a.at)))
-  return items.length === 0 ? el("p", {}, "Nothing has happened yet.") : el("ol", { class: "timeline" }, items.map((item) => item.node()))
+  return items.length === 0
+    ? el("p", {}, "Nothing has happened yet.")
+    : el(
+        "ol",
+        { class: "timeline" },
+        items.map((item) => item.node())
+      )
 }
 
 // ---- loading, deciding, live updates ----
@@ -571,11 +791,20 @@ const render = () => {
   const focused = document.activeElement?.id
   const data = state.data
   const now = Date.parse(data.now)
-  document.getElementById("where").textContent = `${data.root} · mode ${["Manual (0)", "Plan (1)", "Auto (2)"][data.mode]} · ${data.pending.length} pending`
+  document.getElementById("where").textContent =
+    `${data.root} · mode ${["Manual (0)", "Plan (1)", "Auto (2)"][data.mode]} · ${data.pending.length} pending`
   const pending = document.getElementById("pending-list")
-  pending.replaceChildren(...(data.pending.length === 0 ? [el("p", {}, "Nothing is pending.")] : data.pending.map((card) => cardView(card, data, now))))
+  pending.replaceChildren(
+    ...(data.pending.length === 0
+      ? [el("p", {}, "Nothing is pending.")]
+      : data.pending.map((card) => cardView(card, data, now)))
+  )
   const plans = document.getElementById("plan-list")
-  plans.replaceChildren(...(data.plans.length === 0 ? [el("p", {}, "No plan is pending or approved.")] : data.plans.map((card) => cardView(card, data, now))))
+  plans.replaceChildren(
+    ...(data.plans.length === 0
+      ? [el("p", {}, "No plan is pending or approved.")]
+      : data.plans.map((card) => cardView(card, data, now)))
+  )
   document.getElementById("timeline-list").replaceChildren(timeline(data))
   // Streams and kept output of jobs no longer listed are dropped; the others carry on into the new page.
   const listed = new Set((data.changes?.jobs ?? []).map((job) => job.id))
@@ -601,7 +830,8 @@ const load = async () => {
   try {
     const response = await fetch("/api/state", { cache: "no-store" })
     if (!response.ok) {
-      document.getElementById("where").textContent = `The review server refused (${response.status}): open the URL agentic-workspace review printed.`
+      document.getElementById("where").textContent =
+        `The review server refused (${response.status}): open the URL agentic-workspace review printed.`
       return
     }
     const data = await response.json()
@@ -626,11 +856,20 @@ async function decide(card, verb, text, buttons) {
   const response = await fetch("/api/decide", {
     method: "POST",
     headers: { "content-type": "application/json", "x-csrf-token": state.csrf },
-    body: JSON.stringify({ verb, id: card.record.id, hash: card.record.hash ?? "", version: card.version, ...(text ? { text } : {}) })
+    body: JSON.stringify({
+      verb,
+      id: card.record.id,
+      hash: card.record.hash ?? "",
+      version: card.version,
+      ...(text ? { text } : {})
+    })
   }).catch(() => undefined)
   const answer = response ? await response.json().catch(() => ({})) : {}
   if (response?.ok && answer.ok) say(`${verb === "accept" ? "Accepted" : "Denied"} ${card.record.id}.`)
-  else say(`Not decided: ${answer.error?.message ?? `the server answered ${response?.status ?? "nothing"}`} The page has been refreshed.`)
+  else
+    say(
+      `Not decided: ${answer.error?.message ?? `the server answered ${response?.status ?? "nothing"}`} The page has been refreshed.`
+    )
   await load()
 }
 

@@ -37,20 +37,42 @@ export const loadLaunch = (input: StartInput) =>
     const host = yield* HostInfo
     const store = yield* StateStore
     if (input.task_board_id !== undefined) {
-      const board = /^[A-Za-z0-9_-]+$/.test(input.task_board_id) ? yield* store.readText(`tasks/${input.task_board_id}/state.json`) : undefined
+      const board = /^[A-Za-z0-9_-]+$/.test(input.task_board_id)
+        ? yield* store.readText(`tasks/${input.task_board_id}/state.json`)
+        : undefined
       if (board === undefined) {
-        return yield* Effect.fail(toolError("NOT_FOUND", `No task board ${input.task_board_id}. List boards with workspace_tasks {"action":"list"}. Nothing was started.`, { field: "task_board_id" }))
+        return yield* Effect.fail(
+          toolError(
+            "NOT_FOUND",
+            `No task board ${input.task_board_id}. List boards with workspace_tasks {"action":"list"}. Nothing was started.`,
+            { field: "task_board_id" }
+          )
+        )
       }
     }
     if (input.research_project_id !== undefined) {
       if (!/^research_[A-Za-z0-9]+$/.test(input.research_project_id)) {
-        return yield* Effect.fail(toolError("NOT_FOUND", `No research project ${input.research_project_id}. List projects with workspace_research {"action":"list"}. Nothing was started.`, { field: "research_project_id" }))
+        return yield* Effect.fail(
+          toolError(
+            "NOT_FOUND",
+            `No research project ${input.research_project_id}. List projects with workspace_research {"action":"list"}. Nothing was started.`,
+            { field: "research_project_id" }
+          )
+        )
       }
-      yield* Effect.mapError(loadProject(input.research_project_id), (error) => (error.code === "NOT_FOUND" ? { ...error, details: { ...error.details, field: "research_project_id" } } : error))
+      yield* Effect.mapError(loadProject(input.research_project_id), (error) =>
+        error.code === "NOT_FOUND" ? { ...error, details: { ...error.details, field: "research_project_id" } } : error
+      )
     }
-    const reach = reachOf(settings, input, { process: host.capabilities.includes("process"), network: host.capabilities.includes("network") })
+    const reach = reachOf(settings, input, {
+      process: host.capabilities.includes("process"),
+      network: host.capabilities.includes("network")
+    })
     const entryPlanId = settings.permissionMode === 1 ? (approvedPlan(yield* loadRecords)?.id ?? null) : null
-    const existing = input.idempotency_key === undefined ? undefined : (yield* listRuns).find((run) => run.spec.idempotencyKey === input.idempotency_key)
+    const existing =
+      input.idempotency_key === undefined
+        ? undefined
+        : (yield* listRuns).find((run) => run.spec.idempotencyKey === input.idempotency_key)
     return { settings, root: host.root, reach, entryPlanId, existing } satisfies LaunchBefore
   })
 
@@ -89,7 +111,9 @@ export const planLaunch = (
   const existing = before.existing
   if (existing !== undefined) {
     if (stableStringify(existing.spec) !== stableStringify(spec)) {
-      const differs = (Object.keys(spec) as Array<keyof RunSpec>).filter((key) => stableStringify(spec[key]) !== stableStringify(existing.spec[key]))
+      const differs = (Object.keys(spec) as Array<keyof RunSpec>).filter(
+        (key) => stableStringify(spec[key]) !== stableStringify(existing.spec[key])
+      )
       return Either.left(
         toolError(
           "EDIT_CONFLICT",
@@ -98,7 +122,14 @@ export const planLaunch = (
         )
       )
     }
-    if (existing.status !== "interrupted") return Either.right({ _tag: "NoOp", result: statusView(existing, `${existing.runId} already exists for idempotency_key "${input.idempotency_key}": nothing new was started.`) })
+    if (existing.status !== "interrupted")
+      return Either.right({
+        _tag: "NoOp",
+        result: statusView(
+          existing,
+          `${existing.runId} already exists for idempotency_key "${input.idempotency_key}": nothing new was started.`
+        )
+      })
   }
   const planned: Planned<RunSpec, LaunchWork> = {
     _tag: "Planned",
@@ -107,7 +138,9 @@ export const planLaunch = (
     title: `${existing === undefined ? "Sub-agent run" : `Resume ${existing.runId}`}: ${spec.objective.slice(0, 80)}`,
     prompt: { _tag: "agent", objective: spec.objective, reach: before.reach },
     resume,
-    preview: { data: { reach: before.reach, mode: spec.mode, ...(existing === undefined ? {} : { runId: existing.runId }) } },
+    preview: {
+      data: { reach: before.reach, mode: spec.mode, ...(existing === undefined ? {} : { runId: existing.runId }) }
+    },
     nothingToGateInManual: nothingToGate(before.reach)
   }
   return Either.right(planned)
@@ -118,7 +151,11 @@ const spawnWorker = (state: RunState, root: string) =>
   Effect.gen(function* () {
     const workers = yield* RunWorkers
     const worker = yield* Effect.tapError(workers.spawn(root, state.runId), (error) =>
-      updateRun(state.runId, (current) => ({ ...current, status: "failed", error: { code: error.code, message: error.message } })).pipe(Effect.ignore)
+      updateRun(state.runId, (current) => ({
+        ...current,
+        status: "failed",
+        error: { code: error.code, message: error.message }
+      })).pipe(Effect.ignore)
     )
     const startedAt = yield* nowIso
     return yield* updateRun(state.runId, (current) => ({ ...current, worker: { ...worker, startedAt } }))
@@ -131,7 +168,9 @@ export const interpretLaunch = (spec: RunSpec, work: LaunchWork) =>
     const now = yield* nowIso
     let state: RunState
     if (before.existing !== undefined) {
-      state = yield* updateRun(before.existing.runId, (current) => ({ ...current, status: "running", worker: null }), { overTerminal: false })
+      state = yield* updateRun(before.existing.runId, (current) => ({ ...current, status: "running", worker: null }), {
+        overTerminal: false
+      })
       yield* appendEntry(state.runId, { type: "resumed" })
     } else {
       const runId = yield* newId("run")
@@ -168,7 +207,9 @@ export const refreshRun = (runId: string) =>
     const workers = yield* RunWorkers
     if (state.worker !== null && (yield* workers.alive(state.worker))) return state
     // The worker may have ended the run just before it exited: read again under the lock.
-    return yield* updateRun(runId, (current) => (current.status === "running" ? { ...current, status: "interrupted" } : current))
+    return yield* updateRun(runId, (current) =>
+      current.status === "running" ? { ...current, status: "interrupted" } : current
+    )
   })
 
 /** Waits until the run ends or `maxMs` passes (then it is still running and the result says so). */
@@ -207,7 +248,12 @@ export const statusView = (state: RunState, lead?: string): ToolResult => {
       used: state.used,
       ...(result === undefined
         ? {}
-        : { summary: result.summary, evidence: result.evidence, remainingWork: result.remainingWork, confidence: result.confidence }),
+        : {
+            summary: result.summary,
+            evidence: result.evidence,
+            remainingWork: result.remainingWork,
+            confidence: result.confidence
+          }),
       changedPaths: state.changed.paths,
       transactions: state.changed.transactions,
       plannedTransactions: state.changed.plannedTransactions,
@@ -218,7 +264,9 @@ export const statusView = (state: RunState, lead?: string): ToolResult => {
     },
     retention: {
       importance: TERMINAL.includes(state.status) ? "high" : "critical",
-      facts: [`run ${state.runId} ${state.status}${state.stopReason === undefined ? "" : ` (${state.stopReason})`}: ${statePath}`]
+      facts: [
+        `run ${state.runId} ${state.status}${state.stopReason === undefined ? "" : ` (${state.stopReason})`}: ${statePath}`
+      ]
     }
   }
 }

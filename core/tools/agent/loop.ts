@@ -10,7 +10,14 @@ import * as Schedule from "effect/Schedule"
 import * as Duration from "effect/Duration"
 import type { Envelope } from "../../protocol/envelope.ts"
 import { CurrentSettings } from "../../services/CurrentSettings.ts"
-import { Model, type ModelFailure, type ModelMessage, type ModelReply, type ModelTool, type ModelToolCall } from "../../services/Model.ts"
+import {
+  Model,
+  type ModelFailure,
+  type ModelMessage,
+  type ModelReply,
+  type ModelTool,
+  type ModelToolCall
+} from "../../services/Model.ts"
 import { RegisteredTools } from "../../services/RegisteredTools.ts"
 import type { Settings } from "../../settings/settings.ts"
 import { StateStore } from "../../store/StateStore.ts"
@@ -21,7 +28,11 @@ import { appendEntry, readRun, readTranscript, type TranscriptEntry, updateRun }
 
 /** What the loop needs of the worker's registry (lowered settings). */
 export interface LoopTools {
-  readonly listing: ReadonlyArray<{ readonly name: string; readonly description: string; readonly inputSchema: unknown }>
+  readonly listing: ReadonlyArray<{
+    readonly name: string
+    readonly description: string
+    readonly inputSchema: unknown
+  }>
   readonly call: (tool: string, args: unknown) => Effect.Effect<Envelope, never, ToolContext>
 }
 
@@ -36,7 +47,8 @@ const MODEL_TIMEOUT_MS = 300_000
 
 export const FINISH_RUN: ModelTool = {
   name: "finish_run",
-  description: "End this run with its result: summary, evidence (what shows the work is done: paths, transaction ids, job ids), remaining_work, confidence 0-1.",
+  description:
+    "End this run with its result: summary, evidence (what shows the work is done: paths, transaction ids, job ids), remaining_work, confidence 0-1.",
   parameters: {
     type: "object",
     properties: {
@@ -50,24 +62,40 @@ export const FINISH_RUN: ModelTool = {
 }
 const WEB_SEARCH: ModelTool = {
   name: "web_search",
-  description: "Search the web (workspace_research search): query, optional provider (auto, duckduckgo, wikipedia, searxng) and limit.",
-  parameters: { type: "object", properties: { query: { type: "string" }, provider: { type: "string" }, limit: { type: "integer" } }, required: ["query"] }
+  description:
+    "Search the web (workspace_research search): query, optional provider (auto, duckduckgo, wikipedia, searxng) and limit.",
+  parameters: {
+    type: "object",
+    properties: { query: { type: "string" }, provider: { type: "string" }, limit: { type: "integer" } },
+    required: ["query"]
+  }
 }
 const FETCH_SOURCE: ModelTool = {
   name: "fetch_source",
-  description: "Fetch a URL's readable text (workspace_research fetch); recorded as a source when the run has a research project.",
+  description:
+    "Fetch a URL's readable text (workspace_research fetch); recorded as a source when the run has a research project.",
   parameters: { type: "object", properties: { url: { type: "string" } }, required: ["url"] }
 }
 
 /** The tools offered to the model: the lowered registry's run tools (edit limited to previews without commit_edits), web tools, finish_run. */
-export const offeredTools = (spec: RunSpec, reach: { commitEdits: boolean; web: boolean }, listing: LoopTools["listing"]): ReadonlyArray<ModelTool> => {
+export const offeredTools = (
+  spec: RunSpec,
+  reach: { commitEdits: boolean; web: boolean },
+  listing: LoopTools["listing"]
+): ReadonlyArray<ModelTool> => {
   const tools: Array<ModelTool> = []
   for (const entry of listing) {
     if (!(RUN_TOOLS as ReadonlyArray<string>).includes(entry.name)) continue
     if (entry.name === "workspace_command" && !spec.allowCommands) continue
     let parameters = entry.inputSchema as any
     if (entry.name === "workspace_edit" && !reach.commitEdits) {
-      parameters = { ...parameters, properties: { ...parameters.properties, action: { ...parameters.properties.action, enum: [...PREVIEW_ACTIONS] } } }
+      parameters = {
+        ...parameters,
+        properties: {
+          ...parameters.properties,
+          action: { ...parameters.properties.action, enum: [...PREVIEW_ACTIONS] }
+        }
+      }
     }
     tools.push({ name: entry.name, description: entry.description, parameters })
   }
@@ -82,8 +110,12 @@ export const openingMessages = (spec: RunSpec): ReadonlyArray<ModelMessage> => [
     role: "system",
     content: [
       `You are a ${spec.role === "" ? "sub-agent" : spec.role} working in a ${spec.mode} run inside a workspace, through the tools offered.`,
-      spec.commitEdits ? "Your workspace_edit calls may commit." : "Your edits stay planned: workspace_edit offers preview, show and list only; the transaction ids you plan are cited in your evidence for the main model to commit.",
-      spec.taskBoardId === null ? "" : `Work the task board ${spec.taskBoardId}: take the next item with workspace_tasks, and update it with evidence when done.`,
+      spec.commitEdits
+        ? "Your workspace_edit calls may commit."
+        : "Your edits stay planned: workspace_edit offers preview, show and list only; the transaction ids you plan are cited in your evidence for the main model to commit.",
+      spec.taskBoardId === null
+        ? ""
+        : `Work the task board ${spec.taskBoardId}: take the next item with workspace_tasks, and update it with evidence when done.`,
       spec.researchProjectId === null ? "" : `Record sources and notes in research project ${spec.researchProjectId}.`,
       "When done, call finish_run with summary, evidence, remaining_work and confidence; an answer without a tool call ends the run with that text as its summary."
     ]
@@ -125,14 +157,21 @@ const strings = (value: unknown): ReadonlyArray<string> | undefined =>
 
 /** finish_run's arguments, or why they are not acceptable. */
 export const parseFinish = (args: Record<string, unknown>): RunResult | string => {
-  if (typeof args["summary"] !== "string" || args["summary"].trim() === "") return "finish_run needs summary (a non-empty string)"
+  if (typeof args["summary"] !== "string" || args["summary"].trim() === "")
+    return "finish_run needs summary (a non-empty string)"
   const evidence = strings(args["evidence"])
   const remaining = strings(args["remaining_work"])
   if (evidence === undefined) return "evidence must be an array of strings"
   if (remaining === undefined) return "remaining_work must be an array of strings"
   const confidence = args["confidence"]
-  if (confidence !== undefined && (typeof confidence !== "number" || !(confidence >= 0 && confidence <= 1))) return "confidence must be a number from 0 to 1"
-  return { summary: args["summary"], evidence, remainingWork: remaining, confidence: typeof confidence === "number" ? confidence : null }
+  if (confidence !== undefined && (typeof confidence !== "number" || !(confidence >= 0 && confidence <= 1)))
+    return "confidence must be a number from 0 to 1"
+  return {
+    summary: args["summary"],
+    evidence,
+    remainingWork: remaining,
+    confidence: typeof confidence === "number" ? confidence : null
+  }
 }
 
 /** The host's current permission mode, from `.agentic/host.json` (a long-running host writes it); absent: undefined. */
@@ -161,7 +200,9 @@ const planStillApproved = (planId: string | null) =>
     const text = yield* Effect.orElseSucceed(store.readText("approvals/state.json"), () => undefined)
     if (text === undefined) return false
     try {
-      const records = (JSON.parse(text) as { records?: ReadonlyArray<{ id?: string; status?: string; createdAt?: string }> }).records ?? []
+      const records =
+        (JSON.parse(text) as { records?: ReadonlyArray<{ id?: string; status?: string; createdAt?: string }> })
+          .records ?? []
       const record = records.find((candidate) => candidate.id === planId)
       const created = Date.parse(record?.createdAt ?? "")
       return record?.status === "approved" && !Number.isNaN(created) && created + 24 * 3600_000 > Date.now()
@@ -170,7 +211,12 @@ const planStillApproved = (planId: string | null) =>
     }
   })
 
-type Outcome = { readonly kind: "result" | "refused"; readonly content: string; readonly envelope?: Envelope; readonly finish?: RunResult }
+type Outcome = {
+  readonly kind: "result" | "refused"
+  readonly content: string
+  readonly envelope?: Envelope
+  readonly finish?: RunResult
+}
 
 /** Records what an envelope changed (transactions, paths, jobs, sources) in the run's state. */
 const track = (runId: string, tool: string, envelope: Envelope) => {
@@ -179,7 +225,8 @@ const track = (runId: string, tool: string, envelope: Envelope) => {
   if (!envelope.ok || !["workspace_edit", "workspace_command", "workspace_research"].includes(tool)) return Effect.void
   return updateRun(runId, (state) => {
     const changed = { ...state.changed }
-    const add = (list: ReadonlyArray<string>, value: unknown) => (typeof value === "string" && !list.includes(value) ? [...list, value] : list)
+    const add = (list: ReadonlyArray<string>, value: unknown) =>
+      typeof value === "string" && !list.includes(value) ? [...list, value] : list
     if (tool === "workspace_edit" && typeof data["transactionId"] === "string") {
       if (data["committed"] === true) {
         changed.transactions = add(changed.transactions, data["transactionId"])
@@ -197,12 +244,20 @@ const track = (runId: string, tool: string, envelope: Envelope) => {
 }
 
 /** Runs one tool call the model asked for: the refusal, or the envelope. */
-const dispatch = (state: RunState, tools: LoopTools, offered: ReadonlyArray<ModelTool>, call: ModelToolCall, maxChars: number) =>
+const dispatch = (
+  state: RunState,
+  tools: LoopTools,
+  offered: ReadonlyArray<ModelTool>,
+  call: ModelToolCall,
+  maxChars: number
+) =>
   Effect.gen(function* () {
     const refused = (content: string): Outcome => ({ kind: "refused", content })
     const names = offered.map((tool) => tool.name)
     if (!names.includes(call.name)) {
-      return refused(`REFUSED: ${call.name === "" ? "a call without a tool name" : call.name} is not offered in this run (offered: ${names.join(", ")}). A run cannot start a run, propose a plan, approve anything or change a setting.`)
+      return refused(
+        `REFUSED: ${call.name === "" ? "a call without a tool name" : call.name} is not offered in this run (offered: ${names.join(", ")}). A run cannot start a run, propose a plan, approve anything or change a setting.`
+      )
     }
     let args: Record<string, unknown>
     try {
@@ -210,25 +265,44 @@ const dispatch = (state: RunState, tools: LoopTools, offered: ReadonlyArray<Mode
       if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) throw new Error("not an object")
       args = parsed as Record<string, unknown>
     } catch {
-      return refused(`REFUSED: the arguments of ${call.name} are not a JSON object (${clip(call.arguments, 200)}). Call it again with a JSON object.`)
+      return refused(
+        `REFUSED: the arguments of ${call.name} are not a JSON object (${clip(call.arguments, 200)}). Call it again with a JSON object.`
+      )
     }
     if (call.name === "finish_run") {
       const finish = parseFinish(args)
-      return typeof finish === "string" ? refused(`REFUSED: ${finish}.`) : ({ kind: "result", content: "Run finished.", finish } satisfies Outcome)
+      return typeof finish === "string"
+        ? refused(`REFUSED: ${finish}.`)
+        : ({ kind: "result", content: "Run finished.", finish } satisfies Outcome)
     }
     let tool = call.name
     let toolArgs: Record<string, unknown> = args
     const research = state.spec.researchProjectId === null ? {} : { research_id: state.spec.researchProjectId }
-    if (call.name === "web_search") [tool, toolArgs] = ["workspace_research", { ...args, action: "search", ...research }]
-    if (call.name === "fetch_source") [tool, toolArgs] = ["workspace_research", { ...args, action: "fetch", ...research }]
-    if (tool === "workspace_edit" && !state.spec.commitEdits && !(PREVIEW_ACTIONS as ReadonlyArray<unknown>).includes(args["action"])) {
-      return refused(`REFUSED: this run has commit_edits=false: workspace_edit offers only ${PREVIEW_ACTIONS.join(", ")}. Preview the edit; its transaction id is cited in the run's evidence for the main model to commit.`)
+    if (call.name === "web_search")
+      [tool, toolArgs] = ["workspace_research", { ...args, action: "search", ...research }]
+    if (call.name === "fetch_source")
+      [tool, toolArgs] = ["workspace_research", { ...args, action: "fetch", ...research }]
+    if (
+      tool === "workspace_edit" &&
+      !state.spec.commitEdits &&
+      !(PREVIEW_ACTIONS as ReadonlyArray<unknown>).includes(args["action"])
+    ) {
+      return refused(
+        `REFUSED: this run has commit_edits=false: workspace_edit offers only ${PREVIEW_ACTIONS.join(", ")}. Preview the edit; its transaction id is cited in the run's evidence for the main model to commit.`
+      )
     }
     const registered = yield* RegisteredTools
     const definition = registered.registered.find((candidate) => candidate.name === tool)
-    const kind = definition === undefined || typeof toolArgs["action"] !== "string" ? undefined : gateOf(definition, toolArgs["action"])
+    const kind =
+      definition === undefined || typeof toolArgs["action"] !== "string"
+        ? undefined
+        : gateOf(definition, toolArgs["action"])
     if (kind !== undefined) {
-      const verdict = innerGate(state.entryMode, (yield* hostMode) ?? state.entryMode, yield* planStillApproved(state.entryPlanId))
+      const verdict = innerGate(
+        state.entryMode,
+        (yield* hostMode) ?? state.entryMode,
+        yield* planStillApproved(state.entryPlanId)
+      )
       if (verdict._tag === "Refuse") return refused(`REFUSED: ${verdict.message}`)
     }
     const envelope = yield* tools.call(tool, toolArgs)
@@ -237,7 +311,12 @@ const dispatch = (state: RunState, tools: LoopTools, offered: ReadonlyArray<Mode
   })
 
 /** The model's reply, retried on an unreachable endpoint (3 attempts in all). */
-const ask = (settings: Settings, spec: RunSpec, messages: ReadonlyArray<ModelMessage>, tools: ReadonlyArray<ModelTool>) =>
+const ask = (
+  settings: Settings,
+  spec: RunSpec,
+  messages: ReadonlyArray<ModelMessage>,
+  tools: ReadonlyArray<ModelTool>
+) =>
   Effect.flatMap(Model, (model) =>
     model
       .complete({
@@ -260,14 +339,25 @@ const ask = (settings: Settings, spec: RunSpec, messages: ReadonlyArray<ModelMes
 
 const end = (runId: string, patch: Partial<RunState>) =>
   Effect.flatMap(
-    Effect.map(Effect.sync(() => new Date().toISOString()), (endedAt) => endedAt),
+    Effect.map(
+      Effect.sync(() => new Date().toISOString()),
+      (endedAt) => endedAt
+    ),
     (endedAt) => updateRun(runId, (state) => ({ ...state, ...patch, endedAt }))
   )
 
 /** The final result with the planned transactions appended to the evidence. */
 const withPlanned = (result: RunResult, state: RunState): RunResult => ({
   ...result,
-  evidence: [...result.evidence, ...state.changed.plannedTransactions.filter((id) => !result.evidence.some((line) => line.includes(id))).map((id) => `planned transaction ${id} (not committed: commit it with workspace_edit {"action":"commit","transaction_id":"${id}"})`)]
+  evidence: [
+    ...result.evidence,
+    ...state.changed.plannedTransactions
+      .filter((id) => !result.evidence.some((line) => line.includes(id)))
+      .map(
+        (id) =>
+          `planned transaction ${id} (not committed: commit it with workspace_edit {"action":"commit","transaction_id":"${id}"})`
+      )
+  ]
 })
 
 /** Runs (or resumes) the run until it ends, is cancelled, or its budget runs out. */
@@ -283,13 +373,22 @@ export const runLoop = (runId: string, tools: LoopTools): Effect.Effect<void, un
     const rebuilt = rebuild(spec, yield* readTranscript(runId))
     const messages = rebuilt.messages
     const say = (entry: TranscriptEntry, message?: ModelMessage) =>
-      Effect.zipRight(appendEntry(runId, entry), Effect.sync(() => (message === undefined ? undefined : messages.push(message))))
+      Effect.zipRight(
+        appendEntry(runId, entry),
+        Effect.sync(() => (message === undefined ? undefined : messages.push(message)))
+      )
     for (const call of rebuilt.unknown) {
       const content = `UNKNOWN OUTCOME: the worker stopped while ${call.name} was running; it was not replayed. Check its effect (workspace_inspect changes) before doing it again.`
-      yield* say({ type: "tool_unknown", callId: call.id, name: call.name, arguments: call.arguments, content }, { role: "tool", toolCallId: call.id, content })
+      yield* say(
+        { type: "tool_unknown", callId: call.id, name: call.name, arguments: call.arguments, content },
+        { role: "tool", toolCallId: call.id, content }
+      )
     }
     if (rebuilt.unknown.length > 0 || first.used.rounds > 0) {
-      yield* say({ type: "note", content: "The run was resumed after its worker stopped." }, { role: "user", content: "The run was resumed after its worker stopped; continue toward the objective." })
+      yield* say(
+        { type: "note", content: "The run was resumed after its worker stopped." },
+        { role: "user", content: "The run was resumed after its worker stopped; continue toward the objective." }
+      )
     }
     const maxChars = Math.min(settings.maxToolResultChars, 20_000)
 
@@ -301,10 +400,19 @@ export const runLoop = (runId: string, tools: LoopTools): Effect.Effect<void, un
           if (state.status !== "running") return { stop: "cancelled" as const }
           if (state.used.toolCalls >= spec.maxToolCalls) return { stop: "max_tool_calls" as const }
           yield* appendEntry(runId, { type: "tool_call", callId: call.id, name: call.name, arguments: call.arguments })
-          yield* updateRun(runId, (current) => ({ ...current, used: { ...current.used, toolCalls: current.used.toolCalls + 1 } }))
+          yield* updateRun(runId, (current) => ({
+            ...current,
+            used: { ...current.used, toolCalls: current.used.toolCalls + 1 }
+          }))
           const outcome = yield* dispatch(state, tools, offered, call, maxChars)
           yield* say(
-            { type: outcome.kind === "refused" ? "refused" : "tool_result", callId: call.id, name: call.name, content: outcome.content, ...(outcome.envelope === undefined ? {} : { envelope: outcome.envelope }) },
+            {
+              type: outcome.kind === "refused" ? "refused" : "tool_result",
+              callId: call.id,
+              name: call.name,
+              content: outcome.content,
+              ...(outcome.envelope === undefined ? {} : { envelope: outcome.envelope })
+            },
             { role: "tool", toolCallId: call.id, content: outcome.content }
           )
           if (outcome.finish !== undefined) return { finish: outcome.finish }
@@ -324,7 +432,15 @@ export const runLoop = (runId: string, tools: LoopTools): Effect.Effect<void, un
           yield* end(runId, {
             status: "completed",
             stopReason: step.stop,
-            result: withPlanned({ summary: `The run stopped: its ${step.stop} budget ran out before it finished.`, evidence: [], remainingWork: ["the objective was not confirmed finished"], confidence: null }, state)
+            result: withPlanned(
+              {
+                summary: `The run stopped: its ${step.stop} budget ran out before it finished.`,
+                evidence: [],
+                remainingWork: ["the objective was not confirmed finished"],
+                confidence: null
+              },
+              state
+            )
           })
           return true
         }
@@ -340,7 +456,11 @@ export const runLoop = (runId: string, tools: LoopTools): Effect.Effect<void, un
         yield* settle({ stop: "max_passes" })
         return
       }
-      if (state.used.rounds > 0 && state.used.rounds % spec.roundsPerPass === 0 && state.used.passes < Math.floor(state.used.rounds / spec.roundsPerPass) + 1) {
+      if (
+        state.used.rounds > 0 &&
+        state.used.rounds % spec.roundsPerPass === 0 &&
+        state.used.passes < Math.floor(state.used.rounds / spec.roundsPerPass) + 1
+      ) {
         const pass = state.used.rounds / spec.roundsPerPass + 1
         yield* updateRun(runId, (current) => ({ ...current, used: { ...current.used, passes: pass } }))
         const content = `Pass ${pass - 1} of ${spec.maxPasses} ended. Continue toward the objective, or call finish_run.`
@@ -364,17 +484,32 @@ export const runLoop = (runId: string, tools: LoopTools): Effect.Effect<void, un
           return
         }
         const content = `The model endpoint rejected the last request (${failure.message}); continue, or call finish_run.`
-        yield* updateRun(runId, (current) => ({ ...current, used: { ...current.used, rounds: current.used.rounds + 1 } }))
+        yield* updateRun(runId, (current) => ({
+          ...current,
+          used: { ...current.used, rounds: current.used.rounds + 1 }
+        }))
         yield* say({ type: "model_error", message: failure.message }, { role: "user", content })
         continue
       }
       const reply: ModelReply = replied.right
-      const calls = reply.toolCalls.map((call, index) => ({ ...call, id: call.id === "" ? `call_${state.used.rounds}_${index}` : call.id }))
-      yield* say({ type: "model_turn", round: state.used.rounds + 1, message: { content: reply.content, toolCalls: calls } }, { role: "assistant", content: reply.content, toolCalls: calls })
-      yield* updateRun(runId, (current) => ({ ...current, used: { ...current.used, rounds: current.used.rounds + 1, passes: Math.max(current.used.passes, 1) } }))
+      const calls = reply.toolCalls.map((call, index) => ({
+        ...call,
+        id: call.id === "" ? `call_${state.used.rounds}_${index}` : call.id
+      }))
+      yield* say(
+        { type: "model_turn", round: state.used.rounds + 1, message: { content: reply.content, toolCalls: calls } },
+        { role: "assistant", content: reply.content, toolCalls: calls }
+      )
+      yield* updateRun(runId, (current) => ({
+        ...current,
+        used: { ...current.used, rounds: current.used.rounds + 1, passes: Math.max(current.used.passes, 1) }
+      }))
       if (calls.length === 0) {
         const now = yield* readRun(runId)
-        yield* end(runId, { status: "completed", result: withPlanned({ summary: reply.content ?? "", evidence: [], remainingWork: [], confidence: null }, now) })
+        yield* end(runId, {
+          status: "completed",
+          result: withPlanned({ summary: reply.content ?? "", evidence: [], remainingWork: [], confidence: null }, now)
+        })
         return
       }
       if (yield* settle(yield* runCalls(calls))) return

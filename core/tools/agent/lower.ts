@@ -33,7 +33,11 @@ export const reachOf = (settings: Settings, input: ReachInput, host: HostReach):
   const mode = input.mode ?? "coding"
   return {
     commitEdits: commitDefault && input.commit_edits !== false,
-    commands: host.process && settings.enableProcessExecution && settings.allowAgentCommands && (input.allow_commands ?? mode !== "research"),
+    commands:
+      host.process &&
+      settings.enableProcessExecution &&
+      settings.allowAgentCommands &&
+      (input.allow_commands ?? mode !== "research"),
     web: host.network && settings.enableWebResearch && settings.allowAgentWebResearch && input.allow_web !== false
   }
 }
@@ -78,10 +82,15 @@ export const innerGate = (entryMode: 0 | 1 | 2, hostMode: 0 | 1 | 2, planApprove
   if (mode === 1) {
     return planApproved
       ? { _tag: "Run" }
-      : { _tag: "Refuse", message: "Permission mode is Plan (1) and the plan this run started under is no longer approved: this call cannot run inside the run. Finish the run and report what remains." }
+      : {
+          _tag: "Refuse",
+          message:
+            "Permission mode is Plan (1) and the plan this run started under is no longer approved: this call cannot run inside the run. Finish the run and report what remains."
+        }
   }
   return {
     _tag: "Refuse",
-    message: "The host is now in Manual mode (0), lower than when this run started: this call was not approved at the run's entry, so it cannot run inside the run. Finish the run and report what remains."
+    message:
+      "The host is now in Manual mode (0), lower than when this run started: this call was not approved at the run's entry, so it cannot run inside the run. Finish the run and report what remains."
   }
 }

@@ -22,7 +22,9 @@ const budget = (name: keyof typeof BUDGETS, what: string) =>
     ).annotations({ description: `${what} (default ${BUDGETS[name].default}, cap ${BUDGETS[name].cap}).` })
   )
 
-export const RunId = Schema.String.pipe(Schema.pattern(/^run_[A-Za-z0-9]+$/, { message: () => "must be a run_* id" })).annotations({
+export const RunId = Schema.String.pipe(
+  Schema.pattern(/^run_[A-Za-z0-9]+$/, { message: () => "must be a run_* id" })
+).annotations({
   description: "The run id (run_…) that run and start return."
 })
 
@@ -34,16 +36,34 @@ export const StartInput = Schema.Struct({
   context: Schema.optional(BoundedString(MAX_CONTEXT, "Background the run starts with (at most 100,000 characters).")),
   role: Schema.optional(BoundedString(200, "The run's role, e.g. reviewer.")),
   model_id: Schema.optional(BoundedString(200, "The model to use instead of the modelId setting.")),
-  mode: Schema.optional(Schema.Literal(...MODES).annotations({ description: "coding (default), research or general." })),
-  commit_edits: Schema.optional(Schema.Boolean.annotations({ description: "false: the run's edits stay planned (previews). true cannot raise the mode's default." })),
-  allow_commands: Schema.optional(Schema.Boolean.annotations({ description: "false: no workspace_command in the run (research mode defaults to false)." })),
-  allow_web: Schema.optional(Schema.Boolean.annotations({ description: "false: no web_search / fetch_source in the run." })),
-  task_board_id: Schema.optional(BoundedString(200, "A workspace_tasks board the run works (next, update with evidence).")),
-  research_project_id: Schema.optional(BoundedString(200, "A workspace_research project the run records its sources and notes in.")),
+  mode: Schema.optional(
+    Schema.Literal(...MODES).annotations({ description: "coding (default), research or general." })
+  ),
+  commit_edits: Schema.optional(
+    Schema.Boolean.annotations({
+      description: "false: the run's edits stay planned (previews). true cannot raise the mode's default."
+    })
+  ),
+  allow_commands: Schema.optional(
+    Schema.Boolean.annotations({
+      description: "false: no workspace_command in the run (research mode defaults to false)."
+    })
+  ),
+  allow_web: Schema.optional(
+    Schema.Boolean.annotations({ description: "false: no web_search / fetch_source in the run." })
+  ),
+  task_board_id: Schema.optional(
+    BoundedString(200, "A workspace_tasks board the run works (next, update with evidence).")
+  ),
+  research_project_id: Schema.optional(
+    BoundedString(200, "A workspace_research project the run records its sources and notes in.")
+  ),
   max_passes: budget("max_passes", "Passes"),
   rounds_per_pass: budget("rounds_per_pass", "Model turns per pass"),
   max_tool_calls: budget("max_tool_calls", "Tool calls in the whole run"),
-  idempotency_key: Schema.optional(BoundedString(200, "Re-issuing start with the same key and specification returns (or resumes) the same run."))
+  idempotency_key: Schema.optional(
+    BoundedString(200, "Re-issuing start with the same key and specification returns (or resumes) the same run.")
+  )
 })
 export type StartInput = typeof StartInput.Type
 
@@ -53,12 +73,24 @@ export const ACTIONS = {
   status: Schema.Struct({ run_id: RunId }),
   history: Schema.Struct({
     run_id: RunId,
-    offset: Schema.optional(Schema.Int.pipe(Schema.greaterThanOrEqualTo(0)).annotations({ description: "The first transcript entry to show (default 0)." })),
-    limit: Schema.optional(Schema.Int.pipe(Schema.between(1, 200)).annotations({ description: "At most this many entries (1-200, default 50)." }))
+    offset: Schema.optional(
+      Schema.Int.pipe(Schema.greaterThanOrEqualTo(0)).annotations({
+        description: "The first transcript entry to show (default 0)."
+      })
+    ),
+    limit: Schema.optional(
+      Schema.Int.pipe(Schema.between(1, 200)).annotations({
+        description: "At most this many entries (1-200, default 50)."
+      })
+    )
   }),
   cancel: Schema.Struct({ run_id: RunId }),
   list: Schema.Struct({
-    limit: Schema.optional(Schema.Int.pipe(Schema.between(1, 100)).annotations({ description: "At most this many runs (1-100, default 20)." }))
+    limit: Schema.optional(
+      Schema.Int.pipe(Schema.between(1, 100)).annotations({
+        description: "At most this many runs (1-100, default 20)."
+      })
+    )
   })
 }
 

@@ -25,7 +25,9 @@ const parseState = (text: string, path: string): Either.Either<RunState, ToolErr
   } catch {
     return Either.left(toolError("IO_ERROR", `${path} is not valid JSON; the run's state is unreadable.`, { path }))
   }
-  return Either.mapLeft(decodeState(raw), () => toolError("IO_ERROR", `${path} does not hold a run state this version reads.`, { path }))
+  return Either.mapLeft(decodeState(raw), () =>
+    toolError("IO_ERROR", `${path} does not hold a run state this version reads.`, { path })
+  )
 }
 
 /** The run's state, or NOT_FOUND naming the repair. */
@@ -36,18 +38,27 @@ export const readRun = (runId: string) =>
     if (text === undefined) {
       return yield* Effect.fail(toolError("NOT_FOUND", `No run ${runId}. List runs with {"action":"list"}.`, { runId }))
     }
-    return yield* Either.match(parseState(text, store.path(stateFile(runId))), { onLeft: Effect.fail, onRight: Effect.succeed })
+    return yield* Either.match(parseState(text, store.path(stateFile(runId))), {
+      onLeft: Effect.fail,
+      onRight: Effect.succeed
+    })
   })
 
 /** Writes a new run's state (under the lock). */
 export const writeRun = (state: RunState) =>
-  Effect.flatMap(StateStore, (store) => store.locked(stateFile(state.runId), store.writeText(stateFile(state.runId), `${JSON.stringify(state, null, 2)}\n`)))
+  Effect.flatMap(StateStore, (store) =>
+    store.locked(stateFile(state.runId), store.writeText(stateFile(state.runId), `${JSON.stringify(state, null, 2)}\n`))
+  )
 
 /**
  * A locked read-modify-write of a run's state. A run that is already terminal (cancelled under the
  * worker's feet) is never overwritten: `f` is skipped and the current state returned.
  */
-export const updateRun = (runId: string, f: (state: RunState) => RunState, options: { readonly overTerminal?: boolean } = {}) =>
+export const updateRun = (
+  runId: string,
+  f: (state: RunState) => RunState,
+  options: { readonly overTerminal?: boolean } = {}
+) =>
   Effect.gen(function* () {
     const store = yield* StateStore
     return yield* store.locked(
@@ -70,7 +81,10 @@ export const appendEntry = (runId: string, entry: TranscriptEntry) =>
   Effect.gen(function* () {
     const store = yield* StateStore
     const at = yield* nowIso
-    yield* store.locked(transcriptFile(runId), store.appendText(transcriptFile(runId), `${JSON.stringify({ at, ...entry })}\n`))
+    yield* store.locked(
+      transcriptFile(runId),
+      store.appendText(transcriptFile(runId), `${JSON.stringify({ at, ...entry })}\n`)
+    )
   })
 
 /** The transcript's entries (a torn last line, from a kill mid-write, is skipped). */

@@ -31,7 +31,11 @@ const launchAction = (wait: boolean) =>
       Effect.succeed(
         statusView(
           state,
-          state.status === "running" ? (wait ? "The run is still going after the wait bound (maxCommandDurationSeconds); poll status." : "Started in its own worker; poll status.") : undefined
+          state.status === "running"
+            ? wait
+              ? "The run is still going after the wait bound (maxCommandDurationSeconds); poll status."
+              : "Started in its own worker; poll status."
+            : undefined
         )
       )
   })
@@ -66,7 +70,9 @@ export const agentTool = defineTool({
   handlers: {
     run: launchAction(true),
     start: launchAction(false),
-    status: ungated((input: ActionInput<Actions, "status">) => Effect.map(refreshRun(input.run_id), (state) => statusView(state))),
+    status: ungated((input: ActionInput<Actions, "status">) =>
+      Effect.map(refreshRun(input.run_id), (state) => statusView(state))
+    ),
     history: ungated((input: ActionInput<Actions, "history">) =>
       Effect.gen(function* () {
         const state = yield* refreshRun(input.run_id)
@@ -79,7 +85,13 @@ export const agentTool = defineTool({
         let used = 0
         for (const entry of entries.slice(offset, offset + limit)) {
           let text = JSON.stringify(entry)
-          if (text.length > 4000) text = JSON.stringify({ ...entry, envelope: undefined, content: String(entry["content"] ?? "").slice(0, 2000), clipped: true })
+          if (text.length > 4000)
+            text = JSON.stringify({
+              ...entry,
+              envelope: undefined,
+              content: String(entry["content"] ?? "").slice(0, 2000),
+              clipped: true
+            })
           if (used + text.length > budget && shown.length > 0) break
           used += text.length
           shown.push(JSON.parse(text))
@@ -87,31 +99,63 @@ export const agentTool = defineTool({
         const next = offset + shown.length
         return {
           summary: `Transcript of ${input.run_id} (${state.status}): entries ${offset}-${next - 1} of ${entries.length}.${next < entries.length ? ` Continue with offset ${next}.` : ""} The whole transcript: .agentic/runs/${input.run_id}/transcript.jsonl.`,
-          data: { runId: input.run_id, status: state.status, entries: shown, total: entries.length, ...(next < entries.length ? { nextOffset: next } : {}), transcriptPath: `.agentic/runs/${input.run_id}/transcript.jsonl` },
-          retention: { importance: "normal", facts: [`run ${input.run_id} ${state.status}`], omit_when_summarizing: ["entries"] }
+          data: {
+            runId: input.run_id,
+            status: state.status,
+            entries: shown,
+            total: entries.length,
+            ...(next < entries.length ? { nextOffset: next } : {}),
+            transcriptPath: `.agentic/runs/${input.run_id}/transcript.jsonl`
+          },
+          retention: {
+            importance: "normal",
+            facts: [`run ${input.run_id} ${state.status}`],
+            omit_when_summarizing: ["entries"]
+          }
         } satisfies ToolResult
-      })),
+      })
+    ),
     cancel: ungated((input: ActionInput<Actions, "cancel">) =>
       Effect.gen(function* () {
         const before = yield* refreshRun(input.run_id)
         if (TERMINAL.includes(before.status)) {
           const fact = `${input.run_id} was already ${before.status} before cancel: no worker was running, so nothing was stopped. Check the run id if you expected to stop a running run.`
-          return { ...statusView(before, fact), retention: { importance: "normal", facts: [fact] } } satisfies ToolResult
+          return {
+            ...statusView(before, fact),
+            retention: { importance: "normal", facts: [fact] }
+          } satisfies ToolResult
         }
-        const state = yield* updateRun(input.run_id, (current) => ({ ...current, status: "cancelled", endedAt: new Date().toISOString() }))
+        const state = yield* updateRun(input.run_id, (current) => ({
+          ...current,
+          status: "cancelled",
+          endedAt: new Date().toISOString()
+        }))
         if (before.worker !== null) yield* Effect.flatMap(RunWorkers, (workers) => workers.stop(before.worker!))
         yield* appendEntry(input.run_id, { type: "cancelled", previous: before.status })
         return statusView(state, `Cancelled ${input.run_id} (it was ${before.status}).`)
-      })),
+      })
+    ),
     list: ungated((input: ActionInput<Actions, "list">) =>
       Effect.gen(function* () {
         const runs = yield* listRuns
-        const shown = runs.slice(0, input.limit ?? 20).map((run) => ({ runId: run.runId, status: run.status, objective: run.spec.objective.slice(0, 120), mode: run.spec.mode, createdAt: run.createdAt, statePath: `.agentic/${stateFile(run.runId)}` }))
+        const shown = runs.slice(0, input.limit ?? 20).map((run) => ({
+          runId: run.runId,
+          status: run.status,
+          objective: run.spec.objective.slice(0, 120),
+          mode: run.spec.mode,
+          createdAt: run.createdAt,
+          statePath: `.agentic/${stateFile(run.runId)}`
+        }))
         return {
           summary: `${runs.length} run(s)${runs.length > shown.length ? `, showing ${shown.length}` : ""}.`,
           data: { runs: shown, total: runs.length },
-          retention: { importance: "normal", facts: shown.slice(0, 20).map((run) => `${run.runId} ${run.status}`), omit_when_summarizing: ["runs"] }
+          retention: {
+            importance: "normal",
+            facts: shown.slice(0, 20).map((run) => `${run.runId} ${run.status}`),
+            omit_when_summarizing: ["runs"]
+          }
         } satisfies ToolResult
-      }))
+      })
+    )
   }
 })

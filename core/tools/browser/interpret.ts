@@ -34,7 +34,8 @@ const HISTORY = 50
 
 const iso = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms).toISOString())
 
-const linesOf = (text: string | undefined) => (text === undefined || text === "" ? [] : text.replace(/\n$/, "").split("\n"))
+const linesOf = (text: string | undefined) =>
+  text === undefined || text === "" ? [] : text.replace(/\n$/, "").split("\n")
 
 /**
  * Records in NetState that web content reached the model ("browser read <url>"), so the opt-in
@@ -42,7 +43,9 @@ const linesOf = (text: string | undefined) => (text === undefined || text === ""
  * about:blank (and other non-web pages) carry no web content and mark nothing.
  */
 const markRead = (url: string) =>
-  /^https?:/i.test(url) ? Effect.flatMap(NetState, (net) => net.markUntrustedRead(`browser read ${url.slice(0, 500)}`)) : Effect.void
+  /^https?:/i.test(url)
+    ? Effect.flatMap(NetState, (net) => net.markUntrustedRead(`browser read ${url.slice(0, 500)}`))
+    : Effect.void
 
 /** Starts a session: the browser shows about:blank (loading a page is control navigate, which is gated). */
 export const openSession = Effect.gen(function* () {
@@ -51,7 +54,11 @@ export const openSession = Effect.gen(function* () {
   const settings = yield* CurrentSettings
   const id = yield* newId("bs")
   const paths = sessionPaths(id)
-  const endpoint = yield* browser.launch({ sessionDir: store.abs(paths.dir), executablePath: settings.browserExecutablePath, allowPrivateNetwork: settings.allowPrivateNetwork })
+  const endpoint = yield* browser.launch({
+    sessionDir: store.abs(paths.dir),
+    executablePath: settings.browserExecutablePath,
+    allowPrivateNetwork: settings.allowPrivateNetwork
+  })
   const at = yield* iso
   // The browser was started on about:blank; open does not connect to it (the first read or control does).
   const page: PageState = { url: "about:blank", title: "" }
@@ -118,7 +125,10 @@ export const takeSnapshot = (record: SessionRecord, scope: BrowserScope, scopeLa
             ...(scopeLabel === undefined ? {} : { scope: scopeLabel }),
             refs: rendered.refs
           },
-          history: [{ snapshotId, firstRef: rendered.firstRef, nextRef: rendered.nextRef }, ...current.history].slice(0, HISTORY)
+          history: [{ snapshotId, firstRef: rendered.firstRef, nextRef: rendered.nextRef }, ...current.history].slice(
+            0,
+            HISTORY
+          )
         }
         yield* store.writeJson(paths.record, next)
         return { record: next, lines: rendered.lines, snapshotId, content }
@@ -130,25 +140,39 @@ export const takeSnapshot = (record: SessionRecord, scope: BrowserScope, scopeLa
       if (!keep.has(entry.name)) yield* Effect.ignore(store.remove(`${paths.snapshots}/${entry.name}`))
     }
     const sha256 = yield* sha256Text(minted.content)
-    const artifact = snapshotArtifact(store.path(paths.snapshot(minted.snapshotId)), sha256, new TextEncoder().encode(minted.content).length, minted.lines.length)
+    const artifact = snapshotArtifact(
+      store.path(paths.snapshot(minted.snapshotId)),
+      sha256,
+      new TextEncoder().encode(minted.content).length,
+      minted.lines.length
+    )
     return { record: minted.record, page: tree.page, lines: minted.lines, snapshotId: minted.snapshotId, artifact }
   })
 
-const scopeOf = (record: SessionRecord, input: { readonly selector?: string | undefined; readonly ref?: string | undefined }) => {
+const scopeOf = (
+  record: SessionRecord,
+  input: { readonly selector?: string | undefined; readonly ref?: string | undefined }
+) => {
   if (input.selector !== undefined && input.ref !== undefined) {
     return Effect.fail(toolError("INVALID_INPUT", 'read takes "selector" or "ref", not both.', { field: "ref" }))
   }
-  if (input.selector !== undefined) return Effect.succeed({ scope: { selector: input.selector } as BrowserScope, label: `selector ${input.selector}` })
+  if (input.selector !== undefined)
+    return Effect.succeed({ scope: { selector: input.selector } as BrowserScope, label: `selector ${input.selector}` })
   if (input.ref !== undefined) {
     const ref = input.ref
     const target = record.latest?.refs[ref]
-    return target === undefined ? Effect.succeed(undefined) : Effect.succeed({ scope: { backendNodeId: target.backendNodeId } as BrowserScope, label: `ref ${ref}` })
+    return target === undefined
+      ? Effect.succeed(undefined)
+      : Effect.succeed({ scope: { backendNodeId: target.backendNodeId } as BrowserScope, label: `ref ${ref}` })
   }
   return Effect.succeed({ scope: {} as BrowserScope, label: undefined })
 }
 
 /** read: a page of the snapshot (or of the page text), with events, artifacts and the next-page call. */
-export const readPage = (input: ReadInput, refusal: (record: SessionRecord, ref: string) => Effect.Effect<never, ReturnType<typeof toolError>>) =>
+export const readPage = (
+  input: ReadInput,
+  refusal: (record: SessionRecord, ref: string) => Effect.Effect<never, ReturnType<typeof toolError>>
+) =>
   Effect.gen(function* () {
     const store = yield* StateStore
     const browser = yield* Browser
@@ -157,11 +181,19 @@ export const readPage = (input: ReadInput, refusal: (record: SessionRecord, ref:
     const limit = input.limit ?? READ_DEFAULT_LIMIT
     if (offset > 0 && input.snapshot === undefined) {
       return yield* Effect.fail(
-        toolError("INVALID_INPUT", 'field "snapshot" is required at a nonzero offset: pass data.snapshot of the previous read page exactly, or read again from offset 0.', { field: "snapshot" })
+        toolError(
+          "INVALID_INPUT",
+          'field "snapshot" is required at a nonzero offset: pass data.snapshot of the previous read page exactly, or read again from offset 0.',
+          { field: "snapshot" }
+        )
       )
     }
-    if (offset > 0 && (input.screenshot === true)) {
-      return yield* Effect.fail(toolError("INVALID_INPUT", 'screenshot is taken with the first page (offset 0); leave it out when paging.', { field: "screenshot" }))
+    if (offset > 0 && input.screenshot === true) {
+      return yield* Effect.fail(
+        toolError("INVALID_INPUT", "screenshot is taken with the first page (offset 0); leave it out when paging.", {
+          field: "screenshot"
+        })
+      )
     }
     const record = yield* loadOpenSession(input.session_id)
     const scoped = yield* scopeOf(record, input)
@@ -179,12 +211,24 @@ export const readPage = (input: ReadInput, refusal: (record: SessionRecord, ref:
       snapshot = yield* sha256Text(stableStringify({ url: page.url, text: lines }))
       if (input.snapshot !== undefined && input.snapshot !== snapshot) {
         return yield* Effect.fail(
-          toolError("SNAPSHOT_STALE", `The page text changed since snapshot ${input.snapshot.slice(0, 12)}…; read it again from offset 0 without a snapshot.`, { snapshot: input.snapshot, current: snapshot })
+          toolError(
+            "SNAPSHOT_STALE",
+            `The page text changed since snapshot ${input.snapshot.slice(0, 12)}…; read it again from offset 0 without a snapshot.`,
+            { snapshot: input.snapshot, current: snapshot }
+          )
         )
       }
       yield* touchSession(record.id, (current) => ({ ...current, url: page.url, title: page.title }))
       const full = `${lines.join("\n")}\n`
-      artifacts.push(yield* writeArtifact("browser.text", `browser-text-${record.id}`, "txt", full, `The readable text of ${page.url}.`))
+      artifacts.push(
+        yield* writeArtifact(
+          "browser.text",
+          `browser-text-${record.id}`,
+          "txt",
+          full,
+          `The readable text of ${page.url}.`
+        )
+      )
     } else if (offset > 0) {
       // Later pages come from the stored snapshot, so every line is shown exactly once across pages.
       if (record.latest === undefined || record.latest.snapshotId !== input.snapshot) {
@@ -201,7 +245,14 @@ export const readPage = (input: ReadInput, refusal: (record: SessionRecord, ref:
       page = { url: record.latest.url, title: record.latest.title }
       refCount = Object.keys(record.latest.refs).length
       const content = lines.length === 0 ? "" : `${lines.join("\n")}\n`
-      artifacts.push(snapshotArtifact(store.path(sessionPaths(record.id).snapshot(snapshot)), yield* sha256Text(content), new TextEncoder().encode(content).length, lines.length))
+      artifacts.push(
+        snapshotArtifact(
+          store.path(sessionPaths(record.id).snapshot(snapshot)),
+          yield* sha256Text(content),
+          new TextEncoder().encode(content).length,
+          lines.length
+        )
+      )
       yield* touchSession(record.id)
     } else {
       const taken = yield* takeSnapshot(record, scoped.scope, scoped.label)
@@ -212,14 +263,26 @@ export const readPage = (input: ReadInput, refusal: (record: SessionRecord, ref:
       artifacts.push(taken.artifact)
     }
     if (offset > lines.length) {
-      return yield* Effect.fail(toolError("INVALID_INPUT", `field "offset" ${offset} is past the end: there are ${lines.length} lines. Use an offset from 0 to ${lines.length}.`, { field: "offset", total: lines.length }))
+      return yield* Effect.fail(
+        toolError(
+          "INVALID_INPUT",
+          `field "offset" ${offset} is past the end: there are ${lines.length} lines. Use an offset from 0 to ${lines.length}.`,
+          { field: "offset", total: lines.length }
+        )
+      )
     }
     if (input.screenshot === true) {
       const png = yield* browser.screenshot(record.endpoint, scoped.scope)
       const sha256 = yield* sha256Bytes(png)
       const rel = sessionPaths(record.id).screenshot(sha256.slice(0, 16))
       yield* store.writeBytes(rel, png)
-      artifacts.push({ kind: "browser.screenshot", path: store.path(rel), sha256, bytes: png.length, description: `A PNG of ${scoped.label ?? "the full page"} at ${page.url}.` })
+      artifacts.push({
+        kind: "browser.screenshot",
+        path: store.path(rel),
+        sha256,
+        bytes: png.length,
+        description: `A PNG of ${scoped.label ?? "the full page"} at ${page.url}.`
+      })
     }
     // Page content reaches the model: stageEgressAfterUntrustedRead treats this as it treats a research fetch.
     yield* markRead(page.url)
@@ -245,8 +308,12 @@ export const readPage = (input: ReadInput, refusal: (record: SessionRecord, ref:
       build: (text, shown, nextOffset, cut) => ({
         summary: [
           `${page.title === "" ? page.url : `"${page.title}" (${page.url})`}: ${what} lines ${shown === 0 ? "none" : `${offset + 1}-${offset + shown}`} of ${lines.length}${refCount === undefined ? "" : `, ${refCount} refs`} (snapshot ${snapshot.slice(0, 12)}…).`,
-          cut ? `The page was cut to fit maxToolResultChars (${settings.maxToolResultChars}); the full ${textMode ? "text" : "snapshot"} is the artifact.` : "",
-          nextOffset === null ? "This is the last page (data.nextOffset is null)." : `Next page: workspace_browser ${JSON.stringify({ ...nextArgs, offset: nextOffset, snapshot })}.`,
+          cut
+            ? `The page was cut to fit maxToolResultChars (${settings.maxToolResultChars}); the full ${textMode ? "text" : "snapshot"} is the artifact.`
+            : "",
+          nextOffset === null
+            ? "This is the last page (data.nextOffset is null)."
+            : `Next page: workspace_browser ${JSON.stringify({ ...nextArgs, offset: nextOffset, snapshot })}.`,
           eventNote.trim()
         ]
           .filter((part) => part !== "")
@@ -256,7 +323,9 @@ export const readPage = (input: ReadInput, refusal: (record: SessionRecord, ref:
           url: page.url,
           title: page.title,
           snapshot,
-          ...(textMode ? { mode: "text" } : { mode: "snapshot", ...(scoped.label === undefined ? {} : { scope: scoped.label }) }),
+          ...(textMode
+            ? { mode: "text" }
+            : { mode: "snapshot", ...(scoped.label === undefined ? {} : { scope: scoped.label }) }),
           text,
           offset,
           limit,
@@ -283,7 +352,10 @@ export const runControl = (plan: ControlPlan) =>
     const store = yield* StateStore
     const record = yield* loadOpenSession(plan.sessionId)
     const before = { url: record.url, title: record.title }
-    const previousLines = record.latest === undefined ? undefined : linesOf(yield* store.readText(sessionPaths(record.id).snapshot(record.latest.snapshotId)))
+    const previousLines =
+      record.latest === undefined
+        ? undefined
+        : linesOf(yield* store.readText(sessionPaths(record.id).snapshot(record.latest.snapshotId)))
     const outcome = yield* browser.act(record.endpoint, plan.action, plan.timeoutMs)
     const fresh = (yield* readSession(record.id)) ?? record
     const taken = yield* takeSnapshot(fresh, {})
@@ -295,11 +367,19 @@ export const runControl = (plan: ControlPlan) =>
     const changes = [
       urlChanged ? `now at ${page.url}` : `still at ${page.url}`,
       page.title !== before.title ? `title "${page.title}"` : "",
-      diff === undefined ? "" : diff.addedCount + diff.removedCount === 0 ? "the snapshot is unchanged" : `${diff.addedCount} line(s) added, ${diff.removedCount} removed`
+      diff === undefined
+        ? ""
+        : diff.addedCount + diff.removedCount === 0
+          ? "the snapshot is unchanged"
+          : `${diff.addedCount} line(s) added, ${diff.removedCount} removed`
     ].filter((part) => part !== "")
     const extra: Array<string> = []
-    if (outcome.met === false) extra.push(`The wait ended after ${plan.timeoutMs - 5000} ms without the condition being met.`)
-    if (outcome.otherMatches !== undefined && outcome.otherMatches.length > 0) extra.push(`The text matched ${outcome.otherMatches.length + 1} visible elements; the first was clicked (others in data.otherMatches).`)
+    if (outcome.met === false)
+      extra.push(`The wait ended after ${plan.timeoutMs - 5000} ms without the condition being met.`)
+    if (outcome.otherMatches !== undefined && outcome.otherMatches.length > 0)
+      extra.push(
+        `The text matched ${outcome.otherMatches.length + 1} visible elements; the first was clicked (others in data.otherMatches).`
+      )
     const events = yield* pageEvents(record.id)
     return {
       summary: `${plan.title.replace(/^Browser [^:]+: /, "Did ")}: ${changes.join("; ")}. New snapshot ${taken.snapshotId.slice(0, 12)}… (${taken.lines.length} lines); refs from earlier reads are now stale, use data.added or read again.${extra.length === 0 ? "" : ` ${extra.join(" ")}`}`,
@@ -313,7 +393,9 @@ export const runControl = (plan: ControlPlan) =>
         urlChanged,
         snapshot: taken.snapshotId,
         totalLines: taken.lines.length,
-        ...(diff === undefined ? {} : { added: diff.added, removed: diff.removed, addedCount: diff.addedCount, removedCount: diff.removedCount }),
+        ...(diff === undefined
+          ? {}
+          : { added: diff.added, removed: diff.removed, addedCount: diff.addedCount, removedCount: diff.removedCount }),
         ...(outcome.status === undefined ? {} : { httpStatus: outcome.status }),
         ...(outcome.met === undefined ? {} : { met: outcome.met }),
         ...(outcome.result === undefined ? {} : { result: outcome.result }),
@@ -323,7 +405,9 @@ export const runControl = (plan: ControlPlan) =>
       artifacts: [taken.artifact],
       retention: {
         importance: "normal",
-        facts: [`browser ${record.id}: ${plan.type} done, at ${page.url.slice(0, 200)}, snapshot ${taken.snapshotId.slice(0, 16)}`],
+        facts: [
+          `browser ${record.id}: ${plan.type} done, at ${page.url.slice(0, 200)}, snapshot ${taken.snapshotId.slice(0, 16)}`
+        ],
         omit_when_summarizing: ["added", "removed"]
       }
     } satisfies ToolResult
@@ -353,10 +437,16 @@ export const listAll = Effect.gen(function* () {
         ? 'No browser sessions. Open one with workspace_browser {"action":"open"}.'
         : `${sessions.length} browser session(s), ${open.length} open${records.length > 50 ? " (the newest 50 shown)" : ""}: ${sessions
             .slice(0, 5)
-            .map((session) => `${session.sessionId} ${session.status}${session.status === "open" ? ` at ${session.url.slice(0, 80)}` : ""}`)
+            .map(
+              (session) =>
+                `${session.sessionId} ${session.status}${session.status === "open" ? ` at ${session.url.slice(0, 80)}` : ""}`
+            )
             .join("; ")}.`,
     data: { sessions, total: records.length },
-    retention: { importance: "normal", facts: open.map((session) => `browser session ${session.sessionId} open at ${session.url.slice(0, 120)}`) }
+    retention: {
+      importance: "normal",
+      facts: open.map((session) => `browser session ${session.sessionId} open at ${session.url.slice(0, 120)}`)
+    }
   } satisfies ToolResult
 })
 
@@ -365,7 +455,13 @@ export const closeOne = (id: string) =>
   Effect.gen(function* () {
     const record = yield* readSession(id)
     if (record === undefined) {
-      return yield* Effect.fail(toolError("NOT_FOUND", `There is no browser session ${id}. List sessions with workspace_browser {"action":"list"}.`, { sessionId: id }))
+      return yield* Effect.fail(
+        toolError(
+          "NOT_FOUND",
+          `There is no browser session ${id}. List sessions with workspace_browser {"action":"list"}.`,
+          { sessionId: id }
+        )
+      )
     }
     const before = yield* statusOf(record)
     if (before === "closed") {

@@ -89,7 +89,10 @@ export const readSession = (id: string): Effect.Effect<SessionRecord | undefined
   })
 
 /** A locked read-modify-write of one session record. */
-export const updateSession = <B, E, R>(id: string, f: (record: SessionRecord) => Effect.Effect<readonly [B, SessionRecord], E, R>) =>
+export const updateSession = <B, E, R>(
+  id: string,
+  f: (record: SessionRecord) => Effect.Effect<readonly [B, SessionRecord], E, R>
+) =>
   Effect.gen(function* () {
     const store = yield* StateStore
     return yield* store.locked(
@@ -105,7 +108,11 @@ export const updateSession = <B, E, R>(id: string, f: (record: SessionRecord) =>
   })
 
 const unknownSession = (id: string) =>
-  toolError("NOT_FOUND", `There is no browser session ${id}. List sessions with workspace_browser {"action":"list"} or open one with {"action":"open"}.`, { sessionId: id })
+  toolError(
+    "NOT_FOUND",
+    `There is no browser session ${id}. List sessions with workspace_browser {"action":"list"} or open one with {"action":"open"}.`,
+    { sessionId: id }
+  )
 
 /** The status of a record now: closed, open, or lost when its browser is gone. */
 export const statusOf = (record: SessionRecord) =>
@@ -129,10 +136,14 @@ export const loadOpenSession = (id: string) =>
             ? "it was idle longer than browserIdleMinutes and was closed"
             : "it was closed"
       return yield* Effect.fail(
-        toolError("TRANSACTION_STATE", `Browser session ${id} is ${status}: ${why}. Open a new session with workspace_browser {"action":"open"}.`, {
-          sessionId: id,
-          status
-        })
+        toolError(
+          "TRANSACTION_STATE",
+          `Browser session ${id} is ${status}: ${why}. Open a new session with workspace_browser {"action":"open"}.`,
+          {
+            sessionId: id,
+            status
+          }
+        )
       )
     }
     return record
@@ -150,7 +161,8 @@ export const closeSession = (id: string, reason: "close" | "idle" | "lost") =>
     const at = yield* now
     yield* updateSession(id, (current) => {
       const { latest: _latest, ...rest } = current
-      const next: SessionRecord = current.status === "closed" ? current : { ...rest, status: "closed", closedAt: at, closeReason: reason }
+      const next: SessionRecord =
+        current.status === "closed" ? current : { ...rest, status: "closed", closedAt: at, closeReason: reason }
       return Effect.succeed([undefined, next] as const)
     })
     return { record, processesLeft: ended.processesLeft }
@@ -199,7 +211,11 @@ export const touchSession = (id: string, change: (record: SessionRecord) => Sess
 
 /** How a ref stands in a session: live in the latest snapshot, stale (from which snapshot), or never minted. */
 export type RefStanding =
-  | { readonly _tag: "Live"; readonly snapshotId: string; readonly target: { readonly backendNodeId: number; readonly role: string; readonly name: string } }
+  | {
+      readonly _tag: "Live"
+      readonly snapshotId: string
+      readonly target: { readonly backendNodeId: number; readonly role: string; readonly name: string }
+    }
   | { readonly _tag: "Stale"; readonly snapshotId: string | undefined }
   | { readonly _tag: "Unknown" }
 
@@ -218,12 +234,21 @@ export const refStanding = (record: SessionRecord, ref: string): RefStanding => 
 }
 
 /** The refusal for a ref that is not live: STALE_REF naming its snapshot, or NOT_FOUND for one never minted. */
-export const refRefusal = (record: SessionRecord, ref: string, standing: Exclude<RefStanding, { _tag: "Live" }>): ToolError =>
+export const refRefusal = (
+  record: SessionRecord,
+  ref: string,
+  standing: Exclude<RefStanding, { _tag: "Live" }>
+): ToolError =>
   standing._tag === "Stale"
     ? toolError(
         "STALE_REF",
         `Ref ${ref} is stale: it came from ${standing.snapshotId === undefined ? "an older snapshot" : `snapshot ${standing.snapshotId.slice(0, 12)}…`}, and the page has been read again since${record.latest === undefined ? "" : ` (latest snapshot ${record.latest.snapshotId.slice(0, 12)}…)`}. Refs are never reused: read the page again (workspace_browser {"action":"read","session_id":"${record.id}"}) and use a ref from that read.`,
-        { ref, sessionId: record.id, ...(standing.snapshotId === undefined ? {} : { snapshot: standing.snapshotId }), ...(record.latest === undefined ? {} : { latestSnapshot: record.latest.snapshotId }) }
+        {
+          ref,
+          sessionId: record.id,
+          ...(standing.snapshotId === undefined ? {} : { snapshot: standing.snapshotId }),
+          ...(record.latest === undefined ? {} : { latestSnapshot: record.latest.snapshotId })
+        }
       )
     : toolError(
         "NOT_FOUND",

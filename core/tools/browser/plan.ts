@@ -40,7 +40,10 @@ export interface ControlPlan {
 }
 
 /** The fields each control type takes (beside session_id and type). */
-const FIELDS: Record<ControlType, { readonly required: ReadonlyArray<string>; readonly optional: ReadonlyArray<string> }> = {
+const FIELDS: Record<
+  ControlType,
+  { readonly required: ReadonlyArray<string>; readonly optional: ReadonlyArray<string> }
+> = {
   navigate: { required: ["url"], optional: [] },
   click: { required: ["ref"], optional: ["snapshot"] },
   click_text: { required: ["text"], optional: ["exact"] },
@@ -57,7 +60,13 @@ const invalid = (message: string, field: string) => toolError("INVALID_INPUT", m
 
 const checkFields = (input: ControlInput): ToolError | undefined => {
   const spec = FIELDS[input.type]
-  const given = Object.keys(input).filter((key) => key !== "session_id" && key !== "type" && key !== "action" && (input as unknown as Record<string, unknown>)[key] !== undefined)
+  const given = Object.keys(input).filter(
+    (key) =>
+      key !== "session_id" &&
+      key !== "type" &&
+      key !== "action" &&
+      (input as unknown as Record<string, unknown>)[key] !== undefined
+  )
   const extra = given.filter((key) => !spec.required.includes(key) && !spec.optional.includes(key))
   if (extra.length > 0) {
     return invalid(
@@ -66,16 +75,26 @@ const checkFields = (input: ControlInput): ToolError | undefined => {
     )
   }
   const missing = spec.required.filter((key) => !given.includes(key))
-  if (missing.length > 0) return invalid(`control ${input.type} needs ${missing.map((key) => `"${key}"`).join(" and ")}.`, missing[0]!)
-  if (input.type === "wait" && input.text !== undefined && input.ref !== undefined) return invalid('wait takes "text" or "ref", not both.', "ref")
+  if (missing.length > 0)
+    return invalid(`control ${input.type} needs ${missing.map((key) => `"${key}"`).join(" and ")}.`, missing[0]!)
+  if (input.type === "wait" && input.text !== undefined && input.ref !== undefined)
+    return invalid('wait takes "text" or "ref", not both.', "ref")
   if (input.type === "wait" && input.text === undefined && input.ref === undefined && input.ms === undefined) {
-    return invalid('wait needs "text" (wait until it shows), "ref" (until that element is visible) or "ms" (a pause of at most 30000).', "ms")
+    return invalid(
+      'wait needs "text" (wait until it shows), "ref" (until that element is visible) or "ms" (a pause of at most 30000).',
+      "ms"
+    )
   }
   if (input.type === "scroll" && (input.direction === undefined) === (input.ref === undefined)) {
-    return invalid('scroll needs exactly one of "direction" ("up" or "down") or "ref" (scroll that element into view).', "direction")
+    return invalid(
+      'scroll needs exactly one of "direction" ("up" or "down") or "ref" (scroll that element into view).',
+      "direction"
+    )
   }
-  if (input.type === "click_text" && input.text!.trim() === "") return invalid('click_text needs a non-empty "text".', "text")
-  if (input.type === "wait" && input.text !== undefined && input.text.trim() === "") return invalid('wait needs a non-empty "text".', "text")
+  if (input.type === "click_text" && input.text!.trim() === "")
+    return invalid('click_text needs a non-empty "text".', "text")
+  if (input.type === "wait" && input.text !== undefined && input.text.trim() === "")
+    return invalid('wait needs a non-empty "text".', "text")
   return undefined
 }
 
@@ -93,13 +112,18 @@ const refTarget = (record: SessionRecord, input: ControlInput): RefTarget | Tool
   return { ref, snapshot: standing.snapshotId, role: standing.target.role, name: standing.target.name }
 }
 
-const describeTarget = (target: RefTarget) => `${target.ref} (${target.role}${target.name === "" ? "" : ` "${target.name.slice(0, 60)}"`})`
+const describeTarget = (target: RefTarget) =>
+  `${target.ref} (${target.role}${target.name === "" ? "" : ` "${target.name.slice(0, 60)}"`})`
 
 /**
  * Plans one control. Order: the fields the type takes, then the URL rule (navigate), then the ref
  * (STALE_REF / NOT_FOUND), all before any gating, so a refused control is never staged.
  */
-export const planControl = (input: ControlInput, record: SessionRecord, policy: { readonly allowPrivateNetwork: boolean }): ControlPlan | ToolError => {
+export const planControl = (
+  input: ControlInput,
+  record: SessionRecord,
+  policy: { readonly allowPrivateNetwork: boolean }
+): ControlPlan | ToolError => {
   const fields = checkFields(input)
   if (fields !== undefined) return fields
   const resume: Record<string, unknown> = { action: "control" }
@@ -118,13 +142,29 @@ export const planControl = (input: ControlInput, record: SessionRecord, policy: 
       const verdict = checkUrl(input.url!, policy)
       if (!verdict.ok) {
         return verdict.reason === "address"
-          ? toolError("EGRESS_DENIED", `${verdict.message} Nothing was loaded.`, { url: input.url, setting: "allowPrivateNetwork" })
+          ? toolError("EGRESS_DENIED", `${verdict.message} Nothing was loaded.`, {
+              url: input.url,
+              setting: "allowPrivateNetwork"
+            })
           : invalid(`field "url": ${verdict.message}`, "url")
       }
-      return { ...base, action: { _tag: "navigate", url: verdict.url }, normalized: bound({ url: verdict.url }), title: `Browser ${record.id}: navigate to ${verdict.url.slice(0, 200)}`, timeoutMs: 30_000 }
+      return {
+        ...base,
+        action: { _tag: "navigate", url: verdict.url },
+        normalized: bound({ url: verdict.url }),
+        title: `Browser ${record.id}: navigate to ${verdict.url.slice(0, 200)}`,
+        timeoutMs: 30_000
+      }
     }
     case "click":
-      return { ...base, target, action: { _tag: "click", backendNodeId: node! }, normalized: bound({ target }), title: `Browser ${record.id}: click ${describeTarget(target!)}`, timeoutMs: 30_000 }
+      return {
+        ...base,
+        target,
+        action: { _tag: "click", backendNodeId: node! },
+        normalized: bound({ target }),
+        title: `Browser ${record.id}: click ${describeTarget(target!)}`,
+        timeoutMs: 30_000
+      }
     case "click_text": {
       const exact = input.exact ?? false
       return {
@@ -147,26 +187,57 @@ export const planControl = (input: ControlInput, record: SessionRecord, policy: 
       }
     }
     case "press":
-      return { ...base, action: { _tag: "press", key: input.key! }, normalized: bound({ key: input.key, url: record.url }), title: `Browser ${record.id}: press ${input.key}`, timeoutMs: 30_000 }
+      return {
+        ...base,
+        action: { _tag: "press", key: input.key! },
+        normalized: bound({ key: input.key, url: record.url }),
+        title: `Browser ${record.id}: press ${input.key}`,
+        timeoutMs: 30_000
+      }
     case "wait": {
       const ms = input.ms ?? (input.text !== undefined || target !== undefined ? WAIT_DEFAULT_MS : 0)
       const action: BrowserAction =
-        input.text !== undefined ? { _tag: "wait", text: input.text, ms } : target !== undefined ? { _tag: "wait", backendNodeId: node!, ms } : { _tag: "wait", ms }
-      const what = input.text !== undefined ? `for "${input.text.slice(0, 60)}"` : target !== undefined ? `for ${describeTarget(target)}` : `${ms} ms`
-      return { ...base, target, action, normalized: bound({ text: input.text, target, ms }), title: `Browser ${record.id}: wait ${what}`, timeoutMs: ms + 5000 }
+        input.text !== undefined
+          ? { _tag: "wait", text: input.text, ms }
+          : target !== undefined
+            ? { _tag: "wait", backendNodeId: node!, ms }
+            : { _tag: "wait", ms }
+      const what =
+        input.text !== undefined
+          ? `for "${input.text.slice(0, 60)}"`
+          : target !== undefined
+            ? `for ${describeTarget(target)}`
+            : `${ms} ms`
+      return {
+        ...base,
+        target,
+        action,
+        normalized: bound({ text: input.text, target, ms }),
+        title: `Browser ${record.id}: wait ${what}`,
+        timeoutMs: ms + 5000
+      }
     }
     case "scroll":
       return {
         ...base,
         target,
-        action: target !== undefined ? { _tag: "scroll", backendNodeId: node! } : { _tag: "scroll", direction: input.direction! },
+        action:
+          target !== undefined
+            ? { _tag: "scroll", backendNodeId: node! }
+            : { _tag: "scroll", direction: input.direction! },
         normalized: bound({ target, direction: input.direction }),
         title: `Browser ${record.id}: scroll ${target !== undefined ? `to ${describeTarget(target)}` : input.direction}`,
         timeoutMs: 30_000
       }
     case "back":
     case "reload":
-      return { ...base, action: { _tag: input.type }, normalized: bound({ url: record.url }), title: `Browser ${record.id}: ${input.type === "back" ? "go back from" : "reload"} ${record.url.slice(0, 160)}`, timeoutMs: 30_000 }
+      return {
+        ...base,
+        action: { _tag: input.type },
+        normalized: bound({ url: record.url }),
+        title: `Browser ${record.id}: ${input.type === "back" ? "go back from" : "reload"} ${record.url.slice(0, 160)}`,
+        timeoutMs: 30_000
+      }
     case "evaluate":
       return {
         ...base,

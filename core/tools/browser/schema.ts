@@ -13,27 +13,47 @@ export const READ_MAX_LIMIT = 5000
 /** A session id as open returns it. */
 export const SESSION_PATTERN = /^bs_[0-9a-f]{16}$/
 
-const SessionId = Schema.String.pipe(Schema.pattern(SESSION_PATTERN, { message: () => "must be a bs_* session id as open returned it" })).annotations({
+const SessionId = Schema.String.pipe(
+  Schema.pattern(SESSION_PATTERN, { message: () => "must be a bs_* session id as open returned it" })
+).annotations({
   description: "The session id (bs_…) that open returned."
 })
-const Ref = Schema.String.pipe(Schema.pattern(/^e\d+$/, { message: () => 'must be a ref like "e12" from the latest read' })).annotations({
+const Ref = Schema.String.pipe(
+  Schema.pattern(/^e\d+$/, { message: () => 'must be a ref like "e12" from the latest read' })
+).annotations({
   description: "An element ref (e12) from the latest snapshot of this session."
 })
-const Snapshot = Schema.String.pipe(Schema.pattern(/^[0-9a-f]{64}$/, { message: () => "must be data.snapshot (64 hex characters) of a read" })).annotations({
+const Snapshot = Schema.String.pipe(
+  Schema.pattern(/^[0-9a-f]{64}$/, { message: () => "must be data.snapshot (64 hex characters) of a read" })
+).annotations({
   description: "data.snapshot of the read a ref or page came from (64 hex)."
 })
 
 const readFields = {
   session_id: SessionId,
-  offset: Schema.optional(Schema.Int.pipe(Schema.greaterThanOrEqualTo(0)).annotations({ description: "First line of the page (default 0); nonzero needs snapshot." })),
+  offset: Schema.optional(
+    Schema.Int.pipe(Schema.greaterThanOrEqualTo(0)).annotations({
+      description: "First line of the page (default 0); nonzero needs snapshot."
+    })
+  ),
   limit: Schema.optional(
-    Schema.Int.pipe(Schema.between(1, READ_MAX_LIMIT)).annotations({ description: `Lines per page (1-${READ_MAX_LIMIT}, default ${READ_DEFAULT_LIMIT}); the result budget may cut it.` })
+    Schema.Int.pipe(Schema.between(1, READ_MAX_LIMIT)).annotations({
+      description: `Lines per page (1-${READ_MAX_LIMIT}, default ${READ_DEFAULT_LIMIT}); the result budget may cut it.`
+    })
   ),
   snapshot: Schema.optional(Snapshot),
   selector: Schema.optional(BoundedString(1000, "A CSS selector: read only the subtree of its first match.")),
   ref: Schema.optional(Ref),
-  text: Schema.optional(Schema.Boolean.annotations({ description: "true: the readable text of the page (or subtree) instead of the accessibility tree." })),
-  screenshot: Schema.optional(Schema.Boolean.annotations({ description: "true: also a PNG artifact of the full page (or of the selector/ref element)." }))
+  text: Schema.optional(
+    Schema.Boolean.annotations({
+      description: "true: the readable text of the page (or subtree) instead of the accessibility tree."
+    })
+  ),
+  screenshot: Schema.optional(
+    Schema.Boolean.annotations({
+      description: "true: also a PNG artifact of the full page (or of the selector/ref element)."
+    })
+  )
 }
 
 const CONTROL_TYPES = ["navigate", "click", "click_text", "type", "press", "wait", "scroll", "back", "reload"] as const
@@ -43,16 +63,31 @@ const controlFields = {
   url: Schema.optional(BoundedString(8192, "navigate: the http(s) URL to load.")),
   ref: Schema.optional(Ref),
   snapshot: Schema.optional(Snapshot),
-  text: Schema.optional(BoundedString(TYPE_MAX_CHARS, `type: the text to enter (at most ${TYPE_MAX_CHARS} characters, replaces the field's value); click_text and wait: the text to find.`)),
-  exact: Schema.optional(Schema.Boolean.annotations({ description: "click_text: match the whole text exactly (default false: substring, case-insensitive)." })),
+  text: Schema.optional(
+    BoundedString(
+      TYPE_MAX_CHARS,
+      `type: the text to enter (at most ${TYPE_MAX_CHARS} characters, replaces the field's value); click_text and wait: the text to find.`
+    )
+  ),
+  exact: Schema.optional(
+    Schema.Boolean.annotations({
+      description: "click_text: match the whole text exactly (default false: substring, case-insensitive)."
+    })
+  ),
   submit: Schema.optional(Schema.Boolean.annotations({ description: "type: press Enter after typing." })),
   key: Schema.optional(BoundedString(64, "press: a key such as Enter, Tab, Escape, ArrowDown or Control+A.")),
   ms: Schema.optional(
-    Schema.Int.pipe(Schema.between(0, WAIT_MAX_MS, { message: () => `must be an integer from 0 to ${WAIT_MAX_MS} (the wait cap)` })).annotations({
+    Schema.Int.pipe(
+      Schema.between(0, WAIT_MAX_MS, { message: () => `must be an integer from 0 to ${WAIT_MAX_MS} (the wait cap)` })
+    ).annotations({
       description: `wait: milliseconds to wait (alone), or the longest to wait for text or ref (default 10000); at most ${WAIT_MAX_MS}.`
     })
   ),
-  direction: Schema.optional(Schema.Literal("up", "down").annotations({ description: "scroll: up or down by most of a screen (or give ref to scroll it into view)." }))
+  direction: Schema.optional(
+    Schema.Literal("up", "down").annotations({
+      description: "scroll: up or down by most of a screen (or give ref to scroll it into view)."
+    })
+  )
 }
 
 const controlWithout = Schema.Struct({
@@ -61,8 +96,12 @@ const controlWithout = Schema.Struct({
 })
 const controlWith = Schema.Struct({
   ...controlFields,
-  type: Schema.Literal(...CONTROL_TYPES, "evaluate").annotations({ description: `The control: ${[...CONTROL_TYPES, "evaluate"].join(", ")}.` }),
-  expression: Schema.optional(BoundedString(10_000, "evaluate: a JavaScript expression run in the page; its JSON result is returned."))
+  type: Schema.Literal(...CONTROL_TYPES, "evaluate").annotations({
+    description: `The control: ${[...CONTROL_TYPES, "evaluate"].join(", ")}.`
+  }),
+  expression: Schema.optional(
+    BoundedString(10_000, "evaluate: a JavaScript expression run in the page; its JSON result is returned.")
+  )
 })
 
 /** The action Structs; `evaluate` decides whether control knows the evaluate type and its expression field. */

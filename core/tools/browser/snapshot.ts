@@ -29,13 +29,45 @@ export interface RenderedSnapshot {
 
 /** Roles a model can act on; any focusable or editable node gets a ref too. */
 const ACTIONABLE = new Set([
-  "link", "button", "textbox", "searchbox", "checkbox", "radio", "combobox", "listbox", "option", "menuitem",
-  "menuitemcheckbox", "menuitemradio", "tab", "switch", "slider", "spinbutton", "treeitem", "PopUpButton",
-  "MenuListPopup", "MenuListOption", "ToggleButton", "DisclosureTriangle", "textField", "TextField"
+  "link",
+  "button",
+  "textbox",
+  "searchbox",
+  "checkbox",
+  "radio",
+  "combobox",
+  "listbox",
+  "option",
+  "menuitem",
+  "menuitemcheckbox",
+  "menuitemradio",
+  "tab",
+  "switch",
+  "slider",
+  "spinbutton",
+  "treeitem",
+  "PopUpButton",
+  "MenuListPopup",
+  "MenuListOption",
+  "ToggleButton",
+  "DisclosureTriangle",
+  "textField",
+  "TextField"
 ])
 
 /** Roles that add nothing by themselves: their children are shown in their place. */
-const TRANSPARENT = new Set(["none", "generic", "presentation", "InlineTextBox", "LineBreak", "RootWebArea", "WebArea", "Ignored", "IgnoredRole", "ListMarker"])
+const TRANSPARENT = new Set([
+  "none",
+  "generic",
+  "presentation",
+  "InlineTextBox",
+  "LineBreak",
+  "RootWebArea",
+  "WebArea",
+  "Ignored",
+  "IgnoredRole",
+  "ListMarker"
+])
 
 const ROLE_NAMES: Record<string, string> = { StaticText: "text", RootWebArea: "document", image: "img" }
 
@@ -59,7 +91,9 @@ const STATES: ReadonlyArray<readonly [string, (value: string | number | boolean)
 const isActionable = (node: AxNode) =>
   node.backendNodeId !== undefined &&
   node.role !== "RootWebArea" &&
-  (ACTIONABLE.has(node.role) || node.properties["focusable"] === true || node.properties["editable"] !== undefined && node.role !== "StaticText" && node.role !== "generic")
+  (ACTIONABLE.has(node.role) ||
+    node.properties["focusable"] === true ||
+    (node.properties["editable"] !== undefined && node.role !== "StaticText" && node.role !== "generic"))
 
 /**
  * Renders the tree below `rootId` (default: the document) and mints refs from `nextRef` on.
@@ -78,9 +112,13 @@ export const renderSnapshot = (nodes: ReadonlyArray<AxNode>, nextRef: number, ro
     if (seen.has(node.id)) return
     seen.add(node.id)
     const textLike = node.role === "StaticText"
-    const redundant = textLike && (node.name.trim() === "" || (parentName !== "" && parentName.includes(node.name.trim())))
+    const redundant =
+      textLike && (node.name.trim() === "" || (parentName !== "" && parentName.includes(node.name.trim())))
     // Structural nodes (generic, none, the document) are skipped unless the page made them actionable.
-    const shown = !node.ignored && !redundant && (!TRANSPARENT.has(node.role) || (isActionable(node) && node.role !== "InlineTextBox"))
+    const shown =
+      !node.ignored &&
+      !redundant &&
+      (!TRANSPARENT.has(node.role) || (isActionable(node) && node.role !== "InlineTextBox"))
     let nextDepth = depth
     let name = parentName
     if (shown) {
@@ -92,8 +130,10 @@ export const renderSnapshot = (nodes: ReadonlyArray<AxNode>, nextRef: number, ro
         const label = show(value)
         if (label !== undefined) parts.push(`[${label}]`)
       }
-      if (node.value !== undefined && node.value !== "" && node.value !== node.name) parts.push(`value=${quote(node.value)}`)
-      if (node.role === "link" && typeof node.properties["url"] === "string") parts.push(`<${clip(node.properties["url"], 200)}>`)
+      if (node.value !== undefined && node.value !== "" && node.value !== node.name)
+        parts.push(`value=${quote(node.value)}`)
+      if (node.role === "link" && typeof node.properties["url"] === "string")
+        parts.push(`<${clip(node.properties["url"], 200)}>`)
       if (isActionable(node)) {
         const ref = `e${counter++}`
         refs[ref] = { backendNodeId: node.backendNodeId!, role: node.role, name: clip(node.name.trim(), 300) }
@@ -104,7 +144,12 @@ export const renderSnapshot = (nodes: ReadonlyArray<AxNode>, nextRef: number, ro
       name = node.name.trim()
     }
     // Text fields show their value on their own line; their inner text nodes would repeat it.
-    if (textLike || node.role === "ListMarker" || (shown && (node.role === "textbox" || node.role === "searchbox" || node.role === "spinbutton"))) return
+    if (
+      textLike ||
+      node.role === "ListMarker" ||
+      (shown && (node.role === "textbox" || node.role === "searchbox" || node.role === "spinbutton"))
+    )
+      return
     for (const id of node.childIds) {
       const child = byId.get(id)
       if (child !== undefined) visit(child, nextDepth, name)
@@ -122,7 +167,12 @@ export const snapshotDiff = (
   before: ReadonlyArray<string>,
   after: ReadonlyArray<string>,
   max: number
-): { readonly added: ReadonlyArray<string>; readonly removed: ReadonlyArray<string>; readonly addedCount: number; readonly removedCount: number } => {
+): {
+  readonly added: ReadonlyArray<string>
+  readonly removed: ReadonlyArray<string>
+  readonly addedCount: number
+  readonly removedCount: number
+} => {
   const counts = new Map<string, number>()
   for (const line of before) counts.set(withoutRef(line).trim(), (counts.get(withoutRef(line).trim()) ?? 0) + 1)
   const added: Array<string> = []
@@ -134,7 +184,12 @@ export const snapshotDiff = (
   }
   const removed: Array<string> = []
   for (const [key, left] of counts) for (let i = 0; i < left; i++) removed.push(key)
-  return { added: added.slice(0, max), removed: removed.slice(0, max), addedCount: added.length, removedCount: removed.length }
+  return {
+    added: added.slice(0, max),
+    removed: removed.slice(0, max),
+    addedCount: added.length,
+    removedCount: removed.length
+  }
 }
 
 /**
@@ -143,4 +198,5 @@ export const snapshotDiff = (
  * same page fetched by research give the same text (main content first, headings as `#` lines, lists,
  * tables and code kept; scripts, navigation, forms and hidden elements dropped).
  */
-export const readableText = (html: string, pageUrl: string): string => extractHtml(html, pageUrl).text.replace(/\r\n?/g, "\n")
+export const readableText = (html: string, pageUrl: string): string =>
+  extractHtml(html, pageUrl).text.replace(/\r\n?/g, "\n")

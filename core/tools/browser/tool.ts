@@ -21,7 +21,9 @@ import { description } from "./description.ts"
 export const BrowserControlPlan = Schema.TaggedStruct("BrowserControl", {
   session: Schema.String,
   type: Schema.String,
-  target: Schema.optional(Schema.Struct({ ref: Schema.String, snapshot: Schema.String, role: Schema.String, name: Schema.String })),
+  target: Schema.optional(
+    Schema.Struct({ ref: Schema.String, snapshot: Schema.String, role: Schema.String, name: Schema.String })
+  ),
   url: Schema.optional(Schema.String),
   text: Schema.optional(Schema.String),
   exact: Schema.optional(Schema.Boolean),
@@ -48,14 +50,19 @@ const controlAction = gatedAction({
       Effect.gen(function* () {
         const record = yield* loadOpenSession(input.session_id)
         const settings = yield* CurrentSettings
-        const untrustedRead = settings.stageEgressAfterUntrustedRead ? yield* Effect.flatMap(NetState, (net) => net.lastUntrustedRead) : undefined
+        const untrustedRead = settings.stageEgressAfterUntrustedRead
+          ? yield* Effect.flatMap(NetState, (net) => net.lastUntrustedRead)
+          : undefined
         return { record, untrustedRead } satisfies ControlBefore
       })
     ),
   // stageEgressAfterUntrustedRead: after web content reached the model (a browser read or a research fetch),
   // every control (each can make the page reach other hosts) is confirmed by the user whatever the mode.
   confirm: (_input, before) => before.untrustedRead !== undefined,
-  plan: (input, { record, untrustedRead }: ControlBefore): Either.Either<Planned<BrowserControlPlan, ControlPlan>, ToolError> => {
+  plan: (
+    input,
+    { record, untrustedRead }: ControlBefore
+  ): Either.Either<Planned<BrowserControlPlan, ControlPlan>, ToolError> => {
     const planned = planControl(input, record, { allowPrivateNetwork: record.allowPrivateNetwork })
     if ("_tag" in planned) return Either.left(planned)
     return Either.right({
@@ -63,7 +70,12 @@ const controlAction = gatedAction({
       plan: { _tag: "BrowserControl", ...(planned.normalized as Omit<BrowserControlPlan, "_tag">) },
       work: planned,
       title: planned.title,
-      prompt: { _tag: "browser", session: planned.sessionId, page: record.url, control: planned.title.replace(/^Browser [^:]+: /, "") },
+      prompt: {
+        _tag: "browser",
+        session: planned.sessionId,
+        page: record.url,
+        control: planned.title.replace(/^Browser [^:]+: /, "")
+      },
       resume: { tool: "workspace_browser", arguments: planned.resume },
       preview: {
         data: {
@@ -72,7 +84,9 @@ const controlAction = gatedAction({
           ...(planned.target === undefined ? {} : { target: planned.target }),
           ...(planned.action._tag === "navigate" ? { url: planned.action.url } : {}),
           pageUrl: record.url,
-          ...(untrustedRead === undefined ? {} : { stagedBecause: { setting: "stageEgressAfterUntrustedRead", after: untrustedRead } })
+          ...(untrustedRead === undefined
+            ? {}
+            : { stagedBecause: { setting: "stageEgressAfterUntrustedRead", after: untrustedRead } })
         }
       }
     })
@@ -97,7 +111,15 @@ const makeBrowserTool = (evaluate: boolean) =>
       openWorldHint: true,
       why: "control clicks, types and submits on live pages (a form may delete on the site; unsure means yes); pages reach other hosts"
     },
-    storage: [{ name: "browser", path: ".agentic/browser/<session_id>/", probe: "browser", description: "browser sessions: record, snapshots, screenshots (workspace_browser)", rank: 95 }],
+    storage: [
+      {
+        name: "browser",
+        path: ".agentic/browser/<session_id>/",
+        probe: "browser",
+        description: "browser sessions: record, snapshots, screenshots (workspace_browser)",
+        rank: 95
+      }
+    ],
     probe: { args: { action: "list" }, ok: true },
     handlers: {
       open: { gate: "none", run: () => withSweep(openSession) },

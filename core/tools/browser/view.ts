@@ -43,13 +43,22 @@ export const pageEvents = (sessionId: string) =>
       events
         .filter((event) => kinds.includes(event.kind))
         .slice(-EVENTS_SHOWN)
-        .map((event) => ({ kind: event.kind, text: String(event.text).slice(0, 300), ...(event.url === undefined ? {} : { url: String(event.url).slice(0, 300) }), at: event.at }))
+        .map((event) => ({
+          kind: event.kind,
+          text: String(event.text).slice(0, 300),
+          ...(event.url === undefined ? {} : { url: String(event.url).slice(0, 300) }),
+          at: event.at
+        }))
     const count = (kinds: ReadonlyArray<string>) => kinds.reduce((sum, kind) => sum + (Number(totals[kind]) || 0), 0)
     return {
       consoleErrors: shown(["console", "exception"]),
       failedRequests: shown(["request", "egress"]),
       dialogs: shown(["dialog"]),
-      totals: { consoleErrors: count(["console", "exception"]), failedRequests: count(["request", "egress"]), dialogs: count(["dialog"]) }
+      totals: {
+        consoleErrors: count(["console", "exception"]),
+        failedRequests: count(["request", "egress"]),
+        dialogs: count(["dialog"])
+      }
     }
   })
 

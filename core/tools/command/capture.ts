@@ -71,14 +71,22 @@ export const captureOperations = (
   for (const rel of manifest.deleted) ops.push({ type: "delete", path: rel })
   const written = [...manifest.created, ...manifest.modified]
   for (const dir of manifest.directories) {
-    if (!written.some((file) => file.startsWith(`${dir}/`)) && !manifest.directories.some((other) => other.startsWith(`${dir}/`))) ops.push({ type: "mkdir", path: dir })
+    if (
+      !written.some((file) => file.startsWith(`${dir}/`)) &&
+      !manifest.directories.some((other) => other.startsWith(`${dir}/`))
+    )
+      ops.push({ type: "mkdir", path: dir })
   }
   const write = (rel: string, existing: boolean) => {
     const bytes = bytesOf(rel)
     // Text operations follow the file's line endings; a CR anywhere (before or after) goes by exact copy instead.
     const candidate = bytes === undefined ? undefined : exactText(bytes)
-    const text = candidate === undefined || candidate.includes("\r") || (existing && carriageReturnBefore(rel)) ? undefined : candidate
-    if (text === undefined) ops.push({ type: "copy", from: capturedPath(rel), to: rel, ...(existing ? { overwrite: true } : {}) })
+    const text =
+      candidate === undefined || candidate.includes("\r") || (existing && carriageReturnBefore(rel))
+        ? undefined
+        : candidate
+    if (text === undefined)
+      ops.push({ type: "copy", from: capturedPath(rel), to: rel, ...(existing ? { overwrite: true } : {}) })
     else if (existing) ops.push({ type: "rewrite", path: rel, content: text, allow_line_numbers: true })
     else ops.push({ type: "create", path: rel, content: text, allow_line_numbers: true })
   }
@@ -99,7 +107,10 @@ export const captureTransaction = (jobId: string) =>
         if (done !== undefined) return done as CaptureOutcome
         const manifest = yield* store.readJson(`${dir}/manifest.json`, CaptureManifestSchema)
         if (manifest === undefined) {
-          return { error: "the command ended before its changes could be captured (it was cancelled, timed out or killed, or the overlay could not be mounted)" } as CaptureOutcome
+          return {
+            error:
+              "the command ended before its changes could be captured (it was cancelled, timed out or killed, or the overlay could not be mounted)"
+          } as CaptureOutcome
         }
         const files = new Map<string, Uint8Array>()
         for (const rel of [...manifest.created, ...manifest.modified]) {
@@ -120,10 +131,19 @@ export const captureTransaction = (jobId: string) =>
           const before = yield* Effect.orElseSucceed(workspace.read(rel), () => new Uint8Array())
           if (before.includes(13)) withCr.add(rel)
         }
-        const ops = captureOperations(manifest, (rel) => files.get(rel), (rel) => store.path(`${dir}/files/${rel}`), (rel) => withCr.has(rel))
+        const ops = captureOperations(
+          manifest,
+          (rel) => files.get(rel),
+          (rel) => store.path(`${dir}/files/${rel}`),
+          (rel) => withCr.has(rel)
+        )
         let outcome: CaptureOutcome
         if (ops.length === 0) outcome = { changes: summary }
-        else if (ops.length > MAX_OPERATIONS) outcome = { changes: summary, error: `the command changed ${ops.length} paths; one transaction holds at most ${MAX_OPERATIONS}` }
+        else if (ops.length > MAX_OPERATIONS)
+          outcome = {
+            changes: summary,
+            error: `the command changed ${ops.length} paths; one transaction holds at most ${MAX_OPERATIONS}`
+          }
         else {
           const planned = yield* Effect.either(planCapturedTransaction(ops, expectedBefore(manifest)))
           outcome =
@@ -134,7 +154,11 @@ export const captureTransaction = (jobId: string) =>
                   destructive: planned.right.record.destructive.length > 0,
                   ...(changedDuringRun.length > 0 ? { changedDuringRun } : {})
                 }
-              : { changes: summary, error: `${planned.left.code}: ${planned.left.message}`, ...(changedDuringRun.length > 0 ? { changedDuringRun } : {}) }
+              : {
+                  changes: summary,
+                  error: `${planned.left.code}: ${planned.left.message}`,
+                  ...(changedDuringRun.length > 0 ? { changedDuringRun } : {})
+                }
         }
         yield* store.writeJson(`${dir}/transaction.json`, outcome)
         return outcome as CaptureOutcome
@@ -174,7 +198,15 @@ export const CaptureManifestSchema: Schema.Schema<CaptureManifest> = Schema.Stru
 export const CaptureOutcomeSchema: Schema.Schema<CaptureOutcome> = Schema.Struct({
   transactionId: Schema.optional(Schema.String),
   destructive: Schema.optional(Schema.Boolean),
-  changes: Schema.optional(Schema.Struct({ created: Paths, modified: Paths, deleted: Paths, directories: Paths, skipped: Schema.optional(Skipped) })),
+  changes: Schema.optional(
+    Schema.Struct({
+      created: Paths,
+      modified: Paths,
+      deleted: Paths,
+      directories: Paths,
+      skipped: Schema.optional(Skipped)
+    })
+  ),
   error: Schema.optional(Schema.String)
 })
 

@@ -116,7 +116,10 @@ export const logTruncationOf = (id: string, exit: ExitRecord | undefined) =>
     // An exit record with digests comes from a supervisor that records truncation in it: no marker to look for.
     if (exit?.logs !== undefined) return undefined
     const store = yield* StateStore
-    const marker = yield* Effect.orElseSucceed(store.readJson(jobPaths(id).logTruncated, LogTruncatedSchema), () => undefined)
+    const marker = yield* Effect.orElseSucceed(
+      store.readJson(jobPaths(id).logTruncated, LogTruncatedSchema),
+      () => undefined
+    )
     return marker === undefined ? undefined : { maxLogBytes: marker.maxLogBytes ?? null }
   })
 
@@ -160,7 +163,10 @@ export const jobState = (record: JobRecord): Effect.Effect<JobState, ToolError, 
     if (late !== undefined) return { status: late.status, exit: late }
     const now = yield* Clock.currentTimeMillis
     yield* store.update(paths.record, JobRecordSchema, (current) =>
-      Effect.succeed([undefined, { ...(current ?? record), orphanedAt: current?.orphanedAt ?? new Date(now).toISOString() }] as const)
+      Effect.succeed([
+        undefined,
+        { ...(current ?? record), orphanedAt: current?.orphanedAt ?? new Date(now).toISOString() }
+      ] as const)
     )
     return { status: "orphaned" }
   })
@@ -185,19 +191,28 @@ export const jobGroupAlive = (record: JobRecord): Effect.Effect<boolean, never, 
   })
 
 /** The last `chars` characters of a log, read from the end of the file. */
-export const readTail = (rel: string, chars: number): Effect.Effect<{ readonly text: string; readonly bytes: number }, ToolError, StateStore | HostFs> =>
+export const readTail = (
+  rel: string,
+  chars: number
+): Effect.Effect<{ readonly text: string; readonly bytes: number }, ToolError, StateStore | HostFs> =>
   Effect.gen(function* () {
     const store = yield* StateStore
     const host = yield* HostFs
     const tail = yield* host.tail(store.abs(rel), tailBytesFor(chars)).pipe(
-      Effect.mapError((error) => toolError("IO_ERROR", `The log .agentic/${rel} could not be read (${error.reason}).`, { path: store.path(rel) }))
+      Effect.mapError((error) =>
+        toolError("IO_ERROR", `The log .agentic/${rel} could not be read (${error.reason}).`, {
+          path: store.path(rel)
+        })
+      )
     )
     if (tail === undefined) return { text: "", bytes: 0 }
     return { text: decodeTail(tail.bytes, tail.bytes.length < tail.size, chars), bytes: tail.size }
   })
 
 /** Sizes of both logs (0 when absent). */
-export const logSizes = (id: string): Effect.Effect<{ readonly stdout: number; readonly stderr: number }, ToolError, StateStore> =>
+export const logSizes = (
+  id: string
+): Effect.Effect<{ readonly stdout: number; readonly stderr: number }, ToolError, StateStore> =>
   Effect.gen(function* () {
     const store = yield* StateStore
     const paths = jobPaths(id)
@@ -212,7 +227,10 @@ export const logSizes = (id: string): Effect.Effect<{ readonly stdout: number; r
  * size now (written past the record, or an exit.json of an older supervisor without digests) is hashed once
  * (streamed by the host) and cached in job.json, so a second status of a multi-gigabyte log does not hash it again.
  */
-export const logArtifacts = (record: JobRecord, exit?: ExitRecord): Effect.Effect<ReadonlyArray<Artifact>, ToolError, StateStore | HostFs> =>
+export const logArtifacts = (
+  record: JobRecord,
+  exit?: ExitRecord
+): Effect.Effect<ReadonlyArray<Artifact>, ToolError, StateStore | HostFs> =>
   Effect.gen(function* () {
     const store = yield* StateStore
     const paths = jobPaths(record.id)
@@ -228,14 +246,24 @@ export const logArtifacts = (record: JobRecord, exit?: ExitRecord): Effect.Effec
       if (digest === undefined || digest.size !== info.size) {
         const host = yield* HostFs
         const sha256 = yield* host.sha256File(store.abs(rel)).pipe(
-          Effect.mapError((error) => toolError("IO_ERROR", `The log .agentic/${rel} could not be read (${error.reason}).`, { path: store.path(rel) }))
+          Effect.mapError((error) =>
+            toolError("IO_ERROR", `The log .agentic/${rel} could not be read (${error.reason}).`, {
+              path: store.path(rel)
+            })
+          )
         )
         if (sha256 === undefined) continue
         digest = { size: info.size, sha256 }
         hashes[stream] = digest
         changed = true
       }
-      out.push({ kind: "log", path: store.path(rel), sha256: digest.sha256, bytes: digest.size, description: `full ${stream} of ${record.id}` })
+      out.push({
+        kind: "log",
+        path: store.path(rel),
+        sha256: digest.sha256,
+        bytes: digest.size,
+        description: `full ${stream} of ${record.id}`
+      })
     }
     if (changed) {
       yield* store.update(paths.record, JobRecordSchema, (current) =>
@@ -252,7 +280,10 @@ export const listJobs = Effect.gen(function* () {
   const records: Array<JobRecord> = []
   for (const entry of entries) {
     if (entry.type !== "directory" || !JOB_ID.test(entry.name)) continue
-    const record = yield* Effect.orElseSucceed(store.readJson(jobPaths(entry.name).record, JobRecordSchema), () => undefined)
+    const record = yield* Effect.orElseSucceed(
+      store.readJson(jobPaths(entry.name).record, JobRecordSchema),
+      () => undefined
+    )
     if (record !== undefined) records.push(record)
   }
   return records.sort((a, b) => (b.startedAt ?? b.createdAt).localeCompare(a.startedAt ?? a.createdAt))
@@ -276,13 +307,16 @@ export const jobChanges = Effect.gen(function* () {
   // A host without processes (capabilities say so) still lists its jobs, with the status its files record.
   const hasProcesses = (yield* HostInfo).capabilities.includes("process")
   return yield* Effect.forEach(records.slice(0, 50), (record) =>
-    Effect.map(hasProcesses ? jobState(record) : fileState(record), (state: { readonly status: string; readonly exit?: ExitRecord }) => ({
-      id: record.id,
-      status: state.status,
-      executable: record.executable,
-      exitCode: state.exit?.exitCode ?? null,
-      startedAt: record.startedAt ?? record.createdAt
-    }))
+    Effect.map(
+      hasProcesses ? jobState(record) : fileState(record),
+      (state: { readonly status: string; readonly exit?: ExitRecord }) => ({
+        id: record.id,
+        status: state.status,
+        executable: record.executable,
+        exitCode: state.exit?.exitCode ?? null,
+        startedAt: record.startedAt ?? record.createdAt
+      })
+    )
   )
 })
 

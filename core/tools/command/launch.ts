@@ -26,7 +26,21 @@ import { planSandbox } from "./sandbox.ts"
 import { CommandPlan, type Prepared, type ToolContextNeeds, planOf, prepare } from "./policy.ts"
 import { type RunInput, TAIL_DEFAULT, TAIL_MIN } from "./schema.ts"
 import { boundedLogs, logPaths } from "./status.ts"
-import { captureFields, captureText, commandLine, exitPhrase, jobFields, resolvedFields, resultChars, resumeArgs, sandboxFields, seconds, shownArgs, timeoutText, unconfinedText } from "./view.ts"
+import {
+  captureFields,
+  captureText,
+  commandLine,
+  exitPhrase,
+  jobFields,
+  resolvedFields,
+  resultChars,
+  resumeArgs,
+  sandboxFields,
+  seconds,
+  shownArgs,
+  timeoutText,
+  unconfinedText
+} from "./view.ts"
 
 /** Creates the job folder, launches the supervisor and writes job.json. */
 const launchJob = (action: "run" | "start", prepared: Prepared) =>
@@ -40,7 +54,9 @@ const launchJob = (action: "run" | "start", prepared: Prepared) =>
     const script = prepared.resolution.script
     const settings = yield* CurrentSettings
     const policy =
-      prepared.sandbox._tag === "Sandboxed" ? yield* planSandbox(yield* processes.sandbox, settings.protectedPatterns, prepared.network, prepared.capture) : undefined
+      prepared.sandbox._tag === "Sandboxed"
+        ? yield* planSandbox(yield* processes.sandbox, settings.protectedPatterns, prepared.network, prepared.capture)
+        : undefined
     // spec.json has the shape of JobSpecSchema (the supervisor checks the same fields).
     const spec: JobSpec = {
       executable: prepared.resolution.executable,
@@ -52,9 +68,13 @@ const launchJob = (action: "run" | "start", prepared: Prepared) =>
       ...(policy === undefined ? {} : { sandbox: policy })
     }
     yield* store.writeJson(paths.spec, spec)
-    const launched = yield* processes.launch(store.abs(paths.dir)).pipe(
-      Effect.mapError((error) => toolError("IO_ERROR", `The job could not be started: ${error.message}.`, { jobId: id }))
-    )
+    const launched = yield* processes
+      .launch(store.abs(paths.dir))
+      .pipe(
+        Effect.mapError((error) =>
+          toolError("IO_ERROR", `The job could not be started: ${error.message}.`, { jobId: id })
+        )
+      )
     const record: JobRecord = {
       id,
       action,
@@ -77,11 +97,15 @@ const launchJob = (action: "run" | "start", prepared: Prepared) =>
     yield* store.writeJson(paths.record, record)
     if (launched.startError !== undefined) {
       return yield* Effect.fail(
-        toolError("IO_ERROR", `${commandLine(prepared.executable, prepared.args)} could not be started: ${launched.startError}. Nothing is running.`, {
-          jobId: id,
-          executable: prepared.executable,
-          resolvedExecutable: prepared.resolution.executable
-        })
+        toolError(
+          "IO_ERROR",
+          `${commandLine(prepared.executable, prepared.args)} could not be started: ${launched.startError}. Nothing is running.`,
+          {
+            jobId: id,
+            executable: prepared.executable,
+            resolvedExecutable: prepared.resolution.executable
+          }
+        )
       )
     }
     return record
@@ -101,9 +125,13 @@ const awaitExit = (record: JobRecord) =>
         const late = yield* store.readJson(paths.exit, ExitRecordSchema)
         if (late !== undefined) return late
         return yield* Effect.fail(
-          toolError("IO_ERROR", `The supervisor of ${record.id} was lost before it recorded an exit; the job is orphaned. Its logs are in ${store.path(paths.dir)}.`, {
-            jobId: record.id
-          })
+          toolError(
+            "IO_ERROR",
+            `The supervisor of ${record.id} was lost before it recorded an exit; the job is orphaned. Its logs are in ${store.path(paths.dir)}.`,
+            {
+              jobId: record.id
+            }
+          )
         )
       }
       // The wait between looks is a tenth of the time waited so far (5 to 100 ms): a short job is seen ending
@@ -114,7 +142,8 @@ const awaitExit = (record: JobRecord) =>
   })
 
 /** A poll's wait: a tenth of the time waited so far, within [min, max] ms. */
-export const pollDelay = (elapsedMs: number, min: number, max: number) => Math.min(max, Math.max(min, Math.floor(elapsedMs / 10)))
+export const pollDelay = (elapsedMs: number, min: number, max: number) =>
+  Math.min(max, Math.max(min, Math.floor(elapsedMs / 10)))
 
 /** run and start: validated and resolved in `load`, planned purely, launched only when the gate says so. */
 export const runAction = gatedAction({
@@ -129,7 +158,11 @@ export const runAction = gatedAction({
       plan: planOf(input.action, prepared),
       work: prepared,
       title: `${verb} ${commandLine(prepared.executable, prepared.args)}${prepared.cwd === "" ? "" : ` in ${prepared.cwd}`}`,
-      prompt: { _tag: "command", argv: [prepared.resolution.executable, ...(script === undefined ? [] : [script]), ...prepared.args], cwd: prepared.cwd },
+      prompt: {
+        _tag: "command",
+        argv: [prepared.resolution.executable, ...(script === undefined ? [] : [script]), ...prepared.args],
+        cwd: prepared.cwd
+      },
       resume: { tool: "workspace_command", arguments: resumeArgs(input) },
       preview: {
         data: {
@@ -149,10 +182,12 @@ export const runAction = gatedAction({
     })
   },
   interpret: (plan, prepared): Effect.Effect<ToolResult, ToolError, ToolContextNeeds> =>
-    Effect.flatMap(CurrentSettings, (settings): Effect.Effect<ToolResult, ToolError, ToolContextNeeds> =>
-      plan.action === "run"
-        ? interpretRun(prepared, settings.maxToolResultChars, settings.maxCommandDurationSeconds)
-        : interpretStart(prepared, settings.maxCommandDurationSeconds)
+    Effect.flatMap(
+      CurrentSettings,
+      (settings): Effect.Effect<ToolResult, ToolError, ToolContextNeeds> =>
+        plan.action === "run"
+          ? interpretRun(prepared, settings.maxToolResultChars, settings.maxCommandDurationSeconds)
+          : interpretStart(prepared, settings.maxCommandDurationSeconds)
     ),
   view: (result: ToolResult) => Effect.succeed(result)
 })
@@ -163,7 +198,10 @@ const endInterrupted = (record: JobRecord) =>
     const store = yield* StateStore
     const processes = yield* Processes
     if (record.pid === undefined) return
-    yield* store.writeJson(jobPaths(record.id).cancel, { requestedAt: new Date(yield* Clock.currentTimeMillis).toISOString(), reason: "interrupted" })
+    yield* store.writeJson(jobPaths(record.id).cancel, {
+      requestedAt: new Date(yield* Clock.currentTimeMillis).toISOString(),
+      reason: "interrupted"
+    })
     yield* processes.signalGroup(record.pid, "SIGKILL")
   }).pipe(Effect.ignore)
 
@@ -194,12 +232,17 @@ const interpretRun = (prepared: Prepared, maxChars: number, maxSeconds: number) 
     }
     if (exit.status !== "exited") {
       return yield* Effect.fail(
-        toolError("IO_ERROR", `${line} could not run as asked: ${exit.error ?? exit.status} (${record.id}).`, { jobId: record.id, status: exit.status })
+        toolError("IO_ERROR", `${line} could not run as asked: ${exit.error ?? exit.status} (${record.id}).`, {
+          jobId: record.id,
+          status: exit.status
+        })
       )
     }
     const truncation = yield* logTruncationOf(record.id, exit)
     const summary = `${line} ${exitPhrase(exit)}${took === undefined ? "" : ` after ${took.toFixed(1)} s`} (${record.id}).${
-      exit.leftoverProcessesEnded === true ? " It left processes behind in its process group; they were ended (use start for a background process)." : ""
+      exit.leftoverProcessesEnded === true
+        ? " It left processes behind in its process group; they were ended (use start for a background process)."
+        : ""
     }${truncation === undefined ? "" : logTruncationText(truncation)}${unconfinedText(record)}`
     const base: ToolResult = {
       summary,
@@ -254,10 +297,20 @@ const interpretRun = (prepared: Prepared, maxChars: number, maxSeconds: number) 
 const captureResult = (base: ToolResult, captured: CaptureOutcome, maxChars: number) =>
   Effect.gen(function* () {
     const store = yield* StateStore
-    const diff = captured.transactionId === undefined ? "" : ((yield* store.readText(`transactions/${captured.transactionId}/changes.diff`)) ?? "")
+    const diff =
+      captured.transactionId === undefined
+        ? ""
+        : ((yield* store.readText(`transactions/${captured.transactionId}/changes.diff`)) ?? "")
     const budget = Math.max(0, Math.floor((maxChars - resultChars(base) - 1500) / 2))
-    const diffPreview = diff.length <= budget ? diff : `${diff.slice(0, budget)}\n… (diff cut; the whole is .agentic/transactions/${captured.transactionId}/changes.diff)`
-    const logs = yield* boundedLogs(String((base.data as Record<string, unknown>)["jobId"]), budget, Math.max(TAIL_MIN, Math.min(budget, 1_000_000)))
+    const diffPreview =
+      diff.length <= budget
+        ? diff
+        : `${diff.slice(0, budget)}\n… (diff cut; the whole is .agentic/transactions/${captured.transactionId}/changes.diff)`
+    const logs = yield* boundedLogs(
+      String((base.data as Record<string, unknown>)["jobId"]),
+      budget,
+      Math.max(TAIL_MIN, Math.min(budget, 1_000_000))
+    )
     return {
       ...base,
       summary: `${base.summary}${captureText(captured)}`,
@@ -272,7 +325,14 @@ const captureResult = (base: ToolResult, captured: CaptureOutcome, maxChars: num
       },
       retention: {
         importance: "high",
-        facts: [...(base.retention?.facts ?? []), ...(captured.transactionId === undefined ? [] : [`${captured.transactionId} planned from the captured changes of ${String((base.data as Record<string, unknown>)["jobId"])}`])],
+        facts: [
+          ...(base.retention?.facts ?? []),
+          ...(captured.transactionId === undefined
+            ? []
+            : [
+                `${captured.transactionId} planned from the captured changes of ${String((base.data as Record<string, unknown>)["jobId"])}`
+              ])
+        ],
         omit_when_summarizing: ["stdout", "stderr", "diffPreview"]
       }
     } satisfies ToolResult

@@ -22,7 +22,11 @@ const SHELL_CHARS = /[|&;<>()$`*?]|\s/
 /** The checks that need no filesystem: a plain executable, no NUL in any argument. */
 export const checkExecutableText = (executable: string, args: ReadonlyArray<string>): ToolError | undefined => {
   if (executable.trim() !== executable || executable.includes("\0")) {
-    return toolError("INVALID_INPUT", `executable "${executable}" has surrounding spaces or a NUL byte; pass the bare executable name.`, { field: "executable" })
+    return toolError(
+      "INVALID_INPUT",
+      `executable "${executable}" has surrounding spaces or a NUL byte; pass the bare executable name.`,
+      { field: "executable" }
+    )
   }
   const pathLike = executable.includes("/") || executable.includes("\\")
   if (!pathLike && SHELL_CHARS.test(executable)) {
@@ -34,7 +38,10 @@ export const checkExecutableText = (executable: string, args: ReadonlyArray<stri
     )
   }
   const bad = args.findIndex((arg) => arg.includes("\0"))
-  if (bad >= 0) return toolError("INVALID_INPUT", `args[${bad}] contains a NUL byte, which no process can receive; remove it.`, { field: `args.${bad}` })
+  if (bad >= 0)
+    return toolError("INVALID_INPUT", `args[${bad}] contains a NUL byte, which no process can receive; remove it.`, {
+      field: `args.${bad}`
+    })
   return undefined
 }
 
@@ -61,19 +68,26 @@ export const prepare = (input: RunInput): Effect.Effect<Prepared, ToolError, Too
     const workspace = yield* Workspace
     const processes = yield* Processes
     const args = input.args ?? []
-    const timeout = yield* Either.match(effectiveTimeout(input.action, input.timeout_seconds, settings.maxCommandDurationSeconds), {
-      onLeft: Effect.fail,
-      onRight: Effect.succeed
-    })
+    const timeout = yield* Either.match(
+      effectiveTimeout(input.action, input.timeout_seconds, settings.maxCommandDurationSeconds),
+      {
+        onLeft: Effect.fail,
+        onRight: Effect.succeed
+      }
+    )
     const textError = checkExecutableText(input.executable, args)
     if (textError !== undefined) return yield* Effect.fail(textError)
     const cwd = yield* workspace.resolve(input.cwd ?? "", "cwd")
     const cwdInfo = yield* workspace.stat(cwd === "" ? "." : cwd)
     if (cwdInfo?.type !== "directory") {
       return yield* Effect.fail(
-        toolError("INVALID_INPUT", `cwd "${input.cwd}" is not a directory in the workspace; give an existing folder relative to the workspace root.`, {
-          field: "cwd"
-        })
+        toolError(
+          "INVALID_INPUT",
+          `cwd "${input.cwd}" is not a directory in the workspace; give an existing folder relative to the workspace root.`,
+          {
+            field: "cwd"
+          }
+        )
       )
     }
     if (!allowed(settings.executableAllowlist, input.executable, info.platform)) {
@@ -92,7 +106,8 @@ export const prepare = (input: RunInput): Effect.Effect<Prepared, ToolError, Too
     const decision = sandbox as SandboxDecision
     if (input.capture === true) {
       if (decision._tag === "Unconfined") return yield* Effect.fail(captureUnavailable(decision.reason))
-      if (!support.capture) return yield* Effect.fail(captureUnavailable(support.captureReason ?? "this host cannot overlay the workspace"))
+      if (!support.capture)
+        return yield* Effect.fail(captureUnavailable(support.captureReason ?? "this host cannot overlay the workspace"))
     }
     return {
       executable: input.executable,
@@ -114,10 +129,17 @@ const resolveFor = (executable: string, cwd: string) =>
     const processes = yield* Processes
     if (executable.includes("/") || executable.includes("\\")) {
       // A path is taken inside the workspace, relative to cwd, and confined like any other path.
-      const rel = yield* workspace.resolve(executable.startsWith("/") ? executable : `${cwd === "" ? "" : `${cwd}/`}${executable}`, "executable")
+      const rel = yield* workspace.resolve(
+        executable.startsWith("/") ? executable : `${cwd === "" ? "" : `${cwd}/`}${executable}`,
+        "executable"
+      )
       const stat = yield* workspace.stat(rel).pipe(Effect.orElseSucceed(() => undefined))
       if (stat?.type !== "file") {
-        return yield* Effect.fail(toolError("NOT_FOUND", `executable "${executable}" is not a file in the workspace (looked at ${rel}).`, { executable }))
+        return yield* Effect.fail(
+          toolError("NOT_FOUND", `executable "${executable}" is not a file in the workspace (looked at ${rel}).`, {
+            executable
+          })
+        )
       }
       return { _tag: "Found", executable: workspace.abs(rel), via: "PATH" } as Extract<Resolution, { _tag: "Found" }>
     }
@@ -133,10 +155,14 @@ const resolveFor = (executable: string, cwd: string) =>
     }
     if (resolution._tag === "Unsupported") {
       return yield* Effect.fail(
-        toolError("INVALID_INPUT", `The executable "${executable}" resolves to ${resolution.path}, which cannot be run: ${resolution.reason}. Run the program it wraps directly.`, {
-          executable,
-          path: resolution.path
-        })
+        toolError(
+          "INVALID_INPUT",
+          `The executable "${executable}" resolves to ${resolution.path}, which cannot be run: ${resolution.reason}. Run the program it wraps directly.`,
+          {
+            executable,
+            path: resolution.path
+          }
+        )
       )
     }
     return resolution

@@ -19,7 +19,9 @@ export const PROTECTED_MOUNT_LIMIT = 2000
  * The existing paths that match a protected glob, outermost first: a matching directory is bound whole
  * (so files created in it later are read-only too) and not descended into. .git and .agentic are not walked.
  */
-export const protectedMatches = (patterns: ReadonlyArray<string>): Effect.Effect<ReadonlyArray<string>, ToolError, Workspace> =>
+export const protectedMatches = (
+  patterns: ReadonlyArray<string>
+): Effect.Effect<ReadonlyArray<string>, ToolError, Workspace> =>
   Effect.gen(function* () {
     if (patterns.length === 0) return []
     const workspace = yield* Workspace
@@ -35,23 +37,34 @@ export const protectedMatches = (patterns: ReadonlyArray<string>): Effect.Effect
         if (dir === "" && (lower === ".git" || lower === ".agentic")) continue
         if (++seen > PROTECTED_WALK_LIMIT) {
           return yield* Effect.fail(
-            toolError("SANDBOX_UNAVAILABLE", `The workspace has more than ${PROTECTED_WALK_LIMIT} entries, too many to find every match of protectedPatterns for the sandbox.`, {
-              setting: "protectedPatterns"
-            })
+            toolError(
+              "SANDBOX_UNAVAILABLE",
+              `The workspace has more than ${PROTECTED_WALK_LIMIT} entries, too many to find every match of protectedPatterns for the sandbox.`,
+              {
+                setting: "protectedPatterns"
+              }
+            )
           )
         }
         // A folder whose every possible child is protected (secrets/** protects secrets/x) is bound whole, so a
         // file created in it later is read-only too.
-        const whole = entry.type === "directory" && isProtectedPath(`${rel}/${CHILD_PROBE}`, patterns) && isProtectedPath(`${rel}/${CHILD_PROBE}.x/y`, patterns)
+        const whole =
+          entry.type === "directory" &&
+          isProtectedPath(`${rel}/${CHILD_PROBE}`, patterns) &&
+          isProtectedPath(`${rel}/${CHILD_PROBE}.x/y`, patterns)
         if (whole || isProtectedPath(rel, patterns)) matches.push(rel)
         else if (entry.type === "directory") pending.push(rel)
       }
     }
     if (matches.length > PROTECTED_MOUNT_LIMIT) {
       return yield* Effect.fail(
-        toolError("SANDBOX_UNAVAILABLE", `protectedPatterns match ${matches.length} paths; the sandbox binds at most ${PROTECTED_MOUNT_LIMIT}. Protect their folders with a folder glob (dir/**) instead.`, {
-          setting: "protectedPatterns"
-        })
+        toolError(
+          "SANDBOX_UNAVAILABLE",
+          `protectedPatterns match ${matches.length} paths; the sandbox binds at most ${PROTECTED_MOUNT_LIMIT}. Protect their folders with a folder glob (dir/**) instead.`,
+          {
+            setting: "protectedPatterns"
+          }
+        )
       )
     }
     return matches.sort()
@@ -67,7 +80,10 @@ export const planSandbox = (
   Effect.gen(function* () {
     const workspace = yield* Workspace
     const fixed = yield* Effect.forEach([".git", ".agentic"], (rel) =>
-      Effect.map(Effect.orElseSucceed(workspace.lstat(rel), () => undefined), (info): ReadOnlyPath => ({ path: workspace.abs(rel), missing: info === undefined }))
+      Effect.map(
+        Effect.orElseSucceed(workspace.lstat(rel), () => undefined),
+        (info): ReadOnlyPath => ({ path: workspace.abs(rel), missing: info === undefined })
+      )
     )
     const matched = yield* protectedMatches(protectedPatterns)
     return sandboxPolicy({

@@ -6,19 +6,22 @@ import { BoundedString } from "../Tool.ts"
 export const TAIL_MIN = 100
 export const TAIL_MAX = 20_000
 export const TAIL_DEFAULT = 2000
-export const JobId = Schema.String.pipe(Schema.pattern(/^job_[A-Za-z0-9]+$/, { message: () => "must be a job_* id" })).annotations({
+export const JobId = Schema.String.pipe(
+  Schema.pattern(/^job_[A-Za-z0-9]+$/, { message: () => "must be a job_* id" })
+).annotations({
   description: "The job_… id from run or start."
 })
-const Executable = BoundedString(4096).pipe(Schema.minLength(1, { message: () => "must not be empty" })).annotations({
-  description: "A name on PATH or in node_modules/.bin, or a workspace path."
-})
+const Executable = BoundedString(4096)
+  .pipe(Schema.minLength(1, { message: () => "must not be empty" }))
+  .annotations({
+    description: "A name on PATH or in node_modules/.bin, or a workspace path."
+  })
 const Args = Schema.Array(BoundedString(32_768)).pipe(Schema.maxItems(1000)).annotations({
   description: "One string per argument (no shell quoting or globbing)."
 })
 const Cwd = BoundedString(4096, "Working directory (default: the workspace root).")
 const Timeout = Schema.Number.annotations({
-  description:
-    "Seconds before the kill (default and cap: maxCommandDurationSeconds, 600; start: 0 = none)."
+  description: "Seconds before the kill (default and cap: maxCommandDurationSeconds, 600; start: 0 = none)."
 })
 export const TailChars = Schema.Int.pipe(Schema.between(TAIL_MIN, TAIL_MAX)).annotations({
   description: "Log tail characters (100-20000, default 2000; finished jobs only when given)."

@@ -23,7 +23,16 @@ import { captureTransaction } from "./capture.ts"
 import { fitTail, splitBudget } from "./tail.ts"
 import type { ToolContextNeeds } from "./policy.ts"
 import { TAIL_DEFAULT } from "./schema.ts"
-import { captureFields, captureText, commandLine, exitPhrase, jobFields, resultChars, sandboxFields, statusSummary } from "./view.ts"
+import {
+  captureFields,
+  captureText,
+  commandLine,
+  exitPhrase,
+  jobFields,
+  resultChars,
+  sandboxFields,
+  statusSummary
+} from "./view.ts"
 
 /** How long cancel waits after SIGTERM before SIGKILL. */
 const GRACE_MS = 2000
@@ -57,7 +66,8 @@ const fitTails = (tails: Effect.Effect.Success<ReturnType<typeof readTails>>, bu
 }
 
 /** Reads both logs' tails within a budget of JSON characters. */
-export const boundedLogs = (id: string, budget: number, perStream: number) => Effect.map(readTails(id, perStream), (tails) => fitTails(tails, budget))
+export const boundedLogs = (id: string, budget: number, perStream: number) =>
+  Effect.map(readTails(id, perStream), (tails) => fitTails(tails, budget))
 
 /**
  * status: a running job costs one positioned read from the end of each log (the sizes come with it); a
@@ -83,7 +93,8 @@ export const statusAction = (input: { readonly job_id: string; readonly tail_cha
           ? yield* logSizes(record.id)
           : { stdout: sizeOf("stdout"), stderr: sizeOf("stderr") }
     let summary = statusSummary(record, state)
-    if (state.status === "orphaned" && groupAlive) summary += ` Its process group ${record.pid} is still running; cancel ends it.`
+    if (state.status === "orphaned" && groupAlive)
+      summary += ` Its process group ${record.pid} is still running; cancel ends it.`
     const truncation = yield* logTruncationOf(record.id, state.exit)
     if (truncation !== undefined) summary += logTruncationText(truncation)
     const data: Record<string, unknown> = {
@@ -113,7 +124,9 @@ export const statusAction = (input: { readonly job_id: string; readonly tail_cha
       ...(artifacts.length > 0 ? { artifacts } : {}),
       retention: {
         importance: running ? "high" : "normal",
-        facts: [`${record.id} ${state.status}${state.exit?.exitCode != null ? ` (exit code ${state.exit.exitCode})` : ""}: ${commandLine(record.executable, record.args)}`],
+        facts: [
+          `${record.id} ${state.status}${state.exit?.exitCode != null ? ` (exit code ${state.exit.exitCode})` : ""}: ${commandLine(record.executable, record.args)}`
+        ],
         ...(wantTail ? { omit_when_summarizing: ["stdoutTail", "stderrTail"] } : {})
       }
     }
@@ -151,7 +164,14 @@ export const cancelAction = (input: { readonly job_id: string }) =>
       const fact = `${record.id} was already ${before.status} before cancel: no process was running, so nothing was stopped. Check the job id if you expected to stop a running job.`
       return {
         summary: fact,
-        data: { jobId: record.id, status: before.status, previousStatus: before.status, cancelled: false, exitCode: before.exit?.exitCode ?? null, ...sandboxFields(record) },
+        data: {
+          jobId: record.id,
+          status: before.status,
+          previousStatus: before.status,
+          cancelled: false,
+          exitCode: before.exit?.exitCode ?? null,
+          ...sandboxFields(record)
+        },
         retention: { importance: "high", facts: [fact] }
       } satisfies ToolResult
     }
@@ -160,7 +180,10 @@ export const cancelAction = (input: { readonly job_id: string }) =>
     const pgid = record.pid
     const exitRecorded = Effect.map(store.readJson(paths.exit, ExitRecordSchema), (exit) => exit !== undefined)
     yield* processes.signalGroup(pgid, "SIGTERM")
-    let ended = yield* waitUntil(GRACE_MS, Effect.map(processes.groupAlive(pgid), (alive) => !alive))
+    let ended = yield* waitUntil(
+      GRACE_MS,
+      Effect.map(processes.groupAlive(pgid), (alive) => !alive)
+    )
     let killed = false
     if (!ended) {
       killed = true
@@ -173,7 +196,12 @@ export const cancelAction = (input: { readonly job_id: string }) =>
       )
     }
     // The supervisor records the exit once the group is gone; an orphaned job has nobody to do it.
-    const supervised = before.status === "running" && (yield* waitUntil(5000, Effect.zipWith(exitRecorded, supervisorAlive(processes, record), (done, alive) => done || !alive)))
+    const supervised =
+      before.status === "running" &&
+      (yield* waitUntil(
+        5000,
+        Effect.zipWith(exitRecorded, supervisorAlive(processes, record), (done, alive) => done || !alive)
+      ))
     let exit = yield* store.readJson(paths.exit, ExitRecordSchema)
     if (exit === undefined && ended) {
       exit = {
@@ -181,7 +209,10 @@ export const cancelAction = (input: { readonly job_id: string }) =>
         exitCode: null,
         signal: killed ? "SIGKILL" : "SIGTERM",
         endedAt: new Date(yield* Clock.currentTimeMillis).toISOString(),
-        note: before.status === "orphaned" || !supervised ? "the supervisor was lost; cancel ended the process group itself" : "ended by cancel"
+        note:
+          before.status === "orphaned" || !supervised
+            ? "the supervisor was lost; cancel ended the process group itself"
+            : "ended by cancel"
       }
       yield* store.writeJson(paths.exit, exit)
     }

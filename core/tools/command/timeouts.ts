@@ -25,7 +25,10 @@ export const effectiveTimeout = (
           toolError(
             "INVALID_INPUT",
             `timeout_seconds: 0 (no timeout) is accepted only with start: a foreground run has no abort path of its own, so an unbounded one is refused. Either omit timeout_seconds (or pass a positive number, at most ${maxSeconds}) for run, or use action "start" for a background job that runs until cancel.`,
-            { field: "timeout_seconds", repairs: ["omit timeout_seconds or pass a positive number for run", "use start for a background job"] }
+            {
+              field: "timeout_seconds",
+              repairs: ["omit timeout_seconds or pass a positive number for run", "use start for a background job"]
+            }
           )
         )
   }
@@ -38,5 +41,7 @@ export const effectiveTimeout = (
       )
     )
   }
-  return given > maxSeconds ? Either.right({ seconds: maxSeconds, capped: true }) : Either.right({ seconds: given, capped: false })
+  return given > maxSeconds
+    ? Either.right({ seconds: maxSeconds, capped: true })
+    : Either.right({ seconds: given, capped: false })
 }

@@ -8,11 +8,7 @@
  */
 import * as Schema from "effect/Schema"
 import { defineTool } from "../Tool.ts"
-import {
-  JOBS_DIR,
-  jobChanges,
-  markOrphanedJobs
-} from "./jobs.ts"
+import { JOBS_DIR, jobChanges, markOrphanedJobs } from "./jobs.ts"
 import { runAction } from "./launch.ts"
 import { JobId, RunFields, TailChars } from "./schema.ts"
 import { cancelAction, statusAction } from "./status.ts"
@@ -39,7 +35,15 @@ export const commandTool = defineTool({
   },
   startup: [{ name: "jobs: mark lost jobs orphaned", run: markOrphanedJobs }],
   changes: [{ key: "jobs", list: jobChanges }],
-  storage: [{ name: "jobs", path: ".agentic/jobs/<job_id>/", probe: JOBS_DIR, description: "command jobs and their full output (workspace_command)", rank: 60 }],
+  storage: [
+    {
+      name: "jobs",
+      path: ".agentic/jobs/<job_id>/",
+      probe: JOBS_DIR,
+      description: "command jobs and their full output (workspace_command)",
+      rank: 60
+    }
+  ],
   probe: { args: { action: "status", job_id: "job_00000000" }, ok: "any" },
   handlers: {
     run: runAction,

@@ -1,22 +1,22 @@
 /** How command results show a command and a job: command lines, arguments, sandbox, exit and capture texts. */
 import type { ToolResult } from "../../protocol/envelope.ts"
-import type {
-  ExitRecord,
-  JobRecord,
-  JobState
-} from "./jobs.ts"
+import type { ExitRecord, JobRecord, JobState } from "./jobs.ts"
 import type { CaptureOutcome } from "./capture.ts"
 import type { Prepared } from "./policy.ts"
 import type { RunInput } from "./schema.ts"
 
 /** A command line for people to read: arguments with spaces or quotes are JSON-quoted. */
 export const commandLine = (executable: string, args: ReadonlyArray<string>): string => {
-  const text = [executable, ...args].map((part) => (part === "" || /[\s"'\\$`|&;<>()*?]/.test(part) ? JSON.stringify(part) : part)).join(" ")
+  const text = [executable, ...args]
+    .map((part) => (part === "" || /[\s"'\\$`|&;<>()*?]/.test(part) ? JSON.stringify(part) : part))
+    .join(" ")
   return text.length > 200 ? `${text.slice(0, 199)}…` : text
 }
 
 /** Arguments as results show them: all of them while small, else a clipped prefix (job.json keeps them all). */
-export const shownArgs = (args: ReadonlyArray<string>): { readonly args: ReadonlyArray<string>; readonly argsTruncated?: true } => {
+export const shownArgs = (
+  args: ReadonlyArray<string>
+): { readonly args: ReadonlyArray<string>; readonly argsTruncated?: true } => {
   if (JSON.stringify(args).length <= 2000) return { args }
   const shown: Array<string> = []
   let used = 2
@@ -32,12 +32,16 @@ export const shownArgs = (args: ReadonlyArray<string>): { readonly args: Readonl
 /** The sandbox fields every command and job result carries. */
 export const sandboxFields = (record: { readonly sandboxed?: boolean; readonly unconfinedReason?: string }) => ({
   sandboxed: record.sandboxed === true,
-  ...(record.sandboxed !== true && record.unconfinedReason !== undefined ? { unconfinedReason: record.unconfinedReason } : {})
+  ...(record.sandboxed !== true && record.unconfinedReason !== undefined
+    ? { unconfinedReason: record.unconfinedReason }
+    : {})
 })
 
 /** The sentence a result adds when a command ran unconfined. */
 export const unconfinedText = (record: { readonly sandboxed?: boolean; readonly unconfinedReason?: string }) =>
-  record.sandboxed === true ? "" : ` It ran unconfined (no sandbox: ${record.unconfinedReason ?? "started before sandboxing"}).`
+  record.sandboxed === true
+    ? ""
+    : ` It ran unconfined (no sandbox: ${record.unconfinedReason ?? "started before sandboxing"}).`
 
 export const resumeArgs = (input: RunInput): Record<string, unknown> => ({
   action: input.action,
@@ -49,13 +53,20 @@ export const resumeArgs = (input: RunInput): Record<string, unknown> => ({
 })
 
 export const timeoutText = (timeout: Prepared["timeout"], max: number) =>
-  timeout.seconds === 0 ? "no timeout" : `a timeout of ${timeout.seconds} s${timeout.capped ? ` (capped at the maximum command duration, ${max} s)` : ""}`
+  timeout.seconds === 0
+    ? "no timeout"
+    : `a timeout of ${timeout.seconds} s${timeout.capped ? ` (capped at the maximum command duration, ${max} s)` : ""}`
 
 /** The JSON size of a result, to budget the log text against maxToolResultChars. */
-export const resultChars = (result: ToolResult) => JSON.stringify({ protocol: "agentic-workspace/v1", ok: true, operation: "command.status", ...result }).length
+export const resultChars = (result: ToolResult) =>
+  JSON.stringify({ protocol: "agentic-workspace/v1", ok: true, operation: "command.status", ...result }).length
 
 export const exitPhrase = (exit: ExitRecord) =>
-  exit.exitCode !== null ? `exited with code ${exit.exitCode}` : exit.signal !== null ? `was killed by ${exit.signal}` : "ended"
+  exit.exitCode !== null
+    ? `exited with code ${exit.exitCode}`
+    : exit.signal !== null
+      ? `was killed by ${exit.signal}`
+      : "ended"
 
 export const seconds = (from: string | undefined, to: string | undefined) =>
   from === undefined || to === undefined ? undefined : Math.max(0, (Date.parse(to) - Date.parse(from)) / 1000)
@@ -83,11 +94,15 @@ const changedDuringRunText = (captured: CaptureOutcome) => {
 
 export const captureText = (captured: CaptureOutcome) => {
   const changes = captured.changes
-  const counts = changes === undefined ? "" : `${changes.created.length} created, ${changes.modified.length} modified, ${changes.deleted.length} deleted`
+  const counts =
+    changes === undefined
+      ? ""
+      : `${changes.created.length} created, ${changes.modified.length} modified, ${changes.deleted.length} deleted`
   if (captured.transactionId !== undefined) {
     return ` The real tree is unchanged: its changes (${counts}) are planned as ${captured.transactionId}${captured.destructive === true ? " (destructive)" : ""}. Review it with workspace_edit {"action":"show","transaction_id":"${captured.transactionId}"} and commit it with {"action":"commit","transaction_id":"${captured.transactionId}"}.${changedDuringRunText(captured)}`
   }
-  if (captured.error !== undefined) return ` The real tree is unchanged; no transaction was planned: ${captured.error}.${changedDuringRunText(captured)}`
+  if (captured.error !== undefined)
+    return ` The real tree is unchanged; no transaction was planned: ${captured.error}.${changedDuringRunText(captured)}`
   return " The real tree is unchanged; the command changed no file, so no transaction was planned."
 }
 

@@ -57,7 +57,13 @@ export const STAGE_CONCURRENCY = 16
 export interface JournalEntry {
   readonly path: string
   readonly before:
-    | { readonly type: "file"; readonly offset: number; readonly length: number; readonly sha256: string; readonly mode: number | null }
+    | {
+        readonly type: "file"
+        readonly offset: number
+        readonly length: number
+        readonly sha256: string
+        readonly mode: number | null
+      }
     | { readonly type: "none" }
   readonly after: { readonly type: "file"; readonly sha256: string } | { readonly type: "none" }
   /** For a written file: the name of its staging temp beside it (`.<name>.aw-<hex>.tmp`), removed by an undo. */
@@ -84,10 +90,19 @@ export interface Journal {
 }
 
 const BeforeEntry = Schema.Union(
-  Schema.Struct({ type: Schema.Literal("file"), offset: Schema.Number, length: Schema.Number, sha256: Schema.String, mode: Schema.NullOr(Schema.Number) }),
+  Schema.Struct({
+    type: Schema.Literal("file"),
+    offset: Schema.Number,
+    length: Schema.Number,
+    sha256: Schema.String,
+    mode: Schema.NullOr(Schema.Number)
+  }),
   Schema.Struct({ type: Schema.Literal("none") })
 )
-const AfterEntry = Schema.Union(Schema.Struct({ type: Schema.Literal("file"), sha256: Schema.String }), Schema.Struct({ type: Schema.Literal("none") }))
+const AfterEntry = Schema.Union(
+  Schema.Struct({ type: Schema.Literal("file"), sha256: Schema.String }),
+  Schema.Struct({ type: Schema.Literal("none") })
+)
 
 /** The Schema of journal.json, decoded by commit recovery and rollback. */
 export const JournalSchema: Schema.Schema<Journal> = Schema.Struct({
@@ -97,7 +112,9 @@ export const JournalSchema: Schema.Schema<Journal> = Schema.Struct({
   startedAt: Schema.String,
   backups: Schema.String,
   committedAt: Schema.optional(Schema.String),
-  entries: Schema.Array(Schema.Struct({ path: Schema.String, before: BeforeEntry, after: AfterEntry, temp: Schema.optional(Schema.String) })),
+  entries: Schema.Array(
+    Schema.Struct({ path: Schema.String, before: BeforeEntry, after: AfterEntry, temp: Schema.optional(Schema.String) })
+  ),
   createdDirectories: Schema.Array(Schema.String),
   mac: Schema.optional(Schema.String)
 })
@@ -129,7 +146,9 @@ export const readJournalOf = (id: string): Effect.Effect<ReadJournal, ToolError,
     const journal = yield* store.readJson(txPaths(id).journal, JournalSchema)
     if (journal === undefined) return undefined
     const trusted =
-      journal.transactionId === id && typeof journal.mac === "string" && (yield* key.verify(journalPayload(journal), journal.mac))
+      journal.transactionId === id &&
+      typeof journal.mac === "string" &&
+      (yield* key.verify(journalPayload(journal), journal.mac))
     return { journal, trusted }
   })
 
@@ -149,7 +168,9 @@ export const withoutLock = (record: TransactionRecord): TransactionRecord => {
 /** Whether the process (and, for this process, the commit) a lock names still runs. */
 export const lockAlive = (lock: CommitLock) =>
   Effect.flatMap(HostFs, (host) =>
-    lock.pid === host.owner.pid && lock.identity === host.owner.identity ? Effect.succeed(heldHere.has(lock.token)) : host.ownerAlive(lock)
+    lock.pid === host.owner.pid && lock.identity === host.owner.identity
+      ? Effect.succeed(heldHere.has(lock.token))
+      : host.ownerAlive(lock)
   )
 
 /**
@@ -159,7 +180,13 @@ export const lockAlive = (lock: CommitLock) =>
 export const withCommitLock = <A, E, R>(by: CommitLock["by"], use: (lock: CommitLock) => Effect.Effect<A, E, R>) =>
   Effect.gen(function* () {
     const host = yield* HostFs
-    const lock: CommitLock = { pid: host.owner.pid, identity: host.owner.identity, token: yield* newId("lock"), since: yield* nowIso, by }
+    const lock: CommitLock = {
+      pid: host.owner.pid,
+      identity: host.owner.identity,
+      token: yield* newId("lock"),
+      since: yield* nowIso,
+      by
+    }
     return yield* Effect.acquireUseRelease(
       Effect.sync(() => heldHere.add(lock.token)),
       () => use(lock),
@@ -168,7 +195,9 @@ export const withCommitLock = <A, E, R>(by: CommitLock["by"], use: (lock: Commit
   })
 
 const reach = (point: CommitPoint) =>
-  Effect.flatMap(Effect.serviceOption(CommitHooks), (hooks) => (Option.isSome(hooks) ? hooks.value.reached(point) : Effect.void))
+  Effect.flatMap(Effect.serviceOption(CommitHooks), (hooks) =>
+    Option.isSome(hooks) ? hooks.value.reached(point) : Effect.void
+  )
 
 const nowIso = Effect.map(Clock.currentTimeMillis, (now) => new Date(now).toISOString())
 
@@ -178,10 +207,13 @@ export const updateTransaction = <E, R>(
   f: (record: TransactionRecord) => Effect.Effect<TransactionRecord, E, R>
 ): Effect.Effect<TransactionRecord, E | ToolError, StateStore | R> =>
   Effect.flatMap(StateStore, (store) =>
-    store.update(txPaths(id).record, TransactionRecordSchema, (current): Effect.Effect<readonly [TransactionRecord, TransactionRecord], E | ToolError, R> =>
-      current === undefined
-        ? Effect.fail(toolError("NOT_FOUND", `No transaction ${id}.`, { transactionId: id }))
-        : Effect.map(f(current), (next) => [next, next] as const)
+    store.update(
+      txPaths(id).record,
+      TransactionRecordSchema,
+      (current): Effect.Effect<readonly [TransactionRecord, TransactionRecord], E | ToolError, R> =>
+        current === undefined
+          ? Effect.fail(toolError("NOT_FOUND", `No transaction ${id}.`, { transactionId: id }))
+          : Effect.map(f(current), (next) => [next, next] as const)
     )
   )
 
@@ -195,7 +227,9 @@ const isDirectory = (path: string) =>
 export const readPack = (journal: Journal) =>
   Effect.flatMap(StateStore, (store) =>
     Effect.flatMap(store.readBytes(journal.backups), (bytes) =>
-      bytes === undefined ? Effect.die(new Error(`the before-bytes ${journal.backups} of ${journal.transactionId} are missing`)) : Effect.succeed(bytes)
+      bytes === undefined
+        ? Effect.die(new Error(`the before-bytes ${journal.backups} of ${journal.transactionId} are missing`))
+        : Effect.succeed(bytes)
     )
   )
 
@@ -237,8 +271,11 @@ export const undoJournal = (journal: Journal) =>
     const kept: Array<Kept> = []
     const afterOf = (entry: JournalEntry) => (entry.after.type === "none" ? "missing" : entry.after.sha256)
     const beforeOf = (entry: JournalEntry) => (entry.before.type === "none" ? "missing" : entry.before.sha256)
-    const changedSince = (entry: JournalEntry) =>
-      ({ path: entry.path, reason: "it holds neither what the commit wrote nor what was there before, so it was not written by this commit and is left as found" })
+    const changedSince = (entry: JournalEntry) => ({
+      path: entry.path,
+      reason:
+        "it holds neither what the commit wrote nor what was there before, so it was not written by this commit and is left as found"
+    })
     // One path's undo never stops the others: a path the undo cannot reach (a directory on the way
     // swapped for a symlink, PATH_ESCAPE) is tried again briefly, then reported as kept, so the summary
     // names every file left changed.
@@ -296,7 +333,10 @@ export const undoJournal = (journal: Journal) =>
           }
           const bytes = pack.subarray(before.offset, before.offset + before.length)
           if ((yield* sha256Bytes(bytes)) !== before.sha256) {
-            kept.push({ path: entry.path, reason: "its saved before-bytes do not match the journal, so they were not written" })
+            kept.push({
+              path: entry.path,
+              reason: "its saved before-bytes do not match the journal, so they were not written"
+            })
             return
           }
           yield* ws.write(entry.path, bytes, before.mode === null ? undefined : { mode: before.mode })
@@ -337,7 +377,10 @@ export const applyCommit = (record: TransactionRecord, planned: PlannedTransacti
     const afterHashes = new Map<string, string>()
     const temps = new Map<string, string>()
     for (const file of writes) {
-      afterHashes.set(file.path, yield* sha256Bytes((file.after as Extract<PlannedFile["after"], { type: "file" }>).bytes))
+      afterHashes.set(
+        file.path,
+        yield* sha256Bytes((file.after as Extract<PlannedFile["after"], { type: "file" }>).bytes)
+      )
       temps.set(file.path, stageName(file.path, (yield* newId("t")).slice(2)))
     }
     const entries: Array<JournalEntry> = []
@@ -345,12 +388,23 @@ export const applyCommit = (record: TransactionRecord, planned: PlannedTransacti
     for (const file of planned.files) {
       let before: JournalEntry["before"] = { type: "none" }
       if (file.before.type === "file") {
-        before = { type: "file", offset, length: file.before.bytes.length, sha256: file.beforeSha256!, mode: file.before.mode ?? null }
+        before = {
+          type: "file",
+          offset,
+          length: file.before.bytes.length,
+          sha256: file.beforeSha256!,
+          mode: file.before.mode ?? null
+        }
         offset += file.before.bytes.length
       }
       const sha = afterHashes.get(file.path)
       const temp = temps.get(file.path)
-      entries.push({ path: file.path, before, after: sha === undefined ? { type: "none" } : { type: "file", sha256: sha }, ...(temp === undefined ? {} : { temp }) })
+      entries.push({
+        path: file.path,
+        before,
+        after: sha === undefined ? { type: "none" } : { type: "file", sha256: sha },
+        ...(temp === undefined ? {} : { temp })
+      })
     }
     // The before-bytes are durable before the journal that points at them exists.
     const pack = new Uint8Array(offset)
@@ -373,10 +427,16 @@ export const applyCommit = (record: TransactionRecord, planned: PlannedTransacti
     // Every step finishes (uninterruptibly) before a failure or defect is acted on: a write left in
     // flight could otherwise land after the undo restored its file or removed its temp.
     const settle = <A>(effects: ReadonlyArray<Effect.Effect<A, ToolError>>, concurrency: number) =>
-      Effect.flatMap(Effect.all(effects.map((effect) => Effect.exit(Effect.uninterruptible(effect))), { concurrency }), (exits) => {
-        const failed = exits.find(Exit.isFailure)
-        return failed === undefined ? Effect.void : Effect.failCause(failed.cause)
-      })
+      Effect.flatMap(
+        Effect.all(
+          effects.map((effect) => Effect.exit(Effect.uninterruptible(effect))),
+          { concurrency }
+        ),
+        (exits) => {
+          const failed = exits.find(Exit.isFailure)
+          return failed === undefined ? Effect.void : Effect.failCause(failed.cause)
+        }
+      )
     const apply = Effect.gen(function* () {
       for (const [index, file] of removes.entries()) {
         yield* point(1 + index, `remove ${file.path}`)
@@ -394,7 +454,12 @@ export const applyCommit = (record: TransactionRecord, planned: PlannedTransacti
             point(steps + 3 + index, `stage ${file.path}`),
             Effect.suspend(() => {
               const after = file.after as Extract<PlannedFile["after"], { type: "file" }>
-              return ws.stage(file.path, temps.get(file.path)!, after.bytes, after.mode === undefined ? undefined : { mode: after.mode })
+              return ws.stage(
+                file.path,
+                temps.get(file.path)!,
+                after.bytes,
+                after.mode === undefined ? undefined : { mode: after.mode }
+              )
             })
           )
         ),
@@ -413,13 +478,21 @@ export const applyCommit = (record: TransactionRecord, planned: PlannedTransacti
         Effect.gen(function* () {
           const kept = yield* undoJournal(journal)
           yield* writeJournal({ ...journal, status: "undone" })
-          yield* updateTransaction(record.id, (current) => Effect.succeed({ ...withoutLock(current), status: "planned" as const }))
+          yield* updateTransaction(record.id, (current) =>
+            Effect.succeed({ ...withoutLock(current), status: "planned" as const })
+          )
           // The summary says exactly what the undo did: "no file was changed" only when that is true.
           const outcome =
             kept.length === 0
               ? `The commit of ${record.id} was undone: no file was changed.`
               : `The commit of ${record.id} was undone except for ${keptSummary(kept)}.`
-          return yield* Effect.fail(toolError(error.code, `${error.message} ${outcome}`, { ...error.details, transactionId: record.id, ...(kept.length === 0 ? {} : { kept }) }))
+          return yield* Effect.fail(
+            toolError(error.code, `${error.message} ${outcome}`, {
+              ...error.details,
+              transactionId: record.id,
+              ...(kept.length === 0 ? {} : { kept })
+            })
+          )
         })
       )
     )
@@ -473,7 +546,12 @@ const takeOver = (id: string, lock: CommitLock) =>
         taken = true
         return { ...current, commitLock: lock }
       })
-    ).pipe(Effect.catchIf((error) => error.code === "NOT_FOUND", () => Effect.void))
+    ).pipe(
+      Effect.catchIf(
+        (error) => error.code === "NOT_FOUND",
+        () => Effect.void
+      )
+    )
     return taken
   })
 
@@ -526,7 +604,8 @@ export const unsettledTransactions = Effect.gen(function* () {
     if (read !== undefined && !read.trusted) {
       out.push({
         transactionId: record.id,
-        reason: "its commit journal is not authenticated by this workspace's key (it was not written by this installation): nothing in it was acted on; inspect .agentic/transactions and remove it if you did not make it"
+        reason:
+          "its commit journal is not authenticated by this workspace's key (it was not written by this installation): nothing in it was acted on; inspect .agentic/transactions and remove it if you did not make it"
       })
     } else if (record.commitLock !== undefined && (yield* lockAlive(record.commitLock))) {
       out.push({ transactionId: record.id, reason: `a commit by process ${record.commitLock.pid} is in progress` })

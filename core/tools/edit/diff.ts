@@ -9,7 +9,8 @@ const displayText = (bytes: Uint8Array): string | undefined => {
   return decoded._tag === "Text" ? decoded.text.replace(/\r\n/g, "\n") : undefined
 }
 
-const octal = (mode: number | undefined) => (mode === undefined ? "default" : `100${(mode & 0o777).toString(8).padStart(3, "0")}`)
+const octal = (mode: number | undefined) =>
+  mode === undefined ? "default" : `100${(mode & 0o777).toString(8).padStart(3, "0")}`
 
 /** The git-style unified diff of one file's net change (CRLF is shown as LF; the bytes keep it). */
 export const fileDiff = (file: PlannedFile): string => {
@@ -20,11 +21,14 @@ export const fileDiff = (file: PlannedFile): string => {
     const mode = file.after.type === "file" ? file.after.mode : undefined
     head.push(mode === undefined ? "new file" : `new file mode ${octal(mode)}`)
   }
-  if (file.change === "delete") head.push(`deleted file mode ${octal(file.before.type === "file" ? file.before.mode : undefined)}`)
+  if (file.change === "delete")
+    head.push(`deleted file mode ${octal(file.before.type === "file" ? file.before.mode : undefined)}`)
   const beforeText = displayText(beforeBytes)
   const afterText = displayText(afterBytes)
   if (beforeText === undefined || afterText === undefined) {
-    head.push(`Binary file ${file.path} ${file.change === "create" ? "created" : file.change === "delete" ? "deleted" : "changed"} (${beforeBytes.length} -> ${afterBytes.length} bytes)`)
+    head.push(
+      `Binary file ${file.path} ${file.change === "create" ? "created" : file.change === "delete" ? "deleted" : "changed"} (${beforeBytes.length} -> ${afterBytes.length} bytes)`
+    )
     return `${head.join("\n")}\n`
   }
   const patch = structuredPatch(
@@ -47,23 +51,38 @@ export const fileDiff = (file: PlannedFile): string => {
 }
 
 /** The whole transaction's diff. */
-export const transactionDiff = (files: ReadonlyArray<PlannedFile>, directories: ReadonlyArray<PlannedDirectory>): string => {
+export const transactionDiff = (
+  files: ReadonlyArray<PlannedFile>,
+  directories: ReadonlyArray<PlannedDirectory>
+): string => {
   const dirs = directories.filter((dir) => !dir.existedBefore).map((dir) => `mkdir ${dir.path}/\n`)
   return [...dirs, ...files.map(fileDiff)].join("")
 }
 
 /** Bounds a diff for an envelope: at most `max` characters, cut at a line, with a pointer to the full file. */
-export const boundedDiff = (diff: string, max: number, fullPath: string): { readonly text: string; readonly truncated: boolean } => {
+export const boundedDiff = (
+  diff: string,
+  max: number,
+  fullPath: string
+): { readonly text: string; readonly truncated: boolean } => {
   if (diff.length <= max) return { text: diff, truncated: false }
   const cut = diff.lastIndexOf("\n", max)
-  return { text: `${diff.slice(0, cut < 0 ? max : cut + 1)}… (diff truncated; the full diff is ${fullPath})\n`, truncated: true }
+  return {
+    text: `${diff.slice(0, cut < 0 ? max : cut + 1)}… (diff truncated; the full diff is ${fullPath})\n`,
+    truncated: true
+  }
 }
 
 /** The review document: what the transaction does, file by file, with hashes and why it is destructive. */
 export const reviewMarkdown = (input: {
   readonly id: string
   readonly createdAt: string
-  readonly files: ReadonlyArray<{ readonly path: string; readonly change: string; readonly beforeSha256: string | null; readonly afterSha256: string | null }>
+  readonly files: ReadonlyArray<{
+    readonly path: string
+    readonly change: string
+    readonly beforeSha256: string | null
+    readonly afterSha256: string | null
+  }>
   readonly directories: ReadonlyArray<PlannedDirectory>
   readonly destructive: ReadonlyArray<DestructiveReason>
   readonly diffPath: string
@@ -73,18 +92,24 @@ export const reviewMarkdown = (input: {
     input.destructive.length === 0
       ? "Not destructive."
       : `Destructive (needs Allow destructive commits): ${input.destructive
-          .map((reason) => `${reason.operation} \`${reason.path ?? ""}\`${reason.alternative === undefined ? "" : ` (alternative: ${reason.alternative})`}`)
+          .map(
+            (reason) =>
+              `${reason.operation} \`${reason.path ?? ""}\`${reason.alternative === undefined ? "" : ` (alternative: ${reason.alternative})`}`
+          )
           .join("; ")}.`
   )
   if (input.files.length > 0) {
     out.push("", "## Files", "", "| change | path | before sha256 | after sha256 |", "|---|---|---|---|")
     for (const file of input.files) {
-      out.push(`| ${file.change} | \`${file.path}\` | ${file.beforeSha256?.slice(0, 12) ?? "-"} | ${file.afterSha256?.slice(0, 12) ?? "-"} |`)
+      out.push(
+        `| ${file.change} | \`${file.path}\` | ${file.beforeSha256?.slice(0, 12) ?? "-"} | ${file.afterSha256?.slice(0, 12) ?? "-"} |`
+      )
     }
   }
   if (input.directories.length > 0) {
     out.push("", "## Directories", "")
-    for (const dir of input.directories) out.push(`- \`${dir.path}/\`${dir.existedBefore ? " (existed before)" : " (created)"}`)
+    for (const dir of input.directories)
+      out.push(`- \`${dir.path}/\`${dir.existedBefore ? " (existed before)" : " (created)"}`)
   }
   return `${out.join("\n")}\n`
 }

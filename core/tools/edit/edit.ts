@@ -13,7 +13,14 @@ import { toolError, type ToolError } from "../../protocol/errors.ts"
 import { CurrentSettings } from "../../services/CurrentSettings.ts"
 import { StateStore } from "../../store/StateStore.ts"
 import { defineTool, gatedAction, type NoOp, type Planned, type PlanStep } from "../Tool.ts"
-import { applyCommit, type Journal, recoverTransactions, updateTransaction, withCommitLock, withoutLock } from "./commit.ts"
+import {
+  applyCommit,
+  type Journal,
+  recoverTransactions,
+  updateTransaction,
+  withCommitLock,
+  withoutLock
+} from "./commit.ts"
 import { boundedDiff, reviewMarkdown, transactionDiff } from "./diff.ts"
 import { loadBeforeState, normalizeOperations } from "./load.ts"
 import { type BeforeState, type PlannedTransaction, planTransaction, type TouchedPath } from "./planner.ts"
@@ -44,7 +51,8 @@ const recheck = (record: TransactionRecord, before: BeforeState): Either.Either<
   const now = Either.isRight(planned) ? planned.right.touched : undefined
   const changed = record.touched.filter((path) => {
     const entry = before.get(path.path)
-    const current = now?.find((candidate) => candidate.path === path.path)?.before ??
+    const current =
+      now?.find((candidate) => candidate.path === path.path)?.before ??
       (entry === undefined || entry.type === "missing" ? "missing" : entry.type === "file" ? entry.sha256 : entry.type)
     return current !== path.before
   })
@@ -84,7 +92,8 @@ const previewOf = (record: TransactionRecord, committed: boolean, diff: string, 
 }
 
 /** The stored diff of a transaction ("" when it is gone). */
-const storedDiff = (record: TransactionRecord) => Effect.flatMap(StateStore, (store) => Effect.map(store.readText(txPaths(record.id).diff), (diff) => diff ?? ""))
+const storedDiff = (record: TransactionRecord) =>
+  Effect.flatMap(StateStore, (store) => Effect.map(store.readText(txPaths(record.id).diff), (diff) => diff ?? ""))
 
 /** The preview fields, reading the stored diff. */
 const previewFields = (record: TransactionRecord, committed: boolean) =>
@@ -111,13 +120,17 @@ const byKey = (key: string | undefined, operationsHash: string) =>
   })
 
 /** The hash a transaction record keeps of its commit Plan (compared to find an identical planned apply). */
-const approvalHashOf = (plan: CommitPlan) => Effect.flatMap(Schema.encode(CommitPlan)(plan).pipe(Effect.orDie), hashOperation)
+const approvalHashOf = (plan: CommitPlan) =>
+  Effect.flatMap(Schema.encode(CommitPlan)(plan).pipe(Effect.orDie), hashOperation)
 
 /**
  * Plans and stores a transaction from operations (as workspace_edit preview would) and returns its record
  * and its preview fields; used by workspace_command capture, whose commit is then an ordinary gated commit.
  */
-export const planCapturedTransaction = (operations: ReadonlyArray<Operation>, expectedBefore?: ReadonlyMap<string, string>) =>
+export const planCapturedTransaction = (
+  operations: ReadonlyArray<Operation>,
+  expectedBefore?: ReadonlyMap<string, string>
+) =>
   Effect.gen(function* () {
     const { record } = yield* prepare({ operations }, expectedBefore)
     return { record, preview: yield* previewFields(record, false) }
@@ -129,7 +142,10 @@ export const planCapturedTransaction = (operations: ReadonlyArray<Operation>, ex
  * names: the content the command's run was based on, or a value no file hashes to when the path changed in
  * the real tree while the command ran, so the commit fails EDIT_CONFLICT instead of overwriting that change.
  */
-const prepare = (input: { readonly operations: ReadonlyArray<Operation>; readonly idempotency_key?: string | undefined }, expectedBefore?: ReadonlyMap<string, string>) =>
+const prepare = (
+  input: { readonly operations: ReadonlyArray<Operation>; readonly idempotency_key?: string | undefined },
+  expectedBefore?: ReadonlyMap<string, string>
+) =>
   Effect.gen(function* () {
     const store = yield* StateStore
     const operations = yield* normalizeOperations(input.operations)
@@ -139,11 +155,19 @@ const prepare = (input: { readonly operations: ReadonlyArray<Operation>; readonl
       const existing = yield* byKey(key, operationsHash)
       if (existing !== undefined) return { record: existing, reused: true }
       const before = yield* loadBeforeState(operations)
-      const plannedNow = yield* Either.match(planTransaction(operations, before), { onLeft: Effect.fail, onRight: Effect.succeed })
+      const plannedNow = yield* Either.match(planTransaction(operations, before), {
+        onLeft: Effect.fail,
+        onRight: Effect.succeed
+      })
       const planned: PlannedTransaction =
         expectedBefore === undefined
           ? plannedNow
-          : { ...plannedNow, touched: plannedNow.touched.map((path) => (expectedBefore.has(path.path) ? { path: path.path, before: expectedBefore.get(path.path)! } : path)) }
+          : {
+              ...plannedNow,
+              touched: plannedNow.touched.map((path) =>
+                expectedBefore.has(path.path) ? { path: path.path, before: expectedBefore.get(path.path)! } : path
+              )
+            }
       const approvalHash = yield* approvalHashOf(commitPlanOf(operations, planned.touched))
       const record = yield* storeTransaction(operations, operationsHash, approvalHash, planned, key)
       return { record, reused: false }
@@ -174,14 +198,30 @@ const storeTransaction = (
       }))
     )
     const diff = transactionDiff(planned.files, planned.directories)
-    const review = reviewMarkdown({ id, createdAt, files, directories: planned.directories, destructive: planned.destructive, diffPath: store.path(paths.diff) })
+    const review = reviewMarkdown({
+      id,
+      createdAt,
+      files,
+      directories: planned.directories,
+      destructive: planned.destructive,
+      diffPath: store.path(paths.diff)
+    })
     // A planned transaction is stored without fsync: a preview lost in a crash is harmless (the caller previews
     // again), and commit re-verifies every before-hash against the files anyway. Committing makes it durable.
     const notDurable = { durable: false } as const
     yield* store.writeText(paths.diff, diff, notDurable)
     yield* store.writeText(paths.review, review, notDurable)
     const artifact = (kind: string, rel: string, text: string, description: string) =>
-      Effect.map(sha256Text(text), (sha256): Artifact => ({ kind, path: store.path(rel), sha256, bytes: new TextEncoder().encode(text).length, description }))
+      Effect.map(
+        sha256Text(text),
+        (sha256): Artifact => ({
+          kind,
+          path: store.path(rel),
+          sha256,
+          bytes: new TextEncoder().encode(text).length,
+          description
+        })
+      )
     const artifacts = [
       yield* artifact("diff", paths.diff, diff, `Unified diff of ${id}`),
       yield* artifact("review", paths.review, review, `Review of ${id}: files, hashes, destructive reasons`)
@@ -209,18 +249,23 @@ const storeTransaction = (
 const previewResult = (record: TransactionRecord, reused: boolean) =>
   Effect.gen(function* () {
     const fields = yield* previewFields(record, record.status === "committed")
-    const destructive = record.destructive.length > 0 ? ` Destructive: ${record.destructive.map((r) => `${r.operation} ${r.path ?? ""}`.trim()).join("; ")}.` : ""
-    const summary =
-      reused
-        ? `${record.id} (${record.status}) already holds these operations for idempotency_key "${record.idempotencyKey}": nothing new was planned.`
-        : `Planned ${record.id}: ${counts(record.files)}${dirsText(record)}.${destructive} Nothing is written until commit: workspace_edit {"action":"commit","transaction_id":"${record.id}"}. Diff at .agentic/${txPaths(record.id).diff}.`
+    const destructive =
+      record.destructive.length > 0
+        ? ` Destructive: ${record.destructive.map((r) => `${r.operation} ${r.path ?? ""}`.trim()).join("; ")}.`
+        : ""
+    const summary = reused
+      ? `${record.id} (${record.status}) already holds these operations for idempotency_key "${record.idempotencyKey}": nothing new was planned.`
+      : `Planned ${record.id}: ${counts(record.files)}${dirsText(record)}.${destructive} Nothing is written until commit: workspace_edit {"action":"commit","transaction_id":"${record.id}"}. Diff at .agentic/${txPaths(record.id).diff}.`
     return {
       summary,
       data: fields,
       artifacts: record.artifacts,
       retention: {
         importance: "high",
-        facts: [`transaction ${record.id} ${record.status}: ${counts(record.files)}${dirsText(record)}`, `diff at .agentic/${txPaths(record.id).diff}`],
+        facts: [
+          `transaction ${record.id} ${record.status}: ${counts(record.files)}${dirsText(record)}`,
+          `diff at .agentic/${txPaths(record.id).diff}`
+        ],
         omit_when_summarizing: OMIT
       }
     } satisfies ToolResult
@@ -262,7 +307,11 @@ interface NewBefore {
 interface CommitWork {
   readonly record: TransactionRecord | undefined
   readonly planned: PlannedTransaction
-  readonly pending?: { readonly operations: ReadonlyArray<Operation>; readonly operationsHash: string; readonly key: string | undefined }
+  readonly pending?: {
+    readonly operations: ReadonlyArray<Operation>
+    readonly operationsHash: string
+    readonly key: string | undefined
+  }
 }
 
 const loadStored = (record: TransactionRecord) =>
@@ -270,7 +319,13 @@ const loadStored = (record: TransactionRecord) =>
     const settings = yield* CurrentSettings
     const diff = yield* storedDiff(record)
     const before = record.status === "planned" ? yield* loadBeforeState(record.operations) : undefined
-    return { _tag: "Stored", record, diff, maxChars: settings.maxToolResultChars, ...(before === undefined ? {} : { before }) } satisfies StoredBefore
+    return {
+      _tag: "Stored",
+      record,
+      diff,
+      maxChars: settings.maxToolResultChars,
+      ...(before === undefined ? {} : { before })
+    } satisfies StoredBefore
   })
 
 const transactionPrompt = (diff: string, touched: ReadonlyArray<TouchedPath>, maxChars: number) => ({
@@ -280,15 +335,22 @@ const transactionPrompt = (diff: string, touched: ReadonlyArray<TouchedPath>, ma
 })
 
 /** The commit of a stored transaction: a no-op, a refusal by its status, a conflict, or the planned commit. Pure. */
-const planStored = (loaded: StoredBefore, verb: "apply" | "commit"): Either.Either<PlanStep<CommitPlan, CommitWork>, ToolError> => {
+const planStored = (
+  loaded: StoredBefore,
+  verb: "apply" | "commit"
+): Either.Either<PlanStep<CommitPlan, CommitWork>, ToolError> => {
   const { record } = loaded
   if (record.status === "committed") return Either.right(noopCommit(record, loaded.diff, loaded.maxChars))
   if (record.status === "rolled_back") {
     return Either.left(
-      toolError("TRANSACTION_STATE", `${record.id} was rolled back; it is not committed again. Preview the operations anew for a fresh transaction.`, {
-        transactionId: record.id,
-        status: record.status
-      })
+      toolError(
+        "TRANSACTION_STATE",
+        `${record.id} was rolled back; it is not committed again. Preview the operations anew for a fresh transaction.`,
+        {
+          transactionId: record.id,
+          status: record.status
+        }
+      )
     )
   }
   if (record.status === "committing" || loaded.before === undefined) {
@@ -300,35 +362,58 @@ const planStored = (loaded: StoredBefore, verb: "apply" | "commit"): Either.Eith
       )
     )
   }
-  return Either.map(recheck(record, loaded.before), (planned): Planned<CommitPlan, CommitWork> => ({
-    _tag: "Planned",
-    plan: commitPlanOf(record.operations, record.touched),
-    work: { record, planned },
-    title: `Commit ${record.id}`,
-    prompt: transactionPrompt(loaded.diff, record.touched, loaded.maxChars),
-    ...(record.destructive.length > 0 ? { destructive: { command: `${TOOL} ${verb} ${record.id}`, reasons: record.destructive } } : {}),
-    resume: commitResume(record.id),
-    preview: { data: previewOf(record, false, loaded.diff, loaded.maxChars), artifacts: record.artifacts }
-  }))
+  return Either.map(
+    recheck(record, loaded.before),
+    (planned): Planned<CommitPlan, CommitWork> => ({
+      _tag: "Planned",
+      plan: commitPlanOf(record.operations, record.touched),
+      work: { record, planned },
+      title: `Commit ${record.id}`,
+      prompt: transactionPrompt(loaded.diff, record.touched, loaded.maxChars),
+      ...(record.destructive.length > 0
+        ? { destructive: { command: `${TOOL} ${verb} ${record.id}`, reasons: record.destructive } }
+        : {}),
+      resume: commitResume(record.id),
+      preview: { data: previewOf(record, false, loaded.diff, loaded.maxChars), artifacts: record.artifacts }
+    })
+  )
 }
 
 /** apply of operations no transaction holds yet: plan them; an identical planned apply is re-used. Pure. */
 const planNew = (loaded: NewBefore): Either.Either<PlanStep<CommitPlan, CommitWork>, ToolError> =>
   Either.flatMap(planTransaction(loaded.operations, loaded.before), (planned) => {
     const touched = stableStringify(planned.touched)
-    const same = loaded.key === undefined
-      ? loaded.plannedRecords.find((record) => record.operationsHash === loaded.operationsHash && stableStringify(record.touched) === touched)
-      : undefined
+    const same =
+      loaded.key === undefined
+        ? loaded.plannedRecords.find(
+            (record) => record.operationsHash === loaded.operationsHash && stableStringify(record.touched) === touched
+          )
+        : undefined
     if (same !== undefined) {
-      return planStored({ _tag: "Stored", record: same, diff: transactionDiff(planned.files, planned.directories), maxChars: loaded.maxChars, before: loaded.before }, "apply")
+      return planStored(
+        {
+          _tag: "Stored",
+          record: same,
+          diff: transactionDiff(planned.files, planned.directories),
+          maxChars: loaded.maxChars,
+          before: loaded.before
+        },
+        "apply"
+      )
     }
     return Either.right({
       _tag: "Planned",
       plan: commitPlanOf(loaded.operations, planned.touched),
-      work: { record: undefined, planned, pending: { operations: loaded.operations, operationsHash: loaded.operationsHash, key: loaded.key } },
+      work: {
+        record: undefined,
+        planned,
+        pending: { operations: loaded.operations, operationsHash: loaded.operationsHash, key: loaded.key }
+      },
       title: "Commit a new transaction",
       prompt: transactionPrompt(transactionDiff(planned.files, planned.directories), planned.touched, loaded.maxChars),
-      ...(planned.destructive.length > 0 ? { destructive: { command: `${TOOL} apply`, reasons: planned.destructive } } : {}),
+      ...(planned.destructive.length > 0
+        ? { destructive: { command: `${TOOL} apply`, reasons: planned.destructive } }
+        : {}),
       resume: { tool: TOOL, arguments: {} }
     } satisfies Planned<CommitPlan, CommitWork>)
   })
@@ -342,7 +427,16 @@ const storePlanned = (planned: Planned<CommitPlan, CommitWork>) =>
     const body = Effect.gen(function* () {
       // Another call may have stored the same key meanwhile: that transaction is the one to commit.
       const raced = yield* byKey(pending.key, pending.operationsHash)
-      return raced ?? (yield* storeTransaction(pending.operations, pending.operationsHash, yield* approvalHashOf(planned.plan), planned.work.planned, pending.key))
+      return (
+        raced ??
+        (yield* storeTransaction(
+          pending.operations,
+          pending.operationsHash,
+          yield* approvalHashOf(planned.plan),
+          planned.work.planned,
+          pending.key
+        ))
+      )
     })
     const record = yield* pending.key === undefined ? body : store.locked(`${TRANSACTIONS_DIR}/keys`, body)
     return {
@@ -358,7 +452,8 @@ const storePlanned = (planned: Planned<CommitPlan, CommitWork>) =>
 const interpretCommit = (_plan: CommitPlan, work: CommitWork) =>
   Effect.gen(function* () {
     const record = work.record
-    if (record === undefined) return yield* Effect.die(new Error("a commit reached its interpreter before its transaction was stored"))
+    if (record === undefined)
+      return yield* Effect.die(new Error("a commit reached its interpreter before its transaction was stored"))
     // The commit lock names this process in the same write that makes the record "committing", so
     // another process's start-up recovery never takes a live commit for a crashed one.
     return yield* withCommitLock("commit", (lock) =>
@@ -366,12 +461,21 @@ const interpretCommit = (_plan: CommitPlan, work: CommitWork) =>
         const claimed = yield* updateTransaction(record.id, (current) =>
           current.status === "planned"
             ? Effect.succeed({ ...current, status: "committing" as const, commitLock: lock })
-            : Effect.fail(toolError("TRANSACTION_STATE", `${record.id} is ${current.status}, not planned; nothing was written.`, { transactionId: record.id, status: current.status }))
+            : Effect.fail(
+                toolError("TRANSACTION_STATE", `${record.id} is ${current.status}, not planned; nothing was written.`, {
+                  transactionId: record.id,
+                  status: current.status
+                })
+              )
         )
         return yield* applyCommit(claimed, work.planned).pipe(
           Effect.tapError(() =>
             updateTransaction(record.id, (current) =>
-              Effect.succeed(current.status === "committing" && current.commitLock?.token === lock.token ? { ...withoutLock(current), status: "planned" as const } : current)
+              Effect.succeed(
+                current.status === "committing" && current.commitLock?.token === lock.token
+                  ? { ...withoutLock(current), status: "planned" as const }
+                  : current
+              )
             )
           )
         )
@@ -380,22 +484,29 @@ const interpretCommit = (_plan: CommitPlan, work: CommitWork) =>
   })
 
 const viewCommit = (committed: TransactionRecord) =>
-  Effect.map(previewFields(committed, true), (fields): ToolResult => ({
-    summary: `Committed ${committed.id}: ${counts(committed.files)}${dirsText(committed)}. Undo with workspace_edit {"action":"rollback","transaction_id":"${committed.id}"}.`,
-    data: fields,
-    artifacts: committed.artifacts,
-    retention: {
-      importance: "high",
-      facts: [`transaction ${committed.id} committed: ${counts(committed.files)}${dirsText(committed)}`, ...committed.files.slice(0, 10).map((f) => `${f.change} ${f.path}`)],
-      omit_when_summarizing: OMIT
-    }
-  }))
+  Effect.map(
+    previewFields(committed, true),
+    (fields): ToolResult => ({
+      summary: `Committed ${committed.id}: ${counts(committed.files)}${dirsText(committed)}. Undo with workspace_edit {"action":"rollback","transaction_id":"${committed.id}"}.`,
+      data: fields,
+      artifacts: committed.artifacts,
+      retention: {
+        importance: "high",
+        facts: [
+          `transaction ${committed.id} committed: ${counts(committed.files)}${dirsText(committed)}`,
+          ...committed.files.slice(0, 10).map((f) => `${f.change} ${f.path}`)
+        ],
+        omit_when_summarizing: OMIT
+      }
+    })
+  )
 
 /** commit: a previewed transaction, re-checked against the disk. */
 const commitAction = gatedAction({
   gate: "transaction",
   planSchema: CommitPlan,
-  load: (input: { readonly action: "commit"; readonly transaction_id: string }) => Effect.flatMap(readTransaction(input.transaction_id), loadStored),
+  load: (input: { readonly action: "commit"; readonly transaction_id: string }) =>
+    Effect.flatMap(readTransaction(input.transaction_id), loadStored),
   plan: (_input, loaded) => planStored(loaded, "commit"),
   interpret: interpretCommit,
   view: viewCommit
@@ -405,16 +516,23 @@ const commitAction = gatedAction({
 const applyAction = gatedAction({
   gate: "transaction",
   planSchema: CommitPlan,
-  load: (input: { readonly action: "apply"; readonly operations: ReadonlyArray<Operation>; readonly idempotency_key?: string | undefined }) =>
+  load: (input: {
+    readonly action: "apply"
+    readonly operations: ReadonlyArray<Operation>
+    readonly idempotency_key?: string | undefined
+  }) =>
     Effect.gen(function* () {
       const settings = yield* CurrentSettings
       const operations = yield* normalizeOperations(input.operations)
       const operationsHash = yield* hashOperation(operations)
       const existing = yield* byKey(input.idempotency_key, operationsHash)
       if (existing !== undefined) return (yield* loadStored(existing)) as StoredBefore | NewBefore
-      const plannedRecords = input.idempotency_key === undefined
-        ? (yield* allTransactions).filter((record) => record.status === "planned" && record.idempotencyKey === undefined)
-        : []
+      const plannedRecords =
+        input.idempotency_key === undefined
+          ? (yield* allTransactions).filter(
+              (record) => record.status === "planned" && record.idempotencyKey === undefined
+            )
+          : []
       return {
         _tag: "New",
         operations,
@@ -442,14 +560,24 @@ interface RollbackBefore {
 const rollbackAction = gatedAction({
   gate: "transaction",
   planSchema: RollbackPlan,
-  load: (input: { readonly action: "rollback"; readonly transaction_id: string; readonly force?: boolean | undefined }) =>
+  load: (input: {
+    readonly action: "rollback"
+    readonly transaction_id: string
+    readonly force?: boolean | undefined
+  }) =>
     Effect.gen(function* () {
       const record = yield* readTransaction(input.transaction_id)
       if (record.status !== "committed") return { record, states: [] } satisfies RollbackBefore
       const journal = yield* readJournal(record)
       return { record, journal, states: yield* currentState(journal) } satisfies RollbackBefore
     }),
-  plan: (input, loaded): Either.Either<PlanStep<RollbackPlan, { readonly record: TransactionRecord; readonly journal: Journal; readonly force: boolean }>, ToolError> => {
+  plan: (
+    input,
+    loaded
+  ): Either.Either<
+    PlanStep<RollbackPlan, { readonly record: TransactionRecord; readonly journal: Journal; readonly force: boolean }>,
+    ToolError
+  > => {
     const { record, states } = loaded
     const force = input.force ?? false
     if (record.status === "rolled_back") {
@@ -464,7 +592,11 @@ const rollbackAction = gatedAction({
     }
     if (record.status !== "committed" || loaded.journal === undefined) {
       return Either.left(
-        toolError("TRANSACTION_STATE", `${record.id} is ${record.status}, not committed: there is nothing to roll back.`, { transactionId: record.id, status: record.status })
+        toolError(
+          "TRANSACTION_STATE",
+          `${record.id} is ${record.status}, not committed: there is nothing to roll back.`,
+          { transactionId: record.id, status: record.status }
+        )
       )
     }
     const changed = states.filter((state) => !state.matchesAfter && !state.matchesBefore).map((state) => state.path)
@@ -483,22 +615,35 @@ const rollbackAction = gatedAction({
       plan: { _tag: "EditRollback", transactionId: record.id, force, current },
       work: { record, journal: loaded.journal, force },
       title: `Roll back ${record.id}${force ? " (forced)" : ""}`,
-      prompt: { _tag: "transaction", diff: `rollback of ${record.id}${force ? " (forced: discards changes made since)" : ""}: restores ${states.map((state) => state.path).join(", ")}`, paths: states.map((state) => state.path) },
+      prompt: {
+        _tag: "transaction",
+        diff: `rollback of ${record.id}${force ? " (forced: discards changes made since)" : ""}: restores ${states.map((state) => state.path).join(", ")}`,
+        paths: states.map((state) => state.path)
+      },
       ...(force
         ? {
             destructive: {
               command: `${TOOL} rollback ${record.id} force: true`,
-              reasons: changed.length > 0 ? changed.map((path) => ({ operation: "forced rollback", path })) : [{ operation: "forced rollback" }]
+              reasons:
+                changed.length > 0
+                  ? changed.map((path) => ({ operation: "forced rollback", path }))
+                  : [{ operation: "forced rollback" }]
             }
           }
         : {}),
-      resume: { tool: TOOL, arguments: { action: "rollback", transaction_id: record.id, ...(force ? { force: true } : {}) } }
+      resume: {
+        tool: TOOL,
+        arguments: { action: "rollback", transaction_id: record.id, ...(force ? { force: true } : {}) }
+      }
     })
   },
   interpret: (_plan, work) => applyRollback(work.record, work.journal, work.force),
   view: (outcome, planned) => {
     const { record } = planned.work
-    const kept = outcome.kept.length === 0 ? "" : ` Left untouched: ${outcome.kept.map((k) => `${k.path} (${k.reason})`).join("; ")}.`
+    const kept =
+      outcome.kept.length === 0
+        ? ""
+        : ` Left untouched: ${outcome.kept.map((k) => `${k.path} (${k.reason})`).join("; ")}.`
     return Effect.succeed({
       summary: `Rolled back ${record.id}: restored ${outcome.restored.length} file(s), removed ${outcome.removedFiles.length} file(s) and ${outcome.removedDirectories.length} director${outcome.removedDirectories.length === 1 ? "y" : "ies"}.${kept}`,
       data: {
@@ -510,7 +655,10 @@ const rollbackAction = gatedAction({
         kept: outcome.kept,
         transaction: transactionView(outcome.record)
       },
-      retention: { importance: "high", facts: [`transaction ${record.id} rolled back`, ...outcome.kept.map((k) => `left ${k.path}: ${k.reason}`)] }
+      retention: {
+        importance: "high",
+        facts: [`transaction ${record.id} rolled back`, ...outcome.kept.map((k) => `left ${k.path}: ${k.reason}`)]
+      }
     } satisfies ToolResult)
   }
 })
@@ -545,7 +693,10 @@ export const editTool = defineTool({
   ],
   probe: { args: { action: "list" }, ok: true },
   handlers: {
-    preview: { gate: "none", run: (input) => Effect.flatMap(prepare(input), ({ record, reused }) => previewResult(record, reused)) },
+    preview: {
+      gate: "none",
+      run: (input) => Effect.flatMap(prepare(input), ({ record, reused }) => previewResult(record, reused))
+    },
     apply: applyAction,
     commit: commitAction,
     rollback: rollbackAction,
@@ -553,30 +704,41 @@ export const editTool = defineTool({
       gate: "none",
       run: (input) =>
         Effect.gen(function* () {
-        const record = yield* readTransaction(input.transaction_id)
-        const fields = yield* previewFields(record, record.status === "committed")
-        return {
-          summary: `${record.id} is ${record.status}: ${counts(record.files)}${dirsText(record)}. Diff at .agentic/${txPaths(record.id).diff}.${record.recovered === undefined ? "" : ` ${record.recovered}`}`,
-          data: fields,
-          artifacts: record.artifacts,
-          retention: { importance: "normal", facts: [`transaction ${record.id} ${record.status}`], omit_when_summarizing: OMIT }
-        } satisfies ToolResult
-      })
+          const record = yield* readTransaction(input.transaction_id)
+          const fields = yield* previewFields(record, record.status === "committed")
+          return {
+            summary: `${record.id} is ${record.status}: ${counts(record.files)}${dirsText(record)}. Diff at .agentic/${txPaths(record.id).diff}.${record.recovered === undefined ? "" : ` ${record.recovered}`}`,
+            data: fields,
+            artifacts: record.artifacts,
+            retention: {
+              importance: "normal",
+              facts: [`transaction ${record.id} ${record.status}`],
+              omit_when_summarizing: OMIT
+            }
+          } satisfies ToolResult
+        })
     },
     list: {
       gate: "none",
       run: (input) =>
         Effect.gen(function* () {
-        const records = yield* allTransactions
-        const limit = input.limit ?? 20
-        const shown = records.slice(0, limit).map(listEntry)
-        return {
-          summary: `${records.length} transaction(s)${records.length > shown.length ? ` (showing ${shown.length})` : ""}, newest first.`,
-          data: { transactions: shown, total: records.length },
-          retention: { importance: "normal", facts: shown.slice(0, 10).map((entry) => `transaction ${entry.id} ${entry.status}: ${entry.fileCount} file(s), ${entry.directoryCount} dir(s)`) }
-        } satisfies ToolResult
-      })
+          const records = yield* allTransactions
+          const limit = input.limit ?? 20
+          const shown = records.slice(0, limit).map(listEntry)
+          return {
+            summary: `${records.length} transaction(s)${records.length > shown.length ? ` (showing ${shown.length})` : ""}, newest first.`,
+            data: { transactions: shown, total: records.length },
+            retention: {
+              importance: "normal",
+              facts: shown
+                .slice(0, 10)
+                .map(
+                  (entry) =>
+                    `transaction ${entry.id} ${entry.status}: ${entry.fileCount} file(s), ${entry.directoryCount} dir(s)`
+                )
+            }
+          } satisfies ToolResult
+        })
     }
   }
 })
-

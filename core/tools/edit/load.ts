@@ -12,63 +12,84 @@ import type { Operation } from "./schema.ts"
  * Confines every path of every operation (PATH_ESCAPE), refuses protected targets (PROTECTED_PATH), and
  * fills each option's default, so two spellings of one operation normalise (and hash) identically.
  */
-export const normalizeOperations = (operations: ReadonlyArray<Operation>): Effect.Effect<ReadonlyArray<Operation>, ToolError, Workspace> =>
+export const normalizeOperations = (
+  operations: ReadonlyArray<Operation>
+): Effect.Effect<ReadonlyArray<Operation>, ToolError, Workspace> =>
   Effect.gen(function* () {
     const ws = yield* Workspace
     const target = (path: string, field: string) => Effect.tap(ws.resolve(path, field), ws.assertWritable)
-    return yield* Effect.forEach(operations, (op, index) => {
-      const at = (field: string) => `operations[${index}].${field}`
-      switch (op.type) {
-        case "create":
-          return Effect.map(target(op.path, at("path")), (path): Operation => ({
-            type: "create",
-            path,
-            content: op.content,
-            overwrite: op.overwrite ?? false,
-            allow_line_numbers: op.allow_line_numbers ?? false
-          }))
-        case "rewrite":
-          return Effect.map(target(op.path, at("path")), (path): Operation => ({
-            type: "rewrite",
-            path,
-            content: op.content,
-            create_if_missing: op.create_if_missing ?? false,
-            allow_line_numbers: op.allow_line_numbers ?? false
-          }))
-        case "replace":
-          return Effect.map(target(op.path, at("path")), (path): Operation => ({
-            type: "replace",
-            path,
-            search: op.search,
-            replacement: op.replacement,
-            expected_matches: op.expected_matches ?? 1,
-            allow_line_numbers: op.allow_line_numbers ?? false
-          }))
-        case "splice":
-          return Effect.map(target(op.path, at("path")), (path): Operation => ({
-            type: "splice",
-            path,
-            start_line: op.start_line,
-            delete_count: op.delete_count,
-            content: op.content,
-            allow_line_numbers: op.allow_line_numbers ?? false
-          }))
-        case "copy":
-          return Effect.map(
-            Effect.all([ws.resolve(op.from, at("from")), target(op.to, at("to"))]),
-            ([from, to]): Operation => ({ type: "copy", from, to, overwrite: op.overwrite ?? false })
-          )
-        case "move":
-          return Effect.map(
-            Effect.all([target(op.from, at("from")), target(op.to, at("to"))]),
-            ([from, to]): Operation => ({ type: "move", from, to, overwrite: op.overwrite ?? false })
-          )
-        case "delete":
-          return Effect.map(target(op.path, at("path")), (path): Operation => ({ type: "delete", path, ignore_missing: op.ignore_missing ?? false }))
-        case "mkdir":
-          return Effect.map(target(op.path, at("path")), (path): Operation => ({ type: "mkdir", path }))
-      }
-    }, { concurrency: READ_CONCURRENCY })
+    return yield* Effect.forEach(
+      operations,
+      (op, index) => {
+        const at = (field: string) => `operations[${index}].${field}`
+        switch (op.type) {
+          case "create":
+            return Effect.map(
+              target(op.path, at("path")),
+              (path): Operation => ({
+                type: "create",
+                path,
+                content: op.content,
+                overwrite: op.overwrite ?? false,
+                allow_line_numbers: op.allow_line_numbers ?? false
+              })
+            )
+          case "rewrite":
+            return Effect.map(
+              target(op.path, at("path")),
+              (path): Operation => ({
+                type: "rewrite",
+                path,
+                content: op.content,
+                create_if_missing: op.create_if_missing ?? false,
+                allow_line_numbers: op.allow_line_numbers ?? false
+              })
+            )
+          case "replace":
+            return Effect.map(
+              target(op.path, at("path")),
+              (path): Operation => ({
+                type: "replace",
+                path,
+                search: op.search,
+                replacement: op.replacement,
+                expected_matches: op.expected_matches ?? 1,
+                allow_line_numbers: op.allow_line_numbers ?? false
+              })
+            )
+          case "splice":
+            return Effect.map(
+              target(op.path, at("path")),
+              (path): Operation => ({
+                type: "splice",
+                path,
+                start_line: op.start_line,
+                delete_count: op.delete_count,
+                content: op.content,
+                allow_line_numbers: op.allow_line_numbers ?? false
+              })
+            )
+          case "copy":
+            return Effect.map(
+              Effect.all([ws.resolve(op.from, at("from")), target(op.to, at("to"))]),
+              ([from, to]): Operation => ({ type: "copy", from, to, overwrite: op.overwrite ?? false })
+            )
+          case "move":
+            return Effect.map(
+              Effect.all([target(op.from, at("from")), target(op.to, at("to"))]),
+              ([from, to]): Operation => ({ type: "move", from, to, overwrite: op.overwrite ?? false })
+            )
+          case "delete":
+            return Effect.map(
+              target(op.path, at("path")),
+              (path): Operation => ({ type: "delete", path, ignore_missing: op.ignore_missing ?? false })
+            )
+          case "mkdir":
+            return Effect.map(target(op.path, at("path")), (path): Operation => ({ type: "mkdir", path }))
+        }
+      },
+      { concurrency: READ_CONCURRENCY }
+    )
   })
 
 /** How many paths are read at once. */
@@ -78,12 +99,15 @@ export const READ_CONCURRENCY = 16
  * Reads what the planner needs: each named path (not following a final symlink; files with their bytes,
  * SHA-256 and mode) and each ancestor of it (following symlinks, which confinement already checked).
  */
-export const loadBeforeState = (operations: ReadonlyArray<Operation>): Effect.Effect<BeforeState, ToolError, Workspace | CurrentSettings> =>
+export const loadBeforeState = (
+  operations: ReadonlyArray<Operation>
+): Effect.Effect<BeforeState, ToolError, Workspace | CurrentSettings> =>
   Effect.gen(function* () {
     const ws = yield* Workspace
     const { maxFileBytes } = yield* CurrentSettings
     const named = new Set<string>()
-    for (const op of operations) for (const path of op.type === "copy" || op.type === "move" ? [op.from, op.to] : [op.path]) named.add(path)
+    for (const op of operations)
+      for (const path of op.type === "copy" || op.type === "move" ? [op.from, op.to] : [op.path]) named.add(path)
     const parents = new Set<string>()
     for (const path of named) for (const parent of ancestors(path)) if (!named.has(parent)) parents.add(parent)
     const state = new Map<string, BeforeEntry>()

@@ -26,7 +26,9 @@ export type BeforeState = ReadonlyMap<string, BeforeEntry>
 export type ResolvedOperation = Operation
 
 /** A file's state on one side of the transaction. */
-export type FileSide = { readonly type: "file"; readonly bytes: Uint8Array; readonly mode?: number | undefined } | { readonly type: "none" }
+export type FileSide =
+  | { readonly type: "file"; readonly bytes: Uint8Array; readonly mode?: number | undefined }
+  | { readonly type: "none" }
 
 /** The net change of one file. */
 export interface PlannedFile {
@@ -63,13 +65,23 @@ export interface PlannedTransaction {
 export const operationPaths = (op: Operation): ReadonlyArray<string> =>
   op.type === "copy" || op.type === "move" ? [op.from, op.to] : [op.path]
 
-type Virtual = { readonly t: "file"; readonly bytes: Uint8Array; readonly mode?: number | undefined } | { readonly t: "dir" } | { readonly t: "none" } | { readonly t: "other" }
+type Virtual =
+  | { readonly t: "file"; readonly bytes: Uint8Array; readonly mode?: number | undefined }
+  | { readonly t: "dir" }
+  | { readonly t: "none" }
+  | { readonly t: "other" }
 
 const label = (op: Operation, index: number) =>
   `operations[${index}] (${op.type} ${op.type === "copy" || op.type === "move" ? `${op.from} -> ${op.to}` : op.path})`
 
 const describeBefore = (entry: BeforeEntry | undefined): string =>
-  entry === undefined || entry.type === "missing" ? "missing" : entry.type === "file" ? entry.sha256 : entry.type === "directory" ? "directory" : "other"
+  entry === undefined || entry.type === "missing"
+    ? "missing"
+    : entry.type === "file"
+      ? entry.sha256
+      : entry.type === "directory"
+        ? "directory"
+        : "other"
 
 /** Plans a transaction; the first operation that cannot apply fails it with a code and a repair. */
 export const planTransaction = (
@@ -98,8 +110,13 @@ export const planTransaction = (
   }
   const existedAsFile = (path: string) => before.get(path)?.type === "file"
 
-  const fail = (code: Parameters<typeof toolError>[0], op: Operation, index: number, message: string, extra: Record<string, unknown> = {}) =>
-    toolError(code, `${label(op, index)}: ${message}`, { operation: index, type: op.type, ...extra })
+  const fail = (
+    code: Parameters<typeof toolError>[0],
+    op: Operation,
+    index: number,
+    message: string,
+    extra: Record<string, unknown> = {}
+  ) => toolError(code, `${label(op, index)}: ${message}`, { operation: index, type: op.type, ...extra })
 
   const claimText = (path: string) => {
     const claim = claims.get(path)
@@ -113,20 +130,34 @@ export const planTransaction = (
       touched.add(parent)
       const current = get(parent)
       if (current.t === "file") {
-        return fail("EDIT_CONFLICT", op, index, `"${parent}" is a file${claimText(parent)}, so "${path}" cannot be created below it. Choose another path.`, {
+        return fail(
+          "EDIT_CONFLICT",
+          op,
+          index,
+          `"${parent}" is a file${claimText(parent)}, so "${path}" cannot be created below it. Choose another path.`,
+          {
+            path,
+            conflict: parent
+          }
+        )
+      }
+      if (current.t === "other") {
+        return fail("EDIT_CONFLICT", op, index, `"${parent}" is neither a file nor a directory; choose another path.`, {
           path,
           conflict: parent
         })
-      }
-      if (current.t === "other") {
-        return fail("EDIT_CONFLICT", op, index, `"${parent}" is neither a file nor a directory; choose another path.`, { path, conflict: parent })
       }
       if (current.t === "none") set(parent, { t: "dir" })
     }
     return undefined
   }
 
-  const gutterCheck = (op: Operation & { readonly allow_line_numbers?: boolean | undefined }, index: number, field: string, text: string) => {
+  const gutterCheck = (
+    op: Operation & { readonly allow_line_numbers?: boolean | undefined },
+    index: number,
+    field: string,
+    text: string
+  ) => {
     if (op.allow_line_numbers === true) return undefined
     const run = gutterRun(text)
     if (run === undefined) return undefined
@@ -139,13 +170,31 @@ export const planTransaction = (
     )
   }
 
-  const textOf = (op: Operation, index: number, path: string): { text: string; bom: boolean; mode?: number | undefined } | ToolError => {
+  const textOf = (
+    op: Operation,
+    index: number,
+    path: string
+  ): { text: string; bom: boolean; mode?: number | undefined } | ToolError => {
     const current = get(path)
     if (current.t === "none") {
-      return fail("NOT_FOUND", op, index, `"${path}" does not exist. Check the path with workspace_inspect, or use create for a new file.`, { path })
+      return fail(
+        "NOT_FOUND",
+        op,
+        index,
+        `"${path}" does not exist. Check the path with workspace_inspect, or use create for a new file.`,
+        { path }
+      )
     }
-    if (current.t === "dir") return fail("EDIT_CONFLICT", op, index, `"${path}" is a directory${claimText(path)}, not a file.`, { path })
-    if (current.t === "other") return fail("INVALID_INPUT", op, index, `"${path}" is a symlink or special file; edit the file it points to instead.`, { path })
+    if (current.t === "dir")
+      return fail("EDIT_CONFLICT", op, index, `"${path}" is a directory${claimText(path)}, not a file.`, { path })
+    if (current.t === "other")
+      return fail(
+        "INVALID_INPUT",
+        op,
+        index,
+        `"${path}" is a symlink or special file; edit the file it points to instead.`,
+        { path }
+      )
     const decoded = decodeText(current.bytes)
     if (decoded._tag === "Binary") {
       return fail(
@@ -162,9 +211,22 @@ export const planTransaction = (
   const writableTarget = (op: Operation, index: number, path: string): ToolError | undefined => {
     const current = get(path)
     if (current.t === "dir") {
-      return fail("EDIT_CONFLICT", op, index, `"${path}" is a directory${claimText(path)}; a file cannot take its place. Choose another path.`, { path })
+      return fail(
+        "EDIT_CONFLICT",
+        op,
+        index,
+        `"${path}" is a directory${claimText(path)}; a file cannot take its place. Choose another path.`,
+        { path }
+      )
     }
-    if (current.t === "other") return fail("INVALID_INPUT", op, index, `"${path}" is a symlink or special file; write the file it points to instead.`, { path })
+    if (current.t === "other")
+      return fail(
+        "INVALID_INPUT",
+        op,
+        index,
+        `"${path}" is a symlink or special file; write the file it points to instead.`,
+        { path }
+      )
     return undefined
   }
 
@@ -210,7 +272,13 @@ export const planTransaction = (
           const current = get(op.path)
           if (current.t === "none") {
             if (op.create_if_missing !== true) {
-              return fail("NOT_FOUND", op, index, `"${op.path}" does not exist. Use create for a new file, or create_if_missing: true.`, { path: op.path })
+              return fail(
+                "NOT_FOUND",
+                op,
+                index,
+                `"${op.path}" does not exist. Use create for a new file, or create_if_missing: true.`,
+                { path: op.path }
+              )
             }
             const parents = ensureParents(op, index, op.path)
             if (parents !== undefined) return parents
@@ -224,7 +292,8 @@ export const planTransaction = (
           return undefined
         }
         case "replace": {
-          const gutter = gutterCheck(op, index, "search", op.search) ?? gutterCheck(op, index, "replacement", op.replacement)
+          const gutter =
+            gutterCheck(op, index, "search", op.search) ?? gutterCheck(op, index, "replacement", op.replacement)
           if (gutter !== undefined) return gutter
           const text = textOf(op, index, op.path)
           if ("code" in text) return text
@@ -234,11 +303,17 @@ export const planTransaction = (
           const found = occurrences(text.text, search).length
           const expected = op.expected_matches ?? 1
           if (found === 0) {
-            return fail("EDIT_CONFLICT", op, index, `search was not found in "${op.path}"; nothing was changed.${gutterProbe(text.text, op.search, style)} Read the file again and copy the exact text.`, {
-              path: op.path,
-              matches: 0,
-              expectedMatches: expected
-            })
+            return fail(
+              "EDIT_CONFLICT",
+              op,
+              index,
+              `search was not found in "${op.path}"; nothing was changed.${gutterProbe(text.text, op.search, style)} Read the file again and copy the exact text.`,
+              {
+                path: op.path,
+                matches: 0,
+                expectedMatches: expected
+              }
+            )
           }
           if (found !== expected) {
             return fail(
@@ -258,14 +333,23 @@ export const planTransaction = (
           const text = textOf(op, index, op.path)
           if ("code" in text) return text
           const style = eolStyle(text.text)
-          const eol = style === "crlf" || (style === "mixed" && text.text.indexOf("\r\n") === text.text.indexOf("\n") - 1) ? "\r\n" : "\n"
+          const eol =
+            style === "crlf" || (style === "mixed" && text.text.indexOf("\r\n") === text.text.indexOf("\n") - 1)
+              ? "\r\n"
+              : "\n"
           const lines = splitLinesKeep(text.text)
           const count = lines.length
           if (op.start_line > count + 1) {
-            return fail("INVALID_INPUT", op, index, `start_line ${op.start_line} is past the end: "${op.path}" has ${count} line(s); use ${count + 1} to append.`, {
-              path: op.path,
-              lineCount: count
-            })
+            return fail(
+              "INVALID_INPUT",
+              op,
+              index,
+              `start_line ${op.start_line} is past the end: "${op.path}" has ${count} line(s); use ${count + 1} to append.`,
+              {
+                path: op.path,
+                lineCount: count
+              }
+            )
           }
           const start = op.start_line - 1
           if (start + op.delete_count > count) {
@@ -277,7 +361,10 @@ export const planTransaction = (
               { path: op.path, lineCount: count }
             )
           }
-          const body = op.content.length === 0 ? "" : toEolStyle(op.content, style === "mixed" || style === "none" ? (eol === "\r\n" ? "crlf" : "lf") : style)
+          const body =
+            op.content.length === 0
+              ? ""
+              : toEolStyle(op.content, style === "mixed" || style === "none" ? (eol === "\r\n" ? "crlf" : "lf") : style)
           const inserted = splitLinesKeep(body.length === 0 || body.endsWith("\n") ? body : `${body}${eol}`)
           const lastUnterminated = count > 0 && !lines[count - 1]!.endsWith("\n")
           if (start === count && lastUnterminated && inserted.length > 0) lines[count - 1] = `${lines[count - 1]}${eol}`
@@ -291,21 +378,48 @@ export const planTransaction = (
         }
         case "copy":
         case "move": {
-          if (op.from === op.to) return fail("INVALID_INPUT", op, index, `from and to are the same path; give a different target.`, { path: op.to })
+          if (op.from === op.to)
+            return fail("INVALID_INPUT", op, index, `from and to are the same path; give a different target.`, {
+              path: op.to
+            })
           const source = get(op.from)
-          if (source.t === "none") return fail("NOT_FOUND", op, index, `"${op.from}" does not exist. Check the path with workspace_inspect.`, { path: op.from })
-          if (source.t === "dir") return fail("INVALID_INPUT", op, index, `"${op.from}" is a directory; ${op.type} works on files. ${op.type} each file instead.`, { path: op.from })
-          if (source.t === "other") return fail("INVALID_INPUT", op, index, `"${op.from}" is a symlink or special file; ${op.type} the file it points to.`, { path: op.from })
+          if (source.t === "none")
+            return fail("NOT_FOUND", op, index, `"${op.from}" does not exist. Check the path with workspace_inspect.`, {
+              path: op.from
+            })
+          if (source.t === "dir")
+            return fail(
+              "INVALID_INPUT",
+              op,
+              index,
+              `"${op.from}" is a directory; ${op.type} works on files. ${op.type} each file instead.`,
+              { path: op.from }
+            )
+          if (source.t === "other")
+            return fail(
+              "INVALID_INPUT",
+              op,
+              index,
+              `"${op.from}" is a symlink or special file; ${op.type} the file it points to.`,
+              { path: op.from }
+            )
           const problem = writableTarget(op, index, op.to)
           if (problem !== undefined) return problem
           const target = get(op.to)
           if (target.t === "file" && op.overwrite !== true) {
-            return fail("EDIT_CONFLICT", op, index, `"${op.to}" already exists${claimText(op.to)}. Choose another target, or overwrite: true to replace it (destructive).`, {
-              path: op.to
-            })
+            return fail(
+              "EDIT_CONFLICT",
+              op,
+              index,
+              `"${op.to}" already exists${claimText(op.to)}. Choose another target, or overwrite: true to replace it (destructive).`,
+              {
+                path: op.to
+              }
+            )
           }
           if (op.type === "move") destructive.push({ operation: "move", path: op.from, alternative: "copy" })
-          if (target.t === "file" && existedAsFile(op.to)) destructive.push({ operation: `${op.type} with overwrite: true`, path: op.to })
+          if (target.t === "file" && existedAsFile(op.to))
+            destructive.push({ operation: `${op.type} with overwrite: true`, path: op.to })
           const parents = ensureParents(op, index, op.to)
           if (parents !== undefined) return parents
           putFile(index, op.to, source.bytes, source.mode)
@@ -319,19 +433,41 @@ export const planTransaction = (
           const current = get(op.path)
           if (current.t === "none") {
             if (op.ignore_missing === true) return undefined
-            return fail("NOT_FOUND", op, index, `"${op.path}" does not exist. Check the path, or set ignore_missing: true.`, { path: op.path })
+            return fail(
+              "NOT_FOUND",
+              op,
+              index,
+              `"${op.path}" does not exist. Check the path, or set ignore_missing: true.`,
+              { path: op.path }
+            )
           }
           if (current.t === "dir") {
-            return fail("INVALID_INPUT", op, index, `"${op.path}" is a directory; delete removes files. Delete the files inside it one by one.`, { path: op.path })
+            return fail(
+              "INVALID_INPUT",
+              op,
+              index,
+              `"${op.path}" is a directory; delete removes files. Delete the files inside it one by one.`,
+              { path: op.path }
+            )
           }
-          if (current.t === "other") return fail("INVALID_INPUT", op, index, `"${op.path}" is a symlink or special file; workspace_edit deletes regular files only.`, { path: op.path })
+          if (current.t === "other")
+            return fail(
+              "INVALID_INPUT",
+              op,
+              index,
+              `"${op.path}" is a symlink or special file; workspace_edit deletes regular files only.`,
+              { path: op.path }
+            )
           if (existedAsFile(op.path)) destructive.push({ operation: "delete", path: op.path })
           set(op.path, { t: "none" })
           claims.delete(op.path)
           return undefined
         }
         case "mkdir": {
-          if (op.path === "") return fail("INVALID_INPUT", op, index, "the workspace root always exists; name a directory inside it.", { path: op.path })
+          if (op.path === "")
+            return fail("INVALID_INPUT", op, index, "the workspace root always exists; name a directory inside it.", {
+              path: op.path
+            })
           for (const parent of ancestors(op.path)) {
             if (get(parent).t === "file") {
               return fail(
@@ -345,12 +481,21 @@ export const planTransaction = (
           }
           const current = get(op.path)
           if (current.t === "file") {
-            return fail("EDIT_CONFLICT", op, index, `"${op.path}" exists as a file${claimText(op.path)}; a directory cannot take its place. Choose another path.`, {
-              path: op.path,
-              conflict: op.path
-            })
+            return fail(
+              "EDIT_CONFLICT",
+              op,
+              index,
+              `"${op.path}" exists as a file${claimText(op.path)}; a directory cannot take its place. Choose another path.`,
+              {
+                path: op.path,
+                conflict: op.path
+              }
+            )
           }
-          if (current.t === "other") return fail("EDIT_CONFLICT", op, index, `"${op.path}" is a symlink or special file; choose another path.`, { path: op.path })
+          if (current.t === "other")
+            return fail("EDIT_CONFLICT", op, index, `"${op.path}" is a symlink or special file; choose another path.`, {
+              path: op.path
+            })
           const existedBefore = before.get(op.path)?.type === "directory"
           if (current.t === "none") {
             const parents = ensureParents(op, index, op.path)
@@ -374,7 +519,14 @@ export const planTransaction = (
     const wasFile = entry?.type === "file"
     if (after.t === "dir") {
       if (entry?.type !== "directory") createdDirectories.push(path)
-      if (wasFile) files.push({ path, change: "delete", before: { type: "file", bytes: entry.bytes, mode: entry.mode }, beforeSha256: entry.sha256, after: { type: "none" } })
+      if (wasFile)
+        files.push({
+          path,
+          change: "delete",
+          before: { type: "file", bytes: entry.bytes, mode: entry.mode },
+          beforeSha256: entry.sha256,
+          after: { type: "none" }
+        })
       continue
     }
     if (after.t === "file") {
@@ -387,11 +539,24 @@ export const planTransaction = (
           beforeSha256: entry.sha256,
           after: { type: "file", bytes: after.bytes, mode: after.mode ?? entry.mode }
         })
-      } else files.push({ path, change: "create", before: { type: "none" }, beforeSha256: null, after: { type: "file", bytes: after.bytes, mode: after.mode } })
+      } else
+        files.push({
+          path,
+          change: "create",
+          before: { type: "none" },
+          beforeSha256: null,
+          after: { type: "file", bytes: after.bytes, mode: after.mode }
+        })
       continue
     }
     if (after.t === "none" && wasFile) {
-      files.push({ path, change: "delete", before: { type: "file", bytes: entry.bytes, mode: entry.mode }, beforeSha256: entry.sha256, after: { type: "none" } })
+      files.push({
+        path,
+        change: "delete",
+        before: { type: "file", bytes: entry.bytes, mode: entry.mode },
+        beforeSha256: entry.sha256,
+        after: { type: "none" }
+      })
     }
   }
   createdDirectories.sort((a, b) => a.split("/").length - b.split("/").length)

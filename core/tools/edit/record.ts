@@ -99,7 +99,13 @@ export const TransactionRecordSchema: Schema.Schema<TransactionRecord> = Schema.
   destructive: Schema.Array(DestructiveReasonSchema),
   artifacts: Schema.Array(ArtifactSchema),
   commitLock: opt(
-    Schema.Struct({ pid: Schema.Number, identity: Str, token: Str, since: Str, by: Schema.Literal("commit", "recovery") })
+    Schema.Struct({
+      pid: Schema.Number,
+      identity: Str,
+      token: Str,
+      since: Str,
+      by: Schema.Literal("commit", "recovery")
+    })
   ),
   recovered: opt(Str),
   rollbackKept: opt(Schema.Array(Schema.Struct({ path: Str, reason: Str })))
@@ -123,9 +129,13 @@ export const readTransaction = (id: string) =>
     const record = yield* store.readJson(txPaths(id).record, TransactionRecordSchema)
     if (record === undefined) {
       return yield* Effect.fail(
-        toolError("NOT_FOUND", `No transaction ${id}. List transactions with workspace_edit {"action":"list"}, or preview the operations again.`, {
-          transactionId: id
-        })
+        toolError(
+          "NOT_FOUND",
+          `No transaction ${id}. List transactions with workspace_edit {"action":"list"}, or preview the operations again.`,
+          {
+            transactionId: id
+          }
+        )
       )
     }
     return record
@@ -137,7 +147,8 @@ export const allTransactions = Effect.gen(function* () {
   const entries = yield* store.list(TRANSACTIONS_DIR)
   const records = yield* Effect.forEach(
     entries.filter((entry) => entry.type === "directory" && entry.name.startsWith("tx_")),
-    (entry) => Effect.orElseSucceed(store.readJson(txPaths(entry.name).record, TransactionRecordSchema), () => undefined)
+    (entry) =>
+      Effect.orElseSucceed(store.readJson(txPaths(entry.name).record, TransactionRecordSchema), () => undefined)
   )
   return records
     .filter((record): record is TransactionRecord => record !== undefined)
@@ -170,7 +181,9 @@ export const listEntry = (record: TransactionRecord) => {
 export const INLINE_CAP = 100
 
 const opView = (op: Operation, index: number) =>
-  op.type === "copy" || op.type === "move" ? { index, type: op.type, from: op.from, to: op.to } : { index, type: op.type, path: op.path }
+  op.type === "copy" || op.type === "move"
+    ? { index, type: op.type, from: op.from, to: op.to }
+    : { index, type: op.type, path: op.path }
 
 /** The planned transaction as envelopes show it: the listing entry plus the operations and each file's hashes. */
 export const transactionView = (record: TransactionRecord) => ({

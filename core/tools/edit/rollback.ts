@@ -22,14 +22,28 @@ export interface CurrentPath {
 export const currentState = (journal: Journal) =>
   Effect.gen(function* () {
     const ws = yield* Workspace
-    return yield* Effect.forEach(journal.entries, (entry: JournalEntry) =>
-      Effect.gen(function* () {
-        const info = yield* ws.lstat(entry.path)
-        const current =
-          info === undefined ? "missing" : info.type === "file" ? yield* Effect.flatMap(ws.read(entry.path), sha256Bytes) : info.type === "directory" ? "directory" : "other"
-        const side = (state: JournalEntry["before"] | JournalEntry["after"]) => (state.type === "none" ? "missing" : state.sha256)
-        return { path: entry.path, current, matchesAfter: current === side(entry.after), matchesBefore: current === side(entry.before) } satisfies CurrentPath
-      }),
+    return yield* Effect.forEach(
+      journal.entries,
+      (entry: JournalEntry) =>
+        Effect.gen(function* () {
+          const info = yield* ws.lstat(entry.path)
+          const current =
+            info === undefined
+              ? "missing"
+              : info.type === "file"
+                ? yield* Effect.flatMap(ws.read(entry.path), sha256Bytes)
+                : info.type === "directory"
+                  ? "directory"
+                  : "other"
+          const side = (state: JournalEntry["before"] | JournalEntry["after"]) =>
+            state.type === "none" ? "missing" : state.sha256
+          return {
+            path: entry.path,
+            current,
+            matchesAfter: current === side(entry.after),
+            matchesBefore: current === side(entry.before)
+          } satisfies CurrentPath
+        }),
       { concurrency: 16 }
     )
   })
@@ -40,7 +54,11 @@ export const readJournal = (record: TransactionRecord) =>
     const read = yield* readJournalOf(record.id)
     if (read === undefined || read.journal.status !== "committed") {
       return yield* Effect.fail(
-        toolError("TRANSACTION_STATE", `The commit journal of ${record.id} is missing, so its before-state cannot be restored.`, { transactionId: record.id })
+        toolError(
+          "TRANSACTION_STATE",
+          `The commit journal of ${record.id} is missing, so its before-state cannot be restored.`,
+          { transactionId: record.id }
+        )
       )
     }
     if (!read.trusted) {
@@ -90,7 +108,10 @@ export const applyRollback = (record: TransactionRecord, journal: Journal, force
       const info = yield* ws.lstat(dir)
       if (info === undefined) continue
       if (info.type !== "directory") {
-        kept.push({ path: dir, reason: `replaced by a ${info.type === "symlink" ? "symlink" : "file"} since the commit; left untouched` })
+        kept.push({
+          path: dir,
+          reason: `replaced by a ${info.type === "symlink" ? "symlink" : "file"} since the commit; left untouched`
+        })
         continue
       }
       if ((yield* ws.list(dir)).length > 0) {
@@ -100,7 +121,9 @@ export const applyRollback = (record: TransactionRecord, journal: Journal, force
       yield* ws.remove(dir)
       removedDirectories.push(dir)
     }
-    const pack = journal.entries.some((entry) => entry.before.type === "file") ? yield* readPack(journal) : new Uint8Array()
+    const pack = journal.entries.some((entry) => entry.before.type === "file")
+      ? yield* readPack(journal)
+      : new Uint8Array()
     for (const entry of journal.entries) {
       if (entry.before.type !== "file") continue
       const state = stateOf.get(entry.path)!
@@ -110,7 +133,10 @@ export const applyRollback = (record: TransactionRecord, journal: Journal, force
       const info = yield* ws.lstat(entry.path)
       if (info?.type === "directory") {
         if ((yield* ws.list(entry.path)).length > 0) {
-          kept.push({ path: entry.path, reason: "is a non-empty directory now, so the file that was there cannot be restored" })
+          kept.push({
+            path: entry.path,
+            reason: "is a non-empty directory now, so the file that was there cannot be restored"
+          })
           continue
         }
         yield* ws.remove(entry.path)
@@ -122,7 +148,12 @@ export const applyRollback = (record: TransactionRecord, journal: Journal, force
     }
     const now = yield* Clock.currentTimeMillis
     const next = yield* updateTransaction(record.id, (current) =>
-      Effect.succeed({ ...current, status: "rolled_back" as const, rolledBackAt: new Date(now).toISOString(), rollbackKept: kept })
+      Effect.succeed({
+        ...current,
+        status: "rolled_back" as const,
+        rolledBackAt: new Date(now).toISOString(),
+        rollbackKept: kept
+      })
     )
     return { record: next, restored, removedFiles, removedDirectories, kept } satisfies RollbackOutcome
   })

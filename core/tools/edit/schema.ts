@@ -32,10 +32,14 @@ export const RewriteOp = Schema.Struct({
 export const ReplaceOp = Schema.Struct({
   type: Schema.Literal("replace"),
   path: Path("Relative to the workspace root."),
-  search: BoundedString(MAX_TEXT_CHARS).pipe(Schema.minLength(1, { message: () => "must not be empty" })).annotations({ description: "The exact text to find." }),
+  search: BoundedString(MAX_TEXT_CHARS)
+    .pipe(Schema.minLength(1, { message: () => "must not be empty" }))
+    .annotations({ description: "The exact text to find." }),
   replacement: Text("Its replacement."),
   expected_matches: Schema.optional(
-    Schema.Int.pipe(Schema.between(1, 100_000)).annotations({ description: "Matches search must have (1-100000, default 1)." })
+    Schema.Int.pipe(Schema.between(1, 100_000)).annotations({
+      description: "Matches search must have (1-100000, default 1)."
+    })
   ),
   allow_line_numbers: AllowLineNumbers
 })
@@ -43,8 +47,12 @@ export const ReplaceOp = Schema.Struct({
 export const SpliceOp = Schema.Struct({
   type: Schema.Literal("splice"),
   path: Path("Relative to the workspace root."),
-  start_line: Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)).annotations({ description: "First line to replace (at least 1; line count + 1 appends)." }),
-  delete_count: Schema.Int.pipe(Schema.greaterThanOrEqualTo(0)).annotations({ description: "Lines to remove (at least 0)." }),
+  start_line: Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)).annotations({
+    description: "First line to replace (at least 1; line count + 1 appends)."
+  }),
+  delete_count: Schema.Int.pipe(Schema.greaterThanOrEqualTo(0)).annotations({
+    description: "Lines to remove (at least 0)."
+  }),
   content: Text("create, rewrite: the whole new content; splice: the lines to insert."),
   allow_line_numbers: AllowLineNumbers
 })
@@ -78,17 +86,20 @@ export const MkdirOp = Schema.Struct({
 export const Operation = Schema.Union(CreateOp, RewriteOp, ReplaceOp, SpliceOp, CopyOp, MoveOp, DeleteOp, MkdirOp)
 export type Operation = typeof Operation.Type
 
-const Operations = Schema.Array(Operation).pipe(
-  Schema.minItems(1, { message: () => "must hold at least one operation" }),
-  Schema.maxItems(MAX_OPERATIONS, { message: () => `must hold at most ${MAX_OPERATIONS} operations; split the change into several transactions` })
+const Operations = Schema.Array(Operation)
+  .pipe(
+    Schema.minItems(1, { message: () => "must hold at least one operation" }),
+    Schema.maxItems(MAX_OPERATIONS, {
+      message: () => `must hold at most ${MAX_OPERATIONS} operations; split the change into several transactions`
+    })
+  )
+  .annotations({
+    description: "JSON array of operation objects, applied in order, all or nothing."
+  })
+const IdempotencyKey = Schema.optional(BoundedString(200, "Retry key: a repeat returns the first transaction."))
+const TransactionId = Schema.String.pipe(
+  Schema.pattern(/^tx_[A-Za-z0-9]+$/, { message: () => "must be a tx_* id" })
 ).annotations({
-  description:
-    'JSON array of operation objects, applied in order, all or nothing.'
-})
-const IdempotencyKey = Schema.optional(
-  BoundedString(200, "Retry key: a repeat returns the first transaction.")
-)
-const TransactionId = Schema.String.pipe(Schema.pattern(/^tx_[A-Za-z0-9]+$/, { message: () => "must be a tx_* id" })).annotations({
   description: "The tx_… id from preview or apply."
 })
 
@@ -103,7 +114,11 @@ export const editActions = {
   }),
   show: Schema.Struct({ transaction_id: TransactionId }),
   list: Schema.Struct({
-    limit: Schema.optional(Schema.Int.pipe(Schema.between(1, 100)).annotations({ description: "Transactions, newest first (1-100, default 20)." }))
+    limit: Schema.optional(
+      Schema.Int.pipe(Schema.between(1, 100)).annotations({
+        description: "Transactions, newest first (1-100, default 20)."
+      })
+    )
   })
 }
 
@@ -121,7 +136,10 @@ export const CommitPlan = Schema.TaggedStruct("EditCommit", {
 export type CommitPlan = typeof CommitPlan.Type
 
 /** The commit Plan of operations against their touched paths. */
-export const commitPlanOf = (operations: ReadonlyArray<Operation>, before: ReadonlyArray<typeof TouchedPathSchema.Type>): CommitPlan => ({
+export const commitPlanOf = (
+  operations: ReadonlyArray<Operation>,
+  before: ReadonlyArray<typeof TouchedPathSchema.Type>
+): CommitPlan => ({
   _tag: "EditCommit",
   operations,
   before

@@ -8,7 +8,12 @@ import type { Artifact, ToolResult } from "../../protocol/envelope.ts"
 import type { ToolError } from "../../protocol/errors.ts"
 import { CurrentSettings } from "../../services/CurrentSettings.ts"
 import type { ToolContext } from "../Tool.ts"
-import { envelopeChars, largestFitting, placeholderArtifact as placeholderOf, writeArtifact as writeArtifactOf } from "../fit.ts"
+import {
+  envelopeChars,
+  largestFitting,
+  placeholderArtifact as placeholderOf,
+  writeArtifact as writeArtifactOf
+} from "../fit.ts"
 import { offsetPastEnd } from "./paging.ts"
 
 export { envelopeChars } from "../fit.ts"
@@ -23,7 +28,9 @@ export const writeArtifact = (kind: string, stem: string, extension: string, con
 
 /** The sentence that tells a model how to continue. */
 export const nextSentence = (args: Record<string, unknown>, nextOffset: number | null, snapshot: string): string =>
-  nextOffset === null ? "This is the last page (data.nextOffset is null)." : `Next page: workspace_inspect ${JSON.stringify({ ...args, offset: nextOffset, snapshot })}.`
+  nextOffset === null
+    ? "This is the last page (data.nextOffset is null)."
+    : `Next page: workspace_inspect ${JSON.stringify({ ...args, offset: nextOffset, snapshot })}.`
 
 /** One paged listing (entries of list, find, search, overview). */
 export interface PagedListing<E> {
@@ -81,15 +88,24 @@ export const pagedListing = <E>(listing: PagedListing<E>) =>
         complete: listing.complete,
         snapshot: listing.snapshot
       }
-      return { summary, data, ...(artifact === undefined ? {} : { artifacts: [artifact] }), ...(listing.retention === undefined ? {} : { retention: listing.retention }) }
+      return {
+        summary,
+        data,
+        ...(artifact === undefined ? {} : { artifacts: [artifact] }),
+        ...(listing.retention === undefined ? {} : { retention: listing.retention })
+      }
     }
-    const present = listing.present ?? ((entries: ReadonlyArray<E>) => Effect.succeed(entries as ReadonlyArray<unknown>))
+    const present =
+      listing.present ?? ((entries: ReadonlyArray<E>) => Effect.succeed(entries as ReadonlyArray<unknown>))
     // Present the whole wanted page once (at most `limit` entries), then find how many of them fit.
     const wanted = listing.all.slice(listing.offset, listing.offset + want)
     const shownAll = yield* present(wanted)
     const placeholder = placeholderArtifact(`inspect.${listing.action}`, listing.action, "json", description)
-    let shown = largestFitting(want, (n) =>
-      envelopeChars(operation, build(shownAll.slice(0, n), n, n < want ? placeholder : undefined)) <= settings.maxToolResultChars
+    let shown = largestFitting(
+      want,
+      (n) =>
+        envelopeChars(operation, build(shownAll.slice(0, n), n, n < want ? placeholder : undefined)) <=
+        settings.maxToolResultChars
     )
     let items: ReadonlyArray<unknown>
     if (shown < 1 && want > 0) {
@@ -101,7 +117,14 @@ export const pagedListing = <E>(listing: PagedListing<E>) =>
       items = shownAll.slice(0, shown)
     }
     if (shown >= want) return build(items, shown, undefined)
-    const full = JSON.stringify({ action: listing.action, arguments: listing.args, snapshot: listing.snapshot, complete: listing.complete, total, [listing.key]: listing.all })
+    const full = JSON.stringify({
+      action: listing.action,
+      arguments: listing.args,
+      snapshot: listing.snapshot,
+      complete: listing.complete,
+      total,
+      [listing.key]: listing.all
+    })
     const artifact = yield* writeArtifact(`inspect.${listing.action}`, listing.action, "json", full, description)
     return build(items, shown, artifact)
   })

@@ -64,7 +64,8 @@ export const changes = Effect.gen(function* () {
   const records = yield* loadRecords
   const { candidates } = yield* RegisteredTools
   const sourced: Record<string, ReadonlyArray<unknown>> = Object.fromEntries(CHANGE_KEYS.map((key) => [key, []]))
-  for (const source of changeSourcesOf(candidates)) sourced[source.key] = [...(sourced[source.key] ?? []), ...(yield* source.list)]
+  for (const source of changeSourcesOf(candidates))
+    sourced[source.key] = [...(sourced[source.key] ?? []), ...(yield* source.list)]
   const approvals = records
     .filter((record) => record.kind !== "plan" && (record.status === "pending" || record.status === "approved"))
     .map((record) => ({
@@ -105,9 +106,13 @@ export const changes = Effect.gen(function* () {
     importance: "high",
     facts: [
       ...jobs.slice(0, 20).map((job) => `job ${job.id ?? "?"} ${job.status ?? ""}`.trim()),
-      ...(data.vcs as ReadonlyArray<{ readonly summary?: string }>).slice(0, 5).map((entry) => `vcs: ${entry.summary ?? ""}`),
+      ...(data.vcs as ReadonlyArray<{ readonly summary?: string }>)
+        .slice(0, 5)
+        .map((entry) => `vcs: ${entry.summary ?? ""}`),
       ...approvals.slice(0, 10).map((approval) => `approval ${approval.id} ${approval.status}: ${approval.title}`),
-      ...plans.filter((plan) => plan.status === "pending" || plan.status === "approved").map((plan) => `plan ${plan.id} ${plan.status}: ${plan.planPath}`)
+      ...plans
+        .filter((plan) => plan.status === "pending" || plan.status === "approved")
+        .map((plan) => `plan ${plan.id} ${plan.status}: ${plan.planPath}`)
     ],
     // jobs is the one route back to a job_ id after compression: it is never omitted.
     omit_when_summarizing: ["transactions", "runs", "taskBoards", "researchProjects", "vcs"]
@@ -120,8 +125,14 @@ export const changes = Effect.gen(function* () {
   // first to keep), and the full listing goes to an artifact.
   const description = "The full changes listing, as JSON."
   const trimmed = (keep: number, artifact: Artifact): ToolResult => {
-    const cut = Object.fromEntries(Object.entries(data).map(([key, list]) => [key, list.slice(0, key === "jobs" ? Math.max(keep, 20) : keep)]))
-    const truncated = Object.fromEntries(Object.entries(data).filter(([key]) => (cut[key]?.length ?? 0) < data[key as keyof typeof data].length).map(([key, list]) => [key, list.length]))
+    const cut = Object.fromEntries(
+      Object.entries(data).map(([key, list]) => [key, list.slice(0, key === "jobs" ? Math.max(keep, 20) : keep)])
+    )
+    const truncated = Object.fromEntries(
+      Object.entries(data)
+        .filter(([key]) => (cut[key]?.length ?? 0) < data[key as keyof typeof data].length)
+        .map(([key, list]) => [key, list.length])
+    )
     return {
       summary: `${summary} Only the newest ${keep} of each list are shown (totals in data.truncated) to fit maxToolResultChars; the full listing is in ${artifact.path}.`,
       data: { ...cut, truncated },
@@ -131,7 +142,13 @@ export const changes = Effect.gen(function* () {
   }
   const longest = Math.max(...Object.values(data).map((list) => list.length))
   const placeholder = placeholderArtifact("inspect.changes", "changes", "json", description)
-  const keep = Math.max(0, largestFitting(longest, (n) => envelopeChars("inspect.changes", trimmed(n, placeholder)) <= settings.maxToolResultChars))
+  const keep = Math.max(
+    0,
+    largestFitting(
+      longest,
+      (n) => envelopeChars("inspect.changes", trimmed(n, placeholder)) <= settings.maxToolResultChars
+    )
+  )
   const artifact = yield* writeArtifact("inspect.changes", "changes", "json", JSON.stringify(data), description)
   return trimmed(keep, artifact)
 })
@@ -143,7 +160,11 @@ const sandboxReport = Effect.gen(function* () {
   const support = yield* (yield* Processes).sandbox
   const decision = decideSandbox(settings.commandSandbox, support)
   const active = "_tag" in decision && decision._tag === "Sandboxed"
-  const reason = active ? undefined : settings.commandSandbox === "off" ? 'commandSandbox is "off"' : (support.reason ?? "unavailable")
+  const reason = active
+    ? undefined
+    : settings.commandSandbox === "off"
+      ? 'commandSandbox is "off"'
+      : (support.reason ?? "unavailable")
   return {
     setting: settings.commandSandbox,
     active,
@@ -167,31 +188,68 @@ export const capabilities = Effect.gen(function* () {
   const top = new Set((yield* Effect.orElseSucceed(store.list(""), () => [])).map((entry) => entry.name))
   const storage = yield* Effect.forEach(storageMapOf(candidates), (entry) => {
     const first = entry.probe.split("/")[0]!
-    const exists = !top.has(first) ? Effect.succeed(false) : first === entry.probe ? Effect.succeed(true) : Effect.map(store.stat(entry.probe), (stat) => stat !== undefined)
-    return Effect.map(exists, (found) => ({ name: entry.name, path: entry.path, description: entry.description, exists: found }))
+    const exists = !top.has(first)
+      ? Effect.succeed(false)
+      : first === entry.probe
+        ? Effect.succeed(true)
+        : Effect.map(store.stat(entry.probe), (stat) => stat !== undefined)
+    return Effect.map(exists, (found) => ({
+      name: entry.name,
+      path: entry.path,
+      description: entry.description,
+      exists: found
+    }))
   })
   const sandbox = yield* sandboxReport
   const summaryOf = (withTools: boolean) =>
     `Permission mode ${modeLabel(settings.permissionMode)}; ${state.activePlan === null ? "no approved plan" : `approved plan ${state.activePlan.id}`}${
       state.pendingPlan === null ? "" : `, plan ${state.pendingPlan.id} pending`
     }; ${plural(state.pendingApprovals, "pending approval")}; ${plural(state.notes.count, "note")}, MEMORY.md ${state.notes.memoryExists ? "present" : "absent"}; commands ${
-      sandbox.active ? `sandboxed (${sandbox.mechanism}${sandbox.network ? ", network shared" : ", no network"})` : `not sandboxed (${sandbox.reason})`
+      sandbox.active
+        ? `sandboxed (${sandbox.mechanism}${sandbox.network ? ", network shared" : ", no network"})`
+        : `not sandboxed (${sandbox.reason})`
     }.${
-      unsettled.length === 0 ? "" : ` ${plural(unsettled.length, "transaction")} left unsettled by recovery: ${unsettled.map((item) => item.transactionId).join(", ")} (see data.unsettledTransactions).`
+      unsettled.length === 0
+        ? ""
+        : ` ${plural(unsettled.length, "transaction")} left unsettled by recovery: ${unsettled.map((item) => item.transactionId).join(", ")} (see data.unsettledTransactions).`
     }${withTools ? ` Tools: ${tools.join(", ")}.` : ""}`
   const result = (entries: unknown, withTools: boolean): ToolResult => ({
     summary: summaryOf(withTools),
     data: withTools
-      ? { ...state, ...(unsettled.length === 0 ? {} : { unsettledTransactions: unsettled }), sandbox, tools, storage: { root: ".agentic/", readable: true, writableByModel: false, entries }, maxToolResultChars: settings.maxToolResultChars }
-      : { ...state, ...(unsettled.length === 0 ? {} : { unsettledTransactions: unsettled.map((item) => item.transactionId) }), sandbox: { active: sandbox.active }, tools, storage: { root: ".agentic/", entries } },
-    retention: { importance: "high", facts: withTools ? [...stateFacts(state), `tools: ${tools.join(", ")}`] : stateFacts(state).slice(0, 2) }
+      ? {
+          ...state,
+          ...(unsettled.length === 0 ? {} : { unsettledTransactions: unsettled }),
+          sandbox,
+          tools,
+          storage: { root: ".agentic/", readable: true, writableByModel: false, entries },
+          maxToolResultChars: settings.maxToolResultChars
+        }
+      : {
+          ...state,
+          ...(unsettled.length === 0 ? {} : { unsettledTransactions: unsettled.map((item) => item.transactionId) }),
+          sandbox: { active: sandbox.active },
+          tools,
+          storage: { root: ".agentic/", entries }
+        },
+    retention: {
+      importance: "high",
+      facts: withTools ? [...stateFacts(state), `tools: ${tools.join(", ")}`] : stateFacts(state).slice(0, 2)
+    }
   })
   // Smaller renderings of the storage map for small budgets: without descriptions, then name and path only.
   // Built one at a time, largest first, so a call whose budget fits the whole answer builds only that one.
   const variants = [
     () => result(storage, true),
-    () => result(storage.map(({ description: _, ...rest }) => rest), true),
-    () => result(storage.map((entry) => ({ name: entry.name, path: entry.path })), true),
+    () =>
+      result(
+        storage.map(({ description: _, ...rest }) => rest),
+        true
+      ),
+    () =>
+      result(
+        storage.map((entry) => ({ name: entry.name, path: entry.path })),
+        true
+      ),
     () => result(Object.fromEntries(storage.map((entry) => [entry.name, entry.path])), false)
   ]
   for (const variant of variants) {
@@ -199,5 +257,8 @@ export const capabilities = Effect.gen(function* () {
     if (envelopeChars("inspect.capabilities", built) <= settings.maxToolResultChars) return built
   }
   // The smallest budget: the map's names only (each path is in docs/INSPECT.md and in larger results).
-  return result(storage.map((entry) => entry.name), false)
+  return result(
+    storage.map((entry) => entry.name),
+    false
+  )
 })

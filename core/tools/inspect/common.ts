@@ -20,11 +20,19 @@ export const directoryOf = (path: string | undefined, action: string) =>
     const rel = yield* ws.resolve(path ?? "")
     const info = yield* ws.stat(rel)
     if (info === undefined) {
-      return yield* fail(toolError("NOT_FOUND", `Nothing exists at "${rel}". List the parent directory to see what is there.`, { path: rel }))
+      return yield* fail(
+        toolError("NOT_FOUND", `Nothing exists at "${rel}". List the parent directory to see what is there.`, {
+          path: rel
+        })
+      )
     }
     if (info.type !== "directory") {
       return yield* fail(
-        toolError("INVALID_INPUT", `"${rel}" is a file, not a directory: ${action} takes a directory. Use read or stat for a file.`, { field: "path", path: rel })
+        toolError(
+          "INVALID_INPUT",
+          `"${rel}" is a file, not a directory: ${action} takes a directory. Use read or stat for a file.`,
+          { field: "path", path: rel }
+        )
       )
     }
     return rel
@@ -34,7 +42,8 @@ export const directoryOf = (path: string | undefined, action: string) =>
  * The snapshot id of a result: SHA-256 over the query (stable JSON) and the full ordered result. The
  * result is serialised with plain JSON (its shape is fixed), which keeps a 70,000-entry listing cheap.
  */
-export const snapshotOf = (query: unknown, result: ReadonlyArray<unknown> = []) => sha256Text(`${stableStringify(query)}\n${JSON.stringify(result)}`)
+export const snapshotOf = (query: unknown, result: ReadonlyArray<unknown> = []) =>
+  sha256Text(`${stableStringify(query)}\n${JSON.stringify(result)}`)
 
 export const checkSnapshot = (action: string, given: string | undefined, current: string, what: string) =>
   given !== undefined && given !== current ? fail(staleSnapshot(action, given, current, what)) : Effect.void
@@ -45,8 +54,9 @@ export const withSizes = (entries: ReadonlyArray<WalkEntry>) =>
     const info = yield* HostInfo
     return yield* Effect.forEach(entries, (entry) =>
       entry.type === "file"
-        ? Effect.map(Effect.orElseSucceed(host.lstat(join(info.root, entry.path)), () => undefined), (stat) =>
-            stat === undefined ? entry : { ...entry, size: stat.size }
+        ? Effect.map(
+            Effect.orElseSucceed(host.lstat(join(info.root, entry.path)), () => undefined),
+            (stat) => (stat === undefined ? entry : { ...entry, size: stat.size })
           )
         : Effect.succeed(entry)
     )

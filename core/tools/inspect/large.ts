@@ -80,7 +80,12 @@ export const canStream = (host: HostFsShape, size: number): boolean =>
   size > STREAM_THRESHOLD_BYTES && host.scanFile !== undefined && host.readRange !== undefined
 
 /** One streamed pass over `abs`: line count, endings, BOM, binary sniff, and the byte range of lines [offset, offset + limit). */
-export const scanLarge = (host: HostFsShape, abs: string, offset: number, limit: number): Effect.Effect<LargeScan, HostError> =>
+export const scanLarge = (
+  host: HostFsShape,
+  abs: string,
+  offset: number,
+  limit: number
+): Effect.Effect<LargeScan, HostError> =>
   Effect.suspend(() => {
     let position = 0
     let newlines = 0
@@ -146,9 +151,14 @@ export const readLargePage = (host: HostFsShape, abs: string, scan: LargeScan) =
     const length = Math.min(scan.pageEnd - scan.pageStart, MAX_PAGE_BYTES)
     const bytes = length <= 0 ? new Uint8Array(0) : yield* host.readRange!(abs, scan.pageStart, length)
     const described = describeBytes(bytes)
-    if (described.binary) return { lines: [] as ReadonlyArray<string>, endings: [] as ReadonlyArray<string>, cut: false }
+    if (described.binary)
+      return { lines: [] as ReadonlyArray<string>, endings: [] as ReadonlyArray<string>, cut: false }
     const cut = scan.pageEnd - scan.pageStart > MAX_PAGE_BYTES
     // A page cut at MAX_PAGE_BYTES ends inside a line: that partial line is dropped unless it is the only one.
     const keep = cut && described.lines.length > 1 ? described.lines.length - 1 : described.lines.length
-    return { lines: described.lines.slice(0, keep), endings: described.endings.slice(0, keep), cut: cut && keep === described.lines.length }
+    return {
+      lines: described.lines.slice(0, keep),
+      endings: described.endings.slice(0, keep),
+      cut: cut && keep === described.lines.length
+    }
   })

@@ -42,13 +42,16 @@ export const listing = (
       ...(input.exclude === undefined ? {} : { exclude: input.exclude }),
       ...(input.limit === undefined ? {} : { limit: input.limit })
     }
-    const snapshot = yield* snapshotOf({
-      action: "list",
-      base,
-      depth,
-      includeIgnored: scope.includeIgnored,
-      excludes: scope.excludes
-    }, walked.entries.map((entry) => [entry.path, entry.type]))
+    const snapshot = yield* snapshotOf(
+      {
+        action: "list",
+        base,
+        depth,
+        includeIgnored: scope.includeIgnored,
+        excludes: scope.excludes
+      },
+      walked.entries.map((entry) => [entry.path, entry.type])
+    )
     yield* checkSnapshot(action, input.snapshot, snapshot, `The listing of "${base || "."}"`)
     const where = base === "" ? "the workspace root" : `"${base}"`
     return yield* pagedListing({
@@ -97,16 +100,21 @@ export const findPaths = (input: {
     const walked = yield* search.walk({ ...scope, directories: type !== "file", maxEntries: WALK_CAP })
     const glob = new GlobSet([input.pattern])
     const found = walked.entries.filter(
-      (entry) => glob.matches(entry.path) && (type === "any" || (type === "file" ? entry.type !== "directory" : entry.type === "directory"))
+      (entry) =>
+        glob.matches(entry.path) &&
+        (type === "any" || (type === "file" ? entry.type !== "directory" : entry.type === "directory"))
     )
-    const snapshot = yield* snapshotOf({
-      action: "find",
-      pattern: input.pattern,
-      base,
-      type,
-      includeIgnored: scope.includeIgnored,
-      excludes: scope.excludes
-    }, found.map((entry) => [entry.path, entry.type]))
+    const snapshot = yield* snapshotOf(
+      {
+        action: "find",
+        pattern: input.pattern,
+        base,
+        type,
+        includeIgnored: scope.includeIgnored,
+        excludes: scope.excludes
+      },
+      found.map((entry) => [entry.path, entry.type])
+    )
     yield* checkSnapshot("find", input.snapshot, snapshot, "The find result")
     const args = {
       action: "find",

@@ -38,10 +38,14 @@ export const staleSnapshot = (action: string, given: string, current: string, wh
 
 /** The refusal of an offset past the end. */
 export const offsetPastEnd = (offset: number, total: number, unit: string): ToolError =>
-  toolError("INVALID_INPUT", `field "offset" ${offset} is past the end: there are ${total} ${unit}. Use an offset from 0 to ${total}.`, {
-    field: "offset",
-    total
-  })
+  toolError(
+    "INVALID_INPUT",
+    `field "offset" ${offset} is past the end: there are ${total} ${unit}. Use an offset from 0 to ${total}.`,
+    {
+      field: "offset",
+      total
+    }
+  )
 
 /** One page of a sequence: the slice, where it starts and the next offset (null at the end). */
 export interface Page<A> {
@@ -146,5 +150,14 @@ export const describeBytes = (bytes: Uint8Array): FileText => {
     start = at + 1
   }
   const lineEndings: LineEndings = crlf > 0 && lf > 0 ? "mixed" : crlf > 0 ? "crlf" : lf > 0 ? "lf" : "none"
-  return { binary: false, bytes: bytes.length, bom, lineEndings, invalidUtf8: invalid, lines, endings, finalNewline: text.endsWith("\n") }
+  return {
+    binary: false,
+    bytes: bytes.length,
+    bom,
+    lineEndings,
+    invalidUtf8: invalid,
+    lines,
+    endings,
+    finalNewline: text.endsWith("\n")
+  }
 }

@@ -25,11 +25,20 @@ const fileView = (rel: string, size: number, offset: number, limit: number, read
     const host = yield* HostFs
     if (read === undefined && canStream(host, size)) {
       const abs = ws.abs(rel)
-      const fromHost = <A>(effect: Effect.Effect<A, HostError>) => Effect.mapError(effect, (error) => hostToToolError(error, rel))
+      const fromHost = <A>(effect: Effect.Effect<A, HostError>) =>
+        Effect.mapError(effect, (error) => hostToToolError(error, rel))
       const sha256 = yield* fromHost(host.sha256File(abs))
-      if (sha256 === undefined) return yield* fail(toolError("NOT_FOUND", `Nothing exists at "${rel}". Check the path with workspace_inspect find or list.`, { path: rel }))
+      if (sha256 === undefined)
+        return yield* fail(
+          toolError("NOT_FOUND", `Nothing exists at "${rel}". Check the path with workspace_inspect find or list.`, {
+            path: rel
+          })
+        )
       const scan = yield* fromHost(scanLarge(host, abs, offset, limit))
-      const page = scan.binary || offset > scan.totalLines || limit === 0 ? { lines: [], endings: [] } : yield* fromHost(readLargePage(host, abs, scan))
+      const page =
+        scan.binary || offset > scan.totalLines || limit === 0
+          ? { lines: [], endings: [] }
+          : yield* fromHost(readLargePage(host, abs, scan))
       return { ...scan, sha256, pageLines: page.lines, pageEndings: page.endings }
     }
     const bytes = read ?? (yield* ws.read(rel))
@@ -65,7 +74,12 @@ const fileView = (rel: string, size: number, offset: number, limit: number, read
     }
   })
 
-export const readFile = (input: { readonly path: string; readonly offset?: number | undefined; readonly limit?: number | undefined; readonly snapshot?: string | undefined }) =>
+export const readFile = (input: {
+  readonly path: string
+  readonly offset?: number | undefined
+  readonly limit?: number | undefined
+  readonly snapshot?: string | undefined
+}) =>
   Effect.gen(function* () {
     const missing = requireSnapshot(input, "read")
     if (missing !== undefined) return yield* fail(missing)
@@ -77,13 +91,24 @@ export const readFile = (input: { readonly path: string; readonly offset?: numbe
     const opened =
       host.readSmall === undefined
         ? undefined
-        : yield* Effect.mapError(host.readSmall(ws.abs(rel), STREAM_THRESHOLD_BYTES), (error) => hostToToolError(error, rel))
+        : yield* Effect.mapError(host.readSmall(ws.abs(rel), STREAM_THRESHOLD_BYTES), (error) =>
+            hostToToolError(error, rel)
+          )
     const info = host.readSmall === undefined ? yield* ws.stat(rel) : opened?.info
     if (info === undefined) {
-      return yield* fail(toolError("NOT_FOUND", `Nothing exists at "${rel}". Check the path with workspace_inspect find or list.`, { path: rel }))
+      return yield* fail(
+        toolError("NOT_FOUND", `Nothing exists at "${rel}". Check the path with workspace_inspect find or list.`, {
+          path: rel
+        })
+      )
     }
     if (info.type === "directory") {
-      return yield* fail(toolError("INVALID_INPUT", `"${rel}" is a directory; use workspace_inspect list to see its entries.`, { field: "path", path: rel }))
+      return yield* fail(
+        toolError("INVALID_INPUT", `"${rel}" is a directory; use workspace_inspect list to see its entries.`, {
+          field: "path",
+          path: rel
+        })
+      )
     }
     const offset = input.offset ?? 0
     const limit = input.limit ?? READ_DEFAULT_LIMIT
@@ -115,13 +140,23 @@ export const readFile = (input: { readonly path: string; readonly offset?: numbe
     const want = Math.min(limit, total - offset, described.pageLines.length)
     const args = { action: "read", path: input.path, ...(input.limit === undefined ? {} : { limit: input.limit }) }
     const notes = [
-      described.lineEndings === "crlf" ? "CRLF line endings" : described.lineEndings === "mixed" ? "mixed LF/CRLF line endings" : "",
+      described.lineEndings === "crlf"
+        ? "CRLF line endings"
+        : described.lineEndings === "mixed"
+          ? "mixed LF/CRLF line endings"
+          : "",
       described.bom ? "a UTF-8 BOM (not shown in the text)" : "",
       described.invalidUtf8 ? "bytes that are not valid UTF-8 (shown as U+FFFD)" : ""
     ].filter((note) => note !== "")
     const stem = `read-${rel.replace(/[^A-Za-z0-9._-]+/g, "_").slice(-60)}`
     const description = `Lines ${offset + 1}-${offset + want} of "${rel}", numbered like the read.`
-    const build = (text: string, shown: number, clipped: boolean, pageSha256: string, artifact: Artifact | undefined): ToolResult => {
+    const build = (
+      text: string,
+      shown: number,
+      clipped: boolean,
+      pageSha256: string,
+      artifact: Artifact | undefined
+    ): ToolResult => {
       const end = offset + shown
       const nextOffset = end >= total ? null : end
       const summary = [
@@ -161,7 +196,9 @@ export const readFile = (input: { readonly path: string; readonly offset?: numbe
         ...(artifact === undefined ? {} : { artifacts: [artifact] }),
         retention: {
           importance: "normal",
-          facts: [`read ${rel} ${shown === 0 ? "(no lines)" : `lines ${offset + 1}-${end} of ${total}`}, sha256 ${sha256.slice(0, 16)}`],
+          facts: [
+            `read ${rel} ${shown === 0 ? "(no lines)" : `lines ${offset + 1}-${end} of ${total}`}, sha256 ${sha256.slice(0, 16)}`
+          ],
           omit_when_summarizing: ["text"]
         }
       }
@@ -171,7 +208,9 @@ export const readFile = (input: { readonly path: string; readonly offset?: numbe
     const zeros = "0".repeat(64)
     const placeholder = placeholderArtifact("inspect.read", stem, "txt", description)
     const fits = (result: ToolResult) => envelopeChars("inspect.read", result) <= settings.maxToolResultChars
-    let shown = largestFitting(want, (n) => fits(build(pageText(n), n, false, zeros, n < want ? placeholder : undefined)))
+    let shown = largestFitting(want, (n) =>
+      fits(build(pageText(n), n, false, zeros, n < want ? placeholder : undefined))
+    )
     let text: string
     let clipped = false
     if (shown < 1 && want > 0) {
@@ -179,7 +218,9 @@ export const readFile = (input: { readonly path: string; readonly offset?: numbe
       shown = 1
       clipped = true
       const line = pageText(1)
-      const room = largestFitting(line.length, (n) => fits(build(`${line.slice(0, n)}…\n`, 1, true, zeros, placeholder)))
+      const room = largestFitting(line.length, (n) =>
+        fits(build(`${line.slice(0, n)}…\n`, 1, true, zeros, placeholder))
+      )
       text = `${line.slice(0, Math.max(0, room))}…\n`
     } else {
       shown = Math.max(0, shown)
@@ -202,7 +243,11 @@ export const statPath = (input: { readonly path: string }) =>
     const rel = yield* ws.resolve(input.path)
     const link = yield* ws.lstat(rel)
     if (link === undefined) {
-      return yield* fail(toolError("NOT_FOUND", `Nothing exists at "${rel}". Check the path with workspace_inspect find or list.`, { path: rel }))
+      return yield* fail(
+        toolError("NOT_FOUND", `Nothing exists at "${rel}". Check the path with workspace_inspect find or list.`, {
+          path: rel
+        })
+      )
     }
     const target = link.type === "symlink" ? yield* ws.stat(rel) : link
     const isDirectory = target?.type === "directory"

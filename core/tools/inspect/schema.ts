@@ -22,14 +22,22 @@ const int = (min: number, max: number, description: string) =>
   Schema.Int.pipe(
     Schema.greaterThanOrEqualTo(min, { message: () => `must be an integer from ${min} to ${max}` }),
     Schema.lessThanOrEqualTo(max, { message: () => `must be an integer from ${min} to ${max}` })
-  ).annotations({ description, message: () => ({ message: `must be an integer from ${min} to ${max} (not a boolean, string or fraction)`, override: true }) })
+  ).annotations({
+    description,
+    message: () => ({
+      message: `must be an integer from ${min} to ${max} (not a boolean, string or fraction)`,
+      override: true
+    })
+  })
 
 // One wording for every action's paging fields (the per-action defaults are in the tool description).
 const Offset = opt(int(0, Number.MAX_SAFE_INTEGER, `Page start (at least 0, default 0): the previous data.nextOffset.`))
 const Limit = (max: number) => opt(int(1, max, LIMIT_TEXT))
 const Snapshot = opt(
   Schema.String.pipe(
-    Schema.pattern(SNAPSHOT_PATTERN, { message: () => "must be the 64-character lowercase hex data.snapshot of the previous page, exactly" })
+    Schema.pattern(SNAPSHOT_PATTERN, {
+      message: () => "must be the 64-character lowercase hex data.snapshot of the previous page, exactly"
+    })
   ).annotations({ description: "The previous data.snapshot (required when offset > 0)." })
 )
 const Path = (_description?: string) => BoundedString(4096, PATH_TEXT)
@@ -39,10 +47,9 @@ const LIMIT_TEXT = `Page size (1-${LIST_MAX_LIMIT}, default ${LIST_DEFAULT_LIMIT
 const DEPTH_TEXT = "Tree levels (overview 1-10, default 2; list 1-100, default 1)."
 const QUERY_TEXT = "The text to find (semantic_search: in words)."
 const OptionalPath = opt(Path())
-const Globs = (description: string) => opt(Schema.Array(BoundedString(1000)).pipe(Schema.maxItems(100)).annotations({ description }))
-const IncludeIgnored = opt(
-  Schema.Boolean.annotations({ description: "Include what .gitignore hides." })
-)
+const Globs = (description: string) =>
+  opt(Schema.Array(BoundedString(1000)).pipe(Schema.maxItems(100)).annotations({ description }))
+const IncludeIgnored = opt(Schema.Boolean.annotations({ description: "Include what .gitignore hides." }))
 const Exclude = Globs("Globs to skip besides .gitignore.")
 
 /** Every action's fields. */
@@ -71,7 +78,9 @@ export const inspectActions = {
     snapshot: Snapshot
   }),
   search: Schema.Struct({
-    query: BoundedString(1000).pipe(Schema.minLength(1, { message: () => "must not be empty" })).annotations({ description: QUERY_TEXT }),
+    query: BoundedString(1000)
+      .pipe(Schema.minLength(1, { message: () => "must not be empty" }))
+      .annotations({ description: QUERY_TEXT }),
     regex: opt(Schema.Boolean.annotations({ description: "query is a JavaScript regex (default false)." })),
     case_sensitive: opt(
       Schema.Boolean.annotations({ description: "Match case (default: only if query has uppercase)." })
@@ -80,14 +89,22 @@ export const inspectActions = {
     include: Globs("Only files matching these globs."),
     exclude: Exclude,
     context: opt(int(0, 10, "Context lines around each match (0-10, default 0).")),
-    max_results: opt(int(1, SEARCH_MAX_CAP, `Stop after this many matching lines (1-${SEARCH_MAX_CAP}, default ${SEARCH_DEFAULT_CAP}).`)),
+    max_results: opt(
+      int(
+        1,
+        SEARCH_MAX_CAP,
+        `Stop after this many matching lines (1-${SEARCH_MAX_CAP}, default ${SEARCH_DEFAULT_CAP}).`
+      )
+    ),
     include_ignored: IncludeIgnored,
     offset: Offset,
     limit: Limit(LIST_MAX_LIMIT),
     snapshot: Snapshot
   }),
   semantic_search: Schema.Struct({
-    query: BoundedString(2000).pipe(Schema.minLength(1, { message: () => "must not be empty" })).annotations({ description: QUERY_TEXT }),
+    query: BoundedString(2000)
+      .pipe(Schema.minLength(1, { message: () => "must not be empty" }))
+      .annotations({ description: QUERY_TEXT }),
     path: OptionalPath,
     include: Globs("Only files matching these globs."),
     exclude: Exclude,

@@ -14,7 +14,10 @@ export const isIgnored = (rel: string, isDirectory: boolean) =>
   })
 
 /** The walk options for a base the model named: naming an ignored or excluded directory lists it anyway. */
-export const walkScope = (base: string, input: { readonly include_ignored?: boolean | undefined; readonly exclude?: ReadonlyArray<string> | undefined }) =>
+export const walkScope = (
+  base: string,
+  input: { readonly include_ignored?: boolean | undefined; readonly exclude?: ReadonlyArray<string> | undefined }
+) =>
   Effect.gen(function* () {
     const settings = yield* CurrentSettings
     const configured = [...settings.excludePatterns, ...(input.exclude ?? [])]
@@ -26,4 +29,3 @@ export const walkScope = (base: string, input: { readonly include_ignored?: bool
       namedHidden: named
     }
   })
-

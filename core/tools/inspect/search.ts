@@ -38,7 +38,8 @@ export const searchFiles = (input: {
     const ws = yield* Workspace
     const search = yield* Search
     const regexMode = input.regex === true
-    const insensitive = input.case_sensitive === undefined ? input.query === input.query.toLowerCase() : !input.case_sensitive
+    const insensitive =
+      input.case_sensitive === undefined ? input.query === input.query.toLowerCase() : !input.case_sensitive
     const source = regexMode ? input.query : escapeRegExp(input.query)
     const flags = `m${insensitive ? "i" : ""}`
     const literal = regexMode ? requiredLiteral(source) : input.query
@@ -46,13 +47,18 @@ export const searchFiles = (input: {
     yield* Effect.try({
       try: () => new RegExp(source, flags),
       catch: (error) =>
-        toolError("INVALID_INPUT", `field "query" is not a valid regular expression (${error instanceof Error ? error.message : String(error)}); fix it, or pass regex: false to search for the literal text.`, {
-          field: "query"
-        })
+        toolError(
+          "INVALID_INPUT",
+          `field "query" is not a valid regular expression (${error instanceof Error ? error.message : String(error)}); fix it, or pass regex: false to search for the literal text.`,
+          {
+            field: "query"
+          }
+        )
     })
     const rel = yield* ws.resolve(input.path ?? "")
     const info = yield* ws.stat(rel)
-    if (info === undefined) return yield* fail(toolError("NOT_FOUND", `Nothing exists at "${rel}" to search.`, { path: rel }))
+    if (info === undefined)
+      return yield* fail(toolError("NOT_FOUND", `Nothing exists at "${rel}" to search.`, { path: rel }))
     const context = input.context ?? 0
     const cap = input.max_results ?? SEARCH_DEFAULT_CAP
     const timeoutMs = (yield* CurrentSettings).searchTimeoutMs
@@ -81,24 +87,35 @@ export const searchFiles = (input: {
       const described = describeBytes(bytes)
       const found = described.binary
         ? { matches: [], capped: false, filesSearched: 1, binarySkipped: 1, tooLarge: [], unreadable: [] }
-        : yield* search.grepText({ path: rel, text: new TextDecoder().decode(bytes), source, flags, context, maxLineChars: SEARCH_LINE_CHARS, timeoutMs })
+        : yield* search.grepText({
+            path: rel,
+            text: new TextDecoder().decode(bytes),
+            source,
+            flags,
+            context,
+            maxLineChars: SEARCH_LINE_CHARS,
+            timeoutMs
+          })
       result = { ...found, matches: found.matches.slice(0, cap), capped: found.matches.length > cap }
     }
     const timedOut = result.timedOut === true
     const notSearched = result.notSearched ?? []
     const complete = !result.capped && !timedOut && result.tooLarge.length === 0 && result.unreadable.length === 0
-    const snapshot = yield* snapshotOf({
-      action: "search",
-      query: input.query,
-      source,
-      flags,
-      base: rel,
-      include: input.include ?? [],
-      excludes: scopeFacts.excludes,
-      includeIgnored: scopeFacts.includeIgnored,
-      context,
-      cap
-    }, result.matches)
+    const snapshot = yield* snapshotOf(
+      {
+        action: "search",
+        query: input.query,
+        source,
+        flags,
+        base: rel,
+        include: input.include ?? [],
+        excludes: scopeFacts.excludes,
+        includeIgnored: scopeFacts.includeIgnored,
+        context,
+        cap
+      },
+      result.matches
+    )
     yield* checkSnapshot("search", input.snapshot, snapshot, "The search result")
     const files = new Set(result.matches.map((match) => match.path)).size
     const args = {
@@ -115,8 +132,12 @@ export const searchFiles = (input: {
       ...(input.limit === undefined ? {} : { limit: input.limit })
     }
     const gaps = [
-      result.capped ? `stopped at the result cap of ${cap} (raise max_results or narrow path/include to see the rest)` : "",
-      result.tooLarge.length > 0 ? `${plural(result.tooLarge.length, "file")} over ${SEARCH_MAX_FILE_BYTES} bytes skipped` : "",
+      result.capped
+        ? `stopped at the result cap of ${cap} (raise max_results or narrow path/include to see the rest)`
+        : "",
+      result.tooLarge.length > 0
+        ? `${plural(result.tooLarge.length, "file")} over ${SEARCH_MAX_FILE_BYTES} bytes skipped`
+        : "",
       result.unreadable.length > 0 ? `${plural(result.unreadable.length, "path")} unreadable` : "",
       timedOut
         ? `stopped at the search deadline of ${timeoutMs} ms (setting searchTimeoutMs), ${plural(notSearched.length, "file")} not searched (simplify the regex, narrow path/include, or raise searchTimeoutMs)`
@@ -153,10 +174,18 @@ export const searchFiles = (input: {
         }; ${plural(result.filesSearched, "file")} searched${result.binarySkipped > 0 ? `, ${result.binarySkipped} binary skipped` : ""})${
           gaps.length === 0 ? "" : `; incomplete: ${gaps.join("; ")}`
         }. Showing ${shown} from offset ${input.offset ?? 0}.`,
-      shrink: (match) => ({ path: match.path, line: match.line, column: match.column, text: match.text.slice(0, 200), clipped: true }),
+      shrink: (match) => ({
+        path: match.path,
+        line: match.line,
+        column: match.column,
+        text: match.text.slice(0, 200),
+        clipped: true
+      }),
       retention: {
         importance: "normal",
-        facts: [`search ${JSON.stringify(input.query)}: ${plural(total(result.matches), "match", "matches")} in ${plural(files, "file")}`],
+        facts: [
+          `search ${JSON.stringify(input.query)}: ${plural(total(result.matches), "match", "matches")} in ${plural(files, "file")}`
+        ],
         omit_when_summarizing: ["matches"]
       },
       unit: "matches"

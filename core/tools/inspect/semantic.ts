@@ -53,7 +53,12 @@ const StoredIndexSchema: Schema.Schema<StoredIndex> = Schema.Struct({
   version: Schema.Number,
   files: Schema.Record({
     key: Schema.String,
-    value: Schema.Struct({ sha256: Schema.String, size: Schema.Number, mtimeMs: Schema.Number, chunks: Schema.Array(Schema.String) })
+    value: Schema.Struct({
+      sha256: Schema.String,
+      size: Schema.Number,
+      mtimeMs: Schema.Number,
+      chunks: Schema.Array(Schema.String)
+    })
   }),
   index: Schema.Unknown
 })
@@ -81,7 +86,36 @@ export const tokenize = (text: string): Array<string> => {
   return out
 }
 
-const STOP = new Set(["the", "a", "an", "and", "or", "of", "to", "in", "is", "it", "for", "on", "with", "as", "by", "be", "this", "that", "at", "from", "are", "was", "where", "what", "how", "which", "does", "do"])
+const STOP = new Set([
+  "the",
+  "a",
+  "an",
+  "and",
+  "or",
+  "of",
+  "to",
+  "in",
+  "is",
+  "it",
+  "for",
+  "on",
+  "with",
+  "as",
+  "by",
+  "be",
+  "this",
+  "that",
+  "at",
+  "from",
+  "are",
+  "was",
+  "where",
+  "what",
+  "how",
+  "which",
+  "does",
+  "do"
+])
 
 const options = {
   fields: ["text", "path"],
@@ -104,7 +138,13 @@ export const chunkLines = (path: string, lines: ReadonlyArray<string>): Array<Ch
   const chunks: Array<ChunkDoc> = []
   for (let start = 0; start < lines.length; start += CHUNK_STEP) {
     const end = Math.min(lines.length, start + CHUNK_LINES)
-    chunks.push({ id: `${path}#${start + 1}`, path, startLine: start + 1, endLine: end, text: lines.slice(start, end).join("\n") })
+    chunks.push({
+      id: `${path}#${start + 1}`,
+      path,
+      startLine: start + 1,
+      endLine: end,
+      text: lines.slice(start, end).join("\n")
+    })
     if (end >= lines.length) break
   }
   return chunks
@@ -118,70 +158,87 @@ let miniSearch: Promise<typeof MiniSearchIndex> | undefined
 const loadMiniSearch = Effect.promise(() => (miniSearch ??= import("minisearch").then((module) => module.default)))
 
 /** Brings the index up to date with the subtree in scope (under the index lock) and returns it. */
-const refreshIndex = (scope: { readonly base: string; readonly includeIgnored: boolean; readonly excludes: ReadonlyArray<string> }) =>
+const refreshIndex = (scope: {
+  readonly base: string
+  readonly includeIgnored: boolean
+  readonly excludes: ReadonlyArray<string>
+}) =>
   Effect.gen(function* () {
-  const store = yield* StateStore
-  const host = yield* HostFs
-  const info = yield* HostInfo
-  const search = yield* Search
-  return yield* store.locked(
-    INDEX_FILE,
-    Effect.gen(function* () {
-      const stored = yield* Effect.orElseSucceed(store.readJson(INDEX_FILE, StoredIndexSchema), () => undefined)
-      let files: Record<string, IndexedFile> = {}
-      const MiniSearch = yield* loadMiniSearch
-      let index = new MiniSearch<ChunkDoc>(options)
-      if (stored !== undefined && stored.version === INDEX_VERSION) {
-        const loaded = yield* Effect.option(Effect.try(() => MiniSearch.loadJS<ChunkDoc>(stored.index as never, options)))
-        if (loaded._tag === "Some") {
-          index = loaded.value
-          files = { ...stored.files }
+    const store = yield* StateStore
+    const host = yield* HostFs
+    const info = yield* HostInfo
+    const search = yield* Search
+    return yield* store.locked(
+      INDEX_FILE,
+      Effect.gen(function* () {
+        const stored = yield* Effect.orElseSucceed(store.readJson(INDEX_FILE, StoredIndexSchema), () => undefined)
+        let files: Record<string, IndexedFile> = {}
+        const MiniSearch = yield* loadMiniSearch
+        let index = new MiniSearch<ChunkDoc>(options)
+        if (stored !== undefined && stored.version === INDEX_VERSION) {
+          const loaded = yield* Effect.option(
+            Effect.try(() => MiniSearch.loadJS<ChunkDoc>(stored.index as never, options))
+          )
+          if (loaded._tag === "Some") {
+            index = loaded.value
+            files = { ...stored.files }
+          }
         }
-      }
-      const walked = yield* search.walk({ ...scope, directories: false, maxEntries: INDEX_MAX_FILES })
-      let complete = walked.complete
-      let changed = 0
-      const seen = new Set<string>()
-      for (const entry of walked.entries) {
-        if (entry.type !== "file") continue
-        seen.add(entry.path)
-        const stat = yield* Effect.orElseSucceed(host.stat(join(info.root, entry.path)), () => undefined)
-        if (stat === undefined) continue
-        if (stat.size > INDEX_MAX_FILE_BYTES) {
-          complete = false
-          continue
+        const walked = yield* search.walk({ ...scope, directories: false, maxEntries: INDEX_MAX_FILES })
+        let complete = walked.complete
+        let changed = 0
+        const seen = new Set<string>()
+        for (const entry of walked.entries) {
+          if (entry.type !== "file") continue
+          seen.add(entry.path)
+          const stat = yield* Effect.orElseSucceed(host.stat(join(info.root, entry.path)), () => undefined)
+          if (stat === undefined) continue
+          if (stat.size > INDEX_MAX_FILE_BYTES) {
+            complete = false
+            continue
+          }
+          const known = files[entry.path]
+          if (known !== undefined && known.size === stat.size && known.mtimeMs === stat.mtimeMs) continue
+          const bytes = yield* Effect.orElseSucceed(host.readFile(join(info.root, entry.path)), () => undefined)
+          if (bytes === undefined) continue
+          const sha256 = yield* sha256Bytes(bytes)
+          if (known !== undefined && known.sha256 === sha256) {
+            files[entry.path] = { ...known, size: stat.size, mtimeMs: stat.mtimeMs }
+            continue
+          }
+          if (known !== undefined) for (const id of known.chunks) if (index.has(id)) index.discard(id)
+          const described = describeBytes(bytes)
+          const chunks = described.binary ? [] : chunkLines(entry.path, described.lines)
+          index.addAll(chunks)
+          files[entry.path] = {
+            sha256,
+            size: stat.size,
+            mtimeMs: stat.mtimeMs,
+            chunks: chunks.map((chunk) => chunk.id)
+          }
+          changed++
         }
-        const known = files[entry.path]
-        if (known !== undefined && known.size === stat.size && known.mtimeMs === stat.mtimeMs) continue
-        const bytes = yield* Effect.orElseSucceed(host.readFile(join(info.root, entry.path)), () => undefined)
-        if (bytes === undefined) continue
-        const sha256 = yield* sha256Bytes(bytes)
-        if (known !== undefined && known.sha256 === sha256) {
-          files[entry.path] = { ...known, size: stat.size, mtimeMs: stat.mtimeMs }
-          continue
+        const inScope = (path: string) =>
+          scope.base === ""
+            ? !path.startsWith(".agentic/") || scope.base.startsWith(".agentic")
+            : path.startsWith(`${scope.base}/`)
+        for (const [path, known] of Object.entries(files)) {
+          // Only files the walk could have seen are dropped; an incomplete walk drops nothing.
+          if (seen.has(path) || !walked.complete || !inScope(path)) continue
+          for (const id of known.chunks) if (index.has(id)) index.discard(id)
+          const { [path]: _, ...rest } = files
+          files = rest
+          changed++
         }
-        if (known !== undefined) for (const id of known.chunks) if (index.has(id)) index.discard(id)
-        const described = describeBytes(bytes)
-        const chunks = described.binary ? [] : chunkLines(entry.path, described.lines)
-        index.addAll(chunks)
-        files[entry.path] = { sha256, size: stat.size, mtimeMs: stat.mtimeMs, chunks: chunks.map((chunk) => chunk.id) }
-        changed++
-      }
-      const inScope = (path: string) => scope.base === "" ? !path.startsWith(".agentic/") || scope.base.startsWith(".agentic") : path.startsWith(`${scope.base}/`)
-      for (const [path, known] of Object.entries(files)) {
-        // Only files the walk could have seen are dropped; an incomplete walk drops nothing.
-        if (seen.has(path) || !walked.complete || !inScope(path)) continue
-        for (const id of known.chunks) if (index.has(id)) index.discard(id)
-        const { [path]: _, ...rest } = files
-        files = rest
-        changed++
-      }
-      if (changed > 0 || stored === undefined) {
-        yield* store.writeText(INDEX_FILE, JSON.stringify({ version: INDEX_VERSION, files, index: index.toJSON() } satisfies StoredIndex))
-      }
-      return { index, files: Object.keys(files).length, changed, complete }
-    })
-  )
+        if (changed > 0 || stored === undefined) {
+          yield* store.writeText(
+            INDEX_FILE,
+            JSON.stringify({ version: INDEX_VERSION, files, index: index.toJSON() } satisfies StoredIndex)
+          )
+        }
+        return { index, files: Object.keys(files).length, changed, complete }
+      })
+    )
   })
 
 /** The semantic_search action. */
@@ -199,13 +256,18 @@ export const semanticSearch = (input: {
     const base = yield* ws.resolve(input.path ?? "")
     if (tokenize(input.query).every((term) => options.processTerm(term) === null)) {
       return yield* Effect.fail(
-        toolError("INVALID_INPUT", `field "query" has no searchable words (only stop words or single letters); describe what you look for in words.`, {
-          field: "query"
-        })
+        toolError(
+          "INVALID_INPUT",
+          `field "query" has no searchable words (only stop words or single letters); describe what you look for in words.`,
+          {
+            field: "query"
+          }
+        )
       )
     }
     const info = yield* ws.stat(base)
-    if (info === undefined) return yield* Effect.fail(toolError("NOT_FOUND", `Nothing exists at "${base}" to search.`, { path: base }))
+    if (info === undefined)
+      return yield* Effect.fail(toolError("NOT_FOUND", `Nothing exists at "${base}" to search.`, { path: base }))
     const scope = yield* walkScope(info.type === "directory" ? base : dirname(base), {})
     const { index, files, changed, complete } = yield* refreshIndex(scope)
     const include = new GlobSet(input.include ?? [])
@@ -215,7 +277,11 @@ export const semanticSearch = (input: {
       .search(input.query, {
         filter: (hit) => {
           const path = String(hit.path)
-          return (base === "" || path.startsWith(`${base}/`) || path === base) && (include.isEmpty || include.matches(path)) && !exclude.covers(path)
+          return (
+            (base === "" || path.startsWith(`${base}/`) || path === base) &&
+            (include.isEmpty || include.matches(path)) &&
+            !exclude.covers(path)
+          )
         }
       })
       .slice(0, limit)
@@ -234,9 +300,18 @@ export const semanticSearch = (input: {
         }
       })
     )
-    const retentionOf = (shown: ReadonlyArray<{ readonly path: string; readonly startLine: number }>): ToolResult["retention"] => ({
+    const retentionOf = (
+      shown: ReadonlyArray<{ readonly path: string; readonly startLine: number }>
+    ): ToolResult["retention"] => ({
       importance: "normal",
-      facts: [`semantic_search ${JSON.stringify(input.query)}: ${shown.map((result) => `${result.path}:${result.startLine}`).slice(0, 10).join(", ") || "nothing"}`],
+      facts: [
+        `semantic_search ${JSON.stringify(input.query)}: ${
+          shown
+            .map((result) => `${result.path}:${result.startLine}`)
+            .slice(0, 10)
+            .join(", ") || "nothing"
+        }`
+      ],
       omit_when_summarizing: ["results"]
     })
     const render = (n: number) => {
@@ -244,14 +319,32 @@ export const semanticSearch = (input: {
       const summary = `${shown.length} chunk(s) for ${JSON.stringify(input.query)}, best first (lexical BM25 ranking over ${files} indexed files${
         changed > 0 ? `; ${changed} file(s) re-indexed by hash` : ""
       }${complete ? "" : "; the index skipped some files (too large or too many)"}).${
-        n < results.length ? ` Cut to ${n} of ${results.length} to fit maxToolResultChars; ask for fewer or read the files.` : ""
+        n < results.length
+          ? ` Cut to ${n} of ${results.length} to fit maxToolResultChars; ask for fewer or read the files.`
+          : ""
       }`
-      return { summary, data: { results: shown, indexPath: store.path(INDEX_FILE), indexedFiles: files, reindexed: changed, complete, ranking: "lexical-bm25" } }
+      return {
+        summary,
+        data: {
+          results: shown,
+          indexPath: store.path(INDEX_FILE),
+          indexedFiles: files,
+          reindexed: changed,
+          complete,
+          ranking: "lexical-bm25"
+        }
+      }
     }
-    const n = Math.max(0, largestFitting(results.length, (count) => {
-      const { summary, data } = render(count)
-      return envelopeChars("inspect.semantic_search", { summary, data, retention: retentionOf(data.results) }) <= settings.maxToolResultChars
-    }))
+    const n = Math.max(
+      0,
+      largestFitting(results.length, (count) => {
+        const { summary, data } = render(count)
+        return (
+          envelopeChars("inspect.semantic_search", { summary, data, retention: retentionOf(data.results) }) <=
+          settings.maxToolResultChars
+        )
+      })
+    )
     const { summary, data } = render(n)
     return { summary, data, retention: retentionOf(data.results) } satisfies ToolResult
   })

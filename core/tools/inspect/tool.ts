@@ -16,7 +16,13 @@ import { DESCRIPTION } from "./description.ts"
 
 /** The .agentic/ storage inspect itself owns (the rest comes from each tool's definition and the kernel's own entries). */
 export const INSPECT_STORAGE: ReadonlyArray<StorageEntry> = [
-  { name: "index", path: ".agentic/index/", probe: "index", description: "the semantic_search index (lexical, rebuilt by file hash)", rank: 110 }
+  {
+    name: "index",
+    path: ".agentic/index/",
+    probe: "index",
+    description: "the semantic_search index (lexical, rebuilt by file hash)",
+    rank: 110
+  }
 ]
 
 /** The workspace_inspect tool. */
@@ -26,18 +32,33 @@ export const inspectTool = defineTool({
   description: DESCRIPTION,
   actions: inspectActions,
   enabled: () => true,
-  hints: { readOnlyHint: true, destructiveHint: false, openWorldHint: false, idempotentHint: true, why: "reads only; never gated" },
+  hints: {
+    readOnlyHint: true,
+    destructiveHint: false,
+    openWorldHint: false,
+    idempotentHint: true,
+    why: "reads only; never gated"
+  },
   storage: INSPECT_STORAGE,
   probe: { args: { action: "capabilities" }, ok: true },
   handlers: {
     capabilities: { gate: "none", run: () => capabilities },
-    overview: { gate: "none", run: (input) =>
-      Effect.gen(function* () {
-        const state = yield* stateSummary
-        // The untrusted-record count is capabilities' business; overview shows it only when there are some.
-        const { untrustedRecords, ...shown } = state
-        return yield* listing("overview", input, 2, { state: untrustedRecords === 0 ? shown : state }, stateFacts(state))
-      }) },
+    overview: {
+      gate: "none",
+      run: (input) =>
+        Effect.gen(function* () {
+          const state = yield* stateSummary
+          // The untrusted-record count is capabilities' business; overview shows it only when there are some.
+          const { untrustedRecords, ...shown } = state
+          return yield* listing(
+            "overview",
+            input,
+            2,
+            { state: untrustedRecords === 0 ? shown : state },
+            stateFacts(state)
+          )
+        })
+    },
     list: { gate: "none", run: (input) => listing("list", input, 1, {}, []) },
     read: { gate: "none", run: (input) => readFile(input) },
     search: { gate: "none", run: (input) => searchFiles(input) },

@@ -15,8 +15,16 @@ export const writeNote = (input: NotesInput<"write">): Effect.Effect<ToolResult,
     yield* store.locked(relOf(target), store.writeText(relOf(target), text))
     return {
       summary: `Wrote ${labelOf(target)} (${bytes} bytes) at ${store.path(relOf(target))}.`,
-      data: { name: target.memory ? "MEMORY" : target.name, memory: target.memory, path: store.path(relOf(target)), bytes },
-      retention: { importance: target.memory ? "high" : "normal", facts: [`${labelOf(target)} saved at ${store.path(relOf(target))}`] }
+      data: {
+        name: target.memory ? "MEMORY" : target.name,
+        memory: target.memory,
+        path: store.path(relOf(target)),
+        bytes
+      },
+      retention: {
+        importance: target.memory ? "high" : "normal",
+        facts: [`${labelOf(target)} saved at ${store.path(relOf(target))}`]
+      }
     }
   })
 
@@ -30,7 +38,9 @@ export const appendNote = (input: NotesInput<"append">): Effect.Effect<ToolResul
       Effect.gen(function* () {
         const existing = yield* store.readText(rel)
         const next =
-          existing === undefined || existing.length === 0 ? terminated(input.content) : `${terminated(existing)}\n${terminated(input.content)}`
+          existing === undefined || existing.length === 0
+            ? terminated(input.content)
+            : `${terminated(existing)}\n${terminated(input.content)}`
         const size = yield* checkSize(target, next)
         yield* store.writeText(rel, next)
         return size
@@ -39,7 +49,10 @@ export const appendNote = (input: NotesInput<"append">): Effect.Effect<ToolResul
     return {
       summary: `Appended to ${labelOf(target)}; it is now ${bytes} bytes at ${store.path(rel)}.`,
       data: { name: target.memory ? "MEMORY" : target.name, memory: target.memory, path: store.path(rel), bytes },
-      retention: { importance: target.memory ? "high" : "normal", facts: [`${labelOf(target)} appended at ${store.path(rel)}`] }
+      retention: {
+        importance: target.memory ? "high" : "normal",
+        facts: [`${labelOf(target)} appended at ${store.path(rel)}`]
+      }
     }
   })
 
@@ -50,14 +63,24 @@ export const readNote = (input: NotesInput<"read">): Effect.Effect<ToolResult, T
     const text = yield* store.readText(relOf(target))
     if (text === undefined) {
       return yield* Effect.fail(
-        toolError("NOT_FOUND", `${labelOf(target)} does not exist yet. List notes with workspace_notes {"action":"list"}.`, {
-          path: store.path(relOf(target))
-        })
+        toolError(
+          "NOT_FOUND",
+          `${labelOf(target)} does not exist yet. List notes with workspace_notes {"action":"list"}.`,
+          {
+            path: store.path(relOf(target))
+          }
+        )
       )
     }
     return {
       summary: `${labelOf(target)} (${byteLength(text)} bytes).`,
-      data: { name: target.memory ? "MEMORY" : target.name, memory: target.memory, path: store.path(relOf(target)), bytes: byteLength(text), content: text }
+      data: {
+        name: target.memory ? "MEMORY" : target.name,
+        memory: target.memory,
+        path: store.path(relOf(target)),
+        bytes: byteLength(text),
+        content: text
+      }
     }
   })
 
@@ -86,7 +109,10 @@ export const listNotes = (input: NotesInput<"list">): Effect.Effect<ToolResult, 
       },
       retention: {
         importance: "normal",
-        facts: [`notes: ${names.slice(0, 20).join(", ") || "none"}`, `MEMORY.md ${memory === undefined ? "absent" : "present"}`],
+        facts: [
+          `notes: ${names.slice(0, 20).join(", ") || "none"}`,
+          `MEMORY.md ${memory === undefined ? "absent" : "present"}`
+        ],
         omit_when_summarizing: ["notes"]
       }
     }
@@ -98,9 +124,13 @@ export const deleteNote = (input: NotesInput<"delete">): Effect.Effect<ToolResul
     const target = yield* resolveTarget(input)
     if (target.memory) {
       return yield* Effect.fail(
-        toolError("INVALID_INPUT", "MEMORY.md can be read, written and appended but not deleted; write it with shorter content instead.", {
-          field: "memory"
-        })
+        toolError(
+          "INVALID_INPUT",
+          "MEMORY.md can be read, written and appended but not deleted; write it with shorter content instead.",
+          {
+            field: "memory"
+          }
+        )
       )
     }
     const rel = relOf(target)
@@ -114,7 +144,9 @@ export const deleteNote = (input: NotesInput<"delete">): Effect.Effect<ToolResul
       })
     )
     if (!existed) {
-      return yield* Effect.fail(toolError("NOT_FOUND", `${labelOf(target)} does not exist, so nothing was deleted.`, { path: store.path(rel) }))
+      return yield* Effect.fail(
+        toolError("NOT_FOUND", `${labelOf(target)} does not exist, so nothing was deleted.`, { path: store.path(rel) })
+      )
     }
     return { summary: `Deleted ${labelOf(target)}.`, data: { name: target.name, path: store.path(rel), deleted: true } }
   })

@@ -18,12 +18,15 @@ export const checkSize = (target: NoteTarget, text: string) => {
   const bytes = byteLength(text)
   return bytes > limitOf(target)
     ? Effect.fail(
-        toolError("INVALID_INPUT", `${labelOf(target)} would be ${bytes} bytes; the limit is ${limitOf(target)} bytes. Shorten it or split it into several notes.`, {
-          field: "content",
-          bytes,
-          limit: limitOf(target)
-        })
+        toolError(
+          "INVALID_INPUT",
+          `${labelOf(target)} would be ${bytes} bytes; the limit is ${limitOf(target)} bytes. Shorten it or split it into several notes.`,
+          {
+            field: "content",
+            bytes,
+            limit: limitOf(target)
+          }
+        )
       )
     : Effect.succeed(bytes)
 }
-

@@ -19,12 +19,17 @@ export type NoteTarget = { readonly memory: true } | { readonly memory: false; r
 /** Applies the name rules: a trailing .md stripped; letters, digits, ., _, -; starts with a letter or digit; at most 64; no device names. */
 export const noteTarget = (name: string | undefined, memory: boolean | undefined): NoteTarget | ToolError => {
   if (memory === true) return { memory: true }
-  if (name === undefined) return toolError("INVALID_INPUT", `field "name" is required unless memory is true.`, { field: "name" })
+  if (name === undefined)
+    return toolError("INVALID_INPUT", `field "name" is required unless memory is true.`, { field: "name" })
   // Every trailing .md goes, so a name list shows ("a" for "a.md.md") reads back the same note.
   const stripped = name.replace(/(\.md)+$/i, "")
   if (/^memory$/i.test(stripped)) return { memory: true }
   if (stripped.length === 0 || stripped.length > 64) {
-    return toolError("INVALID_INPUT", `field "name" must be 1 to 64 characters (without a trailing .md); got ${stripped.length}.`, { field: "name" })
+    return toolError(
+      "INVALID_INPUT",
+      `field "name" must be 1 to 64 characters (without a trailing .md); got ${stripped.length}.`,
+      { field: "name" }
+    )
   }
   if (!NAME.test(stripped)) {
     return toolError(
@@ -37,13 +42,19 @@ export const noteTarget = (name: string | undefined, memory: boolean | undefined
     return toolError("INVALID_INPUT", `field "name" "${name}" must not contain "..".`, { field: "name" })
   }
   if (RESERVED.test(stripped.split(".")[0]!)) {
-    return toolError("INVALID_INPUT", `field "name" "${name}" is a Windows reserved device name; choose another name.`, { field: "name" })
+    return toolError(
+      "INVALID_INPUT",
+      `field "name" "${name}" is a Windows reserved device name; choose another name.`,
+      { field: "name" }
+    )
   }
   return { memory: false, name: stripped }
 }
 
 const Name = Schema.optional(BoundedString(80, "Note name (letters, digits, . _ -)."))
-const Memory = Schema.optional(Schema.Boolean.annotations({ description: "true: the workspace memory .agentic/MEMORY.md." }))
+const Memory = Schema.optional(
+  Schema.Boolean.annotations({ description: "true: the workspace memory .agentic/MEMORY.md." })
+)
 const Content = BoundedString(NOTE_MAX_BYTES, "Text to write or append.")
 
 /** The actions of workspace_notes and their inputs. */
@@ -52,7 +63,9 @@ export const notesActions = {
   append: Schema.Struct({ name: Name, memory: Memory, content: Content }),
   read: Schema.Struct({ name: Name, memory: Memory }),
   list: Schema.Struct({
-    limit: Schema.optional(Schema.Int.pipe(Schema.between(1, 200)).annotations({ description: "Notes (1-200, default 100)." }))
+    limit: Schema.optional(
+      Schema.Int.pipe(Schema.between(1, 200)).annotations({ description: "Notes (1-200, default 100)." })
+    )
   }),
   delete: Schema.Struct({ name: Name, memory: Memory })
 }

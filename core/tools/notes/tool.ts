@@ -11,10 +11,27 @@ export const notesTool = defineTool({
   description: DESCRIPTION,
   actions: notesActions,
   enabled: () => true,
-  hints: { readOnlyHint: false, destructiveHint: false, openWorldHint: false, why: "writes plugin-owned notes under `.agentic/`" },
+  hints: {
+    readOnlyHint: false,
+    destructiveHint: false,
+    openWorldHint: false,
+    why: "writes plugin-owned notes under `.agentic/`"
+  },
   storage: [
-    { name: "memory", path: ".agentic/MEMORY.md", probe: MEMORY_FILE, description: "durable workspace memory (workspace_notes memory: true)", rank: 10 },
-    { name: "notes", path: ".agentic/notes/<name>.md", probe: "notes", description: "notes (workspace_notes)", rank: 20 }
+    {
+      name: "memory",
+      path: ".agentic/MEMORY.md",
+      probe: MEMORY_FILE,
+      description: "durable workspace memory (workspace_notes memory: true)",
+      rank: 10
+    },
+    {
+      name: "notes",
+      path: ".agentic/notes/<name>.md",
+      probe: "notes",
+      description: "notes (workspace_notes)",
+      rank: 20
+    }
   ],
   probe: { args: { action: "list" }, ok: true },
   handlers: {

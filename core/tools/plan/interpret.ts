@@ -13,7 +13,9 @@ import type { PlanInput, StoredPlan } from "./schema.ts"
 import { planDir } from "./load.ts"
 import { planMarkdown, planRetention, planView, showResult } from "./view.ts"
 
-export const proposePlan = (input: PlanInput<"propose">): Effect.Effect<ToolResult, ToolError, StateStore | CurrentSettings | WorkspaceKey> =>
+export const proposePlan = (
+  input: PlanInput<"propose">
+): Effect.Effect<ToolResult, ToolError, StateStore | CurrentSettings | WorkspaceKey> =>
   Effect.gen(function* () {
     const store = yield* StateStore
     const settings = yield* CurrentSettings
@@ -31,10 +33,15 @@ export const proposePlan = (input: PlanInput<"propose">): Effect.Effect<ToolResu
           title: input.title,
           objective: input.objective,
           steps: input.steps.map((step, index) =>
-            typeof step === "string" ? { index: index + 1, text: step, kind: "other" as const } : { index: index + 1, text: step.text, kind: step.kind ?? "other" }
+            typeof step === "string"
+              ? { index: index + 1, text: step, kind: "other" as const }
+              : { index: index + 1, text: step.text, kind: step.kind ?? "other" }
           ),
           files: input.files ?? [],
-          commands: (input.commands ?? []).map((command) => ({ executable: command.executable, args: command.args ?? [] })),
+          commands: (input.commands ?? []).map((command) => ({
+            executable: command.executable,
+            args: command.args ?? []
+          })),
           risks: input.risks ?? [],
           questions: input.questions ?? [],
           createdAt,
@@ -55,7 +62,9 @@ export const proposePlan = (input: PlanInput<"propose">): Effect.Effect<ToolResu
           ...(supersedes === undefined ? {} : { supersedes })
         }
         const next = records.map((existing) =>
-          replaced.includes(existing) ? { ...existing, status: "superseded" as const, supersededBy: id, decidedAt: createdAt } : existing
+          replaced.includes(existing)
+            ? { ...existing, status: "superseded" as const, supersededBy: id, decidedAt: createdAt }
+            : existing
         )
         return [{ record, plan, markdown, replaced }, [record, ...next]] as const
       })
@@ -64,7 +73,9 @@ export const proposePlan = (input: PlanInput<"propose">): Effect.Effect<ToolResu
     const manual = settings.permissionMode === 0
     const planPath = store.path(`${planDir(id)}/plan.md`)
     const instruction = `Restate this plan to the user in a few lines and stop: nothing mutating runs until the user replies /accept ${id} (or /deny ${id} <reason>).${
-      manual ? " Permission mode is Manual (0): each mutating call still needs its own /accept; the plan is a shared checklist." : ""
+      manual
+        ? " Permission mode is Manual (0): each mutating call still needs its own /accept; the plan is a shared checklist."
+        : ""
     }`
     return {
       summary: `Proposed plan ${id} (revision ${plan.revision}${replaced.length > 0 ? `, supersedes ${replaced.map((r) => r.id).join(", ")}` : ""}): ${plan.title}. ${instruction}`,
@@ -103,29 +114,41 @@ export const currentPlan = (): Effect.Effect<ToolResult, ToolError, StateStore |
     return yield* showResult(record, "Current")
   })
 
-export const showPlan = (input: PlanInput<"show">): Effect.Effect<ToolResult, ToolError, StateStore | CurrentSettings | WorkspaceKey> =>
+export const showPlan = (
+  input: PlanInput<"show">
+): Effect.Effect<ToolResult, ToolError, StateStore | CurrentSettings | WorkspaceKey> =>
   Effect.gen(function* () {
     const records = yield* loadRecords
     const record = records.find((candidate) => candidate.id === input.plan_id && candidate.kind === "plan")
     if (record === undefined) {
-      return yield* Effect.fail(toolError("NOT_FOUND", `No plan ${input.plan_id}. List plans with workspace_plan {"action":"list"}.`, { planId: input.plan_id }))
+      return yield* Effect.fail(
+        toolError("NOT_FOUND", `No plan ${input.plan_id}. List plans with workspace_plan {"action":"list"}.`, {
+          planId: input.plan_id
+        })
+      )
     }
     return yield* showResult(record, "Showing")
   })
 
-export const completePlan = (input: PlanInput<"complete">): Effect.Effect<ToolResult, ToolError, StateStore | CurrentSettings | WorkspaceKey> =>
+export const completePlan = (
+  input: PlanInput<"complete">
+): Effect.Effect<ToolResult, ToolError, StateStore | CurrentSettings | WorkspaceKey> =>
   Effect.gen(function* () {
     const settings = yield* CurrentSettings
     const record = yield* updateRecords((records, now) =>
       Effect.gen(function* () {
         const target =
           // Without plan_id: the approved plan, else the pending one (so complete on it fails TRANSACTION_STATE, not NOT_FOUND).
-          input.plan_id === undefined ? approvedPlan(records) ?? pendingPlan(records) : records.find((candidate) => candidate.id === input.plan_id && candidate.kind === "plan")
+          input.plan_id === undefined
+            ? (approvedPlan(records) ?? pendingPlan(records))
+            : records.find((candidate) => candidate.id === input.plan_id && candidate.kind === "plan")
         if (target === undefined) {
           return yield* Effect.fail(
             input.plan_id === undefined
-              ? toolError("NOT_FOUND", "No approved plan to complete. Check workspace_plan {\"action\":\"current\"}.")
-              : toolError("NOT_FOUND", `No plan ${input.plan_id}. List plans with workspace_plan {"action":"list"}.`, { planId: input.plan_id })
+              ? toolError("NOT_FOUND", 'No approved plan to complete. Check workspace_plan {"action":"current"}.')
+              : toolError("NOT_FOUND", `No plan ${input.plan_id}. List plans with workspace_plan {"action":"list"}.`, {
+                  planId: input.plan_id
+                })
           )
         }
         if (target.status === "pending") {
@@ -139,10 +162,14 @@ export const completePlan = (input: PlanInput<"complete">): Effect.Effect<ToolRe
         }
         if (target.status !== "approved") {
           return yield* Effect.fail(
-            toolError("TRANSACTION_STATE", `Plan ${target.id} is ${target.status}, not approved: only an approved plan can be completed.`, {
-              planId: target.id,
-              status: target.status
-            })
+            toolError(
+              "TRANSACTION_STATE",
+              `Plan ${target.id} is ${target.status}, not approved: only an approved plan can be completed.`,
+              {
+                planId: target.id,
+                status: target.status
+              }
+            )
           )
         }
         const completed: ApprovalRecord = {
@@ -159,7 +186,9 @@ export const completePlan = (input: PlanInput<"complete">): Effect.Effect<ToolRe
     return { ...result, summary: `Completed plan ${record.id}: ${record.title}.${locked}` }
   })
 
-export const listPlans = (input: PlanInput<"list">): Effect.Effect<ToolResult, ToolError, StateStore | CurrentSettings | WorkspaceKey> =>
+export const listPlans = (
+  input: PlanInput<"list">
+): Effect.Effect<ToolResult, ToolError, StateStore | CurrentSettings | WorkspaceKey> =>
   Effect.gen(function* () {
     const store = yield* StateStore
     const plans = (yield* loadRecords).filter((record) => record.kind === "plan")
@@ -175,6 +204,9 @@ export const listPlans = (input: PlanInput<"list">): Effect.Effect<ToolResult, T
     return {
       summary: `${plans.length} plan(s)${plans.length > shown.length ? ` (showing ${shown.length})` : ""}, newest first.`,
       data: { plans: shown, total: plans.length },
-      retention: { importance: "normal", facts: shown.slice(0, 5).map((plan) => `plan ${plan.id} ${plan.status}: ${plan.title}`) }
+      retention: {
+        importance: "normal",
+        facts: shown.slice(0, 5).map((plan) => `plan ${plan.id} ${plan.status}: ${plan.title}`)
+      }
     }
   })

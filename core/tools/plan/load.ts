@@ -12,4 +12,3 @@ export const readPlan = (id: string) =>
     const markdown = yield* store.readText(`${planDir(id)}/plan.md`)
     return { plan, markdown, planPath: store.path(`${planDir(id)}/plan.md`) }
   })
-

@@ -6,7 +6,9 @@ export const TEXT = 2000
 export const Text = (description?: string) => BoundedString(TEXT, description)
 export const StepKind = Schema.Literal("edit", "command", "vcs", "research", "other")
 export const Step = Schema.Union(Text(), Schema.Struct({ text: Text(), kind: Schema.optional(StepKind) }))
-export const PlanId = Schema.String.pipe(Schema.pattern(/^plan_[A-Za-z0-9]+$/, { message: () => "must be a plan_* id" })).annotations({
+export const PlanId = Schema.String.pipe(
+  Schema.pattern(/^plan_[A-Za-z0-9]+$/, { message: () => "must be a plan_* id" })
+).annotations({
   description: "The plan_… id (complete: default the approved plan)."
 })
 
@@ -38,7 +40,13 @@ export const StoredPlanSchema: Schema.Schema<StoredPlan> = Schema.Struct({
   revision: Schema.Number,
   title: Schema.String,
   objective: Schema.String,
-  steps: Schema.Array(Schema.Struct({ index: Schema.Number, text: Schema.String, kind: Schema.Literal("edit", "command", "vcs", "research", "other") })),
+  steps: Schema.Array(
+    Schema.Struct({
+      index: Schema.Number,
+      text: Schema.String,
+      kind: Schema.Literal("edit", "command", "vcs", "research", "other")
+    })
+  ),
   files: Schema.Array(Schema.Struct({ path: Schema.String, change: Schema.String })),
   commands: Schema.Array(Schema.Struct({ executable: Schema.String, args: Schema.Array(Schema.String) })),
   risks: Schema.Array(Schema.String),
@@ -56,24 +64,34 @@ export const planActions = {
       description: "1-40 steps: strings, or {text, kind}."
     }),
     files: Schema.optional(
-      Schema.Array(Schema.Struct({ path: Text(), change: Schema.Literal("create", "modify", "delete", "move") })).pipe(Schema.maxItems(100)).annotations({ description: "{path, change} it touches." })
+      Schema.Array(Schema.Struct({ path: Text(), change: Schema.Literal("create", "modify", "delete", "move") }))
+        .pipe(Schema.maxItems(100))
+        .annotations({ description: "{path, change} it touches." })
     ),
     commands: Schema.optional(
       Schema.Array(
         Schema.Struct({
-          executable: Text().pipe(Schema.pattern(/^[^/\\\s]+$/, { message: () => "must be a bare executable name (no path, no spaces)" })),
+          executable: Text().pipe(
+            Schema.pattern(/^[^/\\\s]+$/, { message: () => "must be a bare executable name (no path, no spaces)" })
+          ),
           args: Schema.optional(Schema.Array(Text()).pipe(Schema.maxItems(200)))
         })
-      ).pipe(Schema.maxItems(40)).annotations({ description: "{executable, args} it runs." })
+      )
+        .pipe(Schema.maxItems(40))
+        .annotations({ description: "{executable, args} it runs." })
     ),
     risks: Schema.optional(Schema.Array(Text()).pipe(Schema.maxItems(40)).annotations({ description: "Risks." })),
-    questions: Schema.optional(Schema.Array(Text()).pipe(Schema.maxItems(40)).annotations({ description: "Questions for the user." }))
+    questions: Schema.optional(
+      Schema.Array(Text()).pipe(Schema.maxItems(40)).annotations({ description: "Questions for the user." })
+    )
   }),
   current: Schema.Struct({}),
   show: Schema.Struct({ plan_id: PlanId }),
   complete: Schema.Struct({ plan_id: Schema.optional(PlanId), summary: Schema.optional(Text("What was done.")) }),
   list: Schema.Struct({
-    limit: Schema.optional(Schema.Int.pipe(Schema.between(1, 100)).annotations({ description: "Plans, newest first (1-100, default 20)." }))
+    limit: Schema.optional(
+      Schema.Int.pipe(Schema.between(1, 100)).annotations({ description: "Plans, newest first (1-100, default 20)." })
+    )
   })
 }
 

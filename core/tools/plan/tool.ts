@@ -14,8 +14,21 @@ export const planTool = defineTool({
   description: DESCRIPTION,
   actions: planActions,
   enabled: (settings) => settings.permissionMode !== 2,
-  hints: { readOnlyHint: false, destructiveHint: false, openWorldHint: false, why: "writes plan records under `.agentic/`" },
-  storage: [{ name: "plans", path: ".agentic/plans/<plan_id>/plan.md", probe: "plans", description: "plan text (workspace_plan)", rank: 40 }],
+  hints: {
+    readOnlyHint: false,
+    destructiveHint: false,
+    openWorldHint: false,
+    why: "writes plan records under `.agentic/`"
+  },
+  storage: [
+    {
+      name: "plans",
+      path: ".agentic/plans/<plan_id>/plan.md",
+      probe: "plans",
+      description: "plan text (workspace_plan)",
+      rank: 40
+    }
+  ],
   probe: { args: { action: "current" }, ok: true },
   handlers: {
     propose: { gate: "none", run: proposePlan },

@@ -1,7 +1,7 @@
 /** What workspace_plan shows: the Markdown of a plan, its view in data, and the result of show. */
 import * as Effect from "effect/Effect"
 import type { ToolResult } from "../../protocol/envelope.ts"
-import { StateStore } from "../../store/StateStore.ts"
+import type { StateStore } from "../../store/StateStore.ts"
 import type { ApprovalRecord } from "../../gate/records.ts"
 import type { StoredPlan } from "./schema.ts"
 import { readPlan } from "./load.ts"
@@ -15,10 +15,22 @@ export const planMarkdown = (plan: StoredPlan): string => {
   const section = (title: string, lines: ReadonlyArray<string>) => {
     if (lines.length > 0) out.push("", `## ${title}`, "", ...lines)
   }
-  section("Files", plan.files.map((file) => `- ${file.change} \`${file.path}\``))
-  section("Commands", plan.commands.map((command) => `- \`${[command.executable, ...command.args].join(" ")}\``))
-  section("Risks", plan.risks.map((risk) => `- ${risk}`))
-  section("Questions", plan.questions.map((question) => `- ${question}`))
+  section(
+    "Files",
+    plan.files.map((file) => `- ${file.change} \`${file.path}\``)
+  )
+  section(
+    "Commands",
+    plan.commands.map((command) => `- \`${[command.executable, ...command.args].join(" ")}\``)
+  )
+  section(
+    "Risks",
+    plan.risks.map((risk) => `- ${risk}`)
+  )
+  section(
+    "Questions",
+    plan.questions.map((question) => `- ${question}`)
+  )
   return `${out.join("\n")}\n`
 }
 
@@ -74,4 +86,3 @@ export const showResult = (record: ApprovalRecord, verb: string): Effect.Effect<
       retention: planRetention([`plan ${record.id} ${record.status}: ${record.title}`, `plan text at ${planPath}`])
     }
   })
-

@@ -16,13 +16,16 @@ import { isBinary } from "../../text/bytes.ts"
 export type BodyKind = "html" | "text" | "binary"
 
 /** The media type (lower case, without parameters) and the charset parameter of a Content-Type. */
-export const parseContentType = (header: string | undefined): { readonly mediaType: string; readonly charset: string | undefined } => {
+export const parseContentType = (
+  header: string | undefined
+): { readonly mediaType: string; readonly charset: string | undefined } => {
   if (header === undefined || header.trim() === "") return { mediaType: "", charset: undefined }
   const [type, ...params] = header.split(";")
   let charset: string | undefined
   for (const param of params) {
     const [key, value] = param.split("=")
-    if (key?.trim().toLowerCase() === "charset" && value !== undefined) charset = value.trim().replace(/^"|"$/g, "").toLowerCase()
+    if (key?.trim().toLowerCase() === "charset" && value !== undefined)
+      charset = value.trim().replace(/^"|"$/g, "").toLowerCase()
   }
   return { mediaType: type!.trim().toLowerCase(), charset }
 }
@@ -44,7 +47,13 @@ const TEXT_TYPES = new Set([
 export const kindOfMediaType = (mediaType: string): BodyKind | undefined => {
   if (mediaType === "") return undefined
   if (mediaType === "text/html" || mediaType === "application/xhtml+xml") return "html"
-  if (mediaType.startsWith("text/") || TEXT_TYPES.has(mediaType) || mediaType.endsWith("+json") || mediaType.endsWith("+xml")) return "text"
+  if (
+    mediaType.startsWith("text/") ||
+    TEXT_TYPES.has(mediaType) ||
+    mediaType.endsWith("+json") ||
+    mediaType.endsWith("+xml")
+  )
+    return "text"
   return "binary"
 }
 
@@ -55,7 +64,12 @@ export const looksBinary = isBinary
 export const sniffKind = (bytes: Uint8Array): BodyKind => {
   if (looksBinary(bytes)) return "binary"
   const head = new TextDecoder("latin1").decode(bytes.subarray(0, 512)).trimStart().toLowerCase()
-  return head.startsWith("<!doctype html") || head.startsWith("<html") || head.startsWith("<head") || head.startsWith("<body") ? "html" : "text"
+  return head.startsWith("<!doctype html") ||
+    head.startsWith("<html") ||
+    head.startsWith("<head") ||
+    head.startsWith("<body")
+    ? "html"
+    : "text"
 }
 
 const META_CHARSET = /<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9._:-]+)/i
@@ -85,14 +99,16 @@ const supported = (label: string): boolean => {
 
 // 0x80-0x9F of windows-1252 (0 where the encoding leaves a C1 control as is).
 const CP1252_HIGH = [
-  0x20ac, 0, 0x201a, 0x0192, 0x201e, 0x2026, 0x2020, 0x2021, 0x02c6, 0x2030, 0x0160, 0x2039, 0x0152, 0, 0x017d, 0,
-  0, 0x2018, 0x2019, 0x201c, 0x201d, 0x2022, 0x2013, 0x2014, 0x02dc, 0x2122, 0x0161, 0x203a, 0x0153, 0, 0x017e, 0x0178
+  0x20ac, 0, 0x201a, 0x0192, 0x201e, 0x2026, 0x2020, 0x2021, 0x02c6, 0x2030, 0x0160, 0x2039, 0x0152, 0, 0x017d, 0, 0,
+  0x2018, 0x2019, 0x201c, 0x201d, 0x2022, 0x2013, 0x2014, 0x02dc, 0x2122, 0x0161, 0x203a, 0x0153, 0, 0x017e, 0x0178
 ]
 
 const decodeWindows1252 = (bytes: Uint8Array): string => {
   let out = ""
   for (let start = 0; start < bytes.length; start += 8192) {
-    const codes = Array.from(bytes.subarray(start, start + 8192), (byte) => (byte >= 0x80 && byte <= 0x9f ? CP1252_HIGH[byte - 0x80] || byte : byte))
+    const codes = Array.from(bytes.subarray(start, start + 8192), (byte) =>
+      byte >= 0x80 && byte <= 0x9f ? CP1252_HIGH[byte - 0x80] || byte : byte
+    )
     out += String.fromCharCode(...codes)
   }
   return out
@@ -131,22 +147,70 @@ export interface Node {
 }
 
 const DROP = new Set([
-  "script", "style", "noscript", "template", "svg", "math", "iframe", "object", "embed", "canvas", "nav", "footer",
-  "aside", "form", "button", "select", "input", "textarea", "dialog", "head", "link", "meta"
+  "script",
+  "style",
+  "noscript",
+  "template",
+  "svg",
+  "math",
+  "iframe",
+  "object",
+  "embed",
+  "canvas",
+  "nav",
+  "footer",
+  "aside",
+  "form",
+  "button",
+  "select",
+  "input",
+  "textarea",
+  "dialog",
+  "head",
+  "link",
+  "meta"
 ])
 const BLOCK = new Set([
-  "p", "div", "section", "article", "main", "header", "blockquote", "figure", "figcaption", "dl", "dt", "dd", "address",
-  "details", "summary", "hr", "center", "body", "html", "ul", "ol", "menu", "caption"
+  "p",
+  "div",
+  "section",
+  "article",
+  "main",
+  "header",
+  "blockquote",
+  "figure",
+  "figcaption",
+  "dl",
+  "dt",
+  "dd",
+  "address",
+  "details",
+  "summary",
+  "hr",
+  "center",
+  "body",
+  "html",
+  "ul",
+  "ol",
+  "menu",
+  "caption"
 ])
 
 export const attr = (node: Node, name: string): string | undefined => node.attrs?.find((a) => a.name === name)?.value
-const hidden = (node: Node) => attr(node, "hidden") !== undefined || attr(node, "aria-hidden") === "true" || /display\s*:\s*none/i.test(attr(node, "style") ?? "")
+const hidden = (node: Node) =>
+  attr(node, "hidden") !== undefined ||
+  attr(node, "aria-hidden") === "true" ||
+  /display\s*:\s*none/i.test(attr(node, "style") ?? "")
 
 const collapse = (text: string) => text.replace(/\s+/g, " ").trim()
 
 const textContent = (node: Node): string => {
   if (node.nodeName === "#text") return node.value ?? ""
-  if (node.tagName !== undefined && (node.tagName === "script" || node.tagName === "style" || node.tagName === "template")) return ""
+  if (
+    node.tagName !== undefined &&
+    (node.tagName === "script" || node.tagName === "style" || node.tagName === "template")
+  )
+    return ""
   let out = ""
   for (const child of node.childNodes ?? []) out += textContent(child)
   return out
@@ -225,7 +289,9 @@ const render = (root: Node, skip: Node | undefined, inMainAtRoot: boolean): stri
       collect(node)
       blocks.push({ text: "", tight: false })
       for (const row of rows) {
-        const cells = (row.childNodes ?? []).filter((cell) => cell.tagName === "td" || cell.tagName === "th").map((cell) => collapse(textContent(cell)).replace(/\|/g, "\\|"))
+        const cells = (row.childNodes ?? [])
+          .filter((cell) => cell.tagName === "td" || cell.tagName === "th")
+          .map((cell) => collapse(textContent(cell)).replace(/\|/g, "\\|"))
         if (cells.some((cell) => cell !== "")) blocks.push({ text: `| ${cells.join(" | ")} |`, tight: true })
       }
       blocks.push({ text: "", tight: false })
@@ -234,7 +300,8 @@ const render = (root: Node, skip: Node | undefined, inMainAtRoot: boolean): stri
     if (tag === "li") {
       flush(true)
       const parent = listParent.get(node)
-      const index = parent === undefined ? 0 : (parent.childNodes ?? []).filter((c) => c.tagName === "li").indexOf(node) + 1
+      const index =
+        parent === undefined ? 0 : (parent.childNodes ?? []).filter((c) => c.tagName === "li").indexOf(node) + 1
       line = `${"  ".repeat(Math.max(0, listDepth - 1))}${parent?.tagName === "ol" ? `${index}.` : "-"} `
       for (const child of node.childNodes ?? []) walk(child, inside, listDepth)
       if (/^\s*(-|\d+\.)\s*$/.test(line)) line = ""
@@ -304,7 +371,16 @@ export const extractHtml = (html: string, pageUrl: string): Extracted => {
     for (const child of node.childNodes ?? []) walkLinks(child)
   }
   walkLinks(document)
-  return { title: title === "" ? (find(body, (node) => node.tagName === "h1") === undefined ? "" : collapse(textContent(find(body, (node) => node.tagName === "h1")!))) : title, text, links }
+  return {
+    title:
+      title === ""
+        ? find(body, (node) => node.tagName === "h1") === undefined
+          ? ""
+          : collapse(textContent(find(body, (node) => node.tagName === "h1")!))
+        : title,
+    text,
+    links
+  }
 }
 
 /** The title of a markdown or plain text: its first `# ` heading, else its first non-empty line (at most 200 characters). */

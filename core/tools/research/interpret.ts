@@ -15,21 +15,46 @@ import type { Artifact } from "../../protocol/envelope.ts"
 import { toolError, type ToolError } from "../../protocol/errors.ts"
 import { CurrentSettings } from "../../services/CurrentSettings.ts"
 import { StateStore } from "../../store/StateStore.ts"
-import { decodeBytes, detectCharset, extractHtml, kindOfMediaType, type Link, parseContentType, sniffKind, textTitle } from "./extract.ts"
+import {
+  decodeBytes,
+  detectCharset,
+  extractHtml,
+  kindOfMediaType,
+  type Link,
+  parseContentType,
+  sniffKind,
+  textTitle
+} from "./extract.ts"
 import type { FetchPlan, SearchPlan } from "./plan.ts"
-import { addSearch, addSource, checkProjectId, Project, projectFile, type SearchResult, type Source, sourceFile } from "./project.ts"
+import {
+  addSearch,
+  addSource,
+  checkProjectId,
+  Project,
+  projectFile,
+  type SearchResult,
+  type Source,
+  sourceFile
+} from "./project.ts"
 import { type ConcreteProvider, parseDuckDuckGo, parseSearxng, parseWikipedia, requestUrl } from "./providers.ts"
 
 const nowIso = Effect.map(Clock.currentTimeMillis, (now) => new Date(now).toISOString())
 
 /** A locked change of one project's record (which load.ts has already checked exists and is active). */
-export const changeProject = <A>(id: string, change: (project: Project) => Either.Either<readonly [A, Project], ToolError>) =>
+export const changeProject = <A>(
+  id: string,
+  change: (project: Project) => Either.Either<readonly [A, Project], ToolError>
+) =>
   Effect.gen(function* () {
     const store = yield* StateStore
     return yield* store.update(projectFile(id), Project, (current) =>
       Effect.gen(function* () {
-        if (current === undefined) return yield* Effect.fail(toolError("NOT_FOUND", `No research project ${id}.`, { researchId: id }))
-        const project = yield* Either.match(checkProjectId(current, id), { onLeft: Effect.fail, onRight: Effect.succeed })
+        if (current === undefined)
+          return yield* Effect.fail(toolError("NOT_FOUND", `No research project ${id}.`, { researchId: id }))
+        const project = yield* Either.match(checkProjectId(current, id), {
+          onLeft: Effect.fail,
+          onRight: Effect.succeed
+        })
         return yield* Either.match(change(project), { onLeft: Effect.fail, onRight: Effect.succeed })
       })
     )
@@ -42,7 +67,11 @@ export interface ProviderAnswer {
 }
 
 const providerFailed = (provider: ConcreteProvider, message: string, details: Record<string, unknown> = {}) =>
-  toolError("PROVIDER_FAILED", `The search provider ${provider} failed: ${message}. Try again later or another provider.`, { provider, ...details })
+  toolError(
+    "PROVIDER_FAILED",
+    `The search provider ${provider} failed: ${message}. Try again later or another provider.`,
+    { provider, ...details }
+  )
 
 /** Asks one provider; any failure is PROVIDER_FAILED naming it (an egress refusal stays EGRESS_DENIED). */
 export const askProvider = (provider: ConcreteProvider, plan: SearchPlan) =>
@@ -58,16 +87,28 @@ export const askProvider = (provider: ConcreteProvider, plan: SearchPlan) =>
         (error) => error.code !== "EGRESS_DENIED" && error.code !== "PROVIDER_FAILED",
         (error) => Effect.fail(providerFailed(provider, error.message.replace(/\.$/, ""), { cause: error.code }))
       ),
-      Effect.mapError((error) => (error.code === "PROVIDER_FAILED" ? toolError(error.code, error.message, { ...error.details, provider }) : error))
+      Effect.mapError((error) =>
+        error.code === "PROVIDER_FAILED" ? toolError(error.code, error.message, { ...error.details, provider }) : error
+      )
     )
     if (response.status === 429 || response.status === 503) {
-      return yield* Effect.fail(providerFailed(provider, `it answered ${response.status} (rate limited)`, { status: response.status, rateLimited: true }))
+      return yield* Effect.fail(
+        providerFailed(provider, `it answered ${response.status} (rate limited)`, {
+          status: response.status,
+          rateLimited: true
+        })
+      )
     }
     if (response.status < 200 || response.status > 299) {
-      return yield* Effect.fail(providerFailed(provider, `it answered HTTP ${response.status}`, { status: response.status }))
+      return yield* Effect.fail(
+        providerFailed(provider, `it answered HTTP ${response.status}`, { status: response.status })
+      )
     }
     const { charset } = parseContentType(response.headers["content-type"])
-    const body = decodeBytes(response.body, detectCharset(response.body, charset, provider === "duckduckgo" ? "html" : "text"))
+    const body = decodeBytes(
+      response.body,
+      detectCharset(response.body, charset, provider === "duckduckgo" ? "html" : "text")
+    )
     const parsed =
       provider === "duckduckgo"
         ? parseDuckDuckGo(body, response.url, plan.limit)
@@ -75,7 +116,10 @@ export const askProvider = (provider: ConcreteProvider, plan: SearchPlan) =>
           ? parseWikipedia(body, settings.wikipediaUrl, plan.limit)
           : parseSearxng(body, plan.limit)
     return yield* Either.match(parsed, {
-      onLeft: (failure) => Effect.fail(providerFailed(provider, failure.message, failure.rateLimited === true ? { rateLimited: true } : {})),
+      onLeft: (failure) =>
+        Effect.fail(
+          providerFailed(provider, failure.message, failure.rateLimited === true ? { rateLimited: true } : {})
+        ),
       onRight: (results) => Effect.succeed({ provider, results } satisfies ProviderAnswer)
     })
   })
@@ -102,16 +146,21 @@ export const interpretSearch = (plan: SearchPlan) =>
         continue
       }
       tried.push({ provider, outcome: `${result.right.results.length} result(s)` })
-      if (answer === undefined || (answer.results.length === 0 && result.right.results.length > 0)) answer = result.right
+      if (answer === undefined || (answer.results.length === 0 && result.right.results.length > 0))
+        answer = result.right
       if (result.right.results.length > 0) break
     }
     if (answer === undefined) {
       if (failures.length === 1) return yield* Effect.fail(failures[0]!)
       return yield* Effect.fail(
-        toolError("PROVIDER_FAILED", `Every provider auto tried failed: ${tried.map((entry) => `${entry.provider} (${entry.outcome})`).join("; ")}.`, {
-          provider: "auto",
-          tried
-        })
+        toolError(
+          "PROVIDER_FAILED",
+          `Every provider auto tried failed: ${tried.map((entry) => `${entry.provider} (${entry.outcome})`).join("; ")}.`,
+          {
+            provider: "auto",
+            tried
+          }
+        )
       )
     }
     let searchId: string | undefined
@@ -120,7 +169,17 @@ export const interpretSearch = (plan: SearchPlan) =>
       const at = yield* nowIso
       const found = answer
       yield* changeProject(plan.researchId, (project) =>
-        Either.map(addSearch(project, { id, provider: plan.provider, answeredBy: found.provider, query: plan.query, at, results: found.results }), (next) => [undefined, next] as const)
+        Either.map(
+          addSearch(project, {
+            id,
+            provider: plan.provider,
+            answeredBy: found.provider,
+            query: plan.query,
+            at,
+            results: found.results
+          }),
+          (next) => [undefined, next] as const
+        )
       )
       searchId = id
     }
@@ -139,7 +198,11 @@ const robotsOf = (origin: string) =>
     const settings = yield* CurrentSettings
     const policy = policyFromSettings(settings)
     const answer = yield* Effect.either(
-      egressGet(`${origin}/robots.txt`, { policy: { ...policy, maxBytes: Math.min(policy.maxBytes, ROBOTS_MAX_BYTES) }, label: new URL(origin).host, accept: "text/plain" })
+      egressGet(`${origin}/robots.txt`, {
+        policy: { ...policy, maxBytes: Math.min(policy.maxBytes, ROBOTS_MAX_BYTES) },
+        label: new URL(origin).host,
+        accept: "text/plain"
+      })
     )
     let rules: RobotsRules = ALLOW_ALL
     if (Either.isRight(answer) && answer.right.status >= 200 && answer.right.status <= 299) {
@@ -212,16 +275,23 @@ export const interpretFetch = (plan: FetchPlan) =>
         toolError(
           "PROVIDER_FAILED",
           `${host} answered HTTP ${response.status} for ${response.url}${response.status === 429 ? " (rate limited)" : ""}; nothing was stored. Try again later or another source.`,
-          { provider: host, url: response.url, status: response.status, ...(response.status === 429 ? { rateLimited: true } : {}) }
+          {
+            provider: host,
+            url: response.url,
+            status: response.status,
+            ...(response.status === 429 ? { rateLimited: true } : {})
+          }
         )
       )
     }
     const { mediaType, charset: headerCharset } = parseContentType(response.headers["content-type"])
     const kind = kindOfMediaType(mediaType) ?? sniffKind(response.body)
-    if (kind === "binary" || (kind === "text" && sniffKind(response.body) === "binary")) return yield* Effect.fail(binaryRefusal(response.url, mediaType))
+    if (kind === "binary" || (kind === "text" && sniffKind(response.body) === "binary"))
+      return yield* Effect.fail(binaryRefusal(response.url, mediaType))
     const charset = detectCharset(response.body, headerCharset, kind)
     const decoded = decodeBytes(response.body, charset)
-    const extracted = kind === "html" ? extractHtml(decoded, response.url) : { title: textTitle(decoded), text: decoded, links: [] }
+    const extracted =
+      kind === "html" ? extractHtml(decoded, response.url) : { title: textTitle(decoded), text: decoded, links: [] }
     const sha256 = yield* sha256Bytes(response.body)
     let source: Source | undefined
     if (plan.researchId !== undefined) {
@@ -242,7 +312,9 @@ export const interpretFetch = (plan: FetchPlan) =>
         status: response.status,
         chars: extracted.text.length
       }
-      yield* changeProject(plan.researchId, (project) => Either.map(addSource(project, made), (next) => [undefined, next] as const))
+      yield* changeProject(plan.researchId, (project) =>
+        Either.map(addSource(project, made), (next) => [undefined, next] as const)
+      )
       source = made
     }
     const net = yield* NetState
@@ -264,7 +336,13 @@ export const interpretFetch = (plan: FetchPlan) =>
   })
 
 /** Writes a research artifact under .agentic/artifacts/research/ (content-addressed). */
-export const writeResearchArtifact = (kind: string, stem: string, extension: string, content: string, description: string) =>
+export const writeResearchArtifact = (
+  kind: string,
+  stem: string,
+  extension: string,
+  content: string,
+  description: string
+) =>
   Effect.gen(function* () {
     const store = yield* StateStore
     const bytes = new TextEncoder().encode(content)

@@ -6,7 +6,11 @@ import { StateStore } from "../../store/StateStore.ts"
 import { checkProjectId, Project, projectFile, RESEARCH_DIR } from "./project.ts"
 
 const notFound = (id: string) =>
-  toolError("NOT_FOUND", `No research project ${id}. workspace_research {"action":"list"} (or workspace_inspect changes) lists the projects.`, { researchId: id })
+  toolError(
+    "NOT_FOUND",
+    `No research project ${id}. workspace_research {"action":"list"} (or workspace_inspect changes) lists the projects.`,
+    { researchId: id }
+  )
 
 /** A stored project, or NOT_FOUND; a bad file is IO_ERROR. */
 export const loadProject = (id: string) =>
@@ -27,7 +31,9 @@ export const loadProjects = Effect.gen(function* () {
     const project = yield* Effect.either(loadProject(entry.name))
     if (Either.isRight(project)) projects.push(project.right)
   }
-  return projects.sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : a.id < b.id ? 1 : -1))
+  return projects.sort((a, b) =>
+    a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : a.id < b.id ? 1 : -1
+  )
 })
 
 /** A project that may be changed (exists and is not archived), checked before any gating. */
@@ -35,9 +41,13 @@ export const loadActiveProject = (id: string) =>
   Effect.flatMap(loadProject(id), (project) =>
     project.status === "archived"
       ? Effect.fail(
-          toolError("INVALID_INPUT", `Research project ${id} is archived; reopen it with {"action":"reopen","research_id":"${id}"} before adding to it.`, {
-            researchId: id
-          })
+          toolError(
+            "INVALID_INPUT",
+            `Research project ${id} is archived; reopen it with {"action":"reopen","research_id":"${id}"} before adding to it.`,
+            {
+              researchId: id
+            }
+          )
         )
       : Effect.succeed(project)
   )

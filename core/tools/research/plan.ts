@@ -46,22 +46,37 @@ const endpointOf = (provider: ConcreteProvider, settings: Settings): Either.Eith
   } catch {
     // fall through
   }
-  return Either.left(toolError("INVALID_INPUT", `The setting ${key} (${JSON.stringify(value)}) is not an http(s) URL; the user must fix it to use ${provider}.`, { setting: key }))
+  return Either.left(
+    toolError(
+      "INVALID_INPUT",
+      `The setting ${key} (${JSON.stringify(value)}) is not an http(s) URL; the user must fix it to use ${provider}.`,
+      { setting: key }
+    )
+  )
 }
 
 /** The search plan: which providers are asked, and what the approval binds. */
 export const planSearch = (
-  input: { readonly query: string; readonly provider?: ProviderName | undefined; readonly limit?: number | undefined; readonly research_id?: string | undefined },
+  input: {
+    readonly query: string
+    readonly provider?: ProviderName | undefined
+    readonly limit?: number | undefined
+    readonly research_id?: string | undefined
+  },
   settings: Settings
 ): Either.Either<SearchPlan, ToolError> => {
   const provider = input.provider ?? "auto"
   const available = availableProviders(settings)
   if (provider === "searxng" && !available.includes("searxng")) {
     return Either.left(
-      toolError("INVALID_INPUT", "The searxng provider is available only when the setting searxngUrl is set; use provider auto, duckduckgo or wikipedia, or ask the user to set searxngUrl.", {
-        field: "provider",
-        setting: "searxngUrl"
-      })
+      toolError(
+        "INVALID_INPUT",
+        "The searxng provider is available only when the setting searxngUrl is set; use provider auto, duckduckgo or wikipedia, or ask the user to set searxngUrl.",
+        {
+          field: "provider",
+          setting: "searxngUrl"
+        }
+      )
     )
   }
   const providers = provider === "auto" ? available : [provider]
@@ -89,7 +104,10 @@ export const planSearch = (
  * The fetch plan: the URL rule first (a bad scheme, length or credentials is INVALID_INPUT; a refused IP
  * literal EGRESS_DENIED), so nothing is staged that could never run.
  */
-export const planFetch = (input: { readonly url: string; readonly research_id?: string | undefined }, settings: Settings): Either.Either<FetchPlan, ToolError> => {
+export const planFetch = (
+  input: { readonly url: string; readonly research_id?: string | undefined },
+  settings: Settings
+): Either.Either<FetchPlan, ToolError> => {
   const verdict = checkUrl(input.url.trim(), { allowPrivateNetwork: settings.allowPrivateNetwork })
   if (!verdict.ok) {
     if (verdict.reason === "address") {
@@ -102,7 +120,12 @@ export const planFetch = (input: { readonly url: string; readonly research_id?: 
         })
       )
     }
-    return Either.left(toolError("INVALID_INPUT", `Invalid workspace_research fetch: field "url" ${verdict.message}`, { field: "url", reason: verdict.reason }))
+    return Either.left(
+      toolError("INVALID_INPUT", `Invalid workspace_research fetch: field "url" ${verdict.message}`, {
+        field: "url",
+        reason: verdict.reason
+      })
+    )
   }
   return Either.right({
     _tag: "Fetch",

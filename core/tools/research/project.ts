@@ -79,9 +79,13 @@ export const checkProjectId = (project: Project, id: string): Either.Either<Proj
   project.id === id
     ? Either.right(project)
     : Either.left(
-        toolError("IO_ERROR", `The state file .agentic/${projectFile(id)} holds project ${project.id}, not ${id}; move it aside to start that project afresh.`, {
-          path: `.agentic/${projectFile(id)}`
-        })
+        toolError(
+          "IO_ERROR",
+          `The state file .agentic/${projectFile(id)} holds project ${project.id}, not ${id}; move it aside to start that project afresh.`,
+          {
+            path: `.agentic/${projectFile(id)}`
+          }
+        )
       )
 
 export const newProject = (id: string, title: string, question: string, now: string): Project => ({
@@ -100,15 +104,23 @@ export const newProject = (id: string, title: string, question: string, now: str
 /** Refuses a change to an archived project. */
 export const checkActive = (project: Project): ToolError | undefined =>
   project.status === "archived"
-    ? toolError("INVALID_INPUT", `Research project ${project.id} is archived; reopen it with {"action":"reopen","research_id":"${project.id}"} before adding to it.`, {
-        researchId: project.id
-      })
+    ? toolError(
+        "INVALID_INPUT",
+        `Research project ${project.id} is archived; reopen it with {"action":"reopen","research_id":"${project.id}"} before adding to it.`,
+        {
+          researchId: project.id
+        }
+      )
     : undefined
 
 const full = (project: Project, what: string, max: number) =>
-  toolError("INVALID_INPUT", `Research project ${project.id} already holds ${max} ${what}, the most one project keeps; start a new project for further work.`, {
-    researchId: project.id
-  })
+  toolError(
+    "INVALID_INPUT",
+    `Research project ${project.id} already holds ${max} ${what}, the most one project keeps; start a new project for further work.`,
+    {
+      researchId: project.id
+    }
+  )
 
 /** Adds a note: finding and claim need at least one source id; every id must be a source of this project. */
 export const addNote = (project: Project, note: Note): Either.Either<Project, ToolError> => {
@@ -116,9 +128,13 @@ export const addNote = (project: Project, note: Note): Either.Either<Project, To
   if (refused !== undefined) return Either.left(refused)
   if ((note.kind === "finding" || note.kind === "claim") && note.sourceIds.length === 0) {
     return Either.left(
-      toolError("INVALID_INPUT", `A ${note.kind} must cite its sources: give source_ids (source_… ids from fetch with research_id, listed by show).`, {
-        field: "source_ids"
-      })
+      toolError(
+        "INVALID_INPUT",
+        `A ${note.kind} must cite its sources: give source_ids (source_… ids from fetch with research_id, listed by show).`,
+        {
+          field: "source_ids"
+        }
+      )
     )
   }
   const known = new Set(project.sources.map((source) => source.id))
@@ -148,7 +164,15 @@ export const addSource = (project: Project, source: Source): Either.Either<Proje
 export const addSearch = (project: Project, search: SearchRecord): Either.Either<Project, ToolError> => {
   const refused = checkActive(project)
   if (refused !== undefined) return Either.left(refused)
-  return Either.right({ ...project, searches: [...project.searches, search].slice(-MAX_SEARCHES), updatedAt: search.at })
+  return Either.right({
+    ...project,
+    searches: [...project.searches, search].slice(-MAX_SEARCHES),
+    updatedAt: search.at
+  })
 }
 
-export const setStatus = (project: Project, status: Project["status"], now: string): Project => ({ ...project, status, updatedAt: now })
+export const setStatus = (project: Project, status: Project["status"], now: string): Project => ({
+  ...project,
+  status,
+  updatedAt: now
+})

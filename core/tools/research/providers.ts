@@ -40,7 +40,15 @@ export const requestUrl = (provider: ConcreteProvider, settings: Settings, query
     }
     case "wikipedia": {
       const url = new URL(settings.wikipediaUrl)
-      for (const [key, value] of Object.entries({ action: "query", list: "search", format: "json", utf8: "1", srprop: "snippet", srlimit: String(limit), srsearch: query })) {
+      for (const [key, value] of Object.entries({
+        action: "query",
+        list: "search",
+        format: "json",
+        utf8: "1",
+        srprop: "snippet",
+        srlimit: String(limit),
+        srsearch: query
+      })) {
         url.searchParams.set(key, value)
       }
       return url.href
@@ -56,7 +64,8 @@ export const requestUrl = (provider: ConcreteProvider, settings: Settings, query
 }
 
 const classes = (node: Node) => (attr(node, "class") ?? "").split(/\s+/)
-const text = (node: Node): string => (node.nodeName === "#text" ? (node.value ?? "") : (node.childNodes ?? []).map(text).join(""))
+const text = (node: Node): string =>
+  node.nodeName === "#text" ? (node.value ?? "") : (node.childNodes ?? []).map(text).join("")
 const collapse = (value: string) => value.replace(/\s+/g, " ").trim()
 const all = (node: Node, test: (node: Node) => boolean, out: Array<Node> = []): Array<Node> => {
   if (test(node)) out.push(node)
@@ -82,9 +91,16 @@ export const duckduckgoTarget = (href: string, base: string): string | undefined
 }
 
 /** DuckDuckGo's HTML results page -> results (ads skipped). A challenge page is a rate-limit failure. */
-export const parseDuckDuckGo = (html: string, base: string, limit: number): Either.Either<ReadonlyArray<SearchResult>, ParseFailure> => {
+export const parseDuckDuckGo = (
+  html: string,
+  base: string,
+  limit: number
+): Either.Either<ReadonlyArray<SearchResult>, ParseFailure> => {
   const document = parse(html) as unknown as Node
-  const blocks = all(document, (node) => node.tagName === "div" && classes(node).includes("result") && !classes(node).includes("result--ad"))
+  const blocks = all(
+    document,
+    (node) => node.tagName === "div" && classes(node).includes("result") && !classes(node).includes("result--ad")
+  )
   const results: Array<SearchResult> = []
   for (const block of blocks) {
     const anchor = all(block, (node) => node.tagName === "a" && classes(node).includes("result__a"))[0]
@@ -92,15 +108,26 @@ export const parseDuckDuckGo = (html: string, base: string, limit: number): Eith
     const url = duckduckgoTarget(attr(anchor, "href") ?? "", base)
     if (url === undefined) continue
     const snippet = all(block, (node) => classes(node).includes("result__snippet"))[0]
-    results.push({ title: clip(collapse(text(anchor)), 300), url, snippet: clip(collapse(snippet === undefined ? "" : text(snippet)), 500), provider: "duckduckgo", rank: results.length + 1 })
+    results.push({
+      title: clip(collapse(text(anchor)), 300),
+      url,
+      snippet: clip(collapse(snippet === undefined ? "" : text(snippet)), 500),
+      provider: "duckduckgo",
+      rank: results.length + 1
+    })
     if (results.length >= limit) break
   }
   if (results.length > 0) return Either.right(results)
   if (all(document, (node) => classes(node).includes("no-results")).length > 0) return Either.right([])
   if (/anomaly-modal|bots use duckduckgo too|challenge-form/i.test(html)) {
-    return Either.left({ message: "DuckDuckGo answered with its bot challenge instead of results (rate limited)", rateLimited: true })
+    return Either.left({
+      message: "DuckDuckGo answered with its bot challenge instead of results (rate limited)",
+      rateLimited: true
+    })
   }
-  return Either.left({ message: "DuckDuckGo's answer held neither results nor its no-results marker (an unrecognised page)" })
+  return Either.left({
+    message: "DuckDuckGo's answer held neither results nor its no-results marker (an unrecognised page)"
+  })
 }
 
 const decodeEntities = (value: string) =>
@@ -121,7 +148,11 @@ export const wikipediaArticleUrl = (apiUrl: string, title: string): string => {
 }
 
 /** The MediaWiki search API's JSON -> results; an `error` object is a failure naming its code. */
-export const parseWikipedia = (json: string, apiUrl: string, limit: number): Either.Either<ReadonlyArray<SearchResult>, ParseFailure> => {
+export const parseWikipedia = (
+  json: string,
+  apiUrl: string,
+  limit: number
+): Either.Either<ReadonlyArray<SearchResult>, ParseFailure> => {
   let value: any
   try {
     value = JSON.parse(json)
@@ -130,22 +161,30 @@ export const parseWikipedia = (json: string, apiUrl: string, limit: number): Eit
   }
   if (value?.error !== undefined) {
     const code = String(value.error.code ?? "unknown")
-    return Either.left({ message: `the MediaWiki API refused the search (${code}: ${String(value.error.info ?? "").slice(0, 200)})`, rateLimited: code === "ratelimited" || code === "maxlag" })
+    return Either.left({
+      message: `the MediaWiki API refused the search (${code}: ${String(value.error.info ?? "").slice(0, 200)})`,
+      rateLimited: code === "ratelimited" || code === "maxlag"
+    })
   }
   const hits = value?.query?.search
   if (!Array.isArray(hits)) return Either.left({ message: "the MediaWiki API answer has no query.search list" })
   return Either.right(
-    hits.slice(0, limit).flatMap((hit: any, index: number) =>
-      typeof hit?.title !== "string"
-        ? []
-        : [{
-            title: clip(hit.title, 300),
-            url: wikipediaArticleUrl(apiUrl, hit.title),
-            snippet: clip(collapse(decodeEntities(String(hit.snippet ?? "").replace(/<[^>]*>/g, ""))), 500),
-            provider: "wikipedia",
-            rank: index + 1
-          }]
-    ).map((result: SearchResult, index: number) => ({ ...result, rank: index + 1 }))
+    hits
+      .slice(0, limit)
+      .flatMap((hit: any, index: number) =>
+        typeof hit?.title !== "string"
+          ? []
+          : [
+              {
+                title: clip(hit.title, 300),
+                url: wikipediaArticleUrl(apiUrl, hit.title),
+                snippet: clip(collapse(decodeEntities(String(hit.snippet ?? "").replace(/<[^>]*>/g, ""))), 500),
+                provider: "wikipedia",
+                rank: index + 1
+              }
+            ]
+      )
+      .map((result: SearchResult, index: number) => ({ ...result, rank: index + 1 }))
   )
 }
 
@@ -155,7 +194,9 @@ export const parseSearxng = (json: string, limit: number): Either.Either<Readonl
   try {
     value = JSON.parse(json)
   } catch {
-    return Either.left({ message: "SearXNG answered with something that is not JSON (is format=json enabled on the instance?)" })
+    return Either.left({
+      message: "SearXNG answered with something that is not JSON (is format=json enabled on the instance?)"
+    })
   }
   if (!Array.isArray(value?.results)) return Either.left({ message: "the SearXNG answer has no results list" })
   const results: Array<SearchResult> = []
@@ -169,12 +210,23 @@ export const parseSearxng = (json: string, limit: number): Either.Either<Readonl
     } catch {
       continue
     }
-    results.push({ title: clip(collapse(String(hit.title ?? "")), 300), url, snippet: clip(collapse(String(hit.content ?? "")), 500), provider: "searxng", rank: results.length + 1 })
+    results.push({
+      title: clip(collapse(String(hit.title ?? "")), 300),
+      url,
+      snippet: clip(collapse(String(hit.content ?? "")), 500),
+      provider: "searxng",
+      rank: results.length + 1
+    })
     if (results.length >= limit) break
   }
-  const unresponsive = Array.isArray(value.unresponsive_engines) ? value.unresponsive_engines.map((entry: unknown) => (Array.isArray(entry) ? entry.join(": ") : String(entry))) : []
+  const unresponsive = Array.isArray(value.unresponsive_engines)
+    ? value.unresponsive_engines.map((entry: unknown) => (Array.isArray(entry) ? entry.join(": ") : String(entry)))
+    : []
   if (results.length === 0 && unresponsive.length > 0) {
-    return Either.left({ message: `SearXNG returned no results and its engines did not answer (${unresponsive.join(", ").slice(0, 300)})`, rateLimited: true })
+    return Either.left({
+      message: `SearXNG returned no results and its engines did not answer (${unresponsive.join(", ").slice(0, 300)})`,
+      rateLimited: true
+    })
   }
   return Either.right(results)
 }

@@ -15,15 +15,23 @@ export const MAX_OBJECTIVE = 20_000
 const NonEmpty = (max: number, description: string) =>
   BoundedString(max, description).pipe(Schema.filter((text) => text.trim() !== "" || "must not be empty"))
 
-export const ResearchId = Schema.String.pipe(Schema.pattern(/^research_[A-Za-z0-9]+$/, { message: () => "must be a research_* id" })).annotations({
+export const ResearchId = Schema.String.pipe(
+  Schema.pattern(/^research_[A-Za-z0-9]+$/, { message: () => "must be a research_* id" })
+).annotations({
   description: "The research project id (research_…) returned by start."
 })
-export const SourceId = Schema.String.pipe(Schema.pattern(/^source_[A-Za-z0-9]+$/, { message: () => "must be a source_* id" }))
+export const SourceId = Schema.String.pipe(
+  Schema.pattern(/^source_[A-Za-z0-9]+$/, { message: () => "must be a source_* id" })
+)
 
 export const SearchInput = Schema.Struct({
   query: NonEmpty(MAX_QUERY, "What to search for."),
-  provider: Schema.optional(Schema.Literal(...PROVIDERS).annotations({ description: "auto (default), duckduckgo, wikipedia or searxng." })),
-  limit: Schema.optional(Schema.Int.pipe(Schema.between(1, 50)).annotations({ description: "At most this many results (1-50, default 10)." })),
+  provider: Schema.optional(
+    Schema.Literal(...PROVIDERS).annotations({ description: "auto (default), duckduckgo, wikipedia or searxng." })
+  ),
+  limit: Schema.optional(
+    Schema.Int.pipe(Schema.between(1, 50)).annotations({ description: "At most this many results (1-50, default 10)." })
+  ),
   research_id: Schema.optional(ResearchId)
 })
 export const FetchInput = Schema.Struct({
@@ -39,7 +47,11 @@ export const StartInput = Schema.Struct({
 })
 export const ListInput = Schema.Struct({
   include_archived: Schema.optional(Schema.Boolean.annotations({ description: "Also list archived projects." })),
-  limit: Schema.optional(Schema.Int.pipe(Schema.between(1, 100)).annotations({ description: "At most this many projects (1-100, default 20)." }))
+  limit: Schema.optional(
+    Schema.Int.pipe(Schema.between(1, 100)).annotations({
+      description: "At most this many projects (1-100, default 20)."
+    })
+  )
 })
 export const ShowInput = Schema.Struct({ research_id: ResearchId })
 export const NoteInput = Schema.Struct({
@@ -47,7 +59,9 @@ export const NoteInput = Schema.Struct({
   kind: Schema.Literal(...NOTE_KINDS).annotations({ description: "finding, claim, question, warning or method." }),
   text: NonEmpty(4000, "The note's text."),
   source_ids: Schema.optional(
-    Schema.Array(SourceId).pipe(Schema.maxItems(50)).annotations({ description: "The source_ids the note rests on; required (at least one) for finding and claim." })
+    Schema.Array(SourceId)
+      .pipe(Schema.maxItems(50))
+      .annotations({ description: "The source_ids the note rests on; required (at least one) for finding and claim." })
   )
 })
 export const ArchiveInput = Schema.Struct({ research_id: ResearchId })
@@ -55,7 +69,11 @@ export const ReopenInput = Schema.Struct({ research_id: ResearchId })
 export const DeepInput = Schema.Struct({
   objective: NonEmpty(MAX_OBJECTIVE, "What the research agent should find out (at most 20,000 characters)."),
   research_id: Schema.optional(ResearchId),
-  run_id: Schema.optional(Schema.String.pipe(Schema.pattern(/^run_[A-Za-z0-9]+$/, { message: () => "must be a run_* id" })).annotations({ description: "Await this run instead of starting one." }))
+  run_id: Schema.optional(
+    Schema.String.pipe(Schema.pattern(/^run_[A-Za-z0-9]+$/, { message: () => "must be a run_* id" })).annotations({
+      description: "Await this run instead of starting one."
+    })
+  )
 })
 
 export const ACTIONS = {
@@ -83,5 +101,8 @@ export const FetchPlanSchema = Schema.TaggedStruct("Fetch", { url: Schema.String
 export type FetchPlanValue = typeof FetchPlanSchema.Type
 
 /** The plan a deep approval would bind: the objective and the project it records into. */
-export const DeepPlanSchema = Schema.TaggedStruct("Deep", { objective: Schema.String, researchId: Schema.NullOr(Schema.String) })
+export const DeepPlanSchema = Schema.TaggedStruct("Deep", {
+  objective: Schema.String,
+  researchId: Schema.NullOr(Schema.String)
+})
 export type DeepPlanValue = typeof DeepPlanSchema.Type

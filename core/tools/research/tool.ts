@@ -18,12 +18,28 @@ import { StateStore } from "../../store/StateStore.ts"
 import { type ActionInput, defineTool, gatedAction, ungated } from "../Tool.ts"
 import { awaitRun, interpretLaunch, type LaunchBefore, loadLaunch, specOf, statusView } from "../agent/launch.ts"
 import type { RunState, StartInput } from "../agent/schema.ts"
-import { changeProject, type Fetched, interpretFetch, interpretSearch, type SearchOutcome, writeResearchArtifact } from "./interpret.ts"
+import {
+  changeProject,
+  type Fetched,
+  interpretFetch,
+  interpretSearch,
+  type SearchOutcome,
+  writeResearchArtifact
+} from "./interpret.ts"
 import { loadActiveProject, loadProject, loadProjects, researchChanges } from "./load.ts"
 import { type FetchPlan, planFetch, planSearch, type SearchPlan } from "./plan.ts"
 import { addNote, newProject, projectFile } from "./project.ts"
 import { ACTIONS, DeepPlanSchema, FetchPlanSchema, SearchPlanSchema } from "./schema.ts"
-import { FETCH_OVERHEAD, fitLinks, fitResults, fitText, linksShare, projectLine, projectView, textShare } from "./view.ts"
+import {
+  FETCH_OVERHEAD,
+  fitLinks,
+  fitResults,
+  fitText,
+  linksShare,
+  projectLine,
+  projectView,
+  textShare
+} from "./view.ts"
 import { DESCRIPTION } from "./description.ts"
 
 const TOOL = "workspace_research"
@@ -55,7 +71,9 @@ const loadWeb = (researchId: string | undefined) =>
 const confirmAfterRead = (_input: unknown, before: WebBefore) => before.untrustedRead !== undefined
 
 const stagedBecause = (before: WebBefore) =>
-  before.untrustedRead === undefined ? {} : { stagedBecause: { setting: "stageEgressAfterUntrustedRead", after: before.untrustedRead } }
+  before.untrustedRead === undefined
+    ? {}
+    : { stagedBecause: { setting: "stageEgressAfterUntrustedRead", after: before.untrustedRead } }
 
 const resumeOf = (input: Record<string, unknown>) => {
   const { action, ...args } = input
@@ -79,7 +97,9 @@ const plannedWeb = <P extends { readonly bound: unknown; readonly title: string;
 })
 
 /** What deep loads: the run it awaits (run_id), or the before-state of the research run it would start. */
-type DeepBefore = { readonly _tag: "Await"; readonly state: RunState } | { readonly _tag: "Start"; readonly launch: LaunchBefore; readonly input: StartInput }
+type DeepBefore =
+  | { readonly _tag: "Await"; readonly state: RunState }
+  | { readonly _tag: "Start"; readonly launch: LaunchBefore; readonly input: StartInput }
 
 /**
  * deep needs workspace_agent (enableSubAgents, and the tool registered); it is refused before gating
@@ -104,7 +124,11 @@ const loadDeep = (input: ActionInput<Actions, "deep">) =>
         )
       )
     }
-    if (input.run_id !== undefined) return { _tag: "Await", state: yield* awaitRun(input.run_id, settings.maxCommandDurationSeconds * 1000) } satisfies DeepBefore
+    if (input.run_id !== undefined)
+      return {
+        _tag: "Await",
+        state: yield* awaitRun(input.run_id, settings.maxCommandDurationSeconds * 1000)
+      } satisfies DeepBefore
     const start: StartInput = {
       objective: input.objective,
       mode: "research",
@@ -129,7 +153,9 @@ const searchView = (outcome: SearchOutcome, plan: SearchPlan, settings: Settings
   const fitted = fitResults(outcome.results, settings.maxToolResultChars - 1500)
   const summary = [
     `${outcome.answeredBy} answered "${plan.query}" with ${outcome.results.length} result(s)${plan.provider === "auto" ? ` (auto tried ${outcome.tried.map((entry) => entry.provider).join(", ")})` : ""}.`,
-    fitted.omitted > 0 ? `${fitted.omitted} result(s) did not fit in maxToolResultChars (${settings.maxToolResultChars}).` : "",
+    fitted.omitted > 0
+      ? `${fitted.omitted} result(s) did not fit in maxToolResultChars (${settings.maxToolResultChars}).`
+      : "",
     outcome.searchId === undefined ? "" : `Recorded as ${outcome.searchId} in ${plan.researchId}.`,
     outcome.results.length > 0 ? 'Fetch a result with {"action":"fetch","url":...}.' : ""
   ]
@@ -164,19 +190,40 @@ const fetchView = (fetched: Fetched, plan: FetchPlan, settings: Settings) =>
     const text = fitText(fetched.text, textShare(max))
     const artifacts = []
     if (text.truncated && fetched.source === undefined) {
-      artifacts.push(yield* writeResearchArtifact("research.fetch.text", "fetch", "md", fetched.text, `The full text of ${fetched.url} (${fetched.text.length} characters).`))
+      artifacts.push(
+        yield* writeResearchArtifact(
+          "research.fetch.text",
+          "fetch",
+          "md",
+          fetched.text,
+          `The full text of ${fetched.url} (${fetched.text.length} characters).`
+        )
+      )
     }
     if (links.omitted > 0) {
-      artifacts.push(yield* writeResearchArtifact("research.fetch.links", "links", "json", JSON.stringify(fetched.links), `All ${fetched.links.length} links of ${fetched.url}, as JSON.`))
+      artifacts.push(
+        yield* writeResearchArtifact(
+          "research.fetch.links",
+          "links",
+          "json",
+          JSON.stringify(fetched.links),
+          `All ${fetched.links.length} links of ${fetched.url}, as JSON.`
+        )
+      )
     }
-    const fullText = fetched.source?.contentPath ?? artifacts.find((artifact) => artifact.kind === "research.fetch.text")?.path
+    const fullText =
+      fetched.source?.contentPath ?? artifacts.find((artifact) => artifact.kind === "research.fetch.text")?.path
     const summary = [
       `Fetched ${fetched.url} (${fetched.status}, ${fetched.contentType}, ${fetched.bytes} bytes${fetched.redirects.length > 0 ? `, after ${fetched.redirects.length} redirect(s)` : ""})${fetched.title === "" ? "" : `: "${fetched.title.slice(0, 120)}"`}.`,
-      text.truncated ? `data.text shows ${text.text.length} of ${fetched.text.length} characters; the full text is in ${fullText}.` : "",
+      text.truncated
+        ? `data.text shows ${text.text.length} of ${fetched.text.length} characters; the full text is in ${fullText}.`
+        : "",
       links.omitted > 0
         ? `data.links shows ${links.links.length} of ${fetched.links.length} links (linksOmitted ${links.omitted}); all are in ${artifacts.at(-1)!.path}. Raise maxToolResultChars, or re-fetch, to see more links.`
         : "",
-      fetched.source === undefined ? "" : `Source ${fetched.source.id} recorded in ${plan.researchId}; its text is at ${fetched.source.contentPath}.`
+      fetched.source === undefined
+        ? ""
+        : `Source ${fetched.source.id} recorded in ${plan.researchId}; its text is at ${fetched.source.contentPath}.`
     ]
       .filter((part) => part !== "")
       .join(" ")
@@ -197,7 +244,12 @@ const fetchView = (fetched: Fetched, plan: FetchPlan, settings: Settings) =>
         ...(fullText === undefined ? {} : { fullTextPath: fullText }),
         ...(fetched.source === undefined
           ? {}
-          : { researchId: plan.researchId, sourceId: fetched.source.id, contentPath: fetched.source.contentPath, fetchedAt: fetched.source.fetchedAt }),
+          : {
+              researchId: plan.researchId,
+              sourceId: fetched.source.id,
+              contentPath: fetched.source.contentPath,
+              fetchedAt: fetched.source.fetchedAt
+            }),
         text: text.text,
         links: links.links,
         linksOmitted: links.omitted
@@ -206,8 +258,12 @@ const fetchView = (fetched: Fetched, plan: FetchPlan, settings: Settings) =>
         importance: "normal",
         facts: [
           `fetched ${fetched.url} (${fetched.status}) sha256 ${fetched.sha256.slice(0, 16)}`,
-          ...(fetched.source === undefined ? [] : [`source ${fetched.source.id} of ${plan.researchId}: ${fetched.source.contentPath}`]),
-          ...(fullText === undefined || fetched.source !== undefined ? [] : [`full text of ${fetched.url}: ${fullText}`])
+          ...(fetched.source === undefined
+            ? []
+            : [`source ${fetched.source.id} of ${plan.researchId}: ${fetched.source.contentPath}`]),
+          ...(fullText === undefined || fetched.source !== undefined
+            ? []
+            : [`full text of ${fetched.url}: ${fullText}`])
         ],
         omit_when_summarizing: ["text", "links"]
       },
@@ -222,7 +278,12 @@ export const researchTool = defineTool({
   actions: ACTIONS,
   enabled: (settings) => settings.enableWebResearch,
   requires: ["network"],
-  hints: { readOnlyHint: false, destructiveHint: false, openWorldHint: true, why: "search, fetch and deep reach hosts outside this machine" },
+  hints: {
+    readOnlyHint: false,
+    destructiveHint: false,
+    openWorldHint: true,
+    why: "search, fetch and deep reach hosts outside this machine"
+  },
   changes: [{ key: "researchProjects", list: researchChanges }],
   probe: { args: { action: "list" }, ok: true },
   handlers: {
@@ -267,7 +328,15 @@ export const researchTool = defineTool({
       },
       // The run is started with commit_edits=false and allow_commands=false; deep awaits it, bounded by maxCommandDurationSeconds.
       interpret: (_plan, work) => interpretLaunch(work.spec, { before: work.launch, wait: true }),
-      view: (state) => Effect.succeed(statusView(state, state.status === "running" ? `The research agent is still going; await it with {"action":"deep","objective":...,"run_id":"${state.runId}"} or workspace_agent status.` : undefined))
+      view: (state) =>
+        Effect.succeed(
+          statusView(
+            state,
+            state.status === "running"
+              ? `The research agent is still going; await it with {"action":"deep","objective":...,"run_id":"${state.runId}"} or workspace_agent status.`
+              : undefined
+          )
+        )
     }),
     start: ungated((input: ActionInput<Actions, "start">) =>
       Effect.gen(function* () {
@@ -282,19 +351,27 @@ export const researchTool = defineTool({
           data: { researchId: id, path, project: projectLine(project, path) },
           retention: { importance: "high", facts: [`research project ${id} "${project.title}" at ${path}`] }
         } satisfies ToolResult
-      })),
+      })
+    ),
     list: ungated((input: ActionInput<Actions, "list">) =>
       Effect.gen(function* () {
         const store = yield* StateStore
-        const all = (yield* loadProjects).filter((project) => input.include_archived === true || project.status === "active")
+        const all = (yield* loadProjects).filter(
+          (project) => input.include_archived === true || project.status === "active"
+        )
         const limit = input.limit ?? 20
         const shown = all.slice(0, limit).map((project) => projectLine(project, store.path(projectFile(project.id))))
         return {
           summary: `${all.length} research project(s)${input.include_archived === true ? "" : " (active; include_archived lists archived ones too)"}${all.length > shown.length ? `, showing ${shown.length}` : ""}.`,
           data: { projects: shown, total: all.length },
-          retention: { importance: "normal", facts: shown.slice(0, 20).map((project) => `${project.researchId} "${project.title}" (${project.status})`), omit_when_summarizing: ["projects"] }
+          retention: {
+            importance: "normal",
+            facts: shown.slice(0, 20).map((project) => `${project.researchId} "${project.title}" (${project.status})`),
+            omit_when_summarizing: ["projects"]
+          }
         } satisfies ToolResult
-      })),
+      })
+    ),
     show: ungated((input: ActionInput<Actions, "show">) =>
       Effect.gen(function* () {
         const store = yield* StateStore
@@ -308,45 +385,69 @@ export const researchTool = defineTool({
           data: { researchId: project.id, path, project: view, ...(cut ? { omitted } : {}) },
           retention: {
             importance: "normal",
-            facts: [`research project ${project.id} "${project.title}" at ${path}`, ...project.sources.slice(-10).map((source) => `source ${source.id}: ${source.url} (${source.contentPath})`)],
+            facts: [
+              `research project ${project.id} "${project.title}" at ${path}`,
+              ...project.sources
+                .slice(-10)
+                .map((source) => `source ${source.id}: ${source.url} (${source.contentPath})`)
+            ],
             omit_when_summarizing: ["project"]
           }
         } satisfies ToolResult
-      })),
+      })
+    ),
     note: ungated((input: ActionInput<Actions, "note">) =>
       Effect.gen(function* () {
         yield* loadProject(input.research_id)
         const id = yield* newId("note")
         const createdAt = yield* nowIso
-        const note = { id, kind: input.kind, text: input.text.trim(), sourceIds: [...new Set(input.source_ids ?? [])], createdAt }
-        yield* changeProject(input.research_id, (project) => Either.map(addNote(project, note), (next) => [undefined, next] as const))
+        const note = {
+          id,
+          kind: input.kind,
+          text: input.text.trim(),
+          sourceIds: [...new Set(input.source_ids ?? [])],
+          createdAt
+        }
+        yield* changeProject(input.research_id, (project) =>
+          Either.map(addNote(project, note), (next) => [undefined, next] as const)
+        )
         return {
           summary: `Added ${note.kind} ${id} to ${input.research_id}${note.sourceIds.length > 0 ? ` citing ${note.sourceIds.join(", ")}` : ""}.`,
           data: { researchId: input.research_id, note },
-          retention: { importance: "normal", facts: [`${note.kind} ${id} in ${input.research_id}: ${note.text.slice(0, 160)}`] }
+          retention: {
+            importance: "normal",
+            facts: [`${note.kind} ${id} in ${input.research_id}: ${note.text.slice(0, 160)}`]
+          }
         } satisfies ToolResult
-      })),
+      })
+    ),
     archive: ungated((input: ActionInput<Actions, "archive">) =>
       Effect.gen(function* () {
         yield* loadProject(input.research_id)
         const now = yield* nowIso
-        const project = yield* changeProject(input.research_id, (current) => Either.right([current, { ...current, status: "archived" as const, updatedAt: now }] as const))
+        const project = yield* changeProject(input.research_id, (current) =>
+          Either.right([current, { ...current, status: "archived" as const, updatedAt: now }] as const)
+        )
         return {
           summary: `Archived research project ${input.research_id} "${project.title}"; reopen brings it back.`,
           data: { researchId: input.research_id, status: "archived" },
           retention: { importance: "low", facts: [`research project ${input.research_id} archived`] }
         } satisfies ToolResult
-      })),
+      })
+    ),
     reopen: ungated((input: ActionInput<Actions, "reopen">) =>
       Effect.gen(function* () {
         yield* loadProject(input.research_id)
         const now = yield* nowIso
-        const project = yield* changeProject(input.research_id, (current) => Either.right([current, { ...current, status: "active" as const, updatedAt: now }] as const))
+        const project = yield* changeProject(input.research_id, (current) =>
+          Either.right([current, { ...current, status: "active" as const, updatedAt: now }] as const)
+        )
         return {
           summary: `Reopened research project ${input.research_id} "${project.title}".`,
           data: { researchId: input.research_id, status: "active" },
           retention: { importance: "normal", facts: [`research project ${input.research_id} active`] }
         } satisfies ToolResult
-      }))
+      })
+    )
   }
 })

@@ -17,7 +17,10 @@ export const textShare = (maxToolResultChars: number): number =>
   Math.max(maxToolResultChars - linksShare(maxToolResultChars) - FETCH_OVERHEAD, Math.floor(maxToolResultChars / 2))
 
 /** The longest prefix of `links` whose JSON is at most `share` characters, and how many did not fit. */
-export const fitLinks = (links: ReadonlyArray<Link>, share: number): { readonly links: ReadonlyArray<Link>; readonly omitted: number } => {
+export const fitLinks = (
+  links: ReadonlyArray<Link>,
+  share: number
+): { readonly links: ReadonlyArray<Link>; readonly omitted: number } => {
   let used = 2 // "[]"
   let count = 0
   for (const link of links) {
@@ -39,7 +42,10 @@ export const fitText = (text: string, share: number): { readonly text: string; r
 }
 
 /** The longest prefix of search results that fits `budget` characters as JSON. */
-export const fitResults = (results: ReadonlyArray<SearchResult>, budget: number): { readonly results: ReadonlyArray<SearchResult>; readonly omitted: number } => {
+export const fitResults = (
+  results: ReadonlyArray<SearchResult>,
+  budget: number
+): { readonly results: ReadonlyArray<SearchResult>; readonly omitted: number } => {
   let used = 2
   let count = 0
   for (const result of results) {
@@ -71,7 +77,11 @@ export const projectLine = (project: Project, path: string) => ({
  * The full record is always its state.json.
  */
 export const projectView = (project: Project, path: string, budget: number) => {
-  const searches = project.searches.map((search) => ({ ...search, results: search.results.slice(0, 5), resultCount: search.results.length }))
+  const searches = project.searches.map((search) => ({
+    ...search,
+    results: search.results.slice(0, 5),
+    resultCount: search.results.length
+  }))
   let view = { ...projectLine(project, path), sources: project.sources, notes: project.notes, searches }
   const omitted = { sources: 0, notes: 0, searches: 0 }
   const size = () => JSON.stringify(view).length

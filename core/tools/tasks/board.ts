@@ -86,12 +86,20 @@ export const BoardSchema: Schema.Schema<Board> = Schema.Struct({
       updatedAt: Schema.String
     })
   ),
-  notes: Schema.Array(Schema.Struct({ at: Schema.String, text: Schema.String, itemId: Schema.optional(Schema.String) })),
+  notes: Schema.Array(
+    Schema.Struct({ at: Schema.String, text: Schema.String, itemId: Schema.optional(Schema.String) })
+  ),
   checkpoints: Schema.Array(
     Schema.Struct({
       at: Schema.String,
       text: Schema.optional(Schema.String),
-      counts: Schema.Struct({ todo: Schema.Number, in_progress: Schema.Number, blocked: Schema.Number, done: Schema.Number, cancelled: Schema.Number })
+      counts: Schema.Struct({
+        todo: Schema.Number,
+        in_progress: Schema.Number,
+        blocked: Schema.Number,
+        done: Schema.Number,
+        cancelled: Schema.Number
+      })
     })
   )
 })
@@ -204,10 +212,14 @@ export const addItems = (
         }
         if (position === index + 1) {
           return Either.left(
-            toolError("INVALID_INPUT", `${where} is position "${ref}", which names the item itself: an item cannot depend on itself.`, {
-              field: where,
-              reference: ref
-            })
+            toolError(
+              "INVALID_INPUT",
+              `${where} is position "${ref}", which names the item itself: an item cannot depend on itself.`,
+              {
+                field: where,
+                reference: ref
+              }
+            )
           )
         }
         id = mintedIds[position - 1]!
@@ -250,17 +262,27 @@ export const addItems = (
   if (cycle !== undefined) {
     const position = new Map(mintedIds.map((id, index) => [id, index + 1]))
     return Either.left(
-      cycleError(cycle, (id) => (position.has(id) ? `"${position.get(id)}" (${clip(inputs[position.get(id)! - 1]!.text)})` : id))
+      cycleError(cycle, (id) =>
+        position.has(id) ? `"${position.get(id)}" (${clip(inputs[position.get(id)! - 1]!.text)})` : id
+      )
     )
   }
   return Either.right({ ...board, items, updatedAt: now })
 }
 
 const notFound = (board: Board, itemId: string): ToolError =>
-  toolError("NOT_FOUND", `No item ${itemId} on board ${board.id}. show lists the board's items with their ids.`, { itemId, boardId: board.id })
+  toolError("NOT_FOUND", `No item ${itemId} on board ${board.id}. show lists the board's items with their ids.`, {
+    itemId,
+    boardId: board.id
+  })
 
 /** Patches one item; depends_on here takes item_ ids only (it replaces the list), evidence is appended. */
-export const updateItem = (board: Board, itemId: string, patch: ItemPatch, now: string): Either.Either<Board, ToolError> => {
+export const updateItem = (
+  board: Board,
+  itemId: string,
+  patch: ItemPatch,
+  now: string
+): Either.Either<Board, ToolError> => {
   const target = board.items.find((item) => item.id === itemId)
   if (target === undefined) return Either.left(notFound(board, itemId))
   let deps = target.depends_on
@@ -279,24 +301,40 @@ export const updateItem = (board: Board, itemId: string, patch: ItemPatch, now: 
         )
       }
       if (!ITEM_ID.test(ref)) {
-        return Either.left(toolError("INVALID_INPUT", `${where} "${ref}" is not an item_ id; update's depends_on takes item_ ids only.`, { field: where, reference: ref }))
+        return Either.left(
+          toolError(
+            "INVALID_INPUT",
+            `${where} "${ref}" is not an item_ id; update's depends_on takes item_ ids only.`,
+            { field: where, reference: ref }
+          )
+        )
       }
       if (ref === itemId) {
-        return Either.left(toolError("INVALID_INPUT", `${where} "${ref}" is the item itself: an item cannot depend on itself.`, { field: where, reference: ref }))
-      }
-      if (!board.items.some((item) => item.id === ref)) {
         return Either.left(
-          toolError("INVALID_INPUT", `${where} "${ref}" is not an item of board ${board.id}. Dependencies must exist: use an item_ id from show.`, {
+          toolError("INVALID_INPUT", `${where} "${ref}" is the item itself: an item cannot depend on itself.`, {
             field: where,
             reference: ref
           })
+        )
+      }
+      if (!board.items.some((item) => item.id === ref)) {
+        return Either.left(
+          toolError(
+            "INVALID_INPUT",
+            `${where} "${ref}" is not an item of board ${board.id}. Dependencies must exist: use an item_ id from show.`,
+            {
+              field: where,
+              reference: ref
+            }
+          )
         )
       }
       if (!next.includes(ref)) next.push(ref)
     }
     deps = next
   }
-  const evidence = patch.evidence === undefined ? [] : typeof patch.evidence === "string" ? [patch.evidence] : patch.evidence
+  const evidence =
+    patch.evidence === undefined ? [] : typeof patch.evidence === "string" ? [patch.evidence] : patch.evidence
   const updated: Item = {
     ...target,
     ...(patch.text === undefined ? {} : { text: patch.text }),

@@ -3,9 +3,19 @@ import * as Effect from "effect/Effect"
 import { newId } from "../../gate/hash.ts"
 import type { ToolResult } from "../../protocol/envelope.ts"
 import { toolError, type ToolError } from "../../protocol/errors.ts"
-import { CurrentSettings } from "../../services/CurrentSettings.ts"
+import type { CurrentSettings } from "../../services/CurrentSettings.ts"
 import { StateStore } from "../../store/StateStore.ts"
-import { addItems, type Board, counts, emptyBoard, type ItemPatch, type NewItem, nextItem, removeItem, updateItem } from "./board.ts"
+import {
+  addItems,
+  type Board,
+  counts,
+  emptyBoard,
+  type ItemPatch,
+  type NewItem,
+  nextItem,
+  removeItem,
+  updateItem
+} from "./board.ts"
 import { boardFile, type TasksInput } from "./schema.ts"
 import { changeBoard, checkCapacity, fromEither, listBoards, loadBoard, mintIds, nowIso } from "./load.ts"
 import { boardEntry, boardResult, itemView, progress } from "./view.ts"
@@ -22,14 +32,17 @@ export const setStatus = (id: string, status: "open" | "archived") =>
     )
     const verb = status === "archived" ? "archived" : "reopened"
     return {
-      summary: board.changed ? `Board ${id} ${verb}.` : `Board ${id} was already ${status === "archived" ? "archived" : "open"}; nothing changed.`,
+      summary: board.changed
+        ? `Board ${id} ${verb}.`
+        : `Board ${id} was already ${status === "archived" ? "archived" : "open"}; nothing changed.`,
       data: { boardId: id, status, changed: board.changed },
       retention: { importance: "normal", facts: [`board ${id} ${status}`] }
     } satisfies ToolResult
   })
 
-
-export const createBoard = (input: TasksInput<"create">): Effect.Effect<ToolResult, ToolError, StateStore | CurrentSettings> =>
+export const createBoard = (
+  input: TasksInput<"create">
+): Effect.Effect<ToolResult, ToolError, StateStore | CurrentSettings> =>
   Effect.gen(function* () {
     const store = yield* StateStore
     const inputs = (input.items ?? []) as ReadonlyArray<NewItem>
@@ -38,12 +51,19 @@ export const createBoard = (input: TasksInput<"create">): Effect.Effect<ToolResu
     const ids = yield* mintIds(inputs.length)
     const board = yield* fromEither(addItems(emptyBoard(id, input.title, now), inputs, ids, now))
     yield* store.locked(boardFile(id), store.writeJson(boardFile(id), board))
-    return yield* boardResult(board, `Created board ${id} "${input.title}" with ${board.items.length} item(s).`, [`created board ${id} with ${board.items.length} item(s)`], {
-      itemIds: ids
-    })
+    return yield* boardResult(
+      board,
+      `Created board ${id} "${input.title}" with ${board.items.length} item(s).`,
+      [`created board ${id} with ${board.items.length} item(s)`],
+      {
+        itemIds: ids
+      }
+    )
   })
 
-export const listBoardsAction = (input: TasksInput<"list">): Effect.Effect<ToolResult, ToolError, StateStore | CurrentSettings> =>
+export const listBoardsAction = (
+  input: TasksInput<"list">
+): Effect.Effect<ToolResult, ToolError, StateStore | CurrentSettings> =>
   Effect.gen(function* () {
     const store = yield* StateStore
     const boards = yield* listBoards
@@ -53,17 +73,27 @@ export const listBoardsAction = (input: TasksInput<"list">): Effect.Effect<ToolR
     return {
       summary: `${visible.length} board(s)${visible.length > shown.length ? ` (showing ${shown.length})` : ""}${input.include_archived === true ? "" : ", archived ones not listed"}.`,
       data: { boards: shown, total: visible.length },
-      retention: { importance: "normal", facts: shown.slice(0, 20).map((board) => `${board.id} "${board.title}": ${board.done}/${board.items} done`), omit_when_summarizing: ["boards"] }
+      retention: {
+        importance: "normal",
+        facts: shown.slice(0, 20).map((board) => `${board.id} "${board.title}": ${board.done}/${board.items} done`),
+        omit_when_summarizing: ["boards"]
+      }
     } satisfies ToolResult
   })
 
-export const showBoard = (input: TasksInput<"show">): Effect.Effect<ToolResult, ToolError, StateStore | CurrentSettings> =>
+export const showBoard = (
+  input: TasksInput<"show">
+): Effect.Effect<ToolResult, ToolError, StateStore | CurrentSettings> =>
   Effect.gen(function* () {
     const board = yield* loadBoard(input.board_id)
-    return yield* boardResult(board, `Board ${board.id} "${board.title}" (${board.status}): ${progress(board)}.`, [`${board.id}: ${progress(board)}`])
+    return yield* boardResult(board, `Board ${board.id} "${board.title}" (${board.status}): ${progress(board)}.`, [
+      `${board.id}: ${progress(board)}`
+    ])
   })
 
-export const addBoardItems = (input: TasksInput<"add">): Effect.Effect<ToolResult, ToolError, StateStore | CurrentSettings> =>
+export const addBoardItems = (
+  input: TasksInput<"add">
+): Effect.Effect<ToolResult, ToolError, StateStore | CurrentSettings> =>
   Effect.gen(function* () {
     const inputs = input.items as ReadonlyArray<NewItem>
     const ids = yield* mintIds(inputs.length)
@@ -74,10 +104,17 @@ export const addBoardItems = (input: TasksInput<"add">): Effect.Effect<ToolResul
         return [next, next] as const
       })
     )
-    return yield* boardResult(board, `Added ${ids.length} item(s) to ${board.id}: ${progress(board)}.`, [`added ${ids.join(", ")} to ${board.id}`], { itemIds: ids })
+    return yield* boardResult(
+      board,
+      `Added ${ids.length} item(s) to ${board.id}: ${progress(board)}.`,
+      [`added ${ids.join(", ")} to ${board.id}`],
+      { itemIds: ids }
+    )
   })
 
-export const updateBoardItem = (input: TasksInput<"update">): Effect.Effect<ToolResult, ToolError, StateStore | CurrentSettings> =>
+export const updateBoardItem = (
+  input: TasksInput<"update">
+): Effect.Effect<ToolResult, ToolError, StateStore | CurrentSettings> =>
   Effect.gen(function* () {
     const { board_id, item_id, ...patch } = input
     const board = yield* changeBoard(board_id, (current, now) =>
@@ -91,7 +128,9 @@ export const updateBoardItem = (input: TasksInput<"update">): Effect.Effect<Tool
     } satisfies ToolResult
   })
 
-export const removeBoardItem = (input: TasksInput<"remove">): Effect.Effect<ToolResult, ToolError, StateStore | CurrentSettings> =>
+export const removeBoardItem = (
+  input: TasksInput<"remove">
+): Effect.Effect<ToolResult, ToolError, StateStore | CurrentSettings> =>
   Effect.gen(function* () {
     const board = yield* changeBoard(input.board_id, (current, now) =>
       Effect.map(fromEither(removeItem(current, input.item_id, now)), (next) => [next, next] as const)
@@ -103,16 +142,25 @@ export const removeBoardItem = (input: TasksInput<"remove">): Effect.Effect<Tool
     } satisfies ToolResult
   })
 
-export const noteBoard = (input: TasksInput<"note">): Effect.Effect<ToolResult, ToolError, StateStore | CurrentSettings> =>
+export const noteBoard = (
+  input: TasksInput<"note">
+): Effect.Effect<ToolResult, ToolError, StateStore | CurrentSettings> =>
   Effect.gen(function* () {
     const board = yield* changeBoard(input.board_id, (current, now) =>
       Effect.gen(function* () {
         if (input.item_id !== undefined && !current.items.some((item) => item.id === input.item_id)) {
-          return yield* Effect.fail(toolError("NOT_FOUND", `No item ${input.item_id} on board ${current.id}; show lists the items.`, { itemId: input.item_id }))
+          return yield* Effect.fail(
+            toolError("NOT_FOUND", `No item ${input.item_id} on board ${current.id}; show lists the items.`, {
+              itemId: input.item_id
+            })
+          )
         }
         const next: Board = {
           ...current,
-          notes: [...current.notes, { at: now, text: input.text, ...(input.item_id === undefined ? {} : { itemId: input.item_id }) }].slice(-200),
+          notes: [
+            ...current.notes,
+            { at: now, text: input.text, ...(input.item_id === undefined ? {} : { itemId: input.item_id }) }
+          ].slice(-200),
           updatedAt: now
         }
         return [next, next] as const
@@ -125,12 +173,17 @@ export const noteBoard = (input: TasksInput<"note">): Effect.Effect<ToolResult, 
     } satisfies ToolResult
   })
 
-export const checkpointBoard = (input: TasksInput<"checkpoint">): Effect.Effect<ToolResult, ToolError, StateStore | CurrentSettings> =>
+export const checkpointBoard = (
+  input: TasksInput<"checkpoint">
+): Effect.Effect<ToolResult, ToolError, StateStore | CurrentSettings> =>
   Effect.gen(function* () {
     const board = yield* changeBoard(input.board_id, (current, now) => {
       const next: Board = {
         ...current,
-        checkpoints: [...current.checkpoints, { at: now, counts: counts(current), ...(input.text === undefined ? {} : { text: input.text }) }].slice(-100),
+        checkpoints: [
+          ...current.checkpoints,
+          { at: now, counts: counts(current), ...(input.text === undefined ? {} : { text: input.text }) }
+        ].slice(-100),
         updatedAt: now
       }
       return Effect.succeed([next, next] as const)
@@ -138,12 +191,24 @@ export const checkpointBoard = (input: TasksInput<"checkpoint">): Effect.Effect<
     const upcoming = nextItem(board)
     return {
       summary: `Checkpoint on ${board.id}: ${progress(board)}.${upcoming === undefined ? "" : ` Next ready: ${upcoming.id} (${upcoming.text.slice(0, 80)}).`}`,
-      data: { boardId: board.id, checkpoint: board.checkpoints[board.checkpoints.length - 1], counts: counts(board), next: upcoming?.id ?? null },
-      retention: { importance: "high", facts: [`checkpoint ${board.id}: ${progress(board)}${input.text === undefined ? "" : ` (${input.text.slice(0, 120)})`}`] }
+      data: {
+        boardId: board.id,
+        checkpoint: board.checkpoints[board.checkpoints.length - 1],
+        counts: counts(board),
+        next: upcoming?.id ?? null
+      },
+      retention: {
+        importance: "high",
+        facts: [
+          `checkpoint ${board.id}: ${progress(board)}${input.text === undefined ? "" : ` (${input.text.slice(0, 120)})`}`
+        ]
+      }
     } satisfies ToolResult
   })
 
-export const nextBoardItem = (input: TasksInput<"next">): Effect.Effect<ToolResult, ToolError, StateStore | CurrentSettings> =>
+export const nextBoardItem = (
+  input: TasksInput<"next">
+): Effect.Effect<ToolResult, ToolError, StateStore | CurrentSettings> =>
   Effect.gen(function* () {
     const board = yield* loadBoard(input.board_id)
     const item = nextItem(board)
@@ -160,10 +225,21 @@ export const nextBoardItem = (input: TasksInput<"next">): Effect.Effect<ToolResu
           ? `Nothing is ready on ${board.id}: ${why} (${progress(board)}).`
           : `Next on ${board.id}: ${item.id} [${item.priority}] ${item.text.slice(0, 200)}`,
       data: { boardId: board.id, item: item ?? null, counts: c },
-      retention: { importance: "normal", facts: [item === undefined ? `${board.id}: nothing ready` : `next on ${board.id}: ${item.id} ${item.text.slice(0, 80)}`] }
+      retention: {
+        importance: "normal",
+        facts: [
+          item === undefined
+            ? `${board.id}: nothing ready`
+            : `next on ${board.id}: ${item.id} ${item.text.slice(0, 80)}`
+        ]
+      }
     } satisfies ToolResult
   })
 
-export const archiveBoard = (input: TasksInput<"archive">): Effect.Effect<ToolResult, ToolError, StateStore | CurrentSettings> => setStatus(input.board_id, "archived")
+export const archiveBoard = (
+  input: TasksInput<"archive">
+): Effect.Effect<ToolResult, ToolError, StateStore | CurrentSettings> => setStatus(input.board_id, "archived")
 
-export const reopenBoard = (input: TasksInput<"reopen">): Effect.Effect<ToolResult, ToolError, StateStore | CurrentSettings> => setStatus(input.board_id, "open")
+export const reopenBoard = (
+  input: TasksInput<"reopen">
+): Effect.Effect<ToolResult, ToolError, StateStore | CurrentSettings> => setStatus(input.board_id, "open")

@@ -9,7 +9,8 @@ import { type Board, BoardSchema } from "./board.ts"
 import { BOARD_ID, boardFile, MAX_ITEMS, TASKS_DIR } from "./schema.ts"
 import { boardEntry } from "./view.ts"
 
-export const fromEither = <A>(either: Either.Either<A, ToolError>) => Either.match(either, { onLeft: Effect.fail, onRight: Effect.succeed })
+export const fromEither = <A>(either: Either.Either<A, ToolError>) =>
+  Either.match(either, { onLeft: Effect.fail, onRight: Effect.succeed })
 
 export const nowIso = Effect.map(Clock.currentTimeMillis, (now) => new Date(now).toISOString())
 
@@ -19,7 +20,11 @@ export const loadBoard = (id: string) =>
     const board = yield* store.readJson(boardFile(id), BoardSchema)
     if (board === undefined) {
       return yield* Effect.fail(
-        toolError("NOT_FOUND", `No board ${id}. workspace_tasks {"action":"list"} (or workspace_inspect changes) lists the boards.`, { boardId: id })
+        toolError(
+          "NOT_FOUND",
+          `No board ${id}. workspace_tasks {"action":"list"} (or workspace_inspect changes) lists the boards.`,
+          { boardId: id }
+        )
       )
     }
     return board
@@ -29,26 +34,41 @@ export const loadBoard = (id: string) =>
  * A locked change of one board: `change` gets the current board and returns the next one or a refusal.
  * Refusals (and an archived board, unless `allowArchived`) leave the file untouched.
  */
-export const changeBoard = <A>(id: string, change: (board: Board, now: string) => Effect.Effect<readonly [A, Board], ToolError>, allowArchived = false) =>
+export const changeBoard = <A>(
+  id: string,
+  change: (board: Board, now: string) => Effect.Effect<readonly [A, Board], ToolError>,
+  allowArchived = false
+) =>
   Effect.gen(function* () {
     const store = yield* StateStore
     const now = yield* nowIso
     // An unknown board is refused before the lock, which would create its folder.
     yield* loadBoard(id)
-    return yield* store.update(boardFile(id), BoardSchema, (current): Effect.Effect<readonly [A, Board], ToolError> =>
-      Effect.gen(function* () {
-        if (current === undefined) {
-          return yield* Effect.fail(
-            toolError("NOT_FOUND", `No board ${id}. workspace_tasks {"action":"list"} (or workspace_inspect changes) lists the boards.`, { boardId: id })
-          )
-        }
-        if (current.status === "archived" && !allowArchived) {
-          return yield* Effect.fail(
-            toolError("INVALID_INPUT", `Board ${id} is archived; reopen it with {"action":"reopen","board_id":"${id}"} before changing it.`, { boardId: id })
-          )
-        }
-        return yield* change(current, now)
-      })
+    return yield* store.update(
+      boardFile(id),
+      BoardSchema,
+      (current): Effect.Effect<readonly [A, Board], ToolError> =>
+        Effect.gen(function* () {
+          if (current === undefined) {
+            return yield* Effect.fail(
+              toolError(
+                "NOT_FOUND",
+                `No board ${id}. workspace_tasks {"action":"list"} (or workspace_inspect changes) lists the boards.`,
+                { boardId: id }
+              )
+            )
+          }
+          if (current.status === "archived" && !allowArchived) {
+            return yield* Effect.fail(
+              toolError(
+                "INVALID_INPUT",
+                `Board ${id} is archived; reopen it with {"action":"reopen","board_id":"${id}"} before changing it.`,
+                { boardId: id }
+              )
+            )
+          }
+          return yield* change(current, now)
+        })
     )
   })
 
@@ -57,9 +77,13 @@ export const mintIds = (n: number) => Effect.forEach(Array.from({ length: n }), 
 export const checkCapacity = (board: Board, adding: number) =>
   board.items.length + adding > MAX_ITEMS
     ? Effect.fail(
-        toolError("INVALID_INPUT", `Board ${board.id} would hold ${board.items.length + adding} items; a board holds at most ${MAX_ITEMS}. Archive finished work into a new board.`, {
-          boardId: board.id
-        })
+        toolError(
+          "INVALID_INPUT",
+          `Board ${board.id} would hold ${board.items.length + adding} items; a board holds at most ${MAX_ITEMS}. Archive finished work into a new board.`,
+          {
+            boardId: board.id
+          }
+        )
       )
     : Effect.void
 
@@ -82,4 +106,3 @@ export const taskBoardChanges = Effect.gen(function* () {
   const boards = yield* listBoards
   return boards.slice(0, 50).map((board) => boardEntry(board, store.path(boardFile(board.id))))
 })
-

@@ -6,7 +6,19 @@
 import { defineTool } from "../Tool.ts"
 import { TASKS_DIR, tasksActions } from "./schema.ts"
 import { taskBoardChanges } from "./load.ts"
-import { addBoardItems, archiveBoard, checkpointBoard, createBoard, listBoardsAction, nextBoardItem, noteBoard, removeBoardItem, reopenBoard, showBoard, updateBoardItem } from "./interpret.ts"
+import {
+  addBoardItems,
+  archiveBoard,
+  checkpointBoard,
+  createBoard,
+  listBoardsAction,
+  nextBoardItem,
+  noteBoard,
+  removeBoardItem,
+  reopenBoard,
+  showBoard,
+  updateBoardItem
+} from "./interpret.ts"
 import { DESCRIPTION } from "./description.ts"
 
 /** The workspace_tasks tool. */
@@ -16,9 +28,22 @@ export const tasksTool = defineTool({
   description: DESCRIPTION,
   actions: tasksActions,
   enabled: (settings) => settings.enableTodoBoards,
-  hints: { readOnlyHint: false, destructiveHint: false, openWorldHint: false, why: "writes task boards under `.agentic/`" },
+  hints: {
+    readOnlyHint: false,
+    destructiveHint: false,
+    openWorldHint: false,
+    why: "writes task boards under `.agentic/`"
+  },
   changes: [{ key: "taskBoards", list: taskBoardChanges }],
-  storage: [{ name: "boards", path: ".agentic/tasks/<board_id>/state.json", probe: TASKS_DIR, description: "task boards (workspace_tasks)", rank: 70 }],
+  storage: [
+    {
+      name: "boards",
+      path: ".agentic/tasks/<board_id>/state.json",
+      probe: TASKS_DIR,
+      description: "task boards (workspace_tasks)",
+      rank: 70
+    }
+  ],
   probe: { args: { action: "list" }, ok: true },
   handlers: {
     create: { gate: "none", run: createBoard },

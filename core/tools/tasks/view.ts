@@ -18,7 +18,12 @@ export const boardData = (board: Board, budget: number) => {
   const full = { ...board }
   if (JSON.stringify(full).length <= budget) return { board: full, itemsOmitted: 0 }
   const items: Array<Item> = []
-  let used = JSON.stringify({ ...board, items: [], notes: board.notes.slice(-5), checkpoints: board.checkpoints.slice(-3) }).length
+  let used = JSON.stringify({
+    ...board,
+    items: [],
+    notes: board.notes.slice(-5),
+    checkpoints: board.checkpoints.slice(-3)
+  }).length
   for (const item of board.items) {
     const size = JSON.stringify(item).length + 1
     if (used + size > budget) break
@@ -31,19 +36,36 @@ export const boardData = (board: Board, budget: number) => {
   }
 }
 
-export const boardResult = (board: Board, summary: string, facts: ReadonlyArray<string>, extra: Record<string, unknown> = {}) =>
+export const boardResult = (
+  board: Board,
+  summary: string,
+  facts: ReadonlyArray<string>,
+  extra: Record<string, unknown> = {}
+) =>
   Effect.gen(function* () {
     const settings = yield* CurrentSettings
     const store = yield* StateStore
     const path = store.path(boardFile(board.id))
     const shown = boardData(board, settings.maxToolResultChars - 2000 - JSON.stringify(extra).length - summary.length)
     return {
-      summary: shown.itemsOmitted > 0 ? `${summary} ${shown.itemsOmitted} item(s) did not fit in this result; read ${path} for all of them.` : summary,
-      data: { boardId: board.id, path, ...extra, board: shown.board, ...(shown.itemsOmitted > 0 ? { itemsOmitted: shown.itemsOmitted } : {}) },
-      retention: { importance: "normal", facts: [...facts, `board ${board.id} "${board.title}" at ${path}`], omit_when_summarizing: ["board"] }
+      summary:
+        shown.itemsOmitted > 0
+          ? `${summary} ${shown.itemsOmitted} item(s) did not fit in this result; read ${path} for all of them.`
+          : summary,
+      data: {
+        boardId: board.id,
+        path,
+        ...extra,
+        board: shown.board,
+        ...(shown.itemsOmitted > 0 ? { itemsOmitted: shown.itemsOmitted } : {})
+      },
+      retention: {
+        importance: "normal",
+        facts: [...facts, `board ${board.id} "${board.title}" at ${path}`],
+        omit_when_summarizing: ["board"]
+      }
     } satisfies ToolResult
   })
-
 
 export const boardEntry = (board: Board, path: string) => ({
   id: board.id,
@@ -54,4 +76,3 @@ export const boardEntry = (board: Board, path: string) => ({
   updatedAt: board.updatedAt,
   path
 })
-

@@ -96,7 +96,8 @@ export const repositoryOverrides = (
     done.add(key)
     f()
   }
-  const nonLocal = (key: string) => entries.filter((entry) => !LOCAL.has(entry.scope) && entry.key === key).map((entry) => entry.value)
+  const nonLocal = (key: string) =>
+    entries.filter((entry) => !LOCAL.has(entry.scope) && entry.key === key).map((entry) => entry.value)
   for (const entry of local) {
     const key = entry.key
     const filter = /^filter\.(.+)\.(clean|smudge)$/.exec(key)

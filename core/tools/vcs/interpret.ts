@@ -61,7 +61,10 @@ const record = (entry: Omit<HistoryEntry, "at">) =>
     const store = yield* StateStore
     const at = new Date(yield* Clock.currentTimeMillis).toISOString()
     yield* store.update(HISTORY_FILE, HistoryStateSchema, (current) =>
-      Effect.succeed([undefined, { version: 1, entries: [{ at, ...entry }, ...(current?.entries ?? [])].slice(0, HISTORY_MAX) }] as const)
+      Effect.succeed([
+        undefined,
+        { version: 1, entries: [{ at, ...entry }, ...(current?.entries ?? [])].slice(0, HISTORY_MAX) }
+      ] as const)
     )
   })
 
@@ -74,7 +77,13 @@ export const vcsChanges = Effect.gen(function* () {
 
 const short = (sha: string | null | undefined) => (sha === null || sha === undefined ? "(none)" : sha.slice(0, 7))
 
-const result = (operation: string, summary: string, data: Record<string, unknown>, facts: ReadonlyArray<string>, entry: Omit<HistoryEntry, "at" | "operation" | "summary">) =>
+const result = (
+  operation: string,
+  summary: string,
+  data: Record<string, unknown>,
+  facts: ReadonlyArray<string>,
+  entry: Omit<HistoryEntry, "at" | "operation" | "summary">
+) =>
   Effect.as(record({ operation, summary, ...entry }), {
     summary,
     data,
@@ -83,7 +92,10 @@ const result = (operation: string, summary: string, data: Record<string, unknown
 
 /** Counts the files a commit changed against its first parent (all of them for a root commit). */
 const filesOf = (git: Git, commit: string) =>
-  Effect.map(git.must(["diff-tree", "-r", "--no-commit-id", "--name-only", "-z", "--root", commit]), (out) => out.split("\0").filter((path) => path !== "").length)
+  Effect.map(
+    git.must(["diff-tree", "-r", "--no-commit-id", "--name-only", "-z", "--root", commit]),
+    (out) => out.split("\0").filter((path) => path !== "").length
+  )
 
 /** Interprets one plan with the git (and gh) of the call. */
 export const interpret = (plan: VcsPlan, git: Git, gh?: Gh): Effect.Effect<ToolResult, ToolError, ToolContext> =>
@@ -94,12 +106,20 @@ export const interpret = (plan: VcsPlan, git: Git, gh?: Gh): Effect.Effect<ToolR
         yield* git.must(plan.argv)
         const branch = yield* loadBranch(git)
         const summary = `Initialized a git repository in ${plan.cwd === "" ? "the workspace root" : plan.cwd} on branch ${branch ?? "?"}.`
-        return yield* result("vcs.init", summary, { initialized: true, cwd: plan.cwd, branch }, [], { cwd: plan.cwd, ...(branch === null ? {} : { branch }) })
+        return yield* result("vcs.init", summary, { initialized: true, cwd: plan.cwd, branch }, [], {
+          cwd: plan.cwd,
+          ...(branch === null ? {} : { branch })
+        })
       }
       case "Add": {
         yield* git.must(plan.argv)
         const { status } = yield* loadStatus(git, plan.top)
-        const summary = `Staged ${plan.paths.map((path) => (path === "" ? "." : path)).slice(0, 5).join(", ")}${plan.paths.length > 5 ? ` and ${plan.paths.length - 5} more` : ""}: ${status.staged.length} staged change${status.staged.length === 1 ? "" : "s"} in the index.`
+        const summary = `Staged ${plan.paths
+          .map((path) => (path === "" ? "." : path))
+          .slice(0, 5)
+          .join(
+            ", "
+          )}${plan.paths.length > 5 ? ` and ${plan.paths.length - 5} more` : ""}: ${status.staged.length} staged change${status.staged.length === 1 ? "" : "s"} in the index.`
         return {
           summary,
           data: { paths: plan.paths, staged: status.staged.slice(0, 200), stagedCount: status.staged.length },
@@ -117,7 +137,16 @@ export const interpret = (plan: VcsPlan, git: Git, gh?: Gh): Effect.Effect<ToolR
         return yield* result(
           "vcs.commit",
           summary,
-          { commit, branch, tree, approvedTree: plan.tree, treeMatchesApproval: matches, files, amended: plan.amend, parent: plan.head },
+          {
+            commit,
+            branch,
+            tree,
+            approvedTree: plan.tree,
+            treeMatchesApproval: matches,
+            files,
+            amended: plan.amend,
+            parent: plan.head
+          },
           [`commit ${commit}`],
           { cwd: plan.cwd, commit, ...(branch === null ? {} : { branch }) }
         )
@@ -127,35 +156,55 @@ export const interpret = (plan: VcsPlan, git: Git, gh?: Gh): Effect.Effect<ToolR
         const head = yield* loadHead(git)
         const branch = yield* loadBranch(git)
         const summary = `Checked out ${plan.ref}: ${branch === null ? `HEAD detached at ${short(head)}` : `on ${branch} (${short(head)})`}.`
-        return yield* result("vcs.checkout", summary, { ref: plan.ref, head, branch, detached: branch === null, previousHead: plan.head }, [`HEAD ${head}`], {
-          cwd: plan.cwd,
-          ...(head === null ? {} : { commit: head }),
-          ...(branch === null ? {} : { branch })
-        })
+        return yield* result(
+          "vcs.checkout",
+          summary,
+          { ref: plan.ref, head, branch, detached: branch === null, previousHead: plan.head },
+          [`HEAD ${head}`],
+          {
+            cwd: plan.cwd,
+            ...(head === null ? {} : { commit: head }),
+            ...(branch === null ? {} : { branch })
+          }
+        )
       }
       case "BranchCreate": {
         yield* git.must(plan.argv)
         const current = yield* loadBranch(git)
         const summary = `Created branch ${plan.name} at ${short(plan.start)} (not switched to it; ${current === null ? "HEAD is still detached" : `still on ${current}`}).`
-        return yield* result("vcs.branch", summary, { created: plan.name, commit: plan.start, current }, [`branch ${plan.name} ${plan.start}`], {
-          cwd: plan.cwd,
-          branch: plan.name,
-          commit: plan.start
-        })
+        return yield* result(
+          "vcs.branch",
+          summary,
+          { created: plan.name, commit: plan.start, current },
+          [`branch ${plan.name} ${plan.start}`],
+          {
+            cwd: plan.cwd,
+            branch: plan.name,
+            commit: plan.start
+          }
+        )
       }
       case "BranchDelete": {
         yield* git.must(plan.argv)
         const summary = `Deleted branch ${plan.name} (was ${short(plan.tip)}).`
-        return yield* result("vcs.branch", summary, { deleted: plan.name, commit: plan.tip }, [`deleted branch ${plan.name} at ${plan.tip}`], {
-          cwd: plan.cwd,
-          branch: plan.name,
-          commit: plan.tip
-        })
+        return yield* result(
+          "vcs.branch",
+          summary,
+          { deleted: plan.name, commit: plan.tip },
+          [`deleted branch ${plan.name} at ${plan.tip}`],
+          {
+            cwd: plan.cwd,
+            branch: plan.name,
+            commit: plan.tip
+          }
+        )
       }
       case "Push": {
         const pushed = yield* git.exec(plan.argv)
         if (pushed.exitCode !== 0) {
-          return yield* Effect.fail(classifyFailure(command("git"), { ...pushed, stderr: `${pushed.stderr}\n${pushed.stdout}` }))
+          return yield* Effect.fail(
+            classifyFailure(command("git"), { ...pushed, stderr: `${pushed.stderr}\n${pushed.stdout}` })
+          )
         }
         if (plan.setUpstream) {
           yield* git.must(["config", `branch.${plan.branch}.remote`, plan.remote])
@@ -168,7 +217,15 @@ export const interpret = (plan: VcsPlan, git: Git, gh?: Gh): Effect.Effect<ToolR
         return yield* result(
           "vcs.push",
           summary,
-          { remote: plan.remote, branch: plan.branch, commit: plan.localCommit, previousRemoteCommit: plan.remoteCommit, forced: plan.force, upstreamSet: plan.setUpstream, upToDate },
+          {
+            remote: plan.remote,
+            branch: plan.branch,
+            commit: plan.localCommit,
+            previousRemoteCommit: plan.remoteCommit,
+            forced: plan.force,
+            upstreamSet: plan.setUpstream,
+            upToDate
+          },
           [`pushed ${plan.localCommit} to ${plan.remote}/${plan.branch}`],
           { cwd: plan.cwd, remote: plan.remote, branch: plan.branch, commit: plan.localCommit }
         )
@@ -179,24 +236,40 @@ export const interpret = (plan: VcsPlan, git: Git, gh?: Gh): Effect.Effect<ToolR
         const ran = yield* gh.exec(plan.argv, { stdin: plan.body })
         if (ran.exitCode !== 0) {
           return yield* Effect.fail(
-            toolError("VCS_FAILED", `${command("gh")} failed with exit code ${ran.exitCode}: ${gitMessage(ran.stderr, ran.stdout)}`, {
-              command: command("gh"),
-              exitCode: ran.exitCode,
-              stderr: gitMessage(ran.stderr, ran.stdout)
-            })
+            toolError(
+              "VCS_FAILED",
+              `${command("gh")} failed with exit code ${ran.exitCode}: ${gitMessage(ran.stderr, ran.stdout)}`,
+              {
+                command: command("gh"),
+                exitCode: ran.exitCode,
+                stderr: gitMessage(ran.stderr, ran.stdout)
+              }
+            )
           )
         }
-        const url = redactTokens(ran.stdout.trim().split("\n").filter((line) => /^https?:\/\//.test(line)).at(-1) ?? ran.stdout.trim())
+        const url = redactTokens(
+          ran.stdout
+            .trim()
+            .split("\n")
+            .filter((line) => /^https?:\/\//.test(line))
+            .at(-1) ?? ran.stdout.trim()
+        )
         const match = /\/(issues|pull)\/(\d+)/.exec(url)
         const number = match === null ? null : Number(match[2])
         const issue = plan._tag === "IssueCreate"
         const summary = `Created ${issue ? "issue" : "pull request"} #${number ?? "?"}: ${url}`
-        return yield* result(issue ? "vcs.issue_create" : "vcs.pr_create", summary, { number, url, title: plan.title }, [`${issue ? "issue" : "pull request"} #${number} ${url}`], {
-          cwd: plan.cwd,
-          ...(number === null ? {} : { number }),
-          url,
-          ...(plan._tag === "PrCreate" ? { branch: plan.head } : {})
-        })
+        return yield* result(
+          issue ? "vcs.issue_create" : "vcs.pr_create",
+          summary,
+          { number, url, title: plan.title },
+          [`${issue ? "issue" : "pull request"} #${number} ${url}`],
+          {
+            cwd: plan.cwd,
+            ...(number === null ? {} : { number }),
+            url,
+            ...(plan._tag === "PrCreate" ? { branch: plan.head } : {})
+          }
+        )
       }
     }
   })

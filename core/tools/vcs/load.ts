@@ -16,19 +16,36 @@ export const agenticExclude = (top: string): ReadonlyArray<string> => (top === "
 export const loadStatus = (git: Git, top: string) =>
   Effect.gen(function* () {
     const text = yield* git.must(
-      ["status", "--porcelain=v2", "--branch", "-z", "--untracked-files=all", "--ignore-submodules=dirty", "--", ...agenticExclude(top)],
+      [
+        "status",
+        "--porcelain=v2",
+        "--branch",
+        "-z",
+        "--untracked-files=all",
+        "--ignore-submodules=dirty",
+        "--",
+        ...agenticExclude(top)
+      ],
       { maxOutputBytes: 256 * 1024 * 1024 }
     )
-    return { text, status: parseStatus(text), sha256: yield* sha256Text(text) } as { text: string; status: RepoStatus; sha256: string }
+    return { text, status: parseStatus(text), sha256: yield* sha256Text(text) } as {
+      text: string
+      status: RepoStatus
+      sha256: string
+    }
   })
 
 /** HEAD's commit, or null in a repository without commits. */
 export const loadHead = (git: Git) =>
-  Effect.map(git.exec(["rev-parse", "-q", "--verify", "HEAD^{commit}"]), (result) => (result.exitCode === 0 ? result.stdout.trim() : null))
+  Effect.map(git.exec(["rev-parse", "-q", "--verify", "HEAD^{commit}"]), (result) =>
+    result.exitCode === 0 ? result.stdout.trim() : null
+  )
 
 /** The current branch, or null when HEAD is detached. */
 export const loadBranch = (git: Git) =>
-  Effect.map(git.exec(["symbolic-ref", "-q", "--short", "HEAD"]), (result) => (result.exitCode === 0 ? result.stdout.trim() : null))
+  Effect.map(git.exec(["symbolic-ref", "-q", "--short", "HEAD"]), (result) =>
+    result.exitCode === 0 ? result.stdout.trim() : null
+  )
 
 /** The commit a ref names, or null when it names none. */
 export const commitOf = (git: Git, ref: string) =>
@@ -42,9 +59,13 @@ export const checkRefFormat = (git: Git, field: string, value: string, full: str
     const result = yield* git.exec(["check-ref-format", full])
     if (result.exitCode === 0) return
     return yield* Effect.fail(
-      toolError("INVALID_INPUT", `field "${field}" ${JSON.stringify(value)} is not a valid ${what} (git check-ref-format refused it); use letters, digits, "-", "_", "/" and ".", with no "..", spaces or a leading "-".`, {
-        field
-      })
+      toolError(
+        "INVALID_INPUT",
+        `field "${field}" ${JSON.stringify(value)} is not a valid ${what} (git check-ref-format refused it); use letters, digits, "-", "_", "/" and ".", with no "..", spaces or a leading "-".`,
+        {
+          field
+        }
+      )
     )
   })
 
@@ -54,13 +75,18 @@ export const resolveRevision = (git: Git, field: string, value: string): Effect.
     const textError = checkRefText(field, value, "revision")
     if (textError !== undefined) return yield* Effect.fail(textError)
     const { name } = splitRevision(value)
-    if (!/^[0-9a-f]{4,64}$/i.test(name) && name !== "HEAD") yield* checkRefFormat(git, field, value, name.includes("/") ? name : `refs/heads/${name}`, "ref")
+    if (!/^[0-9a-f]{4,64}$/i.test(name) && name !== "HEAD")
+      yield* checkRefFormat(git, field, value, name.includes("/") ? name : `refs/heads/${name}`, "ref")
     const commit = yield* commitOf(git, value)
     if (commit === null) {
       return yield* Effect.fail(
-        toolError("NOT_FOUND", `field "${field}" ${JSON.stringify(value)} names no commit in this repository; list branches with workspace_vcs {"action":"branch"} or commits with {"action":"log"}.`, {
-          field
-        })
+        toolError(
+          "NOT_FOUND",
+          `field "${field}" ${JSON.stringify(value)} names no commit in this repository; list branches with workspace_vcs {"action":"branch"} or commits with {"action":"log"}.`,
+          {
+            field
+          }
+        )
       )
     }
     return commit
@@ -81,7 +107,9 @@ export const writeTree = (git: Git) =>
       Effect.catchAll((error) =>
         error.reason === "NotFound"
           ? Effect.succeed(undefined)
-          : Effect.fail(toolError("IO_ERROR", `The git index could not be read (${error.reason}).`, { path: indexPath }))
+          : Effect.fail(
+              toolError("IO_ERROR", `The git index could not be read (${error.reason}).`, { path: indexPath })
+            )
       )
     )
     const scratch = `vcs/scratch/${yield* newId("index")}`
@@ -93,11 +121,14 @@ export const writeTree = (git: Git) =>
   })
 
 /** The tree of a commit. */
-export const treeOf = (git: Git, commit: string) => Effect.map(git.must(["rev-parse", "--verify", `${commit}^{tree}`]), (out) => out.trim())
+export const treeOf = (git: Git, commit: string) =>
+  Effect.map(git.must(["rev-parse", "--verify", `${commit}^{tree}`]), (out) => out.trim())
 
 /** The remotes and their URLs, as `git remote -v` prints them (what a gh action's approval binds). */
 export const loadRemotes = (git: Git) => git.must(["remote", "-v"])
 
 /** The fetch URL of a remote, or null when there is no such remote. */
 export const remoteUrl = (git: Git, remote: string) =>
-  Effect.map(git.exec(["config", "--get", `remote.${remote}.url`]), (result) => (result.exitCode === 0 ? result.stdout.trim() : null))
+  Effect.map(git.exec(["config", "--get", `remote.${remote}.url`]), (result) =>
+    result.exitCode === 0 ? result.stdout.trim() : null
+  )

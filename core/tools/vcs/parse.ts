@@ -146,12 +146,16 @@ export interface LocalBranch {
 }
 
 /** The for-each-ref format: refname, object, upstream, HEAD marker, upstream track, NUL-separated. */
-export const BRANCH_FORMAT = "--format=%(refname)%00%(objectname)%00%(upstream:short)%00%(HEAD)%00%(upstream:track,nobracket)"
+export const BRANCH_FORMAT =
+  "--format=%(refname)%00%(objectname)%00%(upstream:short)%00%(HEAD)%00%(upstream:track,nobracket)"
 
 /** Parses `git for-each-ref BRANCH_FORMAT refs/heads refs/remotes`. */
 export const parseBranches = (
   text: string
-): { readonly local: ReadonlyArray<LocalBranch>; readonly remote: ReadonlyArray<{ readonly name: string; readonly commit: string }> } => {
+): {
+  readonly local: ReadonlyArray<LocalBranch>
+  readonly remote: ReadonlyArray<{ readonly name: string; readonly commit: string }>
+} => {
   const local: Array<LocalBranch> = []
   const remote: Array<{ name: string; commit: string }> = []
   for (const line of text.split("\n")) {
@@ -213,7 +217,11 @@ export const diffFiles = (text: string): ReadonlyArray<DiffFile> => {
 /** What `gh auth status` says, without ever a token. */
 export interface GhAuth {
   readonly authenticated: boolean
-  readonly hosts: ReadonlyArray<{ readonly host: string; readonly user: string | null; readonly tokenSource: string | null }>
+  readonly hosts: ReadonlyArray<{
+    readonly host: string
+    readonly user: string | null
+    readonly tokenSource: string | null
+  }>
 }
 
 /** Parses gh 2.x `auth status` text (it writes to stderr): "Logged in to HOST as USER (SOURCE)". */
@@ -250,14 +258,20 @@ export const classifyFailure = (
       details
     )
   }
-  if (/Please tell me who you are|Author identity unknown|Committer identity unknown|unable to auto-detect email address|empty ident name/i.test(message)) {
+  if (
+    /Please tell me who you are|Author identity unknown|Committer identity unknown|unable to auto-detect email address|empty ident name/i.test(
+      message
+    )
+  ) {
     return toolError(
       "VCS_FAILED",
       `${command} failed (exit code ${result.exitCode}): git has no identity for the commit. The user must set one: git config user.email "you@example.com" and git config user.name "Your Name" (in the repository, or --global). git said: ${message}`,
       { ...details, setting: "git config user.email" }
     )
   }
-  if (/\[rejected\]|\[remote rejected\].*(non-fast-forward|fetch first)|Updates were rejected|stale info/i.test(message)) {
+  if (
+    /\[rejected\]|\[remote rejected\].*(non-fast-forward|fetch first)|Updates were rejected|stale info/i.test(message)
+  ) {
     const lease = /stale info/.test(message)
     return toolError(
       "NON_FAST_FORWARD",
@@ -265,7 +279,10 @@ export const classifyFailure = (
       details
     )
   }
-  if (conflicted.length > 0 || /CONFLICT|needs merge|unmerged|resolve your current index first|Merge conflict/i.test(message)) {
+  if (
+    conflicted.length > 0 ||
+    /CONFLICT|needs merge|unmerged|resolve your current index first|Merge conflict/i.test(message)
+  ) {
     return toolError(
       "MERGE_CONFLICT",
       `${command} failed: the repository has unresolved conflicts${conflicted.length > 0 ? ` in ${conflicted.join(", ")}` : ""}. Resolve each conflicted file (edit it, then add it), then retry. git said: ${message}`,

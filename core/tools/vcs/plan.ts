@@ -14,18 +14,33 @@ export const TOOL = "workspace_vcs"
  * The text rules of a ref, branch or remote given by the model, checked before git sees it: never an
  * option (a leading "-"), no whitespace or control characters, no "..", no refspec or reflog syntax.
  */
-export const checkRefText = (field: string, value: string, kind: "revision" | "branch" | "remote"): ToolError | undefined => {
+export const checkRefText = (
+  field: string,
+  value: string,
+  kind: "revision" | "branch" | "remote"
+): ToolError | undefined => {
   const bad = (why: string) =>
-    toolError("INVALID_INPUT", `field "${field}" ${JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value)} ${why}.`, { field })
+    toolError(
+      "INVALID_INPUT",
+      `field "${field}" ${JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value)} ${why}.`,
+      { field }
+    )
   if (value.length === 0) return bad("must not be empty")
-  if (value.startsWith("-")) return bad(`starts with "-", which git would read as an option; a ${kind} name never starts with "-"`)
+  if (value.startsWith("-"))
+    return bad(`starts with "-", which git would read as an option; a ${kind} name never starts with "-"`)
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what is refused
   if (/[\s\u0000-\u001f\u007f]/.test(value)) return bad("contains spaces or control characters; git names have none")
-  if (value.includes("..")) return bad('contains "..", which is range syntax, not a name; give one branch, tag or commit')
-  if (/[:?*[\\]|@\{/.test(value)) return bad('contains one of : ? * [ \\ @{, which git reads as refspec or revision syntax; give a plain name')
-  if (kind === "remote") return /^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(value) ? undefined : bad("is not a remote name (letters, digits, '.', '_' and '-')")
+  if (value.includes(".."))
+    return bad('contains "..", which is range syntax, not a name; give one branch, tag or commit')
+  if (/[:?*[\\]|@\{/.test(value))
+    return bad("contains one of : ? * [ \\ @{, which git reads as refspec or revision syntax; give a plain name")
+  if (kind === "remote")
+    return /^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(value)
+      ? undefined
+      : bad("is not a remote name (letters, digits, '.', '_' and '-')")
   if (kind === "branch" && /[~^]/.test(value)) return bad('contains "~" or "^"; a branch name has neither')
-  if (kind === "revision" && !/^[^~^]+(?:[~^]\d*)*$/.test(value)) return bad('is not a name followed by ~N or ^N suffixes')
+  if (kind === "revision" && !/^[^~^]+(?:[~^]\d*)*$/.test(value))
+    return bad("is not a name followed by ~N or ^N suffixes")
   return undefined
 }
 
@@ -37,8 +52,14 @@ export const splitRevision = (value: string): { readonly name: string; readonly 
 
 /** INVALID_INPUT for a commit message git cannot take as given. */
 export const checkMessage = (message: string): ToolError | undefined => {
-  if (message.trim() === "") return toolError("INVALID_INPUT", 'field "message" must not be empty: say what the commit changes.', { field: "message" })
-  if (message.includes("\0")) return toolError("INVALID_INPUT", 'field "message" contains a NUL byte, which git cannot store; remove it.', { field: "message" })
+  if (message.trim() === "")
+    return toolError("INVALID_INPUT", 'field "message" must not be empty: say what the commit changes.', {
+      field: "message"
+    })
+  if (message.includes("\0"))
+    return toolError("INVALID_INPUT", 'field "message" contains a NUL byte, which git cannot store; remove it.', {
+      field: "message"
+    })
   return undefined
 }
 
@@ -55,7 +76,8 @@ export const resumeOf = (input: Record<string, unknown>): ResumeCall => ({ tool:
 
 /** The destructive reason and the non-destructive alternative of each destructive action. */
 export const ALTERNATIVES = {
-  checkout: 'workspace_vcs branch with create: true (creates a branch without switching to it), so no working-tree file is overwritten',
+  checkout:
+    "workspace_vcs branch with create: true (creates a branch without switching to it), so no working-tree file is overwritten",
   forcePush: "a push without force after integrating the remote (fetch, then merge or rebase onto it)",
   branchDelete: "keep the branch (a merged branch costs nothing) or ask the user to delete it",
   amend: "a new commit (commit without amend: true)"
@@ -76,7 +98,14 @@ export const planInit = (input: Record<string, unknown>, cwd: string, branch: st
 })
 
 /** add: the paths (repository-relative, literal) and the status they are staged from. */
-export const planAdd = (input: Record<string, unknown>, cwd: string, top: string, paths: ReadonlyArray<string>, excludes: ReadonlyArray<string>, statusSha256: string): Planned => ({
+export const planAdd = (
+  input: Record<string, unknown>,
+  cwd: string,
+  top: string,
+  paths: ReadonlyArray<string>,
+  excludes: ReadonlyArray<string>,
+  statusSha256: string
+): Planned => ({
   plan: {
     _tag: "Add",
     cwd,
@@ -92,7 +121,15 @@ export const planAdd = (input: Record<string, unknown>, cwd: string, top: string
 /** commit: the message and the index tree it records, on the branch and HEAD it was planned against. */
 export const planCommit = (
   input: Record<string, unknown>,
-  state: { readonly cwd: string; readonly top: string; readonly message: string; readonly amend: boolean; readonly tree: string; readonly head: string | null; readonly branch: string | null }
+  state: {
+    readonly cwd: string
+    readonly top: string
+    readonly message: string
+    readonly amend: boolean
+    readonly tree: string
+    readonly head: string | null
+    readonly branch: string | null
+  }
 ): Planned => ({
   plan: {
     _tag: "Commit",
@@ -101,7 +138,12 @@ export const planCommit = (
   },
   title: `git commit${state.amend ? " --amend" : ""} on ${state.branch ?? `detached ${short(state.head)}`}: "${subject(state.message)}" (tree ${short(state.tree)})`,
   ...(state.amend
-    ? { destructive: { command: "git commit --amend", reasons: [{ operation: `amend replaces commit ${short(state.head)}`, alternative: ALTERNATIVES.amend }] } }
+    ? {
+        destructive: {
+          command: "git commit --amend",
+          reasons: [{ operation: `amend replaces commit ${short(state.head)}`, alternative: ALTERNATIVES.amend }]
+        }
+      }
     : {}),
   resume: resumeOf(input)
 })
@@ -109,13 +151,22 @@ export const planCommit = (
 /** checkout: the target and the working-tree status it was planned against. */
 export const planCheckout = (
   input: Record<string, unknown>,
-  state: { readonly cwd: string; readonly top: string; readonly ref: string; readonly target: string; readonly head: string | null; readonly statusSha256: string }
+  state: {
+    readonly cwd: string
+    readonly top: string
+    readonly ref: string
+    readonly target: string
+    readonly head: string | null
+    readonly statusSha256: string
+  }
 ): Planned => ({
   plan: { _tag: "Checkout", ...state, argv: ["checkout", "--quiet", state.ref, "--"] },
   title: `git checkout ${state.ref} (${short(state.target)})${where(state.cwd)}`,
   destructive: {
     command: `git checkout ${state.ref}`,
-    reasons: [{ operation: "checkout rewrites working-tree files to another commit", alternative: ALTERNATIVES.checkout }]
+    reasons: [
+      { operation: "checkout rewrites working-tree files to another commit", alternative: ALTERNATIVES.checkout }
+    ]
   },
   resume: resumeOf(input)
 })
@@ -123,7 +174,13 @@ export const planCheckout = (
 /** branch create: a new branch at a start commit; it does not switch to it. */
 export const planBranchCreate = (
   input: Record<string, unknown>,
-  state: { readonly cwd: string; readonly top: string; readonly name: string; readonly startPoint: string; readonly start: string }
+  state: {
+    readonly cwd: string
+    readonly top: string
+    readonly name: string
+    readonly startPoint: string
+    readonly start: string
+  }
 ): Planned => ({
   plan: { _tag: "BranchCreate", ...state, argv: ["branch", "--no-track", state.name, state.start] },
   title: `git branch ${state.name} at ${state.startPoint} (${short(state.start)})${where(state.cwd)}`,
@@ -133,7 +190,13 @@ export const planBranchCreate = (
 /** branch delete: the branch and the tip it had. */
 export const planBranchDelete = (
   input: Record<string, unknown>,
-  state: { readonly cwd: string; readonly top: string; readonly name: string; readonly force: boolean; readonly tip: string }
+  state: {
+    readonly cwd: string
+    readonly top: string
+    readonly name: string
+    readonly force: boolean
+    readonly tip: string
+  }
 ): Planned => ({
   plan: { _tag: "BranchDelete", ...state, argv: ["branch", state.force ? "-D" : "-d", state.name] },
   title: `git branch ${state.force ? "-D" : "-d"} ${state.name} (at ${short(state.tip)})${where(state.cwd)}`,
@@ -178,7 +241,12 @@ export const planPush = (
     ? {
         destructive: {
           command: `git push --force-with-lease ${state.remote} ${state.branch}`,
-          reasons: [{ operation: `force push can discard commits of ${state.remote}/${state.branch}`, alternative: ALTERNATIVES.forcePush }]
+          reasons: [
+            {
+              operation: `force push can discard commits of ${state.remote}/${state.branch}`,
+              alternative: ALTERNATIVES.forcePush
+            }
+          ]
         }
       }
     : {}),
@@ -186,7 +254,10 @@ export const planPush = (
 })
 
 /** issue_create: title and body, bound to the repository's remotes (which decide where gh creates it). */
-export const planIssueCreate = (input: Record<string, unknown>, state: { readonly cwd: string; readonly remotes: string; readonly title: string; readonly body: string }): Planned => ({
+export const planIssueCreate = (
+  input: Record<string, unknown>,
+  state: { readonly cwd: string; readonly remotes: string; readonly title: string; readonly body: string }
+): Planned => ({
   plan: { _tag: "IssueCreate", ...state, argv: ["issue", "create", `--title=${state.title}`, "--body-file=-"] },
   title: `gh issue create "${subject(state.title)}"`,
   resume: resumeOf(input)

@@ -66,9 +66,13 @@ const resolveOnPath = (name: string) =>
     const found = yield* processes.resolve(name, join(workspace.root, "node_modules/.bin"))
     if (found._tag === "Found" && found.via === "PATH") return found.executable
     return yield* Effect.fail(
-      toolError("NOT_FOUND", `The executable "${name}" was not found on PATH, so nothing ran. Install it, or ask the user to put it on PATH.`, {
-        executable: name
-      })
+      toolError(
+        "NOT_FOUND",
+        `The executable "${name}" was not found on PATH, so nothing ran. Install it, or ask the user to put it on PATH.`,
+        {
+          executable: name
+        }
+      )
     )
   })
 
@@ -81,7 +85,9 @@ const timeoutError = (command: string, seconds: number) =>
 
 /** A command line as results show it. */
 export const shownCommand = (name: string, args: ReadonlyArray<string>): string => {
-  const text = [name, ...args].map((part) => (part === "" || /[\s"'\\$`|&;<>()*?]/.test(part) ? JSON.stringify(part) : part)).join(" ")
+  const text = [name, ...args]
+    .map((part) => (part === "" || /[\s"'\\$`|&;<>()*?]/.test(part) ? JSON.stringify(part) : part))
+    .join(" ")
   return text.length > 300 ? `${text.slice(0, 299)}…` : text
 }
 
@@ -93,7 +99,11 @@ export const resolveCwd = (cwd: string | undefined) =>
     const info = yield* workspace.stat(rel === "" ? "." : rel)
     if (info?.type !== "directory") {
       return yield* Effect.fail(
-        toolError("INVALID_INPUT", `cwd "${cwd}" is not a directory in the workspace; give an existing folder relative to the workspace root.`, { field: "cwd" })
+        toolError(
+          "INVALID_INPUT",
+          `cwd "${cwd}" is not a directory in the workspace; give an existing folder relative to the workspace root.`,
+          { field: "cwd" }
+        )
       )
     }
     return rel
@@ -122,23 +132,39 @@ export const openGit = (cwd: string | undefined) =>
           ...(options?.maxOutputBytes === undefined ? {} : { maxOutputBytes: options.maxOutputBytes }),
           ...(options?.stdin === undefined ? {} : { stdin: options.stdin })
         })
-        if (result.timedOut) return yield* Effect.fail(timeoutError(shownCommand("git", args), settings.maxCommandDurationSeconds))
+        if (result.timedOut)
+          return yield* Effect.fail(timeoutError(shownCommand("git", args), settings.maxCommandDurationSeconds))
         return result
       })
     // Two reads that run no program, side by side: the config to harden against, and the repository's top.
-    const [listed, toplevel] = yield* Effect.all([raw(base, ["config", "--list", "--show-scope", "-z"]), raw(base, ["rev-parse", "--show-toplevel"])], {
-      concurrency: 2
-    })
+    const [listed, toplevel] = yield* Effect.all(
+      [raw(base, ["config", "--list", "--show-scope", "-z"]), raw(base, ["rev-parse", "--show-toplevel"])],
+      {
+        concurrency: 2
+      }
+    )
     const overrides = repositoryOverrides(listed.exitCode === 0 ? parseConfigList(listed.stdout) : [])
     if ("_tag" in overrides) return yield* Effect.fail(overrides)
     const prefix = [...base, ...overrides.args]
     const exec = (args: ReadonlyArray<string>, options?: RunOptions) => raw(prefix, args, options)
     const must = (args: ReadonlyArray<string>, options?: RunOptions) =>
       Effect.flatMap(exec(args, options), (result) =>
-        result.exitCode === 0 ? Effect.succeed(result.stdout) : Effect.fail(classifyFailure(shownCommand("git", args), result))
+        result.exitCode === 0
+          ? Effect.succeed(result.stdout)
+          : Effect.fail(classifyFailure(shownCommand("git", args), result))
       )
-    const pushOptions = (remote: string) => (overrides.receivePackRemotes.includes(remote) ? ["--receive-pack=git-receive-pack"] : [])
-    const git: Git = { cwd: rel, cwdAbs, prefix: ["git", ...prefix], exec, must, pushOptions, configEnv: configEnv(prefix), toplevel }
+    const pushOptions = (remote: string) =>
+      overrides.receivePackRemotes.includes(remote) ? ["--receive-pack=git-receive-pack"] : []
+    const git: Git = {
+      cwd: rel,
+      cwdAbs,
+      prefix: ["git", ...prefix],
+      exec,
+      must,
+      pushOptions,
+      configEnv: configEnv(prefix),
+      toplevel
+    }
     return git
   })
 
@@ -164,9 +190,13 @@ export const findRepository = (git: Git) =>
     const top = relativeTo(workspace.root, topAbs)
     if (top === undefined) {
       return yield* Effect.fail(
-        toolError("NOT_A_REPOSITORY", `cwd is inside a git repository whose top lies outside the workspace; workspace_vcs works only on repositories inside the workspace root. Open the workspace at the repository's top.`, {
-          field: "cwd"
-        })
+        toolError(
+          "NOT_A_REPOSITORY",
+          `cwd is inside a git repository whose top lies outside the workspace; workspace_vcs works only on repositories inside the workspace root. Open the workspace at the repository's top.`,
+          {
+            field: "cwd"
+          }
+        )
       )
     }
     return { top, topAbs } satisfies Repository
@@ -200,7 +230,8 @@ export const openGh = (git: Git) =>
           ...(options?.maxOutputBytes === undefined ? {} : { maxOutputBytes: options.maxOutputBytes }),
           ...(options?.stdin === undefined ? {} : { stdin: options.stdin })
         })
-        if (result.timedOut) return yield* Effect.fail(timeoutError(shownCommand("gh", args), settings.maxCommandDurationSeconds))
+        if (result.timedOut)
+          return yield* Effect.fail(timeoutError(shownCommand("gh", args), settings.maxCommandDurationSeconds))
         return result
       })
     return { exec }

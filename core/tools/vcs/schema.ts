@@ -18,35 +18,55 @@ export const DIFF_LIMIT_MAX = 20_000
 export const LOG_LIMIT_DEFAULT = 20
 export const LIST_LIMIT_MAX = 1000
 
-const Cwd = Schema.optional(BoundedString(4096, "The repository folder, relative to the workspace root (default: the root)."))
+const Cwd = Schema.optional(
+  BoundedString(4096, "The repository folder, relative to the workspace root (default: the root).")
+)
 const Ref = (description: string) => BoundedString(MAX_REF_CHARS, description)
 const Paths = Schema.Array(BoundedString(4096)).pipe(Schema.maxItems(1000)).annotations({
   description: "Paths relative to the workspace root (each passed to git after --, literally: no globs)."
 })
 const Offset = Schema.optional(
-  Schema.Int.pipe(Schema.greaterThanOrEqualTo(0)).annotations({ description: "First line of the page (at least 0, default 0; a nonzero offset needs snapshot)." })
+  Schema.Int.pipe(Schema.greaterThanOrEqualTo(0)).annotations({
+    description: "First line of the page (at least 0, default 0; a nonzero offset needs snapshot)."
+  })
 )
 const DiffLimit = Schema.optional(
-  Schema.Int.pipe(Schema.between(1, DIFF_LIMIT_MAX)).annotations({ description: `Lines per page (1-${DIFF_LIMIT_MAX}, default ${DIFF_LIMIT_DEFAULT}).` })
+  Schema.Int.pipe(Schema.between(1, DIFF_LIMIT_MAX)).annotations({
+    description: `Lines per page (1-${DIFF_LIMIT_MAX}, default ${DIFF_LIMIT_DEFAULT}).`
+  })
 )
 const Snapshot = Schema.optional(
-  Schema.String.pipe(Schema.pattern(/^[0-9a-f]{64}$/, { message: () => "must be the 64-hex data.snapshot of the previous page" })).annotations({
+  Schema.String.pipe(
+    Schema.pattern(/^[0-9a-f]{64}$/, { message: () => "must be the 64-hex data.snapshot of the previous page" })
+  ).annotations({
     description: "data.snapshot of the previous page (required at a nonzero offset)."
   })
 )
 const ListLimit = (fallback: number) =>
-  Schema.optional(Schema.Int.pipe(Schema.between(1, LIST_LIMIT_MAX)).annotations({ description: `How many (1-${LIST_LIMIT_MAX}, default ${fallback}).` }))
-const Title = BoundedString(256, "The title (at most 256 characters).").pipe(Schema.minLength(1, { message: () => "must not be empty" }))
-const Body = Schema.optional(BoundedString(MAX_BODY_CHARS, `The body in Markdown (at most ${MAX_BODY_CHARS} characters).`))
+  Schema.optional(
+    Schema.Int.pipe(Schema.between(1, LIST_LIMIT_MAX)).annotations({
+      description: `How many (1-${LIST_LIMIT_MAX}, default ${fallback}).`
+    })
+  )
+const Title = BoundedString(256, "The title (at most 256 characters).").pipe(
+  Schema.minLength(1, { message: () => "must not be empty" })
+)
+const Body = Schema.optional(
+  BoundedString(MAX_BODY_CHARS, `The body in Markdown (at most ${MAX_BODY_CHARS} characters).`)
+)
 
 /** The input of each action (without `action`). */
 export const VcsActions = {
   status: Schema.Struct({ cwd: Cwd }),
   diff: Schema.Struct({
     cwd: Cwd,
-    staged: Schema.optional(Schema.Boolean.annotations({ description: "Diff the index (staged changes) instead of the working tree." })),
+    staged: Schema.optional(
+      Schema.Boolean.annotations({ description: "Diff the index (staged changes) instead of the working tree." })
+    ),
     paths: Schema.optional(Paths),
-    ref: Schema.optional(Ref("Compare against this commit (default: the index, or HEAD with staged). With base: the newer side.")),
+    ref: Schema.optional(
+      Ref("Compare against this commit (default: the index, or HEAD with staged). With base: the newer side.")
+    ),
     base: Schema.optional(Ref("With ref: diff base..ref (two commits, the working tree is not involved).")),
     offset: Offset,
     limit: DiffLimit,
@@ -86,13 +106,21 @@ export const VcsActions = {
   }),
   pr_diff: Schema.Struct({
     cwd: Cwd,
-    pull_request_number: Schema.Int.pipe(Schema.between(1, 2_147_483_647)).annotations({ description: "The pull request number." }),
+    pull_request_number: Schema.Int.pipe(Schema.between(1, 2_147_483_647)).annotations({
+      description: "The pull request number."
+    }),
     offset: Offset,
     limit: DiffLimit,
     snapshot: Snapshot
   }),
-  init: Schema.Struct({ cwd: Cwd, branch: Schema.optional(Ref("The initial branch (default: git's init.defaultBranch).")) }),
-  add: Schema.Struct({ cwd: Cwd, paths: Paths.pipe(Schema.minItems(1, { message: () => "must name at least one path" })) }),
+  init: Schema.Struct({
+    cwd: Cwd,
+    branch: Schema.optional(Ref("The initial branch (default: git's init.defaultBranch)."))
+  }),
+  add: Schema.Struct({
+    cwd: Cwd,
+    paths: Paths.pipe(Schema.minItems(1, { message: () => "must name at least one path" }))
+  }),
   commit: Schema.Struct({
     cwd: Cwd,
     message: BoundedString(MAX_MESSAGE_CHARS, `The commit message (at most ${MAX_MESSAGE_CHARS} characters).`),
@@ -103,7 +131,9 @@ export const VcsActions = {
     cwd: Cwd,
     remote: Schema.optional(Ref("The remote (default origin).")),
     branch: Schema.optional(Ref("The local branch to push (default: the current one).")),
-    set_upstream: Schema.optional(Schema.Boolean.annotations({ description: "Make remote/branch the branch's upstream." })),
+    set_upstream: Schema.optional(
+      Schema.Boolean.annotations({ description: "Make remote/branch the branch's upstream." })
+    ),
     force: Schema.optional(Schema.Boolean.annotations({ description: "Sent as --force-with-lease (destructive)." }))
   }),
   issue_create: Schema.Struct({ cwd: Cwd, title: Title, body: Body }),
@@ -118,7 +148,9 @@ export const VcsActions = {
 }
 
 /** The decoded input of one action. */
-export type VcsInput<K extends keyof typeof VcsActions> = { readonly action: K } & Schema.Schema.Type<(typeof VcsActions)[K]>
+export type VcsInput<K extends keyof typeof VcsActions> = { readonly action: K } & Schema.Schema.Type<
+  (typeof VcsActions)[K]
+>
 
 const Sha = Schema.String
 const NullableSha = Schema.NullOr(Schema.String)
@@ -140,9 +172,28 @@ export const VcsPlan = Schema.Union(
     head: NullableSha,
     branch: Schema.NullOr(Schema.String)
   }),
-  Schema.TaggedStruct("Checkout", { ...Where, top: Schema.String, ref: Schema.String, target: Sha, head: NullableSha, statusSha256: Sha }),
-  Schema.TaggedStruct("BranchCreate", { ...Where, top: Schema.String, name: Schema.String, startPoint: Schema.String, start: Sha }),
-  Schema.TaggedStruct("BranchDelete", { ...Where, top: Schema.String, name: Schema.String, force: Schema.Boolean, tip: Sha }),
+  Schema.TaggedStruct("Checkout", {
+    ...Where,
+    top: Schema.String,
+    ref: Schema.String,
+    target: Sha,
+    head: NullableSha,
+    statusSha256: Sha
+  }),
+  Schema.TaggedStruct("BranchCreate", {
+    ...Where,
+    top: Schema.String,
+    name: Schema.String,
+    startPoint: Schema.String,
+    start: Sha
+  }),
+  Schema.TaggedStruct("BranchDelete", {
+    ...Where,
+    top: Schema.String,
+    name: Schema.String,
+    force: Schema.Boolean,
+    tip: Sha
+  }),
   Schema.TaggedStruct("Push", {
     ...Where,
     top: Schema.String,

@@ -25,7 +25,16 @@ import {
   treeOf,
   writeTree
 } from "./load.ts"
-import { BRANCH_FORMAT, classifyFailure, LOG_FORMAT, parseBranches, parseGhAuth, parseLog, redactTokens, gitMessage } from "./parse.ts"
+import {
+  BRANCH_FORMAT,
+  classifyFailure,
+  LOG_FORMAT,
+  parseBranches,
+  parseGhAuth,
+  parseLog,
+  redactTokens,
+  gitMessage
+} from "./parse.ts"
 import {
   checkMessage,
   checkRefText,
@@ -62,7 +71,11 @@ const shownPlan = (plan: Planned["plan"]): Record<string, unknown> =>
       typeof value === "string" && value.length > 2000
         ? `${value.slice(0, 2000)}… (${value.length} characters)`
         : Array.isArray(value)
-          ? value.map((item) => (typeof item === "string" && item.length > 2000 ? `${item.slice(0, 2000)}… (${item.length} characters)` : item))
+          ? value.map((item) =>
+              typeof item === "string" && item.length > 2000
+                ? `${item.slice(0, 2000)}… (${item.length} characters)`
+                : item
+            )
           : value
     ])
   )
@@ -76,7 +89,14 @@ interface Work {
 /** The before-state of a gated call: the opened tools and what the pure planner needs (or a no-op result). */
 type Call =
   | { readonly _tag: "Init"; readonly cwd: string; readonly branch: string | null }
-  | { readonly _tag: "Add"; readonly cwd: string; readonly top: string; readonly paths: ReadonlyArray<string>; readonly excludes: ReadonlyArray<string>; readonly statusSha256: string }
+  | {
+      readonly _tag: "Add"
+      readonly cwd: string
+      readonly top: string
+      readonly paths: ReadonlyArray<string>
+      readonly excludes: ReadonlyArray<string>
+      readonly statusSha256: string
+    }
   | { readonly _tag: "Commit"; readonly state: Parameters<typeof planCommit>[1] }
   | { readonly _tag: "Checkout"; readonly state: Parameters<typeof planCheckout>[1] }
   | { readonly _tag: "BranchCreate"; readonly state: Parameters<typeof planBranchCreate>[1] }
@@ -100,7 +120,9 @@ const refsOf = (plan: VcsPlan): ReadonlyArray<string> => {
     case "Add":
       return ["index"]
     case "Commit":
-      return [`${plan.branch === null ? "HEAD" : `refs/heads/${plan.branch}`} ${plan.head ?? "(no commit)"} -> new commit of tree ${plan.tree}`]
+      return [
+        `${plan.branch === null ? "HEAD" : `refs/heads/${plan.branch}`} ${plan.head ?? "(no commit)"} -> new commit of tree ${plan.tree}`
+      ]
     case "Checkout":
       return [`HEAD ${plan.head ?? "(no commit)"} -> ${plan.ref} ${plan.target}`]
     case "BranchCreate":
@@ -112,7 +134,9 @@ const refsOf = (plan: VcsPlan): ReadonlyArray<string> => {
     case "IssueCreate":
       return []
     case "PrCreate":
-      return [`${plan.head}${plan.headCommit === null ? "" : ` ${plan.headCommit}`}${plan.base === null ? "" : ` -> ${plan.base}`}`]
+      return [
+        `${plan.head}${plan.headCommit === null ? "" : ` ${plan.headCommit}`}${plan.base === null ? "" : ` -> ${plan.base}`}`
+      ]
   }
 }
 
@@ -159,7 +183,9 @@ const planOf = (input: Record<string, unknown>, loaded: Before): Either.Either<P
 }
 
 /** A gated workspace_vcs action: its own load, the shared pure planner, interpreter and view. */
-const vcsAction = <I extends Record<string, unknown>>(load: (input: I) => Effect.Effect<Before, ToolError, ToolContext>) =>
+const vcsAction = <I extends Record<string, unknown>>(
+  load: (input: I) => Effect.Effect<Before, ToolError, ToolContext>
+) =>
   gatedAction({
     gate: "vcs",
     planSchema: VcsPlan,
@@ -189,14 +215,18 @@ const repoPaths = (paths: ReadonlyArray<string>, top: string, refuseProtected: b
       else if (rel === top) out.push("")
       else if (rel.startsWith(`${top}/`)) out.push(rel.slice(top.length + 1))
       else {
-        return yield* invalid(`paths.${index}`, `paths.${index} "${given}" is outside the repository at ${top}/; give paths inside it.`)
+        return yield* invalid(
+          `paths.${index}`,
+          `paths.${index} "${given}" is outside the repository at ${top}/; give paths inside it.`
+        )
       }
     }
     return out
   })
 
 /** Literal pathspecs from the repository's top (no globs); the top itself is `:(top)`. */
-const pathspecs = (paths: ReadonlyArray<string>) => paths.map((path) => (path === "" ? ":(top)" : `:(literal,top)${path}`))
+const pathspecs = (paths: ReadonlyArray<string>) =>
+  paths.map((path) => (path === "" ? ":(top)" : `:(literal,top)${path}`))
 
 /** The pathspecs add appends: .agentic/ always, and the protected globs when the repository is the workspace. */
 const addExcludes = (top: string) =>
@@ -223,10 +253,16 @@ const diff: Handler<"diff"> = (input) =>
     const git = yield* openGit(input.cwd)
     const repo = yield* findRepository(git)
     if (input.base !== undefined && input.ref === undefined) {
-      return yield* invalid("base", 'field "base" needs "ref" too (diff base..ref); to compare the working tree with one commit, pass it as ref alone.')
+      return yield* invalid(
+        "base",
+        'field "base" needs "ref" too (diff base..ref); to compare the working tree with one commit, pass it as ref alone.'
+      )
     }
     if (input.base !== undefined && input.staged === true) {
-      return yield* invalid("staged", 'staged: true compares the index, and base with ref compares two commits; use one or the other.')
+      return yield* invalid(
+        "staged",
+        "staged: true compares the index, and base with ref compares two commits; use one or the other."
+      )
     }
     const revisions: Array<string> = []
     if (input.base !== undefined) revisions.push(yield* resolveRevision(git, "base", input.base))
@@ -278,7 +314,20 @@ const log: Handler<"log"> = (input) =>
     const start = input.ref === undefined ? yield* loadHead(git) : yield* resolveRevision(git, "ref", input.ref)
     const paths = yield* repoPaths(input.paths ?? [], repo.top, false)
     const commits =
-      start === null ? [] : parseLog(yield* git.must(["log", "--no-color", "-z", LOG_FORMAT, `--max-count=${limit + 1}`, start, "--", ...pathspecs(paths)]))
+      start === null
+        ? []
+        : parseLog(
+            yield* git.must([
+              "log",
+              "--no-color",
+              "-z",
+              LOG_FORMAT,
+              `--max-count=${limit + 1}`,
+              start,
+              "--",
+              ...pathspecs(paths)
+            ])
+          )
     const more = commits.length > limit
     const all = commits.slice(0, limit)
     return yield* fitted({
@@ -308,7 +357,9 @@ const show: Handler<"show"> = (input) =>
     const git = yield* openGit(input.cwd)
     yield* findRepository(git)
     const commit = yield* resolveRevision(git, "ref", input.ref ?? "HEAD")
-    const ran = yield* git.exec(["show", "--no-color", "--no-ext-diff", "--no-textconv", SHOW_FORMAT, commit, "--"], { maxOutputBytes: LARGE_OUTPUT_BYTES })
+    const ran = yield* git.exec(["show", "--no-color", "--no-ext-diff", "--no-textconv", SHOW_FORMAT, commit, "--"], {
+      maxOutputBytes: LARGE_OUTPUT_BYTES
+    })
     if (ran.exitCode !== 0) return yield* Effect.fail(classifyFailure("git show", ran))
     const parts = ran.stdout.split("\0")
     const [hash, parents, author, authorEmail, date, subject, body] = parts
@@ -364,44 +415,69 @@ const branch: Loader<"branch"> = (input) =>
     const repo = yield* findRepository(git)
     const create = input.create === true
     const remove = input.delete === true
-    if (create && remove) return yield* invalid("create", "create: true and delete: true exclude each other; pass one of them.")
+    if (create && remove)
+      return yield* invalid("create", "create: true and delete: true exclude each other; pass one of them.")
     if (!create && !remove) {
       if (input.name !== undefined || input.force !== undefined || input.start_point !== undefined) {
         return yield* invalid(
           "name",
-          'branch with name needs create: true or delete: true (without either it lists branches and takes no name, force or start_point).'
+          "branch with name needs create: true or delete: true (without either it lists branches and takes no name, force or start_point)."
         )
       }
       return before(git, { _tag: "NoOp", result: yield* listBranches(git) })
     }
-    if (input.name === undefined) return yield* invalid("name", `field "name" is required with ${create ? "create" : "delete"}: true.`)
+    if (input.name === undefined)
+      return yield* invalid("name", `field "name" is required with ${create ? "create" : "delete"}: true.`)
     yield* fail(checkRefText("name", input.name, "branch"))
     yield* checkRefFormat(git, "name", input.name, `refs/heads/${input.name}`, "branch name")
     const existing = yield* commitOf(git, `refs/heads/${input.name}`)
     if (create) {
       if (input.force !== undefined) return yield* invalid("force", "force applies to delete only; remove it.")
       if (existing !== null) {
-        return yield* invalid("name", `branch ${input.name} already exists (at ${existing.slice(0, 7)}); pick another name, or check it out.`)
+        return yield* invalid(
+          "name",
+          `branch ${input.name} already exists (at ${existing.slice(0, 7)}); pick another name, or check it out.`
+        )
       }
       const start = yield* resolveRevision(git, "start_point", input.start_point ?? "HEAD")
-      return before(git, { _tag: "BranchCreate", state: { cwd: git.cwd, top: repo.top, name: input.name, startPoint: input.start_point ?? "HEAD", start } })
+      return before(git, {
+        _tag: "BranchCreate",
+        state: { cwd: git.cwd, top: repo.top, name: input.name, startPoint: input.start_point ?? "HEAD", start }
+      })
     }
-    if (input.start_point !== undefined) return yield* invalid("start_point", "start_point applies to create only; remove it.")
+    if (input.start_point !== undefined)
+      return yield* invalid("start_point", "start_point applies to create only; remove it.")
     if (existing === null) {
-      return yield* Effect.fail(toolError("NOT_FOUND", `There is no local branch ${input.name}; list branches with workspace_vcs {"action":"branch"}.`, { field: "name" }))
+      return yield* Effect.fail(
+        toolError(
+          "NOT_FOUND",
+          `There is no local branch ${input.name}; list branches with workspace_vcs {"action":"branch"}.`,
+          { field: "name" }
+        )
+      )
     }
     if ((yield* loadBranch(git)) === input.name) {
-      return yield* invalid("name", `${input.name} is the current branch and cannot be deleted; check out another branch first.`)
+      return yield* invalid(
+        "name",
+        `${input.name} is the current branch and cannot be deleted; check out another branch first.`
+      )
     }
-    return before(git, { _tag: "BranchDelete", state: { cwd: git.cwd, top: repo.top, name: input.name, force: input.force === true, tip: existing } })
+    return before(git, {
+      _tag: "BranchDelete",
+      state: { cwd: git.cwd, top: repo.top, name: input.name, force: input.force === true, tip: existing }
+    })
   })
 
 const ghFailure = (args: ReadonlyArray<string>, ran: { exitCode: number | null; stderr: string; stdout: string }) =>
-  toolError("VCS_FAILED", `${shownCommand("gh", args)} failed with exit code ${ran.exitCode}: ${gitMessage(ran.stderr, ran.stdout)}`, {
-    command: shownCommand("gh", args),
-    exitCode: ran.exitCode,
-    stderr: gitMessage(ran.stderr, ran.stdout)
-  })
+  toolError(
+    "VCS_FAILED",
+    `${shownCommand("gh", args)} failed with exit code ${ran.exitCode}: ${gitMessage(ran.stderr, ran.stdout)}`,
+    {
+      command: shownCommand("gh", args),
+      exitCode: ran.exitCode,
+      stderr: gitMessage(ran.stderr, ran.stdout)
+    }
+  )
 
 const ghAuth: Handler<"gh_auth"> = (input) =>
   Effect.gen(function* () {
@@ -414,7 +490,11 @@ const ghAuth: Handler<"gh_auth"> = (input) =>
       : `gh is not authenticated${ran.exitCode === 0 ? "" : ` (gh auth status exited ${ran.exitCode})`}: the user must run gh auth login (or provide GH_TOKEN).`
     return {
       summary,
-      data: { authenticated: auth.authenticated, hosts: auth.hosts, ...(auth.authenticated ? {} : { message: redactTokens(gitMessage(ran.stderr, ran.stdout)) }) },
+      data: {
+        authenticated: auth.authenticated,
+        hosts: auth.hosts,
+        ...(auth.authenticated ? {} : { message: redactTokens(gitMessage(ran.stderr, ran.stdout)) })
+      },
       retention: { importance: "normal", facts: [summary] }
     } satisfies ToolResult
   })
@@ -425,7 +505,10 @@ const ghList = (kind: "issue" | "pr", input: Input<"issue_list"> | Input<"pr_lis
     yield* findRepository(git)
     const gh = yield* openGh(git)
     const limit = input.limit ?? 30
-    const fields = kind === "issue" ? "number,title,state,url,author,labels,createdAt,updatedAt" : "number,title,state,url,author,headRefName,baseRefName,isDraft,createdAt"
+    const fields =
+      kind === "issue"
+        ? "number,title,state,url,author,labels,createdAt,updatedAt"
+        : "number,title,state,url,author,headRefName,baseRefName,isDraft,createdAt"
     const args = [kind, "list", `--json=${fields}`, `--limit=${limit}`, `--state=${input.state ?? "open"}`]
     const ran = yield* gh.exec(args)
     if (ran.exitCode !== 0) return yield* Effect.fail(ghFailure(args, ran))
@@ -435,8 +518,13 @@ const ghList = (kind: "issue" | "pr", input: Input<"issue_list"> | Input<"pr_lis
     })
     const items: ReadonlyArray<Record<string, any>> = parsed.map((item) => ({
       ...item,
-      author: typeof item["author"] === "object" && item["author"] !== null ? item["author"].login ?? null : item["author"] ?? null,
-      ...(Array.isArray(item["labels"]) ? { labels: item["labels"].map((label: { name?: string }) => label.name ?? String(label)) } : {})
+      author:
+        typeof item["author"] === "object" && item["author"] !== null
+          ? (item["author"].login ?? null)
+          : (item["author"] ?? null),
+      ...(Array.isArray(item["labels"])
+        ? { labels: item["labels"].map((label: { name?: string }) => label.name ?? String(label)) }
+        : {})
     }))
     const key = kind === "issue" ? "issues" : "pullRequests"
     const noun = kind === "issue" ? "issue" : "pull request"
@@ -448,7 +536,14 @@ const ghList = (kind: "issue" | "pr", input: Input<"issue_list"> | Input<"pr_lis
       description: `All listed ${noun}s, as JSON.`,
       full: () => JSON.stringify({ [key]: items }),
       build: (n, artifact) => ({
-        summary: `${items.length} ${input.state ?? "open"} ${noun}${items.length === 1 ? "" : "s"}${items.length > 0 ? `: ${items.slice(0, 5).map((item) => `#${item["number"]}`).join(", ")}${items.length > 5 ? ", …" : ""}` : ""}.${artifact === undefined ? "" : ` Showing ${n} to fit maxToolResultChars; all are in ${artifact.path}.`}`,
+        summary: `${items.length} ${input.state ?? "open"} ${noun}${items.length === 1 ? "" : "s"}${
+          items.length > 0
+            ? `: ${items
+                .slice(0, 5)
+                .map((item) => `#${item["number"]}`)
+                .join(", ")}${items.length > 5 ? ", …" : ""}`
+            : ""
+        }.${artifact === undefined ? "" : ` Showing ${n} to fit maxToolResultChars; all are in ${artifact.path}.`}`,
         data: { [key]: items.slice(0, n), returned: n, total: items.length },
         ...(artifact === undefined ? {} : { artifacts: [artifact] }),
         retention: {
@@ -512,7 +607,14 @@ const add: Loader<"add"> = (input) =>
     const repo = yield* findRepository(git)
     const paths = yield* repoPaths(input.paths, repo.top, true)
     const { sha256 } = yield* loadStatus(git, repo.top)
-    return before(git, { _tag: "Add", cwd: git.cwd, top: repo.top, paths, excludes: yield* addExcludes(repo.top), statusSha256: sha256 })
+    return before(git, {
+      _tag: "Add",
+      cwd: git.cwd,
+      top: repo.top,
+      paths,
+      excludes: yield* addExcludes(repo.top),
+      statusSha256: sha256
+    })
   })
 
 const commit: Loader<"commit"> = (input) =>
@@ -535,9 +637,13 @@ const commit: Loader<"commit"> = (input) =>
     if (status.conflicted.length > 0) {
       const paths = status.conflicted.map((entry) => entry.path)
       return yield* Effect.fail(
-        toolError("MERGE_CONFLICT", `git commit cannot run: ${paths.join(", ")} ${paths.length === 1 ? "is" : "are"} unresolved. Resolve each (edit it, then add it), then commit.`, {
-          conflicted: paths
-        })
+        toolError(
+          "MERGE_CONFLICT",
+          `git commit cannot run: ${paths.join(", ")} ${paths.length === 1 ? "is" : "are"} unresolved. Resolve each (edit it, then add it), then commit.`,
+          {
+            conflicted: paths
+          }
+        )
       )
     }
     const head = yield* loadHead(git)
@@ -545,11 +651,18 @@ const commit: Loader<"commit"> = (input) =>
     const tree = yield* writeTree(git)
     if (!amend && head !== null && tree === (yield* treeOf(git, head))) {
       return yield* Effect.fail(
-        toolError("VCS_FAILED", "Nothing to commit: the index matches HEAD. Stage changes with workspace_vcs add first (status shows what changed).", { command: "git commit" })
+        toolError(
+          "VCS_FAILED",
+          "Nothing to commit: the index matches HEAD. Stage changes with workspace_vcs add first (status shows what changed).",
+          { command: "git commit" }
+        )
       )
     }
     const current = yield* loadBranch(git)
-    return before(git, { _tag: "Commit", state: { cwd: git.cwd, top: repo.top, message: input.message, amend, tree, head, branch: current } })
+    return before(git, {
+      _tag: "Commit",
+      state: { cwd: git.cwd, top: repo.top, message: input.message, amend, tree, head, branch: current }
+    })
   })
 
 const checkout: Loader<"checkout"> = (input) =>
@@ -559,7 +672,10 @@ const checkout: Loader<"checkout"> = (input) =>
     const target = yield* resolveRevision(git, "ref", input.ref)
     const { sha256 } = yield* loadStatus(git, repo.top)
     const head = yield* loadHead(git)
-    return before(git, { _tag: "Checkout", state: { cwd: git.cwd, top: repo.top, ref: input.ref, target, head, statusSha256: sha256 } })
+    return before(git, {
+      _tag: "Checkout",
+      state: { cwd: git.cwd, top: repo.top, ref: input.ref, target, head, statusSha256: sha256 }
+    })
   })
 
 const push: Loader<"push"> = (input) =>
@@ -571,7 +687,8 @@ const push: Loader<"push"> = (input) =>
     let name = input.branch
     if (name === undefined) {
       const current = yield* loadBranch(git)
-      if (current === null) return yield* invalid("branch", 'HEAD is detached: pass "branch" to say which branch to push.')
+      if (current === null)
+        return yield* invalid("branch", 'HEAD is detached: pass "branch" to say which branch to push.')
       name = current
     } else {
       yield* fail(checkRefText("branch", name, "branch"))
@@ -579,17 +696,37 @@ const push: Loader<"push"> = (input) =>
     }
     const url = yield* remoteUrl(git, remote)
     if (url === null) {
-      const remotes = (yield* loadRemotes(git)).split("\n").map((line) => line.split("\t")[0]).filter((line) => line !== "")
+      const remotes = (yield* loadRemotes(git))
+        .split("\n")
+        .map((line) => line.split("\t")[0])
+        .filter((line) => line !== "")
       return yield* Effect.fail(
-        toolError("NOT_FOUND", `There is no remote "${remote}" (remotes: ${[...new Set(remotes)].join(", ") || "none"}); pass an existing remote.`, { field: "remote" })
+        toolError(
+          "NOT_FOUND",
+          `There is no remote "${remote}" (remotes: ${[...new Set(remotes)].join(", ") || "none"}); pass an existing remote.`,
+          { field: "remote" }
+        )
       )
     }
     const localCommit = yield* commitOf(git, `refs/heads/${name}`)
-    if (localCommit === null) return yield* Effect.fail(toolError("NOT_FOUND", `There is no local branch ${name} with commits to push.`, { field: "branch" }))
+    if (localCommit === null)
+      return yield* Effect.fail(
+        toolError("NOT_FOUND", `There is no local branch ${name} with commits to push.`, { field: "branch" })
+      )
     const remoteCommit = yield* commitOf(git, `refs/remotes/${remote}/${name}`)
     return before(git, {
       _tag: "Push",
-      state: { cwd: git.cwd, top: repo.top, remote, remoteUrl: url, branch: name, localCommit, remoteCommit, force: input.force === true, setUpstream: input.set_upstream === true },
+      state: {
+        cwd: git.cwd,
+        top: repo.top,
+        remote,
+        remoteUrl: url,
+        branch: name,
+        localCommit,
+        remoteCommit,
+        force: input.force === true,
+        setUpstream: input.set_upstream === true
+      },
       options: git.pushOptions(remote)
     })
   })
@@ -600,7 +737,11 @@ const issueCreate: Loader<"issue_create"> = (input) =>
     yield* findRepository(git)
     const gh = yield* openGh(git)
     const remotes = yield* loadRemotes(git)
-    return before(git, { _tag: "IssueCreate", state: { cwd: git.cwd, remotes, title: input.title, body: input.body ?? "" } }, gh)
+    return before(
+      git,
+      { _tag: "IssueCreate", state: { cwd: git.cwd, remotes, title: input.title, body: input.body ?? "" } },
+      gh
+    )
   })
 
 const prCreate: Loader<"pr_create"> = (input) =>
@@ -619,7 +760,23 @@ const prCreate: Loader<"pr_create"> = (input) =>
     if (head === null) return yield* invalid("head", 'HEAD is detached: pass "head" (the branch with the changes).')
     const headCommit = yield* commitOf(git, `refs/heads/${head}`)
     const remotes = yield* loadRemotes(git)
-    return before(git, { _tag: "PrCreate", state: { cwd: git.cwd, remotes, title: input.title, body: input.body ?? "", base: input.base ?? null, head, headCommit, draft: input.draft === true } }, gh)
+    return before(
+      git,
+      {
+        _tag: "PrCreate",
+        state: {
+          cwd: git.cwd,
+          remotes,
+          title: input.title,
+          body: input.body ?? "",
+          base: input.base ?? null,
+          head,
+          headCommit,
+          draft: input.draft === true
+        }
+      },
+      gh
+    )
   })
 
 /** The workspace_vcs tool. */
@@ -637,7 +794,15 @@ export const vcsTool = defineTool({
     why: "checkout, branch delete and forced push need the ceiling; push and the GitHub actions reach the network"
   },
   changes: [{ key: "vcs", list: vcsChanges }],
-  storage: [{ name: "vcs", path: ".agentic/vcs/history.json", probe: "vcs/history.json", description: "commits, branches and pushes made by workspace_vcs", rank: 95 }],
+  storage: [
+    {
+      name: "vcs",
+      path: ".agentic/vcs/history.json",
+      probe: "vcs/history.json",
+      description: "commits, branches and pushes made by workspace_vcs",
+      rank: 95
+    }
+  ],
   probe: { args: { action: "status" }, ok: "any" },
   handlers: {
     status: ungated(status),

@@ -34,7 +34,9 @@ export const fitted = (input: {
 
 /** One line about a status. */
 export const statusSummary = (status: RepoStatus): string => {
-  const where = status.detached ? `HEAD detached at ${status.head?.slice(0, 7) ?? "?"}` : `On ${status.branch ?? "?"}${status.head === null ? " (no commits yet)" : ` (${status.head.slice(0, 7)})`}`
+  const where = status.detached
+    ? `HEAD detached at ${status.head?.slice(0, 7) ?? "?"}`
+    : `On ${status.branch ?? "?"}${status.head === null ? " (no commits yet)" : ` (${status.head.slice(0, 7)})`}`
   const tracking =
     status.upstream === null
       ? ""
@@ -72,8 +74,14 @@ export const statusResult = (status: RepoStatus, top: string) =>
           upstream: status.upstream,
           ahead: status.ahead,
           behind: status.behind,
-          clean: status.staged.length + status.unstaged.length + status.untracked.length + status.conflicted.length === 0,
-          counts: { staged: status.staged.length, unstaged: status.unstaged.length, untracked: status.untracked.length, conflicted: status.conflicted.length },
+          clean:
+            status.staged.length + status.unstaged.length + status.untracked.length + status.conflicted.length === 0,
+          counts: {
+            staged: status.staged.length,
+            unstaged: status.unstaged.length,
+            untracked: status.untracked.length,
+            conflicted: status.conflicted.length
+          },
           staged: status.staged.slice(0, n),
           unstaged: status.unstaged.slice(0, n),
           untracked: status.untracked.slice(0, n),
@@ -171,7 +179,12 @@ export const pagedText = (input: PagedText): Effect.Effect<ToolResult, ToolError
         ...(artifact === undefined ? {} : { artifacts: [artifact] }),
         retention: {
           importance: "normal",
-          facts: compact ? [] : [...(input.facts ?? []), `${input.what}: ${files.length} files, +${additions} -${deletions} (snapshot ${snapshot.slice(0, 12)})`],
+          facts: compact
+            ? []
+            : [
+                ...(input.facts ?? []),
+                `${input.what}: ${files.length} files, +${additions} -${deletions} (snapshot ${snapshot.slice(0, 12)})`
+              ],
           omit_when_summarizing: ["diff", "files"]
         }
       }
@@ -184,12 +197,31 @@ export const pagedText = (input: PagedText): Effect.Effect<ToolResult, ToolError
     const marker = placeholderArtifact("vcs", input.operation, input.action, "diff", description)
     // At the smallest budgets the page keeps only what paging needs (the artifact entry still names the full output).
     compact = envelopeChars(input.operation, build(1, marker, 0, 40)) > settings.maxToolResultChars
-    const fileCount = Math.max(0, largestFitting(Math.min(files.length, 200), (count) => envelopeChars(input.operation, build(0, marker, count)) <= settings.maxToolResultChars / 2))
-    const n = Math.max(0, largestFitting(want, (count) => envelopeChars(input.operation, build(count, marker, fileCount)) <= settings.maxToolResultChars))
+    const fileCount = Math.max(
+      0,
+      largestFitting(
+        Math.min(files.length, 200),
+        (count) => envelopeChars(input.operation, build(0, marker, count)) <= settings.maxToolResultChars / 2
+      )
+    )
+    const n = Math.max(
+      0,
+      largestFitting(
+        want,
+        (count) => envelopeChars(input.operation, build(count, marker, fileCount)) <= settings.maxToolResultChars
+      )
+    )
     const artifact = yield* writeArtifact(input.operation, input.action, "diff", input.text, description)
     if (n > 0 || want === 0) return build(n, artifact, fileCount)
     // Not even one line fits (a minified file's line): show its start, so the next page moves on; the artifact has it whole.
-    let room = Math.max(0, settings.maxToolResultChars - envelopeChars(input.operation, build(0, artifact, fileCount)) - 200)
-    while (room > 0 && envelopeChars(input.operation, build(1, artifact, fileCount, room)) > settings.maxToolResultChars) room = Math.floor(room / 2)
+    let room = Math.max(
+      0,
+      settings.maxToolResultChars - envelopeChars(input.operation, build(0, artifact, fileCount)) - 200
+    )
+    while (
+      room > 0 &&
+      envelopeChars(input.operation, build(1, artifact, fileCount, room)) > settings.maxToolResultChars
+    )
+      room = Math.floor(room / 2)
     return build(1, artifact, fileCount, room)
   })

@@ -68,7 +68,8 @@ export const actionNeeds = (action: WorkspaceActionName): ReadonlyArray<string> 
 }
 
 /** Whether an action is usable under `usable`. */
-export const actionUsable = (action: WorkspaceActionName, usable: ReadonlyArray<string>): boolean => actionNeeds(action).every((c) => usable.includes(c))
+export const actionUsable = (action: WorkspaceActionName, usable: ReadonlyArray<string>): boolean =>
+  actionNeeds(action).every((c) => usable.includes(c))
 
 /** The git of the workspace root, or undefined when the root is not the top of a git working copy. */
 export const rootGit = Effect.gen(function* () {
@@ -92,7 +93,9 @@ export const requireGit = Effect.flatMap(rootGit, (git) =>
 
 /** The remotes' names. */
 export const remotes = (git: Git) =>
-  Effect.map(git.exec(["remote"]), (result) => (result.exitCode === 0 ? result.stdout.split("\n").filter((name) => name !== "") : []))
+  Effect.map(git.exec(["remote"]), (result) =>
+    result.exitCode === 0 ? result.stdout.split("\n").filter((name) => name !== "") : []
+  )
 
 /** What this host supports, read now. */
 export const hostSupport = Effect.gen(function* () {
@@ -148,7 +151,10 @@ export const workingTree = (git: Git) =>
       Effect.catchAll(() => Effect.succeed(undefined))
     )
     // Read before the copy: git's racy-git rule compares entries with the index file's own mtime.
-    const indexStat = bytes === undefined ? undefined : yield* host.stat(indexAbs).pipe(Effect.catchAll(() => Effect.succeed(undefined)))
+    const indexStat =
+      bytes === undefined
+        ? undefined
+        : yield* host.stat(indexAbs).pipe(Effect.catchAll(() => Effect.succeed(undefined)))
     const scratch = `workspaces/scratch/${yield* newId("index")}`
     if (bytes !== undefined) yield* store.writeBytes(scratch, bytes)
     else yield* store.writeText(`${scratch}.keep`, "")
@@ -161,10 +167,14 @@ export const workingTree = (git: Git) =>
   })
 
 /** One index entry as `git ls-files -s --debug -z` prints it: the `--index-info` line and the recorded mtime (seconds). */
-export const parseDebugEntries = (text: string): ReadonlyArray<{ readonly info: string; readonly mtimeSec: number }> => {
+export const parseDebugEntries = (
+  text: string
+): ReadonlyArray<{ readonly info: string; readonly mtimeSec: number }> => {
   const out: Array<{ info: string; mtimeSec: number }> = []
-  const entry = /(\d{6} [0-9a-f]{40,64} \d)\t([^\0]*)\0 {2}ctime: \d+:\d+\n {2}mtime: (\d+):\d+\n[^\0]*?flags: [0-9a-f]+\n/g
-  for (let match = entry.exec(text); match !== null; match = entry.exec(text)) out.push({ info: `${match[1]}\t${match[2]}`, mtimeSec: Number(match[3]) })
+  const entry =
+    /(\d{6} [0-9a-f]{40,64} \d)\t([^\0]*)\0 {2}ctime: \d+:\d+\n {2}mtime: (\d+):\d+\n[^\0]*?flags: [0-9a-f]+\n/g
+  for (let match = entry.exec(text); match !== null; match = entry.exec(text))
+    out.push({ info: `${match[1]}\t${match[2]}`, mtimeSec: Number(match[3]) })
   return out
 }
 
@@ -180,7 +190,10 @@ const smudgeRacy = (git: Git, env: Readonly<Record<string, string>>, indexSec: n
     const listed = yield* git.must(["ls-files", "-s", "--debug", "-z"], { env, maxOutputBytes: LARGE_OUTPUT_BYTES })
     const racy = parseDebugEntries(listed).filter((entry) => entry.mtimeSec >= indexSec)
     if (racy.length === 0) return
-    yield* git.must(["update-index", "-z", "--index-info"], { env, stdin: racy.map((entry) => `${entry.info}\0`).join("") })
+    yield* git.must(["update-index", "-z", "--index-info"], {
+      env,
+      stdin: racy.map((entry) => `${entry.info}\0`).join("")
+    })
   })
 
 /** What a context_id is bound to. */
@@ -202,7 +215,13 @@ export const readBinding = (git: Git) =>
       readLine(git, ["rev-parse", "-q", "--verify", "HEAD"]),
       workingTree(git)
     ])
-    return { root: info.root, identity: `${name} <${email}>`, branch: branch === "" ? null : branch, head: head === "" ? null : head, tree } satisfies Binding
+    return {
+      root: info.root,
+      identity: `${name} <${email}>`,
+      branch: branch === "" ? null : branch,
+      head: head === "" ? null : head,
+      tree
+    } satisfies Binding
   })
 
 /** The opaque context id of a binding: a UUID (version 8) from the workspace key's MAC of it. */

@@ -25,7 +25,10 @@ export interface GithubRepo {
 export const parseGithubUrl = (url: string): Omit<GithubRepo, "remote"> | undefined => {
   const name = /^[A-Za-z0-9_.-]+$/
   const split = (host: string, path: string) => {
-    const parts = path.replace(/\/+$/, "").replace(/\.git$/, "").split("/")
+    const parts = path
+      .replace(/\/+$/, "")
+      .replace(/\.git$/, "")
+      .split("/")
     if (parts.length !== 2 || !name.test(parts[0]!) || !name.test(parts[1]!) || host === "") return undefined
     return { host: host.toLowerCase(), owner: parts[0]!, repo: parts[1]! }
   }
@@ -44,7 +47,11 @@ export const parseGithubUrl = (url: string): Omit<GithubRepo, "remote"> | undefi
  */
 export const githubRepoOf = (git: Git, names: ReadonlyArray<string>) =>
   Effect.gen(function* () {
-    const order = [...names.filter((n) => n === "upstream"), ...names.filter((n) => n === "origin"), ...names.filter((n) => n !== "upstream" && n !== "origin")]
+    const order = [
+      ...names.filter((n) => n === "upstream"),
+      ...names.filter((n) => n === "origin"),
+      ...names.filter((n) => n !== "upstream" && n !== "origin")
+    ]
     for (const remote of order) {
       const read = yield* git.exec(["config", "--get", `remote.${remote}.url`])
       const url = read.exitCode === 0 ? read.stdout.trim() : ""
@@ -81,12 +88,32 @@ export const parseIncluded = (stdout: string): { status: number; body: string } 
 const MAX_REST_BYTES = 32 * 1024 * 1024
 
 /** Calls GitHub's REST API on the repository's host through `gh api` (GH_HOST names the host, with its port). */
-export const rest = (gh: Gh, repo: GithubRepo, method: "GET" | "POST" | "PUT", path: string, body?: unknown): Effect.Effect<RestAnswer, ToolError, ToolContext> =>
+export const rest = (
+  gh: Gh,
+  repo: GithubRepo,
+  method: "GET" | "POST" | "PUT",
+  path: string,
+  body?: unknown
+): Effect.Effect<RestAnswer, ToolError, ToolContext> =>
   Effect.gen(function* () {
-    const args = ["api", "-i", "--method", method, "-H", "Accept: application/vnd.github+json", path, ...(body === undefined ? [] : ["--input", "-"])]
-    const ran = yield* gh.exec(args, { env: { GH_HOST: repo.host }, maxOutputBytes: MAX_REST_BYTES, ...(body === undefined ? {} : { stdin: JSON.stringify(body) }) })
+    const args = [
+      "api",
+      "-i",
+      "--method",
+      method,
+      "-H",
+      "Accept: application/vnd.github+json",
+      path,
+      ...(body === undefined ? [] : ["--input", "-"])
+    ]
+    const ran = yield* gh.exec(args, {
+      env: { GH_HOST: repo.host },
+      maxOutputBytes: MAX_REST_BYTES,
+      ...(body === undefined ? {} : { stdin: JSON.stringify(body) })
+    })
     const parsed = parseIncluded(ran.stdout)
-    if (parsed === undefined) return { status: undefined, json: undefined, transport: redactText(ran.stderr.trim()).slice(0, 300) }
+    if (parsed === undefined)
+      return { status: undefined, json: undefined, transport: redactText(ran.stderr.trim()).slice(0, 300) }
     let json: unknown
     try {
       json = parsed.body === "" ? undefined : JSON.parse(parsed.body)
@@ -98,14 +125,33 @@ export const rest = (gh: Gh, repo: GithubRepo, method: "GET" | "POST" | "PUT", p
 
 /** `user:pass@` and GitHub tokens out of a message. */
 export const redactText = (text: string): string =>
-  text.replace(/([a-z][a-z0-9+.-]*:\/\/)[^/@\s]*@/gi, "$1").replace(/\b(gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})\b/g, "[redacted]")
+  text
+    .replace(/([a-z][a-z0-9+.-]*:\/\/)[^/@\s]*@/gi, "$1")
+    .replace(/\b(gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})\b/g, "[redacted]")
 
 /** A REST failure as the model sees it: NOT_FOUND for 404, VCS_FAILED otherwise, GitHub's message included. */
 export const restError = (what: string, answer: RestAnswer): ToolError => {
-  const message = typeof (answer.json as { message?: unknown } | undefined)?.message === "string" ? redactText((answer.json as { message: string }).message).slice(0, 300) : ""
-  if (answer.status === 404) return toolError("NOT_FOUND", `${what}: GitHub answered 404 Not Found; check the pull request number (read the pull_requests view).`, { status: 404 })
-  if (answer.status === undefined) return toolError("VCS_FAILED", `${what}: GitHub did not answer (${answer.transport ?? "no response"}); read again later.`, {})
-  return toolError("VCS_FAILED", `${what}: GitHub answered HTTP ${answer.status}${message === "" ? "" : ` (${message})`}.`, { status: answer.status })
+  const message =
+    typeof (answer.json as { message?: unknown } | undefined)?.message === "string"
+      ? redactText((answer.json as { message: string }).message).slice(0, 300)
+      : ""
+  if (answer.status === 404)
+    return toolError(
+      "NOT_FOUND",
+      `${what}: GitHub answered 404 Not Found; check the pull request number (read the pull_requests view).`,
+      { status: 404 }
+    )
+  if (answer.status === undefined)
+    return toolError(
+      "VCS_FAILED",
+      `${what}: GitHub did not answer (${answer.transport ?? "no response"}); read again later.`,
+      {}
+    )
+  return toolError(
+    "VCS_FAILED",
+    `${what}: GitHub answered HTTP ${answer.status}${message === "" ? "" : ` (${message})`}.`,
+    { status: answer.status }
+  )
 }
 
 export const repoPath = (repo: GithubRepo) => `repos/${repo.owner}/${repo.repo}`

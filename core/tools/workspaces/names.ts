@@ -22,7 +22,8 @@ export const PR_READS_CAPABILITY = "workspace:reads:pr:v1" as const
 export const HANDOFF_CAPABILITY = "workspace:handoff:v1" as const
 
 /** The capability of one action. */
-export const actionCapability = (action: WorkspaceActionName): `workspace:action:${WorkspaceActionName}` => `workspace:action:${action}`
+export const actionCapability = (action: WorkspaceActionName): `workspace:action:${WorkspaceActionName}` =>
+  `workspace:action:${action}`
 
 /** Every capability name there is, the default of the workspaceCapabilities setting (intersected with the host's). */
 export const ALL_WORKSPACE_CAPABILITIES: readonly [
@@ -40,7 +41,7 @@ export const ALL_WORKSPACE_CAPABILITIES: readonly [
   "workspace:action:stash_restore",
   "workspace:action:stash_discard",
   "workspace:action:pr_create",
-  "workspace:action:pr_merge",
+  "workspace:action:pr_merge"
 ] = [
   COMMANDS_CAPABILITY,
   REMOTE_READS_CAPABILITY,
@@ -56,7 +57,7 @@ export const ALL_WORKSPACE_CAPABILITIES: readonly [
   "workspace:action:stash_restore",
   "workspace:action:stash_discard",
   "workspace:action:pr_create",
-  "workspace:action:pr_merge",
+  "workspace:action:pr_merge"
 ]
 
 export type WorkspaceCapability = (typeof ALL_WORKSPACE_CAPABILITIES)[number]

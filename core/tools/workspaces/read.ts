@@ -34,7 +34,10 @@ export interface ChangeEntry {
 }
 
 /** Parses `git status --porcelain=v2 -z`, capping untracked entries. */
-export const parseChanges = (text: string, cap = UNTRACKED_SCAN_CAP): { entries: ReadonlyArray<ChangeEntry>; complete: boolean } => {
+export const parseChanges = (
+  text: string,
+  cap = UNTRACKED_SCAN_CAP
+): { entries: ReadonlyArray<ChangeEntry>; complete: boolean } => {
   const parts = text.split("\0")
   const entries: Array<ChangeEntry> = []
   let untracked = 0
@@ -48,7 +51,13 @@ export const parseChanges = (text: string, cap = UNTRACKED_SCAN_CAP): { entries:
       entries.push({ path: f.slice(8).join(" "), kind: "changed", index: f[1]![0]!, worktree: f[1]![1]! })
     } else if (kind === "2") {
       const f = line.split(" ")
-      entries.push({ path: f.slice(9).join(" "), kind: "renamed", index: f[1]![0]!, worktree: f[1]![1]!, from: parts[++i]! })
+      entries.push({
+        path: f.slice(9).join(" "),
+        kind: "renamed",
+        index: f[1]![0]!,
+        worktree: f[1]![1]!,
+        from: parts[++i]!
+      })
     } else if (kind === "u") {
       const f = line.split(" ")
       entries.push({ path: f.slice(10).join(" "), kind: "unmerged", index: f[1]![0]!, worktree: f[1]![1]! })
@@ -62,8 +71,18 @@ export const parseChanges = (text: string, cap = UNTRACKED_SCAN_CAP): { entries:
 }
 
 export const loadChanges = (git: Git) =>
-  Effect.map(git.must(["status", "--porcelain=v2", "-z", "--untracked-files=all", "--ignore-submodules=dirty", "--", ".", ...NOT_AGENTIC]), (out) =>
-    parseChanges(out)
+  Effect.map(
+    git.must([
+      "status",
+      "--porcelain=v2",
+      "-z",
+      "--untracked-files=all",
+      "--ignore-submodules=dirty",
+      "--",
+      ".",
+      ...NOT_AGENTIC
+    ]),
+    (out) => parseChanges(out)
   )
 
 /** One stash entry: `stash_id` is the identifier to pass to stash_restore and stash_discard. */
@@ -92,18 +111,26 @@ export interface BranchEntry {
 }
 
 export const loadBranches = (git: Git) =>
-  Effect.map(git.must(["for-each-ref", "--format=%(refname)%1f%(objectname)%1f%(upstream:short)", "refs/heads", "refs/remotes"]), (out) => ({
-    entries: out
-      .split("\n")
-      .filter((line) => line !== "")
-      .map((line): BranchEntry => {
-        const [ref, head, upstream] = line.split("\x1f")
-        const local = ref!.startsWith("refs/heads/")
-        return { name: ref!.slice(local ? 11 : 13), kind: local ? "local" : "remote", head: head!, upstream: upstream === "" || upstream === undefined ? null : upstream }
-      })
-      .filter((entry) => !(entry.kind === "remote" && entry.name.endsWith("/HEAD"))),
-    complete: true
-  }))
+  Effect.map(
+    git.must(["for-each-ref", "--format=%(refname)%1f%(objectname)%1f%(upstream:short)", "refs/heads", "refs/remotes"]),
+    (out) => ({
+      entries: out
+        .split("\n")
+        .filter((line) => line !== "")
+        .map((line): BranchEntry => {
+          const [ref, head, upstream] = line.split("\x1f")
+          const local = ref!.startsWith("refs/heads/")
+          return {
+            name: ref!.slice(local ? 11 : 13),
+            kind: local ? "local" : "remote",
+            head: head!,
+            upstream: upstream === "" || upstream === undefined ? null : upstream
+          }
+        })
+        .filter((entry) => !(entry.kind === "remote" && entry.name.endsWith("/HEAD"))),
+      complete: true
+    })
+  )
 
 export interface HistoryEntry {
   readonly commit: string
@@ -118,12 +145,24 @@ const invalid = (field: string, message: string) => toolError("INVALID_INPUT", m
 const historyTip = (git: Git, branch: string | undefined) =>
   Effect.gen(function* () {
     const name = branch ?? (yield* readLine(git, ["symbolic-ref", "--short", "-q", "HEAD"]))
-    if (name === "") return yield* Effect.fail(invalid("branch", "HEAD is detached: give branch (a local branch name, or a remote one like origin/main) to read its history."))
+    if (name === "")
+      return yield* Effect.fail(
+        invalid(
+          "branch",
+          "HEAD is detached: give branch (a local branch name, or a remote one like origin/main) to read its history."
+        )
+      )
     for (const ref of [`refs/heads/${name}`, `refs/remotes/${name}`]) {
       const tip = yield* readLine(git, ["rev-parse", "-q", "--verify", `${ref}^{commit}`])
       if (tip !== "") return { name, ref, tip }
     }
-    return yield* Effect.fail(toolError("NOT_FOUND", `branch "${name}" is neither a local nor a remote-tracking branch; read the branches view for the names.`, { field: "branch" }))
+    return yield* Effect.fail(
+      toolError(
+        "NOT_FOUND",
+        `branch "${name}" is neither a local nor a remote-tracking branch; read the branches view for the names.`,
+        { field: "branch" }
+      )
+    )
   })
 
 const snapshotOf = (parts: unknown) => hashOperation({ v: 1, ...(parts as object) })
@@ -132,20 +171,35 @@ const snapshotOf = (parts: unknown) => hashOperation({ v: 1, ...(parts as object
 const checkSnapshot = (input: ReadInput, current: string) => {
   const offset = input.offset ?? 0
   if (offset > 0 && input.read_snapshot === undefined) {
-    return Effect.fail(invalid("read_snapshot", `read_snapshot is required at a nonzero offset: pass the read_snapshot of offset 0 exactly (or read from offset 0 again).`))
+    return Effect.fail(
+      invalid(
+        "read_snapshot",
+        `read_snapshot is required at a nonzero offset: pass the read_snapshot of offset 0 exactly (or read from offset 0 again).`
+      )
+    )
   }
   if (input.read_snapshot !== undefined && input.read_snapshot !== current) {
     return Effect.fail(
-      toolError("SNAPSHOT_STALE", `read_snapshot no longer matches the ${input.view} view: it changed since that page. Read it again from offset 0 (a fresh review), never with a guessed snapshot.`, {
-        field: "read_snapshot"
-      })
+      toolError(
+        "SNAPSHOT_STALE",
+        `read_snapshot no longer matches the ${input.view} view: it changed since that page. Read it again from offset 0 (a fresh review), never with a guessed snapshot.`,
+        {
+          field: "read_snapshot"
+        }
+      )
     )
   }
   return Effect.void
 }
 
 /** One page of an enumerated view. */
-const page = <A>(view: string, entries: ReadonlyArray<A>, complete: boolean, snapshot: string, input: ReadInput): ToolResult => {
+const page = <A>(
+  view: string,
+  entries: ReadonlyArray<A>,
+  complete: boolean,
+  snapshot: string,
+  input: ReadInput
+): ToolResult => {
   const offset = input.offset ?? 0
   const limit = input.limit ?? 32
   const slice = entries.slice(offset, offset + limit)
@@ -159,14 +213,25 @@ const page = <A>(view: string, entries: ReadonlyArray<A>, complete: boolean, sna
 /** Reads one page of a base or remote view. */
 export const readView = (git: Git, input: ReadInput) =>
   Effect.gen(function* () {
-    if (input.branch !== undefined && input.view !== "history") return yield* Effect.fail(invalid("branch", `branch belongs to the history view only; remove it for ${input.view}.`))
+    if (input.branch !== undefined && input.view !== "history")
+      return yield* Effect.fail(
+        invalid("branch", `branch belongs to the history view only; remove it for ${input.view}.`)
+      )
     if (input.view === "history") {
       const { name, ref, tip } = yield* historyTip(git, input.branch)
       const snapshot = yield* snapshotOf({ view: "history", ref, tip })
       yield* checkSnapshot(input, snapshot)
       const offset = input.offset ?? 0
       const limit = input.limit ?? 32
-      const out = yield* git.must(["log", "--no-show-signature", `--skip=${offset}`, `-n${limit + 1}`, "--format=%H%x1f%an%x1f%aI%x1f%s%x1e", tip, "--"])
+      const out = yield* git.must([
+        "log",
+        "--no-show-signature",
+        `--skip=${offset}`,
+        `-n${limit + 1}`,
+        "--format=%H%x1f%an%x1f%aI%x1f%s%x1e",
+        tip,
+        "--"
+      ])
       const entries = out
         .split("\x1e")
         .map((line) => line.replace(/^\n/, ""))
@@ -179,11 +244,23 @@ export const readView = (git: Git, input: ReadInput) =>
       const next = entries.length > limit && offset + limit <= HISTORY_CAP ? offset + limit : null
       return {
         summary: `history of ${name}: ${slice.length} commit(s) from offset ${offset}${next === null ? "" : `; next_offset ${next}`}.`,
-        data: { view: "history", branch: name, entries: slice, offset, next_offset: next, complete: !(entries.length > limit && next === null), read_snapshot: snapshot }
+        data: {
+          view: "history",
+          branch: name,
+          entries: slice,
+          offset,
+          next_offset: next,
+          complete: !(entries.length > limit && next === null),
+          read_snapshot: snapshot
+        }
       } satisfies ToolResult
     }
     const listed =
-      input.view === "changes" ? yield* loadChanges(git) : input.view === "stashes" ? yield* loadStashes(git) : yield* loadBranches(git)
+      input.view === "changes"
+        ? yield* loadChanges(git)
+        : input.view === "stashes"
+          ? yield* loadStashes(git)
+          : yield* loadBranches(git)
     const snapshot = yield* snapshotOf({ view: input.view, entries: listed.entries, complete: listed.complete })
     yield* checkSnapshot(input, snapshot)
     return page(input.view, listed.entries as ReadonlyArray<unknown>, listed.complete, snapshot, input)

@@ -28,13 +28,20 @@ export const Receipt = Schema.Struct({
   action: Schema.String,
   inputs: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
   inputsHash: Schema.String,
-  context: Schema.Struct({ contextId: Schema.String, branch: Schema.NullOr(Schema.String), head: Schema.NullOr(Schema.String), tree: Schema.String }),
+  context: Schema.Struct({
+    contextId: Schema.String,
+    branch: Schema.NullOr(Schema.String),
+    head: Schema.NullOr(Schema.String),
+    tree: Schema.String
+  }),
   state: ReceiptState,
   phases: Phases,
   /** What reconciliation looks for (the effect's observable result), fixed at the intent. */
   expect: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
   outcome: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
-  history: Schema.Array(Schema.Struct({ state: ReceiptState, at: Schema.String, note: Schema.optional(Schema.String) })),
+  history: Schema.Array(
+    Schema.Struct({ state: ReceiptState, at: Schema.String, note: Schema.optional(Schema.String) })
+  ),
   createdAt: Schema.String,
   updatedAt: Schema.String
 })
@@ -44,14 +51,20 @@ export const SETTLED: ReadonlyArray<ReceiptState> = ["succeeded", "failed"]
 const RANK: Record<ReceiptState, number> = { needs_confirmation: 0, unknown: 1, succeeded: 2, failed: 2 }
 
 /** Whether a receipt may move from `from` to `to`: forward only, and never out of a settled state. */
-export const canAdvance = (from: ReceiptState, to: ReceiptState): boolean => !SETTLED.includes(from) && RANK[to] > RANK[from]
+export const canAdvance = (from: ReceiptState, to: ReceiptState): boolean =>
+  !SETTLED.includes(from) && RANK[to] > RANK[from]
 
 /** The receipt moved to `to` (with phases and outcome), or the refusal when that would go back. */
 export const advance = (
   receipt: Receipt,
   to: ReceiptState,
   at: string,
-  change: { readonly phases?: Partial<Phases>; readonly outcome?: Record<string, unknown>; readonly expect?: Record<string, unknown>; readonly note?: string } = {}
+  change: {
+    readonly phases?: Partial<Phases>
+    readonly outcome?: Record<string, unknown>
+    readonly expect?: Record<string, unknown>
+    readonly note?: string
+  } = {}
 ): Either.Either<Receipt, ToolError> =>
   canAdvance(receipt.state, to)
     ? Either.right({
@@ -63,7 +76,11 @@ export const advance = (
         history: [...receipt.history, { state: to, at, ...(change.note === undefined ? {} : { note: change.note }) }],
         updatedAt: at
       })
-    : Either.left(toolError("EDIT_CONFLICT", `receipt ${receipt.requestId} is ${receipt.state}; it cannot become ${to}.`, { requestId: receipt.requestId }))
+    : Either.left(
+        toolError("EDIT_CONFLICT", `receipt ${receipt.requestId} is ${receipt.state}; it cannot become ${to}.`, {
+          requestId: receipt.requestId
+        })
+      )
 
 export const receiptPath = (requestId: string) => `receipts/${requestId.toLowerCase()}.json`
 
@@ -75,7 +92,8 @@ export const readReceipt = (requestId: string) =>
     return (yield* store.readJson(receiptPath(requestId), Receipt)) as Receipt | undefined
   })
 
-export const writeReceipt = (receipt: Receipt) => Effect.flatMap(StateStore, (store) => store.writeJson(receiptPath(receipt.requestId), receipt))
+export const writeReceipt = (receipt: Receipt) =>
+  Effect.flatMap(StateStore, (store) => store.writeJson(receiptPath(receipt.requestId), receipt))
 
 /** Under the receipt's lock: reads it, lets `f` decide, writes what `f` returns (if anything). */
 export const withReceiptLock = <A, E, R>(requestId: string, effect: Effect.Effect<A, E, R>) =>
@@ -118,7 +136,9 @@ export const receiptData = (receipt: Receipt) => ({
 export const unsettledRequests = (except: string) =>
   Effect.gen(function* () {
     const store = yield* StateStore
-    const entries = yield* store.list("receipts").pipe(Effect.catchAll(() => Effect.succeed([] as ReadonlyArray<{ readonly name: string }>)))
+    const entries = yield* store
+      .list("receipts")
+      .pipe(Effect.catchAll(() => Effect.succeed([] as ReadonlyArray<{ readonly name: string }>)))
     const out: Array<string> = []
     for (const entry of entries) {
       if (!entry.name.endsWith(".json")) continue

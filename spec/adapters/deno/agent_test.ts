@@ -14,7 +14,10 @@ const assert = (condition: boolean, message: string) => {
 
 type Call = { name: string; arguments: unknown }
 type Reply = ({ text: string } | { calls: ReadonlyArray<Call> }) & { delayMs?: number }
-type Seen = { userAgent: string; body: { messages: Array<{ role: string }>; tools?: Array<{ function: { name: string } }> } }
+type Seen = {
+  userAgent: string
+  body: { messages: Array<{ role: string }>; tools?: Array<{ function: { name: string } }> }
+}
 
 const turnOf = (body: Seen["body"]) => body.messages.filter((message) => message.role === "assistant").length
 
@@ -30,7 +33,15 @@ const withModel = async (replies: ReadonlyArray<Reply>, fn: (baseUrl: string, se
     const message =
       "text" in reply
         ? { role: "assistant", content: reply.text }
-        : { role: "assistant", content: null, tool_calls: reply.calls.map((call) => ({ id: `call_${++ids}`, type: "function", function: { name: call.name, arguments: JSON.stringify(call.arguments) } })) }
+        : {
+            role: "assistant",
+            content: null,
+            tool_calls: reply.calls.map((call) => ({
+              id: `call_${++ids}`,
+              type: "function",
+              function: { name: call.name, arguments: JSON.stringify(call.arguments) }
+            }))
+          }
     return Response.json({ choices: [{ index: 0, message, finish_reason: "text" in reply ? "stop" : "tool_calls" }] })
   })
   try {
@@ -42,9 +53,21 @@ const withModel = async (replies: ReadonlyArray<Reply>, fn: (baseUrl: string, se
 
 const open = async (baseUrl: string, settings: Record<string, unknown> = {}) => {
   const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "aw-deno-agent-" }))
-  const opened = await openDenoWorkspace(root, { enableSubAgents: true, permissionMode: 2, modelBaseUrl: baseUrl, modelId: "scripted", ...settings })
+  const opened = await openDenoWorkspace(root, {
+    enableSubAgents: true,
+    permissionMode: 2,
+    modelBaseUrl: baseUrl,
+    modelId: "scripted",
+    ...settings
+  })
   if ("_tag" in opened) throw new Error(opened.reason)
-  const call = async (args: Record<string, unknown>) => (await opened.call("workspace_agent", args)) as { ok: boolean; data: Record<string, any>; error?: unknown; summary: string }
+  const call = async (args: Record<string, unknown>) =>
+    (await opened.call("workspace_agent", args)) as {
+      ok: boolean
+      data: Record<string, any>
+      error?: unknown
+      summary: string
+    }
   return {
     root,
     runtime: opened,
@@ -81,8 +104,27 @@ const alive = (pid: number) => {
 
 const readPreviewFinish: ReadonlyArray<Reply> = [
   { calls: [{ name: "workspace_inspect", arguments: { action: "read", path: "notes.txt" } }] },
-  { calls: [{ name: "workspace_edit", arguments: { action: "preview", operations: [{ type: "create", path: "out.txt", content: "hello\n" }] } }] },
-  { calls: [{ name: "finish_run", arguments: { summary: "Read notes and planned out.txt", evidence: ["notes.txt read"], remaining_work: [], confidence: 0.9 } }] }
+  {
+    calls: [
+      {
+        name: "workspace_edit",
+        arguments: { action: "preview", operations: [{ type: "create", path: "out.txt", content: "hello\n" }] }
+      }
+    ]
+  },
+  {
+    calls: [
+      {
+        name: "finish_run",
+        arguments: {
+          summary: "Read notes and planned out.txt",
+          evidence: ["notes.txt read"],
+          remaining_work: [],
+          confidence: 0.9
+        }
+      }
+    ]
+  }
 ]
 
 Deno.test({
@@ -93,15 +135,26 @@ Deno.test({
     withModel(readPreviewFinish, async (baseUrl, seen) => {
       const ws = await open(baseUrl)
       try {
-        assert(ws.runtime.registry.list().some((tool) => tool.name === "workspace_agent"), "workspace_agent is listed on Deno")
+        assert(
+          ws.runtime.registry.list().some((tool) => tool.name === "workspace_agent"),
+          "workspace_agent is listed on Deno"
+        )
         await Deno.writeTextFile(`${ws.root}/notes.txt`, "some notes\n")
-        const result = await ws.call({ action: "run", objective: "Read notes.txt and plan out.txt", commit_edits: false })
+        const result = await ws.call({
+          action: "run",
+          objective: "Read notes.txt and plan out.txt",
+          commit_edits: false
+        })
         assert(result.ok, JSON.stringify(result))
         const data = result.data
         assert(data["status"] === "completed", JSON.stringify(data))
         assert(data["summary"] === "Read notes and planned out.txt" && data["confidence"] === 0.9, JSON.stringify(data))
         assert(data["statePath"] === `.agentic/runs/${data["runId"]}/state.json`, String(data["statePath"]))
-        assert(data["plannedTransactions"].length === 1 && data["evidence"].some((line: string) => line.includes(data["plannedTransactions"][0])), JSON.stringify(data))
+        assert(
+          data["plannedTransactions"].length === 1 &&
+            data["evidence"].some((line: string) => line.includes(data["plannedTransactions"][0])),
+          JSON.stringify(data)
+        )
         // commit_edits=false: the tree outside .agentic/ is unchanged
         let outExists = true
         await Deno.stat(`${ws.root}/out.txt`).catch(() => (outExists = false))
@@ -113,7 +166,10 @@ Deno.test({
         assert(offered.includes("finish_run") && !offered.includes("workspace_agent"), offered.join(","))
         const transcript = await ws.transcript(data["runId"])
         const results = transcript.filter((entry) => entry["type"] === "tool_result").map((entry) => entry["name"])
-        assert(JSON.stringify(results) === JSON.stringify(["workspace_inspect", "workspace_edit", "finish_run"]), JSON.stringify(results))
+        assert(
+          JSON.stringify(results) === JSON.stringify(["workspace_inspect", "workspace_edit", "finish_run"]),
+          JSON.stringify(results)
+        )
         // the worker was a Deno process of its own, and it has ended
         const state = JSON.parse(await Deno.readTextFile(`${ws.root}/${data["statePath"]}`))
         assert(typeof state.worker?.pid === "number" && state.worker.pid !== Deno.pid, JSON.stringify(state.worker))
@@ -130,9 +186,19 @@ Deno.test({
   fn: () =>
     withModel(
       [
-        { calls: [{ name: "workspace_edit", arguments: { action: "apply", operations: [{ type: "create", path: "made.txt", content: "once\n" }] } }] },
+        {
+          calls: [
+            {
+              name: "workspace_edit",
+              arguments: { action: "apply", operations: [{ type: "create", path: "made.txt", content: "once\n" }] }
+            }
+          ]
+        },
         // the second turn is held back: the worker is killed while it waits
-        { calls: [{ name: "finish_run", arguments: { summary: "made made.txt", evidence: ["made.txt"] } }], delayMs: 4000 },
+        {
+          calls: [{ name: "finish_run", arguments: { summary: "made made.txt", evidence: ["made.txt"] } }],
+          delayMs: 4000
+        },
         { calls: [{ name: "finish_run", arguments: { summary: "made made.txt", evidence: ["made.txt"] } }] }
       ],
       async (baseUrl, seen) => {
@@ -156,9 +222,14 @@ Deno.test({
           assert(done.data["status"] === "completed", JSON.stringify(done.data))
           assert((await Deno.readTextFile(`${ws.root}/made.txt`)) === "once\n", "made.txt written once")
           const transcript = await ws.transcript(runId)
-          const edits = transcript.filter((entry) => entry["type"] === "tool_call" && entry["name"] === "workspace_edit")
+          const edits = transcript.filter(
+            (entry) => entry["type"] === "tool_call" && entry["name"] === "workspace_edit"
+          )
           assert(edits.length === 1, `one workspace_edit call in the transcript, saw ${edits.length}`)
-          assert(transcript.some((entry) => entry["type"] === "resumed"), "the transcript records the resume")
+          assert(
+            transcript.some((entry) => entry["type"] === "resumed"),
+            "the transcript records the resume"
+          )
         } finally {
           await ws.dispose()
         }
@@ -178,7 +249,8 @@ Deno.test({
         const runId = started.data["runId"] as string
         const deadline = Date.now() + 60_000
         while (seen.length < 1 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50))
-        const pid = JSON.parse(await Deno.readTextFile(`${ws.root}/.agentic/runs/${runId}/state.json`)).worker.pid as number
+        const pid = JSON.parse(await Deno.readTextFile(`${ws.root}/.agentic/runs/${runId}/state.json`)).worker
+          .pid as number
         const cancelled = await ws.call({ action: "cancel", run_id: runId })
         assert(cancelled.ok && cancelled.data["status"] === "cancelled", JSON.stringify(cancelled))
         assert(!alive(pid), "the worker is gone")

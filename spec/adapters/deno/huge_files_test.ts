@@ -60,13 +60,28 @@ Deno.test("deno/huge files: read pages and stat describes a file above 16 MiB by
     try {
       const first = await runtime.call("workspace_inspect", { action: "read", path: "huge.log", limit: 3 })
       assert.equal(first.ok, true, first.summary)
-      const data = first.data as { text: string; totalLines: number; sha256: string; snapshot: string; nextOffset: number }
+      const data = first.data as {
+        text: string
+        totalLines: number
+        sha256: string
+        snapshot: string
+        nextOffset: number
+      }
       assert.equal(data.text, `${[1, 2, 3].map((n) => gutterLine(n, line(n))).join("\n")}\n`)
       assert.equal(data.totalLines, LINES)
       assert.equal(data.sha256, sha)
-      const middle = await runtime.call("workspace_inspect", { action: "read", path: "huge.log", offset: 200_000, limit: 2, snapshot: data.snapshot })
+      const middle = await runtime.call("workspace_inspect", {
+        action: "read",
+        path: "huge.log",
+        offset: 200_000,
+        limit: 2,
+        snapshot: data.snapshot
+      })
       assert.equal(middle.ok, true, middle.summary)
-      assert.equal((middle.data as { text: string }).text, `${[200_001, 200_002].map((n) => gutterLine(n, line(n))).join("\n")}\n`)
+      assert.equal(
+        (middle.data as { text: string }).text,
+        `${[200_001, 200_002].map((n) => gutterLine(n, line(n))).join("\n")}\n`
+      )
       const stat = await runtime.call("workspace_inspect", { action: "stat", path: "huge.log" })
       assert.equal(stat.ok, true, stat.summary)
       assert.match(JSON.stringify(stat.data), new RegExp(sha))

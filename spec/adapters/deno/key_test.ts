@@ -14,12 +14,21 @@ Deno.test("deno/key: the key file is created once with 32 random bytes, mode 060
     const results = await Promise.all([1, 2, 3, 4].map(() => Effect.runPromise(loadOrCreateKey(denoKeyFileOps, file))))
     const stored = await Deno.readFile(file)
     assert(stored.length === KEY_BYTES, `size ${stored.length}`)
-    for (const bytes of results) assert(bytes.every((byte, index) => byte === stored[index]), "racing loads disagree")
+    for (const bytes of results)
+      assert(
+        bytes.every((byte, index) => byte === stored[index]),
+        "racing loads disagree"
+      )
     assert(((await Deno.stat(file)).mode! & 0o777) === 0o600, "key mode")
     assert(((await Deno.stat(`${state}/agentic-workspace/keys`)).mode! & 0o777) === 0o700, "folder mode")
     const again = await Effect.runPromise(loadOrCreateKey(denoKeyFileOps, file))
-    assert(again.every((byte, index) => byte === stored[index]), "second load differs")
-    const leftovers = [...Deno.readDirSync(`${state}/agentic-workspace/keys`)].filter((entry) => entry.name.endsWith(".tmp"))
+    assert(
+      again.every((byte, index) => byte === stored[index]),
+      "second load differs"
+    )
+    const leftovers = [...Deno.readDirSync(`${state}/agentic-workspace/keys`)].filter((entry) =>
+      entry.name.endsWith(".tmp")
+    )
     assert(leftovers.length === 0, "temporary files left")
   } finally {
     await Deno.remove(state, { recursive: true })

@@ -14,7 +14,11 @@ const withServer = async (fn: (origin: string, seen: Array<string>) => Promise<v
   const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, (request) => {
     const url = new URL(request.url)
     seen.push(url.pathname)
-    if (url.pathname === "/page") return new Response("<html><head><title>Deno page</title></head><body><main><p>hello from deno</p></main></body></html>", { headers: { "content-type": "text/html" } })
+    if (url.pathname === "/page")
+      return new Response(
+        "<html><head><title>Deno page</title></head><body><main><p>hello from deno</p></main></body></html>",
+        { headers: { "content-type": "text/html" } }
+      )
     if (url.pathname === "/hop") return new Response(null, { status: 302, headers: { location: "/page" } })
     return new Response("not found", { status: 404 })
   })
@@ -29,7 +33,13 @@ const open = async (settings: Record<string, unknown>) => {
   const root = await Deno.realPath(await Deno.makeTempDir({ prefix: "aw-deno-research-" }))
   const opened = await openDenoWorkspace(root, { enableWebResearch: true, permissionMode: 2, ...settings })
   if ("_tag" in opened) throw new Error(opened.reason)
-  return { runtime: opened, dispose: async () => { await opened.dispose(); await Deno.remove(root, { recursive: true }) } }
+  return {
+    runtime: opened,
+    dispose: async () => {
+      await opened.dispose()
+      await Deno.remove(root, { recursive: true })
+    }
+  }
 }
 
 Deno.test({
@@ -43,7 +53,10 @@ Deno.test({
         const result = await ws.runtime.call("workspace_research", { action: "fetch", url: `${origin}/hop` })
         const data = result.data as Record<string, unknown>
         assert(result.ok, JSON.stringify(result.error))
-        assert(data["url"] === `${origin}/page` && data["title"] === "Deno page" && data["text"] === "hello from deno", JSON.stringify(data))
+        assert(
+          data["url"] === `${origin}/page` && data["title"] === "Deno page" && data["text"] === "hello from deno",
+          JSON.stringify(data)
+        )
         assert(JSON.stringify(seen) === JSON.stringify(["/robots.txt", "/hop", "/page"]), JSON.stringify(seen))
       } finally {
         await ws.dispose()

@@ -9,14 +9,29 @@ Deno.test("deno/search: a catastrophic regex answers complete: false at the dead
     await Deno.writeTextFile(`${root}/victim.txt`, `${"a".repeat(35)}!`)
     await Deno.writeTextFile(`${root}/ok.txt`, "aaa\n")
     const child = new URL("./support/redos_child.ts", import.meta.url).pathname
-    const output = await new Deno.Command(Deno.execPath(), { args: ["run", "-A", child, root], stdout: "piped", stderr: "piped" }).output()
-    const lines = new TextDecoder().decode(output.stdout).trim().split("\n").map((line) => JSON.parse(line))
+    const output = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", child, root],
+      stdout: "piped",
+      stderr: "piped"
+    }).output()
+    const lines = new TextDecoder()
+      .decode(output.stdout)
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line))
     const fail = (why: string) => {
-      throw new Error(`${why}: ${new TextDecoder().decode(output.stdout).slice(0, 1500)} ${new TextDecoder().decode(output.stderr).slice(0, 500)}`)
+      throw new Error(
+        `${why}: ${new TextDecoder().decode(output.stdout).slice(0, 1500)} ${new TextDecoder().decode(output.stderr).slice(0, 500)}`
+      )
     }
     if (lines.length !== 4) fail("four answers expected")
     for (const redos of lines.slice(0, 2)) {
-      if (redos.data.complete !== false || redos.data.timedOut !== true || !redos.data.notSearched.includes("victim.txt")) fail("a ReDoS answer")
+      if (
+        redos.data.complete !== false ||
+        redos.data.timedOut !== true ||
+        !redos.data.notSearched.includes("victim.txt")
+      )
+        fail("a ReDoS answer")
     }
     if (lines[2].data.complete !== true || lines[2].data.matches.length !== 1) fail("the next search")
     if (lines[3].ok !== true) fail("the next read")

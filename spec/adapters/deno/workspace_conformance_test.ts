@@ -47,13 +47,24 @@ Deno.test("deno/cli: the shared CLI runs a tool call under Deno and prints one e
   try {
     const main = new URL("../../../adapters/deno/main.ts", import.meta.url).pathname
     const output = await new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", main, "call", "workspace_notes", '{"action":"write","name":"hello","content":"from deno"}', "--root", root],
+      args: [
+        "run",
+        "-A",
+        main,
+        "call",
+        "workspace_notes",
+        '{"action":"write","name":"hello","content":"from deno"}',
+        "--root",
+        root
+      ],
       stdout: "piped",
       stderr: "piped"
     }).output()
     const envelope = JSON.parse(new TextDecoder().decode(output.stdout))
     if (output.code !== 0 || envelope.ok !== true || envelope.operation !== "notes.write") {
-      throw new Error(`unexpected: ${output.code} ${new TextDecoder().decode(output.stdout)} ${new TextDecoder().decode(output.stderr)}`)
+      throw new Error(
+        `unexpected: ${output.code} ${new TextDecoder().decode(output.stdout)} ${new TextDecoder().decode(output.stderr)}`
+      )
     }
     const written = await Deno.readTextFile(`${root}/.agentic/notes/hello.md`)
     if (written !== "from deno\n") throw new Error(`note content: ${JSON.stringify(written)}`)
@@ -73,13 +84,28 @@ Deno.test({
       // A bare name resolved on PATH (an absolute path must lie inside the workspace): node, run by the Deno host's supervisor.
       const args = JSON.stringify({ action: "run", executable: "node", args: ["-e", "console.log('from a deno job')"] })
       const output = await new Deno.Command(Deno.execPath(), {
-        args: ["run", "-A", main, "call", "workspace_command", args, "--root", root, "--set", "permissionMode=2", "--set", "executableAllowlist=*"],
+        args: [
+          "run",
+          "-A",
+          main,
+          "call",
+          "workspace_command",
+          args,
+          "--root",
+          root,
+          "--set",
+          "permissionMode=2",
+          "--set",
+          "executableAllowlist=*"
+        ],
         stdout: "piped",
         stderr: "piped"
       }).output()
       const envelope = JSON.parse(new TextDecoder().decode(output.stdout))
       if (envelope.ok !== true || envelope.data?.exitCode !== 0 || envelope.data?.stdout !== "from a deno job\n") {
-        throw new Error(`unexpected: ${new TextDecoder().decode(output.stdout)} ${new TextDecoder().decode(output.stderr)}`)
+        throw new Error(
+          `unexpected: ${new TextDecoder().decode(output.stdout)} ${new TextDecoder().decode(output.stderr)}`
+        )
       }
     } finally {
       await Deno.remove(root, { recursive: true })

@@ -20,7 +20,12 @@ const main = async () => {
   const settings = Either.getOrThrow(decodeSettings({ permissionMode: 2 }))
   const hooks = Layer.succeed(CommitHooks, {
     reached: (point) =>
-      point.index === crashAt ? Effect.zipRight(Effect.sync(() => process.kill(process.pid, "SIGKILL")), Effect.never) : Effect.void
+      point.index === crashAt
+        ? Effect.zipRight(
+            Effect.sync(() => process.kill(process.pid, "SIGKILL")),
+            Effect.never
+          )
+        : Effect.void
   })
   const real = fs.realpathSync(root!)
   const runtime = await startRuntime(

@@ -43,7 +43,9 @@ const flipFile = () => {
 
 /** Puts the real path back whatever step an error interrupted. */
 const restore = () => {
-  try { fs.unlinkSync(link) } catch {}
+  try {
+    fs.unlinkSync(link)
+  } catch {}
   if (fs.existsSync(aside) || fs.lstatSync(aside, { throwIfNoEntry: false }) !== undefined) {
     const now = fs.lstatSync(target, { throwIfNoEntry: false })
     if (now?.isSymbolicLink()) fs.unlinkSync(target)
