@@ -13,7 +13,7 @@ export const WORKSPACE_ACTIONS = [
   "stash_discard",
   "pr_create",
   "pr_merge"
-]
+] as const
 export type WorkspaceActionName = (typeof WORKSPACE_ACTIONS)[number]
 
 export const COMMANDS_CAPABILITY = "workspace:commands:v1" as const
@@ -26,38 +26,12 @@ export const actionCapability = (action: WorkspaceActionName): `workspace:action
   `workspace:action:${action}`
 
 /** Every capability name there is, the default of the workspaceCapabilities setting (intersected with the host's). */
-export const ALL_WORKSPACE_CAPABILITIES: readonly [
-  typeof COMMANDS_CAPABILITY,
-  typeof REMOTE_READS_CAPABILITY,
-  typeof PR_READS_CAPABILITY,
-  typeof HANDOFF_CAPABILITY,
-  "workspace:action:commit",
-  "workspace:action:push",
-  "workspace:action:pull",
-  "workspace:action:branch_create",
-  "workspace:action:branch_switch",
-  "workspace:action:branch_delete",
-  "workspace:action:move",
-  "workspace:action:stash_restore",
-  "workspace:action:stash_discard",
-  "workspace:action:pr_create",
-  "workspace:action:pr_merge"
-] = [
+export const ALL_WORKSPACE_CAPABILITIES = [
   COMMANDS_CAPABILITY,
   REMOTE_READS_CAPABILITY,
   PR_READS_CAPABILITY,
   HANDOFF_CAPABILITY,
-  "workspace:action:commit",
-  "workspace:action:push",
-  "workspace:action:pull",
-  "workspace:action:branch_create",
-  "workspace:action:branch_switch",
-  "workspace:action:branch_delete",
-  "workspace:action:move",
-  "workspace:action:stash_restore",
-  "workspace:action:stash_discard",
-  "workspace:action:pr_create",
-  "workspace:action:pr_merge"
-]
+  ...WORKSPACE_ACTIONS.map(actionCapability)
+] as const
 
 export type WorkspaceCapability = (typeof ALL_WORKSPACE_CAPABILITIES)[number]
