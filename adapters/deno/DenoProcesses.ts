@@ -29,7 +29,8 @@ import { bootIdOf, procGroupAlive, procIdentity, type ProcView } from "../procfs
 /** The supervisor script (shared with the Node host). */
 export const SUPERVISOR = new URL("../node/supervisor.mjs", import.meta.url).pathname
 
-const view: ProcView = {
+/** /proc as Deno reads it (shared with DenoRunWorkers): undefined for what cannot be read. */
+export const denoProcView: ProcView = {
   readText: (path) => {
     try {
       return Deno.readTextFileSync(path)
@@ -98,10 +99,10 @@ const launch = async (jobDir: string): Promise<Launched> => {
   }).spawn()
   child.unref()
   const pid = child.pid
-  const bootId = bootIdOf(view)
+  const bootId = bootIdOf(denoProcView)
   const base = {
     supervisorPid: pid,
-    supervisorIdentity: procIdentity(view, pid) ?? `pid:${pid}`,
+    supervisorIdentity: procIdentity(denoProcView, pid) ?? `pid:${pid}`,
     ...(bootId === undefined ? {} : { bootId })
   }
   const deadline = Date.now() + LAUNCH_WAIT_MS
@@ -121,7 +122,7 @@ const launch = async (jobDir: string): Promise<Launched> => {
           : `the supervisor's ${exit.left}`
       }
     }
-    if (procIdentity(view, pid) === undefined) {
+    if (procIdentity(denoProcView, pid) === undefined) {
       const late = await readJobFile(`${jobDir}/started.json`, "started.json", StartedRecordSchema)
       if (late !== undefined) return { ...base, ...startedOf(late) }
       return { ...base, startError: "the job supervisor exited before starting the job" }
@@ -255,10 +256,10 @@ export const denoProcesses: ProcessesShape = {
           message: `could not start the job supervisor: ${error instanceof Error ? error.message : String(error)}`
         })
     }),
-  isAlive: (pid, identity) => Effect.sync(() => procIdentity(view, pid) === identity),
-  groupAlive: (pgid) => Effect.sync(() => procGroupAlive(view, pgid)),
+  isAlive: (pid, identity) => Effect.sync(() => procIdentity(denoProcView, pid) === identity),
+  groupAlive: (pgid) => Effect.sync(() => procGroupAlive(denoProcView, pgid)),
   signalGroup: (pgid, signal) => Effect.sync(() => killGroup(pgid, signal)),
-  bootId: Effect.sync(() => bootIdOf(view)),
+  bootId: Effect.sync(() => bootIdOf(denoProcView)),
   exec: denoExec,
   // No command sandbox on the Deno host yet: "auto" runs unconfined and says so, "required" refuses.
   sandbox: Effect.succeed(NO_SANDBOX)

@@ -9,33 +9,17 @@
 import * as Effect from "effect/Effect"
 import { toolError } from "../../core/protocol/errors.ts"
 import type { RunWorkersShape } from "../../core/services/RunWorkers.ts"
-import { procIdentity, type ProcView } from "../procfs.ts"
+import { procIdentity } from "../procfs.ts"
+import { denoProcView } from "./DenoProcesses.ts"
 
 /** The Deno entry the worker runs (the shared CLI's `agent-worker` verb). */
 export const DENO_MAIN = new URL("./main.ts", import.meta.url).pathname
 /** The toolkit's folder: the worker's working directory (its deno.json and node_modules). */
 const TOOLKIT = new URL("../../", import.meta.url).pathname
 
-const view: ProcView = {
-  readText: (path) => {
-    try {
-      return Deno.readTextFileSync(path)
-    } catch {
-      return undefined
-    }
-  },
-  readDir: (path) => {
-    try {
-      return Array.from(Deno.readDirSync(path), (entry) => entry.name)
-    } catch {
-      return undefined
-    }
-  }
-}
-
 /** Liveness by identity: off Linux (no /proc) a pid is judged alive while a signal 0 reaches it. */
 const identityOf = (pid: number): string | undefined => {
-  const identity = procIdentity(view, pid)
+  const identity = procIdentity(denoProcView, pid)
   if (identity !== undefined || Deno.build.os === "linux") return identity
   try {
     Deno.kill(pid, "SIGCONT")
