@@ -12,6 +12,7 @@ import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
 import { makeTempDir, openWorkspace, snapshotTree } from "../support/workspace.ts"
+import { waitFor } from "./support/wait.ts"
 
 const WRITES = 120
 const RACER = path.join(import.meta.dirname, "support/swap-racer.mjs")
@@ -19,20 +20,6 @@ const dirs: Array<string> = []
 afterEach(async () => {
   await Promise.all(dirs.splice(0).map((dir) => fs.rm(dir, { recursive: true, force: true })))
 })
-
-const waitFor = async (file: string) => {
-  for (let i = 0; i < 500; i++) {
-    if (
-      await fs.stat(file).then(
-        () => true,
-        () => false
-      )
-    )
-      return
-    await new Promise((resolve) => setTimeout(resolve, 10))
-  }
-  throw new Error(`the racer never started (${path.basename(file)})`)
-}
 
 const race = async (swapped: ".agentic" | ".agentic/notes") => {
   const root = await makeTempDir("aw-state-swap-")

@@ -17,6 +17,7 @@ import * as path from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
 import { edit, Effect, openHooked } from "../edit/helpers.ts"
 import { makeTempDir, snapshotTree } from "../support/workspace.ts"
+import { waitFor } from "./support/wait.ts"
 
 const TRIALS = 25
 const FILES = 50
@@ -31,20 +32,6 @@ const names = Array.from({ length: FILES }, (_, index) =>
 )
 const before = (name: string, trial: number) => `before ${name} ${trial}\n`
 const after = (name: string, trial: number) => `after ${name} ${trial}\n`
-
-const waitFor = async (file: string) => {
-  for (let i = 0; i < 500; i++) {
-    if (
-      await fs.stat(file).then(
-        () => true,
-        () => false
-      )
-    )
-      return
-    await new Promise((resolve) => setTimeout(resolve, 10))
-  }
-  throw new Error(`the racer never started (${path.basename(file)})`)
-}
 
 const race = async (kind: "dir" | "file") => {
   const root = await makeTempDir("aw-swap-")
