@@ -6,6 +6,8 @@ import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
 import { readJournalOf, undoJournal } from "../../core/tools/edit/commit.ts"
+import { readTransaction } from "../../core/tools/edit/record.ts"
+import { applyRollback } from "../../core/tools/edit/rollback.ts"
 import { openWorkspace, type TempWorkspace } from "../support/workspace.ts"
 import { dataOf, Effect, edit } from "./helpers.ts"
 
@@ -88,5 +90,31 @@ describe("one restore routine for undo and rollback", () => {
       { path: "n", reason: "not empty (content added after the commit is never deleted); left in place" }
     ])
     expect(await w.read("n/mine.txt")).toBe("mine\n")
+  })
+
+  it("a path changed after the rollback was approved is not restored without force, and is reported, not skipped silently", async () => {
+    const w = await open()
+    await w.write("a.txt", "alpha\n")
+    const id = dataOf(
+      await edit(w, {
+        action: "apply",
+        operations: [{ type: "replace", path: "a.txt", search: "alpha", replacement: "beta" }]
+      })
+    ).transactionId
+    const journal = await journalOf(w, id)
+    const record = await w.run(readTransaction(id))
+    // The change lands between the approval (plan) and the run: the interpreter sees it.
+    await w.write("a.txt", "mine\n")
+    const outcome = await w.run(applyRollback(record, journal, false))
+    expect(await w.read("a.txt")).toBe("mine\n")
+    expect(outcome.restored).toEqual([])
+    expect(outcome.kept).toEqual([
+      {
+        path: "a.txt",
+        reason:
+          "it holds neither what the commit wrote nor what was there before, so it was not written by this commit and is left as found"
+      }
+    ])
+    expect(outcome.record.rollbackKept).toEqual(outcome.kept)
   })
 })
