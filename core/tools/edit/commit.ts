@@ -8,15 +8,15 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
-import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
 import { toolError, type ToolError } from "../../protocol/errors.ts"
 import { newId, sha256Bytes, stableStringify } from "../../gate/hash.ts"
 import { WorkspaceKey } from "../../gate/key.ts"
 import { HostFs } from "../../services/HostFs.ts"
-import { isStageName, stageName, Workspace } from "../../services/Workspace.ts"
+import { stageName, Workspace } from "../../services/Workspace.ts"
 import { StateStore } from "../../store/StateStore.ts"
 import type { PlannedFile, PlannedTransaction } from "./planner.ts"
+import { type Kept, restoreJournal } from "./restore.ts"
 import { allTransactions, type CommitLock, type TransactionRecord, TransactionRecordSchema, txPaths } from "./record.ts"
 
 /** One point of a commit where a fault can be injected: "journal", "apply" (per step), "commit-mark", "finalize". */
@@ -223,128 +223,22 @@ const isDirectory = (path: string) =>
     (info) => info?.type === "directory"
   )
 
-/** The journal's pack of before-bytes (a missing pack is a broken invariant: it is written before the journal). */
-export const readPack = (journal: Journal) =>
-  Effect.flatMap(StateStore, (store) =>
-    Effect.flatMap(store.readBytes(journal.backups), (bytes) =>
-      bytes === undefined
-        ? Effect.die(new Error(`the before-bytes ${journal.backups} of ${journal.transactionId} are missing`))
-        : Effect.succeed(bytes)
-    )
-  )
-
-/** Codes of an undo step worth a brief retry: a path swapped under it, or moved away for a moment. */
-const UNDO_TRANSIENT: ReadonlySet<string> = new Set(["PATH_ESCAPE", "NOT_FOUND", "EDIT_CONFLICT", "IO_ERROR"])
-
-/** How an unreachable undo step is retried: every 10 ms, at most 50 times (about half a second). */
-const UNDO_RETRY = Schedule.intersect(Schedule.spaced("10 millis"), Schedule.recurs(50))
-
-/** What undoing a journal left in place: a path and why it was not touched. */
-export interface Kept {
-  readonly path: string
-  readonly reason: string
-}
-
-/** A path's state now: a file's SHA-256, "missing", "directory" or "other". */
-const stateOf = (path: string) =>
-  Effect.gen(function* () {
-    const ws = yield* Workspace
-    const info = yield* ws.lstat(path)
-    if (info === undefined) return "missing"
-    if (info.type === "directory") return "directory"
-    if (info.type !== "file") return "other"
-    return yield* Effect.flatMap(ws.read(path), sha256Bytes)
-  })
-
 /**
- * Restores the journal's before-state, touching only what the commit wrote: a file the commit created
- * is removed, and a file it changed or removed is written back (with its mode), only while the path
- * still holds exactly the journal's `after` (or already holds `before`, which needs nothing); anything
- * else was not written by this commit and is left alone and reported. Every directory level the commit
- * created is removed, deepest first, only while empty. Each backup slice is checked against the
- * journal's before SHA-256 before it is written. Idempotent, so a crash during recovery is recovered
- * again on the next start.
+ * Restores the journal's before-state after a failed or interrupted commit (the undo of `applyCommit`
+ * and of start-up recovery): the shared restore routine of restore.ts, never forcing, trying an
+ * unreachable path again briefly before reporting it, and leaving a created directory that is not
+ * empty in place silently. Returns what it left alone.
  */
 export const undoJournal = (journal: Journal) =>
-  Effect.gen(function* () {
-    const ws = yield* Workspace
-    const kept: Array<Kept> = []
-    const afterOf = (entry: JournalEntry) => (entry.after.type === "none" ? "missing" : entry.after.sha256)
-    const beforeOf = (entry: JournalEntry) => (entry.before.type === "none" ? "missing" : entry.before.sha256)
-    const changedSince = (entry: JournalEntry) => ({
-      path: entry.path,
-      reason:
-        "it holds neither what the commit wrote nor what was there before, so it was not written by this commit and is left as found"
-    })
-    // One path's undo never stops the others: a path the undo cannot reach (a directory on the way
-    // swapped for a symlink, PATH_ESCAPE) is tried again briefly, then reported as kept, so the summary
-    // names every file left changed.
-    const step = <R>(path: string, effect: Effect.Effect<void, ToolError, R>) =>
-      effect.pipe(
-        Effect.retry({ schedule: UNDO_RETRY, while: (error) => UNDO_TRANSIENT.has(error.code) }),
-        Effect.catchAll((error) =>
-          Effect.sync(() => {
-            kept.push({ path, reason: `the undo could not reach it (${error.code}: ${error.message})` })
-          })
-        )
-      )
-    // Staged temps first: a commit interrupted while staging (or between its renames) leaves the temps
-    // of the files it had not yet renamed; they are the commit's own names, never a user file.
-    for (const entry of journal.entries) {
-      const temp = entry.temp
-      if (temp === undefined || !isStageName(temp)) continue
-      yield* step(entry.path, ws.discard(entry.path, temp))
-    }
-    for (const entry of journal.entries) {
-      if (entry.before.type !== "none") continue
-      yield* step(
-        entry.path,
-        Effect.gen(function* () {
-          const current = yield* stateOf(entry.path)
-          if (current === "missing") return
-          if (current === afterOf(entry)) yield* ws.remove(entry.path)
-          else kept.push(changedSince(entry))
-        })
-      )
-    }
-    for (const dir of [...journal.createdDirectories].reverse()) {
-      yield* step(
-        dir,
-        Effect.gen(function* () {
-          const info = yield* ws.lstat(dir)
-          if (info?.type !== "directory") return
-          if ((yield* ws.list(dir)).length === 0) yield* ws.remove(dir)
-        })
-      )
-    }
-    const needsPack = journal.entries.some((entry) => entry.before.type === "file")
-    const pack = needsPack ? yield* readPack(journal) : new Uint8Array()
-    for (const entry of journal.entries) {
-      const before = entry.before
-      if (before.type !== "file") continue
-      yield* step(
-        entry.path,
-        Effect.gen(function* () {
-          const current = yield* stateOf(entry.path)
-          if (current === beforeOf(entry)) return
-          if (current !== afterOf(entry)) {
-            kept.push(changedSince(entry))
-            return
-          }
-          const bytes = pack.subarray(before.offset, before.offset + before.length)
-          if ((yield* sha256Bytes(bytes)) !== before.sha256) {
-            kept.push({
-              path: entry.path,
-              reason: "its saved before-bytes do not match the journal, so they were not written"
-            })
-            return
-          }
-          yield* ws.write(entry.path, bytes, before.mode === null ? undefined : { mode: before.mode })
-        })
-      )
-    }
-    return kept
-  })
+  Effect.map(
+    restoreJournal(journal, {
+      createdDirectories: journal.createdDirectories,
+      force: false,
+      unreachable: "keep",
+      reportDirectories: false
+    }),
+    (outcome) => outcome.kept
+  )
 
 /** The kept paths with their reasons, grouped by reason: "a, b (reason); c (other reason)". */
 export const keptSummary = (kept: ReadonlyArray<Kept>): string => {
