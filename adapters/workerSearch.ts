@@ -47,6 +47,11 @@ export interface PoolWorker {
   readonly terminate: () => Promise<void>
 }
 
+/** One event-loop turn later (Node and Deno both have setImmediate; the types of Deno's globals do not declare it). */
+const nextTurn: (callback: () => void) => void =
+  (globalThis as { setImmediate?: (callback: () => void) => void }).setImmediate ??
+  ((callback) => setTimeout(callback, 0))
+
 /** Makes a worker; `dead` is called when it fails while idle (it then leaves the pool). */
 export type SpawnWorker = (dead: () => void) => PoolWorker
 
@@ -186,7 +191,7 @@ class WorkerPool {
       const schedule = () => {
         if (producing || settled || stopped || exhausted || queue.length >= AHEAD) return
         producing = true
-        setImmediate(produce)
+        nextTurn(produce)
       }
       if (job.timeoutMs !== undefined) {
         timer = setTimeout(() => {
