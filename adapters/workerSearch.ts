@@ -82,9 +82,7 @@ class WorkerPool {
   private workers: Array<PoolWorker> = []
   constructor(
     private readonly size: number,
-    private readonly spawn: SpawnWorker,
-    /** false: the workers are ended after every search (a host whose idle workers keep the process alive). */
-    private readonly keepIdle: boolean
+    private readonly spawn: SpawnWorker
   ) {}
 
   private ensure(): Array<PoolWorker> {
@@ -145,7 +143,6 @@ class WorkerPool {
       const cleanup = () => {
         for (const off of detach.splice(0)) off()
         for (const worker of workers) worker.unref()
-        if (!this.keepIdle) void this.terminate()
       }
       const finish = () => {
         if (settled) return
@@ -274,8 +271,6 @@ export interface WorkerSearchHost {
   readonly root: string
   readonly poolSize: number
   readonly spawn: SpawnWorker
-  /** Whether idle workers stay (unref'd) between searches; false ends them after every search. */
-  readonly keepIdle: boolean
   /** The host's sync reads of the tree (directory listings, .gitignore texts, lstat). */
   readonly tree: SyncTree
   /** Whether an absolute directory lies in a git work tree (a .git entry here or above). */
@@ -297,7 +292,7 @@ export const makeWorkerSearch = (
   candidatesFrom: (options: WalkOptions, purpose?: Purpose) => Effect.Effect<"git" | "walk">
 } => {
   const { root, tree, insideGit, exec, gitFor } = host
-  const pool = new WorkerPool(host.poolSize, host.spawn, host.keepIdle)
+  const pool = new WorkerPool(host.poolSize, host.spawn)
   const stackAt = (options: WalkOptions) =>
     options.includeIgnored
       ? Effect.succeed(IgnoreStack.empty)

@@ -1,10 +1,11 @@
 /**
  * The Search port on Deno: the same worker search as Node (adapters/workerSearch.ts: git candidates
  * inside a work tree, one .gitignore matcher per directory, the cap on the path-ordered prefix, the
- * deadline that terminates the workers) over Deno's sync reads, with a pool of module Web Workers
- * running the very searchWorker.js the Node host runs (it reads files through Deno's node:fs). A Deno
- * Web Worker cannot be unref'd, so an idle one would keep the process alive: the workers are ended
- * after every search and started again by the next (docs/INSPECT.md, "Search on the Deno host").
+ * deadline that terminates the workers) over Deno's sync reads, with a pool of workers running the very
+ * searchWorker.js the Node host runs (it reads files through Deno's node:fs). The workers are
+ * `node:worker_threads` Workers, which Deno runs on its Web Workers: unlike a plain Deno Web Worker they
+ * can be unref'd, so the pool stays warm between searches without keeping the process alive
+ * (docs/INSPECT.md, "Search on the Deno host").
  */
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -14,12 +15,13 @@ import { join } from "../../core/services/paths.ts"
 import type { ExecRequest, ExecResult } from "../../core/services/Processes.ts"
 import { Search, type SearchShape } from "../../core/services/Search.ts"
 import type { SyncTree } from "../../core/services/walk.ts"
-import { GIT_FOR, makeWorkerSearch, type PoolWorker, type Purpose } from "../workerSearch.ts"
+import { threadWorker } from "../threadWorker.ts"
+import { GIT_FOR, makeWorkerSearch, type Purpose } from "../workerSearch.ts"
 import { SEARCH_WORKER_SOURCE } from "../node/scripts.generated.ts"
 import { denoExec } from "./DenoProcesses.ts"
 
 /** The search worker's source (the Node host's searchWorker.js, inlined) as a module data: URL. */
-const WORKER_URL = `data:text/javascript,${encodeURIComponent(SEARCH_WORKER_SOURCE)}`
+const WORKER_URL = new URL(`data:text/javascript,${encodeURIComponent(SEARCH_WORKER_SOURCE)}`)
 
 const typeOf = (entry: { isFile: boolean; isDirectory: boolean; isSymlink: boolean }): DirEntry["type"] =>
   entry.isSymlink ? "symlink" : entry.isFile ? "file" : entry.isDirectory ? "directory" : "other"
@@ -42,40 +44,6 @@ const insideGit = (abs: string): boolean => {
     at = parent
   }
 }
-
-/** A module Web Worker as a pool worker; its errors never reach the host's global error handler. */
-const webWorker =
-  (url: string) =>
-  (dead: () => void): PoolWorker => {
-    const worker = new Worker(url, { type: "module" })
-    let current: { onMessage: (reply: unknown) => void; onError: (error: Error) => void } | undefined
-    worker.onmessage = (event: MessageEvent) => current?.onMessage(event.data)
-    worker.onerror = (event: ErrorEvent) => {
-      event.preventDefault()
-      dead()
-      current?.onError(new Error(event.message || "the search worker failed"))
-    }
-    worker.onmessageerror = () => {
-      dead()
-      current?.onError(new Error("the search worker sent an unreadable message"))
-    }
-    return {
-      postMessage: (message) => worker.postMessage(message),
-      listen: (onMessage, onError) => {
-        const handlers = { onMessage, onError }
-        current = handlers
-        return () => {
-          if (current === handlers) current = undefined
-        }
-      },
-      ref: () => undefined,
-      unref: () => undefined,
-      terminate: () => {
-        worker.terminate()
-        return Promise.resolve()
-      }
-    }
-  }
 
 /** The sync reads of the tree at `root`, as the shared walk uses them. */
 const denoTree = (root: string): SyncTree => ({
@@ -102,12 +70,12 @@ const denoTree = (root: string): SyncTree => ({
   }
 })
 
-/** The Deno search over the workspace at `root`; `close` stops any worker still running. */
+/** The Deno search over the workspace at `root`, with its worker pool; `close` stops the workers. */
 export const makeDenoSearch = (
   root: string,
   poolSize = Math.max(1, Math.min(4, navigator.hardwareConcurrency ?? 1)),
   /** The worker's code as a URL (tests pass a failing one). */
-  workerUrl: string = WORKER_URL,
+  workerUrl: URL = WORKER_URL,
   /** How git's candidate list is obtained; "walk" never asks git. */
   exec: ((request: ExecRequest) => Effect.Effect<ExecResult, unknown>) | "walk" = denoExec,
   gitFor: Readonly<Record<Purpose, boolean>> = GIT_FOR
@@ -115,15 +83,14 @@ export const makeDenoSearch = (
   makeWorkerSearch({
     root,
     poolSize,
-    spawn: webWorker(workerUrl),
-    keepIdle: false,
+    spawn: threadWorker(workerUrl),
     tree: denoTree(root),
     insideGit,
     exec,
     gitFor
   })
 
-/** The Search layer for a Deno host at `root`; any running worker is stopped when the layer's scope closes. */
+/** The Search layer for a Deno host at `root`; the worker pool is stopped when the layer's scope closes. */
 export const denoSearchLayer = (root: string) =>
   Layer.scoped(
     Search,

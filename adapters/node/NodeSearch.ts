@@ -5,7 +5,6 @@
  */
 import * as fs from "node:fs"
 import * as os from "node:os"
-import { Worker } from "node:worker_threads"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type { DirEntry } from "../../core/services/HostFs.ts"
@@ -14,7 +13,8 @@ import { join } from "../../core/services/paths.ts"
 import type { ExecRequest, ExecResult } from "../../core/services/Processes.ts"
 import { Search, type SearchShape } from "../../core/services/Search.ts"
 import type { SyncTree } from "../../core/services/walk.ts"
-import { makeWorkerSearch, type PoolWorker, type Purpose } from "../workerSearch.ts"
+import { threadWorker } from "../threadWorker.ts"
+import { makeWorkerSearch, type Purpose } from "../workerSearch.ts"
 import { nodeExec } from "./NodeProcesses.ts"
 import { SEARCH_WORKER_SOURCE } from "./scripts.generated.ts"
 
@@ -39,28 +39,6 @@ const insideGit = (abs: string): boolean => {
     at = parent
   }
 }
-
-/** A worker thread as a pool worker. */
-const threadWorker =
-  (url: URL) =>
-  (dead: () => void): PoolWorker => {
-    const worker = new Worker(url)
-    worker.on("error", dead)
-    return {
-      postMessage: (message) => worker.postMessage(message),
-      listen: (onMessage, onError) => {
-        worker.on("message", onMessage)
-        worker.on("error", onError)
-        return () => {
-          worker.off("message", onMessage)
-          worker.off("error", onError)
-        }
-      },
-      ref: () => worker.ref(),
-      unref: () => worker.unref(),
-      terminate: () => worker.terminate().then(() => undefined)
-    }
-  }
 
 /** The Node search over the workspace at `root`, with its worker pool; `close` stops the workers. */
 export const makeNodeSearch = (
@@ -106,7 +84,6 @@ export const makeNodeSearch = (
     root,
     poolSize,
     spawn: threadWorker(workerUrl),
-    keepIdle: true,
     tree,
     insideGit,
     exec,

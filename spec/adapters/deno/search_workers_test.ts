@@ -1,7 +1,6 @@
 /**
  * The Deno host's search workers (adapters/deno/DenoSearch.ts): a worker that fails is an IO_ERROR
- * envelope of that search, never an uncaught error that ends the host, and the next search (fresh
- * workers) is answered; a process that searched ends on its own (no idle worker keeps it alive).
+ * envelope of that search, never an uncaught error that ends the host, and a good pool then answers; a process that searched ends on its own (no idle worker keeps it alive).
  */
 import * as Effect from "effect/Effect"
 import { makeDenoSearch } from "../../../adapters/deno/DenoSearch.ts"
@@ -31,7 +30,7 @@ Deno.test("deno/search: a failing search worker is an IO_ERROR of that search; t
     const broken = makeDenoSearch(
       root,
       2,
-      `data:text/javascript,${encodeURIComponent("throw new Error('broken worker')")}`
+      new URL(`data:text/javascript,${encodeURIComponent("throw new Error('broken worker')")}`)
     )
     const failed = await Effect.runPromise(Effect.either(broken.grep(options)))
     if (failed._tag !== "Left") fail("the broken pool answered")

@@ -1,7 +1,7 @@
 /**
  * Run by search_workers_test.ts: one grep through the Deno host's Search, then nothing (no close, no
- * Deno.exit). The process must end on its own: a Deno Web Worker cannot be unref'd, so the pool ends its
- * workers after every search.
+ * Deno.exit). The process must end on its own: the pool's idle workers are unref'd worker_threads
+ * Workers (a plain Deno Web Worker cannot be unref'd and would keep it alive).
  */
 import * as Effect from "effect/Effect"
 import { makeDenoSearch } from "../../../../adapters/deno/DenoSearch.ts"
