@@ -9,6 +9,7 @@ import { denoHttpLayer } from "./DenoHttp.ts"
 import { denoWorkspaceKeyLayer } from "./DenoKey.ts"
 import { denoProcesses } from "./DenoProcesses.ts"
 import { denoRunWorkers } from "./DenoRunWorkers.ts"
+import { denoSearchLayer } from "./DenoSearch.ts"
 import { WorkspaceKey } from "../../core/gate/key.ts"
 
 /** Options of the Deno host. */
@@ -17,7 +18,7 @@ export interface DenoHostOptions {
   readonly approvalKey?: "file" | "memory"
 }
 
-/** Every service the Deno host provides, over the real root `root`: the filesystem, processes, the host-free Search, the fetch client, the key and sub-agent workers. */
+/** Every service the Deno host provides, over the real root `root`: the filesystem, processes, the worker Search (DenoSearch.ts), the fetch client, the key and sub-agent workers. */
 export const layer = (
   root: string,
   policy: AddressPolicy = { allowPrivateNetwork: false },
@@ -29,6 +30,7 @@ export const layer = (
     platform: Deno.build.os === "windows" ? "win32" : Deno.build.os,
     fs: denoHostFs,
     processes: denoProcesses,
+    search: denoSearchLayer(root),
     http: denoHttpLayer(policy),
     key: approvalKey === "memory" ? WorkspaceKey.layerMemory() : denoWorkspaceKeyLayer(root),
     workers: denoRunWorkers

@@ -1,7 +1,9 @@
 // The search worker: sync reads of a batch of files (no per-file promise, no event-loop hop), a byte
 // prefilter for literal queries, and the same line matcher as core/services/searchCore.ts grepText
 // (spec/inspect/search-conformance.test.ts compares the two). Plain JS: worker threads load it natively.
-import { isAscii } from "node:buffer"
+// The same file runs as a Node worker thread (parentPort) and as a Deno module Web Worker (no
+// parentPort: the worker's global scope is the port), so both hosts search with the same code.
+import { Buffer, isAscii } from "node:buffer"
 import * as fs from "node:fs"
 import { parentPort } from "node:worker_threads"
 
@@ -10,6 +12,14 @@ const SNIFF = 8192
 // skipped as not a regular file, instead of blocking the worker.
 const O_FLAGS = fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0) | (fs.constants.O_NONBLOCK ?? 0)
 let buffer = Buffer.allocUnsafe(1 << 20)
+
+/** The port to the pool: a worker thread's parentPort, or a Web Worker's global scope. */
+const port = parentPort ?? {
+  on: (_event, listener) => {
+    globalThis.onmessage = (event) => listener(event.data)
+  },
+  postMessage: (message) => globalThis.postMessage(message)
+}
 
 const isBinary = (bytes, length) => {
   const end = Math.min(length, SNIFF)
@@ -123,12 +133,12 @@ const someLineMatches = (positions, length, regex) => {
   return false
 }
 
-parentPort.on("message", (job) => {
+port.on("message", (job) => {
   const regex = new RegExp(job.source, job.flags)
   if (typeof job.text === "string") {
     // One text the caller already read (a file named directly): only the regex runs here.
     const matches = grepText(job.text, regex, job.context, job.maxLineChars)
-    parentPort.postMessage({
+    port.postMessage({
       id: job.id,
       results: matches.length > 0 ? [{ path: job.rels[0], matches }] : [],
       tooLarge: [],
@@ -180,5 +190,5 @@ parentPort.on("message", (job) => {
     const matches = grepText(text, regex, job.context, job.maxLineChars)
     if (matches.length > 0) results.push({ path: job.rels[index], matches })
   }
-  parentPort.postMessage({ id: job.id, results, tooLarge, unreadable, searched, binary })
+  port.postMessage({ id: job.id, results, tooLarge, unreadable, searched, binary })
 })

@@ -4,6 +4,7 @@
  */
 import { denoHostFs } from "../../../adapters/deno/DenoHostFs.ts"
 import { denoProcesses } from "../../../adapters/deno/DenoProcesses.ts"
+import { denoSearchLayer } from "../../../adapters/deno/DenoSearch.ts"
 import { type HostFixture, memory, servicesSuite, suite } from "../workspaceConformance.ts"
 
 // Workspace keys (and those of the CLI children, which inherit the environment) go to a temporary
@@ -29,6 +30,7 @@ const deno: HostFixture = {
     }
   },
   processes: denoProcesses,
+  search: denoSearchLayer,
   script: (code) => [Deno.execPath(), "eval", code]
 }
 
