@@ -51,8 +51,13 @@ const refused = (operations: ReadonlyArray<Operation>, before: Record<string, Be
   return { code: result.left.code, message: result.left.message, details: result.left.details }
 }
 
+/** One side of a file: "none", or its text and mode; any other type shows as itself, so it cannot pass for a file. */
 const side = (value: FileSide) =>
-  value.type === "none" ? "none" : { text: decoder.decode(value.bytes), mode: value.mode }
+  value.type === "file"
+    ? { text: decoder.decode(value.bytes), mode: value.mode }
+    : value.type === "none"
+      ? "none"
+      : { unexpectedType: (value as { type: string }).type }
 
 /** The files of a plan with their bytes as text (a BOM shows as U+FEFF). */
 const files = (transaction: PlannedTransaction) =>
@@ -1126,5 +1131,96 @@ describe("the zero-match probe", () => {
     expect(gutterProbe("a\nb\n", "1 | c", "lf")).toBe(
       ' search has lines that start like a read gutter ("N | "), but even without them it would not match.'
     )
+  })
+})
+
+describe("the cases the planner's first mutation run found open", () => {
+  it("parents are checked from the top: the highest level that cannot hold a directory is named", () => {
+    // The loader lstat()s a path an operation names (here l, named by the second operation) and stat()s the
+    // other parents, so l can be a symlink while l/f is the file in the directory it points to.
+    expect(
+      refused(
+        [
+          { type: "create", path: "l/f/x", content: "x" },
+          { type: "delete", path: "l" }
+        ],
+        { l: LINK, "l/f": file("F", "s") }
+      )
+    ).toEqual({
+      code: "EDIT_CONFLICT",
+      message: 'operations[0] (create l/f/x): "l" is neither a file nor a directory; choose another path.',
+      details: { operation: 0, type: "create", path: "l/f/x", conflict: "l" }
+    })
+  })
+
+  it("create with overwrite keeps the mode of the file it replaces, also one an earlier copy put there", () => {
+    const copied = planned(
+      [
+        { type: "copy", from: "a", to: "b" },
+        { type: "create", path: "b", content: "new", overwrite: true }
+      ],
+      { a: file("A", "sha-a", 0o755) }
+    )
+    expect(files(copied)).toEqual([
+      { path: "b", change: "create", before: "none", beforeSha256: null, after: { text: "new", mode: 0o755 } }
+    ])
+    const over = planned(
+      [
+        { type: "copy", from: "a", to: "b", overwrite: true },
+        { type: "create", path: "b", content: "new", overwrite: true }
+      ],
+      { a: file("A", "sha-a", 0o755), b: file("B", "sha-b", 0o644) }
+    )
+    expect(files(over)).toEqual([
+      {
+        path: "b",
+        change: "modify",
+        before: { text: "B", mode: 0o644 },
+        beforeSha256: "sha-b",
+        after: { text: "new", mode: 0o755 }
+      }
+    ])
+    expect(over.destructive).toStrictEqual([
+      { operation: "copy with overwrite: true", path: "b" },
+      { operation: "create with overwrite: true", path: "b", alternative: "replace" }
+    ])
+  })
+
+  it("splice in a file with an unterminated last line: only a splice that reaches the end keeps it unterminated", () => {
+    const splice = (text: string, start_line: number, delete_count: number, content: string) =>
+      afterText(planned([{ type: "splice", path: "a", start_line, delete_count, content }], { a: file(text, "s") }))
+    expect(splice("a\nb", 1, 1, "X")).toBe("X\nb")
+    expect(splice("a\nb", 2, 1, "XYZ")).toBe("a\nXYZ")
+    expect(splice("a\r\nb", 2, 1, "XYZ")).toBe("a\r\nXYZ")
+  })
+
+  it("a copy onto a path deleted earlier is no overwrite: only the delete is destructive", () => {
+    const result = planned(
+      [
+        { type: "delete", path: "b" },
+        { type: "copy", from: "a", to: "b" }
+      ],
+      { a: file("A", "sha-a"), b: file("B", "sha-b") }
+    )
+    expect(files(result)).toEqual([
+      {
+        path: "b",
+        change: "modify",
+        before: { text: "B", mode: 0o644 },
+        beforeSha256: "sha-b",
+        after: { text: "A", mode: 0o644 }
+      }
+    ])
+    expect(result.destructive).toStrictEqual([{ operation: "delete", path: "b" }])
+  })
+
+  it("deleting a file created earlier in the transaction is not destructive", () => {
+    const result = planned([
+      { type: "create", path: "x", content: "X" },
+      { type: "delete", path: "x" },
+      { type: "create", path: "y", content: "Y" }
+    ])
+    expect(result.files.map((entry) => [entry.path, entry.change])).toEqual([["y", "create"]])
+    expect(result.destructive).toEqual([])
   })
 })
