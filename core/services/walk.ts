@@ -274,14 +274,16 @@ type Keyed = { readonly key: string; readonly item: TreeEntry | WalkFrame }
  * view does not describe the disk closely enough (a tracked path under a name that is no longer a
  * directory): the caller walks instead. Yields files in path order; directory entries may come earlier.
  * The tracked paths (nearly all of them) stay in git's order and are merged with the few others (sorted
- * alone); a directory's state is looked up once per run of paths in it, not once per path.
+ * alone), lazily: an entry is made (and its directory's rules asked) only when the consumer gets to it,
+ * so a capped search never builds the rest and nothing per path outlives its batch; a directory's state
+ * is looked up once per run of paths in it, not once per path.
  */
 export function gitCandidates(
   listing: GitListing,
   tree: SyncTree,
   scope: WalkScope,
   stackAtBase: IgnoreStack
-): Array<TreeEntry | WalkFrame> | undefined {
+): Iterable<TreeEntry | WalkFrame> | undefined {
   const { base, includeIgnored, maxDepth } = scope
   const excludes = new GlobSet(scope.excludes)
   // Which directories hold a .gitignore that is on disk (read only those).
@@ -407,39 +409,42 @@ export function gitCandidates(
     if (keep(candidate.path, parent))
       extra.push({ key: candidate.path, item: { path: candidate.path, type: candidate.type } })
   }
-  const main: Array<TreeEntry> = []
-  let dir: string | undefined
-  let state = hidden
-  for (let index = 0; index < tracked.length; index++) {
-    const type = types[index]
-    if (type === undefined) continue
-    const path = tracked[index]!
-    if (dir === undefined || !isParent(dir, path)) {
-      dir = parentOf(path)
-      state = stateOf(dir)
+  /** The tracked candidates in git's order, produced as they are consumed (a capped search stops early). */
+  function* trackedEntries(): Generator<TreeEntry> {
+    let dir: string | undefined
+    let state = hidden
+    for (let index = 0; index < tracked.length; index++) {
+      const type = types[index]
+      if (type === undefined) continue
+      const path = tracked[index]!
+      if (dir === undefined || !isParent(dir, path)) {
+        dir = parentOf(path)
+        state = stateOf(dir)
+      }
+      if (state.visible && keep(path, state)) yield { path, type }
     }
-    if (state.visible && keep(path, state)) main.push({ path, type })
   }
   const byKey = (a: Keyed, b: Keyed) => byPath(a.key, b.key)
   if (!listing.sorted) {
-    const all: Array<Keyed> = [...extra, ...main.map((entry) => ({ key: entry.path, item: entry }))]
+    const all: Array<Keyed> = [...extra]
+    for (const entry of trackedEntries()) all.push({ key: entry.path, item: entry })
     all.sort(byKey)
     return all.map((entry) => entry.item)
   }
   extra.sort(byKey)
-  const out: Array<TreeEntry | WalkFrame> = []
-  let next = 0
-  for (const entry of main) {
-    while (next < extra.length && extra[next]!.key < entry.path) out.push(extra[next++]!.item)
-    out.push(entry)
-  }
-  while (next < extra.length) out.push(extra[next++]!.item)
-  return out
+  return (function* merged(): Generator<TreeEntry | WalkFrame> {
+    let next = 0
+    for (const entry of trackedEntries()) {
+      while (next < extra.length && extra[next]!.key < entry.path) yield extra[next++]!.item
+      yield entry
+    }
+    while (next < extra.length) yield extra[next++]!.item
+  })()
 }
 
 /** Expands git's candidates into entries, walking the untracked directories among them (lazily, in order). */
 export function* expandCandidates(
-  items: ReadonlyArray<TreeEntry | WalkFrame>,
+  items: Iterable<TreeEntry | WalkFrame>,
   tree: SyncTree,
   scope: WalkScope,
   unreadable: Array<string>
