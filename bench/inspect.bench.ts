@@ -240,7 +240,12 @@ const main = async () => {
               run: command(fd, ["--type", "f", "--hidden", "--exclude", ".git", "--exclude", ".agentic"], root)
             }
           ]),
-      { name: "git ls-files", run: command("git", ["ls-files", "-z", "-co", "--exclude-standard"], root) }
+      { name: "git ls-files", run: command("git", ["ls-files", "-z", "-co", "--exclude-standard"], root) },
+      // What a listing from git costs git itself: the index alone, the untracked traversal, and the stat of
+      // every tracked file that -d/-m add (a listing must not show a deleted or retyped file as indexed).
+      { name: "git ls-files -c (index only)", run: command("git", ["ls-files", "-z", "-c"], root) },
+      { name: "git ls-files -o --directory", run: command("git", ["ls-files", "-z", "-o", "--directory"], root) },
+      { name: "git ls-files -d (stat each)", run: command("git", ["ls-files", "-z", "-d"], root) }
     ])
     report("list", list, "rg --files")
   } finally {
