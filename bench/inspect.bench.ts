@@ -73,7 +73,9 @@ const command = (executable: string, args: Array<string>, cwd: string) => () => 
 const has = (executable: string, flag = "--version") => spawnSync(executable, [flag]).status === 0
 
 const open = async (root: string): Promise<WorkspaceRuntime> => {
-  const opened = await openNodeWorkspace(root, { maxToolResultChars: 20_000 })
+  // The deadline raised to its maximum: on a loaded machine a full search of the tree can pass the default
+  // 10 s, and a search cut at its deadline is not a time to compare (its result row shows the count).
+  const opened = await openNodeWorkspace(root, { maxToolResultChars: 20_000, searchTimeoutMs: 600_000 })
   if ("_tag" in opened) throw new Error(opened.reason)
   return opened
 }
