@@ -17,7 +17,9 @@ const DEFAULT = [
   "spec/edit/gutter.test.ts",
   "spec/kernel/records-rules.test.ts",
   "spec/kernel/preprocess-texts.test.ts",
-  "spec/kernel/hash-prompt.test.ts"
+  "spec/kernel/hash-prompt.test.ts",
+  "spec/kernel/gate-pure.test.ts",
+  "spec/kernel/key-pure.test.ts"
 ]
 
 export default defineConfig({
