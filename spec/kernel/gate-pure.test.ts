@@ -192,6 +192,24 @@ describe("records and their MACs", () => {
     expect((await h.stored())!.records.map((r) => r.status)).toEqual(["pending", "approved", "approved"])
   })
 
+  it("the key's verify is only ever handed string MACs (the WorkspaceKeyShape contract): a record without one is untrusted unasked", async () => {
+    const h = await harness()
+    const seen: Array<unknown> = []
+    const permissive: WorkspaceKeyShape = {
+      sign: h.key.sign,
+      verify: (_payload, mac) => Effect.sync(() => (seen.push(mac), true))
+    }
+    const { trusted, untrusted } = await Effect.runPromise(
+      h.provide(
+        partitionRecords([record({ id: "approval_none" }), { ...record({ id: "approval_s" }), mac: "m" }]),
+        permissive
+      )
+    )
+    expect(seen).toEqual(["m"])
+    expect(trusted.map((r) => r.id)).toEqual(["approval_s"])
+    expect(untrusted).toEqual([record({ id: "approval_none" })])
+  })
+
   it("loadRecordState of a workspace without a store: no records, none untrusted", async () => {
     const h = await harness()
     expect(await h.run(loadRecordState)).toEqual({ records: [], untrusted: 0 })
@@ -619,6 +637,26 @@ describe("gated: Auto (2) and Plan (1)", () => {
     expect(calls).toEqual([])
   })
 
+  it("a refusal in Plan mode comes after the tool's record of the call, names the recorded operation, and stores the expiry it applied", async () => {
+    const h = await harness({ settings: { permissionMode: 1 } })
+    await h.seed([record({ id: "approval_old", status: "pending", createdAt: iso(T0) })])
+    h.world.now = T0 + EXPIRY_MS
+    let recordRuns = 0
+    const recorded = request({ operation: "edit.recorded" })
+    const { calls, interpret } = interpreter()
+    const result = await h.attempt(
+      gated(
+        request(),
+        interpret,
+        Effect.sync(() => (recordRuns++, recorded))
+      )
+    )
+    expect(failureOf(result).message).toContain("no plan is approved: edit.recorded cannot run")
+    expect(recordRuns).toBe(1)
+    expect(calls).toEqual([])
+    expect((await h.stored())!.records.map((r) => r.status)).toEqual(["expired"])
+  })
+
   it("Plan with an approved plan runs unasked, and the plan stays approved; a plan in the mode shows 'plan' when staged", async () => {
     const h = await harness({ settings: { permissionMode: 1 } })
     await h.seed([record({ id: "plan_1", kind: "plan", status: "approved" })])
@@ -685,5 +723,11 @@ describe("gated: the planted faults of `verify --plant-fault`", () => {
     ])
     const result = await h.run(gated(req, interpreter().interpret))
     expect(stagedId(result)).toBe("approval_wait")
+    // a record stored without the field is shown as not destructive
+    expect((result.data as { approval: { destructive: unknown } }).approval.destructive).toBe(false)
+  })
+
+  it("without a planted fault the gate reads GateFault as 'none'", async () => {
+    expect(await Effect.runPromise(GateFault)).toBe("none")
   })
 })
