@@ -131,9 +131,15 @@ const hashOf = (req: GateRequest, operation: unknown = req.normalized) =>
   Effect.runPromise(hashOperation({ tool: req.tool, kind: req.kind, operation }))
 
 const stagedId = (result: ToolResult) => (result.data as { approval: { id: string } }).approval.id
-const failureOf = <A>(result: Either.Either<A, ToolError>): ToolError => {
+/**
+ * A ToolError as plain fields: its message is not an own enumerable property, so `toEqual` on two ToolErrors
+ * compares code and details but not the message (a mutant that empties a message would pass).
+ */
+const fields = (error: ToolError) => ({ code: error.code, message: error.message, details: error.details })
+const expectedError = (...args: Parameters<typeof toolError>) => fields(toolError(...args))
+const failureOf = <A>(result: Either.Either<A, ToolError>) => {
   if (Either.isRight(result)) throw new Error(`expected a failure, got ${JSON.stringify(result.right)}`)
-  return result.left
+  return fields(result.left)
 }
 
 describe("records and their MACs", () => {
@@ -291,7 +297,7 @@ describe("updateRecords: the locked read-modify-write of the approvals store", (
       )
     )
     expect(failureOf(result)).toEqual(
-      toolError(
+      expectedError(
         "STORE_FULL",
         "The approvals store holds 300 records that are all pending, denied or approved plans; the user must decide (/accept or /deny) some pending records before anything new can be staged."
       )
@@ -335,8 +341,8 @@ describe("the gate's texts", () => {
         { operation: "reset", path: "a.txt" }
       ]
     })
-    expect(refusal).toEqual(
-      toolError(
+    expect(fields(refusal)).toEqual(
+      expectedError(
         "PROTECTED_PATH",
         "Refused vcs.checkout: it is destructive and Allow destructive commits (allowDestructiveEdits) is off. Destructive because of: checkout src (non-destructive alternative: branch with create: true); delete; reset a.txt. Use the non-destructive alternative, or ask the user to turn on allowDestructiveEdits; no approval can lift this.",
         {
@@ -509,7 +515,7 @@ describe("gated: Manual (0)", () => {
     const failure = toolError("EDIT_CONFLICT", "the file changed")
     const { calls, interpret } = interpreter(failure)
     h.world.now = T0 + 5
-    expect(failureOf(await h.attempt(gated(req, interpret)))).toEqual(failure)
+    expect(failureOf(await h.attempt(gated(req, interpret)))).toEqual(fields(failure))
     expect(calls).toHaveLength(1)
     const stored = (await h.stored())!.records
     const { mac, ...released } = stored.find((r) => r.id === "approval_ok")!
@@ -549,7 +555,7 @@ describe("gated: Manual (0)", () => {
     h.world.writes = 0
     const { calls, interpret } = interpreter()
     expect(failureOf(await h.attempt(gated(req, interpret)))).toEqual(
-      toolError(
+      expectedError(
         "APPROVAL_DENIED",
         "The user denied this exact operation (approval_no). Do not re-issue it unchanged: change it or ask the user.",
         { approvalId: "approval_no" }
@@ -618,7 +624,7 @@ describe("gated: Auto (2) and Plan (1)", () => {
     const h = await harness({ settings: { permissionMode: 1 } })
     const { calls, interpret } = interpreter()
     expect(failureOf(await h.attempt(gated(request(), interpret)))).toEqual(
-      toolError(
+      expectedError(
         "APPROVAL_REQUIRED",
         'Permission mode is Plan (1) and no plan is approved: edit.apply cannot run. Propose a plan with workspace_plan {"action":"propose",...}, restate it to the user and wait for /accept.'
       )
@@ -627,7 +633,7 @@ describe("gated: Auto (2) and Plan (1)", () => {
     await h.seed([record({ id: "plan_1", kind: "plan", status: "pending" })])
     h.world.writes = 0
     expect(failureOf(await h.attempt(gated(request(), interpret)))).toEqual(
-      toolError(
+      expectedError(
         "APPROVAL_REQUIRED",
         "Permission mode is Plan (1) and plan plan_1 is still waiting for the user: edit.apply cannot run. Stop and wait for /accept plan_1.",
         { pendingPlanId: "plan_1" }
@@ -685,7 +691,7 @@ describe("gated: the destructive ceiling", () => {
           Effect.sync(() => (recordRuns++, req))
         )
       )
-      expect(failureOf(result)).toEqual(destructiveRefusal(req.destructive!))
+      expect(failureOf(result)).toEqual(fields(destructiveRefusal(req.destructive!)))
       expect(recordRuns).toBe(0)
       expect(calls).toEqual([])
       expect(h.world.writes).toBe(0)

@@ -13,7 +13,7 @@ import * as Exit from "effect/Exit"
 import { describe, expect, it } from "vitest"
 import {
   KEY_BYTES,
-  KeyError,
+  type KeyError,
   type KeyFileOps,
   keyPath,
   keysDir,
@@ -118,8 +118,10 @@ const PATH = "/s/agentic-workspace/keys/r.key"
 const failure = async (effect: Effect.Effect<unknown, KeyError>) => {
   const result = await run(Effect.either(effect))
   if (Either.isRight(result)) throw new Error("expected a KeyError")
-  return result.left
+  return { _tag: result.left._tag, path: result.left.path, message: result.left.message }
 }
+/** A KeyError as plain fields (`toEqual` on two KeyErrors does not compare their messages). */
+const keyError = (fields: { readonly path: string; readonly message: string }) => ({ _tag: "KeyError", ...fields })
 
 describe("loading or creating the key", () => {
   it("an existing 32-byte key is used as it is: nothing is created", async () => {
@@ -131,7 +133,7 @@ describe("loading or creating the key", () => {
   it("a damaged key file fails with KeyError naming the file, its length and the repair", async () => {
     const { ops, calls } = memoryOps(new Map([[PATH, new Uint8Array(31)]]))
     expect(await failure(loadOrCreateKey(ops, PATH))).toEqual(
-      new KeyError({
+      keyError({
         path: PATH,
         message: `The workspace key ${PATH} holds 31 bytes instead of 32. Remove it to create a new one (every pending or approved record will then need the user's decision again).`
       })
@@ -161,14 +163,14 @@ describe("loading or creating the key", () => {
     const files = new Map<string, Uint8Array>()
     const damaged = memoryOps(files, { publish: (path) => (files.set(path, new Uint8Array(5)), false) })
     expect(await failure(loadOrCreateKey(damaged.ops, PATH))).toEqual(
-      new KeyError({
+      keyError({
         path: PATH,
         message: `The workspace key ${PATH} holds 5 bytes instead of 32. Remove it to create a new one (every pending or approved record will then need the user's decision again).`
       })
     )
     const vanished = memoryOps(new Map(), { publish: () => false })
     expect(await failure(loadOrCreateKey(vanished.ops, PATH))).toEqual(
-      new KeyError({
+      keyError({
         path: PATH,
         message: `The workspace key ${PATH} vanished while it was being created; start again.`
       })
