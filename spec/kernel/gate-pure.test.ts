@@ -733,7 +733,8 @@ describe("gated: the planted faults of `verify --plant-fault`", () => {
     expect((result.data as { approval: { destructive: unknown } }).approval.destructive).toBe(false)
   })
 
-  it("without a planted fault the gate reads GateFault as 'none'", async () => {
+  it("without a planted fault the gate reads GateFault (keyed 'agentic-workspace/GateFault') as 'none'", async () => {
     expect(await Effect.runPromise(GateFault)).toBe("none")
+    expect(GateFault.key).toBe("agentic-workspace/GateFault")
   })
 })

@@ -71,6 +71,8 @@ describe("signing and verifying", () => {
     expect(await run(key.verify("payload", ""))).toBe(false)
     expect(await run(key.verify("payload", mac.toUpperCase()))).toBe(mac === mac.toUpperCase())
     expect(await run(key.verify("payload", 7 as unknown as string))).toBe(false)
+    // not a string although as long as one: an array of the MAC's 64 characters
+    expect(await run(key.verify("payload", [...mac] as unknown as string))).toBe(false)
     const other = await run(makeWorkspaceKey(new Uint8Array(32)))
     expect(await run(other.verify("payload", mac))).toBe(false)
   })
@@ -185,6 +187,10 @@ describe("loading or creating the key", () => {
 })
 
 describe("the WorkspaceKey layers", () => {
+  it("the service's key is 'agentic-workspace/WorkspaceKey' (an embedder's layer, or a second copy of the module, provides it under that name)", () => {
+    expect(WorkspaceKey.key).toBe("agentic-workspace/WorkspaceKey")
+  })
+
   const signWith = <E>(layer: Layer.Layer<WorkspaceKey, E>, payload: string) =>
     run(Effect.flatMap(WorkspaceKey, (key) => key.sign(payload)).pipe(Effect.provide(layer)))
 
