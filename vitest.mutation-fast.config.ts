@@ -21,7 +21,10 @@ const DEFAULT = [
   "spec/kernel/gutter.test.ts",
   "spec/kernel/records-rules.test.ts",
   "spec/kernel/preprocess-texts.test.ts",
-  "spec/kernel/hash-prompt.test.ts"
+  "spec/kernel/hash-prompt.test.ts",
+  "spec/kernel/prompt-schema.test.ts",
+  "spec/kernel/gate-pure.test.ts",
+  "spec/kernel/key-pure.test.ts"
 ]
 
 export default defineConfig({

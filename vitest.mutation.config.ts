@@ -26,6 +26,10 @@ export default defineConfig({
       "spec/edit/planner-examples.test.ts",
       "spec/edit/gutter.test.ts",
       "spec/kernel/gutter.test.ts",
+      "spec/kernel/hash-prompt.test.ts",
+      "spec/kernel/prompt-schema.test.ts",
+      "spec/kernel/gate-pure.test.ts",
+      "spec/kernel/key-pure.test.ts",
       "spec/verify/model.test.ts",
       "spec/verify/model-based.test.ts"
     ],
