@@ -172,7 +172,7 @@ describe("kill -9 of a confirmed push", () => {
     expect(git(s.bare, "rev-parse", "main").trim()).toBe(s.local)
   }, 180_000)
 
-  it("killed after the intent, before git push: unknown, published false observed, and no later call pushes", async () => {
+  it("killed after the intent, before git push: unknown, published false observed, and no later call pushes; Read/reconcile commands do not replay mutations", async () => {
     const s = await killAt("before-push")
     const seen = await observe(s.root, s.requestId)
     expect(data(seen)).toMatchObject({
@@ -219,7 +219,7 @@ describe("kill -9 of a confirmed push", () => {
     expect(pushes(s.control)).toBe(1)
   }, 180_000)
 
-  it("killed during git push (waiting in the remote's pre-receive hook), the push killed with it: unknown, the remote unchanged, published false observed, and nothing pushes again", async () => {
+  it("killed during git push (waiting in the remote's pre-receive hook), the push killed with it: unknown, the remote unchanged, published false observed, and nothing pushes again; Unknown outcomes retain recovery; they are not permission for shell Git, manual journal deletion or automatic replay", async () => {
     const s = await killDuringPush(true)
     expect(processAlive(s.hookPid)).toBe(false)
     expect(pushes(s.control)).toBe(1)
