@@ -25,9 +25,9 @@ const WORKSPACES_FLAGS = ["project", "json", "limit", "offset", "request-id", "y
 const dryReview = (input: ActionInput) =>
   Effect.gen(function* () {
     const { action, ...fields } = input
-    yield* Schema.decodeUnknown(ActionFields[action] as Schema.Schema.AnyNoContext, { onExcessProperty: "error" })(fields).pipe(
-      Effect.mapError((error) => toolError("INVALID_INPUT", error.message))
-    )
+    yield* Schema.decodeUnknown(ActionFields[action] as Schema.Schema.AnyNoContext, { onExcessProperty: "error" })(
+      fields
+    ).pipe(Effect.mapError((error) => toolError("INVALID_INPUT", error.message)))
     const git = yield* requireGit
     const binding = yield* checkContext(git, input.context_id)
     return yield* reviewOf(git, input, binding)

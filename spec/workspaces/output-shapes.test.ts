@@ -336,7 +336,11 @@ describe("output audit: every view against the reference's shape", () => {
     const status = expectShape(StatusData, await ws.call("get_workspace_status", {}), secrets)
     expect(status["changes"]).toMatchObject({ total: 3, changed: 1, renamed: 1, untracked: 1 })
     const id = status["context_id"] as string
-    const changes = expectShape(ChangesPage, await ws.call("read_workspace", { context_id: id, view: "changes" }), secrets)
+    const changes = expectShape(
+      ChangesPage,
+      await ws.call("read_workspace", { context_id: id, view: "changes" }),
+      secrets
+    )
     expect(changes["entries"].map((entry: any) => entry.kind).sort()).toEqual(["changed", "renamed", "untracked"])
     expectShape(StashesPage, await ws.call("read_workspace", { context_id: id, view: "stashes" }), secrets)
     const branches = expectShape(
@@ -396,7 +400,11 @@ describe("output audit: every view against the reference's shape", () => {
 
   it("errors carry a code, a message and snake_case details only, with no path or credential", async () => {
     const { ws, root, secrets } = await fixture({ workspaceCapabilities: ["workspace:commands:v1"] })
-    expectErrorShape(await ws.call("read_workspace", { context_id: randomUUID(), view: "changes" }), "CONTEXT_STALE", secrets)
+    expectErrorShape(
+      await ws.call("read_workspace", { context_id: randomUUID(), view: "changes" }),
+      "CONTEXT_STALE",
+      secrets
+    )
     expectErrorShape(
       await ws.call("read_workspace", { context_id: randomUUID(), view: "branches" }),
       "CAPABILITY_MISSING",
@@ -460,9 +468,7 @@ describe("output audit: every action, staged, confirmed, replayed and read back"
     fs.writeFileSync(path.join(root, "b2.txt"), "second\n")
     git(root, "stash", "push", "-q", "-u")
     const second = git(root, "rev-parse", "refs/stash").trim()
-    expect((await runAction(ws, secrets, { action: "stash_discard", stash_id: second })).ran["state"]).toBe(
-      "succeeded"
-    )
+    expect((await runAction(ws, secrets, { action: "stash_discard", stash_id: second })).ran["state"]).toBe("succeeded")
     expect((await runAction(ws, secrets, { action: "stash_restore", stash_id: park })).ran["state"]).toBe("succeeded")
   }, 240_000)
 
@@ -476,7 +482,9 @@ describe("output audit: every action, staged, confirmed, replayed and read back"
     git(root, "commit", "-q", "--allow-empty", "-m", "ours")
     const { ran } = await runAction(ws, [...secrets, other], { action: "push", remote: "origin", branch: "main" })
     expect(ran).toMatchObject({ state: "failed", outcome: { code: "NON_FAST_FORWARD" } })
-    gh.server().pulls.push(restPull(1, { head: { ref: "feature", sha: "1".repeat(40), repo: { full_name: "octo/widgets" } } }))
+    gh.server().pulls.push(
+      restPull(1, { head: { ref: "feature", sha: "1".repeat(40), repo: { full_name: "octo/widgets" } } })
+    )
     const refused = await runAction(ws, secrets, {
       action: "pr_create",
       title: "dup",
@@ -517,7 +525,8 @@ describe("output audit: the CLI prints the same shapes", () => {
   it("workspaces status, changes, review, receipt, reconcile, confirm and commit decode with exact keys and carry no absolute path", async () => {
     const { ws, root, secrets } = await fixture()
     await ws.write("a.txt", "changed\n")
-    const cli = async (...args: Array<string>) => JSON.parse((await runCli(["workspaces", ...args, "--project", root, "--json"])).stdout) as Envelope
+    const cli = async (...args: Array<string>) =>
+      JSON.parse((await runCli(["workspaces", ...args, "--project", root, "--json"])).stdout) as Envelope
     expectShape(StatusData, await cli("status"), secrets)
     expectShape(ChangesPage, await cli("changes", "--limit", "1", "--offset", "0"), secrets)
     const review = await cli("review")

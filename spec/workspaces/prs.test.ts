@@ -680,9 +680,9 @@ describe("PR reads: scope and trust", () => {
     expect(list.data).toMatchObject({ repository: `${OWNER}/${REPO}`, entries: [{ number: 21 }] })
     expect(server.requests.every((request) => request.url.startsWith(`/api/v3/repos/${OWNER}/${REPO}/`))).toBe(true)
     for (const field of [{ repository: "someone/else" }, { owner: "someone" }])
-      expect(
-        (await ws.call("read_workspace", { context_id: id, view: "pull_requests", ...field })).error?.code
-      ).toBe("INVALID_INPUT")
+      expect((await ws.call("read_workspace", { context_id: id, view: "pull_requests", ...field })).error?.code).toBe(
+        "INVALID_INPUT"
+      )
     const noNumber = await ws.call("read_workspace", { context_id: id, view: "pull_request_diff" })
     expect(noNumber.error?.code).toBe("INVALID_INPUT")
     expect(noNumber.error?.details?.["field"]).toBe("pull_request_number")

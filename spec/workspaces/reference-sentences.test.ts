@@ -25,10 +25,12 @@ const NOT_A_REQUIREMENT: Record<string, string> = {
   "This reference covers native Workspaces integration": "the page's scope",
   "For ordinary project tasks, start with Workspaces": "a pointer to another page",
   "Base read_workspace arguments are": "introduces the example that the limit/offset sentences state",
-  "Observe using": "introduces the example get_workspace_operation takes ({request_id}), checked by the Pass this to get_workspace_operation test",
+  "Observe using":
+    "introduces the example get_workspace_operation takes ({request_id}), checked by the Pass this to get_workspace_operation test",
   "See native C++ Workspaces commands for installed executable usage": "a pointer to the native CLI's own page",
   "The native CLI is not documented as an MCP server": "a statement about the native CLI's documentation",
-  "trace-cli above means the verified installed executable": "names the example executable (here bin/agentic-workspace.js, which the specs run by its full path)"
+  "trace-cli above means the verified installed executable":
+    "names the example executable (here bin/agentic-workspace.js, which the specs run by its full path)"
 }
 
 /**
@@ -77,12 +79,7 @@ const sentences = (): Array<string> => {
 }
 
 const normalize = (text: string) =>
-  text
-    .replace(/\\(.)/g, "$1")
-    .replace(/\s+/g, " ")
-    .replace(/[.:]$/, "")
-    .trim()
-    .toLowerCase()
+  text.replace(/\\(.)/g, "$1").replace(/\s+/g, " ").replace(/[.:]$/, "").trim().toLowerCase()
 
 /** The names of the tests of the Workspaces specs and properties, read from their sources. */
 const testNames = (): Array<{ file: string; name: string }> => {
@@ -159,8 +156,8 @@ describe("reference sentences", () => {
     expect(text.split("\n")[0]).toBe(
       "# Trace Workspaces integration reference (seed document 003_38ac01551f8f6de5.txt, as given)"
     )
-    expect(text.trimEnd().endsWith("they are not permission for shell Git, manual journal deletion or automatic replay.")).toBe(
-      true
-    )
+    expect(
+      text.trimEnd().endsWith("they are not permission for shell Git, manual journal deletion or automatic replay.")
+    ).toBe(true)
   })
 })

@@ -221,9 +221,7 @@ describe("Status and read context", () => {
     expect((await ws.call("read_workspace", { context_id: first, view: "changes" })).error?.code).toBe("CONTEXT_STALE")
     const second = await status(ws)
     git(dir, "switch", "-q", "-c", "elsewhere")
-    expect((await ws.call("read_workspace", { context_id: second, view: "changes" })).error?.code).toBe(
-      "CONTEXT_STALE"
-    )
+    expect((await ws.call("read_workspace", { context_id: second, view: "changes" })).error?.code).toBe("CONTEXT_STALE")
     const third = await status(ws)
     expect(third).not.toBe(second)
     await ws.write("a.txt", "saved\n")
@@ -416,7 +414,12 @@ describe("Action review and original requests", () => {
     expect(result.error?.code).toBe("INVALID_INPUT")
     const head = git(dir, "rev-parse", "HEAD")
     // An earlier approval: a branch creation the user confirmed.
-    const created = await confirmAndRun(ws, { action: "branch_create", context_id: id, request_id: randomUUID(), name: "x" })
+    const created = await confirmAndRun(ws, {
+      action: "branch_create",
+      context_id: id,
+      request_id: randomUUID(),
+      name: "x"
+    })
     expect(data(created)["state"]).toBe("succeeded")
     const args = { action: "commit", context_id: await status(ws), request_id: randomUUID(), message: "m" }
     expect(data(await ws.call("workspace_action", args))["status"]).toBe("needs_confirmation")
@@ -700,9 +703,9 @@ describe("reference sentences (capabilities, reads, actions)", () => {
     // Bounded and permitted: the schema offers the base views only (no remote) and limits are at most 64.
     const read = ws.runtime.registry.list().find((tool) => tool.name === "read_workspace")!
     expect((read.inputSchema.properties["view"] as { enum: Array<string> }).enum).toEqual(["changes", "stashes"])
-    expect((await ws.call("read_workspace", { context_id: d["context_id"], view: "changes", limit: 65 })).error?.code).toBe(
-      "INVALID_INPUT"
-    )
+    expect(
+      (await ws.call("read_workspace", { context_id: d["context_id"], view: "changes", limit: 65 })).error?.code
+    ).toBe("INVALID_INPUT")
     // Admission: the action is staged through the gate, and the operation reads its receipt.
     const args = { action: "commit", context_id: d["context_id"], request_id: randomUUID(), message: "m" }
     expect(data(await ws.call("workspace_action", args))).toMatchObject({
@@ -869,10 +872,18 @@ describe("reference sentences (capabilities, reads, actions)", () => {
     const ran = await confirmAndRun(ws, args)
     expect(data(ran)["phases"]).toMatchObject({ local_applied: true, reloaded: false })
     for (let i = 0; i < 2; i++)
-      expect(data(await ws.call("get_workspace_operation", { request_id: args.request_id }))["phases"]["reloaded"]).toBe(
-        false
-      )
-    const cli = await runCli(["workspaces", "reconcile", "--project", ws.dir, "--request-id", args.request_id, "--json"])
+      expect(
+        data(await ws.call("get_workspace_operation", { request_id: args.request_id }))["phases"]["reloaded"]
+      ).toBe(false)
+    const cli = await runCli([
+      "workspaces",
+      "reconcile",
+      "--project",
+      ws.dir,
+      "--request-id",
+      args.request_id,
+      "--json"
+    ])
     expect(JSON.parse(cli.stdout).data.phases.reloaded).toBe(false)
   }, 120_000)
 })
