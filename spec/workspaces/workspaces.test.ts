@@ -530,6 +530,7 @@ describe("Action review and original requests", () => {
     git(other, "-c", "user.name=O", "-c", "user.email=o@example.com", "commit", "-q", "--allow-empty", "-m", "theirs")
     git(other, "push", "-q", "origin", "main")
     git(dir, "commit", "-q", "--allow-empty", "-m", "ours")
+    git(dir, "branch", "--set-upstream-to=origin/main")
     const id = await status(ws)
     const ran = await confirmAndRun(ws, {
       action: "push",
@@ -755,7 +756,10 @@ describe("reference sentences (capabilities, reads, actions)", () => {
     const staged = await ws.call("workspace_action", args)
     expect(data(staged)).toMatchObject({ status: "needs_confirmation", mode: "plan" })
     await ws.run(preprocess(`/accept ${data(staged)["approval"]["id"]}`))
-    const withdrawn = await ws.reopen({ permissionMode: 2, workspaceCapabilities: ["workspace:commands:v1"] })
+    const withdrawn = await ws.reopen({
+      permissionMode: 2,
+      workspaceCapabilities: ["workspace:commands:v1", "workspace:action:branch_create"]
+    })
     open.push(withdrawn)
     const refused = await withdrawn.call("workspace_action", args)
     expect(refused.error?.code).toBe("CAPABILITY_MISSING")
