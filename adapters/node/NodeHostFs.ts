@@ -189,6 +189,20 @@ const readSmall = async (
   }
 }
 
+/**
+ * A regular file of at most SYNC_READ_BYTES read whole synchronously (as readSmall); undefined for anything
+ * else (a larger file, a FIFO or device: opened non-blocking, so nothing waits), which the caller reads as before.
+ */
+const readSmallWhole = (abs: string): Buffer | undefined => {
+  const fd = fs.openSync(abs, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0))
+  try {
+    const stats = fs.fstatSync(fd)
+    return stats.isFile() && stats.size <= SYNC_READ_BYTES ? fs.readFileSync(fd) : undefined
+  } finally {
+    fs.closeSync(fd)
+  }
+}
+
 /** One positioned read (looping until `length` bytes or the end of the file). */
 const readRange = async (abs: string, position: number, length: number) => {
   const handle = await fsp.open(abs, "r")
@@ -212,9 +226,10 @@ export const nodeHostFs: HostFsShape = {
   tail: (abs, maxBytes) => Effect.tryPromise({ try: () => tail(abs, maxBytes), catch: toHostError(abs) }),
   sha256File: (abs) => Effect.tryPromise({ try: () => sha256File(abs), catch: toHostError(abs) }),
   readFile: (abs) =>
-    attempt(abs, () =>
-      fsp.readFile(abs).then((buffer) => new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength))
-    ),
+    attempt(abs, async () => {
+      const buffer = readSmallWhole(abs) ?? (await fsp.readFile(abs))
+      return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength)
+    }),
   writeFileAtomic: (abs, bytes, options) =>
     attempt(abs, async () => {
       const durable = options?.durable !== false
