@@ -45,16 +45,22 @@ const info = (stats: fs.Stats): FileInfo => ({
   mtimeMs: stats.mtimeMs
 })
 
-const statWith = (fn: (p: string) => Promise<fs.Stats>) => (abs: string) =>
-  Effect.tryPromise({
-    try: () =>
-      fn(abs).then(
-        (stats): FileInfo | undefined => info(stats),
-        (error: { code?: string }) => {
-          if (error.code === "ENOENT" || error.code === "ENOTDIR") return undefined
-          throw error
-        }
-      ),
+/**
+ * stat and lstat run synchronously: a metadata call takes microseconds, while a trip through the libuv
+ * thread pool costs far more on a busy machine; a missing path is an answer here, not an exception.
+ */
+const statWith = (fn: typeof fs.statSync) => (abs: string) =>
+  Effect.try({
+    try: (): FileInfo | undefined => {
+      try {
+        const stats = fn(abs, { throwIfNoEntry: false })
+        return stats === undefined ? undefined : info(stats)
+      } catch (error) {
+        // A file where a folder was expected: nothing is there.
+        if ((error as { code?: string }).code === "ENOTDIR") return undefined
+        throw error
+      }
+    },
     catch: toHostError(abs)
   })
 
@@ -131,35 +137,69 @@ const scanFile = async (abs: string, visit: (chunk: Uint8Array) => void) => {
   }
 }
 
-/** One open (non-blocking, so a FIFO is described, not waited on), one fstat, and for a small regular file one read. */
+/** Files up to this size are read by readSmall synchronously (a page-cache read of it takes microseconds). */
+const SYNC_READ_BYTES = 1024 * 1024
+
+/**
+ * One open (non-blocking, so a FIFO is described, not waited on), one fstat, and for a small regular file one
+ * read, hashed as it is read. Synchronous for files up to SYNC_READ_BYTES (each step is a syscall of
+ * microseconds, a thread-pool trip costs far more on a busy machine); a larger file is read asynchronously.
+ */
 const readSmall = async (
   abs: string,
   maxBytes: number
-): Promise<{ info: FileInfo; bytes?: Uint8Array } | undefined> => {
-  let handle: fsp.FileHandle
+): Promise<{ info: FileInfo; bytes?: Uint8Array; sha256?: string } | undefined> => {
+  let fd: number
   try {
-    handle = await fsp.open(abs, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0))
+    fd = fs.openSync(abs, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0))
   } catch (error) {
     const code = (error as { code?: string }).code
     if (code === "ENOENT" || code === "ENOTDIR") return undefined
     // A directory some platforms will not open for reading: described by stat.
-    if (code === "EISDIR") return { info: info(await fsp.stat(abs)) }
+    if (code === "EISDIR") return { info: info(fs.statSync(abs)) }
     throw error
   }
   try {
-    const stats = await handle.stat()
+    const stats = fs.fstatSync(fd)
     const described = info(stats)
     if (!stats.isFile() || stats.size > maxBytes) return { info: described }
     const bytes = new Uint8Array(stats.size)
     let read = 0
-    while (read < bytes.length) {
-      const { bytesRead } = await handle.read(bytes, read, bytes.length - read, read)
-      if (bytesRead === 0) break
-      read += bytesRead
+    if (stats.size <= SYNC_READ_BYTES) {
+      while (read < bytes.length) {
+        const bytesRead = fs.readSync(fd, bytes, read, bytes.length - read, read)
+        if (bytesRead === 0) break
+        read += bytesRead
+      }
+    } else {
+      while (read < bytes.length) {
+        const bytesRead = await new Promise<number>((resolve, reject) =>
+          fs.read(fd, bytes, read, bytes.length - read, read, (error, count) =>
+            error === null ? resolve(count) : reject(error)
+          )
+        )
+        if (bytesRead === 0) break
+        read += bytesRead
+      }
     }
-    return { info: described, bytes: bytes.subarray(0, read) }
+    const content = bytes.subarray(0, read)
+    return { info: described, bytes: content, sha256: createHash("sha256").update(content).digest("hex") }
   } finally {
-    await handle.close()
+    fs.closeSync(fd)
+  }
+}
+
+/**
+ * A regular file of at most SYNC_READ_BYTES read whole synchronously (as readSmall); undefined for anything
+ * else (a larger file, a FIFO or device: opened non-blocking, so nothing waits), which the caller reads as before.
+ */
+const readSmallWhole = (abs: string): Buffer | undefined => {
+  const fd = fs.openSync(abs, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0))
+  try {
+    const stats = fs.fstatSync(fd)
+    return stats.isFile() && stats.size <= SYNC_READ_BYTES ? fs.readFileSync(fd) : undefined
+  } finally {
+    fs.closeSync(fd)
   }
 }
 
@@ -186,9 +226,10 @@ export const nodeHostFs: HostFsShape = {
   tail: (abs, maxBytes) => Effect.tryPromise({ try: () => tail(abs, maxBytes), catch: toHostError(abs) }),
   sha256File: (abs) => Effect.tryPromise({ try: () => sha256File(abs), catch: toHostError(abs) }),
   readFile: (abs) =>
-    attempt(abs, () =>
-      fsp.readFile(abs).then((buffer) => new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength))
-    ),
+    attempt(abs, async () => {
+      const buffer = readSmallWhole(abs) ?? (await fsp.readFile(abs))
+      return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength)
+    }),
   writeFileAtomic: (abs, bytes, options) =>
     attempt(abs, async () => {
       const durable = options?.durable !== false
@@ -202,8 +243,8 @@ export const nodeHostFs: HostFsShape = {
   readRange: (abs, position, length) => attempt(abs, () => readRange(abs, position, length)),
   readSmall: (abs, maxBytes) => attempt(abs, () => readSmall(abs, maxBytes)),
   appendFile: (abs, bytes) => attempt(abs, () => fsp.appendFile(abs, bytes)),
-  stat: statWith(fsp.stat),
-  lstat: statWith(fsp.lstat),
+  stat: statWith(fs.statSync),
+  lstat: statWith(fs.lstatSync),
   readDir: (abs) =>
     attempt(abs, () =>
       fsp
@@ -222,7 +263,8 @@ export const nodeHostFs: HostFsShape = {
     }),
   rename: (from, to) => attempt(from, () => fsp.rename(from, to)),
   chmod: (abs, mode) => attempt(abs, () => fsp.chmod(abs, mode)),
-  realpath: (abs) => attempt(abs, () => fsp.realpath(abs)),
+  // The native realpath(3), as fsp.realpath, synchronously (one syscall; see statWith).
+  realpath: (abs) => Effect.try({ try: () => fs.realpathSync.native(abs), catch: toHostError(abs) }),
   confined: nodeConfinedFs,
   withLock: (abs, effect) =>
     Effect.acquireUseRelease(

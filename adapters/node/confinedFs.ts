@@ -87,27 +87,46 @@ const withDirectory = async <A>(
  * the libuv thread pool, which on a busy machine costs far more than the call (the commit's staging and
  * renames are mostly such walks). `use` gets the directory's fd and may be asynchronous (an fsync).
  */
-const withDirectoryFd = async <A>(root: string, dirRel: string, use: (dir: number) => A | Promise<A>): Promise<A> => {
+const withDirectoryFd = async <A>(
+  root: string,
+  dirRel: string,
+  use: (dir: number) => A | Promise<A>,
+  create = false
+): Promise<A> => {
   let current = fs.openSync(root, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY)
   try {
     const done: Array<string> = []
     for (const segment of segmentsOf(dirRel)) {
       if (segment === "..") throw new Escaped(`"${dirRel}" climbs out of its root`)
       done.push(segment)
+      const openChildFd = () => {
+        try {
+          return fs.openSync(atFd(current, segment), DIRECTORY_FLAGS)
+        } catch (error) {
+          const code = (error as { code?: string }).code
+          if (
+            (code === "ENOTDIR" || code === "ELOOP") &&
+            fs.lstatSync(atFd(current, segment), { throwIfNoEntry: false })?.isSymbolicLink() === true
+          ) {
+            throw new Escaped(
+              `"${done.join("/")}" became a symlink while it was being written; nothing was written through it`
+            )
+          }
+          throw error
+        }
+      }
       let next: number
       try {
-        next = fs.openSync(atFd(current, segment), DIRECTORY_FLAGS)
+        next = openChildFd()
       } catch (error) {
-        const code = (error as { code?: string }).code
-        if (
-          (code === "ENOTDIR" || code === "ELOOP") &&
-          fs.lstatSync(atFd(current, segment), { throwIfNoEntry: false })?.isSymbolicLink() === true
-        ) {
-          throw new Escaped(
-            `"${done.join("/")}" became a symlink while it was being written; nothing was written through it`
-          )
+        // With `create`, a missing level is made on the way (as withDirectory does).
+        if (!create || (error as { code?: string }).code !== "ENOENT") throw error
+        try {
+          fs.mkdirSync(atFd(current, segment))
+        } catch (made) {
+          if ((made as { code?: string }).code !== "EEXIST") throw made
         }
-        throw error
+        next = openChildFd()
       }
       fs.closeSync(current)
       current = next
@@ -134,16 +153,21 @@ const split = (rel: string) => {
 
 const syncDir = (dir: fsp.FileHandle) => dir.sync().catch(() => undefined)
 
+/**
+ * Atomic replace of `rel` through its directory's handle: temp created exclusively without following a link,
+ * written, fsynced (when durable), renamed over the name, directory fsynced (when durable). The walk, the
+ * write and the rename are synchronous calls on fds (see withDirectoryFd); only the fsyncs go to the thread pool.
+ */
 const writeAtomic = (root: string, rel: string, bytes: Uint8Array, mode: number | undefined, durable = true) => {
   const { dir, name } = split(rel)
-  return withDirectory(root, dir, async (handle) => {
+  return withDirectoryFd(root, dir, async (handle) => {
     // An existing file keeps its mode (as write-file-atomic did); a symlink there was swapped in and is replaced, not followed.
-    const existing = await fsp.lstat(at(handle, name)).catch(() => undefined)
+    const existing = fs.lstatSync(atFd(handle, name), { throwIfNoEntry: false })
     const keepMode = mode ?? (existing?.isFile() === true ? existing.mode & 0o7777 : undefined)
     const temp = `.${name}.aw-${randomBytes(6).toString("hex")}.tmp`
     // O_EXCL | O_CREAT | O_NOFOLLOW: the temp name is fresh and never a link.
-    const file = await fsp.open(
-      at(handle, temp),
+    const file = fs.openSync(
+      atFd(handle, temp),
       fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW,
       keepMode ?? 0o666
     )
@@ -151,20 +175,21 @@ const writeAtomic = (root: string, rel: string, bytes: Uint8Array, mode: number 
     try {
       try {
         let written = 0
-        while (written < bytes.byteLength) {
-          const { bytesWritten } = await file.write(bytes, written, bytes.byteLength - written)
-          written += bytesWritten
-        }
-        if (keepMode !== undefined) await file.chmod(keepMode)
-        if (durable) await file.sync()
+        while (written < bytes.byteLength) written += fs.writeSync(file, bytes, written, bytes.byteLength - written)
+        if (keepMode !== undefined) fs.fchmodSync(file, keepMode)
+        if (durable) await fsyncFd(file)
       } finally {
-        await file.close()
+        fs.closeSync(file)
       }
-      await fsp.rename(at(handle, temp), at(handle, name))
+      fs.renameSync(atFd(handle, temp), atFd(handle, name))
       renamed = true
-      if (durable) await syncDir(handle)
+      if (durable) await fsyncFd(handle).catch(() => undefined)
     } finally {
-      if (!renamed) await fsp.unlink(at(handle, temp)).catch(() => undefined)
+      if (!renamed) {
+        try {
+          fs.unlinkSync(atFd(handle, temp))
+        } catch {}
+      }
     }
   })
 }
@@ -239,7 +264,7 @@ const append = (root: string, rel: string, bytes: Uint8Array) => {
 }
 
 const mkdir = (root: string, rel: string, recursive: boolean) => {
-  if (recursive) return withDirectory(root, rel, async () => undefined, true)
+  if (recursive) return withDirectoryFd(root, rel, () => undefined, true)
   const { dir, name } = split(rel)
   return withDirectory(root, dir, async (handle) => {
     await fsp.mkdir(at(handle, name))

@@ -165,13 +165,17 @@ export interface HostFsShape {
   /**
    * Opens the path once (following symlinks, never blocking on a FIFO): its fstat, and its bytes when it is a
    * regular file of at most `maxBytes`; undefined when nothing is there. The read hot path (one open, one
-   * fstat, one read). Optional: a host without it is asked stat then readFile.
+   * fstat, one read). `sha256`, when the host gives it, is the SHA-256 (hex) of `bytes`, computed as they were
+   * read. Optional: a host without it is asked stat then readFile.
    */
   readonly readSmall?:
     | ((
         abs: string,
         maxBytes: number
-      ) => Effect.Effect<{ readonly info: FileInfo; readonly bytes?: Uint8Array } | undefined, HostError>)
+      ) => Effect.Effect<
+        { readonly info: FileInfo; readonly bytes?: Uint8Array; readonly sha256?: string } | undefined,
+        HostError
+      >)
     | undefined
   /** Reads at most `length` bytes at byte `position` (fewer at the end of the file). Optional, as scanFile. */
   readonly readRange?:

@@ -17,7 +17,13 @@ import { stageName, Workspace } from "../../services/Workspace.ts"
 import { StateStore } from "../../store/StateStore.ts"
 import type { PlannedFile, PlannedTransaction } from "./planner.ts"
 import { type Kept, restoreJournal } from "./restore.ts"
-import { allTransactions, type CommitLock, type TransactionRecord, TransactionRecordSchema, txPaths } from "./record.ts"
+import {
+  committingTransactions,
+  type CommitLock,
+  type TransactionRecord,
+  TransactionRecordSchema,
+  txPaths
+} from "./record.ts"
 
 /** One point of a commit where a fault can be injected: "journal", "apply" (per step), "commit-mark", "finalize". */
 export interface CommitPoint {
@@ -423,8 +429,7 @@ const finalizeCommitted = (id: string, committedAt: string, planned?: PlannedTra
  * transaction is planned again); a journal marked "committed" is finalised (exactly the after-state).
  */
 export const recoverTransactions = Effect.gen(function* () {
-  const records = yield* allTransactions
-  for (const record of records.filter((candidate) => candidate.status === "committing")) {
+  for (const record of yield* committingTransactions) {
     yield* withCommitLock("recovery", (lock) => recoverOne(record.id, lock))
   }
 })
@@ -491,9 +496,8 @@ export interface Unsettled {
  * running. Nothing in them is acted on.
  */
 export const unsettledTransactions = Effect.gen(function* () {
-  const records = yield* allTransactions
   const out: Array<Unsettled> = []
-  for (const record of records.filter((candidate) => candidate.status === "committing")) {
+  for (const record of yield* committingTransactions) {
     const read = yield* readJournalOf(record.id)
     if (read !== undefined && !read.trusted) {
       out.push({

@@ -12,6 +12,80 @@ const displayText = (bytes: Uint8Array): string | undefined => {
 const octal = (mode: number | undefined) =>
   mode === undefined ? "default" : `100${(mode & 0o777).toString(8).padStart(3, "0")}`
 
+/** Lines of context around each change. */
+const CONTEXT = 3
+
+/** The lines of a text, each with its "\n" (as the diff package's line tokens: the last may have none). */
+const linesOf = (text: string): Array<string> => {
+  const lines: Array<string> = []
+  let start = 0
+  for (let at = text.indexOf("\n"); at >= 0; at = text.indexOf("\n", start)) {
+    lines.push(text.slice(start, at + 1))
+    start = at + 1
+  }
+  if (start < text.length) lines.push(text.slice(start))
+  return lines
+}
+
+/**
+ * The part of two texts a diff with `context` lines of context can show: the lines both share at the start
+ * are dropped but the last `context` of them, those they share at the end but the first 2 * `context`;
+ * `skipped` lines were dropped at the start (the hunks' line numbers shift by it), `dropped` at the end.
+ */
+export const changedWindow = (
+  before: string,
+  after: string,
+  context: number
+): { readonly before: string; readonly after: string; readonly skipped: number; readonly dropped: number } => {
+  if (before === after) return { before, after, skipped: 0, dropped: 0 }
+  const a = linesOf(before)
+  const b = linesOf(after)
+  const shortest = Math.min(a.length, b.length)
+  let prefix = 0
+  while (prefix < shortest && a[prefix] === b[prefix]) prefix++
+  let suffix = 0
+  while (suffix < shortest - prefix && a[a.length - 1 - suffix] === b[b.length - 1 - suffix]) suffix++
+  const skipped = Math.max(0, prefix - context)
+  // At the end, twice the context is kept: see windowedPatch for why and for the check that backs it.
+  const dropped = Math.max(0, suffix - 2 * context)
+  if (skipped === 0 && dropped === 0) return { before, after, skipped: 0, dropped: 0 }
+  return {
+    before: a.slice(skipped, a.length - dropped).join(""),
+    after: b.slice(skipped, b.length - dropped).join(""),
+    skipped,
+    dropped
+  }
+}
+
+/**
+ * The patch of two texts, exactly as the diff package makes it of the whole texts, with only the changed
+ * middle diffed (one replace in a 5,000-line file diffs a dozen lines, not 10,000). The shared lines at the
+ * start are exact to drop: the package's search slides through a common start before its first edit. At the
+ * end it may align an edit anywhere along a run of equal lines, so more is kept there than the context, and
+ * a last hunk whose trailing context the window cut short (an edit slid toward the dropped end) is diffed
+ * again whole. spec/edit/diff-window.test.ts compares both on random texts full of repeated lines.
+ */
+const windowedPatch = (oldName: string, newName: string, before: string, after: string) => {
+  const window = changedWindow(before, after, CONTEXT)
+  const patch = structuredPatch(oldName, newName, window.before, window.after, undefined, undefined, {
+    context: CONTEXT
+  })
+  const last = patch.hunks[patch.hunks.length - 1]
+  if (window.dropped > 0 && last !== undefined) {
+    let trailing = 0
+    for (let index = last.lines.length - 1; index >= 0; index--) {
+      const line = last.lines[index]!
+      if (line.startsWith(" ")) trailing++
+      else if (!line.startsWith("\\")) break
+    }
+    if (trailing < CONTEXT) {
+      const whole = structuredPatch(oldName, newName, before, after, undefined, undefined, { context: CONTEXT })
+      return { patch: whole, skipped: 0 }
+    }
+  }
+  return { patch, skipped: window.skipped }
+}
+
 /** The git-style unified diff of one file's net change (CRLF is shown as LF; the bytes keep it). */
 export const fileDiff = (file: PlannedFile): string => {
   const beforeBytes = file.before.type === "file" ? file.before.bytes : new Uint8Array()
@@ -31,20 +105,17 @@ export const fileDiff = (file: PlannedFile): string => {
     )
     return `${head.join("\n")}\n`
   }
-  const patch = structuredPatch(
+  const { patch, skipped } = windowedPatch(
     file.change === "create" ? "/dev/null" : `a/${file.path}`,
     file.change === "delete" ? "/dev/null" : `b/${file.path}`,
     beforeText,
-    afterText,
-    undefined,
-    undefined,
-    { context: 3 }
+    afterText
   )
   head.push(`--- ${patch.oldFileName}`, `+++ ${patch.newFileName}`)
   for (const hunk of patch.hunks) {
     // As `diff -u` writes it: an empty side starts at the line before (0 for an empty file).
-    const oldStart = hunk.oldLines === 0 ? hunk.oldStart - 1 : hunk.oldStart
-    const newStart = hunk.newLines === 0 ? hunk.newStart - 1 : hunk.newStart
+    const oldStart = (hunk.oldLines === 0 ? hunk.oldStart - 1 : hunk.oldStart) + skipped
+    const newStart = (hunk.newLines === 0 ? hunk.newStart - 1 : hunk.newStart) + skipped
     head.push(`@@ -${oldStart},${hunk.oldLines} +${newStart},${hunk.newLines} @@`, ...hunk.lines)
   }
   return `${head.join("\n")}\n`

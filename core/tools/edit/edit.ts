@@ -95,11 +95,11 @@ const previewOf = (record: TransactionRecord, committed: boolean, diff: string, 
 const storedDiff = (record: TransactionRecord) =>
   Effect.flatMap(StateStore, (store) => Effect.map(store.readText(txPaths(record.id).diff), (diff) => diff ?? ""))
 
-/** The preview fields, reading the stored diff. */
-const previewFields = (record: TransactionRecord, committed: boolean) =>
+/** The preview fields, reading the stored diff (unless the caller holds the diff it just stored). */
+const previewFields = (record: TransactionRecord, committed: boolean, diff?: string) =>
   Effect.gen(function* () {
     const settings = yield* CurrentSettings
-    return previewOf(record, committed, yield* storedDiff(record), settings.maxToolResultChars)
+    return previewOf(record, committed, diff ?? (yield* storedDiff(record)), settings.maxToolResultChars)
   })
 
 const OMIT = ["diffPreview", "transaction.changes", "transaction.operations"]
@@ -132,8 +132,8 @@ export const planCapturedTransaction = (
   expectedBefore?: ReadonlyMap<string, string>
 ) =>
   Effect.gen(function* () {
-    const { record } = yield* prepare({ operations }, expectedBefore)
-    return { record, preview: yield* previewFields(record, false) }
+    const { record, diff } = yield* prepare({ operations }, expectedBefore)
+    return { record, preview: yield* previewFields(record, false, diff) }
   })
 
 /** Plans and stores a new transaction for preview (or returns the one an idempotency key names). */
@@ -153,7 +153,7 @@ const prepare = (
     const key = input.idempotency_key
     const body = Effect.gen(function* () {
       const existing = yield* byKey(key, operationsHash)
-      if (existing !== undefined) return { record: existing, reused: true }
+      if (existing !== undefined) return { record: existing, reused: true, diff: undefined }
       const before = yield* loadBeforeState(operations)
       const plannedNow = yield* Either.match(planTransaction(operations, before), {
         onLeft: Effect.fail,
@@ -169,8 +169,8 @@ const prepare = (
               )
             }
       const approvalHash = yield* approvalHashOf(commitPlanOf(operations, planned.touched))
-      const record = yield* storeTransaction(operations, operationsHash, approvalHash, planned, key)
-      return { record, reused: false }
+      const { record, diff } = yield* storeTransaction(operations, operationsHash, approvalHash, planned, key)
+      return { record, reused: false, diff }
     })
     return yield* key === undefined ? body : store.locked(`${TRANSACTIONS_DIR}/keys`, body)
   })
@@ -243,12 +243,12 @@ const storeTransaction = (
       artifacts
     }
     yield* store.writeJson(paths.record, record, notDurable)
-    return record
+    return { record, diff }
   })
 
-const previewResult = (record: TransactionRecord, reused: boolean) =>
+const previewResult = (record: TransactionRecord, reused: boolean, diff: string | undefined) =>
   Effect.gen(function* () {
-    const fields = yield* previewFields(record, record.status === "committed")
+    const fields = yield* previewFields(record, record.status === "committed", diff)
     const destructive =
       record.destructive.length > 0
         ? ` Destructive: ${record.destructive.map((r) => `${r.operation} ${r.path ?? ""}`.trim()).join("; ")}.`
@@ -427,24 +427,22 @@ const storePlanned = (planned: Planned<CommitPlan, CommitWork>) =>
     const body = Effect.gen(function* () {
       // Another call may have stored the same key meanwhile: that transaction is the one to commit.
       const raced = yield* byKey(pending.key, pending.operationsHash)
-      return (
-        raced ??
-        (yield* storeTransaction(
-          pending.operations,
-          pending.operationsHash,
-          yield* approvalHashOf(planned.plan),
-          planned.work.planned,
-          pending.key
-        ))
+      if (raced !== undefined) return { record: raced, diff: undefined }
+      return yield* storeTransaction(
+        pending.operations,
+        pending.operationsHash,
+        yield* approvalHashOf(planned.plan),
+        planned.work.planned,
+        pending.key
       )
     })
-    const record = yield* pending.key === undefined ? body : store.locked(`${TRANSACTIONS_DIR}/keys`, body)
+    const { record, diff } = yield* pending.key === undefined ? body : store.locked(`${TRANSACTIONS_DIR}/keys`, body)
     return {
       ...planned,
       work: { record, planned: planned.work.planned },
       title: `Commit ${record.id}`,
       resume: commitResume(record.id),
-      preview: { data: yield* previewFields(record, false), artifacts: record.artifacts }
+      preview: { data: yield* previewFields(record, false, diff), artifacts: record.artifacts }
     } satisfies Planned<CommitPlan, CommitWork>
   })
 
@@ -695,7 +693,7 @@ export const editTool = defineTool({
   handlers: {
     preview: {
       gate: "none",
-      run: (input) => Effect.flatMap(prepare(input), ({ record, reused }) => previewResult(record, reused))
+      run: (input) => Effect.flatMap(prepare(input), ({ record, reused, diff }) => previewResult(record, reused, diff))
     },
     apply: applyAction,
     commit: commitAction,

@@ -155,6 +155,27 @@ export const allTransactions = Effect.gen(function* () {
     .sort((a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt) || (a.id < b.id ? 1 : -1))
 })
 
+/**
+ * The stored transactions whose status is "committing", newest first: what start-up recovery settles and
+ * capabilities reports. Exactly `allTransactions` filtered on that status, without decoding every record
+ * (capabilities runs it on each call, and a workspace keeps every transaction it ever planned): a record's
+ * text is decoded only when it can hold that status, as the JSON string "committing" or through a \u escape.
+ */
+export const committingTransactions = Effect.gen(function* () {
+  const store = yield* StateStore
+  const entries = yield* store.list(TRANSACTIONS_DIR)
+  const records: Array<TransactionRecord> = []
+  for (const entry of entries) {
+    if (entry.type !== "directory" || !entry.name.startsWith("tx_")) continue
+    const rel = txPaths(entry.name).record
+    const text = yield* Effect.orElseSucceed(store.readText(rel), () => undefined)
+    if (text === undefined || (!text.includes('"committing"') && !text.includes("\\u"))) continue
+    const record = yield* Effect.orElseSucceed(store.readJson(rel, TransactionRecordSchema), () => undefined)
+    if (record?.status === "committing") records.push(record)
+  }
+  return records.sort((a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt) || (a.id < b.id ? 1 : -1))
+})
+
 /** The changes-listing entry of a transaction (also what `workspace_edit list` shows). */
 export const listEntry = (record: TransactionRecord) => {
   const created = record.directories.filter((dir) => !dir.existedBefore).map((dir) => dir.path)

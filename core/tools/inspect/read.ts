@@ -19,7 +19,13 @@ import { checkSnapshot, fail, plural, snapshotOf } from "./common.ts"
  * read whole; above STREAM_THRESHOLD_BYTES the host streams the scan and the hash and reads the page
  * at its byte range.
  */
-const fileView = (rel: string, size: number, offset: number, limit: number, read?: Uint8Array) =>
+const fileView = (
+  rel: string,
+  size: number,
+  offset: number,
+  limit: number,
+  read?: { readonly bytes: Uint8Array; readonly sha256?: string | undefined }
+) =>
   Effect.gen(function* () {
     const ws = yield* Workspace
     const host = yield* HostFs
@@ -41,8 +47,9 @@ const fileView = (rel: string, size: number, offset: number, limit: number, read
           : yield* fromHost(readLargePage(host, abs, scan))
       return { ...scan, sha256, pageLines: page.lines, pageEndings: page.endings }
     }
-    const bytes = read ?? (yield* ws.read(rel))
-    const sha256 = yield* sha256Bytes(bytes)
+    const bytes = read?.bytes ?? (yield* ws.read(rel))
+    // The host's hash of the bytes it just read, when it gave one.
+    const sha256 = read?.sha256 ?? (yield* sha256Bytes(bytes))
     const described = describeBytes(bytes)
     if (described.binary) {
       return {
@@ -113,7 +120,13 @@ export const readFile = (input: {
     const offset = input.offset ?? 0
     const limit = input.limit ?? READ_DEFAULT_LIMIT
     // Only the asked page is held: a huge file is scanned and hashed by streaming (large.ts).
-    const described = yield* fileView(rel, info.size, offset, limit, opened?.bytes)
+    const described = yield* fileView(
+      rel,
+      info.size,
+      offset,
+      limit,
+      opened?.bytes === undefined ? undefined : { bytes: opened.bytes, sha256: opened.sha256 }
+    )
     const sha256 = described.sha256
     const snapshot = yield* snapshotOf({ action: "read", path: rel, sha256 })
     yield* checkSnapshot("read", input.snapshot, snapshot, `"${rel}"`)
@@ -230,7 +243,10 @@ export const readFile = (input: {
       .slice(0, shown)
       .map((line, index) => `${line}${described.pageEndings[index]}`)
       .join("")
-    const pageSha256 = yield* sha256Text(raw)
+    // A page of every line of a file without a BOM whose bytes decode losslessly is the file itself: its hash is the file's.
+    const whole =
+      opened?.bytes !== undefined && offset === 0 && shown === total && !described.bom && !described.invalidUtf8
+    const pageSha256 = whole ? sha256 : yield* sha256Text(raw)
     if (shown >= want && !clipped) return build(text, shown, false, pageSha256, undefined)
     const artifact = yield* writeArtifact("inspect.read", stem, "txt", pageText(want), description)
     return build(text, shown, clipped, pageSha256, artifact)

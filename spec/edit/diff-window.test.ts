@@ -1,0 +1,83 @@
+/**
+ * The transaction diff diffs only the changed middle of a file (issue 19 item 4, the preview hot path):
+ * the result must be the very diff the `diff` package makes of the whole texts. Random texts made of few
+ * distinct lines (so equal lines repeat and an edit can align in many places), random edits, with and
+ * without a final newline, are diffed both ways and compared line for line.
+ */
+import { structuredPatch } from "diff"
+import fc from "fast-check"
+import { describe, expect, it } from "vitest"
+import { changedWindow, fileDiff } from "../../core/tools/edit/diff.ts"
+import type { PlannedFile } from "../../core/tools/edit/planner.ts"
+
+const encoder = new TextEncoder()
+
+/** The diff of one modified file as fileDiff wrote it before the window: structuredPatch of the whole texts. */
+const wholeDiff = (path: string, before: string, after: string): string => {
+  const patch = structuredPatch(`a/${path}`, `b/${path}`, before, after, undefined, undefined, { context: 3 })
+  const head = [`diff --git a/${path} b/${path}`, `--- ${patch.oldFileName}`, `+++ ${patch.newFileName}`]
+  for (const hunk of patch.hunks) {
+    const oldStart = hunk.oldLines === 0 ? hunk.oldStart - 1 : hunk.oldStart
+    const newStart = hunk.newLines === 0 ? hunk.newStart - 1 : hunk.newStart
+    head.push(`@@ -${oldStart},${hunk.oldLines} +${newStart},${hunk.newLines} @@`, ...hunk.lines)
+  }
+  return `${head.join("\n")}\n`
+}
+
+const modified = (path: string, before: string, after: string): PlannedFile =>
+  ({
+    path,
+    change: "modify",
+    beforeSha256: "0".repeat(64),
+    before: { type: "file", bytes: encoder.encode(before) },
+    after: { type: "file", bytes: encoder.encode(after) }
+  }) as unknown as PlannedFile
+
+const line = fc.constantFrom("a", "b", "c", "", "a a")
+const edit = fc.record({ at: fc.nat(), kind: fc.constantFrom("insert", "delete", "replace"), with: line })
+
+const applyEdits = (
+  lines: ReadonlyArray<string>,
+  edits: ReadonlyArray<{ readonly at: number; readonly kind: string; readonly with: string }>
+) => {
+  const out = [...lines]
+  for (const step of edits) {
+    const at = out.length === 0 ? 0 : step.at % (out.length + 1)
+    if (step.kind === "insert") out.splice(at, 0, step.with)
+    else if (step.kind === "delete") out.splice(at, 1)
+    else out.splice(at, 1, step.with)
+  }
+  return out
+}
+
+const textOf = (lines: ReadonlyArray<string>, finalNewline: boolean) =>
+  lines.length === 0 ? "" : `${lines.join("\n")}${finalNewline ? "\n" : ""}`
+
+describe("the transaction diff of a file diffs only its changed middle (issue 19 item 4)", () => {
+  it("gives exactly the diff of the whole texts, for random texts of repeated lines and random edits", () => {
+    fc.assert(
+      fc.property(
+        fc.array(line, { maxLength: 60 }),
+        fc.array(edit, { minLength: 1, maxLength: 4 }),
+        fc.boolean(),
+        fc.boolean(),
+        (lines, edits, newlineBefore, newlineAfter) => {
+          const before = textOf(lines, newlineBefore)
+          const after = textOf(applyEdits(lines, edits), newlineAfter)
+          expect(fileDiff(modified("f.txt", before, after))).toBe(wholeDiff("f.txt", before, after))
+        }
+      ),
+      { numRuns: 3000 }
+    )
+  })
+
+  it("diffs a dozen lines, not the file, for one replace in the middle of 5,000 lines", () => {
+    const lines = Array.from({ length: 5000 }, (_, index) => `line ${index}`)
+    const before = textOf(lines, true)
+    const after = before.replace("line 2500\n", "line 2500 (edited)\n")
+    const window = changedWindow(before, after, 3)
+    expect(window.skipped).toBe(2497)
+    expect(window.before.split("\n").length - 1).toBe(3 + 1 + 6)
+    expect(fileDiff(modified("big.txt", before, after))).toBe(wholeDiff("big.txt", before, after))
+  })
+})
