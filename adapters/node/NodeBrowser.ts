@@ -27,7 +27,12 @@ import {
   type BrowserShape,
   type PageState
 } from "../../core/services/Browser.ts"
-import { BrowserExitSchema, type BrowserSpec, BrowserStartedSchema, SESSION_FILE_REPAIR } from "../../core/services/browserFiles.ts"
+import {
+  BrowserExitSchema,
+  type BrowserSpec,
+  BrowserStartedSchema,
+  SESSION_FILE_REPAIR
+} from "../../core/services/browserFiles.ts"
 import { decodeJobFile } from "../../core/services/jobFiles.ts"
 import { processIdentity } from "./NodeProcesses.ts"
 

@@ -68,7 +68,11 @@ describe("browser session files are Schemas, decoded by every reader", () => {
       })
       fs.writeFileSync(path.join(dir, "exit.json"), JSON.stringify({ status: 3 }))
       const refused = await readSessionFile(dir, "exit.json", BrowserExitSchema).catch((error) => error)
-      expect(refused).toMatchObject({ _tag: "ToolError", code: "IO_ERROR", details: { path: path.join(dir, "exit.json") } })
+      expect(refused).toMatchObject({
+        _tag: "ToolError",
+        code: "IO_ERROR",
+        details: { path: path.join(dir, "exit.json") }
+      })
       expect(refused.message).toContain("exit.json does not decode")
       expect(refused.message).toContain(SESSION_FILE_REPAIR)
       fs.writeFileSync(
