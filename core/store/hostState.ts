@@ -36,3 +36,12 @@ export const HostStateSchema: Schema.Schema<HostState> = Schema.Struct({
   root: Schema.String,
   settings: Schema.typeSchema(Settings)
 })
+
+/**
+ * The part of host.json an agent run's worker needs, the host's current mode: decoded on its own so that a host
+ * of another version (whose settings have other keys) still tells its mode.
+ */
+export const HostModeSchema = Schema.Struct({
+  version: Schema.Literal(1),
+  settings: Schema.Struct({ permissionMode: Schema.Literal(0, 1, 2) })
+})

@@ -24,7 +24,7 @@ import {
 } from "../../services/Model.ts"
 import { RegisteredTools } from "../../services/RegisteredTools.ts"
 import type { Settings } from "../../settings/settings.ts"
-import { HOST_STATE_FILE, HostStateSchema } from "../../store/hostState.ts"
+import { HOST_STATE_FILE, HostModeSchema } from "../../store/hostState.ts"
 import { StateStore } from "../../store/StateStore.ts"
 import { gateOf, type ToolContext } from "../Tool.ts"
 import { innerGate } from "./lower.ts"
@@ -180,13 +180,13 @@ export const parseFinish = (args: Record<string, unknown>): RunResult | string =
 }
 
 /**
- * The host's current permission mode, from `.agentic/host.json` (a long-running host writes it; its Schema is
- * core/store/hostState.ts); absent: undefined. A file that is not JSON or not a host state is IO_ERROR naming
- * it (StateStore.readJson): the gated call is then refused with that message.
+ * The host's current permission mode, from `.agentic/host.json` (a long-running host writes it), decoded with
+ * HostModeSchema (core/store/hostState.ts); absent: undefined. A file that is not JSON or holds no mode is
+ * IO_ERROR naming it (StateStore.readJson): the gated call is then refused with that message.
  */
 export const hostMode = Effect.gen(function* () {
   const store = yield* StateStore
-  const host = yield* store.readJson(HOST_STATE_FILE, HostStateSchema)
+  const host = yield* store.readJson(HOST_STATE_FILE, HostModeSchema)
   return host?.settings.permissionMode
 })
 
