@@ -10,14 +10,21 @@ const DEFAULT = [
   "properties/approval-lifecycle.test.ts",
   "properties/decide-table.test.ts",
   "properties/preprocess-roundtrip.test.ts",
+  "spec/kernel/preprocess-effects.test.ts",
+  "spec/kernel/preprocess-edges.test.ts",
   "properties/block-escaping.test.ts",
   "properties/edit-gutter.test.ts",
   "properties/operation-hash.test.ts",
   "spec/verify/model.test.ts",
   "spec/edit/gutter.test.ts",
+  "spec/edit/planner-examples.test.ts",
+  "spec/kernel/gutter.test.ts",
   "spec/kernel/records-rules.test.ts",
   "spec/kernel/preprocess-texts.test.ts",
-  "spec/kernel/hash-prompt.test.ts"
+  "spec/kernel/hash-prompt.test.ts",
+  "spec/kernel/prompt-schema.test.ts",
+  "spec/kernel/gate-pure.test.ts",
+  "spec/kernel/key-pure.test.ts"
 ]
 
 export default defineConfig({

@@ -67,9 +67,11 @@ interface BatchReply {
   readonly binary: number
 }
 
-/** One batch of files for a worker: absolute paths, workspace-relative names, or one text already read. */
+/**
+ * One batch of files for a worker: workspace-relative names (the worker joins them to the root it is
+ * sent, so the pool holds and posts one string per file, not two), or one text already read.
+ */
 interface Batch {
-  readonly files: Array<string>
   readonly rels: Array<string>
   readonly text?: string
 }
@@ -112,7 +114,7 @@ class WorkerPool {
    */
   run(
     next: () => Batch | undefined,
-    job: Omit<GrepOptions, "base" | "includeIgnored" | "excludes" | "include">,
+    job: Omit<GrepOptions, "base" | "includeIgnored" | "excludes" | "include"> & { readonly root: string },
     onBatch?: (filesDone: number, filesKnown: number, known: boolean) => void
   ): Promise<{ replies: Array<BatchReply>; capped: boolean; unanswered: Array<string> }> {
     const workers = this.ensure()
@@ -136,7 +138,7 @@ class WorkerPool {
         if (exhausted) return undefined
         const batch = next()
         if (batch === undefined) exhausted = true
-        else filesKnown += batch.files.length
+        else filesKnown += batch.rels.length
         return batch
       }
       const take = () => queue.shift() ?? pull()
@@ -163,7 +165,6 @@ class WorkerPool {
         worker.postMessage({
           ...job,
           id,
-          files: batch.files,
           rels: batch.rels,
           ...(batch.text === undefined ? {} : { text: batch.text })
         })
@@ -209,7 +210,7 @@ class WorkerPool {
         if (settled) return
         inFlight--
         replies[reply.id] = reply
-        filesDone += batches[reply.id]!.files.length
+        filesDone += batches[reply.id]!.rels.length
         onBatch?.(filesDone, filesKnown, exhausted)
         while (prefix < batches.length && replies[prefix] !== undefined) {
           for (const result of replies[prefix]!.results) prefixMatches += result.matches.length
@@ -365,16 +366,15 @@ export const makeWorkerSearch = (
       const include = new GlobSet(options.include)
       const entries = found.entries
       const next = (): Batch | undefined => {
-        const batch: Batch = { files: [], rels: [] }
+        const batch: Batch = { rels: [] }
         for (let step = entries.next(); !step.done; step = entries.next()) {
           const entry = step.value
           if (entry.type !== "file") continue
           if (!include.isEmpty && !include.matches(entry.path)) continue
-          batch.files.push(join(root, entry.path))
           batch.rels.push(entry.path)
-          if (batch.files.length === BATCH) return batch
+          if (batch.rels.length === BATCH) return batch
         }
-        return batch.files.length > 0 ? batch : undefined
+        return batch.rels.length > 0 ? batch : undefined
       }
       // Progress of a search over a large tree (issue 18), for a caller that listens: the total is known
       // once every candidate has been listed.
@@ -395,6 +395,7 @@ export const makeWorkerSearch = (
           pool.run(
             next,
             {
+              root,
               source: options.source,
               flags: options.flags,
               ...(options.literal === undefined ? {} : { literal: options.literal }),
@@ -438,7 +439,8 @@ export const makeWorkerSearch = (
     Effect.gen(function* () {
       const { replies, unanswered } = yield* Effect.tryPromise({
         try: () =>
-          pool.run(once({ files: [""], rels: [options.path], text: options.text }), {
+          pool.run(once({ rels: [options.path], text: options.text }), {
+            root,
             source: options.source,
             flags: options.flags,
             context: options.context,

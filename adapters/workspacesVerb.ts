@@ -7,13 +7,31 @@
  */
 import type { Envelope } from "../core/protocol/envelope.ts"
 import { failure, success } from "../core/protocol/envelope.ts"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Schema from "effect/Schema"
 import { toolError } from "../core/protocol/errors.ts"
+import { ActionFields, type ActionInput, reviewOf } from "../core/tools/workspaces/action.ts"
+import { checkContext, requireGit } from "../core/tools/workspaces/git.ts"
 import { operationOf, operationResult } from "../core/tools/workspaces/tool.ts"
 import type { CliHost, ParsedLine } from "./cli.ts"
 import type { Session } from "./open.ts"
 
 const READS = ["status", "review", "changes", "receipt", "reconcile"]
 const MUTATIONS = ["confirm", "commit", "push", "branch"]
+const WORKSPACES_FLAGS = ["project", "json", "limit", "offset", "request-id", "yes"]
+
+/** The review of a terminal action, decoded as the tool decodes it; nothing is staged or written. */
+const dryReview = (input: ActionInput) =>
+  Effect.gen(function* () {
+    const { action, ...fields } = input
+    yield* Schema.decodeUnknown(ActionFields[action] as Schema.Schema.AnyNoContext, { onExcessProperty: "error" })(
+      fields
+    ).pipe(Effect.mapError((error) => toolError("INVALID_INPUT", error.message)))
+    const git = yield* requireGit
+    const binding = yield* checkContext(git, input.context_id)
+    return yield* reviewOf(git, input, binding)
+  })
 
 const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`
 
@@ -73,6 +91,13 @@ export const workspacesVerb = async (
   const project = line.flags["project"]
   if (typeof project !== "string") return usage(host, "workspaces needs --project DIR (the working copy's root).")
   const yes = line.flags["yes"] === true
+  // Only the verb's own flags: anything else (a --token, a --force) is refused, never ignored.
+  const unknown = Object.keys(line.flags).filter((flag) => !WORKSPACES_FLAGS.includes(flag))
+  if (unknown.length > 0)
+    return usage(
+      host,
+      `workspaces takes only --${WORKSPACES_FLAGS.join(", --")}; remove --${unknown.join(", --")} (credentials stay with git and gh).`
+    )
   if (READS.includes(sub) && yes) return usage(host, `--yes confirms a mutation; ${sub} is a read and takes no --yes.`)
   const root = project.startsWith("/") ? project : `${host.cwd.replace(/\/$/, "")}/${project}`
   const session = await open(root, line.settings)
@@ -108,18 +133,27 @@ export const workspacesVerb = async (
             toolError("NOT_FOUND", `No pending request ${requestId}; list them with agentic-workspace approvals.`)
           )
         )
-      const review = {
-        approval: pending.id,
-        title: pending.title,
-        prompt: pending.prompt,
-        destructive: pending.destructive ?? false,
-        resume: pending.resume
-      }
+      // The same shape as the tool's staged data: the approval, and the review of what will run.
+      const args = (pending.resume?.arguments ?? {}) as { request_id?: string; action?: string }
+      const prompt = pending.prompt as { argv?: ReadonlyArray<string>; refs?: ReadonlyArray<string> } | undefined
+      const shown = (status: "needs_confirmation" | "confirmed") => ({
+        status,
+        request_id: args.request_id ?? requestId,
+        action: args.action ?? "",
+        approval: {
+          id: pending.id,
+          kind: pending.kind,
+          title: pending.title,
+          destructive: pending.destructive ?? false,
+          resume: pending.resume
+        },
+        review: { argv: prompt?.argv ?? [], refs: prompt?.refs ?? [] }
+      })
       if (!yes)
         return print(
           success("workspaces.confirm", {
             summary: `Would confirm ${pending.title}; nothing was done. Add --yes to confirm.`,
-            data: { status: "needs_confirmation", review }
+            data: shown("needs_confirmation")
           })
         )
       const decided = await session.preprocess(`/accept ${pending.id}`)
@@ -128,7 +162,7 @@ export const workspacesVerb = async (
           ? failure("workspaces.confirm", toolError("APPROVAL_DENIED", decided.text))
           : success("workspaces.confirm", {
               summary: `Confirmed ${pending.title}; the model's same request now runs once.`,
-              data: { status: "confirmed", review }
+              data: shown("confirmed")
             })
       )
     }
@@ -177,13 +211,23 @@ export const workspacesVerb = async (
         "Use: workspaces commit MESSAGE | push REMOTE BRANCH | branch NAME [START] --project DIR --yes."
       )
     const args = { ...fields, context_id: contextId, request_id: crypto.randomUUID() }
-    if (!yes)
+    if (!yes) {
+      // The review the confirmation would show (its guide, argv and refs), read without staging anything.
+      const reviewed = await session.runtime!.run(Effect.either(dryReview(args as ActionInput)))
+      if (Either.isLeft(reviewed)) return print(failure(`workspaces.${sub}`, reviewed.left))
+      const review = reviewed.right
       return print(
         success(`workspaces.${sub}`, {
-          summary: `Would run ${fields["action"]}; nothing was done. Add --yes to do it.`,
-          data: { status: "needs_confirmation", would_run: fields }
+          summary: `Would run ${fields["action"]}: ${review.guide} Nothing was done; add --yes to do it.`,
+          data: {
+            status: "needs_confirmation",
+            action: fields["action"],
+            guide: review.guide,
+            review: { argv: review.argv, refs: review.refs }
+          }
         })
       )
+    }
     const staged = await session.call("workspace_action", args)
     const approval = (staged.data as { approval?: { id: string } } | undefined)?.approval
     if (!staged.ok || approval === undefined) return print(staged)

@@ -73,7 +73,9 @@ const command = (executable: string, args: Array<string>, cwd: string) => () => 
 const has = (executable: string, flag = "--version") => spawnSync(executable, [flag]).status === 0
 
 const open = async (root: string): Promise<WorkspaceRuntime> => {
-  const opened = await openNodeWorkspace(root, { maxToolResultChars: 20_000 })
+  // The deadline raised to its maximum: on a loaded machine a full search of the tree can pass the default
+  // 10 s, and a search cut at its deadline is not a time to compare (its result row shows the count).
+  const opened = await openNodeWorkspace(root, { maxToolResultChars: 20_000, searchTimeoutMs: 600_000 })
   if ("_tag" in opened) throw new Error(opened.reason)
   return opened
 }
@@ -240,7 +242,12 @@ const main = async () => {
               run: command(fd, ["--type", "f", "--hidden", "--exclude", ".git", "--exclude", ".agentic"], root)
             }
           ]),
-      { name: "git ls-files", run: command("git", ["ls-files", "-z", "-co", "--exclude-standard"], root) }
+      { name: "git ls-files", run: command("git", ["ls-files", "-z", "-co", "--exclude-standard"], root) },
+      // What a listing from git costs git itself: the index alone, the untracked traversal, and the stat of
+      // every tracked file that -d/-m add (a listing must not show a deleted or retyped file as indexed).
+      { name: "git ls-files -c (index only)", run: command("git", ["ls-files", "-z", "-c"], root) },
+      { name: "git ls-files -o --directory", run: command("git", ["ls-files", "-z", "-o", "--directory"], root) },
+      { name: "git ls-files -d (stat each)", run: command("git", ["ls-files", "-z", "-d"], root) }
     ])
     report("list", list, "rg --files")
   } finally {

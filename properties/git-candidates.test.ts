@@ -147,7 +147,7 @@ describe("git candidates equal the walk", () => {
           }
           // The git path was taken where it should be (this is what the law is about); a base that is
           // itself untracked ("? ./" from git) is walked.
-          if (base === "")
+          if (base === "") {
             expect(
               await Effect.runPromise(
                 viaGit.candidatesFrom(
@@ -156,6 +156,14 @@ describe("git candidates equal the walk", () => {
                 )
               )
             ).toBe("git")
+            // The listings compared above (list: directories at a depth; find: every entry, no depth) took
+            // git's list too, not a walk of their own.
+            for (const options of [
+              { base, includeIgnored, excludes, directories: true, maxEntries: 10_000, maxDepth: 3 },
+              { base, includeIgnored, excludes, directories: true, maxEntries: 10_000 }
+            ])
+              expect(await Effect.runPromise(viaGit.candidatesFrom(options, "list"))).toBe("git")
+          }
           const grep: GrepOptions = {
             base,
             includeIgnored,

@@ -11,7 +11,8 @@ const SNIFF = 8192
 // O_NONBLOCK: a FIFO among the candidates (a tracked file git still lists as one) opens at once and is
 // skipped as not a regular file, instead of blocking the worker.
 const O_FLAGS = fs.constants.O_RDONLY | (fs.constants.O_NOFOLLOW ?? 0) | (fs.constants.O_NONBLOCK ?? 0)
-let buffer = Buffer.allocUnsafe(1 << 20)
+const BUFFER_BYTES = 1 << 20
+let buffer = Buffer.allocUnsafe(BUFFER_BYTES)
 
 /** The port to the pool: a worker thread's parentPort, or a Web Worker's global scope. */
 const port = parentPort ?? {
@@ -162,8 +163,9 @@ port.on("message", (job) => {
   const unreadable = []
   let searched = 0
   let binary = 0
-  for (let index = 0; index < job.files.length; index++) {
-    const read = readFile(job.files[index], job.maxFileBytes)
+  const prefix = job.root.endsWith("/") ? job.root : `${job.root}/`
+  for (let index = 0; index < job.rels.length; index++) {
+    const read = readFile(`${prefix}${job.rels[index]}`, job.maxFileBytes)
     if (read.kind === "skip") continue
     if (read.kind === "large") {
       tooLarge.push(job.rels[index])
@@ -191,4 +193,7 @@ port.on("message", (job) => {
     if (matches.length > 0) results.push({ path: job.rels[index], matches })
   }
   port.postMessage({ id: job.id, results, tooLarge, unreadable, searched, binary })
+  // A large file grew the buffer (up to maxFileBytes): give it back once the batch is done, so an idle
+  // worker holds 1 MiB, not the largest file it ever read.
+  if (buffer.length > BUFFER_BYTES) buffer = Buffer.allocUnsafe(BUFFER_BYTES)
 })

@@ -130,13 +130,24 @@ export function* driveSync(walk: TreeWalk, tree: SyncTree): Generator<TreeEntry>
   }
 }
 
-/** One path of `git ls-files -z -t -s -c -o -d -m --directory`, merged over its tags. */
-interface GitPath {
-  /** The index mode ("100644", "120000", "160000", ...) of a tracked path; undefined for an untracked one. */
-  mode?: string
-  /** True when only the "H" (cached, unchanged) tag was seen: git vouches for it being on disk as indexed. */
-  clean: boolean
-  untracked: boolean
+/** What a tracked path's tags and index mode say (one byte per path of a GitListing). */
+const CLEAN = 1
+const REGULAR = 2
+const SYMLINK = 4
+
+/**
+ * The output of `git ls-files -z -t -s -c -o [-d -m] --directory`, parsed: each tracked path once
+ * (merged over its tags and stages: CLEAN when only the "H" tag was seen, so git vouches for it being on
+ * disk as indexed; REGULAR for mode 100644/100755, SYMLINK for 120000) and the untracked paths (an
+ * untracked directory with its trailing "/"). `sorted`: the tracked paths came in strictly increasing
+ * path order, as git's index order (bytes) gives them except around astral characters, so the
+ * candidates are merged in order instead of sorted.
+ */
+export interface GitListing {
+  readonly tracked: ReadonlyArray<string>
+  readonly flags: Uint8Array
+  readonly untracked: ReadonlyArray<string>
+  readonly sorted: boolean
 }
 
 /**
@@ -163,39 +174,86 @@ export const GIT_LS_FILES_ARGS: ReadonlyArray<string> = [
  */
 export const GIT_LS_FILES_SEARCH_ARGS: ReadonlyArray<string> = ["ls-files", "-z", "-t", "-s", "-c", "-o", "--directory"]
 
+const modeFlag = (stdout: string, at: number): number => {
+  if (stdout.charCodeAt(at + 6) !== 32) return 0
+  if (stdout.startsWith("100644", at) || stdout.startsWith("100755", at)) return REGULAR
+  return stdout.startsWith("120000", at) ? SYMLINK : 0
+}
+
 /**
- * Parses the output of GIT_LS_FILES_ARGS run in the directory `base` (paths relative to it). Undefined
- * when git's view cannot be used as is (the base is itself untracked, a name did not decode).
+ * Parses the output of GIT_LS_FILES_ARGS run in the directory `base` (paths relative to it), one record
+ * at a time over the text (no split, no object per path). Undefined when git's view cannot be used as
+ * is (the base is itself untracked, a name did not decode, a record is malformed).
  */
-export const parseGitListing = (stdout: string, base: string): Map<string, GitPath> | undefined => {
+export const parseGitListing = (stdout: string, base: string): GitListing | undefined => {
   if (stdout.includes("\ufffd")) return undefined
-  const paths = new Map<string, GitPath>()
   const prefix = base === "" ? "" : `${base}/`
-  for (const record of stdout.split("\0")) {
-    if (record === "") continue
-    const tag = record[0]!
-    const rest = record.slice(2)
-    if (tag === "?") {
-      if (rest === "./" || rest === "") return undefined
-      const rel = `${prefix}${rest}`
-      paths.set(rel, { clean: false, untracked: true })
+  const tracked: Array<string> = []
+  const untracked: Array<string> = []
+  let flags = new Uint8Array(4096)
+  let sorted = true
+  /** Where each tracked path is, once the order broke (a path may then come again away from its first record). */
+  let where: Map<string, number> | undefined
+  for (let at = 0; at < stdout.length; ) {
+    let end = stdout.indexOf("\0", at)
+    if (end < 0) end = stdout.length
+    const next = end + 1
+    if (end === at) {
+      at = next
       continue
     }
-    const tab = rest.indexOf("\t")
-    if (tab < 0) return undefined
-    const rel = `${prefix}${rest.slice(tab + 1)}`
-    const mode = rest.slice(0, rest.indexOf(" "))
-    const known = paths.get(rel)
-    if (known === undefined) paths.set(rel, { mode, clean: tag === "H", untracked: false })
-    else if (tag !== "H") known.clean = false
+    const tag = stdout.charCodeAt(at)
+    if (tag === 63) {
+      // "?": untracked.
+      const rest = stdout.slice(at + 2, end)
+      if (rest === "./" || rest === "") return undefined
+      untracked.push(`${prefix}${rest}`)
+      at = next
+      continue
+    }
+    const tab = stdout.indexOf("\t", at + 2)
+    if (tab < 0 || tab >= end) return undefined
+    const rel = `${prefix}${stdout.slice(tab + 1, end)}`
+    const clean = tag === 72
+    const count = tracked.length
+    let known = -1
+    if (count > 0 && tracked[count - 1] === rel) known = count - 1
+    else if (where !== undefined) known = where.get(rel) ?? -1
+    else if (count > 0 && !(tracked[count - 1]! < rel)) {
+      sorted = false
+      where = new Map(tracked.map((path, index) => [path, index]))
+      known = where.get(rel) ?? -1
+    }
+    if (known >= 0) {
+      if (!clean) flags[known] = flags[known]! & ~CLEAN
+    } else {
+      if (count === flags.length) {
+        const bigger = new Uint8Array(count * 2)
+        bigger.set(flags)
+        flags = bigger
+      }
+      flags[count] = (clean ? CLEAN : 0) | modeFlag(stdout, at + 2)
+      tracked.push(rel)
+      where?.set(rel, count)
+    }
+    at = next
   }
-  return paths
+  return { tracked, flags: flags.subarray(0, tracked.length), untracked, sorted }
 }
 
 const parentOf = (rel: string) => {
   const at = rel.lastIndexOf("/")
   return at < 0 ? "" : rel.slice(0, at)
 }
+
+/** Whether `dir` is the parent directory of `rel`, without slicing (consecutive paths mostly share one). */
+const isParent = (dir: string, rel: string): boolean =>
+  dir === ""
+    ? rel.indexOf("/") < 0
+    : rel.length > dir.length + 1 &&
+      rel.charCodeAt(dir.length) === 47 &&
+      rel.startsWith(dir) &&
+      rel.indexOf("/", dir.length + 1) < 0
 
 const depthBelow = (rel: string, base: string): number => {
   const inner = base === "" ? rel : rel.slice(base.length + 1)
@@ -204,6 +262,10 @@ const depthBelow = (rel: string, base: string): number => {
   return depth
 }
 
+const nameOf = (rel: string) => rel.slice(rel.lastIndexOf("/") + 1)
+
+type Keyed = { readonly key: string; readonly item: TreeEntry | WalkFrame }
+
 /**
  * The walk's entries computed from git's list: every tracked or untracked path, checked against the same
  * pruning, excludes and .gitignore stack the walk applies (tracked-but-ignored paths stay hidden; git's
@@ -211,34 +273,56 @@ const depthBelow = (rel: string, base: string): number => {
  * untracked directories (a nested repository among them) walked as the walk does. Undefined when git's
  * view does not describe the disk closely enough (a tracked path under a name that is no longer a
  * directory): the caller walks instead. Yields files in path order; directory entries may come earlier.
+ * The tracked paths (nearly all of them) stay in git's order and are merged with the few others (sorted
+ * alone), lazily: an entry is made (and its directory's rules asked) only when the consumer gets to it,
+ * so a capped search never builds the rest and nothing per path outlives its batch; a directory's state
+ * is looked up once per run of paths in it, not once per path.
  */
 export function gitCandidates(
-  listing: Map<string, GitPath>,
+  listing: GitListing,
   tree: SyncTree,
   scope: WalkScope,
   stackAtBase: IgnoreStack
-): Array<TreeEntry | WalkFrame> | undefined {
+): Iterable<TreeEntry | WalkFrame> | undefined {
   const { base, includeIgnored, maxDepth } = scope
   const excludes = new GlobSet(scope.excludes)
   // Which directories hold a .gitignore that is on disk (read only those).
   const withGitignore = new Set<string>()
-  const existing: Array<{ path: string; type: DirEntry["type"] | "tree" }> = []
   const present = new Set<string>([base])
   const markPresent = (dir: string) => {
     for (let at = dir; !present.has(at); at = parentOf(at)) present.add(at)
   }
   const untrackedFiles = new Set<string>()
-  for (const [path, info] of listing) {
+  /** Untracked paths and trees (directories to walk): few, with their types. */
+  const others: Array<{ path: string; type: DirEntry["type"] | "tree" }> = []
+  /** Each tracked path's type when it is a candidate entry (undefined: gone, or a tree among `others`). */
+  const { tracked, flags } = listing
+  const types: Array<DirEntry["type"] | undefined> = new Array(tracked.length)
+  const note = (rel: string) => {
+    if (nameOf(rel) === GITIGNORE) withGitignore.add(parentOf(rel))
+  }
+  for (const path of listing.untracked) {
     let type: DirEntry["type"] | "tree" | undefined
-    if (info.untracked) {
-      if (path.endsWith("/")) type = "tree"
-      else {
-        type = tree.lstatType(path)
-        if (type === "directory") type = "tree"
-        else if (type !== undefined) untrackedFiles.add(path)
-      }
-    } else if (info.clean && (info.mode === "100644" || info.mode === "100755")) type = "file"
-    else if (info.clean && info.mode === "120000") type = "symlink"
+    if (path.endsWith("/")) type = "tree"
+    else {
+      type = tree.lstatType(path)
+      if (type === "directory") type = "tree"
+      else if (type !== undefined) untrackedFiles.add(path)
+    }
+    if (type === undefined) continue
+    const rel = type === "tree" && path.endsWith("/") ? path.slice(0, -1) : path
+    if (rel === base) return undefined
+    others.push({ path: rel, type })
+    markPresent(parentOf(rel))
+    note(rel)
+  }
+  let lastParent: string | undefined
+  for (let index = 0; index < tracked.length; index++) {
+    const path = tracked[index]!
+    const flag = flags[index]!
+    let type: DirEntry["type"] | "tree" | undefined
+    if (flag === (CLEAN | REGULAR)) type = "file"
+    else if (flag === (CLEAN | SYMLINK)) type = "symlink"
     else {
       type = tree.lstatType(path)
       if (type === "directory") type = "tree"
@@ -253,13 +337,14 @@ export function gitCandidates(
       }
     }
     if (type === undefined) continue
-    const rel = type === "tree" && path.endsWith("/") ? path.slice(0, -1) : path
-    if (rel === base) return undefined
-    existing.push({ path: rel, type })
-    markPresent(parentOf(rel))
-    if (type !== "tree" && rel.endsWith(`/${GITIGNORE}`)) withGitignore.add(parentOf(rel))
-    else if (rel === GITIGNORE) withGitignore.add("")
-    if (type === "tree" && rel.slice(rel.lastIndexOf("/") + 1) === GITIGNORE) withGitignore.add(parentOf(rel))
+    if (path === base) return undefined
+    if (type === "tree") others.push({ path, type })
+    else types[index] = type
+    if (lastParent === undefined || !isParent(lastParent, path)) {
+      lastParent = parentOf(path)
+      markPresent(lastParent)
+    }
+    note(path)
   }
   // A tracked path below an untracked non-directory (a directory replaced by a file or a symlink): the
   // index no longer describes the disk there.
@@ -296,12 +381,18 @@ export function gitCandidates(
     return state
   }
   const inDepth = (rel: string) => maxDepth === undefined || depthBelow(rel, base) <= maxDepth
-  const out: Array<{ key: string; item: TreeEntry | WalkFrame }> = []
-  for (const dir of present) {
-    if (dir === base || !stateOf(dir).visible || !scope.directories || !inDepth(dir)) continue
-    out.push({ key: dir, item: { path: dir, type: "directory" } })
-  }
-  for (const candidate of existing) {
+  /** Directory entries, untracked paths and trees to walk, keyed where they fall in path order. */
+  const extra: Array<Keyed> = []
+  if (scope.directories)
+    for (const dir of present) {
+      if (dir === base || !stateOf(dir).visible || !inDepth(dir)) continue
+      extra.push({ key: dir, item: { path: dir, type: "directory" } })
+    }
+  const keep = (path: string, parent: DirState) =>
+    inDepth(path) &&
+    (excludes.isEmpty || !excludes.matches(path)) &&
+    !(parent.checkFiles && parent.stack.ignores(path, false))
+  for (const candidate of others) {
     const parent = stateOf(parentOf(candidate.path))
     if (!parent.visible) continue
     if (candidate.type === "tree") {
@@ -309,24 +400,51 @@ export function gitCandidates(
       const state = stateOf(candidate.path)
       if (!state.visible || present.has(candidate.path)) continue
       if (scope.directories && inDepth(candidate.path))
-        out.push({ key: candidate.path, item: { path: candidate.path, type: "directory" } })
+        extra.push({ key: candidate.path, item: { path: candidate.path, type: "directory" } })
       const depth = depthBelow(candidate.path, base)
       if (maxDepth === undefined || depth < maxDepth)
-        out.push({ key: `${candidate.path}/`, item: { dir: candidate.path, depth, stack: parent.stack } })
+        extra.push({ key: `${candidate.path}/`, item: { dir: candidate.path, depth, stack: parent.stack } })
       continue
     }
-    if (!inDepth(candidate.path)) continue
-    if (!excludes.isEmpty && excludes.matches(candidate.path)) continue
-    if (parent.checkFiles && parent.stack.ignores(candidate.path, false)) continue
-    out.push({ key: candidate.path, item: { path: candidate.path, type: candidate.type } })
+    if (keep(candidate.path, parent))
+      extra.push({ key: candidate.path, item: { path: candidate.path, type: candidate.type } })
   }
-  out.sort((a, b) => byPath(a.key, b.key))
-  return out.map((entry) => entry.item)
+  /** The tracked candidates in git's order, produced as they are consumed (a capped search stops early). */
+  function* trackedEntries(): Generator<TreeEntry> {
+    let dir: string | undefined
+    let state = hidden
+    for (let index = 0; index < tracked.length; index++) {
+      const type = types[index]
+      if (type === undefined) continue
+      const path = tracked[index]!
+      if (dir === undefined || !isParent(dir, path)) {
+        dir = parentOf(path)
+        state = stateOf(dir)
+      }
+      if (state.visible && keep(path, state)) yield { path, type }
+    }
+  }
+  const byKey = (a: Keyed, b: Keyed) => byPath(a.key, b.key)
+  if (!listing.sorted) {
+    const all: Array<Keyed> = [...extra]
+    for (const entry of trackedEntries()) all.push({ key: entry.path, item: entry })
+    all.sort(byKey)
+    return all.map((entry) => entry.item)
+  }
+  extra.sort(byKey)
+  return (function* merged(): Generator<TreeEntry | WalkFrame> {
+    let next = 0
+    for (const entry of trackedEntries()) {
+      while (next < extra.length && extra[next]!.key < entry.path) yield extra[next++]!.item
+      yield entry
+    }
+    while (next < extra.length) yield extra[next++]!.item
+  })()
 }
 
 /** Expands git's candidates into entries, walking the untracked directories among them (lazily, in order). */
 export function* expandCandidates(
-  items: ReadonlyArray<TreeEntry | WalkFrame>,
+  items: Iterable<TreeEntry | WalkFrame>,
   tree: SyncTree,
   scope: WalkScope,
   unreadable: Array<string>

@@ -223,3 +223,81 @@ export const startRestServer = async (dir: string, token: string) => {
 }
 
 export const removeDir = (dir: string) => fs.rmSync(dir, { recursive: true, force: true })
+
+/** The token the stand-in accepts (gh reads it as GH_ENTERPRISE_TOKEN); no output may ever carry it. */
+export const SPEC_TOKEN = "ghp_workspacesSpecTokenNeverShown0123456789"
+
+/**
+ * Registers the suite hooks that start the stand-in, point the real gh at it (the test CA, the Enterprise
+ * token of its host, a private GH_CONFIG_DIR) and restore the environment afterwards; requests, pulls and
+ * faults are cleared before each test. `setEnv` changes more of gh's environment for one test.
+ */
+export const useRestServer = (hooks: {
+  beforeAll: (fn: () => Promise<void>) => void
+  afterAll: (fn: () => Promise<void>) => void
+  beforeEach: (fn: () => void) => void
+}) => {
+  const saved: Record<string, string | undefined> = {}
+  const setEnv = (values: Record<string, string | undefined>) => {
+    for (const [key, value] of Object.entries(values)) {
+      if (!(key in saved)) saved[key] = process.env[key]
+      if (value === undefined) delete process.env[key]
+      else process.env[key] = value
+    }
+  }
+  const state: { server?: Awaited<ReturnType<typeof startRestServer>>; dir?: string } = {}
+  hooks.beforeAll(async () => {
+    const { makeTempDir } = await import("../support/workspace.ts")
+    state.dir = await makeTempDir("aw-ws-gh-")
+    state.server = await startRestServer(state.dir, SPEC_TOKEN)
+    setEnv({
+      SSL_CERT_FILE: state.server.ca,
+      GH_ENTERPRISE_TOKEN: SPEC_TOKEN,
+      GH_CONFIG_DIR: `${state.dir}/gh-config`,
+      GH_HOST: undefined,
+      GH_REPO: undefined,
+      GH_TOKEN: undefined,
+      GITHUB_TOKEN: undefined
+    })
+  })
+  hooks.afterAll(async () => {
+    for (const [key, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[key]
+      else process.env[key] = value
+    }
+    await state.server?.close()
+    if (state.dir !== undefined) removeDir(state.dir)
+  })
+  hooks.beforeEach(() => {
+    state.server?.pulls.splice(0)
+    state.server?.requests.splice(0)
+    state.server?.faults.splice(0)
+  })
+  return {
+    /** The running stand-in (inside a test). */
+    server: () => {
+      if (state.server === undefined) throw new Error("the REST stand-in is not started (use it inside a test)")
+      return state.server
+    },
+    setEnv
+  }
+}
+
+/** A pull request in the stand-in's shape, numbered `number`, with its head and base shas derived from it. */
+export const restPull = (number: number, extra: Partial<RestPull> = {}): RestPull => ({
+  number,
+  title: `PR ${number}`,
+  body: `Body of ${number}`,
+  state: "open",
+  draft: false,
+  merged: false,
+  merge_commit_sha: null,
+  user: { login: "author" },
+  head: { ref: `feature-${number}`, sha: sha(number * 10 + 1), repo: { full_name: `${OWNER}/${REPO}` } },
+  base: { ref: "main", sha: sha(number * 10 + 2), repo: { full_name: `${OWNER}/${REPO}` } },
+  created_at: "2026-01-01T00:00:00Z",
+  updated_at: "2026-01-02T00:00:00Z",
+  files: [],
+  targetFiles: [],
+  ...extra
+})

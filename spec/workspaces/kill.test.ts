@@ -84,24 +84,6 @@ const groupOf = (pid: number) => {
   return group
 }
 
-/** Kills the worker while git push waits in the remote's pre-receive hook; `alsoPush` kills the push's process group too. */
-const killDuringPush = async (alsoPush: boolean) => {
-  const s = await setup()
-  wrapper(s.control, "none")
-  blockingHook(s.bare, s.control)
-  const requestId = randomUUID()
-  const child = runWorker(s.root, s.control, requestId)
-  const hookPid = Number(await waitFor(path.join(s.control, "HOOK"), child))
-  const group = groupOf(hookPid)
-  child.kill("SIGKILL")
-  await new Promise((resolve) => child.once("exit", resolve))
-  if (alsoPush) {
-    process.kill(-group, "SIGKILL")
-    for (let i = 0; i < 100 && processAlive(hookPid); i++) await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-  return { ...s, requestId, hookPid }
-}
-
 const processAlive = (pid: number) => {
   try {
     process.kill(pid, 0)
@@ -133,16 +115,31 @@ const setup = async () => {
   }
 }
 
-const killAt = async (point: "review" | "before-push" | "after-push") => {
+type StopPoint = "review" | "before-push" | "after-push" | "during-push"
+
+/**
+ * The one kill set-up: a worker runs the confirmed push until it stops at `point` (the git wrapper sleeping
+ * at review, before or after git push; or, "during-push", git push waiting in the remote's pre-receive
+ * hook), then the worker is killed with SIGKILL. The process that stopped is killed first at the wrapper's
+ * points; during a push, `alsoPush` kills the push's process group too (else it finishes on RELEASE).
+ */
+const killWorkerAt = async (point: StopPoint, options: { readonly alsoPush?: boolean } = {}) => {
   const s = await setup()
-  wrapper(s.control, point)
+  const during = point === "during-push"
+  wrapper(s.control, during ? "none" : point)
+  if (during) blockingHook(s.bare, s.control)
   const requestId = randomUUID()
   const child = runWorker(s.root, s.control, requestId)
-  const pid = Number(await waitFor(path.join(s.control, "MARK"), child))
-  process.kill(pid, "SIGKILL")
+  const stopped = Number(await waitFor(path.join(s.control, during ? "HOOK" : "MARK"), child))
+  const group = during ? groupOf(stopped) : undefined
+  if (!during) process.kill(stopped, "SIGKILL")
   child.kill("SIGKILL")
   await new Promise((resolve) => child.once("exit", resolve))
-  return { ...s, requestId }
+  if (group !== undefined && options.alsoPush === true) {
+    process.kill(-group, "SIGKILL")
+    for (let i = 0; i < 100 && processAlive(stopped); i++) await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  return { ...s, requestId, stopped }
 }
 
 const observe = async (root: string, requestId: string) => {
@@ -154,7 +151,7 @@ const observe = async (root: string, requestId: string) => {
 
 describe("kill -9 of a confirmed push", () => {
   it("killed before the intent: the receipt still needs confirmation, the remote is unchanged, and a retry of the same request pushes once", async () => {
-    const s = await killAt("review")
+    const s = await killWorkerAt("review")
     const seen = await observe(s.root, s.requestId)
     expect(data(seen)["state"]).toBe("needs_confirmation")
     expect(git(s.bare, "rev-parse", "main").trim()).toBe(s.before)
@@ -172,8 +169,8 @@ describe("kill -9 of a confirmed push", () => {
     expect(git(s.bare, "rev-parse", "main").trim()).toBe(s.local)
   }, 180_000)
 
-  it("killed after the intent, before git push: unknown, published false observed, and no later call pushes", async () => {
-    const s = await killAt("before-push")
+  it("killed after the intent, before git push: unknown, published false observed, and no later call pushes; Read/reconcile commands do not replay mutations", async () => {
+    const s = await killWorkerAt("before-push")
     const seen = await observe(s.root, s.requestId)
     expect(data(seen)).toMatchObject({
       state: "unknown",
@@ -199,7 +196,7 @@ describe("kill -9 of a confirmed push", () => {
   }, 180_000)
 
   it("killed after git push, before the outcome is written: reconciliation reads the remote ref and settles succeeded, published", async () => {
-    const s = await killAt("after-push")
+    const s = await killWorkerAt("after-push")
     expect(pushes(s.control)).toBe(1)
     const raw = JSON.parse(fs.readFileSync(path.join(s.root, ".agentic/receipts", `${s.requestId}.json`), "utf8"))
     expect(raw.state).toBe("unknown")
@@ -219,9 +216,9 @@ describe("kill -9 of a confirmed push", () => {
     expect(pushes(s.control)).toBe(1)
   }, 180_000)
 
-  it("killed during git push (waiting in the remote's pre-receive hook), the push killed with it: unknown, the remote unchanged, published false observed, and nothing pushes again", async () => {
-    const s = await killDuringPush(true)
-    expect(processAlive(s.hookPid)).toBe(false)
+  it("killed during git push (waiting in the remote's pre-receive hook), the push killed with it: unknown, the remote unchanged, published false observed, and nothing pushes again; Unknown outcomes retain recovery; they are not permission for shell Git, manual journal deletion or automatic replay", async () => {
+    const s = await killWorkerAt("during-push", { alsoPush: true })
+    expect(processAlive(s.stopped)).toBe(false)
     expect(pushes(s.control)).toBe(1)
     const raw = JSON.parse(fs.readFileSync(path.join(s.root, ".agentic/receipts", `${s.requestId}.json`), "utf8"))
     expect(raw.state).toBe("unknown")
@@ -249,7 +246,7 @@ describe("kill -9 of a confirmed push", () => {
   }, 180_000)
 
   it("killed during git push, the orphaned push finishing later: reconciliation first sees it unpublished (unknown), then reads the remote ref and settles succeeded; one push in all", async () => {
-    const s = await killDuringPush(false)
+    const s = await killWorkerAt("during-push")
     const early = await observe(s.root, s.requestId)
     expect(data(early)).toMatchObject({ state: "unknown", observed: { published: false } })
     fs.writeFileSync(path.join(s.control, "RELEASE"), "go")

@@ -46,7 +46,7 @@ describe("capability-scoped tools", () => {
       expect(names).toContain(name)
   })
 
-  it("not a git working copy: none of the four is advertised", async () => {
+  it("Never impersonate client=app, copy desktop capability flags, fabricate native context, create a substitute Git repository or bypass review with arbitrary HTTP calls (here: a directory that is not a repository's top is no working copy: none of the four is advertised)", async () => {
     const ws = await openWorkspace({})
     open.push(ws)
     const names = ws.runtime.registry.list().map((tool) => tool.name)
@@ -150,7 +150,7 @@ describe("Status and read context", () => {
     expect(JSON.stringify(result)).not.toContain(dir)
   })
 
-  it("refresh after saves: a second save of a modified file makes the context stale; the toolkit's own state never does", async () => {
+  it("Obtain it in the current turn and refresh after saves or identity changes: a second save of a modified file makes the context stale; the toolkit's own state never does", async () => {
     const { ws } = await repo()
     await ws.write("a.txt", "two\n")
     const first = await status(ws)
@@ -203,20 +203,32 @@ describe("Status and read context", () => {
     }
   })
 
-  it("Never invent one: an invented context_id fails CONTEXT_STALE", async () => {
-    const { ws } = await repo()
+  it("Never invent one or reuse a historical token: an invented context_id and one from before a commit fail CONTEXT_STALE", async () => {
+    const { ws, dir } = await repo()
     const result = await ws.call("read_workspace", { context_id: randomUUID(), view: "changes" })
     expect(result.error?.code).toBe("CONTEXT_STALE")
+    const historical = await status(ws)
+    git(dir, "commit", "-q", "--allow-empty", "-m", "later")
+    expect((await ws.call("read_workspace", { context_id: historical, view: "changes" })).error?.code).toBe(
+      "CONTEXT_STALE"
+    )
   })
 
-  it("an identity change makes the context stale", async () => {
+  it("Its opaque context_id binds the actual native account, open project/branch and reviewed state, not the Workspaces picker: the git identity, the branch and a save each make it stale", async () => {
     const { ws, dir } = await repo()
     const first = await status(ws)
     git(dir, "config", "user.email", "other@example.com")
     expect((await ws.call("read_workspace", { context_id: first, view: "changes" })).error?.code).toBe("CONTEXT_STALE")
+    const second = await status(ws)
+    git(dir, "switch", "-q", "-c", "elsewhere")
+    expect((await ws.call("read_workspace", { context_id: second, view: "changes" })).error?.code).toBe("CONTEXT_STALE")
+    const third = await status(ws)
+    expect(third).not.toBe(second)
+    await ws.write("a.txt", "saved\n")
+    expect((await ws.call("read_workspace", { context_id: third, view: "changes" })).error?.code).toBe("CONTEXT_STALE")
   })
 
-  it("Limits are integers from 1 to 64; offsets from 0 to 100000; no booleans, strings or fractions", async () => {
+  it("Limits are integers from 1 to 64; offsets are integers from 0 to 100000. Do not substitute booleans, strings or fractional values: each is INVALID_INPUT", async () => {
     const { ws } = await repo()
     const id = await status(ws)
     for (const bad of [
@@ -285,7 +297,7 @@ describe("Status and read context", () => {
     }
   })
 
-  it("read_snapshot is required at nonzero offsets; a stale snapshot fails SNAPSHOT_STALE", async () => {
+  it("It is a 64-character lowercase hexadecimal snapshot identifier, required at nonzero offsets. A stale snapshot requires a fresh review, not a guessed replacement: SNAPSHOT_STALE", async () => {
     const { ws, dir } = await repo()
     const id = await status(ws)
     git(dir, "branch", "b1")
@@ -302,6 +314,8 @@ describe("Status and read context", () => {
       read_snapshot: first.data.read_snapshot
     })
     expect(stale.error?.code).toBe("SNAPSHOT_STALE")
+    expect(stale.error?.message).toContain("fresh review")
+    expect(first.data.read_snapshot).toMatch(/^[0-9a-f]{64}$/)
     const wrong = await ws.call("read_workspace", {
       context_id: id,
       view: "branches",
@@ -321,7 +335,7 @@ describe("Status and read context", () => {
     expect(page.data.complete).toBe(false)
   })
 
-  it("Use returned stash identifiers exactly: stash entries carry stash_id", async () => {
+  it("Use returned stash identifiers exactly; omit the identifier only for legacy entries that do not provide one: every git stash carries stash_id (there are no legacy entries), and only an exact one is accepted", async () => {
     const { ws, dir } = await repo()
     fs.writeFileSync(path.join(dir, "a.txt"), "stashed\n")
     git(dir, "stash", "push", "-q", "-m", "wip")
@@ -330,6 +344,20 @@ describe("Status and read context", () => {
     expect(page.data.entries).toEqual([
       { stash_id: git(dir, "rev-parse", "refs/stash").trim(), ref: "stash@{0}", message: "On main: wip" }
     ])
+    const guessed = await ws.call("workspace_action", {
+      action: "stash_restore",
+      context_id: id,
+      request_id: randomUUID(),
+      stash_id: page.data.entries[0].stash_id.slice(0, 12)
+    })
+    expect(guessed.error?.code).toBe("INVALID_INPUT")
+    const other = await ws.call("workspace_action", {
+      action: "stash_restore",
+      context_id: id,
+      request_id: randomUUID(),
+      stash_id: "0".repeat(40)
+    })
+    expect(other.error?.code).toBe("NOT_FOUND")
   })
 
   it("history is branch-scoped and paged", async () => {
@@ -372,8 +400,8 @@ describe("Action review and original requests", () => {
     }
   })
 
-  it("Model arguments such as confirmed are not native approval: a confirmed field fails INVALID_INPUT", async () => {
-    const { ws } = await repo({ permissionMode: 2 })
+  it("Model arguments such as confirmed, a chat answer or prior CAD-edit permission are not native approval: a confirmed field fails INVALID_INPUT, a chat 'yes' and an earlier approval of another call confirm nothing", async () => {
+    const { ws, dir } = await repo({ permissionMode: 2 })
     await ws.write("a.txt", "changed\n")
     const id = await status(ws)
     const result = await ws.call("workspace_action", {
@@ -384,6 +412,20 @@ describe("Action review and original requests", () => {
       confirmed: true
     })
     expect(result.error?.code).toBe("INVALID_INPUT")
+    const head = git(dir, "rev-parse", "HEAD")
+    // An earlier approval: a branch creation the user confirmed.
+    const created = await confirmAndRun(ws, {
+      action: "branch_create",
+      context_id: id,
+      request_id: randomUUID(),
+      name: "x"
+    })
+    expect(data(created)["state"]).toBe("succeeded")
+    const args = { action: "commit", context_id: await status(ws), request_id: randomUUID(), message: "m" }
+    expect(data(await ws.call("workspace_action", args))["status"]).toBe("needs_confirmation")
+    await ws.run(preprocess("yes, go ahead and commit"))
+    expect(data(await ws.call("workspace_action", args))["status"]).toBe("needs_confirmation")
+    expect(git(dir, "rev-parse", "HEAD")).toBe(head)
   })
 
   it("fields belonging to another action are forbidden", async () => {
@@ -400,7 +442,7 @@ describe("Action review and original requests", () => {
     expect(result.error?.message).toContain("push")
   })
 
-  it("after confirmation the same request id runs once; a repeated call replays nothing", async () => {
+  it("Status reads and repeated model calls do not replay writes: after confirmation the same request id runs once; repeated calls and status reads replay nothing", async () => {
     const { ws, dir } = await repo()
     await ws.write("a.txt", "changed\n")
     await ws.write("new.txt", "new\n")
@@ -411,9 +453,13 @@ describe("Action review and original requests", () => {
     expect(data(ran)).toMatchObject({ status: "succeeded", phases: { local_applied: true } })
     expect(git(dir, "log", "--format=%s").split("\n")).toEqual(["via workspaces", "first", ""])
     expect(git(dir, "status", "--porcelain")).toBe("")
-    const again = await ws.call("workspace_action", args)
-    expect(again.ok).toBe(true)
-    expect(data(again)["status"]).toBe("succeeded")
+    for (let i = 0; i < 2; i++) {
+      const again = await ws.call("workspace_action", args)
+      expect(again.ok).toBe(true)
+      expect(data(again)["status"]).toBe("succeeded")
+      expect((await ws.call("get_workspace_status", {})).ok).toBe(true)
+      expect(data(await ws.call("get_workspace_operation", { request_id: args.request_id }))["state"]).toBe("succeeded")
+    }
     expect(git(dir, "rev-list", "--count", "HEAD").trim()).toBe("2")
     const receipt = JSON.parse(fs.readFileSync(path.join(dir, ".agentic/receipts", `${args.request_id}.json`), "utf8"))
     expect(receipt.history.map((h: any) => h.state)).toEqual(["needs_confirmation", "unknown", "succeeded"])
@@ -421,16 +467,27 @@ describe("Action review and original requests", () => {
     expect(data(observed)["state"]).toBe("succeeded")
   })
 
-  it("A request id reused with different inputs fails EDIT_CONFLICT", async () => {
+  it("Retain that original ID and immutable inputs through confirmation, execution, polling and recovery: a request id reused with different inputs fails EDIT_CONFLICT before and after it ran", async () => {
     const { ws } = await repo()
     await ws.write("a.txt", "changed\n")
     const id = await status(ws)
     const request_id = randomUUID()
-    expect(
-      (await ws.call("workspace_action", { action: "commit", context_id: id, request_id, message: "one" })).ok
-    ).toBe(true)
+    const staged = await ws.call("workspace_action", { action: "commit", context_id: id, request_id, message: "one" })
+    expect(staged.ok).toBe(true)
     const other = await ws.call("workspace_action", { action: "commit", context_id: id, request_id, message: "two" })
     expect(other.error?.code).toBe("EDIT_CONFLICT")
+    await ws.run(preprocess(`/accept ${data(staged)["approval"]["id"]}`))
+    expect(
+      data(await ws.call("workspace_action", { action: "commit", context_id: id, request_id, message: "one" }))["state"]
+    ).toBe("succeeded")
+    const after = await ws.call("workspace_action", {
+      action: "branch_create",
+      context_id: await status(ws),
+      request_id,
+      name: "reuse"
+    })
+    expect(after.error?.code).toBe("EDIT_CONFLICT")
+    expect(data(await ws.call("get_workspace_operation", { request_id }))["inputs"]["message"]).toBe("one")
   })
 
   it("Destructive actions are refused under the ceiling before anything is staged", async () => {
@@ -448,7 +505,7 @@ describe("Action review and original requests", () => {
     expect(fs.existsSync(path.join(dir, ".agentic/receipts", `${request_id}.json`))).toBe(false)
   })
 
-  it("push publishes once and its receipt separates local application from publication", async () => {
+  it("Keep cloud publication, local application, editor reload and remaining local work separate: push publishes once and its receipt records local_applied, published and reloaded apart", async () => {
     const { ws, dir, bare } = await repo()
     git(dir, "commit", "-q", "--allow-empty", "-m", "to publish")
     const id = await status(ws)
@@ -460,10 +517,12 @@ describe("Action review and original requests", () => {
       branch: "main"
     })
     expect(data(ran)).toMatchObject({ status: "succeeded", phases: { local_applied: true, published: true } })
+    expect(Object.keys(data(ran)["phases"]).sort()).toEqual(["local_applied", "published", "reloaded"])
+    expect(data(ran)["phases"]["reloaded"]).not.toBe(true)
     expect(git(bare!, "rev-parse", "main")).toBe(git(dir, "rev-parse", "main"))
   })
 
-  it("A failed Push can retain a local commit: failed, local_applied true, published false", async () => {
+  it("A failed Push can retain a local commit: failed, local_applied true, published false; the commit stays ahead (remaining local work)", async () => {
     const { ws, dir, bare } = await repo()
     // Someone else publishes first: our push is a non-fast-forward.
     const other = await makeTempDir("aw-ws-other-")
@@ -471,6 +530,7 @@ describe("Action review and original requests", () => {
     git(other, "-c", "user.name=O", "-c", "user.email=o@example.com", "commit", "-q", "--allow-empty", "-m", "theirs")
     git(other, "push", "-q", "origin", "main")
     git(dir, "commit", "-q", "--allow-empty", "-m", "ours")
+    git(dir, "branch", "--set-upstream-to=origin/main")
     const id = await status(ws)
     const ran = await confirmAndRun(ws, {
       action: "push",
@@ -486,6 +546,7 @@ describe("Action review and original requests", () => {
       outcome: { code: "NON_FAST_FORWARD" }
     })
     expect(git(dir, "log", "-1", "--format=%s").trim()).toBe("ours")
+    expect(data(await ws.call("get_workspace_status", {}))["ahead"]).toBe(1)
     fs.rmSync(other, { recursive: true, force: true })
   })
 
@@ -517,7 +578,7 @@ const unknownPush = async (ws: TempWorkspace, dir: string, bare: string) => {
 }
 
 describe("Transition and cancellation boundaries", () => {
-  it("Agent-originated branch transitions require delivery of the genuine result and completion of the old turn's tool/reload reconciliation before handoff", async () => {
+  it("Agent-originated branch transitions require delivery of the genuine result and completion of the old turn's tool/reload reconciliation before handoff; Only proven native settlement permits a new review and new request", async () => {
     const { ws, dir, bare } = await repo({
       permissionMode: 2,
       maxCommandDurationSeconds: 1,
@@ -593,7 +654,7 @@ describe("Transition and cancellation boundaries", () => {
     expect(git(dir, "log", "--format=%s", "main").trim().split("\n")).toEqual(["first"])
   })
 
-  it("do not infer a completed switch from a project/action observation or an unrelated command result: a failed switch keeps its park and stays failed after other actions succeed", async () => {
+  it("do not infer a completed switch from a project/action observation or an unrelated command result; A failed switch can retain a park; Neither is cloud publication or GUI target-open success: a failed switch keeps its park and stays failed after other actions succeed", async () => {
     const { ws, dir } = await repo({ permissionMode: 2, allowDestructiveEdits: true })
     git(dir, "branch", "feature")
     await ws.write("a.txt", "parked\n")
@@ -632,4 +693,201 @@ describe("Transition and cancellation boundaries", () => {
     expect(data(await ws.call("get_workspace_status", {}))["branch"]).toBe("main")
     git(dir, "worktree", "remove", "--force", elsewhere)
   })
+})
+
+describe("reference sentences (capabilities, reads, actions)", () => {
+  it("the four tools: get_workspace_status: reads the actual open working copy; read_workspace: reads bounded permitted views; get_workspace_operation: observes an original owned command receipt; workspace_action: requests an advertised action through native admission", async () => {
+    const { ws, dir } = await repo({}, false)
+    await ws.write("new.txt", "n\n")
+    const d = data(await ws.call("get_workspace_status", {}))
+    expect(d).toMatchObject({ branch: "main", head: git(dir, "rev-parse", "HEAD").trim(), changes: { total: 1 } })
+    // Bounded and permitted: the schema offers the base views only (no remote) and limits are at most 64.
+    const read = ws.runtime.registry.list().find((tool) => tool.name === "read_workspace")!
+    expect((read.inputSchema.properties["view"] as { enum: Array<string> }).enum).toEqual(["changes", "stashes"])
+    expect(
+      (await ws.call("read_workspace", { context_id: d["context_id"], view: "changes", limit: 65 })).error?.code
+    ).toBe("INVALID_INPUT")
+    // Admission: the action is staged through the gate, and the operation reads its receipt.
+    const args = { action: "commit", context_id: d["context_id"], request_id: randomUUID(), message: "m" }
+    expect(data(await ws.call("workspace_action", args))).toMatchObject({
+      status: "needs_confirmation",
+      approval: { kind: "vcs" }
+    })
+    expect(data(await ws.call("get_workspace_operation", { request_id: args.request_id }))).toMatchObject({
+      request_id: args.request_id,
+      state: "needs_confirmation",
+      inputs: { message: "m" }
+    })
+  })
+
+  it("Native AI Workspaces tools require API v8, the supported desktop client/app context, workspace:commands:v1 and the individual advertised tool capability; Existing team, sharing, conversation and version APIs do not confer native Workspaces capabilities; An API version alone does not enable them (here: without workspace:commands:v1 none of the four is listed or callable while the other tools stay)", async () => {
+    const { ws } = await repo({ workspaceCapabilities: ["workspace:action:commit", "workspace:reads:remote:v1"] })
+    const names = ws.runtime.registry.list().map((tool) => tool.name)
+    expect(names).toContain("workspace_vcs")
+    for (const name of ["get_workspace_status", "read_workspace", "get_workspace_operation", "workspace_action"]) {
+      expect(names).not.toContain(name)
+      expect((await ws.call(name, {})).ok).toBe(false)
+    }
+  })
+
+  it("Base views are changes and stashes. Remote views are offered only with their read capability: the schema lists branches and history only with workspace:reads:remote:v1", async () => {
+    const viewsOf = (ws: TempWorkspace) =>
+      (
+        ws.runtime.registry.list().find((tool) => tool.name === "read_workspace")!.inputSchema.properties["view"] as {
+          enum: Array<string>
+        }
+      ).enum
+    expect(viewsOf((await repo({}, false)).ws)).toEqual(["changes", "stashes"])
+    expect(viewsOf((await repo({ workspaceCapabilities: ["workspace:commands:v1"] })).ws)).toEqual([
+      "changes",
+      "stashes"
+    ])
+    expect(viewsOf((await repo()).ws)).toEqual(["changes", "stashes", "branches", "history"])
+  })
+
+  it("Ask/research are read-only. Planning and question stages do not execute mutations; Agent execution after approval still needs current authority and the real user's native confirmation: the reads are read-only, Plan mode stages, and a confirmed request whose capability was withdrawn since is refused", async () => {
+    const { ws, dir } = await repo({ permissionMode: 1 })
+    const listed = ws.runtime.registry.list()
+    for (const name of ["get_workspace_status", "read_workspace", "get_workspace_operation"])
+      expect(listed.find((tool) => tool.name === name)!.annotations.readOnlyHint).toBe(true)
+    await ws.write("a.txt", "changed\n")
+    const head = git(dir, "rev-parse", "HEAD")
+    const args = { action: "commit", context_id: await status(ws), request_id: randomUUID(), message: "m" }
+    const staged = await ws.call("workspace_action", args)
+    expect(data(staged)).toMatchObject({ status: "needs_confirmation", mode: "plan" })
+    await ws.run(preprocess(`/accept ${data(staged)["approval"]["id"]}`))
+    const withdrawn = await ws.reopen({
+      permissionMode: 2,
+      workspaceCapabilities: ["workspace:commands:v1", "workspace:action:branch_create"]
+    })
+    open.push(withdrawn)
+    const refused = await withdrawn.call("workspace_action", args)
+    expect(refused.error?.code).toBe("CAPABILITY_MISSING")
+    expect(refused.error?.details?.["capability"]).toBe("workspace:action:commit")
+    expect(git(dir, "rev-parse", "HEAD")).toBe(head)
+    const restored = await withdrawn.reopen({ permissionMode: 2 })
+    open.push(restored)
+    expect(data(await restored.call("workspace_action", args))["state"]).toBe("succeeded")
+  })
+
+  it("Missing state is not an empty/clean working copy: an unreadable index makes status and changes fail, never an empty page", async () => {
+    const { ws, dir } = await repo()
+    await ws.write("a.txt", "changed\n")
+    const id = await status(ws)
+    fs.writeFileSync(path.join(dir, ".git/index"), "not an index")
+    const read = await ws.call("read_workspace", { context_id: id, view: "changes" })
+    expect(read.ok).toBe(false)
+    expect(read.data).toBeUndefined()
+    expect((await ws.call("get_workspace_status", {})).ok).toBe(false)
+  })
+
+  it("workspace_action requires the returned context_id, an original request_id and one advertised action, plus that action's exact fields: each missing or malformed one is INVALID_INPUT", async () => {
+    const { ws } = await repo()
+    await ws.write("a.txt", "changed\n")
+    const context_id = await status(ws)
+    const full = { action: "commit", context_id, request_id: randomUUID(), message: "m" }
+    const { context_id: _c, ...noContext } = full
+    const { request_id: _r, ...noRequest } = full
+    const { message: _m, ...noMessage } = full
+    for (const bad of [
+      noContext,
+      noRequest,
+      noMessage,
+      { ...full, request_id: "not-a-uuid" },
+      { ...full, action: ["commit", "push"] },
+      { ...full, action: "rebase" }
+    ]) {
+      const result = await ws.call("workspace_action", bad)
+      expect(result.error?.code, JSON.stringify(bad)).toBe("INVALID_INPUT")
+    }
+  })
+
+  it("Create an ID only for a new authorized action with no unsettled predecessor: the tool's description says so, and one id cannot carry a second action", async () => {
+    const { ws } = await repo()
+    const listed = ws.runtime.registry.list().find((tool) => tool.name === "workspace_action")!
+    expect(listed.description).toContain("Create a request_id (a UUID) once for a new action")
+    await ws.write("a.txt", "changed\n")
+    const context_id = await status(ws)
+    const request_id = randomUUID()
+    expect((await ws.call("workspace_action", { action: "commit", context_id, request_id, message: "m" })).ok).toBe(
+      true
+    )
+    const second = await ws.call("workspace_action", { action: "branch_create", context_id, request_id, name: "n" })
+    expect(second.error?.code).toBe("EDIT_CONFLICT")
+  })
+
+  it("needs_confirmation means the action has not run; accepted or running is admission, not completion: after /accept the receipt is still unsettled and nothing ran until the same call", async () => {
+    const { ws, dir } = await repo()
+    await ws.write("a.txt", "changed\n")
+    const head = git(dir, "rev-parse", "HEAD")
+    const args = { action: "commit", context_id: await status(ws), request_id: randomUUID(), message: "m" }
+    const staged = await ws.call("workspace_action", args)
+    expect(data(staged)["status"]).toBe("needs_confirmation")
+    await ws.run(preprocess(`/accept ${data(staged)["approval"]["id"]}`))
+    expect(data(await ws.call("get_workspace_operation", { request_id: args.request_id }))).toMatchObject({
+      state: "needs_confirmation",
+      settled: false
+    })
+    expect(git(dir, "rev-parse", "HEAD")).toBe(head)
+    expect(data(await ws.call("workspace_action", args))).toMatchObject({ state: "succeeded", settled: true })
+    expect(git(dir, "rev-parse", "HEAD")).not.toBe(head)
+  })
+
+  it("Pass this to get_workspace_operation. A successful read (ok) validates the receipt, not necessarily the action's success: a failed pull reads ok with state failed; any other field is INVALID_INPUT", async () => {
+    const { ws } = await repo()
+    const args = {
+      action: "pull",
+      context_id: await status(ws),
+      request_id: randomUUID(),
+      remote: "origin",
+      branch: "no-such-branch"
+    }
+    expect(data(await confirmAndRun(ws, args))["state"]).toBe("failed")
+    const read = await ws.call("get_workspace_operation", { request_id: args.request_id })
+    expect(read.ok).toBe(true)
+    expect(data(read)).toMatchObject({ state: "failed", settled: true, phases: { local_applied: false } })
+    expect(
+      (await ws.call("get_workspace_operation", { request_id: args.request_id, action: "pull" })).error?.code
+    ).toBe("INVALID_INPUT")
+  })
+
+  it("An already-current Pull is a successful no-op with no apply/reload effects", async () => {
+    const { ws, dir } = await repo()
+    const head = git(dir, "rev-parse", "HEAD")
+    const ran = await confirmAndRun(ws, {
+      action: "pull",
+      context_id: await status(ws),
+      request_id: randomUUID(),
+      remote: "origin",
+      branch: "main"
+    })
+    expect(data(ran)).toMatchObject({
+      state: "succeeded",
+      phases: { local_applied: false, reloaded: false },
+      outcome: { noop: true }
+    })
+    expect(git(dir, "rev-parse", "HEAD")).toBe(head)
+  })
+
+  it("headless_succeeded proves the supported saved-file verification path, not a GUI Open/reload. For applied headless work, editor_reloaded=false remains false (here: phases.reloaded is false on applied work and stays false through reads and reconciliation)", async () => {
+    const { ws } = await repo()
+    await ws.write("a.txt", "changed\n")
+    const args = { action: "commit", context_id: await status(ws), request_id: randomUUID(), message: "m" }
+    const ran = await confirmAndRun(ws, args)
+    expect(data(ran)["phases"]).toMatchObject({ local_applied: true, reloaded: false })
+    for (let i = 0; i < 2; i++)
+      expect(
+        data(await ws.call("get_workspace_operation", { request_id: args.request_id }))["phases"]["reloaded"]
+      ).toBe(false)
+    const cli = await runCli([
+      "workspaces",
+      "reconcile",
+      "--project",
+      ws.dir,
+      "--request-id",
+      args.request_id,
+      "--json"
+    ])
+    expect(JSON.parse(cli.stdout).data.phases.reloaded).toBe(false)
+  }, 120_000)
 })

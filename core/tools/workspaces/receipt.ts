@@ -78,7 +78,7 @@ export const advance = (
       })
     : Either.left(
         toolError("EDIT_CONFLICT", `receipt ${receipt.requestId} is ${receipt.state}; it cannot become ${to}.`, {
-          requestId: receipt.requestId
+          request_id: receipt.requestId
         })
       )
 
