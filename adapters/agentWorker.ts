@@ -6,11 +6,14 @@
  * LM Studio plugin: its own client and loaded model). The host reads state.json and opens the runtime.
  */
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import type { WorkspaceRuntime } from "../core/runtime.ts"
+import { decodeJobFile } from "../core/services/jobFiles.ts"
 import { Model, type ModelShape } from "../core/services/Model.ts"
 import type { Settings } from "../core/settings/settings.ts"
 import { lowerSettings } from "../core/tools/agent/lower.ts"
 import { runLoop } from "../core/tools/agent/loop.ts"
+import { RunState } from "../core/tools/agent/schema.ts"
 import { updateRun } from "../core/tools/agent/store.ts"
 import type { OpenFailure } from "./open.ts"
 
@@ -33,15 +36,22 @@ export const runRunWorker = async (runId: string, host: WorkerHost): Promise<num
     host.log(`agent-worker: not a run id: ${runId}`)
     return 2
   }
-  let state: { spec: { commitEdits: boolean; allowCommands: boolean; allowWeb: boolean }; settings: unknown }
+  let text: string
   try {
-    state = JSON.parse(await host.readState(runId))
+    text = await host.readState(runId)
   } catch (error) {
     host.log(
       `agent-worker: the state of ${runId} could not be read: ${error instanceof Error ? error.message : String(error)}`
     )
     return 1
   }
+  // Decoded against the run state's Schema (core/tools/agent/schema.ts), never cast.
+  const decoded = decodeJobFile(`.agentic/runs/${runId}/state.json`, RunState, text)
+  if (Either.isLeft(decoded)) {
+    host.log(`agent-worker: the state of ${runId} is unreadable: ${decoded.left}; move the run's folder aside.`)
+    return 1
+  }
+  const state = decoded.right
   const spec = state.spec
   const lowered = lowerSettings(state.settings as Settings, {
     commitEdits: spec.commitEdits,

@@ -4,42 +4,10 @@
  * writes). The CLI reads it to report the server's true mode, and warns when its own flags differ.
  */
 import * as Effect from "effect/Effect"
-import * as Schema from "effect/Schema"
 import type { WorkspaceRuntime } from "../core/runtime.ts"
-import { Settings } from "../core/settings/settings.ts"
+import type { Settings } from "../core/settings/settings.ts"
+import { HOST_STATE_FILE, type HostState, HostStateSchema } from "../core/store/hostState.ts"
 import { StateStore } from "../core/store/StateStore.ts"
-
-/** The file, relative to `.agentic/`. */
-export const HOST_STATE_FILE = "host.json"
-
-/** What the host records. */
-export interface HostState {
-  readonly version: 1
-  /** "mcp" for the MCP server. */
-  readonly host: string
-  readonly transport: "stdio" | "http"
-  /** The host's process id (absent where the host cannot tell). */
-  readonly pid?: number
-  readonly startedAt: string
-  readonly runtime: string
-  readonly root: string
-  readonly settings: Settings
-}
-
-/**
- * The Schema of host.json, decoded on every read: a file that is not a host state (corrupt, planted)
- * is read as no recorded server, so the CLI reports its own settings instead of trusting it.
- */
-const HostStateSchema: Schema.Schema<HostState> = Schema.Struct({
-  version: Schema.Literal(1),
-  host: Schema.String,
-  transport: Schema.Literal("stdio", "http"),
-  pid: Schema.optional(Schema.Number),
-  startedAt: Schema.String,
-  runtime: Schema.String,
-  root: Schema.String,
-  settings: Schema.typeSchema(Settings)
-})
 
 /** Writes the host state (best effort: a read-only .agentic/ must not stop the server). */
 export const writeHostState = (
@@ -60,7 +28,11 @@ export const writeHostState = (
     )
     .catch(() => undefined)
 
-/** Reads the host state, if a host wrote one. */
+/**
+ * Reads the host state, if a host wrote one. It is decoded against its Schema (core/store/hostState.ts): a
+ * file that is not a host state (corrupt, planted) is read here as no recorded server, so the CLI reports
+ * its own settings instead of trusting it.
+ */
 export const readHostState = (runtime: WorkspaceRuntime): Promise<HostState | undefined> =>
   runtime
     .run(

@@ -12,7 +12,9 @@ import * as fsp from "node:fs/promises"
 import * as path from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
+import type * as Schema from "effect/Schema"
 import type { Browser as PwBrowser, CDPSession, Page } from "playwright-core"
 import { toolError, type ToolError } from "../../core/protocol/errors.ts"
 import {
@@ -25,6 +27,13 @@ import {
   type BrowserShape,
   type PageState
 } from "../../core/services/Browser.ts"
+import {
+  BrowserExitSchema,
+  type BrowserSpec,
+  BrowserStartedSchema,
+  SESSION_FILE_REPAIR
+} from "../../core/services/browserFiles.ts"
+import { decodeJobFile } from "../../core/services/jobFiles.ts"
 import { processIdentity } from "./NodeProcesses.ts"
 
 /**
@@ -71,12 +80,32 @@ export const findBrowser = (setting: string): string | undefined => {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-const readJson = async <A>(file: string): Promise<A | undefined> => {
+
+/**
+ * A file the supervisor writes in the session folder (atomically), decoded against its Schema
+ * (core/services/browserFiles.ts): undefined while it is absent; IO_ERROR naming the file and the repair
+ * when it is there but is not JSON or does not decode.
+ */
+export const readSessionFile = async <A, I>(
+  sessionDir: string,
+  name: string,
+  schema: Schema.Schema<A, I>
+): Promise<A | undefined> => {
+  const file = path.join(sessionDir, name)
+  let text: string
   try {
-    return JSON.parse(await fsp.readFile(file, "utf8")) as A
-  } catch {
-    return undefined
+    text = await fsp.readFile(file, "utf8")
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined
+    throw toolError("IO_ERROR", `The browser session file ${file} could not be read (${(error as Error).message}).`, {
+      path: file
+    })
   }
+  const decoded = decodeJobFile(name, schema, text)
+  if (Either.isRight(decoded)) return decoded.right
+  throw toolError("IO_ERROR", `The browser session's ${decoded.left} (${file}); ${SESSION_FILE_REPAIR}.`, {
+    path: file
+  })
 }
 
 /** Processes (pids) whose command line names the session's user-data dir, or whose group is the supervisor's. */
@@ -126,7 +155,11 @@ const launch = async (spec: {
   await fsp.mkdir(spec.sessionDir, { recursive: true })
   await fsp.writeFile(
     path.join(spec.sessionDir, "spec.json"),
-    JSON.stringify({ executablePath: executable, userDataDir, allowPrivateNetwork: spec.allowPrivateNetwork })
+    JSON.stringify({
+      executablePath: executable,
+      userDataDir,
+      allowPrivateNetwork: spec.allowPrivateNetwork
+    } satisfies BrowserSpec)
   )
   const out = fs.openSync(path.join(spec.sessionDir, "supervisor.log"), "a")
   const child = spawn(process.execPath, [...supervisorArgv(), spec.sessionDir], {
@@ -139,11 +172,24 @@ const launch = async (spec: {
   const pid = child.pid
   if (pid === undefined) throw toolError("IO_ERROR", "The browser supervisor could not be started.")
   const identity = processIdentity(pid) ?? `pid:${pid}`
+  const endGroup = () => {
+    try {
+      process.kill(-pid, "SIGKILL")
+    } catch {
+      // gone
+    }
+  }
   const deadline = Date.now() + LAUNCH_WAIT_MS
   while (Date.now() < deadline) {
-    const started = await readJson<{ cdpUrl: string; proxyPort: number; browserPid: number }>(
-      path.join(spec.sessionDir, "started.json")
-    )
+    const files = await Promise.all([
+      readSessionFile(spec.sessionDir, "started.json", BrowserStartedSchema),
+      readSessionFile(spec.sessionDir, "exit.json", BrowserExitSchema)
+    ]).catch((error: unknown) => {
+      // A supervisor file that does not decode: the session is not used, and nothing of it is left running.
+      endGroup()
+      throw error
+    })
+    const [started, exit] = files
     if (started !== undefined) {
       return {
         cdpUrl: started.cdpUrl,
@@ -155,7 +201,6 @@ const launch = async (spec: {
         userDataDir
       }
     }
-    const exit = await readJson<{ detail?: string }>(path.join(spec.sessionDir, "exit.json"))
     if (exit !== undefined || processIdentity(pid) === undefined) {
       throw toolError(
         "IO_ERROR",
@@ -164,11 +209,7 @@ const launch = async (spec: {
     }
     await sleep(25)
   }
-  try {
-    process.kill(-pid, "SIGKILL")
-  } catch {
-    // gone
-  }
+  endGroup()
   throw toolError(
     "TIMEOUT",
     `The browser did not start within ${LAUNCH_WAIT_MS / 1000} s; nothing of it is left running.`

@@ -10,7 +10,9 @@
  *   folder and the flags a closed network needs;
  * - a DevTools client that collects console errors, uncaught exceptions, failed requests and dialogs
  *   (dismissed, so a page never blocks) into events.json, bounded.
- * Files in <sessionDir>: spec.json (in), started.json, events.json, exit.json, supervisor.log (out).
+ * Files in <sessionDir>: spec.json (in), started.json, events.json, exit.json, supervisor.log (out); their
+ * Schemas are core/services/browserFiles.ts. A spec.json that is not JSON or does not decode is not run: the
+ * supervisor writes exit.json (status "failed", naming the file and the repair) and exits.
  */
 import { spawn } from "node:child_process"
 import * as dns from "node:dns/promises"
@@ -18,14 +20,18 @@ import * as fs from "node:fs"
 import * as http from "node:http"
 import * as net from "node:net"
 import * as path from "node:path"
+import * as Either from "effect/Either"
 import { WebSocket } from "undici"
+import {
+  type BrowserExit,
+  BrowserSpecSchema,
+  type BrowserStarted,
+  type PageEvent,
+  type PageEvents,
+  SESSION_FILE_REPAIR
+} from "../../core/services/browserFiles.ts"
+import { decodeJobFile } from "../../core/services/jobFiles.ts"
 import { checkAddress, isIpLiteral } from "../../core/tools/browser/egress.ts"
-
-interface Spec {
-  readonly executablePath: string
-  readonly userDataDir: string
-  readonly allowPrivateNetwork: boolean
-}
 
 const dir = process.argv[2]
 if (dir === undefined) process.exit(2)
@@ -39,18 +45,26 @@ const writeAtomic = (name: string, value: unknown) => {
   fs.renameSync(temp, target)
 }
 
-const spec = JSON.parse(fs.readFileSync(path.join(dir, "spec.json"), "utf8")) as Spec
+const writeExit = (record: BrowserExit) => writeAtomic("exit.json", record)
+
+const decoded = (() => {
+  try {
+    return decodeJobFile("spec.json", BrowserSpecSchema, fs.readFileSync(path.join(dir, "spec.json"), "utf8"))
+  } catch (error) {
+    return Either.left(`spec.json could not be read (${error instanceof Error ? error.message : String(error)})`)
+  }
+})()
+if (Either.isLeft(decoded)) {
+  const detail = `the session's ${decoded.left} in ${dir}; ${SESSION_FILE_REPAIR}`
+  log(detail)
+  writeExit({ status: "failed", endedAt: new Date().toISOString(), detail })
+  process.exit(0)
+}
+const spec = decoded.right
 const policy = { allowPrivateNetwork: spec.allowPrivateNetwork }
 
 // ---- events (bounded ring buffers, written debounced) ----
-type EventKind = "console" | "exception" | "request" | "egress" | "dialog"
-interface PageEvent {
-  readonly seq: number
-  readonly at: string
-  readonly kind: EventKind
-  readonly text: string
-  readonly url?: string
-}
+type EventKind = PageEvent["kind"]
 const KEEP = 50
 const buffers: Record<EventKind, Array<PageEvent>> = { console: [], exception: [], request: [], egress: [], dialog: [] }
 const totals: Record<EventKind, number> = { console: 0, exception: 0, request: 0, egress: 0, dialog: 0 }
@@ -68,7 +82,7 @@ const flush = () => {
     events: Object.values(buffers)
       .flat()
       .sort((a, b) => a.seq - b.seq)
-  })
+  } satisfies PageEvents)
 }
 /**
  * Refusals by host. The proxy also sees the browser's own background requests, which are no page's
@@ -284,7 +298,7 @@ const end = (status: string, detail?: string) => {
       // already gone
     }
   }
-  writeAtomic("exit.json", { status, endedAt: new Date().toISOString(), ...(detail === undefined ? {} : { detail }) })
+  writeExit({ status, endedAt: new Date().toISOString(), ...(detail === undefined ? {} : { detail }) })
   proxy.close()
   process.exit(0)
 }
@@ -331,10 +345,10 @@ const start = async () => {
   writeAtomic("started.json", {
     cdpUrl,
     proxyPort,
-    browserPid: browser.pid,
+    browserPid: browser.pid!,
     supervisorPid: process.pid,
     startedAt: new Date().toISOString()
-  })
+  } satisfies BrowserStarted)
   flush()
   await watch(`ws://127.0.0.1:${port}${wsPath!.trim()}`)
 }

@@ -9,6 +9,7 @@
  * page loaded is never decided by a click on its old card.
  */
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import { loadRecords, recordPayload, updateRecords } from "../../core/gate/gate.ts"
 import { sha256Text } from "../../core/gate/hash.ts"
 import { applyCommand, type DecisionOutcome } from "../../core/gate/preprocess.ts"
@@ -16,7 +17,9 @@ import { type ApprovalRecord, EXPIRY_MS } from "../../core/gate/records.ts"
 import { toolError, type ToolError } from "../../core/protocol/errors.ts"
 import type { WorkspaceRuntime } from "../../core/runtime.ts"
 import { StateStore } from "../../core/store/StateStore.ts"
+import { TransactionRecordSchema } from "../../core/tools/edit/record.ts"
 import { loadProject } from "../../core/tools/research/load.ts"
+import { BoardSchema } from "../../core/tools/tasks/board.ts"
 import { LOG_FORMAT, parseLog } from "../../core/tools/vcs/parse.ts"
 import { openGit } from "../../core/tools/vcs/run.ts"
 
@@ -97,6 +100,8 @@ export interface ReviewCard {
   readonly markdown?: string
   /** vcs pushes: the commits the push sends (and those a force push discards). */
   readonly push?: PushCommits
+  /** A record behind the card that does not decode: the IO_ERROR message naming the file and the repair. */
+  readonly problem?: string
 }
 
 /** Everything the page draws. */
@@ -131,15 +136,8 @@ export interface TaskBoard {
     readonly status: string
     readonly dependsOn: ReadonlyArray<string>
   }>
-}
-
-const parse = (text: string | undefined): unknown => {
-  if (text === undefined) return undefined
-  try {
-    return JSON.parse(text)
-  } catch {
-    return undefined
-  }
+  /** The board's state.json does not decode: the IO_ERROR message naming the file and the repair. */
+  readonly problem?: string
 }
 
 const SAFE_ID = /^[A-Za-z]+_[A-Za-z0-9]+$/
@@ -264,24 +262,20 @@ const cardOf = (record: ApprovalRecord) =>
     const tx = record.resume?.arguments["transaction_id"]
     if (record.kind !== "transaction" || typeof tx !== "string" || !SAFE_ID.test(tx))
       return { record, version, expiresAt } satisfies ReviewCard
-    const transaction = parse(yield* read(`transactions/${tx}/transaction.json`)) as
-      | { files?: ReadonlyArray<Record<string, unknown>>; destructive?: ReadonlyArray<Record<string, unknown>> }
-      | undefined
-    const files: Array<TransactionFile> = (Array.isArray(transaction?.files) ? transaction.files : [])
-      .filter((file) => typeof file?.["path"] === "string")
-      .map((file) => ({
-        path: file["path"] as string,
-        change: typeof file["change"] === "string" ? (file["change"] as string) : "modify",
-        ...(file["destructive"] === true ? { destructive: true } : {})
-      }))
+    // Decoded against its Schema (core/tools/edit/record.ts): one that does not decode is named on the card.
+    const decoded = yield* Effect.either(store.readJson(`transactions/${tx}/transaction.json`, TransactionRecordSchema))
+    const transaction = Either.getOrUndefined(decoded)
+    const files: Array<TransactionFile> = (transaction?.files ?? []).map((file) => ({
+      path: file.path,
+      change: file.change
+    }))
     const whole = yield* read(`transactions/${tx}/changes.diff`)
     const diff = whole ?? (record.prompt?._tag === "transaction" ? record.prompt.diff : undefined)
     // What makes it destructive, named: the transaction's own reasons (operation, path, the alternative).
-    const reasons = (Array.isArray(transaction?.destructive) ? transaction.destructive : [])
-      .filter((reason) => typeof reason?.["operation"] === "string")
+    const reasons = (transaction?.destructive ?? [])
       .map(
         (reason) =>
-          `${reason["operation"]}${typeof reason["path"] === "string" ? ` ${reason["path"]}` : ""}${typeof reason["alternative"] === "string" ? ` (non-destructive alternative: ${reason["alternative"]})` : ""}`
+          `${reason.operation}${typeof reason.path === "string" ? ` ${reason.path}` : ""}${typeof reason.alternative === "string" ? ` (non-destructive alternative: ${reason.alternative})` : ""}`
       )
       .slice(0, 50)
     return {
@@ -291,7 +285,8 @@ const cardOf = (record: ApprovalRecord) =>
       ...(diff === undefined ? {} : { diff: diff.slice(0, MAX_DIFF_CHARS), diffCut: diff.length > MAX_DIFF_CHARS }),
       diffPath: store.path(`transactions/${tx}/changes.diff`),
       files,
-      ...(reasons.length > 0 ? { destructiveReasons: reasons } : {})
+      ...(reasons.length > 0 ? { destructiveReasons: reasons } : {}),
+      ...(Either.isLeft(decoded) ? { problem: decoded.left.message } : {})
     } satisfies ReviewCard
   })
 
@@ -305,24 +300,19 @@ const boardsOf = (changes: Record<string, unknown>) =>
     for (const entry of listed.slice(0, 20)) {
       const id = entry["id"] ?? entry["boardId"]
       if (typeof id !== "string" || !SAFE_ID.test(id)) continue
-      const state = parse(yield* Effect.orElseSucceed(store.readText(`tasks/${id}/state.json`), () => undefined)) as
-        | Record<string, unknown>
-        | undefined
-      const items = Array.isArray(state?.["items"]) ? (state["items"] as ReadonlyArray<Record<string, unknown>>) : []
+      // Decoded against its Schema (core/tools/tasks/board.ts): one that does not decode is named on the board.
+      const decoded = yield* Effect.either(store.readJson(`tasks/${id}/state.json`, BoardSchema))
+      const board = Either.getOrUndefined(decoded)
       boards.push({
         id,
-        title:
-          typeof state?.["title"] === "string"
-            ? (state["title"] as string)
-            : typeof entry["title"] === "string"
-              ? (entry["title"] as string)
-              : id,
-        tasks: items.slice(0, 200).map((item) => ({
-          id: String(item["id"] ?? ""),
-          title: String(item["text"] ?? ""),
-          status: String(item["status"] ?? ""),
-          dependsOn: Array.isArray(item["depends_on"]) ? (item["depends_on"] as ReadonlyArray<unknown>).map(String) : []
-        }))
+        title: board?.title ?? (typeof entry["title"] === "string" ? (entry["title"] as string) : id),
+        tasks: (board?.items ?? []).slice(0, 200).map((item) => ({
+          id: item.id,
+          title: item.text,
+          status: item.status,
+          dependsOn: item.depends_on
+        })),
+        ...(Either.isLeft(decoded) ? { problem: decoded.left.message } : {})
       })
     }
     return boards

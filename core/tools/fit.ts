@@ -65,11 +65,9 @@ export const largestFitting = (max: number, fits: (n: number) => boolean): numbe
   return fits(low) ? low : -1
 }
 
-/**
- * Fits a result built from the first `n` items into the budget: `build(n, artifact)` for the largest n that
- * fits; when not everything fits, the full output (`full()`) is written as an artifact the result names.
- */
-export const fitResult = (input: {
+/** What fitResult fits: a result built from the first `n` items, and the full output for the artifact. */
+export interface FitInput {
+  /** The artifact folder under .agentic/artifacts/ (the tool's short name). */
   readonly area: string
   readonly operation: string
   readonly max: number
@@ -77,9 +75,16 @@ export const fitResult = (input: {
   readonly full: () => string
   readonly kind: string
   readonly stem: string
+  /** Default "json". */
   readonly extension?: string
   readonly description: string
-}) =>
+}
+
+/**
+ * Fits a result built from the first `n` items into the budget: `build(n, artifact)` for the largest n that
+ * fits; when not everything fits, the full output (`full()`) is written as an artifact the result names.
+ */
+export const fitResult = (input: FitInput) =>
   Effect.gen(function* () {
     const settings = yield* CurrentSettings
     const budget = settings.maxToolResultChars

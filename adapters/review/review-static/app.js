@@ -416,6 +416,7 @@ const body = (card, data) => {
       return el(
         "div",
         {},
+        card.problem ? el("p", { class: "problem", role: "alert" }, card.problem) : undefined,
         card.destructiveReasons
           ? el(
               "div",
@@ -772,7 +773,15 @@ const timeline = (data) => {
   for (const board of data.boards ?? [])
     items.push({
       at: "",
-      node: () => el("li", {}, el("span", { class: "badge" }, "task board"), board.title, graph(board))
+      node: () =>
+        el(
+          "li",
+          {},
+          el("span", { class: "badge" }, "task board"),
+          board.title,
+          board.problem ? el("p", { class: "problem", role: "alert" }, board.problem) : undefined,
+          graph(board)
+        )
     })
   items.sort((a, b) => String(b.at).localeCompare(String(a.at)))
   return items.length === 0

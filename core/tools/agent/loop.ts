@@ -6,8 +6,12 @@
  * recorded as unknown and the model is told.
  */
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
+import * as Schema from "effect/Schema"
 import * as Duration from "effect/Duration"
+import { APPROVALS_FILE, ApprovalRecordSchema, ApprovalStoreSchema, EXPIRY_MS } from "../../gate/records.ts"
 import type { Envelope } from "../../protocol/envelope.ts"
 import { CurrentSettings } from "../../services/CurrentSettings.ts"
 import {
@@ -20,6 +24,7 @@ import {
 } from "../../services/Model.ts"
 import { RegisteredTools } from "../../services/RegisteredTools.ts"
 import type { Settings } from "../../settings/settings.ts"
+import { HOST_STATE_FILE, HostModeSchema } from "../../store/hostState.ts"
 import { StateStore } from "../../store/StateStore.ts"
 import { gateOf, type ToolContext } from "../Tool.ts"
 import { innerGate } from "./lower.ts"
@@ -174,42 +179,36 @@ export const parseFinish = (args: Record<string, unknown>): RunResult | string =
   }
 }
 
-/** The host's current permission mode, from `.agentic/host.json` (a long-running host writes it); absent: undefined. */
-const hostMode = Effect.gen(function* () {
+/**
+ * The host's current permission mode, from `.agentic/host.json` (a long-running host writes it), decoded with
+ * HostModeSchema (core/store/hostState.ts); absent: undefined. A file that is not JSON or holds no mode is
+ * IO_ERROR naming it (StateStore.readJson): the gated call is then refused with that message.
+ */
+export const hostMode = Effect.gen(function* () {
   const store = yield* StateStore
-  const text = yield* Effect.orElseSucceed(store.readText("host.json"), () => undefined)
-  if (text === undefined) return undefined
-  try {
-    const mode = (JSON.parse(text) as { settings?: { permissionMode?: unknown } }).settings?.permissionMode
-    return mode === 0 || mode === 1 || mode === 2 ? mode : 0
-  } catch {
-    // An unreadable host file is read as the lowest mode.
-    return 0 as const
-  }
+  const host = yield* store.readJson(HOST_STATE_FILE, HostModeSchema)
+  return host?.settings.permissionMode
 })
 
 /**
  * Whether the plan the run started under is still approved: read by id (the worker holds no approval key,
  * so it cannot sign; it only checks that the record the parent verified at entry is still approved and
- * not past its 24 hours).
+ * not past its 24 hours). The store is decoded (core/gate/records.ts): a file that does not decode is
+ * IO_ERROR naming it; a record that does not decode is never the approved one.
  */
-const planStillApproved = (planId: string | null) =>
+export const planStillApproved = (planId: string | null) =>
   Effect.gen(function* () {
     if (planId === null) return false
     const store = yield* StateStore
-    const text = yield* Effect.orElseSucceed(store.readText("approvals/state.json"), () => undefined)
-    if (text === undefined) return false
-    try {
-      const records =
-        (JSON.parse(text) as { records?: ReadonlyArray<{ id?: string; status?: string; createdAt?: string }> })
-          .records ?? []
-      const record = records.find((candidate) => candidate.id === planId)
-      const created = Date.parse(record?.createdAt ?? "")
-      return record?.status === "approved" && !Number.isNaN(created) && created + 24 * 3600_000 > Date.now()
-    } catch {
-      return false
-    }
+    const approvals = yield* store.readJson(APPROVALS_FILE, ApprovalStoreSchema)
+    const record = (approvals?.records ?? [])
+      .map((candidate) => Option.getOrUndefined(decodeApprovalRecord(candidate)))
+      .find((candidate) => candidate?.id === planId)
+    const created = Date.parse(record?.createdAt ?? "")
+    return record?.status === "approved" && !Number.isNaN(created) && created + EXPIRY_MS > Date.now()
   })
+
+const decodeApprovalRecord = Schema.decodeUnknownOption(ApprovalRecordSchema)
 
 type Outcome = {
   readonly kind: "result" | "refused"
@@ -298,11 +297,11 @@ const dispatch = (
         ? undefined
         : gateOf(definition, toolArgs["action"])
     if (kind !== undefined) {
-      const verdict = innerGate(
-        state.entryMode,
-        (yield* hostMode) ?? state.entryMode,
-        yield* planStillApproved(state.entryPlanId)
-      )
+      const current = yield* Effect.either(Effect.all([hostMode, planStillApproved(state.entryPlanId)]))
+      // An unreadable host or approvals file: the gated call is refused, naming the file and its repair.
+      if (Either.isLeft(current)) return refused(`REFUSED: ${current.left.message}`)
+      const [mode, approved] = current.right
+      const verdict = innerGate(state.entryMode, mode ?? state.entryMode, approved)
       if (verdict._tag === "Refuse") return refused(`REFUSED: ${verdict.message}`)
     }
     const envelope = yield* tools.call(tool, toolArgs)

@@ -23,10 +23,16 @@ const parseState = (text: string, path: string): Either.Either<RunState, ToolErr
   try {
     raw = JSON.parse(text)
   } catch {
-    return Either.left(toolError("IO_ERROR", `${path} is not valid JSON; the run's state is unreadable.`, { path }))
+    return Either.left(
+      toolError("IO_ERROR", `${path} is not valid JSON; the run's state is unreadable: move the run's folder aside.`, {
+        path
+      })
+    )
   }
   return Either.mapLeft(decodeState(raw), () =>
-    toolError("IO_ERROR", `${path} does not hold a run state this version reads.`, { path })
+    toolError("IO_ERROR", `${path} does not hold a run state this version reads; move the run's folder aside.`, {
+      path
+    })
   )
 }
 
@@ -73,8 +79,13 @@ export const updateRun = (
     )
   })
 
-/** One transcript entry. */
+/** One transcript entry: a type and whatever fields that type carries. */
+export const TranscriptEntrySchema = Schema.Struct(
+  { type: Schema.String },
+  Schema.Record({ key: Schema.String, value: Schema.Unknown })
+)
 export type TranscriptEntry = { readonly type: string; readonly [field: string]: unknown }
+const decodeEntry = Schema.decodeUnknownEither(TranscriptEntrySchema)
 
 /** Appends an entry under the run's lock, numbered after the last one. */
 export const appendEntry = (runId: string, entry: TranscriptEntry) =>
@@ -87,19 +98,33 @@ export const appendEntry = (runId: string, entry: TranscriptEntry) =>
     )
   })
 
-/** The transcript's entries (a torn last line, from a kill mid-write, is skipped). */
+/**
+ * The transcript's entries, each line decoded (TranscriptEntrySchema). A line that is not JSON is a torn
+ * write (a kill mid-append; the next append then continues that line) and is skipped; a line that is JSON
+ * but not an entry was not written by a run, and is IO_ERROR naming the file and the line.
+ */
 export const readTranscript = (runId: string) =>
   Effect.gen(function* () {
     const store = yield* StateStore
     const text = (yield* store.readText(transcriptFile(runId))) ?? ""
     const entries: Array<TranscriptEntry> = []
-    for (const line of text.split("\n")) {
+    for (const [index, line] of text.split("\n").entries()) {
       if (line.trim() === "") continue
-      try {
-        entries.push(JSON.parse(line) as TranscriptEntry)
-      } catch {
-        // a torn line
+      const json = Either.try(() => JSON.parse(line) as unknown)
+      if (Either.isLeft(json)) continue
+      const entry = decodeEntry(json.right)
+      if (Either.isRight(entry)) {
+        entries.push(entry.right)
+        continue
       }
+      const path = store.path(transcriptFile(runId))
+      return yield* Effect.fail(
+        toolError(
+          "IO_ERROR",
+          `${path} line ${index + 1} is not a transcript entry; move the run's folder aside (its state is state.json).`,
+          { path, line: index + 1 }
+        )
+      )
     }
     return entries
   })

@@ -9,14 +9,12 @@ import { CurrentSettings } from "../../services/CurrentSettings.ts"
 import { RunWorkers } from "../../services/RunWorkers.ts"
 import { type ActionInput, defineTool, gatedAction, ungated } from "../Tool.ts"
 import { interpretLaunch, type LaunchBefore, loadLaunch, planLaunch, refreshRun, statusView } from "./launch.ts"
-import { ACTIONS, RunSpec, type StartInput, TERMINAL } from "./schema.ts"
+import { ACTIONS, RunSpec, type RunState, type StartInput, TERMINAL } from "./schema.ts"
+import { DESCRIPTION } from "./description.ts"
 import { appendEntry, listRuns, readTranscript, stateFile, updateRun } from "./store.ts"
 
 const TOOL = "workspace_agent"
 type Actions = typeof ACTIONS
-
-export const DESCRIPTION =
-  "Durable sub-agent runs: a run works an objective with the workspace tools in its own process, with permissions never above yours. run (waits, bounded) and start (returns run_id at once) take objective (required), context, role, model_id, mode (coding, research, general), commit_edits, allow_commands, allow_web, task_board_id, research_project_id, max_passes, rounds_per_pass, max_tool_calls and idempotency_key, and need approval like any mutation; status, history (the transcript, paged), cancel and list never do. A completed run returns its summary, evidence, remaining work, confidence, changed paths, transactions, jobs, sources, statePath and transcriptPath."
 
 const resumeOf = (input: Record<string, unknown>) => ({ tool: TOOL, arguments: { ...input } })
 
@@ -40,16 +38,17 @@ const launchAction = (wait: boolean) =>
       )
   })
 
-const changes = Effect.map(listRuns, (runs) =>
-  runs.slice(0, 50).map((run) => ({
-    runId: run.runId,
-    status: run.status,
-    objective: run.spec.objective.slice(0, 120),
-    mode: run.spec.mode,
-    createdAt: run.createdAt,
-    statePath: `.agentic/${stateFile(run.runId)}`
-  }))
-)
+/** One run as list and workspace_inspect changes show it. */
+const runEntry = (run: RunState) => ({
+  runId: run.runId,
+  status: run.status,
+  objective: run.spec.objective.slice(0, 120),
+  mode: run.spec.mode,
+  createdAt: run.createdAt,
+  statePath: `.agentic/${stateFile(run.runId)}`
+})
+
+const changes = Effect.map(listRuns, (runs) => runs.slice(0, 50).map(runEntry))
 
 export const agentTool = defineTool({
   name: TOOL,
@@ -138,14 +137,7 @@ export const agentTool = defineTool({
     list: ungated((input: ActionInput<Actions, "list">) =>
       Effect.gen(function* () {
         const runs = yield* listRuns
-        const shown = runs.slice(0, input.limit ?? 20).map((run) => ({
-          runId: run.runId,
-          status: run.status,
-          objective: run.spec.objective.slice(0, 120),
-          mode: run.spec.mode,
-          createdAt: run.createdAt,
-          statePath: `.agentic/${stateFile(run.runId)}`
-        }))
+        const shown = runs.slice(0, input.limit ?? 20).map(runEntry)
         return {
           summary: `${runs.length} run(s)${runs.length > shown.length ? `, showing ${shown.length}` : ""}.`,
           data: { runs: shown, total: runs.length },

@@ -196,6 +196,8 @@ export const readPage = (
       )
     }
     const record = yield* loadOpenSession(input.session_id)
+    // A page-events file that does not decode is refused before the page is read (nothing is written).
+    yield* pageEvents(record.id)
     const scoped = yield* scopeOf(record, input)
     if (scoped === undefined) return yield* refusal(record, input.ref!)
     const artifacts: Array<Artifact> = []
@@ -351,6 +353,8 @@ export const runControl = (plan: ControlPlan) =>
     const browser = yield* Browser
     const store = yield* StateStore
     const record = yield* loadOpenSession(plan.sessionId)
+    // A page-events file that does not decode is refused before the control runs.
+    yield* pageEvents(record.id)
     const before = { url: record.url, title: record.title }
     const previousLines =
       record.latest === undefined

@@ -3,8 +3,8 @@
  * page's console errors and failed requests (bounded), and the summaries and retention of each action.
  */
 import * as Effect from "effect/Effect"
-import * as Schema from "effect/Schema"
 import type { Artifact, ToolResult } from "../../protocol/envelope.ts"
+import { type PageEvent, PageEventsSchema } from "../../services/browserFiles.ts"
 import { CurrentSettings } from "../../services/CurrentSettings.ts"
 import { StateStore } from "../../store/StateStore.ts"
 import { envelopeChars } from "../inspect/budget.ts"
@@ -14,29 +14,17 @@ import { sessionPaths } from "./load.ts"
 /** How many events of each group a read shows. */
 export const EVENTS_SHOWN = 10
 
-const PageEvent = Schema.Struct({
-  seq: Schema.Number,
-  at: Schema.String,
-  kind: Schema.Literal("console", "exception", "request", "egress", "dialog"),
-  text: Schema.String,
-  url: Schema.optional(Schema.String)
-})
-type PageEvent = typeof PageEvent.Type
-
 /**
- * events.json, written by the host's browser supervisor. It only feeds what a read shows, so a file
- * that does not decode shows no events rather than failing the read (and is never trusted as given).
+ * The page's recent problems as a read shows them: console errors, failed requests, dialogs; bounded. They
+ * come from events.json (core/services/browserFiles.ts), written by the host's browser supervisor and
+ * decoded here: absent (no event yet) is no events; a file that is not JSON or does not decode is IO_ERROR
+ * naming it (StateStore.readJson), never shown as given. Read and control check it before they touch the
+ * page, so such a refusal changes nothing.
  */
-const PageEvents = Schema.Struct({
-  totals: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Number })),
-  events: Schema.optional(Schema.Array(PageEvent))
-})
-
-/** The page's recent problems as a read shows them: console errors, failed requests, dialogs; bounded. */
 export const pageEvents = (sessionId: string) =>
   Effect.gen(function* () {
     const store = yield* StateStore
-    const raw = yield* Effect.orElseSucceed(store.readJson(sessionPaths(sessionId).events, PageEvents), () => undefined)
+    const raw = yield* store.readJson(sessionPaths(sessionId).events, PageEventsSchema)
     const events = raw?.events ?? []
     const totals = raw?.totals ?? {}
     const shown = (kinds: ReadonlyArray<PageEvent["kind"]>) =>

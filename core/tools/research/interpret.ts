@@ -11,7 +11,7 @@ import { egressGet } from "../../net/egress.ts"
 import { NetState } from "../../net/NetState.ts"
 import { policyFromSettings, ROBOTS_TOKEN } from "../../net/policy.ts"
 import { ALLOW_ALL, decidingRule, parseRobots, type RobotsRules } from "../../net/robots.ts"
-import type { Artifact } from "../../protocol/envelope.ts"
+import { writeArtifact } from "../fit.ts"
 import { toolError, type ToolError } from "../../protocol/errors.ts"
 import { CurrentSettings } from "../../services/CurrentSettings.ts"
 import { StateStore } from "../../store/StateStore.ts"
@@ -335,19 +335,11 @@ export const interpretFetch = (plan: FetchPlan) =>
     } satisfies Fetched
   })
 
-/** Writes a research artifact under .agentic/artifacts/research/ (content-addressed). */
+/** Writes a research artifact under .agentic/artifacts/research/ (content-addressed; core/tools/fit.ts). */
 export const writeResearchArtifact = (
   kind: string,
   stem: string,
   extension: string,
   content: string,
   description: string
-) =>
-  Effect.gen(function* () {
-    const store = yield* StateStore
-    const bytes = new TextEncoder().encode(content)
-    const sha256 = yield* sha256Bytes(bytes)
-    const rel = `artifacts/research/${stem}-${sha256.slice(0, 16)}.${extension}`
-    yield* store.writeBytes(rel, bytes)
-    return { kind, path: store.path(rel), sha256, bytes: bytes.length, description } satisfies Artifact
-  })
+) => writeArtifact("research", kind, stem, extension, content, description)

@@ -1,12 +1,10 @@
 /** The before-state of workspace_vcs actions, read through git (never written: reads take no optional locks). */
 import * as Effect from "effect/Effect"
-import { newId, sha256Text } from "../../gate/hash.ts"
+import { sha256Text } from "../../gate/hash.ts"
 import { toolError, type ToolError } from "../../protocol/errors.ts"
-import { HostFs } from "../../services/HostFs.ts"
-import { join } from "../../services/paths.ts"
-import { StateStore } from "../../store/StateStore.ts"
 import { parseStatus, type RepoStatus } from "./parse.ts"
 import { checkRefText, splitRevision } from "./plan.ts"
+import { withIndexCopy } from "./indexCopy.ts"
 import type { Git } from "./run.ts"
 
 /** The pathspecs that keep `.agentic/` (at the workspace root) out of a repository whose top is `top`. */
@@ -97,28 +95,7 @@ export const resolveRevision = (git: Git, field: string, value: string): Effect.
  * tree, so it runs on a copy (GIT_INDEX_FILE under .agentic/vcs/scratch/), and the real index stays byte-equal.
  */
 export const writeTree = (git: Git) =>
-  Effect.gen(function* () {
-    const host = yield* HostFs
-    const store = yield* StateStore
-    const indexPath = (yield* git.must(["rev-parse", "--git-path", "index"])).trim()
-    const indexAbs = indexPath.startsWith("/") ? indexPath : join(git.cwdAbs, indexPath)
-    const bytes = yield* host.readFile(indexAbs).pipe(
-      Effect.map((value): Uint8Array | undefined => value),
-      Effect.catchAll((error) =>
-        error.reason === "NotFound"
-          ? Effect.succeed(undefined)
-          : Effect.fail(
-              toolError("IO_ERROR", `The git index could not be read (${error.reason}).`, { path: indexPath })
-            )
-      )
-    )
-    const scratch = `vcs/scratch/${yield* newId("index")}`
-    if (bytes !== undefined) yield* store.writeBytes(scratch, bytes)
-    return yield* git.must(["write-tree"], { env: { GIT_INDEX_FILE: store.abs(scratch) } }).pipe(
-      Effect.map((out) => out.trim()),
-      Effect.ensuring(store.remove(scratch).pipe(Effect.ignore))
-    )
-  })
+  withIndexCopy(git, "vcs", "fail", ({ env }) => Effect.map(git.must(["write-tree"], { env }), (out) => out.trim()))
 
 /** The tree of a commit. */
 export const treeOf = (git: Git, commit: string) =>

@@ -9,7 +9,13 @@ import type { Artifact, ToolResult } from "../../protocol/envelope.ts"
 import type { ToolError } from "../../protocol/errors.ts"
 import { CurrentSettings } from "../../services/CurrentSettings.ts"
 import type { StateStore } from "../../store/StateStore.ts"
-import { envelopeChars, fitResult, placeholderArtifact, writeArtifact as writeArtifactOf } from "../fit.ts"
+import {
+  envelopeChars,
+  type FitInput,
+  fitResult,
+  placeholderArtifact,
+  writeArtifact as writeArtifactOf
+} from "../fit.ts"
 import { largestFitting, offsetPastEnd, requireSnapshot, staleSnapshot } from "../inspect/paging.ts"
 import { type DiffFile, diffFiles, type RepoStatus } from "./parse.ts"
 import { DIFF_LIMIT_DEFAULT } from "./schema.ts"
@@ -22,15 +28,7 @@ export const writeArtifact = (kind: string, stem: string, extension: string, con
  * Fits a result built from the first `n` items of each list into the budget: `build(n, artifact)` for the
  * largest n that fits; when not everything fits, the full output is an artifact (fitResult, in core/tools/fit.ts).
  */
-export const fitted = (input: {
-  readonly operation: string
-  readonly max: number
-  readonly build: (n: number, artifact: Artifact | undefined) => ToolResult
-  readonly full: () => string
-  readonly kind: string
-  readonly stem: string
-  readonly description: string
-}) => fitResult({ ...input, area: "vcs" })
+export const fitted = (input: Omit<FitInput, "area" | "extension">) => fitResult({ ...input, area: "vcs" })
 
 /** One line about a status. */
 export const statusSummary = (status: RepoStatus): string => {

@@ -3,6 +3,7 @@
  * (run once, after the intent is written), and reconciliation, which only observes the original effect.
  */
 import * as Effect from "effect/Effect"
+import type { ExecResult } from "../../services/Processes.ts"
 import * as Schema from "effect/Schema"
 import { toolError, type ToolError } from "../../protocol/errors.ts"
 import { Workspace } from "../../services/Workspace.ts"
@@ -434,6 +435,24 @@ const failedWith = (
   outcome: { code: error.code, message: error.message, ...extra }
 })
 
+/** git's complaint as a failure: VCS_FAILED (or `code`) with its stderr, cleaned by `clean`, cut at 500 characters. */
+const gitFailure = (result: ExecResult, code = "VCS_FAILED", clean: (text: string) => string = (text) => text) => ({
+  code,
+  message: clean(result.stderr.trim()).slice(0, 500)
+})
+
+/**
+ * A local git step settled by its exit: failed with git's complaint (and the phases of nothing applied) when it
+ * exits non-zero, else succeeded with `phases` and `outcome`.
+ */
+const settleStep = (
+  result: ExecResult,
+  failedPhases: Partial<Phases>,
+  succeeded: { readonly phases: Partial<Phases>; readonly outcome: Record<string, unknown> },
+  extra: Record<string, unknown> = {}
+): Settlement =>
+  result.exitCode !== 0 ? failedWith(failedPhases, gitFailure(result), extra) : { state: "succeeded", ...succeeded }
+
 /**
  * Runs the effect once. A git exit that proves nothing changed settles `failed`; a timeout, or a failure
  * whose effect cannot be known, leaves the receipt `unknown` for reconciliation.
@@ -446,11 +465,7 @@ export const runEffect = (git: Git, receipt: Receipt): Effect.Effect<Settlement,
       case "commit": {
         yield* git.must(["add", "-A", "--", ".", ...NOT_AGENTIC])
         const result = yield* git.exec(["commit", "--no-verify", "-m", f["message"]!])
-        if (result.exitCode !== 0)
-          return failedWith(
-            { local_applied: false },
-            { code: "VCS_FAILED", message: result.stderr.trim().slice(0, 500) }
-          )
+        if (result.exitCode !== 0) return failedWith({ local_applied: false }, gitFailure(result))
         return {
           state: "succeeded",
           phases: { local_applied: true, reloaded: false },
@@ -469,7 +484,7 @@ export const runEffect = (git: Git, receipt: Receipt): Effect.Effect<Settlement,
           const rejected = /\[rejected\]|non-fast-forward|fetch first/.test(result.stderr)
           return failedWith(
             { local_applied: true, published: false },
-            { code: rejected ? "NON_FAST_FORWARD" : "VCS_FAILED", message: redact(result.stderr.trim()).slice(0, 500) },
+            gitFailure(result, rejected ? "NON_FAST_FORWARD" : "VCS_FAILED", redact),
             { commit: e["commit"] }
           )
         }
@@ -482,10 +497,7 @@ export const runEffect = (git: Git, receipt: Receipt): Effect.Effect<Settlement,
       case "pull": {
         const fetched = yield* git.exec(["fetch", "--no-tags", "--", f["remote"]!, `refs/heads/${f["branch"]}`])
         if (fetched.exitCode !== 0)
-          return failedWith(
-            { local_applied: false, reloaded: false },
-            { code: "VCS_FAILED", message: redact(fetched.stderr.trim()).slice(0, 500) }
-          )
+          return failedWith({ local_applied: false, reloaded: false }, gitFailure(fetched, "VCS_FAILED", redact))
         const target = yield* readLine(git, ["rev-parse", "-q", "--verify", "FETCH_HEAD^{commit}"])
         const head = yield* readLine(git, ["rev-parse", "-q", "--verify", "HEAD"])
         if (head !== "" && (yield* git.exec(["merge-base", "--is-ancestor", target, head])).exitCode === 0) {
@@ -498,11 +510,9 @@ export const runEffect = (git: Git, receipt: Receipt): Effect.Effect<Settlement,
         }
         const merged = yield* git.exec(["merge", "--ff-only", "--no-edit", target])
         if (merged.exitCode !== 0)
-          return failedWith(
-            { local_applied: false, reloaded: false },
-            { code: "NON_FAST_FORWARD", message: merged.stderr.trim().slice(0, 500) },
-            { target }
-          )
+          return failedWith({ local_applied: false, reloaded: false }, gitFailure(merged, "NON_FAST_FORWARD"), {
+            target
+          })
         return {
           state: "succeeded",
           phases: { local_applied: true, reloaded: false },
@@ -512,16 +522,11 @@ export const runEffect = (git: Git, receipt: Receipt): Effect.Effect<Settlement,
       }
       case "branch_create": {
         const result = yield* git.exec(["branch", "--", f["name"]!, e["commit"]!])
-        if (result.exitCode !== 0)
-          return failedWith(
-            { local_applied: false },
-            { code: "VCS_FAILED", message: result.stderr.trim().slice(0, 500) }
-          )
-        return {
-          state: "succeeded",
-          phases: { local_applied: true },
-          outcome: { name: f["name"], commit: e["commit"] }
-        }
+        return settleStep(
+          result,
+          { local_applied: false },
+          { phases: { local_applied: true }, outcome: { name: f["name"], commit: e["commit"] } }
+        )
       }
       case "branch_switch": {
         const changes = yield* loadChanges(git)
@@ -537,47 +542,32 @@ export const runEffect = (git: Git, receipt: Receipt): Effect.Effect<Settlement,
             ".",
             ...NOT_AGENTIC
           ])
-          if (parked.exitCode !== 0)
-            return failedWith(
-              { local_applied: false, reloaded: false },
-              { code: "VCS_FAILED", message: parked.stderr.trim().slice(0, 500) }
-            )
+          if (parked.exitCode !== 0) return failedWith({ local_applied: false, reloaded: false }, gitFailure(parked))
           park = yield* readLine(git, ["rev-parse", "-q", "--verify", "refs/stash"])
         }
         const result = yield* git.exec(["switch", "--", f["name"]!])
-        if (result.exitCode !== 0)
-          return failedWith(
-            { local_applied: false, reloaded: false },
-            { code: "VCS_FAILED", message: result.stderr.trim().slice(0, 500) },
-            { park }
-          )
-        return {
-          state: "succeeded",
-          phases: { local_applied: true, reloaded: false },
-          outcome: { name: f["name"], park }
-        }
+        return settleStep(
+          result,
+          { local_applied: false, reloaded: false },
+          { phases: { local_applied: true, reloaded: false }, outcome: { name: f["name"], park } },
+          { park }
+        )
       }
       case "branch_delete": {
         const result = yield* git.exec(["branch", "-D", "--", f["name"]!])
-        if (result.exitCode !== 0)
-          return failedWith(
-            { local_applied: false },
-            { code: "VCS_FAILED", message: result.stderr.trim().slice(0, 500) }
-          )
-        return { state: "succeeded", phases: { local_applied: true }, outcome: { name: f["name"], tip: e["tip"] } }
+        return settleStep(
+          result,
+          { local_applied: false },
+          { phases: { local_applied: true }, outcome: { name: f["name"], tip: e["tip"] } }
+        )
       }
       case "move": {
         const result = yield* git.exec(["mv", "--", f["from"]!, f["to"]!])
-        if (result.exitCode !== 0)
-          return failedWith(
-            { local_applied: false },
-            { code: "VCS_FAILED", message: result.stderr.trim().slice(0, 500) }
-          )
-        return {
-          state: "succeeded",
-          phases: { local_applied: true, reloaded: false },
-          outcome: { from: f["from"], to: f["to"] }
-        }
+        return settleStep(
+          result,
+          { local_applied: false },
+          { phases: { local_applied: true, reloaded: false }, outcome: { from: f["from"], to: f["to"] } }
+        )
       }
       case "stash_restore":
       case "stash_discard": {
@@ -590,9 +580,9 @@ export const runEffect = (git: Git, receipt: Receipt): Effect.Effect<Settlement,
             ? {
                 state: "failed",
                 phases: { local_applied: null, reloaded: false },
-                outcome: { code: "MERGE_CONFLICT", message: result.stderr.trim().slice(0, 500), stash_kept: true }
+                outcome: { ...gitFailure(result, "MERGE_CONFLICT"), stash_kept: true }
               }
-            : failedWith({ local_applied: false }, { code: "VCS_FAILED", message: result.stderr.trim().slice(0, 500) })
+            : failedWith({ local_applied: false }, gitFailure(result))
         }
         return {
           state: "succeeded",

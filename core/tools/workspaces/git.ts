@@ -8,11 +8,9 @@ import { stableStringify } from "../../gate/hash.ts"
 import { WorkspaceKey } from "../../gate/key.ts"
 import { toolError } from "../../protocol/errors.ts"
 import { CurrentSettings } from "../../services/CurrentSettings.ts"
-import { HostFs, HostInfo } from "../../services/HostFs.ts"
-import { join } from "../../services/paths.ts"
-import { StateStore } from "../../store/StateStore.ts"
-import { newId } from "../../gate/hash.ts"
+import { HostInfo } from "../../services/HostFs.ts"
 import { authenticatedGh, githubRepoOf } from "./github.ts"
+import { withIndexCopy } from "../vcs/indexCopy.ts"
 import { findRepository, type Git, LARGE_OUTPUT_BYTES, openGit } from "../vcs/run.ts"
 import {
   actionCapability,
@@ -141,30 +139,13 @@ export const NOT_AGENTIC = [":(exclude,top).agentic"]
  * of the index (GIT_INDEX_FILE), then `git write-tree`; the real index is never touched.
  */
 export const workingTree = (git: Git) =>
-  Effect.gen(function* () {
-    const host = yield* HostFs
-    const store = yield* StateStore
-    const indexPath = (yield* git.must(["rev-parse", "--git-path", "index"])).trim()
-    const indexAbs = indexPath.startsWith("/") ? indexPath : join(git.cwdAbs, indexPath)
-    const bytes = yield* host.readFile(indexAbs).pipe(
-      Effect.map((value): Uint8Array | undefined => value),
-      Effect.catchAll(() => Effect.succeed(undefined))
-    )
-    // Read before the copy: git's racy-git rule compares entries with the index file's own mtime.
-    const indexStat =
-      bytes === undefined
-        ? undefined
-        : yield* host.stat(indexAbs).pipe(Effect.catchAll(() => Effect.succeed(undefined)))
-    const scratch = `workspaces/scratch/${yield* newId("index")}`
-    if (bytes !== undefined) yield* store.writeBytes(scratch, bytes)
-    else yield* store.writeText(`${scratch}.keep`, "")
-    const env = { GIT_INDEX_FILE: store.abs(scratch) }
-    return yield* Effect.gen(function* () {
-      if (indexStat !== undefined) yield* smudgeRacy(git, env, Math.floor(indexStat.mtimeMs / 1000))
+  withIndexCopy(git, "workspaces", "missing", ({ env, indexMtimeSec }) =>
+    Effect.gen(function* () {
+      if (indexMtimeSec !== undefined) yield* smudgeRacy(git, env, indexMtimeSec)
       yield* git.must(["add", "-A", "--", ".", ...NOT_AGENTIC], { env })
       return (yield* git.must(["write-tree"], { env })).trim()
-    }).pipe(Effect.ensuring(Effect.all([store.remove(scratch), store.remove(`${scratch}.keep`)]).pipe(Effect.ignore)))
-  })
+    })
+  )
 
 /** One index entry as `git ls-files -s --debug -z` prints it: the `--index-info` line and the recorded mtime (seconds). */
 export const parseDebugEntries = (
