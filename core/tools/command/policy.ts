@@ -12,6 +12,7 @@ import { Processes, type Resolution } from "../../services/Processes.ts"
 import { Workspace } from "../../services/Workspace.ts"
 import type { StateStore } from "../../store/StateStore.ts"
 import { allowed, allowlistName } from "../../exec/allowlist.ts"
+import { resolveCwd } from "../../exec/cwd.ts"
 import { captureUnavailable } from "./capture.ts"
 import { decideSandbox, type SandboxDecision } from "../../services/Sandbox.ts"
 import { effectiveTimeout } from "./timeouts.ts"
@@ -65,7 +66,6 @@ export const prepare = (input: RunInput): Effect.Effect<Prepared, ToolError, Too
   Effect.gen(function* () {
     const settings = yield* CurrentSettings
     const info = yield* HostInfo
-    const workspace = yield* Workspace
     const processes = yield* Processes
     const args = input.args ?? []
     const timeout = yield* Either.match(
@@ -77,19 +77,7 @@ export const prepare = (input: RunInput): Effect.Effect<Prepared, ToolError, Too
     )
     const textError = checkExecutableText(input.executable, args)
     if (textError !== undefined) return yield* Effect.fail(textError)
-    const cwd = yield* workspace.resolve(input.cwd ?? "", "cwd")
-    const cwdInfo = yield* workspace.stat(cwd === "" ? "." : cwd)
-    if (cwdInfo?.type !== "directory") {
-      return yield* Effect.fail(
-        toolError(
-          "INVALID_INPUT",
-          `cwd "${input.cwd}" is not a directory in the workspace; give an existing folder relative to the workspace root.`,
-          {
-            field: "cwd"
-          }
-        )
-      )
-    }
+    const cwd = yield* resolveCwd(input.cwd)
     if (!allowed(settings.executableAllowlist, input.executable, info.platform)) {
       return yield* Effect.fail(
         toolError(

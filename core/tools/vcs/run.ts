@@ -11,6 +11,7 @@ import { join, relativeTo } from "../../services/paths.ts"
 import { type ExecResult, Processes } from "../../services/Processes.ts"
 import { Workspace } from "../../services/Workspace.ts"
 import { allowed, allowlistName } from "../../exec/allowlist.ts"
+import { resolveCwd } from "../../exec/cwd.ts"
 import { baseOptions, configEnv, gitEnv, parseConfigList, repositoryOverrides } from "./harden.ts"
 import { classifyFailure } from "./parse.ts"
 
@@ -90,24 +91,6 @@ export const shownCommand = (name: string, args: ReadonlyArray<string>): string 
     .join(" ")
   return text.length > 300 ? `${text.slice(0, 299)}…` : text
 }
-
-/** The workspace-relative directory of a model-given cwd, refusing escapes and non-directories. */
-export const resolveCwd = (cwd: string | undefined) =>
-  Effect.gen(function* () {
-    const workspace = yield* Workspace
-    const rel = yield* workspace.resolve(cwd ?? "", "cwd")
-    const info = yield* workspace.stat(rel === "" ? "." : rel)
-    if (info?.type !== "directory") {
-      return yield* Effect.fail(
-        toolError(
-          "INVALID_INPUT",
-          `cwd "${cwd}" is not a directory in the workspace; give an existing folder relative to the workspace root.`,
-          { field: "cwd" }
-        )
-      )
-    }
-    return rel
-  })
 
 /** Opens git for one call in `cwd` (workspace-relative): allowlist, PATH, hardening from the repository's config. */
 export const openGit = (cwd: string | undefined) =>
