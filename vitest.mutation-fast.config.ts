@@ -20,6 +20,7 @@ const DEFAULT = [
   "spec/edit/planner-examples.test.ts",
   "spec/kernel/gutter.test.ts",
   "spec/kernel/records-rules.test.ts",
+  "spec/kernel/records-schema.test.ts",
   "spec/kernel/preprocess-texts.test.ts",
   "spec/kernel/hash-prompt.test.ts",
   "spec/kernel/prompt-schema.test.ts",
