@@ -2,7 +2,7 @@
 import { structuredPatch } from "diff"
 import type { DestructiveReason } from "../../gate/records.ts"
 import type { PlannedDirectory, PlannedFile } from "./planner.ts"
-import { decodeText } from "./text.ts"
+import { decodeText, splitLinesKeep } from "./text.ts"
 
 const displayText = (bytes: Uint8Array): string | undefined => {
   const decoded = decodeText(bytes)
@@ -15,18 +15,6 @@ const octal = (mode: number | undefined) =>
 /** Lines of context around each change. */
 const CONTEXT = 3
 
-/** The lines of a text, each with its "\n" (as the diff package's line tokens: the last may have none). */
-const linesOf = (text: string): Array<string> => {
-  const lines: Array<string> = []
-  let start = 0
-  for (let at = text.indexOf("\n"); at >= 0; at = text.indexOf("\n", start)) {
-    lines.push(text.slice(start, at + 1))
-    start = at + 1
-  }
-  if (start < text.length) lines.push(text.slice(start))
-  return lines
-}
-
 /**
  * The part of two texts a diff with `context` lines of context can show: the lines both share at the start
  * are dropped but the last `context` of them, those they share at the end but the first 2 * `context`;
@@ -38,8 +26,8 @@ export const changedWindow = (
   context: number
 ): { readonly before: string; readonly after: string; readonly skipped: number; readonly dropped: number } => {
   if (before === after) return { before, after, skipped: 0, dropped: 0 }
-  const a = linesOf(before)
-  const b = linesOf(after)
+  const a = splitLinesKeep(before)
+  const b = splitLinesKeep(after)
   const shortest = Math.min(a.length, b.length)
   let prefix = 0
   while (prefix < shortest && a[prefix] === b[prefix]) prefix++
