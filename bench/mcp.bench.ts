@@ -91,7 +91,12 @@ const buildTree = (root: string) => {
 
 const rg = (root: string, args: ReadonlyArray<string>) =>
   timed(async () => {
-    const result = spawnSync("rg", [...args], { cwd: root, maxBuffer: 1024 * 1024 * 1024 })
+    // stdin "ignore": with a pipe for stdin and no path, rg searches stdin instead of the tree.
+    const result = spawnSync("rg", [...args], {
+      cwd: root,
+      stdio: ["ignore", "pipe", "pipe"],
+      maxBuffer: 1024 * 1024 * 1024
+    })
     if (result.status !== 0 && result.status !== 1) throw new Error(`rg ${args.join(" ")}: ${result.stderr}`)
   })
 
