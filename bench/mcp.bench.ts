@@ -9,7 +9,18 @@ import { execFileSync, spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { alternate, filesystemServer, line, median, ourBin, REPO, startMcp } from "./support/mcp.ts"
+import {
+  alternate,
+  callTool,
+  filesystemServer,
+  line,
+  median,
+  ourBin,
+  peakDuring,
+  REPO,
+  rssMiB,
+  startMcp
+} from "./support/mcp.ts"
 
 const flag = (name: string, fallback: number) =>
   Number(process.argv.find((arg) => arg.startsWith(`--${name}=`))?.split("=")[1] ?? fallback)
@@ -18,32 +29,6 @@ const FILES = flag("files", 57_000)
 const IGNORED = flag("ignored", 32_000)
 const REPEATS = flag("repeats", 1000)
 const FOLDERS = Math.max(1, Math.round(FILES / 27))
-
-/** Resident memory of a process in MiB (VmRSS), or NaN off Linux. */
-const rssMiB = (pid: number | null): number => {
-  if (pid === null) return Number.NaN
-  try {
-    const match = /^VmRSS:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))
-    return match === null ? Number.NaN : Number(match[1]) / 1024
-  } catch {
-    return Number.NaN
-  }
-}
-
-/** Runs `work` while sampling the process's RSS every 5 ms; answers the peak (MiB) and the work's time. */
-const peakDuring = async (pid: number | null, work: () => Promise<unknown>) => {
-  let peak = rssMiB(pid)
-  const timer = setInterval(() => {
-    peak = Math.max(peak, rssMiB(pid))
-  }, 5)
-  const t0 = performance.now()
-  try {
-    await work()
-  } finally {
-    clearInterval(timer)
-  }
-  return { peak: Math.max(peak, rssMiB(pid)), ms: performance.now() - t0 }
-}
 
 const timed = (run: () => Promise<unknown>) => async () => {
   const t0 = performance.now()
@@ -116,11 +101,7 @@ const main = async () => {
     const peer = await startMcp(filesystemServer(root))
     const restOurs = rssMiB(ours.pid)
     const restPeer = rssMiB(peer.pid)
-    const call = (client: typeof ours, name: string, args: Record<string, unknown>) => async () => {
-      const result = await client.client.callTool({ name, arguments: args })
-      if (result.isError === true) throw new Error(`${name} failed: ${JSON.stringify(result.content).slice(0, 400)}`)
-      return result
-    }
+
     const replace = {
       type: "replace",
       path: "five-thousand.txt",
@@ -128,15 +109,18 @@ const main = async () => {
       replacement: "line 2500 (edited) of the file"
     }
     const rows = await alternate(CALLS, [
-      { label: "ours read", run: timed(call(ours, "workspace_inspect", { action: "read", path: "ten-kb.txt" })) },
-      { label: "peer read", run: timed(call(peer, "read_text_file", { path: path.join(root, "ten-kb.txt") })) },
-      { label: "ours capabilities", run: timed(call(ours, "workspace_inspect", { action: "capabilities" })) },
-      { label: "peer noop", run: timed(call(peer, "list_allowed_directories", {})) },
-      { label: "ours preview", run: timed(call(ours, "workspace_edit", { action: "preview", operations: [replace] })) },
+      { label: "ours read", run: timed(callTool(ours, "workspace_inspect", { action: "read", path: "ten-kb.txt" })) },
+      { label: "peer read", run: timed(callTool(peer, "read_text_file", { path: path.join(root, "ten-kb.txt") })) },
+      { label: "ours capabilities", run: timed(callTool(ours, "workspace_inspect", { action: "capabilities" })) },
+      { label: "peer noop", run: timed(callTool(peer, "list_allowed_directories", {})) },
+      {
+        label: "ours preview",
+        run: timed(callTool(ours, "workspace_edit", { action: "preview", operations: [replace] }))
+      },
       {
         label: "peer dryRun",
         run: timed(
-          call(peer, "edit_file", {
+          callTool(peer, "edit_file", {
             path: path.join(root, "five-thousand.txt"),
             edits: [{ oldText: replace.search, newText: replace.replacement }],
             dryRun: true
@@ -176,12 +160,12 @@ const main = async () => {
     const searchMeasures = searches.flatMap((search) => [
       {
         label: `ours ${search.label}`,
-        run: timed(call(ours, "workspace_inspect", { action: "search", ...search.ours }))
+        run: timed(callTool(ours, "workspace_inspect", { action: "search", ...search.ours }))
       },
       { label: `rg ${search.label}`, run: rg(root, search.rg) }
     ])
     const listMeasures = [
-      { label: "ours list", run: timed(call(ours, "workspace_inspect", { action: "list", depth: 100 })) },
+      { label: "ours list", run: timed(callTool(ours, "workspace_inspect", { action: "list", depth: 100 })) },
       { label: "rg list", run: rg(root, ["--files"]) }
     ]
     for (const measure of [...searchMeasures, ...listMeasures]) await measure.run()
@@ -201,8 +185,11 @@ const main = async () => {
     out(line("  workspace_inspect list (depth 100)", s("ours list"), { label: "rg", ms: s("rg list") }))
 
     // Memory: at rest (after initialize), at peak during one search of the large tree, both servers.
-    const oursPeak = await peakDuring(ours.pid, call(ours, "workspace_inspect", { action: "search", query: "common" }))
-    const peerPeak = await peakDuring(peer.pid, call(peer, "search_files", { path: root, pattern: "**/*.ts" }))
+    const oursPeak = await peakDuring(
+      ours.pid,
+      callTool(ours, "workspace_inspect", { action: "search", query: "common" })
+    )
+    const peerPeak = await peakDuring(peer.pid, callTool(peer, "search_files", { path: root, pattern: "**/*.ts" }))
     out("resident memory (VmRSS, MiB; target: ours within 1.5x of the peer's):")
     out(
       `  at rest after initialize        ours ${restOurs.toFixed(1)}  peer ${restPeer.toFixed(1)}  ratio ${(restOurs / restPeer).toFixed(2)}x`
@@ -223,7 +210,7 @@ const main = async () => {
     const marks: Array<string> = [`0: ${rssMiB(repeated.pid).toFixed(1)}`]
     const t0 = performance.now()
     for (let index = 1; index <= REPEATS; index++) {
-      await call(repeated, "workspace_inspect", { action: "search", query: "common" })()
+      await callTool(repeated, "workspace_inspect", { action: "search", query: "common" })()
       if (index % Math.max(1, Math.floor(REPEATS / 4)) === 0) marks.push(`${index}: ${rssMiB(repeated.pid).toFixed(1)}`)
     }
     out(

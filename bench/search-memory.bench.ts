@@ -12,7 +12,7 @@
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { filesystemServer, ourBin, startMcp } from "./support/mcp.ts"
+import { callTool as call, filesystemServer, ourBin, peakDuring, rssMiB, startMcp } from "./support/mcp.ts"
 import { ensureBenchTree, TREE_QUERIES } from "./support/tree.ts"
 
 const flag = (name: string, fallback: string) =>
@@ -21,38 +21,6 @@ const REPEATS = Number(flag("repeats", "1000"))
 const TREE = flag("tree", "small")
 const SCALE = Number(flag("scale", process.env.AW_BENCH_SCALE ?? "1"))
 const BENCH_DIR = process.env.AW_BENCH_DIR ?? path.join(os.tmpdir(), "aw-bench")
-
-/** Resident memory of a process in MiB (VmRSS), or NaN off Linux. */
-const rssMiB = (pid: number | null): number => {
-  if (pid === null) return Number.NaN
-  try {
-    const match = /^VmRSS:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))
-    return match === null ? Number.NaN : Number(match[1]) / 1024
-  } catch {
-    return Number.NaN
-  }
-}
-
-/** Runs `work` while sampling the process's RSS every 5 ms; answers the peak (MiB). */
-const peakDuring = async (pid: number | null, work: () => Promise<unknown>) => {
-  let peak = rssMiB(pid)
-  const timer = setInterval(() => {
-    peak = Math.max(peak, rssMiB(pid))
-  }, 5)
-  try {
-    await work()
-  } finally {
-    clearInterval(timer)
-  }
-  return Math.max(peak, rssMiB(pid))
-}
-
-type Client = Awaited<ReturnType<typeof startMcp>>
-const call = (client: Client, name: string, args: Record<string, unknown>) => async () => {
-  const result = await client.client.callTool({ name, arguments: args })
-  if (result.isError === true) throw new Error(`${name} failed: ${JSON.stringify(result.content).slice(0, 400)}`)
-  return result
-}
 
 const main = async () => {
   const stateHome = fs.mkdtempSync(path.join(os.tmpdir(), "aw-bench-state-"))
@@ -80,7 +48,7 @@ const main = async () => {
     out("resident memory (VmRSS, MiB; target: ours within 1.5x of the peer's):")
     out(`  at rest after initialize          ours ${restOurs.toFixed(1)}  peer ${restPeer.toFixed(1)}`)
     out(
-      `  peak during one search of the tree ours ${oursPeak.toFixed(1)} (common, cap 1,000), ${oursPeakRare.toFixed(1)} (rare, all files)  peer ${peerPeak.toFixed(1)} (search_files **/*.ts)  ratio ${(Math.max(oursPeak, oursPeakRare) / peerPeak).toFixed(2)}x`
+      `  peak during one search of the tree ours ${oursPeak.peak.toFixed(1)} (common, cap 1,000), ${oursPeakRare.peak.toFixed(1)} (rare, all files)  peer ${peerPeak.peak.toFixed(1)} (search_files **/*.ts)  ratio ${(Math.max(oursPeak.peak, oursPeakRare.peak) / peerPeak.peak).toFixed(2)}x`
     )
     await peer.close()
     let root = large

@@ -4,6 +4,7 @@
  * The performance issue builds bench:mcp on these.
  */
 import { execFile } from "node:child_process"
+import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
@@ -109,3 +110,36 @@ export const alternate = async (
 /** One printed line: label, median, and the ratio to a baseline. */
 export const line = (label: string, ms: number, baseline?: { readonly label: string; readonly ms: number }) =>
   `${label.padEnd(62)} median ${(ms < 100 ? ms.toFixed(1) : ms.toFixed(0)).padStart(6)} ms${baseline === undefined ? "" : `   ${(ms / baseline.ms).toFixed(2)}x ${baseline.label}`}`
+
+/** Resident memory of a process in MiB (VmRSS), or NaN off Linux. */
+export const rssMiB = (pid: number | null): number => {
+  if (pid === null) return Number.NaN
+  try {
+    const match = /^VmRSS:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))
+    return match === null ? Number.NaN : Number(match[1]) / 1024
+  } catch {
+    return Number.NaN
+  }
+}
+
+/** Runs `work` while sampling the process's RSS every 5 ms; answers the peak (MiB) and the work's time. */
+export const peakDuring = async (pid: number | null, work: () => Promise<unknown>) => {
+  let peak = rssMiB(pid)
+  const timer = setInterval(() => {
+    peak = Math.max(peak, rssMiB(pid))
+  }, 5)
+  const t0 = performance.now()
+  try {
+    await work()
+  } finally {
+    clearInterval(timer)
+  }
+  return { peak: Math.max(peak, rssMiB(pid)), ms: performance.now() - t0 }
+}
+
+/** One MCP tool call as a thunk, failing on an error result. */
+export const callTool = (client: McpStart, name: string, args: Record<string, unknown>) => async () => {
+  const result = await client.client.callTool({ name, arguments: args })
+  if (result.isError === true) throw new Error(`${name} failed: ${JSON.stringify(result.content).slice(0, 400)}`)
+  return result
+}
