@@ -93,6 +93,12 @@ const exists = (target: string) => {
 }
 
 /**
+ * The mounts every bubblewrap run starts with, the jobs' and the availability probe's: / read-only, a fresh
+ * /dev and /proc, a private /tmp.
+ */
+const BASE_MOUNTS = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"] as const
+
+/**
  * The bubblewrap arguments for a policy, in mount order: the whole filesystem read-only, a fresh /dev and
  * /proc, a private /tmp (with the private HOME in it), the root writable (bound after /tmp, so a root under
  * /tmp is visible), then .git, .agentic and each protected match read-only (a missing one covered by an empty
@@ -105,20 +111,7 @@ export const bwrapArgs = (
   cwd: string,
   rootSource = policy.root
 ): SandboxWrapper => {
-  const argv: Array<string> = [
-    bwrap,
-    "--ro-bind",
-    "/",
-    "/",
-    "--dev",
-    "/dev",
-    "--proc",
-    "/proc",
-    "--tmpfs",
-    "/tmp",
-    "--dir",
-    SANDBOX_HOME
-  ]
+  const argv: Array<string> = [bwrap, ...BASE_MOUNTS, "--dir", SANDBOX_HOME]
   argv.push("--bind", rootSource, policy.root)
   const cleanup: Array<string> = []
   for (const entry of policy.readOnly) {
@@ -199,28 +192,10 @@ const probe = (): Omit<SandboxSupport, "hidden"> => {
       probed = unavailable("bubblewrap (bwrap) is not installed (Debian/Ubuntu: apt-get install bubblewrap)")
     } else {
       const trueBin = fs.existsSync("/bin/true") ? "/bin/true" : "/usr/bin/true"
-      const result = spawnSync(
-        bwrap,
-        [
-          "--ro-bind",
-          "/",
-          "/",
-          "--dev",
-          "/dev",
-          "--proc",
-          "/proc",
-          "--tmpfs",
-          "/tmp",
-          "--unshare-net",
-          "--unshare-pid",
-          "--",
-          trueBin
-        ],
-        {
-          encoding: "utf8",
-          timeout: 10_000
-        }
-      )
+      const result = spawnSync(bwrap, [...BASE_MOUNTS, "--unshare-net", "--unshare-pid", "--", trueBin], {
+        encoding: "utf8",
+        timeout: 10_000
+      })
       probed =
         result.status === 0
           ? { available: true, mechanism: "bwrap" as const, ...captureProbe() }
