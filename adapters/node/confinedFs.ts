@@ -161,37 +161,60 @@ const syncDir = (dir: fsp.FileHandle) => dir.sync().catch(() => undefined)
 const writeAtomic = (root: string, rel: string, bytes: Uint8Array, mode: number | undefined, durable = true) => {
   const { dir, name } = split(rel)
   return withDirectoryFd(root, dir, async (handle) => {
-    // An existing file keeps its mode (as write-file-atomic did); a symlink there was swapped in and is replaced, not followed.
-    const existing = fs.lstatSync(atFd(handle, name), { throwIfNoEntry: false })
-    const keepMode = mode ?? (existing?.isFile() === true ? existing.mode & 0o7777 : undefined)
     const temp = `.${name}.aw-${randomBytes(6).toString("hex")}.tmp`
-    // O_EXCL | O_CREAT | O_NOFOLLOW: the temp name is fresh and never a link.
-    const file = fs.openSync(
-      atFd(handle, temp),
-      fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW,
-      keepMode ?? 0o666
-    )
-    let renamed = false
+    await writeTemp(handle, name, temp, bytes, mode, durable)
     try {
-      try {
-        let written = 0
-        while (written < bytes.byteLength) written += fs.writeSync(file, bytes, written, bytes.byteLength - written)
-        if (keepMode !== undefined) fs.fchmodSync(file, keepMode)
-        if (durable) await fsyncFd(file)
-      } finally {
-        fs.closeSync(file)
-      }
       fs.renameSync(atFd(handle, temp), atFd(handle, name))
-      renamed = true
-      if (durable) await fsyncFd(handle).catch(() => undefined)
-    } finally {
-      if (!renamed) {
-        try {
-          fs.unlinkSync(atFd(handle, temp))
-        } catch {}
-      }
+    } catch (error) {
+      removeQuietly(atFd(handle, temp))
+      throw error
     }
+    if (durable) await fsyncFd(handle).catch(() => undefined)
   })
+}
+
+const removeQuietly = (target: string) => {
+  try {
+    fs.unlinkSync(target)
+  } catch {}
+}
+
+/**
+ * Writes `bytes` to the fresh name `temp` in the directory open as `handle`, beside `name`: created
+ * exclusively (O_EXCL | O_CREAT | O_NOFOLLOW: the temp name is fresh and never a link), with the existing
+ * file's mode (or `mode`; a symlink at `name` was swapped in and is replaced, not followed), and fsynced
+ * when `durable`. Writing a page-cache file is as quick as the walk, so only the fsync goes to the thread
+ * pool. A failure removes the temp.
+ */
+const writeTemp = async (
+  handle: number,
+  name: string,
+  temp: string,
+  bytes: Uint8Array,
+  mode: number | undefined,
+  durable: boolean
+) => {
+  // An existing file keeps its mode (as write-file-atomic did).
+  const existing = fs.lstatSync(atFd(handle, name), { throwIfNoEntry: false })
+  const keepMode = mode ?? (existing?.isFile() === true ? existing.mode & 0o7777 : undefined)
+  const file = fs.openSync(
+    atFd(handle, temp),
+    fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW,
+    keepMode ?? 0o666
+  )
+  try {
+    try {
+      let written = 0
+      while (written < bytes.byteLength) written += fs.writeSync(file, bytes, written, bytes.byteLength - written)
+      if (keepMode !== undefined) fs.fchmodSync(file, keepMode)
+      if (durable) await fsyncFd(file)
+    } finally {
+      fs.closeSync(file)
+    }
+  } catch (error) {
+    removeQuietly(atFd(handle, temp))
+    throw error
+  }
 }
 
 /**
@@ -204,35 +227,7 @@ const stage = (root: string, rel: string, temp: string, bytes: Uint8Array, mode:
   const { dir, name } = split(rel)
   if (temp.includes("/") || temp === "" || temp === "." || temp === "..")
     throw new Escaped(`"${temp}" is not a plain file name`)
-  return withDirectoryFd(root, dir, async (handle) => {
-    const existing = fs.lstatSync(atFd(handle, name), { throwIfNoEntry: false })
-    const keepMode = mode ?? (existing?.isFile() === true ? existing.mode & 0o7777 : undefined)
-    // O_EXCL | O_CREAT | O_NOFOLLOW: the temp name is fresh and never a link. Writing a page-cache file
-    // is as quick as the walk, so only the fsync goes to the thread pool (and overlaps with the others').
-    const file = fs.openSync(
-      atFd(handle, temp),
-      fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW,
-      keepMode ?? 0o666
-    )
-    let done = false
-    try {
-      try {
-        let written = 0
-        while (written < bytes.byteLength) written += fs.writeSync(file, bytes, written, bytes.byteLength - written)
-        if (keepMode !== undefined) fs.fchmodSync(file, keepMode)
-        await fsyncFd(file)
-      } finally {
-        fs.closeSync(file)
-      }
-      done = true
-    } finally {
-      if (!done) {
-        try {
-          fs.unlinkSync(atFd(handle, temp))
-        } catch {}
-      }
-    }
-  })
+  return withDirectoryFd(root, dir, (handle) => writeTemp(handle, name, temp, bytes, mode, true))
 }
 
 const syncDirectory = (root: string, rel: string) => withDirectoryFd(root, rel, fsyncFd)
