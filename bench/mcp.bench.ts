@@ -155,7 +155,18 @@ const main = async () => {
     const searches = [
       { label: "rare literal", ours: { query: "needleRareLiteral" }, rg: ["-n", "needleRareLiteral"] },
       { label: "common literal", ours: { query: "common" }, rg: ["-n", "common"] },
-      { label: "regex", ours: { query: "fn\\d+_1\\d\\(", regex: true }, rg: ["-n", "fn\\d+_1\\d\\("] }
+      { label: "regex", ours: { query: "fn\\d+_1\\d\\(", regex: true }, rg: ["-n", "fn\\d+_1\\d\\("] },
+      // The same two searches run to completion (the default cap of 1,000 stops the rows above early).
+      {
+        label: "common literal, all matches",
+        ours: { query: "common", max_results: 100_000 },
+        rg: ["-n", "common"]
+      },
+      {
+        label: "regex, all matches",
+        ours: { query: "fn\\d+_1\\d\\(", regex: true, max_results: 100_000 },
+        rg: ["-n", "fn\\d+_1\\d\\("]
+      }
     ]
     const searchMeasures = searches.flatMap((search) => [
       {
