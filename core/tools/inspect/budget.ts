@@ -40,6 +40,8 @@ export interface PagedListing<E> {
   /** The data key holding the page's entries ("entries", "matches"). */
   readonly key: string
   readonly all: ReadonlyArray<E>
+  /** `JSON.stringify(all)` when the caller already made it (the artifact then reuses it). */
+  readonly allJson?: string
   readonly offset: number
   readonly limit: number
   readonly snapshot: string
@@ -117,14 +119,18 @@ export const pagedListing = <E>(listing: PagedListing<E>) =>
       items = shownAll.slice(0, shown)
     }
     if (shown >= want) return build(items, shown, undefined)
-    const full = JSON.stringify({
+    const head = {
       action: listing.action,
       arguments: listing.args,
       snapshot: listing.snapshot,
       complete: listing.complete,
-      total,
-      [listing.key]: listing.all
-    })
+      total
+    }
+    // The same text as JSON.stringify({ ...head, [key]: all }), the entries' JSON reused when given.
+    const full =
+      listing.allJson === undefined
+        ? JSON.stringify({ ...head, [listing.key]: listing.all })
+        : `${JSON.stringify(head).slice(0, -1)},${JSON.stringify(listing.key)}:${listing.allJson}}`
     const artifact = yield* writeArtifact(`inspect.${listing.action}`, listing.action, "json", full, description)
     return build(items, shown, artifact)
   })
