@@ -62,8 +62,8 @@ export const mcpVerb =
       return 2
     }
     const tokenFlag = line.flags["token"]
-    const token = typeof tokenFlag === "string" && tokenFlag.length > 0 ? tokenFlag : newToken()
-    if (token.length < 16) {
+    const givenToken = typeof tokenFlag === "string" && tokenFlag.length > 0 ? tokenFlag : undefined
+    if (givenToken !== undefined && givenToken.length < 16) {
       host.stderr("agentic-workspace: --token must be at least 16 characters.\n")
       return 2
     }
@@ -172,6 +172,8 @@ export const mcpVerb =
       return 0
     }
 
+    // Made only for HTTP: stdio needs no token (and WebCrypto's random source is then not loaded at start).
+    const token = givenToken ?? newToken()
     const handler = makeHttpHandler({ createServer: () => createMcpServer(source), token })
     let listener: Listener
     try {
