@@ -338,6 +338,10 @@ const verbs: Record<string, (line: ParsedLine, host: CliHost) => Promise<number>
       )
       return 1
     }
+    const refuse = (message: string) => {
+      host.stdout(json(failure(`${tool}.call`, toolError("INVALID_INPUT", message))))
+      return 1
+    }
     let text = raw ?? "{}"
     try {
       if (raw === "-") {
@@ -348,35 +352,17 @@ const verbs: Record<string, (line: ParsedLine, host: CliHost) => Promise<number>
         text = await host.readFile(raw.slice(1))
       }
     } catch (error) {
-      host.stdout(
-        json(
-          failure(
-            `${tool}.call`,
-            toolError(
-              "INVALID_INPUT",
-              `The arguments could not be read (${error instanceof Error ? error.message.split("\n")[0] : String(error)}); pass one JSON object inline, with - on stdin, or as @FILE.`
-            )
-          )
-        )
+      return refuse(
+        `The arguments could not be read (${error instanceof Error ? error.message.split("\n")[0] : String(error)}); pass one JSON object inline, with - on stdin, or as @FILE.`
       )
-      return 1
     }
     let args: unknown
     try {
       args = JSON.parse(text)
     } catch (error) {
-      host.stdout(
-        json(
-          failure(
-            `${tool}.call`,
-            toolError(
-              "INVALID_INPUT",
-              `The arguments are not valid JSON (${error instanceof Error ? error.message : String(error)}); pass one JSON object.`
-            )
-          )
-        )
+      return refuse(
+        `The arguments are not valid JSON (${error instanceof Error ? error.message : String(error)}); pass one JSON object.`
       )
-      return 1
     }
     return withWorkspace(
       line,

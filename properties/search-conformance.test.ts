@@ -25,7 +25,22 @@ afterAll(async () => {
   await fs.rm(root, { recursive: true, force: true })
 })
 
-const word = fc.constantFrom("alpha", "Beta", "gamma", "ALPHA", "x", "", "\ufeffalpha", "tab\there", "é alpha")
+const word = fc.constantFrom(
+  "alpha",
+  "Beta",
+  "gamma",
+  "ALPHA",
+  "x",
+  "",
+  "\ufeffalpha",
+  "tab\there",
+  "é alpha",
+  // Two hits on a line, a lone CR, and lines long enough to be clipped around the match (ASCII and not).
+  "alphaalpha x alpha",
+  "\r",
+  `${"x".repeat(600)}alpha${"y".repeat(300)}`,
+  "ééé alpha ééé ".repeat(60)
+)
 const file = fc.record({
   dir: fc.constantFrom("", "src", "src/deep", "ignored", "lib"),
   name: fc.constantFrom("a.ts", "b.md", "c.txt", "d.ts"),
@@ -44,7 +59,9 @@ describe("the Node search agrees with the host-free one", () => {
         fc.boolean(),
         fc.integer({ min: 0, max: 2 }),
         fc.integer({ min: 1, max: 30 }),
-        async (files, query, regex, insensitive, context, cap) => {
+        // maxFileBytes: below, at and above the sizes of the files (the worker reads one byte past it).
+        fc.constantFrom(1 << 20, 0, 40, 200),
+        async (files, query, regex, insensitive, context, cap, maxFileBytes) => {
           await fs.rm(root, { recursive: true, force: true })
           await fs.mkdir(root, { recursive: true })
           await fs.writeFile(path.join(root, ".gitignore"), "ignored/\n*.md\n!keep.md\n")
@@ -74,7 +91,7 @@ describe("the Node search agrees with the host-free one", () => {
               context,
               maxMatches: cap,
               maxLineChars: 500,
-              maxFileBytes: 1 << 20
+              maxFileBytes
             }
             const [a, b] = [
               await Effect.runPromise(node.grep(options)),
@@ -82,11 +99,16 @@ describe("the Node search agrees with the host-free one", () => {
             ]
             expect(a.matches).toEqual(b.matches)
             if (!a.capped && !b.capped)
-              expect([a.filesSearched, a.binarySkipped]).toEqual([b.filesSearched, b.binarySkipped])
+              expect([a.filesSearched, a.binarySkipped, a.tooLarge, a.unreadable]).toEqual([
+                b.filesSearched,
+                b.binarySkipped,
+                b.tooLarge,
+                b.unreadable
+              ])
           }
         }
       ),
-      { seed, numRuns: 20 }
+      { seed, numRuns: 40 }
     )
   })
 })

@@ -164,7 +164,10 @@ export const finishWalk = (
   maxEntries: number
 ): WalkResult => {
   const kept = complete ? entries : entries.slice(0, maxEntries)
-  kept.sort((a, b) => byPath(a.path, b.path))
+  // The walk yields path order already; sort only what is not (a host's own order).
+  let sorted = true
+  for (let index = 1; index < kept.length && sorted; index++) sorted = kept[index - 1]!.path < kept[index]!.path
+  if (!sorted) kept.sort((a, b) => byPath(a.path, b.path))
   return { entries: kept, complete: complete && unreadable.length === 0, unreadable }
 }
 

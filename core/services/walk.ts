@@ -31,10 +31,7 @@ export interface WalkFrame {
   readonly stack: IgnoreStack
 }
 
-type Item = { readonly entry: TreeEntry; readonly frame?: WalkFrame } | { readonly read: WalkFrame }
-
-/** The sort key that puts a directory's contents where they fall in path order ("a/b/x" after "a/b-c"). */
-const keyOf = (name: string, isDirectory: boolean) => (isDirectory ? `${name}/` : name)
+type Item = { readonly entry: TreeEntry } | { readonly read: WalkFrame }
 
 /**
  * The walk as a step machine: `step()` answers the next entry, or a directory to read (the driver reads
@@ -61,7 +58,6 @@ export class TreeWalk {
       const item = this.work.pop()
       if (item === undefined) return undefined
       if ("read" in item) return item.read
-      if (item.frame !== undefined) this.work.push({ read: item.frame })
       if (item.entry.type !== "directory" || this.scope.directories) return item.entry
     }
   }
@@ -91,11 +87,10 @@ export class TreeWalk {
       if (isDirectory && isPrunedDir(rel, base)) continue
       if (!this.excludes.isEmpty && this.excludes.matches(rel)) continue
       if (isDirectory ? checkDirs && stack.ignores(rel, true) : checkFiles && stack.ignores(rel, false)) continue
-      const entry = { path: rel, type: child.type }
-      kept.push({
-        key: keyOf(child.name, isDirectory),
-        item: isDirectory && descend ? { entry, frame: { dir: rel, depth: frame.depth + 1, stack } } : { entry }
-      })
+      // A directory's entry sorts at its name, its contents at "name/": the walk yields path order.
+      kept.push({ key: child.name, item: { entry: { path: rel, type: child.type } } })
+      if (isDirectory && descend)
+        kept.push({ key: `${child.name}/`, item: { read: { dir: rel, depth: frame.depth + 1, stack } } })
     }
     kept.sort((a, b) => byPath(b.key, a.key))
     for (const { item } of kept) this.work.push(item)

@@ -6,7 +6,7 @@
  * as sent, with the artifact entry it will carry, at most maxToolResultChars.
  */
 import * as Effect from "effect/Effect"
-import { sha256Text } from "../gate/hash.ts"
+import { sha256Bytes } from "../gate/hash.ts"
 import { type Artifact, success, type ToolResult } from "../protocol/envelope.ts"
 import { CurrentSettings } from "../services/CurrentSettings.ts"
 import { StateStore } from "../store/StateStore.ts"
@@ -45,10 +45,14 @@ export const writeArtifact = (
 ) =>
   Effect.gen(function* () {
     const store = yield* StateStore
-    const sha256 = yield* sha256Text(content)
-    const path = artifactPath(area, stem, sha256, extension)
     const bytes = new TextEncoder().encode(content)
-    yield* store.writeBytes(path.slice(".agentic/".length), bytes)
+    const sha256 = yield* sha256Bytes(bytes)
+    const path = artifactPath(area, stem, sha256, extension)
+    const rel = path.slice(".agentic/".length)
+    // Content-addressed: a file of that name and size holds these bytes already (the next page of a
+    // listing, a repeated call), so it is not written again.
+    const existing = yield* Effect.orElseSucceed(store.stat(rel), () => undefined)
+    if (existing?.size !== bytes.length) yield* store.writeBytes(rel, bytes)
     return { kind, path, sha256, bytes: bytes.length, description } satisfies Artifact
   })
 

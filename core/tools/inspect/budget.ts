@@ -7,6 +7,7 @@ import * as Effect from "effect/Effect"
 import type { Artifact, ToolResult } from "../../protocol/envelope.ts"
 import type { ToolError } from "../../protocol/errors.ts"
 import { CurrentSettings } from "../../services/CurrentSettings.ts"
+import { StateStore } from "../../store/StateStore.ts"
 import type { ToolContext } from "../Tool.ts"
 import {
   envelopeChars,
@@ -40,6 +41,8 @@ export interface PagedListing<E> {
   /** The data key holding the page's entries ("entries", "matches"). */
   readonly key: string
   readonly all: ReadonlyArray<E>
+  /** `JSON.stringify(all)` when the caller already made it (the artifact then reuses it). */
+  readonly allJson?: string
   readonly offset: number
   readonly limit: number
   readonly snapshot: string
@@ -55,6 +58,10 @@ export interface PagedListing<E> {
   readonly retention: ToolResult["retention"]
   readonly unit: string
 }
+
+/** The artifacts of the last listings written (their head, without the entries, to the entry): a few, small. */
+const written = new Map<string, Artifact>()
+const WRITTEN_KEPT = 32
 
 /** Builds the result of one page: fitted to maxToolResultChars, with an artifact when it had to be cut. */
 export const pagedListing = <E>(listing: PagedListing<E>) =>
@@ -117,14 +124,35 @@ export const pagedListing = <E>(listing: PagedListing<E>) =>
       items = shownAll.slice(0, shown)
     }
     if (shown >= want) return build(items, shown, undefined)
-    const full = JSON.stringify({
+    const head = {
       action: listing.action,
       arguments: listing.args,
       snapshot: listing.snapshot,
       complete: listing.complete,
-      total,
-      [listing.key]: listing.all
-    })
+      total
+    }
+    if (listing.allJson === undefined) {
+      const full = JSON.stringify({ ...head, [listing.key]: listing.all })
+      return build(
+        items,
+        shown,
+        yield* writeArtifact(`inspect.${listing.action}`, listing.action, "json", full, description)
+      )
+    }
+    // The same text as JSON.stringify({ ...head, [key]: all }), the entries' JSON reused. The snapshot in
+    // `head` is the hash of that JSON, so `head` names the artifact's bytes: a page of a listing already
+    // written (the next page, a repeated call) reuses the file without encoding and hashing them again.
+    const headJson = JSON.stringify(head)
+    const store = yield* StateStore
+    const known = written.get(headJson)
+    if (known !== undefined) {
+      const on = yield* Effect.orElseSucceed(store.stat(known.path.slice(".agentic/".length)), () => undefined)
+      if (on?.size === known.bytes) return build(items, shown, known)
+    }
+    const full = `${headJson.slice(0, -1)},${JSON.stringify(listing.key)}:${listing.allJson}}`
     const artifact = yield* writeArtifact(`inspect.${listing.action}`, listing.action, "json", full, description)
+    written.delete(headJson)
+    written.set(headJson, artifact)
+    if (written.size > WRITTEN_KEPT) written.delete(written.keys().next().value!)
     return build(items, shown, artifact)
   })

@@ -43,7 +43,14 @@ export const directoryOf = (path: string | undefined, action: string) =>
  * result is serialised with plain JSON (its shape is fixed), which keeps a 70,000-entry listing cheap.
  */
 export const snapshotOf = (query: unknown, result: ReadonlyArray<unknown> = []) =>
-  sha256Text(`${stableStringify(query)}\n${JSON.stringify(result)}`)
+  snapshotOfJson(query, JSON.stringify(result))
+
+/**
+ * The snapshot id of a result whose JSON the caller already has (a listing serialises its entries once,
+ * for this hash and for the artifact of the full result).
+ */
+export const snapshotOfJson = (query: unknown, resultJson: string) =>
+  sha256Text(`${stableStringify(query)}\n${resultJson}`)
 
 export const checkSnapshot = (action: string, given: string | undefined, current: string, what: string) =>
   given !== undefined && given !== current ? fail(staleSnapshot(action, given, current, what)) : Effect.void

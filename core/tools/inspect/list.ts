@@ -6,7 +6,7 @@ import { pagedListing } from "./budget.ts"
 import { requireSnapshot } from "./paging.ts"
 import { LIST_DEFAULT_LIMIT } from "./schema.ts"
 import { walkScope } from "./scope.ts"
-import { checkSnapshot, directoryOf, fail, plural, snapshotOf, withSizes } from "./common.ts"
+import { checkSnapshot, directoryOf, fail, plural, snapshotOfJson, withSizes } from "./common.ts"
 
 /** At most this many entries are enumerated by one listing; more makes the listing incomplete. */
 export const WALK_CAP = 200_000
@@ -42,7 +42,9 @@ export const listing = (
       ...(input.exclude === undefined ? {} : { exclude: input.exclude }),
       ...(input.limit === undefined ? {} : { limit: input.limit })
     }
-    const snapshot = yield* snapshotOf(
+    // The entries' JSON is made once: for the snapshot and for the artifact of a cut page.
+    const allJson = JSON.stringify(walked.entries)
+    const snapshot = yield* snapshotOfJson(
       {
         action: "list",
         base,
@@ -50,7 +52,7 @@ export const listing = (
         includeIgnored: scope.includeIgnored,
         excludes: scope.excludes
       },
-      walked.entries.map((entry) => [entry.path, entry.type])
+      allJson
     )
     yield* checkSnapshot(action, input.snapshot, snapshot, `The listing of "${base || "."}"`)
     const where = base === "" ? "the workspace root" : `"${base}"`
@@ -59,6 +61,7 @@ export const listing = (
       args,
       key: "entries",
       all: walked.entries,
+      allJson,
       offset: input.offset ?? 0,
       limit: input.limit ?? LIST_DEFAULT_LIMIT,
       snapshot,
@@ -104,7 +107,8 @@ export const findPaths = (input: {
         glob.matches(entry.path) &&
         (type === "any" || (type === "file" ? entry.type !== "directory" : entry.type === "directory"))
     )
-    const snapshot = yield* snapshotOf(
+    const allJson = JSON.stringify(found)
+    const snapshot = yield* snapshotOfJson(
       {
         action: "find",
         pattern: input.pattern,
@@ -113,7 +117,7 @@ export const findPaths = (input: {
         includeIgnored: scope.includeIgnored,
         excludes: scope.excludes
       },
-      found.map((entry) => [entry.path, entry.type])
+      allJson
     )
     yield* checkSnapshot("find", input.snapshot, snapshot, "The find result")
     const args = {
@@ -130,6 +134,7 @@ export const findPaths = (input: {
       args,
       key: "entries",
       all: found,
+      allJson,
       offset: input.offset ?? 0,
       limit: input.limit ?? LIST_DEFAULT_LIMIT,
       snapshot,

@@ -117,7 +117,10 @@ export const searchFiles = (input: {
       result.matches
     )
     yield* checkSnapshot("search", input.snapshot, snapshot, "The search result")
-    const files = new Set(result.matches.map((match) => match.path)).size
+    // The matches come in path order (a file's matches together), so the files are the changes of path.
+    let files = 0
+    for (let index = 0; index < result.matches.length; index++)
+      if (index === 0 || result.matches[index]!.path !== result.matches[index - 1]!.path) files++
     const args = {
       action: "search",
       query: input.query,
