@@ -14,8 +14,12 @@ import {
   type HostErrorReason,
   type HostFsShape
 } from "../../core/services/HostFs.ts"
+import { installSha256 } from "../../core/gate/hash.ts"
 import { nodeConfinedFs } from "./confinedFs.ts"
 import { processIdentity } from "./identity.ts"
+
+// Every hash of the core on this host is node:crypto's, synchronous (core/gate/hash.ts says why).
+installSha256((bytes) => createHash("sha256").update(bytes).digest("hex"))
 
 // proper-lockfile reports a held lock as ELOCKED.
 const REASONS: Record<string, HostErrorReason> = { ...ERRNO_REASONS, ELOCKED: "Busy" }
