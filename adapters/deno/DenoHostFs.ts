@@ -9,7 +9,7 @@
  * has no flag for it, and a blocking open of a FIFO waits for a writer (see `readSmall` below).
  */
 import { createHash } from "node:crypto"
-import * as fs from "node:fs"
+import type * as fs from "node:fs"
 import * as Effect from "effect/Effect"
 import {
   type DirEntry,
@@ -20,6 +20,7 @@ import {
   type HostFsShape
 } from "../../core/services/HostFs.ts"
 import { randomHex } from "../../core/text/hex.ts"
+import { makeReadSmall } from "../readSmall.ts"
 
 /** Maps a Deno error to a HostError (by error class, then by errno code). */
 export const toHostError =
@@ -217,9 +218,6 @@ const readRange = async (abs: string, position: number, length: number) => {
   }
 }
 
-/** Files up to this size are read by readSmall synchronously, as on the Node host. */
-const SYNC_READ_BYTES = 1024 * 1024
-
 const infoOfStats = (stats: fs.Stats): FileInfo => ({
   type: stats.isSymbolicLink() ? "symlink" : stats.isFile() ? "file" : stats.isDirectory() ? "directory" : "other",
   size: stats.size,
@@ -229,56 +227,17 @@ const infoOfStats = (stats: fs.Stats): FileInfo => ({
 })
 
 /**
- * The read hot path, as the Node host's: one open, one fstat of that handle, and for a regular file of at
- * most `maxBytes` one read, hashed as it is read (SHA-256 through node:crypto). The open goes through
- * Deno's node:fs with O_RDONLY | O_NONBLOCK because `Deno.open` takes no O_NONBLOCK: a blocking open of a
- * FIFO (or of a path swapped to one after any stat) waits until a writer appears, which would hang the
- * call. Non-blocking, a FIFO opens at once, its fstat says "other" and nothing is read; the fstat is of
- * the handle itself, so there is no window between a check and the open for a swap to slip into.
+ * The read hot path, the Node host's own (adapters/readSmall.ts): one open, one fstat of that handle, and
+ * for a regular file of at most `maxBytes` one read, hashed as it is read (SHA-256 through node:crypto).
+ * The open goes through Deno's node:fs with O_RDONLY | O_NONBLOCK because `Deno.open` takes no
+ * O_NONBLOCK: a blocking open of a FIFO (or of a path swapped to one after any stat) waits until a writer
+ * appears, which would hang the call. Non-blocking, a FIFO opens at once, its fstat says "other" and
+ * nothing is read; the fstat is of the handle itself, so there is no window for a swap to slip into.
  */
-const readSmall = async (
-  abs: string,
-  maxBytes: number
-): Promise<{ info: FileInfo; bytes?: Uint8Array; sha256?: string } | undefined> => {
-  let fd: number
-  try {
-    fd = fs.openSync(abs, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0))
-  } catch (error) {
-    const code = (error as { code?: string }).code
-    if (code === "ENOENT" || code === "ENOTDIR" || error instanceof Deno.errors.NotFound) return undefined
-    // A directory some platforms will not open for reading: described by stat.
-    if (code === "EISDIR") return { info: infoOfStats(fs.statSync(abs)) }
-    throw error
-  }
-  try {
-    const stats = fs.fstatSync(fd)
-    const described = infoOfStats(stats)
-    if (!stats.isFile() || stats.size > maxBytes) return { info: described }
-    const bytes = new Uint8Array(stats.size)
-    let read = 0
-    if (stats.size <= SYNC_READ_BYTES) {
-      while (read < bytes.length) {
-        const count = fs.readSync(fd, bytes, read, bytes.length - read, read)
-        if (count === 0) break
-        read += count
-      }
-    } else {
-      while (read < bytes.length) {
-        const count = await new Promise<number>((resolve, reject) =>
-          fs.read(fd, bytes, read, bytes.length - read, read, (error, n) =>
-            error === null ? resolve(n) : reject(error)
-          )
-        )
-        if (count === 0) break
-        read += count
-      }
-    }
-    const content = bytes.subarray(0, read)
-    return { info: described, bytes: content, sha256: createHash("sha256").update(content).digest("hex") }
-  } finally {
-    fs.closeSync(fd)
-  }
-}
+const readSmall = makeReadSmall(infoOfStats, (error) => {
+  const code = (error as { code?: string }).code
+  return code === "ENOENT" || code === "ENOTDIR" || error instanceof Deno.errors.NotFound
+})
 
 /** SHA-256 streamed through node:crypto (Deno's Node layer; WebCrypto has no streaming digest), one chunk at a time. */
 const sha256File = (abs: string) =>
