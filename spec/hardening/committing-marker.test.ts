@@ -9,6 +9,7 @@ import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
 import { dataOf, edit, Effect, openHooked } from "../edit/helpers.ts"
+import { plantedRecord } from "../support/planted.ts"
 import { makeTempDir, openWorkspace } from "../support/workspace.ts"
 
 const dirs: Array<string> = []
@@ -26,24 +27,7 @@ const plant = async (root: string, id: string, status: string) => {
   const dir = path.join(root, ".agentic/transactions", id)
   await fs.mkdir(dir, { recursive: true })
   const now = new Date().toISOString()
-  await fs.writeFile(
-    path.join(dir, "transaction.json"),
-    JSON.stringify({
-      version: 1,
-      id,
-      status,
-      createdAt: now,
-      operationsHash: "0",
-      approvalHash: "0",
-      operations: [],
-      touched: [],
-      files: [],
-      directories: [],
-      createdDirectories: [],
-      destructive: [],
-      artifacts: []
-    })
-  )
+  await fs.writeFile(path.join(dir, "transaction.json"), JSON.stringify(plantedRecord(id, status, now)))
   await fs.writeFile(
     path.join(dir, "journal.json"),
     JSON.stringify({
