@@ -9,7 +9,8 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { parse } from "parse5"
 import { openNodeWorkspace } from "../adapters/node/host.ts"
-import { extractHtml } from "../core/tools/research/extract.ts"
+import * as Effect from "effect/Effect"
+import { extractHtml, htmlParser } from "../core/tools/research/extract.ts"
 
 const ROUNDS = 15
 const MB = 1_000_000
@@ -60,8 +61,9 @@ const main = async () => {
     const times = { parse5: [] as Array<number>, extract: [] as Array<number>, fetch: [] as Array<number> }
     let chars = 0
     // Warm-up of each path (and the robots.txt cache of the origin).
+    const parseHtml = await Effect.runPromise(htmlParser)
     parse(html)
-    extractHtml(html, `${origin}/page`)
+    extractHtml(html, `${origin}/page`, parseHtml)
     const warm = await opened.call("workspace_research", { action: "fetch", url: `${origin}/page` })
     if (!warm.ok) throw new Error(JSON.stringify(warm.error))
     for (let round = 0; round < ROUNDS; round++) {
@@ -69,7 +71,7 @@ const main = async () => {
       parse(html)
       times.parse5.push(performance.now() - t0)
       t0 = performance.now()
-      chars = extractHtml(html, `${origin}/page`).text.length
+      chars = extractHtml(html, `${origin}/page`, parseHtml).text.length
       times.extract.push(performance.now() - t0)
       t0 = performance.now()
       const envelope = await opened.call("workspace_research", { action: "fetch", url: `${origin}/page` })

@@ -24,8 +24,9 @@ import { Search } from "./services/Search.ts"
 import { Workspace } from "./services/Workspace.ts"
 import type { Settings } from "./settings/settings.ts"
 import { StateStore } from "./store/StateStore.ts"
+import { advertisingPass } from "./tools/advertising.ts"
 import { ALL_TOOLS } from "./tools/index.ts"
-import type { ToolContext, ToolDefinition } from "./tools/Tool.ts"
+import { type ToolContext, type ToolDefinition, toolInputSchema } from "./tools/Tool.ts"
 
 /** The services a host provides to the core. */
 export type HostServices = HostFs | HostInfo | Processes | Search | HttpClient | WorkspaceKey | Browser | RunWorkers
@@ -186,7 +187,8 @@ const launch = async (
     const steps = tools.flatMap((tool) => tool.startup ?? [])
     await run(Effect.forEach(steps, (step) => step.run, { discard: true }))
     // A tool that decides how this host advertises it (the Workspaces tools) does so once, after the steps.
-    const advertised = await run(
+    // One pass: a host fact several tools read to advertise themselves is read once (core/tools/advertising.ts).
+    const pass = advertisingPass(
       Effect.forEach(tools, (tool) =>
         tool.advertise === undefined || !isRegistered(tool, settings, info)
           ? Effect.succeed([tool])
@@ -197,6 +199,13 @@ const launch = async (
             )
       )
     )
+    // While the pass waits for its processes (git, gh), the input schemas of the tools listed as they are
+    // are computed (toolInputSchema keeps them), so the first tools/list does not pay for them after.
+    const warm = Effect.sync(() => {
+      for (const tool of tools)
+        if (tool.advertise === undefined && isRegistered(tool, settings, info)) toolInputSchema(tool)
+    })
+    const [advertised] = await run(Effect.all([pass, warm], { concurrency: 2 }))
     advertisedTools.current = advertised.flat()
     const registry = makeRegistry(settings, info, advertisedTools.current, tools)
     return {

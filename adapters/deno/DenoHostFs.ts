@@ -5,8 +5,11 @@
  * Node process and a Deno process on one workspace exclude each other. Huge files are streamed as on
  * Node: `scanFile` (one reused 1 MiB buffer), `readRange` (a seek and the page's reads) and a streamed
  * SHA-256 (node:crypto, which Deno provides), so read and stat above 16 MiB never hold the file.
+ * `readSmall` (the read hot path) opens through node:fs with O_NONBLOCK, as the Node host does: `Deno.open`
+ * has no flag for it, and a blocking open of a FIFO waits for a writer (see `readSmall` below).
  */
 import { createHash } from "node:crypto"
+import type * as fs from "node:fs"
 import * as Effect from "effect/Effect"
 import {
   type DirEntry,
@@ -17,6 +20,7 @@ import {
   type HostFsShape
 } from "../../core/services/HostFs.ts"
 import { randomHex } from "../../core/text/hex.ts"
+import { makeReadSmall } from "../readSmall.ts"
 
 /** Maps a Deno error to a HostError (by error class, then by errno code). */
 export const toHostError =
@@ -214,6 +218,27 @@ const readRange = async (abs: string, position: number, length: number) => {
   }
 }
 
+const infoOfStats = (stats: fs.Stats): FileInfo => ({
+  type: stats.isSymbolicLink() ? "symlink" : stats.isFile() ? "file" : stats.isDirectory() ? "directory" : "other",
+  size: stats.size,
+  mode: stats.mode & 0o7777,
+  // Whole milliseconds, as Deno's own stat reports them (Deno's node:fs gives no fraction either).
+  mtimeMs: Math.trunc(stats.mtimeMs)
+})
+
+/**
+ * The read hot path, the Node host's own (adapters/readSmall.ts): one open, one fstat of that handle, and
+ * for a regular file of at most `maxBytes` one read, hashed as it is read (SHA-256 through node:crypto).
+ * The open goes through Deno's node:fs with O_RDONLY | O_NONBLOCK because `Deno.open` takes no
+ * O_NONBLOCK: a blocking open of a FIFO (or of a path swapped to one after any stat) waits until a writer
+ * appears, which would hang the call. Non-blocking, a FIFO opens at once, its fstat says "other" and
+ * nothing is read; the fstat is of the handle itself, so there is no window for a swap to slip into.
+ */
+const readSmall = makeReadSmall(infoOfStats, (error) => {
+  const code = (error as { code?: string }).code
+  return code === "ENOENT" || code === "ENOTDIR" || error instanceof Deno.errors.NotFound
+})
+
 /** SHA-256 streamed through node:crypto (Deno's Node layer; WebCrypto has no streaming digest), one chunk at a time. */
 const sha256File = (abs: string) =>
   notFoundIsUndefined(async () => {
@@ -254,6 +279,7 @@ export const denoHostFs: HostFsShape = {
   readFile: (abs) => attempt(abs, () => Deno.readFile(abs)),
   scanFile: (abs, visit) => attempt(abs, () => scanFile(abs, visit)),
   readRange: (abs, position, length) => attempt(abs, () => readRange(abs, position, length)),
+  readSmall: (abs, maxBytes) => attempt(abs, () => readSmall(abs, maxBytes)),
   writeFileAtomic: (abs, bytes, options) =>
     attempt(abs, () => writeAtomic(abs, bytes, options?.mode, options?.durable !== false)),
   appendFile: (abs, bytes) => attempt(abs, () => Deno.writeFile(abs, bytes, { append: true, create: true })),

@@ -6,6 +6,7 @@ import type { McpHost } from "../mcp/verb.ts"
 export const denoMcpHost: McpHost = {
   stdio: processStdio,
   pid: Deno.pid,
+  realpath: (path) => Deno.realPath(path),
   listen: (port, fetch) =>
     new Promise((resolve, reject) => {
       try {

@@ -51,11 +51,21 @@ export interface McpWorkspace {
   readonly root: string
 }
 
+/** A fixed workspace still opening: its root, known at once (the instructions name it), and the opening. */
+export interface OpeningWorkspace {
+  readonly root: string
+  readonly opening: Promise<McpWorkspace>
+}
+
 /**
- * Where the server's workspace comes from: fixed (`--root`), or opened on first use at the client's
- * first MCP root (the given function gets that root, or undefined when the client offers none).
+ * Where the server's workspace comes from: fixed (`--root`; opened, or still opening: initialize is then
+ * answered at once and the tool requests wait for it), or opened on first use at the client's first MCP
+ * root (the given function gets that root, or undefined when the client offers none).
  */
-export type WorkspaceSource = McpWorkspace | ((clientRoot: string | undefined) => Promise<McpWorkspace>)
+export type WorkspaceSource =
+  | McpWorkspace
+  | OpeningWorkspace
+  | ((clientRoot: string | undefined) => Promise<McpWorkspace>)
 
 /** Options of one MCP server. */
 export interface McpServerOptions {
@@ -435,7 +445,7 @@ export const installToolHandlers = (
   let resolved: Promise<McpWorkspace> | undefined
   /** The workspace; with no fixed root, opened at the client's first root on first use (asked within the request). */
   const workspaceFor = (extra: Extra): Promise<McpWorkspace> => {
-    if (typeof source !== "function") return Promise.resolve(source)
+    if (typeof source !== "function") return "opening" in source ? source.opening : Promise.resolve(source)
     resolved ??= (async () => {
       let root: string | undefined
       if (server.getClientCapabilities()?.roots !== undefined) {
@@ -453,7 +463,9 @@ export const installToolHandlers = (
     tools: (await workspaceFor(extra)).session.tools().map(mcpTool)
   }))
 
-  // logging/setLevel: below the client's level, the per-call log line is not sent.
+  // logging/setLevel opts in to the per-call log line (at or above the client's level); before it none is
+  // sent: the line repeats the result's own summary, and one more message per call cost about 0.9 ms of
+  // a 3.5 ms read over stdio (docs/mcp.md, "Logging").
   const LEVELS: ReadonlyArray<LoggingLevel> = [
     "debug",
     "info",
@@ -469,7 +481,7 @@ export const installToolHandlers = (
     minimum = request.params.level
     return {}
   })
-  const wanted = (level: LoggingLevel) => minimum === undefined || LEVELS.indexOf(level) >= LEVELS.indexOf(minimum)
+  const wanted = (level: LoggingLevel) => minimum !== undefined && LEVELS.indexOf(level) >= LEVELS.indexOf(minimum)
 
   server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
     inflight.track(async () => {

@@ -30,6 +30,11 @@ export interface McpHost {
   readonly listen: (port: number, fetch: (request: Request) => Promise<Response>) => Promise<Listener>
   /** Settles on SIGINT or SIGTERM. */
   readonly shutdown: () => Promise<void>
+  /**
+   * The real path of a directory, for the instructions of a stdio server that answers initialize while its
+   * workspace opens; without it the server opens first, then answers.
+   */
+  readonly realpath?: (path: string) => Promise<string>
   /** This process's id, recorded in .agentic/host.json. */
   readonly pid?: number
   /** Serves the review page for a runtime on 127.0.0.1:`port` (`--review-port`); hosts without it refuse the flag. */
@@ -62,8 +67,8 @@ export const mcpVerb =
       return 2
     }
     const tokenFlag = line.flags["token"]
-    const token = typeof tokenFlag === "string" && tokenFlag.length > 0 ? tokenFlag : newToken()
-    if (token.length < 16) {
+    const givenToken = typeof tokenFlag === "string" && tokenFlag.length > 0 ? tokenFlag : undefined
+    if (givenToken !== undefined && givenToken.length < 16) {
       host.stderr("agentic-workspace: --token must be at least 16 characters.\n")
       return 2
     }
@@ -139,12 +144,21 @@ export const mcpVerb =
       }
     }
 
-    // With --root the workspace opens now; without it, at the client's first root on first use.
+    // With --root the workspace opens now; without it, at the client's first root on first use. Over stdio
+    // the server already answers initialize while it opens (the client's handshake overlaps the opening;
+    // tools/list and tools/call wait for it); its instructions name the root's real path, as an opened
+    // workspace's do.
     let source: WorkspaceSource
+    let opening: Promise<McpWorkspace> | undefined
     if (line.rootGiven) {
-      const workspace = await open(line.root)
-      source = workspace
-      host.stderr(startLine(workspace.root, "", decoded.right, transport === "stdio" ? "stdio" : "Streamable HTTP"))
+      opening = open(line.root).then((workspace) => {
+        host.stderr(startLine(workspace.root, "", decoded.right, transport === "stdio" ? "stdio" : "Streamable HTTP"))
+        return workspace
+      })
+      source =
+        transport === "stdio" && mcpHost.realpath !== undefined
+          ? { root: await mcpHost.realpath(line.root).catch(() => line.root), opening }
+          : await opening
     } else {
       source = (clientRoot) => open(clientRoot ?? line.root)
       host.stderr(
@@ -165,13 +179,21 @@ export const mcpVerb =
         server.onclose = () => resolve()
       })
       await server.connect(stdio)
-      // When the input ends, the calls already read still get their answers.
-      await Promise.race([closed, ended.then(() => inflight.drained()), mcpHost.shutdown()])
+      // When the input ends, the calls already read still get their answers (an opening that fails ends the verb).
+      const never = new Promise<never>(() => undefined)
+      await Promise.race([
+        closed,
+        ended.then(() => inflight.drained()),
+        mcpHost.shutdown(),
+        opening === undefined ? never : opening.then(() => never)
+      ])
       await server.close().catch(() => undefined)
       await dispose()
       return 0
     }
 
+    // Made only for HTTP: stdio needs no token (and WebCrypto's random source is then not loaded at start).
+    const token = givenToken ?? newToken()
     const handler = makeHttpHandler({ createServer: () => createMcpServer(source), token })
     let listener: Listener
     try {

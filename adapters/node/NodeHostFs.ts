@@ -14,8 +14,13 @@ import {
   type HostErrorReason,
   type HostFsShape
 } from "../../core/services/HostFs.ts"
+import { installSha256 } from "../../core/gate/hash.ts"
+import { makeReadSmall, SYNC_READ_BYTES } from "../readSmall.ts"
 import { nodeConfinedFs } from "./confinedFs.ts"
 import { processIdentity } from "./identity.ts"
+
+// Every hash of the core on this host is node:crypto's, synchronous (core/gate/hash.ts says why).
+installSha256((bytes) => createHash("sha256").update(bytes).digest("hex"))
 
 // proper-lockfile reports a held lock as ELOCKED.
 const REASONS: Record<string, HostErrorReason> = { ...ERRNO_REASONS, ELOCKED: "Busy" }
@@ -137,57 +142,11 @@ const scanFile = async (abs: string, visit: (chunk: Uint8Array) => void) => {
   }
 }
 
-/** Files up to this size are read by readSmall synchronously (a page-cache read of it takes microseconds). */
-const SYNC_READ_BYTES = 1024 * 1024
-
-/**
- * One open (non-blocking, so a FIFO is described, not waited on), one fstat, and for a small regular file one
- * read, hashed as it is read. Synchronous for files up to SYNC_READ_BYTES (each step is a syscall of
- * microseconds, a thread-pool trip costs far more on a busy machine); a larger file is read asynchronously.
- */
-const readSmall = async (
-  abs: string,
-  maxBytes: number
-): Promise<{ info: FileInfo; bytes?: Uint8Array; sha256?: string } | undefined> => {
-  let fd: number
-  try {
-    fd = fs.openSync(abs, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0))
-  } catch (error) {
-    const code = (error as { code?: string }).code
-    if (code === "ENOENT" || code === "ENOTDIR") return undefined
-    // A directory some platforms will not open for reading: described by stat.
-    if (code === "EISDIR") return { info: info(fs.statSync(abs)) }
-    throw error
-  }
-  try {
-    const stats = fs.fstatSync(fd)
-    const described = info(stats)
-    if (!stats.isFile() || stats.size > maxBytes) return { info: described }
-    const bytes = new Uint8Array(stats.size)
-    let read = 0
-    if (stats.size <= SYNC_READ_BYTES) {
-      while (read < bytes.length) {
-        const bytesRead = fs.readSync(fd, bytes, read, bytes.length - read, read)
-        if (bytesRead === 0) break
-        read += bytesRead
-      }
-    } else {
-      while (read < bytes.length) {
-        const bytesRead = await new Promise<number>((resolve, reject) =>
-          fs.read(fd, bytes, read, bytes.length - read, read, (error, count) =>
-            error === null ? resolve(count) : reject(error)
-          )
-        )
-        if (bytesRead === 0) break
-        read += bytesRead
-      }
-    }
-    const content = bytes.subarray(0, read)
-    return { info: described, bytes: content, sha256: createHash("sha256").update(content).digest("hex") }
-  } finally {
-    fs.closeSync(fd)
-  }
-}
+/** The read hot path: one non-blocking open, one fstat of the handle, one read hashed as it is read. */
+const readSmall = makeReadSmall(info, (error) => {
+  const code = (error as { code?: string }).code
+  return code === "ENOENT" || code === "ENOTDIR"
+})
 
 /**
  * A regular file of at most SYNC_READ_BYTES read whole synchronously (as readSmall); undefined for anything

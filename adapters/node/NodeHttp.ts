@@ -6,18 +6,18 @@
  * connected, before a byte is written: DNS rebinding between a check and the connect cannot slip past,
  * because there is no separate check. IP literals skip DNS and are checked before connecting.
  *
+ * undici itself (NodeHttpAgent.ts) loads on the first request.
+ *
  * @example
  *   const layer = nodeHttpLayer({ allowPrivateNetwork: false })
  *   // provides HttpClient.HttpClient to the core
  */
 import * as dns from "node:dns"
-import type * as net from "node:net"
 import * as HttpClient from "@effect/platform/HttpClient"
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import * as HttpClientError from "@effect/platform/HttpClientError"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { Agent, buildConnector } from "undici"
-import { type AddressPolicy, checkAddress, isIpLiteral } from "../../core/net/address.ts"
+import { type AddressPolicy, checkAddress } from "../../core/net/address.ts"
 import { EgressDeniedError } from "../../core/net/policy.ts"
 
 /** One resolved address. */
@@ -75,62 +75,61 @@ export const guardedLookup =
     )
   }
 
-/** An undici Agent whose every connection passes the address rule (see the module doc). */
-export const makeGuardedAgent = (policy: AddressPolicy, resolve: Resolver = systemResolver): Agent => {
-  const base = buildConnector({ lookup: guardedLookup(policy, resolve) } as buildConnector.BuildOptions)
-  const connect: buildConnector.connector = (options, callback) => {
-    const host = options.hostname.startsWith("[") ? options.hostname.slice(1, -1) : options.hostname
-    if (isIpLiteral(host)) {
-      const verdict = checkAddress(host, policy)
-      if (!verdict.allowed) {
-        callback(new EgressDeniedError(host, verdict), null)
-        return
-      }
-    }
-    base(options, (error, socket) => {
-      if (error !== null) {
-        callback(error, null)
-        return
-      }
-      // The address the socket is connected to, whatever resolved it: the last word.
-      const remote = (socket as net.Socket).remoteAddress
-      const verdict = remote === undefined ? undefined : checkAddress(remote, policy)
-      if (verdict === undefined || !verdict.allowed) {
-        socket.destroy()
-        callback(
-          new EgressDeniedError(
-            host,
-            verdict !== undefined && !verdict.allowed
-              ? verdict
-              : {
-                  allowed: false,
-                  address: "unknown",
-                  class: "reserved",
-                  message: "the connected address could not be read"
-                }
-          ),
-          null
-        )
-        return
-      }
-      callback(null, socket)
-    })
-  }
-  return new Agent({ connect })
-}
-
-/** The Node HttpClient layer: undici under the guarded Agent, destroyed with the runtime. */
+/**
+ * The Node HttpClient layer: undici under the guarded Agent, destroyed with the runtime. undici and the Agent
+ * load on the first request (NodeHttpAgent.ts), not when the layer is built: a workspace that never goes
+ * online never parses undici (about 520 KB of the bundle) nor keeps it resident. The client is a thin
+ * `makeWith` that hands each request, unchanged, to the undici client once it exists, so every request
+ * behaves exactly as before; a failure to load it is a Transport RequestError naming undici.
+ */
 export const nodeHttpLayer = (
   policy: AddressPolicy,
   resolve: Resolver = systemResolver
 ): Layer.Layer<HttpClient.HttpClient> =>
   Layer.scoped(
     HttpClient.HttpClient,
-    Effect.map(
-      Effect.acquireRelease(
-        Effect.sync(() => makeGuardedAgent(policy, resolve)),
-        (agent) => Effect.promise(() => agent.destroy())
-      ),
-      (agent) => NodeHttpClient.makeUndici(agent)
-    )
+    Effect.gen(function* () {
+      // One Agent per layer, made on the first request; a promise (not an interruptible effect), so a first
+      // request interrupted while undici loads leaves nothing half made for the next one.
+      let agent: { readonly destroy: () => Promise<void> } | undefined
+      let loading: Promise<HttpClient.HttpClient> | undefined
+      const load = () =>
+        import("./NodeHttpAgent.ts").then((module) => {
+          const made = module.makeGuardedAgent(policy, resolve)
+          agent = made
+          return module.undiciClient(made)
+        })
+      const undici = Effect.tryPromise(() => {
+        loading ??= load().catch((error: unknown) => {
+          loading = undefined
+          throw error
+        })
+        return loading
+      })
+      yield* Effect.addFinalizer(() =>
+        Effect.promise(async () => {
+          await loading?.catch(() => undefined)
+          await agent?.destroy()
+        })
+      )
+      return HttpClient.makeWith<never, never, HttpClientError.HttpClientError, never>(
+        (request) =>
+          Effect.flatMap(request, (sent) =>
+            Effect.flatMap(
+              Effect.mapError(
+                undici,
+                (cause) =>
+                  new HttpClientError.RequestError({
+                    request: sent,
+                    reason: "Transport",
+                    cause,
+                    description: "the HTTP client (undici) could not be loaded"
+                  })
+              ),
+              (client) => client.execute(sent)
+            )
+          ),
+        Effect.succeed
+      )
+    })
   )

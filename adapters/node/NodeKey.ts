@@ -1,5 +1,5 @@
 /** The workspace key on Node: the key file outside the workspace, read or created with node:fs. */
-import { randomBytes } from "node:crypto"
+import { createHash, randomBytes } from "node:crypto"
 import * as fsp from "node:fs/promises"
 import * as os from "node:os"
 import * as Effect from "effect/Effect"
@@ -63,5 +63,8 @@ export const nodeKeyEnv = (): KeyEnv => ({
   HOME: process.env.HOME || os.homedir()
 })
 
-/** The WorkspaceKey layer of the workspace at the real path `root`. */
-export const nodeWorkspaceKeyLayer = (root: string) => WorkspaceKey.layerFile(nodeKeyFileOps, nodeKeyEnv(), root)
+/** The WorkspaceKey layer of the workspace at the real path `root` (the key file's name hashed with node:crypto). */
+export const nodeWorkspaceKeyLayer = (root: string) =>
+  WorkspaceKey.layerFile(nodeKeyFileOps, nodeKeyEnv(), root, (text) =>
+    createHash("sha256").update(text, "utf8").digest("hex")
+  )

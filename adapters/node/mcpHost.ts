@@ -1,4 +1,5 @@
 /** The `mcp` verb's host pieces on Node: stdio, an HTTP listener on 127.0.0.1 (@hono/node-server), signals. */
+import * as fsp from "node:fs/promises"
 import type { Server as HttpServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { processStdio } from "../mcp/stdio.ts"
@@ -8,6 +9,7 @@ import type { McpHost } from "../mcp/verb.ts"
 export const nodeMcpHost: McpHost = {
   stdio: processStdio,
   pid: process.pid,
+  realpath: (path) => fsp.realpath(path),
   // @hono/node-server is loaded only for --http.
   listen: async (port, fetch) => {
     const { serve } = await import("@hono/node-server")

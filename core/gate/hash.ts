@@ -20,9 +20,29 @@ export const stableStringify = (value: unknown): string => {
   return `{${entries.join(",")}}`
 }
 
-/** SHA-256 of bytes as lowercase hex (Web Crypto: the same on Node, Deno and browsers). */
-export const sha256Bytes = (bytes: Uint8Array): Effect.Effect<string> =>
-  Effect.promise(() => crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>)).pipe(Effect.map(toHex))
+/** A synchronous SHA-256 (lowercase hex) a host may install; see `installSha256`. */
+export type Sha256Sync = (bytes: Uint8Array) => string
+
+let installed: Sha256Sync | undefined
+
+/**
+ * Installs the host's synchronous SHA-256 (Node: node:crypto's createHash), used by every hash below.
+ * Web Crypto's digest is asynchronous: each call is a thread-pool trip and a promise, about 70 µs idle
+ * for a 100-byte input and far more on a busy machine, against 8 µs for createHash; a call hashes
+ * several small things (a snapshot, an operation, an artifact). The function must be a pure SHA-256:
+ * `spec/kernel/hash.test.ts` checks the installed one against Web Crypto. Without one, Web Crypto.
+ */
+export const installSha256 = (digest: Sha256Sync): void => {
+  installed = digest
+}
+
+/** SHA-256 of bytes as lowercase hex (the host's synchronous digest when installed, else Web Crypto). */
+export const sha256Bytes = (bytes: Uint8Array): Effect.Effect<string> => {
+  const digest = installed
+  return digest !== undefined
+    ? Effect.sync(() => digest(bytes))
+    : Effect.promise(() => crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>)).pipe(Effect.map(toHex))
+}
 
 /** SHA-256 of a string's UTF-8 bytes. */
 export const sha256Text = (text: string): Effect.Effect<string> => sha256Bytes(new TextEncoder().encode(text))

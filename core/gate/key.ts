@@ -56,18 +56,31 @@ export interface WorkspaceKeyShape {
 
 const encoder = new TextEncoder()
 
-/** Builds the signer over raw key bytes (which must be KEY_BYTES long). */
+/**
+ * Builds the signer over raw key bytes (which must be KEY_BYTES long). The WebCrypto key is imported on the
+ * first signature, not here: a server that starts and never signs does not load WebCrypto (on Node its
+ * first use costs tens of milliseconds of start-up, issue 19).
+ */
 export const makeWorkspaceKey = (bytes: Uint8Array): Effect.Effect<WorkspaceKeyShape> =>
   Effect.gen(function* () {
     if (bytes.length !== KEY_BYTES)
       return yield* Effect.die(new Error(`a workspace key is ${KEY_BYTES} bytes, got ${bytes.length}`))
-    const key = yield* Effect.promise(() =>
-      crypto.subtle.importKey("raw", bytes as Uint8Array<ArrayBuffer>, { name: "HMAC", hash: "SHA-256" }, false, [
-        "sign"
-      ])
-    )
+    const held = bytes.slice()
+    let imported: Promise<CryptoKey> | undefined
+    const key = () => {
+      imported ??= crypto.subtle.importKey(
+        "raw",
+        held as Uint8Array<ArrayBuffer>,
+        { name: "HMAC", hash: "SHA-256" },
+        false,
+        ["sign"]
+      )
+      return imported
+    }
     const sign = (payload: string) =>
-      Effect.promise(() => crypto.subtle.sign("HMAC", key, encoder.encode(payload))).pipe(Effect.map(toHex))
+      Effect.promise(async () => crypto.subtle.sign("HMAC", await key(), encoder.encode(payload))).pipe(
+        Effect.map(toHex)
+      )
     const verify = (payload: string, mac: string) =>
       Effect.map(sign(payload), (expected) => {
         if (typeof mac !== "string" || mac.length !== expected.length) return false
@@ -131,13 +144,20 @@ export class WorkspaceKey extends Context.Tag("agentic-workspace/WorkspaceKey")<
       Effect.suspend(() => makeWorkspaceKey(bytes ?? randomKeyBytes()))
     )
 
-  /** The key of the workspace whose root's real path is `root`, loaded or created through a host's file operations. */
-  static readonly layerFile = (ops: KeyFileOps, env: KeyEnv, root: string) =>
+  /**
+   * The key of the workspace whose root's real path is `root`, loaded or created through a host's file
+   * operations. `sha256Hex` is the host's SHA-256 of a string's UTF-8 bytes, when it has a cheaper one than
+   * WebCrypto (Node's node:crypto: WebCrypto is then not loaded at start).
+   */
+  static readonly layerFile = (ops: KeyFileOps, env: KeyEnv, root: string, sha256Hex?: (text: string) => string) =>
     Layer.effect(
       WorkspaceKey,
       Effect.gen(function* () {
-        const digest = yield* Effect.promise(() => crypto.subtle.digest("SHA-256", encoder.encode(root)))
-        const bytes = yield* loadOrCreateKey(ops, keyPath(env, toHex(digest)))
+        const digest =
+          sha256Hex === undefined
+            ? toHex(yield* Effect.promise(() => crypto.subtle.digest("SHA-256", encoder.encode(root))))
+            : sha256Hex(root)
+        const bytes = yield* loadOrCreateKey(ops, keyPath(env, digest))
         return yield* makeWorkspaceKey(bytes)
       })
     )

@@ -59,6 +59,16 @@ export interface StateStoreShape {
     value: unknown,
     options?: { readonly durable?: boolean }
   ) => Effect.Effect<void, ToolError>
+  /**
+   * Several atomic writes into one folder (a planned transaction's record, diff and review): the folder is
+   * checked and made once, each file replaced through its directory handle (where the host has them: a
+   * folder swapped for a symlink is still never written through), in the order given.
+   */
+  readonly writeTexts: (
+    dir: string,
+    files: ReadonlyArray<{ readonly name: string; readonly text: string }>,
+    options?: { readonly durable?: boolean }
+  ) => Effect.Effect<void, ToolError>
   readonly appendText: (rel: string, text: string) => Effect.Effect<void, ToolError>
   readonly remove: (rel: string, options?: { readonly recursive?: boolean }) => Effect.Effect<void, ToolError>
   /** Entries of a store folder; empty when it does not exist. */
@@ -217,6 +227,29 @@ export const makeStateStore = (host: typeof HostFs.Service, root: string): State
     writeBytes(rel, encoder.encode(text), options)
   const writeJson = (rel: string, value: unknown, options?: { readonly durable?: boolean }) =>
     writeText(rel, `${JSON.stringify(value, null, 2)}\n`, options)
+  const writeTexts = (
+    dir: string,
+    files: ReadonlyArray<{ readonly name: string; readonly text: string }>,
+    options?: { readonly durable?: boolean }
+  ) => {
+    const durable = options?.durable === false ? { durable: false as const } : undefined
+    const [first, ...rest] = files
+    if (first === undefined) return Effect.void
+    // Without directory handles each file is checked as writeBytes checks it.
+    if (handles === undefined)
+      return Effect.forEach(files, (file) => writeText(`${dir}/${file.name}`, file.text, options), { discard: true })
+    return Effect.zipRight(
+      writeText(`${dir}/${first.name}`, first.text, options),
+      Effect.forEach(
+        rest,
+        (file) =>
+          replaceFile(`${dir}/${file.name}`, encoder.encode(file.text), durable).pipe(
+            Effect.mapError(hostError(`${dir}/${file.name}`))
+          ),
+        { discard: true }
+      )
+    )
+  }
   const locked = <A, E, R>(rel: string, effect: Effect.Effect<A, E, R>) =>
     guard(rel, makeParent(rel).pipe(Effect.mapError(hostError(rel)))).pipe(
       Effect.zipRight(
@@ -237,6 +270,7 @@ export const makeStateStore = (host: typeof HostFs.Service, root: string): State
     writeBytes,
     writeText,
     writeJson,
+    writeTexts,
     appendText: (rel, text) =>
       writing(
         rel,

@@ -283,9 +283,27 @@ export type JsonSchemaObject = {
  * clients expect `type: "object"` at the root. The schema is written for a model to read: Effect's
  * internal annotations (`title: "maxLength(4096)"`, "a string at most 4096 character(s) long") are
  * dropped, a `$ref` keeps its sibling description and bounds, and a field whose meaning differs between
- * actions says what it means for each.
+ * actions says what it means for each. Computed once per tool definition (its actions never change):
+ * callers read it or copy it, never change it.
  */
 export const toolInputSchema = (tool: ToolDefinition): JsonSchemaObject => {
+  let schema = inputSchemas.get(tool)
+  if (schema === undefined) {
+    schema = makeInputSchema(tool)
+    inputSchemas.set(tool, schema)
+  }
+  return schema
+}
+
+const inputSchemas = new WeakMap<ToolDefinition, JsonSchemaObject>()
+
+/**
+ * An integer as en-US writes it ("1,048,576"), without Intl: the first `toLocaleString` of a process loads
+ * ICU's number formatting, tens of milliseconds of start-up spent only to compare a description (issue 19).
+ */
+export const grouped = (n: number): string => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",")
+
+const makeInputSchema = (tool: ToolDefinition): JsonSchemaObject => {
   const properties: Record<string, any> = {}
   const requiredBy: Record<string, Array<string>> = {}
   const meanings: Record<string, Map<string, Array<string>>> = {}
@@ -419,7 +437,7 @@ const forModel = (node: any): any => {
             ? `at most ${max}`
             : undefined
     const states = (n: number | undefined) =>
-      n === undefined || big(n) || description.includes(String(n)) || description.includes(n.toLocaleString("en-US"))
+      n === undefined || big(n) || description.includes(String(n)) || description.includes(grouped(n))
     if (range !== undefined && !(states(min) && states(max)))
       out["description"] = description === "" ? `Integer, ${range}.` : `${description} (integer, ${range})`
     // The description now states the range: the bounds are not repeated as keywords.

@@ -50,7 +50,7 @@ describe("one entry, the host chosen by the runtime", () => {
     expect(await fs.readFile(path.join(root, ".agentic/notes/d.md"), "utf8")).toBe("deno\n")
   })
 
-  it("`mcp` under Deno: the SDK Client lists and calls tools over stdio; each call logs a line, silenced by logging/setLevel", async () => {
+  it("`mcp` under Deno: the SDK Client lists and calls tools over stdio; after logging/setLevel info each call logs a line (none before), silenced at error", async () => {
     const root = await makeTempDir("aw-host-")
     dirs.push(root)
     const client = new Client({ name: "spec", version: "1.0.0" })
@@ -78,6 +78,9 @@ describe("one entry, the host chosen by the runtime", () => {
         structuredContent?: { ok?: boolean }
       }
       expect(result.structuredContent?.ok).toBe(true)
+      expect(logs).toEqual([])
+      await client.setLoggingLevel("info")
+      await client.callTool({ name: "workspace_notes", arguments: { action: "list" } })
       expect(logs).toEqual([
         { level: "info", logger: "agentic-workspace", data: expect.stringMatching(/^workspace_notes notes\.list: /) }
       ])

@@ -50,6 +50,25 @@ const progressSent = (sent: ReadonlyArray<JSONRPCMessage>) =>
 /** A foreground command that runs for about 2.6 s. */
 const SLOW = { action: "run", executable: "node", args: ["-e", "setTimeout(() => {}, 2600)"], timeout_seconds: 30 }
 
+describe("MCP log lines (notifications/message)", () => {
+  it("none until the client sets a level with logging/setLevel; then one per call at or above it", async () => {
+    const { client, sent } = await connect()
+    const logs = () => sent.filter((message) => "method" in message && message.method === "notifications/message")
+    await client.callTool({ name: "workspace_notes", arguments: { action: "list" } })
+    await client.callTool({ name: "workspace_notes", arguments: { action: "nope" } })
+    expect(logs()).toEqual([])
+    await client.setLoggingLevel("info")
+    await client.callTool({ name: "workspace_notes", arguments: { action: "list" } })
+    expect(logs().map((message) => ("params" in message ? message.params : undefined))).toEqual([
+      { level: "info", logger: "agentic-workspace", data: expect.stringMatching(/^workspace_notes notes\.list: /) }
+    ])
+    await client.setLoggingLevel("error")
+    await client.callTool({ name: "workspace_notes", arguments: { action: "nope" } })
+    expect(logs()).toHaveLength(1)
+    await client.close()
+  })
+})
+
 describe("MCP progress notifications (notifications/progress)", () => {
   it("a foreground command: 'progress notifications during long calls when the client sends a progress token', progress strictly increasing", async () => {
     const { client } = await connect({ permissionMode: 2 })
@@ -66,8 +85,9 @@ describe("MCP progress notifications (notifications/progress)", () => {
     await client.close()
   })
 
-  it("no progress token, no progress notifications (the same long call)", async () => {
+  it("no progress token, no progress notifications (the same long call); the log line the client opted in to still comes", async () => {
     const { client, sent } = await connect({ permissionMode: 2 })
+    await client.setLoggingLevel("info")
     const result = (await client.callTool({ name: "workspace_command", arguments: SLOW })) as {
       structuredContent?: { ok?: boolean }
     }

@@ -394,6 +394,28 @@ describe("lazy loading: a verb loads only what it needs (dist/ as npm pack built
     expect(inputs.filter((input) => /@modelcontextprotocol|minisearch|playwright-core|@hono/.test(input))).toEqual([])
   })
 
+  it("the MCP server at start holds neither undici nor parse5 (issue 19): they load on the first request or page that needs them", async () => {
+    const metafile = JSON.parse(await fs.readFile(path.join(REPO, "dist", "meta-cli.json"), "utf8")) as {
+      outputs: Record<string, { inputs: Record<string, unknown> }>
+    }
+    const chunkOf = (source: string) =>
+      Object.entries(metafile.outputs).find(([, output]) => Object.keys(output.inputs).includes(source))![0]
+    // What `mcp` loads before its first call: the command, then the verb's and the Node MCP host's chunks.
+    const atStart = [
+      ...(await staticInputs("meta-cli.json", "dist/cli.js")),
+      ...(await staticInputs("meta-cli.json", chunkOf("adapters/mcp/verb.ts"))),
+      ...(await staticInputs("meta-cli.json", chunkOf("adapters/node/mcpHost.ts")))
+    ]
+    expect(atStart.some((input) => input.includes("adapters/node/NodeHttp.ts"))).toBe(true)
+    const lazy = /node_modules\/(undici|parse5|entities|@effect\/platform-node)\//
+    expect(atStart.filter((input) => lazy.test(input))).toEqual([])
+    // Still in the bundle, behind their dynamic imports.
+    expect(chunkOf("adapters/node/NodeHttpAgent.ts")).toBeDefined()
+    expect(Object.keys(metafile.outputs[chunkOf("node_modules/parse5/dist/index.js")]!.inputs).length).toBeGreaterThan(
+      0
+    )
+  })
+
   it("the embedding API loads the MCP SDK only through agentic-workspace/mcp, minisearch only in semantic_search", async () => {
     const inputs = await staticInputs("meta-api.json", "dist/index.js")
     expect(inputs.filter((input) => /@modelcontextprotocol|minisearch|playwright-core|@hono/.test(input))).toEqual([])

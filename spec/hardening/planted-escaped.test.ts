@@ -7,6 +7,7 @@ import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
 import { dataOf } from "../edit/helpers.ts"
+import { plantedRecord } from "../support/planted.ts"
 import { makeTempDir, openWorkspace } from "../support/workspace.ts"
 
 const dirs: Array<string> = []
@@ -22,21 +23,7 @@ describe("capabilities finds every committing transaction", () => {
     const dir = path.join(root, ".agentic/transactions", id)
     await fs.mkdir(dir, { recursive: true })
     const now = new Date().toISOString()
-    const record = JSON.stringify({
-      version: 1,
-      id,
-      status: "STATUS",
-      createdAt: now,
-      operationsHash: "0",
-      approvalHash: "0",
-      operations: [],
-      touched: [],
-      files: [],
-      directories: [],
-      createdDirectories: [],
-      destructive: [],
-      artifacts: []
-    }).replace('"STATUS"', '"\\u0063ommitting"')
+    const record = JSON.stringify(plantedRecord(id, "STATUS", now)).replace('"STATUS"', '"\\u0063ommitting"')
     expect(record).not.toContain('"committing"')
     await fs.writeFile(path.join(dir, "transaction.json"), record)
     await fs.writeFile(

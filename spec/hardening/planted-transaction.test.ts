@@ -13,6 +13,7 @@ import { afterEach, describe, expect, it } from "vitest"
 import { runCli as runCliInProcess } from "../../adapters/cli.ts"
 import { openNodeSession } from "../../adapters/node/host.ts"
 import { dataOf, edit, Effect, openHooked } from "../edit/helpers.ts"
+import { plantedRecord } from "../support/planted.ts"
 import { makeTempDir, openWorkspace } from "../support/workspace.ts"
 
 const sha = (text: string) => createHash("sha256").update(text).digest("hex")
@@ -31,24 +32,7 @@ const plant = async (root: string, mac?: string) => {
   const dir = path.join(root, ".agentic/transactions", id)
   await fs.mkdir(dir, { recursive: true })
   const now = new Date().toISOString()
-  await fs.writeFile(
-    path.join(dir, "transaction.json"),
-    JSON.stringify({
-      version: 1,
-      id,
-      status: "committing",
-      createdAt: now,
-      operationsHash: "0",
-      approvalHash: "0",
-      operations: [],
-      touched: [],
-      files: [],
-      directories: [],
-      createdDirectories: [],
-      destructive: [],
-      artifacts: []
-    })
-  )
+  await fs.writeFile(path.join(dir, "transaction.json"), JSON.stringify(plantedRecord(id, "committing", now)))
   await fs.writeFile(path.join(dir, "before.bin"), PLANTED)
   await fs.writeFile(
     path.join(dir, "journal.json"),

@@ -2,6 +2,7 @@
  * workspace_inspect read: "Reads are line-numbered and hashed." and the bounded-read rules of
  * WORKSPACES_INTEGRATION (offset/limit integers, next offset null at the end, complete, snapshot).
  */
+import { execFileSync } from "node:child_process"
 import { createHash } from "node:crypto"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
@@ -320,5 +321,27 @@ describe('budgets: "Large ... reads are written to artifacts"', () => {
     expect(envelope.data.nextOffset).toBe(1)
     const stored = await fs.readFile(path.join(ws.dir, envelope.artifacts![0]!.path), "utf8")
     expect(stored).toBe(`1 | ${"x".repeat(5000)}\n2 | short\n`)
+  })
+})
+
+describe("read of what is not a regular file (issue 19: one non-blocking open, then fstat)", () => {
+  it("a FIFO is refused INVALID_INPUT naming the path, at once: it is opened non-blocking and never read", async () => {
+    ws = await openWorkspace()
+    execFileSync("mkfifo", [path.join(ws.dir, "pipe")])
+    // Before, the read waited for a writer that never came. Should it wait again, a writer opens and closes
+    // the FIFO after 10 s so the call ends (and the test fails instead of hanging).
+    const fifo = path.join(ws.dir, "pipe")
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const waited = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        void fs.open(fifo, "w").then((handle) => handle.close())
+        reject(new Error("the read of a FIFO waited for a writer"))
+      }, 10_000)
+    })
+    const error = await Promise.race([refused(ws, { action: "read", path: "pipe" }, "INVALID_INPUT"), waited]).finally(
+      () => clearTimeout(timer)
+    )
+    expect(error.message).toContain('"pipe" is not a regular file')
+    expect(error.details).toMatchObject({ field: "path", path: "pipe" })
   })
 })

@@ -13,6 +13,7 @@ import { Browser, type BrowserScope, type PageState } from "../../services/Brows
 import { CurrentSettings } from "../../services/CurrentSettings.ts"
 import { StateStore } from "../../store/StateStore.ts"
 import { writeArtifact } from "../inspect/budget.ts"
+import { htmlParser } from "../research/extract.ts"
 import {
   closeSession,
   listSessions,
@@ -209,7 +210,7 @@ export const readPage = (
     if (textMode) {
       const read = yield* browser.html(record.endpoint, scoped.scope)
       page = read.page
-      lines = linesOf(readableText(read.html, page.url))
+      lines = linesOf(readableText(read.html, page.url, yield* htmlParser))
       snapshot = yield* sha256Text(stableStringify({ url: page.url, text: lines }))
       if (input.snapshot !== undefined && input.snapshot !== snapshot) {
         return yield* Effect.fail(

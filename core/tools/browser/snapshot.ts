@@ -5,7 +5,7 @@
  * never reused; the ref map ties each one to the DOM node it names.
  */
 import type { AxNode } from "../../services/Browser.ts"
-import { extractHtml } from "../research/extract.ts"
+import { extractHtml, type ParseHtml } from "../research/extract.ts"
 
 /** A ref: `e` and a number. */
 export const REF_PATTERN = /^e\d+$/
@@ -198,5 +198,5 @@ export const snapshotDiff = (
  * same page fetched by research give the same text (main content first, headings as `#` lines, lists,
  * tables and code kept; scripts, navigation, forms and hidden elements dropped).
  */
-export const readableText = (html: string, pageUrl: string): string =>
-  extractHtml(html, pageUrl).text.replace(/\r\n?/g, "\n")
+export const readableText = (html: string, pageUrl: string, parse: ParseHtml): string =>
+  extractHtml(html, pageUrl, parse).text.replace(/\r\n?/g, "\n")

@@ -18,7 +18,9 @@ import { StateStore } from "../../store/StateStore.ts"
 import type { PlannedFile, PlannedTransaction } from "./planner.ts"
 import { type Kept, restoreJournal } from "./restore.ts"
 import {
+  committingMarker,
   committingTransactions,
+  currentlyCommitting,
   type CommitLock,
   type TransactionRecord,
   TransactionRecordSchema,
@@ -212,16 +214,29 @@ export const updateTransaction = <E, R>(
   id: string,
   f: (record: TransactionRecord) => Effect.Effect<TransactionRecord, E, R>
 ): Effect.Effect<TransactionRecord, E | ToolError, StateStore | R> =>
-  Effect.flatMap(StateStore, (store) =>
-    store.update(
-      txPaths(id).record,
-      TransactionRecordSchema,
-      (current): Effect.Effect<readonly [TransactionRecord, TransactionRecord], E | ToolError, R> =>
-        current === undefined
-          ? Effect.fail(toolError("NOT_FOUND", `No transaction ${id}.`, { transactionId: id }))
-          : Effect.map(f(current), (next) => [next, next] as const)
-    )
-  )
+  Effect.flatMap(StateStore, (store) => {
+    // The commit marker (record.ts, committingMarker) exists whenever the record is "committing": written
+    // before the record enters that status, removed after it left it. It is a hint for capabilities, never
+    // durable: after a crash, start-up recovery reads every record.
+    let left = false
+    return store
+      .update(
+        txPaths(id).record,
+        TransactionRecordSchema,
+        (current): Effect.Effect<readonly [TransactionRecord, TransactionRecord], E | ToolError, R> =>
+          current === undefined
+            ? Effect.fail(toolError("NOT_FOUND", `No transaction ${id}.`, { transactionId: id }))
+            : Effect.flatMap(f(current), (next) => {
+                const was = current.status === "committing"
+                const is = next.status === "committing"
+                left = was && !is
+                return is && !was
+                  ? Effect.as(store.writeText(committingMarker(id), "", { durable: false }), [next, next] as const)
+                  : Effect.succeed([next, next] as const)
+              })
+      )
+      .pipe(Effect.tap(() => (left ? Effect.ignore(store.remove(committingMarker(id))) : Effect.void)))
+  })
 
 const isDirectory = (path: string) =>
   Effect.map(
@@ -497,7 +512,7 @@ export interface Unsettled {
  */
 export const unsettledTransactions = Effect.gen(function* () {
   const out: Array<Unsettled> = []
-  for (const record of yield* committingTransactions) {
+  for (const record of yield* currentlyCommitting) {
     const read = yield* readJournalOf(record.id)
     if (read !== undefined && !read.trusted) {
       out.push({

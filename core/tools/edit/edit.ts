@@ -206,11 +206,6 @@ const storeTransaction = (
       destructive: planned.destructive,
       diffPath: store.path(paths.diff)
     })
-    // A planned transaction is stored without fsync: a preview lost in a crash is harmless (the caller previews
-    // again), and commit re-verifies every before-hash against the files anyway. Committing makes it durable.
-    const notDurable = { durable: false } as const
-    yield* store.writeText(paths.diff, diff, notDurable)
-    yield* store.writeText(paths.review, review, notDurable)
     const artifact = (kind: string, rel: string, text: string, description: string) =>
       Effect.map(
         sha256Text(text),
@@ -242,7 +237,19 @@ const storeTransaction = (
       destructive: planned.destructive,
       artifacts
     }
-    yield* store.writeJson(paths.record, record, notDurable)
+    // One store write: the folder checked and made once, the diff and review first, the record last (a
+    // transaction exists once its record does, so whoever finds the record finds the diff and review).
+    // A planned transaction is stored without fsync: a preview lost in a crash is harmless (the caller previews
+    // again), and commit re-verifies every before-hash against the files anyway. Committing makes it durable.
+    yield* store.writeTexts(
+      paths.dir,
+      [
+        { name: "changes.diff", text: diff },
+        { name: "review.md", text: review },
+        { name: "transaction.json", text: `${JSON.stringify(record, null, 2)}\n` }
+      ],
+      { durable: false }
+    )
     return { record, diff }
   })
 

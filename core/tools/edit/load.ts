@@ -3,7 +3,8 @@ import * as Effect from "effect/Effect"
 import { CurrentSettings } from "../../services/CurrentSettings.ts"
 import { sha256Bytes } from "../../gate/hash.ts"
 import { toolError, type ToolError } from "../../protocol/errors.ts"
-import { Workspace } from "../../services/Workspace.ts"
+import { HostFs } from "../../services/HostFs.ts"
+import { hostToToolError, Workspace } from "../../services/Workspace.ts"
 import { ancestors } from "../../services/paths.ts"
 import type { BeforeEntry, BeforeState } from "./planner.ts"
 import type { Operation } from "./schema.ts"
@@ -101,9 +102,10 @@ export const READ_CONCURRENCY = 16
  */
 export const loadBeforeState = (
   operations: ReadonlyArray<Operation>
-): Effect.Effect<BeforeState, ToolError, Workspace | CurrentSettings> =>
+): Effect.Effect<BeforeState, ToolError, Workspace | CurrentSettings | HostFs> =>
   Effect.gen(function* () {
     const ws = yield* Workspace
+    const host = yield* HostFs
     const { maxFileBytes } = yield* CurrentSettings
     const named = new Set<string>()
     for (const op of operations)
@@ -129,8 +131,17 @@ export const loadBeforeState = (
                 )
               )
             }
-            const bytes = yield* ws.read(path)
-            state.set(path, { type: "file", bytes, sha256: yield* sha256Bytes(bytes), mode: info.mode })
+            // One open, fstat and read where the host has it, hashed as it is read; else read, then hash.
+            const small =
+              host.readSmall === undefined
+                ? undefined
+                : yield* Effect.mapError(host.readSmall(ws.abs(path), maxFileBytes), (error) =>
+                    hostToToolError(error, path)
+                  )
+            const bytes = small?.bytes ?? (yield* ws.read(path))
+            const sha256 =
+              small?.bytes !== undefined && small.sha256 !== undefined ? small.sha256 : yield* sha256Bytes(bytes)
+            state.set(path, { type: "file", bytes, sha256, mode: info.mode })
           } else if (info.type === "directory") state.set(path, { type: "directory" })
           else state.set(path, { type: info.type === "symlink" ? "symlink" : "other" })
         }),

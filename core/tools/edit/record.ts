@@ -155,11 +155,14 @@ export const allTransactions = Effect.gen(function* () {
     .sort((a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt) || (a.id < b.id ? 1 : -1))
 })
 
+/** Per store: the ids the last full scan (start-up recovery's) found committing and still are. */
+const scanned = new WeakMap<object, ReadonlySet<string>>()
+
 /**
- * The stored transactions whose status is "committing", newest first: what start-up recovery settles and
- * capabilities reports. Exactly `allTransactions` filtered on that status, without decoding every record
- * (capabilities runs it on each call, and a workspace keeps every transaction it ever planned): a record's
- * text is decoded only when it can hold that status, as the JSON string "committing" or through a \u escape.
+ * The stored transactions whose status is "committing", newest first: what start-up recovery settles (and
+ * capabilities reports, through currentlyCommitting). Exactly `allTransactions` filtered on that status,
+ * without decoding every record (a workspace keeps every transaction it ever planned): a record's text is
+ * decoded only when it can hold that status, as the JSON string "committing" or through a \u escape.
  */
 export const committingTransactions = Effect.gen(function* () {
   const store = yield* StateStore
@@ -173,6 +176,43 @@ export const committingTransactions = Effect.gen(function* () {
     const record = yield* Effect.orElseSucceed(store.readJson(rel, TransactionRecordSchema), () => undefined)
     if (record?.status === "committing") records.push(record)
   }
+  scanned.set(store, new Set(records.map((record) => record.id)))
+  return records.sort((a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt) || (a.id < b.id ? 1 : -1))
+})
+
+/**
+ * Where a commit leaves its marker while a record is "committing": `transactions/.committing/<tx_id>`, an
+ * empty file. `updateTransaction` (commit.ts) writes it before the record becomes "committing" and removes
+ * it after the record left that status, so every process's commit in progress is in that one small folder.
+ */
+export const COMMITTING_DIR = `${TRANSACTIONS_DIR}/.committing`
+export const committingMarker = (id: string) => `${COMMITTING_DIR}/${id}`
+
+/**
+ * `committingTransactions` for capabilities, which runs it on every call, without reading every record:
+ * the transactions the last full scan of this store found committing (start-up recovery's, which every
+ * process runs) and those with a commit marker now (a commit in progress in any process), each record read
+ * again. The first call of a store that was never scanned scans in full. What it leaves to the next start:
+ * a folder planted, or a record rewritten to "committing" by hand, after this process started; start-up
+ * recovery is what would act on those, and it reads every record.
+ */
+export const currentlyCommitting = Effect.gen(function* () {
+  const store = yield* StateStore
+  const known = scanned.get(store)
+  if (known === undefined) return yield* committingTransactions
+  const markers =
+    (yield* store.stat(COMMITTING_DIR)) === undefined
+      ? []
+      : (yield* store.list(COMMITTING_DIR)).filter((entry) => entry.name.startsWith("tx_")).map((entry) => entry.name)
+  const records: Array<TransactionRecord> = []
+  for (const id of new Set([...known, ...markers])) {
+    const record = yield* Effect.orElseSucceed(
+      store.readJson(txPaths(id).record, TransactionRecordSchema),
+      () => undefined
+    )
+    if (record?.status === "committing") records.push(record)
+  }
+  scanned.set(store, new Set([...known].filter((id) => records.some((record) => record.id === id))))
   return records.sort((a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt) || (a.id < b.id ? 1 : -1))
 })
 

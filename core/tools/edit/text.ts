@@ -18,6 +18,14 @@ export type Decoded =
  * A NUL further in is text to read and to edit alike, and survives the edit byte for byte.
  */
 export const decodeText = (bytes: Uint8Array): Decoded => {
+  const known = decodedOf.get(bytes)
+  if (known !== undefined) return known
+  const decoded = decodeFresh(bytes)
+  decodedOf.set(bytes, decoded)
+  return decoded
+}
+
+const decodeFresh = (bytes: Uint8Array): Decoded => {
   if (isBinary(bytes)) return { _tag: "Binary", reason: "nul" }
   const bom = hasBom(bytes)
   try {
@@ -27,13 +35,27 @@ export const decodeText = (bytes: Uint8Array): Decoded => {
   }
 }
 
+/**
+ * What decodeText answered (or will answer) for a byte array, so a preview decodes each file once: the
+ * planner decodes the before-bytes and encodes the after-bytes, and the diff reads both again. The arrays
+ * are never written after they are made (the planner's are fresh; a host's read is its own).
+ */
+const decodedOf = new WeakMap<Uint8Array, Decoded>()
+const SURROGATE = /[\uD800-\uDFFF]/
+
 /** Encodes text back to bytes, restoring the BOM when the file had one. */
 export const encodeText = (text: string, bom: boolean): Uint8Array => {
   const body = encoder.encode(text)
-  if (!bom) return body
-  const out = new Uint8Array(body.length + 3)
-  out.set(BOM, 0)
-  out.set(body, 3)
+  const out = bom ? new Uint8Array(body.length + 3) : body
+  if (bom) {
+    out.set(BOM, 0)
+    out.set(body, 3)
+  }
+  // Decoding these bytes gives `text` and `bom` back when the text holds no surrogate (the encoder writes
+  // U+FFFD for a lone one; any is left to decodeText), does not itself start with a BOM the decoder would
+  // take for the file's, and its start holds no NUL (binary by isBinary): then decodeText need not run.
+  if (!SURROGATE.test(text) && (bom || text.charCodeAt(0) !== 0xfeff) && !isBinary(out))
+    decodedOf.set(out, { _tag: "Text", text, bom })
   return out
 }
 

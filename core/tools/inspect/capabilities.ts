@@ -1,5 +1,6 @@
 /** workspace_inspect capabilities and changes, and the plan/approval/memory state overview shows. */
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { CHANGE_KEYS, changeSourcesOf, storageMapOf } from "../../contributions.ts"
 import { loadRecordState, loadRecords } from "../../gate/gate.ts"
 import { Processes } from "../../services/Processes.ts"
@@ -15,36 +16,46 @@ import { largestFitting } from "./paging.ts"
 import { unsettledTransactions } from "../edit/commit.ts"
 import { plural } from "./common.ts"
 
+/**
+ * Plan, approval and memory state, for capabilities and overview. `top`, the names in `.agentic/` listed
+ * by this same call, spares the probes of what is not there (no approvals folder: no records to read).
+ */
+const stateSummaryIn = (top?: ReadonlySet<string>) =>
+  Effect.gen(function* () {
+    const store = yield* StateStore
+    const settings = yield* CurrentSettings
+    const there = (name: string) => top === undefined || top.has(name)
+    const { records, untrusted } = there("approvals") ? yield* loadRecordState : { records: [], untrusted: 0 }
+    const active = approvedPlan(records)
+    const pending = pendingPlan(records)
+    const pendingApprovals = pendingRecords(records).filter((record) => record.kind !== "plan")
+    const planView = (record: ApprovalRecord | undefined) =>
+      record === undefined
+        ? null
+        : {
+            id: record.id,
+            title: record.title,
+            status: record.status,
+            createdAt: record.createdAt,
+            planPath: record.planPath ?? store.path(`plans/${record.id}/plan.md`)
+          }
+    const memory = there("MEMORY.md") ? yield* store.stat("MEMORY.md") : undefined
+    const notes = (there("notes") ? yield* store.list("notes") : []).filter(
+      (entry) => entry.type === "file" && entry.name.endsWith(".md")
+    )
+    return {
+      permissionMode: modeName(settings.permissionMode),
+      permissionLevel: settings.permissionMode,
+      activePlan: planView(active),
+      pendingPlan: planView(pending),
+      pendingApprovals: pendingApprovals.length,
+      untrustedRecords: untrusted,
+      notes: { count: notes.length, memoryExists: memory !== undefined, memoryPath: store.path("MEMORY.md") }
+    }
+  })
+
 /** Plan, approval and memory state, for capabilities and overview. */
-export const stateSummary = Effect.gen(function* () {
-  const store = yield* StateStore
-  const settings = yield* CurrentSettings
-  const { records, untrusted } = yield* loadRecordState
-  const active = approvedPlan(records)
-  const pending = pendingPlan(records)
-  const pendingApprovals = pendingRecords(records).filter((record) => record.kind !== "plan")
-  const planView = (record: ApprovalRecord | undefined) =>
-    record === undefined
-      ? null
-      : {
-          id: record.id,
-          title: record.title,
-          status: record.status,
-          createdAt: record.createdAt,
-          planPath: record.planPath ?? store.path(`plans/${record.id}/plan.md`)
-        }
-  const memory = yield* store.stat("MEMORY.md")
-  const notes = (yield* store.list("notes")).filter((entry) => entry.type === "file" && entry.name.endsWith(".md"))
-  return {
-    permissionMode: modeName(settings.permissionMode),
-    permissionLevel: settings.permissionMode,
-    activePlan: planView(active),
-    pendingPlan: planView(pending),
-    pendingApprovals: pendingApprovals.length,
-    untrustedRecords: untrusted,
-    notes: { count: notes.length, memoryExists: memory !== undefined, memoryPath: store.path("MEMORY.md") }
-  }
-})
+export const stateSummary = stateSummaryIn()
 
 export const stateFacts = (state: Effect.Effect.Success<typeof stateSummary>) => [
   `permission mode ${modeLabel(state.permissionLevel)}`,
@@ -179,13 +190,16 @@ const sandboxReport = Effect.gen(function* () {
 export const capabilities = Effect.gen(function* () {
   const settings = yield* CurrentSettings
   const store = yield* StateStore
-  const state = yield* stateSummary
+  // One listing of .agentic/ answers every top-level probe; a nested one (approvals/state.json) is stat'ed
+  // only when its folder is there, and what is absent is not read (no notes folder, no notes to count).
+  const listed = yield* Effect.option(store.list(""))
+  const top = new Set(Option.getOrElse(listed, () => []).map((entry) => entry.name))
+  // A listing that failed (an unreadable .agentic/) leaves every probe to say what it finds.
+  const state = yield* stateSummaryIn(Option.isSome(listed) ? top : undefined)
   const { registered, candidates } = yield* RegisteredTools
   const tools = registered.map((tool) => tool.name)
   // Transactions start-up recovery leaves alone (a planted journal, a live committer): always reported.
-  const unsettled = yield* unsettledTransactions
-  // One listing of .agentic/ answers every top-level probe; a nested one (approvals/state.json) is stat'ed only when its folder is there.
-  const top = new Set((yield* Effect.orElseSucceed(store.list(""), () => [])).map((entry) => entry.name))
+  const unsettled = Option.isNone(listed) || top.has("transactions") ? yield* unsettledTransactions : []
   const storage = yield* Effect.forEach(storageMapOf(candidates), (entry) => {
     const first = entry.probe.split("/")[0]!
     const exists = !top.has(first)

@@ -117,6 +117,16 @@ export const readFile = (input: {
         })
       )
     }
+    // A FIFO, socket or device: reading it could wait forever for a writer (or never end), so it is refused.
+    if (info.type === "other") {
+      return yield* fail(
+        toolError(
+          "INVALID_INPUT",
+          `"${rel}" is not a regular file (a FIFO, socket or device); workspace_inspect read reads regular files only.`,
+          { field: "path", path: rel }
+        )
+      )
+    }
     const offset = input.offset ?? 0
     const limit = input.limit ?? READ_DEFAULT_LIMIT
     // Only the asked page is held: a huge file is scanned and hashed by streaming (large.ts).

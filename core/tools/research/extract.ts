@@ -9,8 +9,31 @@
  * `-` / `1.` lines, table rows `| a | b |` lines, pre blocks fenced code, inline code in backticks; the
  * main content (main, [role=main], else the first article) comes first, the rest of the body after it.
  */
-import { parse } from "parse5"
+import * as Effect from "effect/Effect"
 import { isBinary } from "../../text/bytes.ts"
+
+/** parse5's `parse`: an HTML document as the tree `Node` reads. */
+export type ParseHtml = (html: string) => Node
+
+let parse5: Promise<ParseHtml> | undefined
+
+/**
+ * parse5, loaded on the first page or results page that needs it (a dynamic `import()`): with entities it is
+ * about 170 KB of code that a workspace server never reading a web page neither parses at start nor keeps
+ * resident (issue 19, memory at rest). A failed load is retried by the next call.
+ */
+export const htmlParser: Effect.Effect<ParseHtml> = Effect.promise(() => {
+  parse5 ??= import("parse5").then(
+    (module): ParseHtml =>
+      (html) =>
+        module.parse(html) as unknown as Node,
+    (error: unknown) => {
+      parse5 = undefined
+      throw error
+    }
+  )
+  return parse5
+})
 
 /** What kind of body a response carries. */
 export type BodyKind = "html" | "text" | "binary"
@@ -346,8 +369,8 @@ const resolveHref = (href: string, base: string): string | undefined => {
 }
 
 /** Reduces an HTML document to its title, readable text (main content first) and anchors in document order. */
-export const extractHtml = (html: string, pageUrl: string): Extracted => {
-  const document = parse(html) as unknown as Node
+export const extractHtml = (html: string, pageUrl: string, parse: ParseHtml): Extracted => {
+  const document = parse(html)
   const titleNode = find(document, (node) => node.tagName === "title")
   const title = titleNode === undefined ? "" : collapse(textContent(titleNode))
   const baseHref = find(document, (node) => node.tagName === "base" && attr(node, "href") !== undefined)

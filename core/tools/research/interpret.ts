@@ -19,6 +19,7 @@ import {
   decodeBytes,
   detectCharset,
   extractHtml,
+  htmlParser,
   kindOfMediaType,
   type Link,
   parseContentType,
@@ -111,7 +112,7 @@ export const askProvider = (provider: ConcreteProvider, plan: SearchPlan) =>
     )
     const parsed =
       provider === "duckduckgo"
-        ? parseDuckDuckGo(body, response.url, plan.limit)
+        ? parseDuckDuckGo(body, response.url, plan.limit, yield* htmlParser)
         : provider === "wikipedia"
           ? parseWikipedia(body, settings.wikipediaUrl, plan.limit)
           : parseSearxng(body, plan.limit)
@@ -291,7 +292,9 @@ export const interpretFetch = (plan: FetchPlan) =>
     const charset = detectCharset(response.body, headerCharset, kind)
     const decoded = decodeBytes(response.body, charset)
     const extracted =
-      kind === "html" ? extractHtml(decoded, response.url) : { title: textTitle(decoded), text: decoded, links: [] }
+      kind === "html"
+        ? extractHtml(decoded, response.url, yield* htmlParser)
+        : { title: textTitle(decoded), text: decoded, links: [] }
     const sha256 = yield* sha256Bytes(response.body)
     let source: Source | undefined
     if (plan.researchId !== undefined) {

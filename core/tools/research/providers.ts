@@ -9,9 +9,8 @@
  * and answers with the first that returns results.
  */
 import * as Either from "effect/Either"
-import { parse } from "parse5"
 import type { Settings } from "../../settings/settings.ts"
-import { attr, type Node } from "./extract.ts"
+import { attr, type Node, type ParseHtml } from "./extract.ts"
 import type { SearchResult } from "./project.ts"
 
 export type ConcreteProvider = "duckduckgo" | "wikipedia" | "searxng"
@@ -94,9 +93,10 @@ export const duckduckgoTarget = (href: string, base: string): string | undefined
 export const parseDuckDuckGo = (
   html: string,
   base: string,
-  limit: number
+  limit: number,
+  parse: ParseHtml
 ): Either.Either<ReadonlyArray<SearchResult>, ParseFailure> => {
-  const document = parse(html) as unknown as Node
+  const document = parse(html)
   const blocks = all(
     document,
     (node) => node.tagName === "div" && classes(node).includes("result") && !classes(node).includes("result--ad")

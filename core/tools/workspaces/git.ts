@@ -10,6 +10,7 @@ import { toolError } from "../../protocol/errors.ts"
 import { CurrentSettings } from "../../services/CurrentSettings.ts"
 import { HostInfo } from "../../services/HostFs.ts"
 import { authenticatedGh, githubRepoOf } from "./github.ts"
+import { onceWhileAdvertising } from "../advertising.ts"
 import { withIndexCopy } from "../vcs/indexCopy.ts"
 import { findRepository, type Git, LARGE_OUTPUT_BYTES, openGit } from "../vcs/run.ts"
 import {
@@ -123,7 +124,8 @@ export const usableNow = Effect.map(
 /** What the host supports and the usable capabilities, read now. */
 export const hostNow = Effect.gen(function* () {
   const settings = yield* CurrentSettings
-  const support = yield* hostSupport
+  // The four tools' advertising at start reads it once (core/tools/advertising.ts); a call reads it now.
+  const support = yield* onceWhileAdvertising("workspaces:hostSupport", hostSupport)
   return { support, usable: intersect(settings.workspaceCapabilities, supportedCapabilities(support)) }
 })
 

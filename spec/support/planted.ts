@@ -1,0 +1,19 @@
+/**
+ * A transaction record as a planted `.agentic/transactions/<tx>/transaction.json` holds it (the hardening
+ * specs plant them: a cloned repository's state is untrusted): no operations, zero hashes.
+ */
+export const plantedRecord = (id: string, status: string, createdAt = new Date().toISOString()) => ({
+  version: 1,
+  id,
+  status,
+  createdAt,
+  operationsHash: "0",
+  approvalHash: "0",
+  operations: [],
+  touched: [],
+  files: [],
+  directories: [],
+  createdDirectories: [],
+  destructive: [],
+  artifacts: []
+})
