@@ -9,7 +9,7 @@ import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
 import { dataOf, edit, Effect, openHooked } from "../edit/helpers.ts"
-import { plantedRecord } from "../support/planted.ts"
+import { plantedJournal, plantedRecord } from "../support/planted.ts"
 import { makeTempDir, openWorkspace } from "../support/workspace.ts"
 
 const dirs: Array<string> = []
@@ -28,18 +28,7 @@ const plant = async (root: string, id: string, status: string) => {
   await fs.mkdir(dir, { recursive: true })
   const now = new Date().toISOString()
   await fs.writeFile(path.join(dir, "transaction.json"), JSON.stringify(plantedRecord(id, status, now)))
-  await fs.writeFile(
-    path.join(dir, "journal.json"),
-    JSON.stringify({
-      version: 1,
-      transactionId: id,
-      status: "applying",
-      startedAt: now,
-      backups: `transactions/${id}/before.bin`,
-      createdDirectories: [],
-      entries: []
-    })
-  )
+  await fs.writeFile(path.join(dir, "journal.json"), JSON.stringify(plantedJournal(id, now)))
 }
 
 describe("capabilities follows committing transactions across calls", () => {

@@ -7,7 +7,7 @@ import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
 import { dataOf } from "../edit/helpers.ts"
-import { plantedRecord } from "../support/planted.ts"
+import { plantedJournal, plantedRecord } from "../support/planted.ts"
 import { makeTempDir, openWorkspace } from "../support/workspace.ts"
 
 const dirs: Array<string> = []
@@ -26,18 +26,7 @@ describe("capabilities finds every committing transaction", () => {
     const record = JSON.stringify(plantedRecord(id, "STATUS", now)).replace('"STATUS"', '"\\u0063ommitting"')
     expect(record).not.toContain('"committing"')
     await fs.writeFile(path.join(dir, "transaction.json"), record)
-    await fs.writeFile(
-      path.join(dir, "journal.json"),
-      JSON.stringify({
-        version: 1,
-        transactionId: id,
-        status: "applying",
-        startedAt: now,
-        backups: `transactions/${id}/before.bin`,
-        createdDirectories: [],
-        entries: []
-      })
-    )
+    await fs.writeFile(path.join(dir, "journal.json"), JSON.stringify(plantedJournal(id, now)))
     const ws = await openWorkspace({ permissionMode: 0 }, root)
     try {
       const capabilities = await ws.call("workspace_inspect", { action: "capabilities" })

@@ -13,7 +13,7 @@ import { afterEach, describe, expect, it } from "vitest"
 import { runCli as runCliInProcess } from "../../adapters/cli.ts"
 import { openNodeSession } from "../../adapters/node/host.ts"
 import { dataOf, edit, Effect, openHooked } from "../edit/helpers.ts"
-import { plantedRecord } from "../support/planted.ts"
+import { plantedJournal, plantedRecord } from "../support/planted.ts"
 import { makeTempDir, openWorkspace } from "../support/workspace.ts"
 
 const sha = (text: string) => createHash("sha256").update(text).digest("hex")
@@ -37,20 +37,14 @@ const plant = async (root: string, mac?: string) => {
   await fs.writeFile(
     path.join(dir, "journal.json"),
     JSON.stringify({
-      version: 1,
-      transactionId: id,
-      status: "applying",
-      startedAt: now,
-      backups: `transactions/${id}/before.bin`,
-      createdDirectories: [],
-      entries: [
+      ...plantedJournal(id, now, [
         { path: "notes.txt", before: { type: "none" }, after: { type: "file", sha256: sha(NOTES) } },
         {
           path: "app.js",
           before: { type: "file", offset: 0, length: Buffer.byteLength(PLANTED), sha256: sha(PLANTED), mode: null },
           after: { type: "file", sha256: sha(APP) }
         }
-      ],
+      ]),
       ...(mac === undefined ? {} : { mac })
     })
   )

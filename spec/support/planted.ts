@@ -17,3 +17,14 @@ export const plantedRecord = (id: string, status: string, createdAt = new Date()
   destructive: [],
   artifacts: []
 })
+
+/** The "applying" journal of a planted transaction, unauthenticated (no mac), with the given entries. */
+export const plantedJournal = (id: string, startedAt: string, entries: ReadonlyArray<unknown> = []) => ({
+  version: 1,
+  transactionId: id,
+  status: "applying",
+  startedAt,
+  backups: `transactions/${id}/before.bin`,
+  createdDirectories: [],
+  entries
+})
