@@ -7,8 +7,6 @@
  * denial, expiry), "Destructive operations" (the ceiling before any approval), the approvals store's cap.
  */
 import { createHmac } from "node:crypto"
-import type * as Duration from "effect/Duration"
-import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import { describe, expect, it } from "vitest"
@@ -36,6 +34,7 @@ import { toolError, type ToolError } from "../../core/protocol/errors.ts"
 import { CurrentSettings } from "../../core/services/CurrentSettings.ts"
 import { makeMemoryHostFs } from "../../core/services/MemoryHostFs.ts"
 import { defaultSettings, type Settings } from "../../core/settings/settings.ts"
+import { fixedClock } from "../../core/verify/run.ts"
 import { makeStateStore, StateStore } from "../../core/store/StateStore.ts"
 
 const T0 = Date.UTC(2026, 0, 15, 12, 0, 0)
@@ -45,18 +44,6 @@ const OTHER_KEY_BYTES = new Uint8Array(32).fill(9)
 const hmac = (payload: string, bytes: Uint8Array = KEY_BYTES) =>
   createHmac("sha256", Buffer.from(bytes)).update(payload, "utf8").digest("hex")
 const iso = (ms: number) => new Date(ms).toISOString()
-
-const fixedClock = (now: () => number): Clock.Clock => {
-  const base = Clock.make()
-  return {
-    [Clock.ClockTypeId]: Clock.ClockTypeId,
-    unsafeCurrentTimeMillis: () => now(),
-    currentTimeMillis: Effect.sync(() => now()),
-    unsafeCurrentTimeNanos: () => BigInt(now()) * 1_000_000n,
-    currentTimeNanos: Effect.sync(() => BigInt(now()) * 1_000_000n),
-    sleep: (duration: Duration.Duration) => base.sleep(duration)
-  } as Clock.Clock
-}
 
 type Services = StateStore | WorkspaceKey | CurrentSettings
 
