@@ -141,6 +141,10 @@ export const readTransaction = (id: string) =>
     return record
   })
 
+/** Newest first; the id decides between two created in the same millisecond. */
+const newestFirst = (a: TransactionRecord, b: TransactionRecord) =>
+  Date.parse(b.createdAt) - Date.parse(a.createdAt) || (a.id < b.id ? 1 : -1)
+
 /** Every stored transaction, newest first. */
 export const allTransactions = Effect.gen(function* () {
   const store = yield* StateStore
@@ -150,9 +154,7 @@ export const allTransactions = Effect.gen(function* () {
     (entry) =>
       Effect.orElseSucceed(store.readJson(txPaths(entry.name).record, TransactionRecordSchema), () => undefined)
   )
-  return records
-    .filter((record): record is TransactionRecord => record !== undefined)
-    .sort((a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt) || (a.id < b.id ? 1 : -1))
+  return records.filter((record): record is TransactionRecord => record !== undefined).sort(newestFirst)
 })
 
 /** Per store: the ids the last full scan (start-up recovery's) found committing and still are. */
@@ -177,7 +179,7 @@ export const committingTransactions = Effect.gen(function* () {
     if (record?.status === "committing") records.push(record)
   }
   scanned.set(store, new Set(records.map((record) => record.id)))
-  return records.sort((a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt) || (a.id < b.id ? 1 : -1))
+  return records.sort(newestFirst)
 })
 
 /**
@@ -213,7 +215,7 @@ export const currentlyCommitting = Effect.gen(function* () {
     if (record?.status === "committing") records.push(record)
   }
   scanned.set(store, new Set([...known].filter((id) => records.some((record) => record.id === id))))
-  return records.sort((a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt) || (a.id < b.id ? 1 : -1))
+  return records.sort(newestFirst)
 })
 
 /** The changes-listing entry of a transaction (also what `workspace_edit list` shows). */
