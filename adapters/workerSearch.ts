@@ -23,6 +23,7 @@ import {
   type WalkOptions
 } from "../core/services/Search.ts"
 import { byPath, GlobSet } from "../core/services/searchCore.ts"
+import { baseOptions, gitEnv, parentOf, parseConfigList, repositoryOverrides } from "../core/tools/vcs/harden.ts"
 import {
   driveSync,
   expandCandidates,
@@ -355,11 +356,32 @@ export const makeWorkerSearch = (
       if (options.directories && options.maxDepth !== undefined && options.maxDepth < 3) return undefined
       const cwd = join(root, options.base)
       if (!insideGit(cwd)) return undefined
+      // The repository's own config is untrusted (a planted core.fsmonitor runs on any index read, a
+      // clean filter on ls-files -m): the same hardening as workspace_vcs, no repository above the root.
+      const env = gitEnv(parentOf(root))
+      const base = baseOptions(false)
+      const config = yield* Effect.either(
+        exec({
+          argv: ["git", ...base, "config", "--list", "--show-scope", "-z"],
+          cwd,
+          env,
+          timeoutMs: GIT_TIMEOUT_MS
+        })
+      )
+      if (config._tag === "Left" || config.right.exitCode !== 0 || config.right.timedOut) return undefined
+      const overrides = repositoryOverrides(parseConfigList(config.right.stdout))
+      // A long-running filter process has no neutral value: the walk answers instead.
+      if ("_tag" in overrides) return undefined
       const ran = yield* Effect.either(
         exec({
-          argv: ["git", ...(purpose === "search" ? GIT_LS_FILES_SEARCH_ARGS : GIT_LS_FILES_ARGS)],
+          argv: [
+            "git",
+            ...base,
+            ...overrides.args,
+            ...(purpose === "search" ? GIT_LS_FILES_SEARCH_ARGS : GIT_LS_FILES_ARGS)
+          ],
           cwd,
-          env: { GIT_OPTIONAL_LOCKS: "0" },
+          env,
           timeoutMs: GIT_TIMEOUT_MS,
           maxOutputBytes: 1 << 30
         })
