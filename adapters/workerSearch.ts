@@ -298,11 +298,13 @@ class WorkerPool {
 export type Purpose = "list" | "search"
 
 /**
- * Where git's list is used by default, as measured by bench:inspect on the 57,000-file tree: for a search
- * (the index trusted, no stat per file); a listing needs -d -m (a stat of every tracked file) and walking
- * measured faster, so list and find walk unless a host opts in (the property runs both ways).
+ * Where git's list is used by default: nowhere. Measured by bench:inspect on the 57,000-file tree, the
+ * walk beat git's list for every search row and for listings (git's untracked pass reads the same
+ * directories the walk reads, and a listing's -d -m adds a stat of every tracked file), and the walk runs
+ * no program in a repository whose config is untrusted. A host may opt in per use; the results are the
+ * same (properties/git-candidates.test.ts runs both ways).
  */
-export const GIT_FOR: Readonly<Record<Purpose, boolean>> = { list: false, search: true }
+export const GIT_FOR: Readonly<Record<Purpose, boolean>> = { list: false, search: false }
 
 /** How long the toolkit's own `git ls-files` may take before the walk is used instead. */
 const GIT_TIMEOUT_MS = 30_000
