@@ -138,7 +138,7 @@ const logSizeArg = (): number => {
  * from 0.45x to 1.7x from run to run on a loaded machine.) Rounds alternate the order (first, second, running /
  * running, first, second) so a call never always follows the same neighbour, and each call is timed on the
  * wall clock and by the process's CPU time (process.cpuUsage: the event loop, the libuv threads and GC), which
- * a loaded machine disturbs less. Every finished status is checked: its artifact is exit.json's digest and
+ * a loaded machine disturbs less; the paired row is the median of each round's own first/running ratio. Every finished status is checked: its artifact is exit.json's digest and
  * size, its tail the log's last bytes.
  * Once, for the record: the first status as it was before exit.json carried digests (the whole log hashed).
  */
@@ -266,6 +266,11 @@ const finishedVsRunning = async () => {
     row("finished job, first status", first, `  (${ratio(first, live)} the running job's; target 1.2x)`)
     row("finished job, second status", second, `  (first/second ${ratio(first, second)})`)
     row("running job", live, "")
+    // Paired: each round's first status over the same round's running one, so load drifting between rounds cancels.
+    const paired = (key: "wall" | "cpu") => median(first[key].map((value, round) => value / live[key][round]!))
+    console.log(
+      `  paired (median of each round's first/running): ${paired("wall").toFixed(2)}x wall, ${paired("cpu").toFixed(2)}x CPU`
+    )
     console.log(
       `  first status with an exit.json without digests (as before; the whole log hashed), 1 run: ${olderRun.wall[0]!.toFixed(1)} ms (${(olderRun.wall[0]! / median(live.wall)).toFixed(0)}x)`
     )
