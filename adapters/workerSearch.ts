@@ -23,6 +23,7 @@ import {
   type WalkOptions
 } from "../core/services/Search.ts"
 import { byPath, GlobSet } from "../core/services/searchCore.ts"
+import { baseOptions, gitEnv, parentOf, parseConfigList, repositoryOverrides } from "../core/tools/vcs/harden.ts"
 import {
   driveSync,
   expandCandidates,
@@ -352,11 +353,13 @@ class WorkerPool {
 export type Purpose = "list" | "search"
 
 /**
- * Where git's list is used by default, as measured by bench:inspect on the 57,000-file tree: for a search
- * (the index trusted, no stat per file); a listing needs -d -m (a stat of every tracked file) and walking
- * measured faster, so list and find walk unless a host opts in (the property runs both ways).
+ * Where git's list is used by default: nowhere. Measured by bench:inspect on the 57,000-file tree, the
+ * walk beat git's list for every search row and for listings (git's untracked pass reads the same
+ * directories the walk reads, and a listing's -d -m adds a stat of every tracked file), and the walk runs
+ * no program in a repository whose config is untrusted. A host may opt in per use; the results are the
+ * same (properties/git-candidates.test.ts runs both ways).
  */
-export const GIT_FOR: Readonly<Record<Purpose, boolean>> = { list: false, search: true }
+export const GIT_FOR: Readonly<Record<Purpose, boolean>> = { list: false, search: false }
 
 /** How long the toolkit's own `git ls-files` may take before the walk is used instead. */
 const GIT_TIMEOUT_MS = 30_000
@@ -412,11 +415,32 @@ export const makeWorkerSearch = (
       if (options.directories && options.maxDepth !== undefined && options.maxDepth < 3) return undefined
       const cwd = join(root, options.base)
       if (!insideGit(cwd)) return undefined
+      // The repository's own config is untrusted (a planted core.fsmonitor runs on any index read, a
+      // clean filter on ls-files -m): the same hardening as workspace_vcs, no repository above the root.
+      const env = gitEnv(parentOf(root))
+      const base = baseOptions(false)
+      const config = yield* Effect.either(
+        exec({
+          argv: ["git", ...base, "config", "--list", "--show-scope", "-z"],
+          cwd,
+          env,
+          timeoutMs: GIT_TIMEOUT_MS
+        })
+      )
+      if (config._tag === "Left" || config.right.exitCode !== 0 || config.right.timedOut) return undefined
+      const overrides = repositoryOverrides(parseConfigList(config.right.stdout))
+      // A long-running filter process has no neutral value: the walk answers instead.
+      if ("_tag" in overrides) return undefined
       const ran = yield* Effect.either(
         exec({
-          argv: ["git", ...(purpose === "search" ? GIT_LS_FILES_SEARCH_ARGS : GIT_LS_FILES_ARGS)],
+          argv: [
+            "git",
+            ...base,
+            ...overrides.args,
+            ...(purpose === "search" ? GIT_LS_FILES_SEARCH_ARGS : GIT_LS_FILES_ARGS)
+          ],
           cwd,
-          env: { GIT_OPTIONAL_LOCKS: "0" },
+          env,
           timeoutMs: GIT_TIMEOUT_MS,
           maxOutputBytes: 1 << 30
         })

@@ -1,9 +1,11 @@
 // Benchmark (prints figures, never fails): workspace_command status tail of the last 2,000 characters of a
 // 2 GiB log beside a 1 MiB log, in the same run. The 2 GiB log is made sparse (truncate to extend), so it costs
 // no disk blocks and no time to create; it is deleted afterwards. Then the sandbox's start cost (below).
-// Then a finished job's status against a running job's on logs of the same size (--log-size=<n>[k|m|g], default
-// 2g: the finished job really writes that much, so it needs that much free disk for the run).
-// Run: npx tsx bench/command.bench.ts (only the sandbox part: npx tsx bench/command.bench.ts --sandbox)
+// Then a finished job's first status against a running job's on logs of the same size (--log-size=<n>[k|m|g],
+// default 2g: the finished job really writes that much, so it needs that much free disk for the run); each first
+// status is asked of a never-statused clone of the finished job, wall clock and CPU time side by side.
+// Run: npx tsx bench/command.bench.ts (only the sandbox part: --sandbox; only the finished-job rows: --finished,
+// e.g. npx tsx bench/command.bench.ts --finished --log-size=256m)
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -126,9 +128,18 @@ const logSizeArg = (): number => {
 
 /**
  * A finished job's status against a running job's on logs of the same size (issue 19 item 3): the finished
- * job wrote its log for real through the supervisor, which recorded its size and SHA-256 in exit.json. Rounds
- * alternate: the finished job's first status (job.json's cached hashes removed before it, as right after the
- * job ended), its second, and a running job's status on a sparse log of the same size; all with tail_chars 2000.
+ * job wrote its log for real through the supervisor, which recorded its size and SHA-256 in exit.json.
+ *
+ * Every "first status" is the first status ever asked of its job: before the rounds the finished job's folder
+ * is cloned once per round (its logs hard-linked, so the clones share the log's inode and page cache and cost
+ * no disk; job.json copied with the clone's id), and no file is written inside the timed rounds. (Until this
+ * bench was changed, each round rewrote the one finished job's job.json to drop cached hashes, which a job with
+ * digests never has, and then asked first, second and running in a fixed order over 30 rounds: its ratio went
+ * from 0.45x to 1.7x from run to run on a loaded machine.) Rounds alternate the order (first, second, running /
+ * running, first, second) so a call never always follows the same neighbour, and each call is timed on the
+ * wall clock and by the process's CPU time (process.cpuUsage: the event loop, the libuv threads and GC), which
+ * a loaded machine disturbs less; the paired row is the median of each round's own first/running ratio. Every finished status is checked: its artifact is exit.json's digest and
+ * size, its tail the log's last bytes.
  * Once, for the record: the first status as it was before exit.json carried digests (the whole log hashed).
  */
 const finishedVsRunning = async () => {
@@ -161,52 +172,107 @@ const finishedVsRunning = async () => {
       timeout_seconds: 0
     })
     running = (started.data as { jobId: string }).jobId
-    const runningLog = path.join(dir, ".agentic/jobs", running, "stdout.log")
+    const jobsDir = path.join(dir, ".agentic/jobs")
+    const runningLog = path.join(jobsDir, running, "stdout.log")
     fs.truncateSync(runningLog, Math.max(0, size - Buffer.byteLength(TAIL)))
     fs.appendFileSync(runningLog, TAIL)
-    const recordFile = path.join(dir, ".agentic/jobs", finished, "job.json")
-    const forget = () => {
-      const { logHashes: _hashes, ...record } = JSON.parse(fs.readFileSync(recordFile, "utf8")) as Record<
-        string,
-        unknown
-      >
-      fs.writeFileSync(recordFile, JSON.stringify(record, null, 2))
+    const recorded = (
+      JSON.parse(fs.readFileSync(path.join(jobsDir, finished, "exit.json"), "utf8")) as {
+        logs: { stdout: { sha256: string } }
+      }
+    ).logs.stdout.sha256
+    // The finished log's last bytes, read once: a right tail is exactly the file's end (less at most 3 bytes of
+    // a character the size cut).
+    const logEnd = (() => {
+      const fd = fs.openSync(path.join(jobsDir, finished, "stdout.log"), "r")
+      const end = Buffer.alloc(Math.min(size, 16 * 1024))
+      fs.readSync(fd, end, 0, end.length, size - end.length)
+      fs.closeSync(fd)
+      return end
+    })()
+    const isLogEnd = (tail: string) => {
+      const bytes = Buffer.from(tail)
+      return (
+        tail.length >= 1999 &&
+        [0, 1, 2, 3].some((cut) =>
+          logEnd.subarray(logEnd.length - cut - bytes.length, logEnd.length - cut).equals(bytes)
+        )
+      )
     }
-    const status = async (id: string) => {
+    // A never-statused copy of the finished job: its logs hard-linked, its small files copied, job.json with its id.
+    const cloneOf = (from: string, n: number) => {
+      const id = `${from}c${n}`
+      fs.mkdirSync(path.join(jobsDir, id))
+      for (const name of fs.readdirSync(path.join(jobsDir, from))) {
+        const source = path.join(jobsDir, from, name)
+        const target = path.join(jobsDir, id, name)
+        if (!fs.statSync(source).isFile()) continue
+        if (name.endsWith(".log")) fs.linkSync(source, target)
+        else if (name === "job.json")
+          fs.writeFileSync(target, JSON.stringify({ ...JSON.parse(fs.readFileSync(source, "utf8")), id }, null, 2))
+        else fs.copyFileSync(source, target)
+      }
+      return id
+    }
+    const FIN_ROUNDS = 61
+    const clones = Array.from({ length: FIN_ROUNDS }, (_, n) => cloneOf(finished, n))
+    const older = cloneOf(finished, FIN_ROUNDS)
+    const status = async (id: string, wall: Array<number>, cpu: Array<number>, finishedJob: boolean) => {
+      const c0 = process.cpuUsage()
       const t0 = performance.now()
       const envelope = await opened.call("workspace_command", { action: "status", job_id: id, tail_chars: 2000 })
+      wall.push(performance.now() - t0)
+      const c = process.cpuUsage(c0)
+      cpu.push((c.user + c.system) / 1000)
       if (!envelope.ok) throw new Error(envelope.summary)
-      return performance.now() - t0
+      const tail = (envelope.data as { stdoutTail: string }).stdoutTail
+      if (finishedJob) {
+        const artifact = envelope.artifacts?.find((entry) => entry.path.endsWith("/stdout.log"))
+        if (artifact?.sha256 !== recorded || artifact.bytes !== size || !isLogEnd(tail))
+          throw new Error(`status of ${id} did not describe the finished log as exit.json recorded it`)
+      } else if (!TAIL.endsWith(tail)) throw new Error(`status of ${id}: wrong tail`)
     }
-    const first: Array<number> = []
-    const second: Array<number> = []
-    const live: Array<number> = []
-    await status(running)
-    for (let round = 0; round < ROUNDS; round++) {
-      forget()
-      first.push(await status(finished))
-      second.push(await status(finished))
-      live.push(await status(running))
+    const first = { wall: [] as Array<number>, cpu: [] as Array<number> }
+    const second = { wall: [] as Array<number>, cpu: [] as Array<number> }
+    const live = { wall: [] as Array<number>, cpu: [] as Array<number> }
+    await status(running, [], [], false)
+    await status(finished, [], [], true)
+    for (let round = 0; round < FIN_ROUNDS; round++) {
+      const clone = clones[round]!
+      if (round % 2 === 1) await status(running, live.wall, live.cpu, false)
+      await status(clone, first.wall, first.cpu, true)
+      await status(clone, second.wall, second.cpu, true)
+      if (round % 2 === 0) await status(running, live.wall, live.cpu, false)
     }
-    // The first status before exit.json carried digests: the same job with them removed hashes its whole log.
-    const exitFile = path.join(dir, ".agentic/jobs", finished, "exit.json")
-    const { logs: _logs, ...older } = JSON.parse(fs.readFileSync(exitFile, "utf8")) as Record<string, unknown>
-    fs.writeFileSync(exitFile, JSON.stringify(older, null, 2))
-    forget()
-    const olderFirst = await status(finished)
+    // The first status before exit.json carried digests: a clone with them removed hashes its whole log.
+    const exitFile = path.join(jobsDir, older, "exit.json")
+    const { logs: _logs, ...withoutDigests } = JSON.parse(fs.readFileSync(exitFile, "utf8")) as Record<string, unknown>
+    fs.writeFileSync(exitFile, JSON.stringify(withoutDigests, null, 2))
+    const olderRun = { wall: [] as Array<number>, cpu: [] as Array<number> }
+    await status(older, olderRun.wall, olderRun.cpu, true)
     const label = size >= GiB ? `${(size / GiB).toFixed(2)} GiB` : `${(size / MiB).toFixed(1)} MiB`
+    const row = (name: string, times: { wall: Array<number>; cpu: Array<number> }, note: string) =>
+      console.log(
+        `  ${name.padEnd(29)}median ${median(times.wall).toFixed(2)} ms wall, ${median(times.cpu).toFixed(2)} ms CPU${note}`
+      )
+    const ratio = (a: { wall: Array<number>; cpu: Array<number> }, b: { wall: Array<number>; cpu: Array<number> }) =>
+      `${(median(a.wall) / median(b.wall)).toFixed(2)}x wall, ${(median(a.cpu) / median(b.cpu)).toFixed(2)}x CPU`
     console.log(
-      `\nworkspace_command status (tail_chars 2000) on ${label} logs, ${ROUNDS} alternating rounds (the finished job's log written through the supervisor in ${(writeMs / 1000).toFixed(1)} s):`
+      `\nworkspace_command status (tail_chars 2000) on ${label} logs, ${FIN_ROUNDS} alternating rounds, load ${os
+        .loadavg()
+        .map((load) => load.toFixed(2))
+        .join(" ")} (the finished job's log written through the supervisor in ${(writeMs / 1000).toFixed(1)} s):`
+    )
+    row("finished job, first status", first, `  (${ratio(first, live)} the running job's; target 1.2x)`)
+    row("finished job, second status", second, `  (first/second ${ratio(first, second)})`)
+    row("running job", live, "")
+    // Paired: each round's first status over the same round's running one, so load drifting between rounds cancels.
+    const paired = (key: "wall" | "cpu") => median(first[key].map((value, round) => value / live[key][round]!))
+    console.log(
+      `  paired (median of each round's first/running): ${paired("wall").toFixed(2)}x wall, ${paired("cpu").toFixed(2)}x CPU`
     )
     console.log(
-      `  finished job, first status   median ${median(first).toFixed(2)} ms  (${(median(first) / median(live)).toFixed(2)}x the running job's; target 1.2x)`
-    )
-    console.log(
-      `  finished job, second status  median ${median(second).toFixed(2)} ms  (first/second ${(median(first) / median(second)).toFixed(2)}x)`
-    )
-    console.log(`  running job                  median ${median(live).toFixed(2)} ms`)
-    console.log(
-      `  first status with an exit.json without digests (as before; the whole log hashed), 1 run: ${olderFirst.toFixed(1)} ms (${(olderFirst / median(live)).toFixed(0)}x)`
+      `  first status with an exit.json without digests (as before; the whole log hashed), 1 run: ${olderRun.wall[0]!.toFixed(1)} ms (${(olderRun.wall[0]! / median(live.wall)).toFixed(0)}x)`
     )
   } finally {
     if (running !== undefined) await opened.call("workspace_command", { action: "cancel", job_id: running })
@@ -301,12 +367,11 @@ const sandboxCost = async () => {
 const stateHome = fs.mkdtempSync(path.join(os.tmpdir(), "aw-bench-state-"))
 process.env["XDG_STATE_HOME"] = stateHome
 try {
-  // `--sandbox` runs only the sandbox's start cost (npm run bench:command -- --sandbox).
-  if (!process.argv.includes("--sandbox")) {
-    await main()
-    await finishedVsRunning()
-  }
-  await sandboxCost()
+  // `--sandbox` runs only the sandbox's start cost, `--finished` only the finished-against-running rows.
+  const only = process.argv.includes("--sandbox") ? "sandbox" : process.argv.includes("--finished") ? "finished" : "all"
+  if (only === "all") await main()
+  if (only !== "sandbox") await finishedVsRunning()
+  if (only !== "finished") await sandboxCost()
 } finally {
   fs.rmSync(stateHome, { recursive: true, force: true })
 }

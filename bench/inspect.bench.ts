@@ -11,9 +11,9 @@
  *   AW_BENCH_RUNS=7                          rounds per row (median reported)
  *
  * Ours is timed three ways: the whole tool call in process (paging, snapshot hash of the full result,
- * budget, artifact), the Search port alone as the host uses it (a search takes git's candidates, a
- * listing walks: adapters/node/NodeSearch.ts GIT_FOR), and the Search port on the other path (a search
- * forced to walk, as outside git; a listing from git's list with -d -m). The MCP rows (the same calls over stdio) are
+ * budget, artifact), the Search port alone as the host uses it (search and listing both walk by default:
+ * adapters/node/NodeSearch.ts GIT_FOR), and the Search port on git's candidate list, which a host may opt
+ * in to (a search from `git ls-files -c -o`; a listing from git's list with -d -m). The MCP rows (the same calls over stdio) are
  * bench:mcp's.
  */
 import { execFile, spawnSync } from "node:child_process"
@@ -151,12 +151,12 @@ const main = async () => {
           }
         },
         {
-          name: "ours (Search port, git)",
+          name: "ours (Search port, default: walk)",
           run: async () => `${(await Effect.runPromise(engine.grep(options))).matches.length} lines`
         },
         {
-          name: "ours (Search port, walk)",
-          run: async () => `${(await Effect.runPromise(walker.grep(options))).matches.length} lines`
+          name: "ours (Search port, git's list)",
+          run: async () => `${(await Effect.runPromise(gitLists.grep(options))).matches.length} lines`
         },
         {
           name: "rg -n",

@@ -5,6 +5,9 @@
 // peer's edit_file dryRun; search and list over MCP vs rg on a generated tree; resident memory (VmRSS) of both
 // servers at rest, at peak during a search of the large tree, and over repeated searches.
 // Run: npm run bench:mcp [-- --files=57000 --ignored=32000 --repeats=1000] (BENCH_ROUNDS: rounds of the small calls)
+// `--only=hot`: only start-up and the three small calls (no large tree, search, list or memory rows).
+// `--baseline=DIR`: also serve from the build of another checkout DIR (its dist/), alternating in the same
+// rounds, so a change is measured against what it replaces under the same load.
 import { execFileSync, spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -24,11 +27,20 @@ import {
 
 const flag = (name: string, fallback: number) =>
   Number(process.argv.find((arg) => arg.startsWith(`--${name}=`))?.split("=")[1] ?? fallback)
+const textFlag = (name: string) => process.argv.find((arg) => arg.startsWith(`--${name}=`))?.slice(`--${name}=`.length)
 const CALLS = Number(process.env["BENCH_ROUNDS"] ?? 50)
-const FILES = flag("files", 57_000)
-const IGNORED = flag("ignored", 32_000)
+const ONLY_HOT = textFlag("only") === "hot"
+const BASELINE = textFlag("baseline")
+const FILES = ONLY_HOT ? 0 : flag("files", 57_000)
+const IGNORED = ONLY_HOT ? 0 : flag("ignored", 32_000)
 const REPEATS = flag("repeats", 1000)
-const FOLDERS = Math.max(1, Math.round(FILES / 27))
+const FOLDERS = FILES === 0 ? 0 : Math.max(1, Math.round(FILES / 27))
+/** The load average (1, 5, 15 min), printed with the figures: the machine may be shared. */
+const load = () =>
+  os
+    .loadavg()
+    .map((value) => value.toFixed(2))
+    .join(" ")
 
 const timed = (run: () => Promise<unknown>) => async () => {
   const t0 = performance.now()
@@ -85,6 +97,8 @@ const rg = (root: string, args: ReadonlyArray<string>) =>
     if (result.status !== 0 && result.status !== 1) throw new Error(`rg ${args.join(" ")}: ${result.stderr}`)
   })
 
+const out = (text: string) => process.stdout.write(`${text}\n`)
+
 const main = async () => {
   if (!fs.existsSync(path.join(REPO, "dist/cli.js")))
     execFileSync("npm", ["run", "build"], { cwd: REPO, stdio: "inherit" })
@@ -97,8 +111,15 @@ const main = async () => {
     process.stdout.write(
       `tree: ${FILES} files in ${FOLDERS} folders + ignored node_modules of ${IGNORED} files, in git (built in ${(buildMs / 1000).toFixed(1)} s)\n`
     )
+    out(`load average at start: ${load()}`)
     const ours = await startMcp(ourBin(["mcp", "--root", root, "--set", "permissionMode=2"]))
     const peer = await startMcp(filesystemServer(root))
+    const base =
+      BASELINE === undefined
+        ? undefined
+        : await startMcp(
+            ourBin(["mcp", "--root", root, "--set", "permissionMode=2"], "baseline", path.resolve(BASELINE))
+          )
     const restOurs = rssMiB(ours.pid)
     const restPeer = rssMiB(peer.pid)
 
@@ -108,15 +129,22 @@ const main = async () => {
       search: "line 2500 of the file",
       replacement: "line 2500 (edited) of the file"
     }
-    const rows = await alternate(CALLS, [
-      { label: "ours read", run: timed(callTool(ours, "workspace_inspect", { action: "read", path: "ten-kb.txt" })) },
-      { label: "peer read", run: timed(callTool(peer, "read_text_file", { path: path.join(root, "ten-kb.txt") })) },
-      { label: "ours capabilities", run: timed(callTool(ours, "workspace_inspect", { action: "capabilities" })) },
-      { label: "peer noop", run: timed(callTool(peer, "list_allowed_directories", {})) },
+    const ourCalls = (server: typeof ours, who: string) => [
       {
-        label: "ours preview",
-        run: timed(callTool(ours, "workspace_edit", { action: "preview", operations: [replace] }))
+        label: `${who} read`,
+        run: timed(callTool(server, "workspace_inspect", { action: "read", path: "ten-kb.txt" }))
       },
+      { label: `${who} capabilities`, run: timed(callTool(server, "workspace_inspect", { action: "capabilities" })) },
+      {
+        label: `${who} preview`,
+        run: timed(callTool(server, "workspace_edit", { action: "preview", operations: [replace] }))
+      }
+    ]
+    const rows = await alternate(CALLS, [
+      ...ourCalls(ours, "ours"),
+      ...(base === undefined ? [] : ourCalls(base, "base")),
+      { label: "peer read", run: timed(callTool(peer, "read_text_file", { path: path.join(root, "ten-kb.txt") })) },
+      { label: "peer noop", run: timed(callTool(peer, "list_allowed_directories", {})) },
       {
         label: "peer dryRun",
         run: timed(
@@ -129,7 +157,6 @@ const main = async () => {
       }
     ])
     const m = (label: string) => median(rows.get(label)!)
-    const out = (text: string) => process.stdout.write(`${text}\n`)
     out(line("server-filesystem: spawn + initialize + tools/list (1 run)", peer.startMs))
     out(
       line("agentic-workspace mcp: spawn + initialize + tools/list (1 run)", ours.startMs, {
@@ -149,6 +176,24 @@ const main = async () => {
         ms: m("peer dryRun")
       })
     )
+    if (base !== undefined) {
+      out(`the baseline (${BASELINE}) in the same rounds:`)
+      for (const [row, peerRow] of [
+        ["read", "peer read"],
+        ["capabilities", "peer noop"],
+        ["preview", "peer dryRun"]
+      ] as const)
+        out(
+          `${line(`  baseline ${row}`, m(`base ${row}`), { label: "peer", ms: m(peerRow) })}   ours ${(m(`ours ${row}`) / m(`base ${row}`)).toFixed(2)}x baseline`
+        )
+      await base.close()
+    }
+    out(`load average after the rounds: ${load()}`)
+    if (ONLY_HOT) {
+      await ours.close()
+      await peer.close()
+      return
+    }
 
     // Search and list over MCP against rg on the same tree (warm: one call of each first).
     const SEARCH_ROUNDS = Math.max(3, Math.min(11, Math.floor(CALLS / 5)))

@@ -52,7 +52,10 @@ const CHAT_PHRASES: ReadonlyArray<readonly [RegExp, string]> = [
 
 /** The core's chat wording reworded for a host without a chat preprocessor. */
 export const reword = (text: string): string =>
-  CHAT_PHRASES.reduce((out, [pattern, replacement]) => out.replace(pattern, replacement), text)
+  // Every phrase names /accept or /deny: a text without either (most replies) is left as it is, unscanned.
+  !text.includes("/accept") && !text.includes("/deny")
+    ? text
+    : CHAT_PHRASES.reduce((out, [pattern, replacement]) => out.replace(pattern, replacement), text)
 
 /** The record the user must decide for this envelope, if any: a staged call, a pending plan, or the plan a refusal waits for. */
 export const awaitedDecision = (

@@ -162,6 +162,25 @@ const readSmallWhole = (abs: string): Buffer | undefined => {
   }
 }
 
+/** The size (st_size) up to which a directory is listed synchronously: a few blocks, some hundred names. */
+const SYNC_LIST_BYTES = 16 * 1024
+
+/**
+ * The entries of a small directory, listed synchronously (the same scandir, sorted the same way, as the
+ * asynchronous readdir): a listing of a few names costs microseconds, a trip through the libuv thread pool
+ * far more on a busy machine (capabilities lists `.agentic/` on every call). Undefined for a larger
+ * directory or on any error, which the asynchronous readdir then reports as before.
+ */
+const readSmallDir = (abs: string): Array<fs.Dirent> | undefined => {
+  try {
+    const stats = fs.statSync(abs, { throwIfNoEntry: false })
+    if (stats === undefined || !stats.isDirectory() || stats.size > SYNC_LIST_BYTES) return undefined
+    return fs.readdirSync(abs, { withFileTypes: true })
+  } catch {
+    return undefined
+  }
+}
+
 /** One positioned read (looping until `length` bytes or the end of the file). */
 const readRange = async (abs: string, position: number, length: number) => {
   const handle = await fsp.open(abs, "r")
@@ -205,10 +224,10 @@ export const nodeHostFs: HostFsShape = {
   stat: statWith(fs.statSync),
   lstat: statWith(fs.lstatSync),
   readDir: (abs) =>
-    attempt(abs, () =>
-      fsp
-        .readdir(abs, { withFileTypes: true })
-        .then((entries) => entries.map((entry): DirEntry => ({ name: entry.name, type: typeOf(entry) })))
+    attempt(abs, async () =>
+      (readSmallDir(abs) ?? (await fsp.readdir(abs, { withFileTypes: true }))).map(
+        (entry): DirEntry => ({ name: entry.name, type: typeOf(entry) })
+      )
     ),
   mkdir: (abs, options) =>
     attempt(abs, () => fsp.mkdir(abs, { recursive: options?.recursive ?? false }).then(() => undefined)),

@@ -21,11 +21,18 @@ export interface Command {
   readonly env?: Readonly<Record<string, string>>
 }
 
-/** Our bin running the built bundle (dist/), as an installed package runs it. */
-export const ourBin = (args: ReadonlyArray<string>, label = `agentic-workspace ${args[0] ?? ""}`.trim()): Command => ({
+/**
+ * Our bin running the built bundle (dist/), as an installed package runs it; `repo` names another checkout
+ * with its own build (a baseline measured in the same run).
+ */
+export const ourBin = (
+  args: ReadonlyArray<string>,
+  label = `agentic-workspace ${args[0] ?? ""}`.trim(),
+  repo = REPO
+): Command => ({
   label,
   command: process.execPath,
-  args: [path.join(REPO, "bin/agentic-workspace.js"), ...args],
+  args: [path.join(repo, "bin/agentic-workspace.js"), ...args],
   env: { AGENTIC_WORKSPACE_DIST: "1" }
 })
 

@@ -15,6 +15,29 @@ import { StateStore } from "../store/StateStore.ts"
 export const envelopeChars = (operation: string, result: ToolResult): number =>
   JSON.stringify(success(operation, result)).length
 
+/**
+ * `JSON.stringify(text).length`, counted without making the JSON: the quotes, two characters for `"`, `\`
+ * and the five control characters JSON escapes by letter, six for the other control characters and for a
+ * lone surrogate (written \uXXXX), one for everything else. A page's text is most of its envelope, so a
+ * read measures the envelope around an empty text and adds this (properties/json-chars.test.ts).
+ */
+export const jsonStringChars = (text: string): number => {
+  let chars = text.length + 2
+  for (let index = 0; index < text.length; index++) {
+    const code = text.charCodeAt(index)
+    if (code >= 0x20 && code !== 0x22 && code !== 0x5c && (code < 0xd800 || code > 0xdfff)) continue
+    if (code === 0x22 || code === 0x5c || code === 8 || code === 9 || code === 10 || code === 12 || code === 13)
+      chars += 1
+    else if (code < 0x20) chars += 5
+    else if (code <= 0xdbff && index + 1 < text.length) {
+      const next = text.charCodeAt(index + 1)
+      if (next >= 0xdc00 && next <= 0xdfff) index++
+      else chars += 5
+    } else chars += 5
+  }
+  return chars
+}
+
 /** Where a tool's artifacts live: `.agentic/artifacts/<area>/<stem>-<sha256 prefix>.<extension>`. */
 const artifactPath = (area: string, stem: string, sha256: string, extension: string) =>
   `.agentic/artifacts/${area}/${stem}-${sha256.slice(0, 16)}.${extension}`

@@ -99,8 +99,11 @@ const fill = async (root: string) => {
   await fs.symlink("src/a.ts", path.join(root, "link.ts"))
 }
 
-const nodeAnswers = async (root: string) => {
-  const search = makeNodeSearch(root, 2)
+/** Both hosts take git's candidate list for every use: the opt-in path (the default walks) must agree too. */
+const GIT_EVERYWHERE = { list: true, search: true } as const
+
+const nodeAnswers = async (root: string, gitFor?: typeof GIT_EVERYWHERE) => {
+  const search = makeNodeSearch(root, 2, undefined, undefined, gitFor)
   try {
     const out: Array<unknown> = []
     for (const query of QUERIES) {
@@ -131,12 +134,19 @@ const nodeAnswers = async (root: string) => {
   }
 }
 
-const denoAnswers = async (root: string, queries: ReadonlyArray<Query> = QUERIES): Promise<Array<any>> => {
+const denoAnswers = async (
+  root: string,
+  queries: ReadonlyArray<Query> = QUERIES,
+  gitFor?: typeof GIT_EVERYWHERE
+): Promise<Array<any>> => {
   const file = path.join(base, `queries-${Math.random().toString(36).slice(2)}.json`)
   await fs.writeFile(file, JSON.stringify(queries))
   const stdout = await new Promise<string>((resolve, reject) =>
-    execFile(DENO, ["run", "-A", CHILD, root, file], { maxBuffer: 64 * 1024 * 1024 }, (error, out, err) =>
-      error ? reject(new Error(`${error.message}\n${err}`)) : resolve(out)
+    execFile(
+      DENO,
+      ["run", "-A", CHILD, root, file, ...(gitFor === undefined ? [] : [JSON.stringify(gitFor)])],
+      { maxBuffer: 64 * 1024 * 1024 },
+      (error, out, err) => (error ? reject(new Error(`${error.message}\n${err}`)) : resolve(out))
     )
   )
   return JSON.parse(stdout)
@@ -162,9 +172,9 @@ afterAll(async () => {
 })
 
 describe("the Deno host's search equals the Node host's (issue 9, Deliver 3: Deno search)", () => {
-  it("inside a git work tree: the same matches, file lists, counts, complete and candidate source", async () => {
-    const node = await nodeAnswers(repo())
-    const deno = await denoAnswers(repo())
+  it("inside a git work tree, on git's candidate list (opted in): the same matches, file lists, counts, complete and candidate source", async () => {
+    const node = await nodeAnswers(repo(), GIT_EVERYWHERE)
+    const deno = await denoAnswers(repo(), QUERIES, GIT_EVERYWHERE)
     expect(deno).toEqual(node)
     // The queries mean something: the search used git's list, the cap and .gitignore took effect.
     const found = node as Array<{ source?: string; result: any }>
@@ -176,6 +186,18 @@ describe("the Deno host's search equals the Node host's (issue 9, Deliver 3: Den
     expect(found[9]!.result.capped).toBe(true)
     expect(found[9]!.result.matches).toHaveLength(7)
     expect(found[4]!.result.complete).toBe(false)
+  }, 120_000)
+
+  it("inside a git work tree with the hosts' defaults (the walk): the same answers as git's list gave", async () => {
+    const viaGit = await nodeAnswers(repo(), GIT_EVERYWHERE)
+    const node = await nodeAnswers(repo())
+    const deno = await denoAnswers(repo())
+    expect(deno).toEqual(node)
+    const sources = (node as Array<{ source?: string }>).map((answer) => answer.source)
+    expect(sources.filter((source) => source !== undefined).every((source) => source === "walk")).toBe(true)
+    // The candidate source aside, the walk answers exactly what git's list answered.
+    const strip = (answers: Array<unknown>) => (answers as Array<{ result: unknown }>).map((answer) => answer.result)
+    expect(strip(node)).toEqual(strip(viaGit))
   }, 120_000)
 
   it("outside any work tree (the walk): the same answers", async () => {

@@ -23,6 +23,27 @@ import { decodeSettings } from "../../core/settings/settings.ts"
 import { makeTempDir } from "../support/workspace.ts"
 import { data, eventually } from "./support.ts"
 
+/** The HostFs members that hand back no bytes of a file's content (metadata, writes, locks). */
+const NOT_READS = new Set([
+  "owner",
+  "ownerAlive",
+  "writeFileAtomic",
+  "appendFile",
+  "stat",
+  "lstat",
+  "readDir",
+  "mkdir",
+  "remove",
+  "rename",
+  "chmod",
+  "realpath",
+  "withLock",
+  "confined"
+])
+
+/** The HostFs members countingHostFs counts. */
+const COUNTED_READS = new Set(["readFile", "tail", "scanFile", "readRange", "readSmall", "sha256File"])
+
 /** A HostFs that counts, per absolute path, every byte it hands back from a read. */
 const countingHostFs = (inner: HostFsShape) => {
   const bytesRead = new Map<string, number>()
@@ -39,6 +60,10 @@ const countingHostFs = (inner: HostFsShape) => {
     scanFile,
     readRange: (abs, position, length) =>
       Effect.tap(inner.readRange!(abs, position, length), (bytes) => add(abs, bytes.length)),
+    readSmall:
+      inner.readSmall === undefined
+        ? undefined
+        : (abs, maxBytes) => Effect.tap(inner.readSmall!(abs, maxBytes), (read) => add(abs, read?.bytes?.length ?? 0)),
     // Hashed through the counted scan, so a full read of the file is counted byte for byte.
     sha256File: (abs) =>
       Effect.gen(function* () {
@@ -48,6 +73,9 @@ const countingHostFs = (inner: HostFsShape) => {
         return hash.digest("hex")
       })
   }
+  // A member that may read and is not counted above would let a full read of a log pass unseen.
+  const uncounted = Object.keys(inner).filter((key) => !NOT_READS.has(key) && !COUNTED_READS.has(key))
+  if (uncounted.length > 0) throw new Error(`countingHostFs does not count ${uncounted.join(", ")}`)
   return { host, bytesRead, readOf: (abs: string) => bytesRead.get(abs) ?? 0, reset: () => bytesRead.clear() }
 }
 
@@ -133,14 +161,26 @@ describe("workspace_command: a finished job's logs are described from exit.json,
     })
     expect(logBytesRead(ws, id)).toBe(0)
 
-    // With a tail: only the tail's bytes are read (one positioned read from the end of each log).
+    // With a tail: only the tail's bytes are read (one positioned read from the end of each log), and the
+    // tail is the log's last 2,000 characters (the writer's bytes are ASCII: one byte each).
     ws.counter.reset()
     const tailed = await ws.call({ action: "status", job_id: id, tail_chars: 2000 })
-    expect(
-      String(data(tailed)["stdoutTail"]).endsWith("log line end\n") || String(data(tailed)["stdoutTail"]).length > 0
-    ).toBe(true)
+    const end = Buffer.alloc(2000)
+    const fd = fs.openSync(stdout, "r")
+    fs.readSync(fd, end, 0, 2000, size - 2000)
+    fs.closeSync(fd)
+    expect(data(tailed)).toMatchObject({
+      status: "exited",
+      stdoutTail: end.toString("latin1"),
+      stderrTail: "done soon\n"
+    })
+    expect(tailed.artifacts?.find((artifact) => artifact.path.endsWith("stdout.log"))).toMatchObject({
+      sha256: expected,
+      bytes: size
+    })
     expect(ws.counter.readOf(stdout)).toBeLessThanOrEqual(2000 * 4 + 4)
     expect(ws.counter.readOf(stdout)).toBeGreaterThan(0)
+    expect(ws.counter.readOf(logPath(ws, id, "stderr"))).toBe(10)
   }, 180_000)
 
   it("an exit.json of an older supervisor (no digests) is still decoded, and its log is hashed once: the second status reads nothing (cached in job.json)", async () => {

@@ -9,6 +9,7 @@ import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { changedWindow, fileDiff } from "../../core/tools/edit/diff.ts"
 import type { PlannedFile } from "../../core/tools/edit/planner.ts"
+import { splitLinesKeep } from "../../core/tools/edit/text.ts"
 
 const encoder = new TextEncoder()
 
@@ -50,6 +51,27 @@ const applyEdits = (
   return out
 }
 
+/** The window as it was computed from the texts' lines (the oracle of the line-counting changedWindow). */
+const windowByLines = (before: string, after: string, context: number) => {
+  if (before === after) return { before, after, skipped: 0, dropped: 0 }
+  const a = splitLinesKeep(before)
+  const b = splitLinesKeep(after)
+  const shortest = Math.min(a.length, b.length)
+  let prefix = 0
+  while (prefix < shortest && a[prefix] === b[prefix]) prefix++
+  let suffix = 0
+  while (suffix < shortest - prefix && a[a.length - 1 - suffix] === b[b.length - 1 - suffix]) suffix++
+  const skipped = Math.max(0, prefix - context)
+  const dropped = Math.max(0, suffix - 2 * context)
+  if (skipped === 0 && dropped === 0) return { before, after, skipped: 0, dropped: 0 }
+  return {
+    before: a.slice(skipped, a.length - dropped).join(""),
+    after: b.slice(skipped, b.length - dropped).join(""),
+    skipped,
+    dropped
+  }
+}
+
 const textOf = (lines: ReadonlyArray<string>, finalNewline: boolean) =>
   lines.length === 0 ? "" : `${lines.join("\n")}${finalNewline ? "\n" : ""}`
 
@@ -68,6 +90,23 @@ describe("the transaction diff of a file diffs only its changed middle (issue 19
         }
       ),
       { numRuns: 3000 }
+    )
+  })
+
+  it("counts the shared lines as comparing the texts' lines would, for any two texts", () => {
+    // Few characters, many of them line breaks: shared prefixes and suffixes that end mid-line, texts that
+    // are prefixes of each other, empty lines and unterminated last lines.
+    const text = fc.string({ unit: fc.constantFrom("a", "b", "\n", "\n", "\r"), maxLength: 40 })
+    fc.assert(
+      fc.property(text, text, text, fc.nat({ max: 4 }), (shared, left, right, context) => {
+        for (const [before, after] of [
+          [`${shared}${left}`, `${shared}${right}`],
+          [`${left}${shared}`, `${right}${shared}`],
+          [`${shared}${left}${shared}`, `${shared}${right}${shared}`]
+        ] as const)
+          expect(changedWindow(before, after, context)).toEqual(windowByLines(before, after, context))
+      }),
+      { numRuns: 5000 }
     )
   })
 

@@ -7,8 +7,10 @@ import { CurrentSettings } from "../../services/CurrentSettings.ts"
 import { type HostError, HostFs } from "../../services/HostFs.ts"
 import { GlobSet } from "../../services/searchCore.ts"
 import { hostToToolError, Workspace } from "../../services/Workspace.ts"
+import { gutterLine } from "../../text/gutter.ts"
+import { jsonStringChars } from "../fit.ts"
 import { envelopeChars, nextSentence, placeholderArtifact, writeArtifact } from "./budget.ts"
-import { describeBytes, largestFitting, numberLines, offsetPastEnd, requireSnapshot } from "./paging.ts"
+import { describeBytes, largestFitting, offsetPastEnd, requireSnapshot } from "./paging.ts"
 import { canStream, readLargePage, STREAM_THRESHOLD_BYTES, scanLarge } from "./large.ts"
 import { READ_DEFAULT_LIMIT } from "./schema.ts"
 import { isIgnored } from "./scope.ts"
@@ -227,13 +229,28 @@ export const readFile = (input: {
       }
     }
     // Every numbered line ends with "\n", so the pages' texts concatenate to the whole without a separator.
-    const pageText = (n: number) => (n === 0 ? "" : `${numberLines(described.pageLines.slice(0, n), offset + 1)}\n`)
+    // One join makes it (a "\n" appended to a joined text would be copied flat by each JSON.stringify of it),
+    // and the last page made is kept: the page found to fit is the page shown.
+    let made: { readonly n: number; readonly text: string } | undefined
+    const pageText = (n: number) => {
+      if (made?.n !== n)
+        made = {
+          n,
+          text: described.pageLines
+            .slice(0, n)
+            .map((line, index) => `${gutterLine(offset + 1 + index, line)}\n`)
+            .join("")
+        }
+      return made.text
+    }
     const zeros = "0".repeat(64)
     const placeholder = placeholderArtifact("inspect.read", stem, "txt", description)
-    const fits = (result: ToolResult) => envelopeChars("inspect.read", result) <= settings.maxToolResultChars
-    let shown = largestFitting(want, (n) =>
-      fits(build(pageText(n), n, false, zeros, n < want ? placeholder : undefined))
-    )
+    // The envelope measured around an empty text plus the text's own JSON length: the same count as the
+    // whole envelope's JSON (the text is in it once, as data.text), without making that JSON.
+    const fits = (text: string, shown: number, clipped: boolean, artifact: Artifact | undefined) =>
+      envelopeChars("inspect.read", build("", shown, clipped, zeros, artifact)) + jsonStringChars(text) - 2 <=
+      settings.maxToolResultChars
+    let shown = largestFitting(want, (n) => fits(pageText(n), n, false, n < want ? placeholder : undefined))
     let text: string
     let clipped = false
     if (shown < 1 && want > 0) {
@@ -241,9 +258,7 @@ export const readFile = (input: {
       shown = 1
       clipped = true
       const line = pageText(1)
-      const room = largestFitting(line.length, (n) =>
-        fits(build(`${line.slice(0, n)}…\n`, 1, true, zeros, placeholder))
-      )
+      const room = largestFitting(line.length, (n) => fits(`${line.slice(0, n)}…\n`, 1, true, placeholder))
       text = `${line.slice(0, Math.max(0, room))}…\n`
     } else {
       shown = Math.max(0, shown)

@@ -29,6 +29,12 @@ export const parseConfigList = (text: string): ReadonlyArray<ConfigEntry> => {
 /** A path that can never hold a hook: git looks for `/dev/null/<hook>`, which cannot exist. */
 export const NO_HOOKS_PATH = "/dev/null"
 
+/** The folder above an absolute path: where git stops looking for a repository (GIT_CEILING_DIRECTORIES). */
+export const parentOf = (abs: string): string => {
+  const at = abs.replace(/\/+$/, "").lastIndexOf("/")
+  return at <= 0 ? "/" : abs.slice(0, at)
+}
+
 /** The environment of every git call (added to the host's). */
 export const gitEnv = (ceiling: string): Record<string, string> => ({
   GIT_TERMINAL_PROMPT: "0",

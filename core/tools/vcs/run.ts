@@ -12,7 +12,7 @@ import { type ExecResult, Processes } from "../../services/Processes.ts"
 import { Workspace } from "../../services/Workspace.ts"
 import { allowed, allowlistName } from "../../exec/allowlist.ts"
 import { resolveCwd } from "../../exec/cwd.ts"
-import { baseOptions, configEnv, gitEnv, parseConfigList, repositoryOverrides } from "./harden.ts"
+import { baseOptions, configEnv, gitEnv, parentOf, parseConfigList, repositoryOverrides } from "./harden.ts"
 import { classifyFailure } from "./parse.ts"
 
 /** Output bound of reads that may be large (diffs, show). */
@@ -150,11 +150,6 @@ export const openGit = (cwd: string | undefined) =>
     }
     return git
   })
-
-const parentOf = (abs: string): string => {
-  const at = abs.replace(/\/+$/, "").lastIndexOf("/")
-  return at <= 0 ? "/" : abs.slice(0, at)
-}
 
 /** The repository around git's cwd: its top (workspace-relative) and the .git paths git uses. */
 export interface Repository {

@@ -1,17 +1,22 @@
 /**
  * Run by spec/adapters/deno-search-parity.test.ts with `deno run`: the Deno host's Search over the tree
- * at Deno.args[0] answers the queries in the JSON file Deno.args[1], printed as one JSON array (with the
+ * at Deno.args[0] answers the queries in the JSON file Deno.args[1] (with git's candidate list where
+ * Deno.args[2] opts in), printed as one JSON array (with the
  * candidate source of each), so the spec compares them with the Node host's answers to the same queries.
  */
 import * as Effect from "effect/Effect"
 import { makeDenoSearch } from "../../../../adapters/deno/DenoSearch.ts"
 
-const [root, queriesFile] = Deno.args
+const [root, queriesFile, gitFor] = Deno.args
 const queries = JSON.parse(await Deno.readTextFile(queriesFile!)) as Array<{
   kind: "walk" | "grep" | "grepText"
   options: Record<string, unknown>
 }>
-const search = makeDenoSearch(root!)
+// A third argument opts in to git's candidate list, as {"list": boolean, "search": boolean}.
+const search =
+  gitFor === undefined
+    ? makeDenoSearch(root!)
+    : makeDenoSearch(root!, undefined, undefined, undefined, JSON.parse(gitFor))
 const out: Array<unknown> = []
 for (const query of queries) {
   const options = query.options
