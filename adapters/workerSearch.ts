@@ -128,13 +128,36 @@ const appendMatches = (reply: BatchReply, out: Array<GrepMatch>, limit: number) 
   }
 }
 
-/** A small pool of search workers, created lazily, unref'd while idle. */
+/** A small pool of search workers, created lazily, unref'd while idle, stopped after `idleMs` without a search. */
 class WorkerPool {
   private workers: Array<PoolWorker> = []
+  /** Searches running now (each holds every worker). */
+  private running = 0
+  private idleTimer: ReturnType<typeof setTimeout> | undefined
   constructor(
     private readonly size: number,
-    private readonly spawn: SpawnWorker
+    private readonly spawn: SpawnWorker,
+    private readonly idleMs: number | undefined
   ) {}
+
+  /** Stops the workers once no search has run for `idleMs` (their heaps and threads go with them). */
+  private armIdle() {
+    if (this.idleMs === undefined || this.running > 0 || this.workers.length === 0) return
+    const timer = setTimeout(() => {
+      if (this.idleTimer !== timer) return
+      this.idleTimer = undefined
+      if (this.running === 0) void this.terminate()
+    }, this.idleMs)
+    // The idle timer never keeps the process alive where timers can be unref'd (Node).
+    ;(timer as { unref?: () => void }).unref?.()
+    this.idleTimer = timer
+  }
+
+  private cancelIdle() {
+    if (this.idleTimer === undefined) return
+    clearTimeout(this.idleTimer)
+    this.idleTimer = undefined
+  }
 
   private ensure(): Array<PoolWorker> {
     if (this.workers.length === 0) {
@@ -162,6 +185,37 @@ class WorkerPool {
    * other batch, produced or not yet, are `unanswered`.
    */
   run(
+    next: () => Batch | undefined,
+    job: Omit<GrepOptions, "base" | "includeIgnored" | "excludes" | "include"> & { readonly root: string },
+    onBatch?: (filesDone: number, filesKnown: number, known: boolean) => void
+  ): Promise<{ replies: Array<BatchReply>; capped: boolean; unanswered: Array<string> }> {
+    this.cancelIdle()
+    this.running++
+    const done = () => {
+      this.running--
+      this.armIdle()
+    }
+    let searching: ReturnType<WorkerPool["search"]>
+    try {
+      searching = this.search(next, job, onBatch)
+    } catch (error) {
+      // A worker that cannot even be made: the search fails as before, and the count stays true.
+      done()
+      throw error
+    }
+    return searching.then(
+      (answer) => {
+        done()
+        return answer
+      },
+      (error: unknown) => {
+        done()
+        throw error
+      }
+    )
+  }
+
+  private search(
     next: () => Batch | undefined,
     job: Omit<GrepOptions, "base" | "includeIgnored" | "excludes" | "include"> & { readonly root: string },
     onBatch?: (filesDone: number, filesKnown: number, known: boolean) => void
@@ -288,6 +342,7 @@ class WorkerPool {
   }
 
   terminate(): Promise<void> {
+    this.cancelIdle()
     const workers = this.workers
     this.workers = []
     return Promise.all(workers.map((worker) => worker.terminate())).then(() => undefined)
@@ -335,6 +390,8 @@ export interface WorkerSearchHost {
   readonly exec: ((request: ExecRequest) => Effect.Effect<ExecResult, unknown>) | "walk"
   /** Which uses take git's list when there is one (measured in bench:inspect; the results are the same). */
   readonly gitFor: Readonly<Record<Purpose, boolean>>
+  /** How long the workers stay after a search before they are stopped (undefined: until `close`). */
+  readonly idleMs?: number
 }
 
 /** The search over the workspace at `host.root`, with its worker pool; `close` stops the workers. */
@@ -345,7 +402,7 @@ export const makeWorkerSearch = (
   candidatesFrom: (options: WalkOptions, purpose?: Purpose) => Effect.Effect<"git" | "walk">
 } => {
   const { root, tree, insideGit, exec, gitFor } = host
-  const pool = new WorkerPool(host.poolSize, host.spawn)
+  const pool = new WorkerPool(host.poolSize, host.spawn, host.idleMs)
   const stackAt = (options: WalkOptions) =>
     options.includeIgnored
       ? Effect.succeed(IgnoreStack.empty)

@@ -3,11 +3,12 @@
 //   1. The peak VmRSS of each server during one search of the large bench tree (bench/support/tree.ts, 57,000
 //      tracked files plus an ignored node_modules of 32,000, built once and reused by bench:inspect): ours a
 //      workspace_inspect search (default cap), the peer's search_files.
+//      Then both servers' RSS --idle seconds later (default 35: past the search pool's 30 s idle time).
 //   2. Growth: the same search repeated --repeats times (default 1,000) against our server, RSS sampled after
 //      every search: start (after initialize), after the first search, peak, and end, plus the marks at each
 //      tenth. "No growth" reads as: the RSS of the last tenth stays within the range reached early on.
 // Run: npm run build first (our server runs the bundle, as installed), then
-//   npx tsx bench/search-memory.bench.ts [--repeats=1000] [--tree=small|large] [--scale=1]
+//   npx tsx bench/search-memory.bench.ts [--repeats=1000] [--tree=small|large] [--scale=1] [--idle=35]
 // (--tree=small: a 2,000-file tree, as bench:mcp's growth row; large: the bench tree, slower per search).
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -21,6 +22,7 @@ const REPEATS = Number(flag("repeats", "1000"))
 const TREE = flag("tree", "small")
 const SCALE = Number(flag("scale", process.env.AW_BENCH_SCALE ?? "1"))
 const BENCH_DIR = process.env.AW_BENCH_DIR ?? path.join(os.tmpdir(), "aw-bench")
+const IDLE_S = Number(flag("idle", "35"))
 
 const main = async () => {
   const stateHome = fs.mkdtempSync(path.join(os.tmpdir(), "aw-bench-state-"))
@@ -50,6 +52,13 @@ const main = async () => {
     out(
       `  peak during one search of the tree ours ${oursPeak.peak.toFixed(1)} (common, cap 1,000), ${oursPeakRare.peak.toFixed(1)} (rare, all files)  peer ${peerPeak.peak.toFixed(1)} (search_files **/*.ts)  ratio ${(Math.max(oursPeak.peak, oursPeakRare.peak) / peerPeak.peak).toFixed(2)}x`
     )
+    // At rest again: the pool's workers stop SEARCH_WORKERS_IDLE_MS (30 s) after the last search.
+    if (IDLE_S > 0) {
+      await new Promise((resolve) => setTimeout(resolve, IDLE_S * 1000))
+      out(
+        `  at rest ${IDLE_S} s after those searches ours ${rssMiB(ours.pid).toFixed(1)}  peer ${rssMiB(peer.pid).toFixed(1)}  ratio ${(rssMiB(ours.pid) / rssMiB(peer.pid)).toFixed(2)}x`
+      )
+    }
     await peer.close()
     let root = large
     if (TREE === "small") {

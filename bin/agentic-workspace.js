@@ -10,11 +10,15 @@
 if (typeof globalThis.Deno !== "undefined") {
   await import("../adapters/deno/main.ts")
 } else {
-  // The young generation never grows past its first size: a search of a large tree peaks about 20 MiB
-  // lower at a few percent of its time (docs/INSPECT.md "Memory during a search"). Read by V8 when it
-  // would grow the new space, so setting it here, before any work, takes effect (--max-semi-space-size
-  // at runtime does not).
-  ;(await import("node:v8")).setFlagsFromString("--semi-space-growth-factor=1")
+  // V8's heap flags for this process (docs/INSPECT.md "Memory during a search"): a young generation keeps
+  // its first size instead of doubling under a search's allocation rate (the main thread's is 1 MiB); a
+  // search worker's starts at 4 MiB (--min-semi-space-size is read when a heap is configured: the workers',
+  // not the main thread's, which already is); the old generation may grow by half its live size between
+  // full collections, so the garbage of a few large searches (git's 5 MB listing each) is not kept. V8
+  // resets the growth factor to 2 each time it configures a heap, so it is set again once each worker runs.
+  const v8 = await import("node:v8")
+  v8.setFlagsFromString("--semi-space-growth-factor=1 --min-semi-space-size=4 --heap-growing-percent=50")
+  process.on("worker", (worker) => worker.once("online", () => v8.setFlagsFromString("--semi-space-growth-factor=1")))
   const { existsSync, realpathSync } = await import("node:fs")
   const { fileURLToPath } = await import("node:url")
   const here = realpathSync(fileURLToPath(import.meta.url))

@@ -2,6 +2,7 @@
  * The Processes port on Node: node:child_process without a shell, one process group per job
  * (`detached: true`), each job under supervisor.mjs, which outlives the adapter process.
  */
+import { isAscii } from "node:buffer"
 import { spawn, spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as fsp from "node:fs/promises"
@@ -162,6 +163,46 @@ const launch = async (jobDir: string): Promise<Launched> => {
   return { ...base, startError: `the job supervisor did not report within ${LAUNCH_WAIT_MS / 1000} s` }
 }
 
+/** Bytes decoded at once: a piece of text this large is a large object to V8, never copied by a scavenge. */
+const OUTPUT_PIECE_BYTES = 256 * 1024
+
+/**
+ * One stream's output as text, decoded in pieces of OUTPUT_PIECE_BYTES as it arrives: exactly what
+ * `Buffer.concat(chunks).toString("utf8")` gives (a streaming TextDecoder splits no sequence and keeps a
+ * BOM; ASCII pieces before the first other byte are the same characters read as latin1, at a fraction of
+ * the cost), without ever joining the whole output into one Buffer. git's 5 MB listing for a search was
+ * held three times at once that way (the chunks, their concat, the string), and the concat's large malloc
+ * grew the main malloc arena search after search (docs/INSPECT.md "Memory during a search").
+ */
+const outputText = () => {
+  let text = ""
+  let decoder: TextDecoder | undefined
+  let pending: Array<Buffer> = []
+  let pendingBytes = 0
+  const decode = () => {
+    if (pendingBytes === 0) return
+    const bytes = pending.length === 1 ? pending[0]! : Buffer.concat(pending, pendingBytes)
+    pending = []
+    pendingBytes = 0
+    if (decoder === undefined && isAscii(bytes)) text += bytes.toString("latin1")
+    else {
+      decoder ??= new TextDecoder("utf-8", { ignoreBOM: true })
+      text += decoder.decode(bytes, { stream: true })
+    }
+  }
+  return {
+    write: (chunk: Buffer) => {
+      pending.push(chunk)
+      pendingBytes += chunk.length
+      if (pendingBytes >= OUTPUT_PIECE_BYTES) decode()
+    },
+    end: () => {
+      decode()
+      return decoder === undefined ? text : text + decoder.decode()
+    }
+  }
+}
+
 /** `exec` on Node: spawn without a shell in its own process group, bounded output, the group killed on timeout. */
 export const nodeExec = (request: ExecRequest): Effect.Effect<ExecResult, ToolError> =>
   Effect.async<ExecResult, ToolError>((resume) => {
@@ -179,7 +220,7 @@ export const nodeExec = (request: ExecRequest): Effect.Effect<ExecResult, ToolEr
       windowsHide: true,
       stdio: ["pipe", "pipe", "pipe"]
     })
-    const streams = { stdout: [] as Array<Buffer>, stderr: [] as Array<Buffer> }
+    const streams = { stdout: outputText(), stderr: outputText() }
     const sizes = { stdout: 0, stderr: 0 }
     let truncated = false
     let timedOut = false
@@ -192,7 +233,7 @@ export const nodeExec = (request: ExecRequest): Effect.Effect<ExecResult, ToolEr
       }
       const kept = chunk.length > room ? chunk.subarray(0, room) : chunk
       if (kept.length < chunk.length) truncated = true
-      streams[name].push(kept)
+      streams[name].write(kept)
       sizes[name] += kept.length
     }
     child.stdout.on("data", collect("stdout"))
@@ -232,8 +273,8 @@ export const nodeExec = (request: ExecRequest): Effect.Effect<ExecResult, ToolEr
         Effect.succeed({
           exitCode,
           signal,
-          stdout: Buffer.concat(streams.stdout).toString("utf8"),
-          stderr: Buffer.concat(streams.stderr).toString("utf8"),
+          stdout: streams.stdout.end(),
+          stderr: streams.stderr.end(),
           timedOut,
           truncated
         })

@@ -1,7 +1,8 @@
 /**
  * The Search port on Node: the shared worker search (adapters/workerSearch.ts) over sync node:fs reads,
  * with a pool of worker threads running searchWorker.js. Workers are started on the first search, stay
- * unref'd while idle, and are stopped when the runtime is disposed.
+ * unref'd while idle, and are stopped SEARCH_WORKERS_IDLE_MS after the last search or when the runtime is
+ * disposed.
  */
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -20,6 +21,14 @@ import { SEARCH_WORKER_SOURCE } from "./scripts.generated.ts"
 
 export { GIT_FOR } from "../workerSearch.ts"
 import { GIT_FOR } from "../workerSearch.ts"
+
+/**
+ * How long the pool's workers stay after a search. Two workers hold about 10 MiB after small searches and
+ * 40 MiB after searches of a 57,000-file tree, and starting them again costs the next search about 0.3 s
+ * (2 cores, loaded): long enough to keep them through an agent's run of searches, short enough that a
+ * server at rest goes back to its size at start (docs/INSPECT.md "Memory during a search").
+ */
+export const SEARCH_WORKERS_IDLE_MS = 30_000
 
 /**
  * The search worker (searchWorker.js, carried inline by scripts.generated.ts) as a data: URL: a
@@ -52,7 +61,9 @@ export const makeNodeSearch = (
    */
   exec: ((request: ExecRequest) => Effect.Effect<ExecResult, unknown>) | "walk" = nodeExec,
   /** Which uses take git's list when there is one (measured in bench:inspect; the results are the same). */
-  gitFor: Readonly<Record<Purpose, boolean>> = GIT_FOR
+  gitFor: Readonly<Record<Purpose, boolean>> = GIT_FOR,
+  /** How long the workers outlive a search (their heaps and threads then go; the next search starts new ones). */
+  idleMs: number = SEARCH_WORKERS_IDLE_MS
 ) => {
   const tree: SyncTree = {
     readDir: (rel) => {
@@ -87,7 +98,8 @@ export const makeNodeSearch = (
     tree,
     insideGit,
     exec,
-    gitFor
+    gitFor,
+    idleMs
   })
 }
 

@@ -96,13 +96,13 @@ export const nameFilter = (text: string): ((name: string) => boolean) | undefine
     else return undefined
   }
   if (any) return () => true
+  // Asked for every file of a search: plain loops, so a call allocates nothing but the lowered name.
   return (given) => {
     const name = given.toLowerCase()
-    return (
-      names.has(name) ||
-      suffixes.some((suffix) => name.endsWith(suffix)) ||
-      prefixes.some((prefix) => name.startsWith(prefix))
-    )
+    if (names.has(name)) return true
+    for (const suffix of suffixes) if (name.endsWith(suffix)) return true
+    for (const prefix of prefixes) if (name.startsWith(prefix)) return true
+    return false
   }
 }
 

@@ -442,6 +442,32 @@ export const servicesSuite = (name: string, fixture: HostFixture): ReadonlyArray
         assert.equal(missing.code, "NOT_FOUND")
       }))
 
+    test("processes: exec's output is the UTF-8 text of all its bytes however they arrive (sequences split between writes, invalid bytes, more than 256 KiB; cut at maxOutputBytes)", () =>
+      withHost(fixture, async ({ root, run }) => {
+        // 300 KiB of ASCII, then "é" and "€" split between writes, a BOM inside the text and a byte that is
+        // never UTF-8; each write a few ms after the last, so the reader gets them as separate chunks.
+        const writer = `const parts = [Buffer.alloc(300 * 1024, 0x78), Buffer.from([0xc3]), Buffer.from([0xa9, 0xef, 0xbb]), Buffer.from([0xbf, 0xe2, 0x82]), Buffer.from([0xac, 0xff, 0x62])]; const next = () => { const part = parts.shift(); if (part === undefined) return; process.stdout.write(part, () => setTimeout(next, 5)) }; next()`
+        const ascii = "x".repeat(300 * 1024)
+        const exec = (maxOutputBytes?: number) =>
+          run(
+            Effect.flatMap(Processes, (p) =>
+              p.exec({
+                argv: script(writer),
+                cwd: root.root,
+                timeoutMs: 30_000,
+                ...(maxOutputBytes === undefined ? {} : { maxOutputBytes })
+              })
+            )
+          )
+        const whole = await exec()
+        assert.equal(whole.stdout, `${ascii}é\ufeff€\ufffdb`)
+        assert.equal(whole.truncated, false)
+        // Cut inside "é": the half sequence at the end is one replacement character.
+        const cut = await exec(300 * 1024 + 1)
+        assert.equal(cut.stdout, `${ascii}\ufffd`)
+        assert.equal(cut.truncated, true)
+      }))
+
     test("processes: a job runs under the supervisor protocol (spec.json in, started.json and exit.json out, logs appended)", () =>
       withHost(fixture, async ({ root, run }) => {
         const jobDir = `${root.root}/.agentic/jobs/job_conformance`
