@@ -14,6 +14,7 @@ import * as path from "node:path"
 import * as Effect from "effect/Effect"
 import { afterAll, describe, expect, it } from "vitest"
 import { makeNodeSearch } from "../../adapters/node/NodeSearch.ts"
+import { literalGrep } from "../support/grep.ts"
 import { makeTempDir, REPO } from "../support/workspace.ts"
 
 const dirs: Array<string> = []
@@ -239,20 +240,8 @@ describe("the LM Studio plugin bundled as LM Studio bundles it (issue 17, Delive
     await fs.writeFile(path.join(root, "a.txt"), "needle\n")
     const broken = new URL(`data:text/javascript,${encodeURIComponent('throw new Error("worker failed at start")')}`)
     const search = makeNodeSearch(root, 2, broken)
-    const options = {
-      base: "",
-      includeIgnored: false,
-      excludes: [],
-      include: [],
-      source: "needle",
-      flags: "",
-      literal: "needle",
-      context: 0,
-      maxMatches: 10,
-      maxLineChars: 200,
-      maxFileBytes: 1_000_000
-    }
-    const first = await Effect.runPromise(Effect.either(search.grep(options as never)))
+    const options = literalGrep("needle", { maxMatches: 10 })
+    const first = await Effect.runPromise(Effect.either(search.grep(options)))
     expect(first._tag).toBe("Left")
     expect(JSON.stringify(first)).toContain("worker failed at start")
     // An idle worker that dies later is dropped from the pool, not thrown.

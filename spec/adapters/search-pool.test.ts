@@ -9,7 +9,7 @@ import type { Worker } from "node:worker_threads"
 import * as Effect from "effect/Effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { makeNodeSearch, SEARCH_WORKERS_IDLE_MS } from "../../adapters/node/NodeSearch.ts"
-import type { GrepOptions } from "../../core/services/Search.ts"
+import { literalGrep } from "../support/grep.ts"
 import { makeTempDir } from "../support/workspace.ts"
 
 let root: string
@@ -22,19 +22,7 @@ afterAll(async () => {
   await fs.rm(root, { recursive: true, force: true })
 })
 
-const options: GrepOptions = {
-  base: "",
-  includeIgnored: false,
-  excludes: [],
-  include: [],
-  source: "needle",
-  flags: "",
-  literal: "needle",
-  context: 0,
-  maxMatches: 10_000,
-  maxLineChars: 200,
-  maxFileBytes: 1_000_000
-}
+const options = literalGrep("needle")
 
 /** The worker threads started while `run` runs. */
 const started = async (run: () => Promise<unknown>) => {

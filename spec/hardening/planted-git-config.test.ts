@@ -10,8 +10,8 @@ import * as path from "node:path"
 import * as Effect from "effect/Effect"
 import { afterEach, describe, expect, it } from "vitest"
 import { makeNodeSearch } from "../../adapters/node/NodeSearch.ts"
-import type { GrepOptions } from "../../core/services/Search.ts"
 import { git, ok, openGitWorkspace, writeTree } from "../inspect/support.ts"
+import { literalGrep } from "../support/grep.ts"
 import { makeTempDir, type TempWorkspace } from "../support/workspace.ts"
 
 let ws: TempWorkspace | undefined
@@ -80,19 +80,7 @@ describe("a repository's planted git config never runs a program from workspace_
     const viaWalk = makeNodeSearch(ws.dir, 1, undefined, "walk")
     try {
       const walkOptions = { base: "", includeIgnored: false, excludes: [], directories: true, maxEntries: 10_000 }
-      const grepOptions: GrepOptions = {
-        base: "",
-        includeIgnored: false,
-        excludes: [],
-        include: [],
-        source: "needle",
-        flags: "",
-        literal: "needle",
-        context: 0,
-        maxMatches: 100,
-        maxLineChars: 500,
-        maxFileBytes: 1_000_000
-      }
+      const grepOptions = literalGrep("needle", { maxMatches: 100, maxLineChars: 500 })
       // The git path is the one taken (this is what the test is about), for both uses.
       expect(await Effect.runPromise(viaGit.candidatesFrom(walkOptions, "list"))).toBe("git")
       expect(
