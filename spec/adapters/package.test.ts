@@ -280,6 +280,25 @@ describe("installed into an empty project with npm install --omit=dev", () => {
     }
   })
 
+  it("issue 31: a runtime file missing from the installation fails at start-up with exit 2, naming it", async () => {
+    const supervisor = path.join(project, "node_modules/agentic-workspace/dist/browserSupervisor.js")
+    const aside = `${supervisor}.aside`
+    await fs.rename(supervisor, aside)
+    try {
+      const result = await run(
+        "npx",
+        ["--no", "--", "agentic-workspace", "tools", "--root", workspaceRoot],
+        project,
+        CLEAN_ENV
+      )
+      expect(result.code).toBe(2)
+      expect(result.stdout).toBe("")
+      expect(result.stderr).toContain(`missing ${await fs.realpath(path.dirname(supervisor))}/browserSupervisor.js`)
+    } finally {
+      await fs.rename(aside, supervisor)
+    }
+  })
+
   it("the embedding API imports by package name (export map) and opens a workspace", async () => {
     const script = [
       'import { openWorkspace, VERSION } from "agentic-workspace"',
