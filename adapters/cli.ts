@@ -125,6 +125,8 @@ Usage: agentic-workspace <verb> [arguments] [--root DIR] [--set key=value]...
   deny [ID] [REASON...]    deny a pending record (without ID: the newest pending one)
   review [--port N] [--open] a review page on 127.0.0.1: pending approvals (diffs, commands), the plan, what
                            happened; Accept or Deny with one click (Node)
+  workspaces SUB --json    the Workspaces tools' data for the terminal (status, review, changes, receipt,
+                           reconcile, confirm, commit, push, branch); the working copy is --root (or --project)
   host                     the runtime and host this command runs on, as JSON
   verify [--runs N] [--seed S] [--host node|deno|memory] [--json]
                            prove the host gates as the reference model says (model-based test; exit 0 ok, 1 not)
@@ -179,6 +181,15 @@ each pending approval as what it binds (a transaction's diff per file, a command
 match and sandbox, a git command with its refs), the plan, and what happened (transactions, commits, jobs
 with a live tail, research, task boards); Accept and Deny decide exactly the record shown. --open also
 opens the URL in the desktop's browser. Stop with Ctrl-C.
+`,
+  workspaces: `agentic-workspace workspaces status|review|changes|receipt|reconcile [--root DIR | --project DIR] --json
+    [--limit N --offset N] [--request-id ID]
+agentic-workspace workspaces confirm --request-id ID [--yes] [--root DIR]
+agentic-workspace workspaces commit MESSAGE | push REMOTE BRANCH | branch NAME [START] [--yes] [--root DIR]
+
+The Workspaces tools' data for the terminal, one JSON document on stdout (docs/WORKSPACES.md). The working
+copy is --root DIR or --project DIR (one is required: the current folder is never assumed). Reads refuse
+--yes; commit, push and branch act only with --yes and otherwise print what they would do.
 `,
   host: `agentic-workspace host
 
@@ -459,6 +470,11 @@ const decideVerb = (verb: "accept" | "deny", line: ParsedLine, host: CliHost) =>
     return result.decided === undefined ? 1 : 0
   })
 
+/** The flags (besides --root, --set and --help) of the verbs that refuse any other. */
+export const VERB_FLAGS: Record<string, ReadonlyArray<string>> = {
+  mcp: ["http", "token", "review-port"]
+}
+
 /** Runs one command line; resolves to the exit code. */
 export const runCli = async (argv: ReadonlyArray<string>, host: CliHost): Promise<number> => {
   const line = parseLine(argv, host.cwd)
@@ -479,6 +495,16 @@ export const runCli = async (argv: ReadonlyArray<string>, host: CliHost): Promis
   }
   if (handler === undefined) {
     host.stderr(`agentic-workspace: unknown verb "${verb}".\n\n${USAGE}`)
+    return 2
+  }
+  // A flag the verb does not know is refused before anything opens or serves, never ignored (a mistyped
+  // --http would otherwise serve stdio).
+  const known = VERB_FLAGS[verb]
+  const unknown = known === undefined ? [] : Object.keys(line.flags).filter((flag) => !known.includes(flag))
+  if (unknown.length > 0) {
+    host.stderr(
+      `agentic-workspace: ${verb} does not take --${unknown.join(", --")}; it takes ${known!.length === 0 ? "no flags" : `--${known!.join(", --")}`} besides --root and --set.\n\n${VERB_HELP[verb] ?? USAGE}`
+    )
     return 2
   }
   return handler(line, host)

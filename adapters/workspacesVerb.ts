@@ -1,6 +1,6 @@
 /**
  * `agentic-workspace workspaces status|review|changes|receipt|reconcile|confirm|commit|push|branch
- * --project DIR --json`: the Workspaces tools' data for the terminal, one JSON document on stdout.
+ * --root DIR (or --project DIR) --json`: the Workspaces tools' data for the terminal, one JSON document on stdout.
  * Reads never replay anything (`--yes` on a read is refused); `confirm --request-id ID --yes` confirms a
  * pending model request after showing it; commit, push and branch with `--yes` act directly with a fresh
  * request id and a receipt like any other, and without `--yes` print what they would do and do nothing.
@@ -88,15 +88,24 @@ export const workspacesVerb = async (
   const [sub, ...rest] = line.positional
   if (sub === undefined || ![...READS, ...MUTATIONS].includes(sub))
     return usage(host, `workspaces needs one of: ${[...READS, ...MUTATIONS].join(", ")}.`)
-  const project = line.flags["project"]
-  if (typeof project !== "string") return usage(host, "workspaces needs --project DIR (the working copy's root).")
+  // --root is the working copy as for every other verb; --project (the integration spec's name) says the same.
+  const given = line.flags["project"]
+  if (given === true) return usage(host, "--project takes DIR (the working copy's root).")
+  if (given !== undefined && line.rootGiven) {
+    const projectRoot = given.startsWith("/") ? given : `${host.cwd.replace(/\/$/, "")}/${given}`
+    if (projectRoot.replace(/\/+$/, "") !== line.root.replace(/\/+$/, ""))
+      return usage(host, `--root ${line.root} and --project ${given} name different folders; give one of them.`)
+  }
+  const project = given ?? (line.rootGiven ? line.root : undefined)
+  if (project === undefined)
+    return usage(host, "workspaces needs --root DIR (or --project DIR): the working copy's root.")
   const yes = line.flags["yes"] === true
   // Only the verb's own flags: anything else (a --token, a --force) is refused, never ignored.
   const unknown = Object.keys(line.flags).filter((flag) => !WORKSPACES_FLAGS.includes(flag))
   if (unknown.length > 0)
     return usage(
       host,
-      `workspaces takes only --${WORKSPACES_FLAGS.join(", --")}; remove --${unknown.join(", --")} (credentials stay with git and gh).`
+      `workspaces takes only --root, --set, --${WORKSPACES_FLAGS.join(", --")}; remove --${unknown.join(", --")} (credentials stay with git and gh).`
     )
   if (READS.includes(sub) && yes) return usage(host, `--yes confirms a mutation; ${sub} is a read and takes no --yes.`)
   const root = project.startsWith("/") ? project : `${host.cwd.replace(/\/$/, "")}/${project}`

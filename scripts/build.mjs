@@ -2,10 +2,11 @@
 /**
  * `npm run build` (and `prepack`): the package's dist/.
  *
- * - esbuild bundles the Node entries into one flat folder, ESM for Node 20 with source maps, code split so
+ * - esbuild bundles the Node entries into one flat folder, ESM for Node 20 (source maps only with
+ *   `--sourcemap`: the package ships none), code split so
  *   every dynamic `import()` (the MCP SDK for `mcp`, minisearch for semantic_search, a host) stays a lazy
  *   chunk. Two builds: the command (dist/cli.js) with its npm dependencies bundled in, for start-up; the
- *   embedding API (dist/index.js, dist/mcp.js) with npm packages external, resolved from the tarball's
+ *   embedding API (dist/index.js, dist/mcp.js) with the packages an embedder shares external (API_EXTERNAL), resolved from the tarball's
  *   dependencies, so an embedder's `effect` and MCP SDK are the same instances as ours.
  * - The worker and supervisor scripts are plain JS and are copied beside the bundle: the code that spawns
  *   them resolves them with `new URL("./…", import.meta.url)`, which in a flat dist/ is dist/ itself.
@@ -44,6 +45,37 @@ export const SCRIPTS = ["adapters/node/searchWorker.js", "adapters/node/supervis
 /** The review page's static files, copied to dist/review-static/. */
 export const REVIEW_STATIC = "adapters/review/review-static"
 
+/** `--sourcemap` (or AGENTIC_WORKSPACE_SOURCEMAP=1): write source maps beside the bundles; the package ships none. */
+const SOURCEMAP = process.argv.includes("--sourcemap") || process.env.AGENTIC_WORKSPACE_SOURCEMAP === "1"
+
+/**
+ * What the embedding API leaves to node_modules: the packages whose instances or types an embedder shares
+ * with us (effect and @effect/platform, whose types the declarations name; the MCP SDK, whose servers
+ * attachToMcpServer takes; fast-check, named by agentic-workspace/verify's types) and the browser driver.
+ * Everything else (undici, @effect/platform-node's client, parse5, minimatch, ...) is bundled, so it is a
+ * devDependency and the installed package does not carry its tree (issue 31: the install size).
+ */
+export const API_EXTERNAL = [
+  "effect",
+  "effect/*",
+  "@effect/platform",
+  "@effect/platform/*",
+  "@modelcontextprotocol/sdk",
+  "@modelcontextprotocol/sdk/*",
+  "fast-check",
+  ...CLI_EXTERNAL
+]
+
+/** CommonJS dependencies bundled into ESM get `require`, `__filename` and `__dirname` (write-file-atomic needs it). */
+const REQUIRE_BANNER = [
+  'import { createRequire as __awCreateRequire } from "node:module";',
+  'import { fileURLToPath as __awFileURLToPath } from "node:url";',
+  "const require = __awCreateRequire(import.meta.url);",
+  // write-file-atomic names its temp files after __filename.
+  "const __filename = __awFileURLToPath(import.meta.url);",
+  'const __dirname = __awFileURLToPath(new URL(".", import.meta.url));'
+].join(" ")
+
 fs.rmSync(DIST, { recursive: true, force: true })
 fs.mkdirSync(DIST, { recursive: true })
 
@@ -55,7 +87,8 @@ const common = {
   format: "esm",
   platform: "node",
   target: "node20",
-  sourcemap: true,
+  // Source maps are opt-in (`npm run build -- --sourcemap`): they were 14.6 MB of a 19 MB unpacked tarball.
+  sourcemap: SOURCEMAP,
   chunkNames: "chunk-[hash]",
   metafile: true,
   logLevel: "warning",
@@ -87,20 +120,16 @@ const cli = await esbuild.build({
   external: CLI_EXTERNAL,
   // Minified: parsing and compiling the bundle is most of a start; the source maps keep stack traces readable.
   minify: true,
-  banner: {
-    js: [
-      'import { createRequire as __awCreateRequire } from "node:module";',
-      'import { fileURLToPath as __awFileURLToPath } from "node:url";',
-      "const require = __awCreateRequire(import.meta.url);",
-      // write-file-atomic names its temp files after __filename.
-      "const __filename = __awFileURLToPath(import.meta.url);",
-      'const __dirname = __awFileURLToPath(new URL(".", import.meta.url));'
-    ].join(" ")
-  }
+  banner: { js: REQUIRE_BANNER }
 })
 // The embedding API: npm packages external (the tarball's dependencies), so an embedder's effect and
 // MCP SDK are the same instances as ours.
-const api = await esbuild.build({ ...common, entryPoints: entries(["index", "mcp", "verify"]), packages: "external" })
+const api = await esbuild.build({
+  ...common,
+  entryPoints: entries(["index", "mcp", "verify"]),
+  external: API_EXTERNAL,
+  banner: { js: REQUIRE_BANNER }
+})
 const result = {
   metafile: {
     inputs: { ...api.metafile.inputs, ...cli.metafile.inputs },
@@ -114,12 +143,12 @@ for (const script of SCRIPTS) fs.copyFileSync(path.join(REPO, script), path.join
 fs.cpSync(path.join(REPO, REVIEW_STATIC), path.join(DIST, "review-static"), { recursive: true })
 // The browser session supervisor is TypeScript (it shares core/tools/browser/egress.ts): one ESM file beside
 // the bundle, dist/browserSupervisor.js, which NodeBrowser runs with plain node (tsx is a dev dependency,
-// absent from an installed package). Its npm imports (undici) stay external, resolved from the tarball's dependencies.
+// absent from an installed package). Its own process: its npm imports (undici, effect) are bundled in.
 await esbuild.build({
   ...common,
   splitting: false,
   metafile: false,
-  packages: "external",
+  banner: { js: REQUIRE_BANNER },
   entryPoints: { browserSupervisor: path.join(REPO, SUPERVISOR_ENTRY) }
 })
 

@@ -6,11 +6,11 @@
  * Elements are found by DevTools' backendNodeId, which stays valid across connections.
  */
 import { spawn } from "node:child_process"
-import { createRequire } from "node:module"
+import * as nodeModule from "node:module"
 import * as fs from "node:fs"
 import * as fsp from "node:fs/promises"
 import * as path from "node:path"
-import { fileURLToPath, pathToFileURL } from "node:url"
+import { pathToFileURL } from "node:url"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
@@ -35,21 +35,20 @@ import {
 } from "../../core/services/browserFiles.ts"
 import { decodeJobFile } from "../../core/services/jobFiles.ts"
 import { processIdentity } from "./NodeProcesses.ts"
+import { BROWSER_SUPERVISOR, SUPERVISOR_FROM_SOURCE } from "./runtimeFiles.ts"
 
 /**
- * The supervisor script, beside this module. In a checkout this module is NodeBrowser.ts and the supervisor
- * is browserSupervisor.ts, run through tsx; in the package this module is bundled into dist/ and the
- * supervisor is dist/browserSupervisor.js (scripts/build.mjs), run by plain node (tsx is not installed there).
+ * The supervisor script, beside this module (adapters/node/runtimeFiles.ts): browserSupervisor.ts through
+ * tsx in a checkout, dist/browserSupervisor.js (scripts/build.mjs) under plain node in the package.
+ * node:module is imported as a namespace: a bundler banner (lmstudio-js's) may declare `createRequire` at
+ * the bundle's top level, and a second top-level binding of that name would not load.
  */
-const FROM_SOURCE = fileURLToPath(import.meta.url).endsWith(".ts")
-export const BROWSER_SUPERVISOR = fileURLToPath(
-  new URL(FROM_SOURCE ? "./browserSupervisor.ts" : "./browserSupervisor.js", import.meta.url)
-)
+export { BROWSER_SUPERVISOR }
 
 /** How node runs the supervisor: the tsx loader for the .ts source, nothing for the built .js. */
 const supervisorArgv = (): Array<string> =>
-  FROM_SOURCE
-    ? ["--import", pathToFileURL(createRequire(import.meta.url).resolve("tsx/esm")).href, BROWSER_SUPERVISOR]
+  SUPERVISOR_FROM_SOURCE
+    ? ["--import", pathToFileURL(nodeModule.createRequire(import.meta.url).resolve("tsx/esm")).href, BROWSER_SUPERVISOR]
     : [BROWSER_SUPERVISOR]
 
 /** The executables tried when browserExecutablePath is empty, in order. */
@@ -161,6 +160,12 @@ const launch = async (spec: {
       allowPrivateNetwork: spec.allowPrivateNetwork
     } satisfies BrowserSpec)
   )
+  if (!fs.existsSync(BROWSER_SUPERVISOR))
+    throw toolError(
+      "RUNTIME_UNAVAILABLE",
+      `The browser supervisor ${BROWSER_SUPERVISOR} is missing beside this build of agentic-workspace; reinstall the package (or run npm run build in a checkout).`,
+      { file: BROWSER_SUPERVISOR }
+    )
   const out = fs.openSync(path.join(spec.sessionDir, "supervisor.log"), "a")
   const child = spawn(process.execPath, [...supervisorArgv(), spec.sessionDir], {
     detached: true,

@@ -1,18 +1,17 @@
 /**
  * Sub-agent workers on Node: `node bin/agentic-workspace.js agent-worker --root ROOT RUN_ID`, detached in
  * its own process group, output to the run's worker.log. The bin runs the sources through tsx in a
- * checkout and dist/ when installed, so the worker is always this toolkit's own code.
+ * checkout and dist/ when installed, so the worker is always this toolkit's own code. The bin is found from
+ * this code's own location (runtimeFiles.ts), the sources' and the flat dist/'s alike.
  */
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { fileURLToPath } from "node:url"
 import * as Effect from "effect/Effect"
 import { toolError } from "../../core/protocol/errors.ts"
 import type { RunWorkersShape } from "../../core/services/RunWorkers.ts"
 import { processIdentity } from "./identity.ts"
-
-const BIN = fileURLToPath(new URL("../../bin/agentic-workspace.js", import.meta.url))
+import { WORKER_BIN as BIN } from "./runtimeFiles.ts"
 
 const signal = (pid: number, name: NodeJS.Signals) => {
   try {
@@ -31,6 +30,7 @@ export const nodeRunWorkers: RunWorkersShape = {
     Effect.try({
       try: () => {
         const dir = path.join(root, ".agentic", "runs", runId)
+        if (!fs.existsSync(BIN)) throw new Error(`${BIN} is missing; reinstall the package`)
         const log = fs.openSync(path.join(dir, "worker.log"), "a")
         // The worker must not inherit a key path or model key it was not given: the environment is the host's.
         const child = spawn(process.execPath, [BIN, "agent-worker", "--root", root, runId], {

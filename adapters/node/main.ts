@@ -3,6 +3,17 @@ import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { runCli } from "../cli.ts"
 import { NODE_CAPABILITIES, openNodeSession } from "./host.ts"
+import { missingRuntimeFiles } from "./runtimeFiles.ts"
+
+// A package that lost a file it runs later (the bin a sub-agent worker re-runs, the browser supervisor, the
+// review page) stops here, naming it, rather than as a run "interrupted" or a browser that "did not start".
+const missing = missingRuntimeFiles()
+if (missing.length > 0) {
+  process.stderr.write(
+    `agentic-workspace: this installation is missing ${missing.join(", ")}; reinstall the package (in a checkout: npm ci, or npm run build for dist/).\n`
+  )
+  process.exit(2)
+}
 
 /** All of standard input as text (`call TOOL -`). */
 const readStdin = async (): Promise<string> => {

@@ -7,10 +7,10 @@ import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { fileURLToPath } from "node:url"
 import type { SandboxPolicy, SandboxSupport } from "../../core/services/Sandbox.ts"
 import { keysDir } from "../../core/gate/key.ts"
 import { nodeKeyEnv } from "./NodeKey.ts"
+import { CAPTURE_DIFF_SOURCE } from "./scripts.generated.ts"
 
 /** The private HOME inside the sandbox (on its private /tmp). */
 export const SANDBOX_HOME = "/tmp/home"
@@ -29,15 +29,14 @@ export interface SandboxWrapper {
   readonly captureTemp?: string
 }
 
-/** The capture differ, beside this file. */
-export const CAPTURE_DIFF = fileURLToPath(new URL("./captureDiff.mjs", import.meta.url))
-
 /**
  * Capture's outer wrapper, run as `unshare -Urm sh -c CAPTURE_SCRIPT sh <lower> <upper> <work> <merged> <node>
- * <differ> <outDir> <bwrap argv...> <command...>`: in a new user and mount namespace it mounts an overlay of
- * the root (the real tree is the read-only lower layer), runs bubblewrap with the merged view bound at the
+ * <differ's source> <outDir> <bwrap argv...> <command...>`: in a new user and mount namespace it mounts an
+ * overlay of the root (the real tree is the read-only lower layer), runs bubblewrap with the merged view bound at the
  * root's path, then runs the differ and exits with the command's status. bubblewrap 0.8 has no overlay options.
  * Before the command it writes `<outDir>/started`, whose ctime the differ compares with the real files'.
+ * The differ is captureDiff.mjs carried inline (scripts.generated.ts) and run with `node --eval`, so no
+ * build of this host (dist/, the LM Studio bundle) needs a file beside it.
  */
 export const CAPTURE_SCRIPT = [
   "trap : TERM INT HUP",
@@ -46,7 +45,7 @@ export const CAPTURE_SCRIPT = [
   // The start mark: a file changed in the real tree after it (its ctime, which no process can set) changed while the command ran.
   'mkdir -p "$o" && : > "$o/started"',
   '"$@"; code=$?',
-  '"$n" "$d" "$l" "$m" "$u" "$o" 3>&-',
+  '"$n" --input-type=module --eval "$d" agentic-workspace-capture "$l" "$m" "$u" "$o" 3>&-',
   "exit $code"
 ].join("\n")
 
@@ -274,7 +273,7 @@ export const wrapperFor = (policy: SandboxPolicy, cwd: string, jobDir: string): 
         work,
         merged,
         process.execPath,
-        CAPTURE_DIFF,
+        CAPTURE_DIFF_SOURCE,
         outDir,
         ...inner.argv
       ],

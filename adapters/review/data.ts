@@ -17,6 +17,7 @@ import { type ApprovalRecord, EXPIRY_MS } from "../../core/gate/records.ts"
 import { toolError, type ToolError } from "../../core/protocol/errors.ts"
 import type { WorkspaceRuntime } from "../../core/runtime.ts"
 import { StateStore } from "../../core/store/StateStore.ts"
+import { readHostState } from "../hostState.ts"
 import { TransactionRecordSchema } from "../../core/tools/edit/record.ts"
 import { loadProject } from "../../core/tools/research/load.ts"
 import { BoardSchema } from "../../core/tools/tasks/board.ts"
@@ -108,6 +109,11 @@ export interface ReviewCard {
 export interface ReviewState {
   readonly root: string
   readonly mode: 0 | 1 | 2
+  /**
+   * Whose mode `mode` is: "server" when .agentic/host.json records a server that still runs (its mode, which
+   * staged the records), "page" when none does (the review's own settings, which staged nothing).
+   */
+  readonly modeOf: "server" | "page"
   readonly now: string
   readonly pending: ReadonlyArray<ReviewCard>
   readonly plans: ReadonlyArray<ReviewCard>
@@ -318,9 +324,20 @@ const boardsOf = (changes: Record<string, unknown>) =>
     return boards
   })
 
+const isRunning = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as { code?: string }).code === "EPERM"
+  }
+}
+
 /** The page's state, read fresh (nothing is written). */
 export const reviewState = async (runtime: WorkspaceRuntime): Promise<ReviewState> => {
   const listing = await runtime.call("workspace_inspect", { action: "changes" })
+  const server = await readHostState(runtime)
+  const serverMode = server?.pid !== undefined && isRunning(server.pid) ? server.settings.permissionMode : undefined
   const changes =
     listing.ok && listing.data !== null && typeof listing.data === "object"
       ? (listing.data as Record<string, unknown>)
@@ -340,7 +357,8 @@ export const reviewState = async (runtime: WorkspaceRuntime): Promise<ReviewStat
       )
       return {
         root: runtime.info.root,
-        mode: runtime.settings.permissionMode,
+        mode: serverMode ?? runtime.settings.permissionMode,
+        modeOf: serverMode === undefined ? "page" : "server",
         now: new Date().toISOString(),
         pending,
         plans,

@@ -52,7 +52,7 @@ describe("CLI manners (issue 17, Deliver 7)", () => {
   it("--help and -h per verb print that verb's help and do nothing else: no workspace opened, no server started, no .agentic/ written", async () => {
     const dir = await tempDir()
     const { run, state } = inProcess(dir)
-    for (const verb of ["mcp", "call", "tools", "approvals", "accept", "deny", "host"]) {
+    for (const verb of ["mcp", "call", "tools", "approvals", "accept", "deny", "host", "workspaces"]) {
       for (const flag of ["--help", "-h"]) {
         const result = await run([verb, flag, "--root", dir])
         expect(result.code, `${verb} ${flag}`).toBe(0)
@@ -62,6 +62,43 @@ describe("CLI manners (issue 17, Deliver 7)", () => {
     }
     expect(state.opened).toBe(0)
     await expect(fs.access(path.join(dir, ".agentic"))).rejects.toThrow()
+  })
+
+  it("issue 31: mcp refuses a flag it does not know with exit 2 before opening or serving; the known ones still reach the verb", async () => {
+    const dir = await tempDir()
+    const { run, state } = inProcess(dir)
+    for (const argv of [
+      ["mcp", "--bogus"],
+      ["mcp", "--htpp", "8080"],
+      ["mcp", "--port", "0"]
+    ]) {
+      const result = await run([...argv, "--root", dir])
+      expect(result.code, argv.join(" ")).toBe(2)
+      expect(result.stderr).toContain(`mcp does not take --${argv[1]!.slice(2)}`)
+      expect(result.stderr).toContain("--http, --token, --review-port")
+    }
+    expect(state.opened).toBe(0)
+    await expect(fs.access(path.join(dir, ".agentic"))).rejects.toThrow()
+    expect((await run(["mcp", "--http", "0", "--review-port", "0", "--root", dir])).code).toBe(0)
+    expect(state.opened).toBe(100)
+  })
+
+  it("issue 31: workspaces takes --root as every verb does (or --project; both naming different folders is refused), and help lists it", async () => {
+    const dir = await tempDir()
+    const { run } = inProcess(dir)
+    const other = await tempDir()
+    const byRoot = await run(["workspaces", "status", "--root", dir, "--json"])
+    const byProject = await run(["workspaces", "status", "--project", dir, "--json"])
+    expect(byRoot.code, byRoot.stdout).toBe(byProject.code)
+    expect(JSON.parse(byRoot.stdout).operation).toBe(JSON.parse(byProject.stdout).operation)
+    expect(JSON.stringify(JSON.parse(byRoot.stdout).error ?? null)).not.toContain("--project")
+    const both = await run(["workspaces", "status", "--root", dir, "--project", other, "--json"])
+    expect(both.code).toBe(2)
+    expect(JSON.parse(both.stdout).error.message).toContain("name different folders")
+    const neither = await run(["workspaces", "status", "--json"])
+    expect(neither.code).toBe(2)
+    expect(JSON.parse(neither.stdout).error.message).toContain("--root DIR (or --project DIR)")
+    expect((await run(["help"])).stdout).toContain("workspaces SUB")
   })
 
   it("(real bin) --version prints the package's version; mcp --help does not start the server", async () => {

@@ -6,14 +6,17 @@
  * The tarball holds no spec/, properties/ or bench/, and its runtime dependencies are only what runs.
  * The lazy-loading checks read esbuild's metafiles: what the command loads before its first dynamic import.
  */
-import { execFile } from "node:child_process"
+import { execFile, execFileSync } from "node:child_process"
 import * as fs from "node:fs/promises"
+import * as http from "node:http"
+import type { AddressInfo } from "node:net"
 import { builtinModules } from "node:module"
 import * as path from "node:path"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { VERSION } from "../../adapters/version.ts"
+import { startChatServer } from "../support/chatServer.ts"
 import { makeTempDir, REPO } from "../support/workspace.ts"
 
 interface Run {
@@ -127,6 +130,8 @@ describe("the packed tarball", () => {
       ])
     )
     expect(files.filter((file) => /^(spec|properties|bench|examples|scripts)\//.test(file))).toEqual([])
+    // Issue 31: no source maps (they were 14.6 MB of 19 MB unpacked; `npm run build -- --sourcemap` writes them).
+    expect(files.filter((file) => file.endsWith(".map"))).toEqual([])
   })
 
   it("declares only runtime dependencies, and every package the bundle imports is one of them", async () => {
@@ -275,6 +280,25 @@ describe("installed into an empty project with npm install --omit=dev", () => {
     }
   })
 
+  it("issue 31: a runtime file missing from the installation fails at start-up with exit 2, naming it", async () => {
+    const supervisor = path.join(project, "node_modules/agentic-workspace/dist/browserSupervisor.js")
+    const aside = `${supervisor}.aside`
+    await fs.rename(supervisor, aside)
+    try {
+      const result = await run(
+        "npx",
+        ["--no", "--", "agentic-workspace", "tools", "--root", workspaceRoot],
+        project,
+        CLEAN_ENV
+      )
+      expect(result.code).toBe(2)
+      expect(result.stdout).toBe("")
+      expect(result.stderr).toContain(`missing ${await fs.realpath(path.dirname(supervisor))}/browserSupervisor.js`)
+    } finally {
+      await fs.rename(aside, supervisor)
+    }
+  })
+
   it("the embedding API imports by package name (export map) and opens a workspace", async () => {
     const script = [
       'import { openWorkspace, VERSION } from "agentic-workspace"',
@@ -362,6 +386,139 @@ describe("installed into an empty project with npm install --omit=dev", () => {
     expect(checked.stdout + checked.stderr).toBe("")
     expect(checked.code).toBe(0)
   })
+})
+
+/** A page on loopback for research and the browser. */
+const startPage = (): Promise<{ url: string; close: () => Promise<void> }> =>
+  new Promise((resolve) => {
+    const server = http.createServer((_req, res) =>
+      res
+        .writeHead(200, { "content-type": "text/html; charset=utf-8" })
+        .end(
+          "<!doctype html><html><head><title>Loopback page</title></head><body><h1>Installed</h1><p>the loopback paragraph</p></body></html>"
+        )
+    )
+    server.listen(0, "127.0.0.1", () =>
+      resolve({
+        url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/page`,
+        close: () => new Promise((done) => server.close(() => done()))
+      })
+    )
+  })
+
+describe("every tool through the installed bin's MCP server (issue 31): the SDK's client against node_modules/.bin/agentic-workspace mcp", () => {
+  it("workspace_agent (scripted model), workspace_command with capture, workspace_research fetch, workspace_browser and workspace_vcs each run once", async () => {
+    const root = path.join(work, "tools-root")
+    await fs.mkdir(root)
+    await fs.writeFile(path.join(root, "notes.txt"), "notes for the run\n")
+    const git = (...args: Array<string>) =>
+      execFileSync("git", ["-c", "user.name=Spec", "-c", "user.email=spec@example.invalid", ...args], { cwd: root })
+    git("init", "-q", "-b", "main")
+    git("add", ".")
+    git("commit", "-q", "-m", "first")
+    let turn = 0
+    const model = await startChatServer(() =>
+      turn++ === 0
+        ? { calls: [{ name: "workspace_inspect", arguments: { action: "read", path: "notes.txt" } }] }
+        : {
+            calls: [
+              {
+                name: "finish_run",
+                arguments: {
+                  summary: "read the notes from the package",
+                  evidence: ["notes.txt"],
+                  remaining_work: [],
+                  confidence: 0.9
+                }
+              }
+            ]
+          }
+    )
+    const page = await startPage()
+    const client = new Client({ name: "pack-tools-spec", version: "1.0.0" })
+    const settings = {
+      permissionMode: 2,
+      enableSubAgents: true,
+      modelBaseUrl: model.baseUrl,
+      modelId: "scripted",
+      enableWebResearch: true,
+      allowPrivateNetwork: true,
+      enableBrowser: true,
+      allowDestructiveEdits: true
+    }
+    const transport = new StdioClientTransport({
+      command: path.join(project, "node_modules/.bin/agentic-workspace"),
+      args: [
+        "mcp",
+        "--root",
+        root,
+        ...Object.entries(settings).flatMap(([key, value]) => ["--set", `${key}=${value}`])
+      ],
+      cwd: root,
+      env: { ...(process.env as Record<string, string>), ...CLEAN_ENV },
+      stderr: "pipe"
+    })
+    let stderr = ""
+    transport.stderr?.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString()
+    })
+    await client.connect(transport)
+    const call = async (name: string, args: Record<string, unknown>) => {
+      const result = (await client.callTool({ name, arguments: args }, undefined, { timeout: 120_000 })) as {
+        structuredContent?: { ok?: boolean; summary?: string; data?: any; error?: unknown }
+      }
+      return result.structuredContent!
+    }
+    try {
+      const agent = await call("workspace_agent", { action: "run", objective: "read notes.txt" })
+      expect(agent, JSON.stringify(agent) + stderr).toMatchObject({
+        ok: true,
+        data: { status: "completed", summary: "read the notes from the package" }
+      })
+      expect(model.requests.length).toBe(2)
+
+      const captured = await call("workspace_command", {
+        action: "run",
+        executable: "node",
+        args: ["-e", "require('node:fs').writeFileSync('made-by-capture.txt', 'captured\\n')"],
+        capture: true
+      })
+      expect(captured, JSON.stringify(captured)).toMatchObject({
+        ok: true,
+        data: { capture: true, exitCode: 0, captured: { created: ["made-by-capture.txt"] } }
+      })
+      await expect(fs.access(path.join(root, "made-by-capture.txt"))).rejects.toThrow()
+
+      const fetched = await call("workspace_research", { action: "fetch", url: page.url })
+      expect(fetched, JSON.stringify(fetched)).toMatchObject({ ok: true })
+      expect(JSON.stringify(fetched.data)).toContain("the loopback paragraph")
+
+      const opened = await call("workspace_browser", { action: "open" })
+      expect(opened, JSON.stringify(opened) + stderr).toMatchObject({ ok: true })
+      const sessionId = opened.data.sessionId as string
+      try {
+        const navigated = await call("workspace_browser", {
+          action: "control",
+          session_id: sessionId,
+          type: "navigate",
+          url: page.url
+        })
+        expect(navigated, JSON.stringify(navigated)).toMatchObject({ ok: true })
+        const read = await call("workspace_browser", { action: "read", session_id: sessionId })
+        expect(JSON.stringify(read.data)).toContain("the loopback paragraph")
+      } finally {
+        const closed = await call("workspace_browser", { action: "close", session_id: sessionId })
+        expect(closed).toMatchObject({ ok: true, data: { status: "closed" } })
+      }
+
+      const status = await call("workspace_vcs", { action: "status" })
+      expect(status, JSON.stringify(status)).toMatchObject({ ok: true, data: { branch: "main" } })
+    } finally {
+      await client.close()
+      await model.close()
+      await page.close()
+    }
+  }, 300_000)
 })
 
 /** The output files an entry loads before any dynamic import, and the source files in them. */

@@ -2,7 +2,10 @@
 // that service's own response format, served by a real HTTP server on 127.0.0.1 at the provider's URL setting.
 import * as fs from "node:fs"
 import * as path from "node:path"
+import * as Either from "effect/Either"
 import { afterEach, describe, expect, it } from "vitest"
+import { defaultSettings } from "../../core/settings/settings.ts"
+import { planSearch } from "../../core/tools/research/plan.ts"
 import { AUTO_ORDER } from "../../core/tools/research/providers.ts"
 import { cleanup, data, FIXTURES, reply, research, server, type TestServer, workspace } from "./support.ts"
 
@@ -210,6 +213,21 @@ describe("'auto tries the configured ones in a documented order and says which a
       { provider: "wikipedia", outcome: "3 result(s)" }
     ])
     expect(s.pages().map((request) => new URL(request.url, s.origin).pathname)).toEqual(["/html/", "/w/api.php"])
+  })
+
+  it("issue 31: auto asks only the providers the user configured; duckduckgoUrl on loopback failing is the answer, never a lookup of en.wikipedia.org", async () => {
+    const { s, settings } = await services({ ddg: reply("no", "text/plain", 503) })
+    const ws = await workspace({ duckduckgoUrl: settings.duckduckgoUrl })
+    const result = await research(ws, { action: "search", query: "borrow checker" })
+    expect(result.error?.code, JSON.stringify(result)).toBe("PROVIDER_FAILED")
+    expect(result.error?.message).not.toContain("wikipedia")
+    expect(s.pages().map((request) => new URL(request.url, s.origin).pathname)).toEqual(["/html/"])
+    // Nothing configured: the one documented default, duckduckgo; wikipedia only when named or configured.
+    const plan = planSearch({ query: "x" }, defaultSettings)
+    expect(Either.getOrThrow(plan).providers).toEqual(["duckduckgo"])
+    expect(Either.getOrThrow(planSearch({ query: "x", provider: "wikipedia" }, defaultSettings)).providers).toEqual([
+      "wikipedia"
+    ])
   })
 
   it("when every provider fails, auto is PROVIDER_FAILED listing each, never an empty success", async () => {

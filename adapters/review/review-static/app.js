@@ -801,7 +801,7 @@ const render = () => {
   const data = state.data
   const now = Date.parse(data.now)
   document.getElementById("where").textContent =
-    `${data.root} · mode ${["Manual (0)", "Plan (1)", "Auto (2)"][data.mode]} · ${data.pending.length} pending`
+    `${data.root} · ${data.modeOf === "server" ? "the server's mode" : "no server is running; this page's mode"} ${["Manual (0)", "Plan (1)", "Auto (2)"][data.mode]} · ${data.pending.length} pending`
   const pending = document.getElementById("pending-list")
   pending.replaceChildren(
     ...(data.pending.length === 0

@@ -67,7 +67,7 @@ export const planSearch = (
 ): Either.Either<SearchPlan, ToolError> => {
   const provider = input.provider ?? "auto"
   const available = availableProviders(settings)
-  if (provider === "searxng" && !available.includes("searxng")) {
+  if (provider === "searxng" && settings.searxngUrl.trim() === "") {
     return Either.left(
       toolError(
         "INVALID_INPUT",

@@ -6,10 +6,11 @@
  * - wikipedia: the MediaWiki search API (`wikipediaUrl`, an api.php, asked with action=query&list=search);
  * - searxng: SearXNG's `format=json` (`searxngUrl`, an instance base, asked at /search); off while unset.
  * `auto` asks, in this order, searxng (when set: the user's own instance), duckduckgo, then wikipedia,
- * and answers with the first that returns results.
+ * and answers with the first that returns results; it asks only the providers the user configured (and
+ * duckduckgo alone when none is), never a default endpoint on the internet the user did not name.
  */
 import * as Either from "effect/Either"
-import type { Settings } from "../../settings/settings.ts"
+import { defaultSettings, type Settings } from "../../settings/settings.ts"
 import { attr, type Node, type ParseHtml } from "./extract.ts"
 import type { SearchResult } from "./project.ts"
 
@@ -18,9 +19,22 @@ export type ConcreteProvider = "duckduckgo" | "wikipedia" | "searxng"
 /** The order `auto` tries the providers in. */
 export const AUTO_ORDER: ReadonlyArray<ConcreteProvider> = ["searxng", "duckduckgo", "wikipedia"]
 
-/** The providers the settings make available (searxng only when searxngUrl is set). */
-export const availableProviders = (settings: Settings): ReadonlyArray<ConcreteProvider> =>
-  AUTO_ORDER.filter((provider) => provider !== "searxng" || settings.searxngUrl.trim() !== "")
+/** Whether the user configured a provider: searxngUrl set, or duckduckgoUrl / wikipediaUrl changed from its default. */
+const configured = (provider: ConcreteProvider, settings: Settings): boolean =>
+  provider === "searxng"
+    ? settings.searxngUrl.trim() !== ""
+    : settings[ENDPOINT_SETTING[provider]] !== defaultSettings[ENDPOINT_SETTING[provider]]
+
+/**
+ * The providers `auto` asks, in AUTO_ORDER: the ones the user configured, and only when the user configured
+ * none, duckduckgo at its default endpoint (the one documented default). So `auto` never falls through to a
+ * service on the internet the user did not name: with duckduckgoUrl pointed at a local instance, a failure
+ * there is the answer, not a lookup of en.wikipedia.org (issue 31). A call that names a provider asks it.
+ */
+export const availableProviders = (settings: Settings): ReadonlyArray<ConcreteProvider> => {
+  const named = AUTO_ORDER.filter((provider) => configured(provider, settings))
+  return named.length > 0 ? named : ["duckduckgo"]
+}
 
 /** The endpoint setting of each provider. */
 export const ENDPOINT_SETTING: Record<ConcreteProvider, "duckduckgoUrl" | "wikipediaUrl" | "searxngUrl"> = {
