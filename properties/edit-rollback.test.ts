@@ -8,6 +8,7 @@ import * as fs from "node:fs/promises"
 import { describe, expect, it } from "vitest"
 import { makeTempDir, openWorkspace } from "../spec/support/workspace.ts"
 import { filesOf, startTree, transaction, writeTree } from "./edit-arbitraries.ts"
+import { runs } from "./runs.ts"
 
 const SEED = 424242
 
@@ -39,7 +40,7 @@ describe("commit then rollback", () => {
           await fs.rm(dir, { recursive: true, force: true })
         }
       }),
-      { seed: SEED, numRuns: 40 }
+      { seed: SEED, numRuns: runs(40) }
     )
     // The law is only interesting if transactions commit; the generators must keep producing them.
     expect(committed).toBeGreaterThan(8)

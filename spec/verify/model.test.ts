@@ -133,7 +133,7 @@ describe(`the pure gate rules agree with the reference model (seed ${SEED})`, ()
         if (model._tag === "full") expect(real).toBeUndefined()
         else expect(real?.map((record) => record.id).sort()).toEqual(model.records.map((record) => record.id).sort())
       }),
-      { seed: SEED, numRuns: 60 }
+      { seed: SEED, numRuns: runs(60) }
     )
     expect(over).toBeGreaterThan(20)
   })
