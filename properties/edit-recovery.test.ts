@@ -55,6 +55,7 @@ describe("interrupted commit", () => {
       }),
       { seed: SEED, numRuns: runs(60) }
     )
-    expect(crashed).toBeGreaterThan(5)
+    // More than 5 of the full 60 runs crash mid-commit (the same share of a scaled run).
+    expect(crashed).toBeGreaterThan(Math.floor((5 * runs(60)) / 60))
   })
 })

@@ -42,7 +42,8 @@ describe("commit then rollback", () => {
       }),
       { seed: SEED, numRuns: runs(40) }
     )
-    // The law is only interesting if transactions commit; the generators must keep producing them.
-    expect(committed).toBeGreaterThan(8)
+    // The law is only interesting if transactions commit; the generators must keep producing them (more than 8
+    // of the full 40 runs, the same share of a scaled run).
+    expect(committed).toBeGreaterThan(Math.floor((8 * runs(40)) / 40))
   })
 })

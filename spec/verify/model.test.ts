@@ -135,7 +135,8 @@ describe(`the pure gate rules agree with the reference model (seed ${SEED})`, ()
       }),
       { seed: SEED, numRuns: runs(60) }
     )
-    expect(over).toBeGreaterThan(20)
+    // More than 20 of the full 60 stores are over the cap (the same share of a scaled run).
+    expect(over).toBeGreaterThan(Math.floor((20 * runs(60)) / 60))
   })
 
   it("/accept and /deny, with and without ids, decide the record the model decides", () => {
