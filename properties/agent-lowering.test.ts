@@ -6,6 +6,7 @@ import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { defaultSettings, type Settings } from "../core/settings/settings.ts"
 import { innerGate, lowerSettings, reachOf } from "../core/tools/agent/lower.ts"
+import { runs } from "./runs.ts"
 
 const SEED = 20261201
 const mode = fc.constantFrom(0 as const, 1 as const, 2 as const)
@@ -67,7 +68,7 @@ describe("a run's effective permissions are never above the parent's", () => {
         const parentWouldRun = parent.permissionMode === 0 ? true : low === 2 || (low === 1 && planApproved)
         expect(verdict._tag === "Run").toBe(parentWouldRun)
       }),
-      { seed: SEED, numRuns: 2000 }
+      { seed: SEED, numRuns: runs(2000) }
     )
   })
 })

@@ -7,6 +7,7 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { decodeText, encodeText } from "../core/tools/edit/text.ts"
+import { runs } from "./runs.ts"
 
 const awkward = fc.constantFrom("\uFEFF", "\u0000", "\uD800", "\uDC00", "\uD83D\uDE00", "\r\n", "é", "a")
 const text = fc.oneof(
@@ -21,7 +22,7 @@ describe("decodeText after encodeText", () => {
         const bytes = encodeText(value, bom)
         expect(decodeText(bytes)).toEqual(decodeText(new Uint8Array(bytes)))
       }),
-      { numRuns: 2000 }
+      { numRuns: runs(2000) }
     )
   })
 })

@@ -19,6 +19,7 @@ import ignore from "ignore"
 import { nameFilter } from "../core/services/gitignore.ts"
 import { type GrepOptions, makeHostFsSearch, type WalkOptions } from "../core/services/Search.ts"
 import { makeTempDir } from "../spec/support/workspace.ts"
+import { runs } from "./runs.ts"
 
 const seed = Number(process.env.FC_SEED ?? 20261201)
 let root: string
@@ -197,7 +198,7 @@ describe("git candidates equal the walk", () => {
           if (todir.length === 0) expect(a).toEqual(b)
         }
       ),
-      { seed, numRuns: 40 }
+      { seed, numRuns: runs(40) }
     )
   }, 300_000)
 })
@@ -249,7 +250,7 @@ describe("the file-name prefilter of a .gitignore frame", () => {
         const result = ignore().add(text).test(file)
         expect([result.ignored, result.unignored]).toEqual([false, false])
       }),
-      { seed, numRuns: 2000 }
+      { seed, numRuns: runs(2000) }
     )
   })
 })

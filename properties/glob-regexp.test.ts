@@ -8,6 +8,7 @@ import fc from "fast-check"
 import { Minimatch } from "minimatch"
 import { describe, expect, it } from "vitest"
 import { GlobSet } from "../core/services/searchCore.ts"
+import { runs } from "./runs.ts"
 
 const seed = Number(process.env.FC_SEED ?? 20261201)
 
@@ -56,7 +57,7 @@ describe("GlobSet's RegExp test agrees with minimatch's match", () => {
         for (const path of paths)
           expect([pattern, path, set.matches(path)]).toEqual([pattern, path, oracle(pattern, path)])
       }),
-      { seed, numRuns: Number(process.env.FC_RUNS ?? 3000) }
+      { seed, numRuns: runs(Number(process.env.FC_RUNS ?? 3000)) }
     )
   })
   it("on the globs a find and the excludes use most", () => {

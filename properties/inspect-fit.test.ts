@@ -5,6 +5,7 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { largestFitting, pageOf } from "../core/tools/inspect/paging.ts"
+import { runs } from "./runs.ts"
 
 const seed = Number(process.env.FC_SEED ?? 20261130)
 
@@ -22,7 +23,7 @@ describe("budget fitting", () => {
           expect(largestFitting(costs.length, fits)).toBe(oracle)
         }
       ),
-      { seed, numRuns: 300 }
+      { seed, numRuns: runs(300) }
     )
   })
 
@@ -39,7 +40,7 @@ describe("budget fitting", () => {
         }
         expect(out).toEqual(all)
       }),
-      { seed, numRuns: 300 }
+      { seed, numRuns: runs(300) }
     )
   })
 })

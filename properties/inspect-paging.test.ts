@@ -8,6 +8,7 @@ import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { allPages, ok } from "../spec/inspect/support.ts"
 import { openWorkspace, type TempWorkspace } from "../spec/support/workspace.ts"
+import { runs } from "./runs.ts"
 
 const seed = Number(process.env.FC_SEED ?? 20261130)
 let ws: TempWorkspace
@@ -42,7 +43,7 @@ describe("paging yields the whole, in order, once", () => {
           expect(expected).toBe(whole.data.totalLines)
         }
       ),
-      { seed, numRuns: 25 }
+      { seed, numRuns: runs(25) }
     )
   })
 
@@ -75,7 +76,7 @@ describe("paging yields the whole, in order, once", () => {
           }
         }
       ),
-      { seed, numRuns: 15 }
+      { seed, numRuns: runs(15) }
     )
   })
 
@@ -97,7 +98,7 @@ describe("paging yields the whole, in order, once", () => {
           expect(whole.data.total).toBe(files.flat().filter((text) => text.toLowerCase().includes("hit")).length)
         }
       ),
-      { seed, numRuns: 15 }
+      { seed, numRuns: runs(15) }
     )
   })
 })

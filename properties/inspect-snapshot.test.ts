@@ -8,6 +8,7 @@ import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { inspect, ok } from "../spec/inspect/support.ts"
 import { openWorkspace, type TempWorkspace } from "../spec/support/workspace.ts"
+import { runs } from "./runs.ts"
 
 const seed = Number(process.env.FC_SEED ?? 20261130)
 let ws: TempWorkspace
@@ -37,7 +38,7 @@ describe("a snapshot from before a change is refused after it", () => {
         if (before === after) expect(next.ok).toBe(true)
         else expect(next.error?.code).toBe("SNAPSHOT_STALE")
       }),
-      { seed, numRuns: 25 }
+      { seed, numRuns: runs(25) }
     )
   })
 
@@ -64,7 +65,7 @@ describe("a snapshot from before a change is refused after it", () => {
         if (same) expect(next.ok).toBe(true)
         else expect(next.error?.code).toBe("SNAPSHOT_STALE")
       }),
-      { seed, numRuns: 15 }
+      { seed, numRuns: runs(15) }
     )
   })
 })

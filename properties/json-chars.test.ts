@@ -5,6 +5,7 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { jsonStringChars } from "../core/tools/fit.ts"
+import { runs } from "./runs.ts"
 
 const seed = Number(process.env.FC_SEED ?? 20261202)
 
@@ -21,7 +22,7 @@ describe("jsonStringChars", () => {
       fc.property(fc.string({ unit, maxLength: 60 }), (text) => {
         expect(jsonStringChars(text)).toBe(JSON.stringify(text).length)
       }),
-      { seed, numRuns: 5000 }
+      { seed, numRuns: runs(5000) }
     )
   })
 })

@@ -5,6 +5,7 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { requiredLiteral } from "../core/services/searchCore.ts"
+import { runs } from "./runs.ts"
 
 const seed = Number(process.env.FC_SEED ?? 20261130)
 
@@ -63,7 +64,7 @@ describe("requiredLiteral", () => {
           }
         }
       ),
-      { seed, numRuns: 2000 }
+      { seed, numRuns: runs(2000) }
     )
   })
 

@@ -8,8 +8,9 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { fitLinks, fitText, linksShare, textShare } from "../core/tools/research/view.ts"
+import { runs } from "./runs.ts"
 
-const params = { seed: 20261201, numRuns: 300 }
+const params = { seed: 20261201, numRuns: runs(300) }
 
 const link = fc.record({
   url: fc.oneof(

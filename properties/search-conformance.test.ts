@@ -12,6 +12,7 @@ import { makeNodeSearch } from "../adapters/node/NodeSearch.ts"
 import { makeHostFsSearch, type GrepOptions } from "../core/services/Search.ts"
 import { escapeRegExp, requiredLiteral } from "../core/services/searchCore.ts"
 import { makeTempDir } from "../spec/support/workspace.ts"
+import { runs } from "./runs.ts"
 
 const seed = Number(process.env.FC_SEED ?? 20261130)
 let root: string
@@ -108,7 +109,7 @@ describe("the Node search agrees with the host-free one", () => {
           }
         }
       ),
-      { seed, numRuns: 40 }
+      { seed, numRuns: runs(40) }
     )
   })
 })

@@ -6,6 +6,7 @@ import * as Either from "effect/Either"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { addItems, type Board, emptyBoard, findCycle, updateItem } from "../core/tools/tasks/board.ts"
+import { runs } from "./runs.ts"
 
 const SEED = Number(process.env["PROPERTY_SEED"] ?? 20261130)
 const NOW = "2026-01-01T00:00:00.000Z"
@@ -65,7 +66,7 @@ describe("task DAG law: a back edge is rejected naming the cycle", () => {
         expect(uses).toBe(true)
         for (const id of cycle) expect(error.message).toContain(id)
       }),
-      { seed: SEED, numRuns: 500 }
+      { seed: SEED, numRuns: runs(500) }
     )
   })
 })

@@ -20,6 +20,7 @@ import {
   updateItem
 } from "../core/tools/tasks/board.ts"
 import { openWorkspace, type TempWorkspace } from "../spec/support/workspace.ts"
+import { runs } from "./runs.ts"
 
 const SEED = Number(process.env["PROPERTY_SEED"] ?? 20261130)
 const NOW = "2026-01-01T00:00:00.000Z"
@@ -215,7 +216,7 @@ describe("task DAG law (pure)", () => {
           checkNext(board)
         }
       }),
-      { seed: SEED, numRuns: 300, verbose: 1 }
+      { seed: SEED, numRuns: runs(300), verbose: 1 }
     )
   })
 })
@@ -285,7 +286,7 @@ describe("task DAG law (through the tool, on disk)", () => {
           }
         }
       ),
-      { seed: SEED, numRuns: 25 }
+      { seed: SEED, numRuns: runs(25) }
     )
   })
 })

@@ -11,8 +11,9 @@ import { hashOperation } from "../core/gate/hash.ts"
 import { normalizeUrl } from "../core/net/url.ts"
 import { planFetch } from "../core/tools/research/plan.ts"
 import { defaultSettings } from "../core/settings/settings.ts"
+import { runs } from "./runs.ts"
 
-const params = { seed: 20261201, numRuns: 300 }
+const params = { seed: 20261201, numRuns: runs(300) }
 const settings = { ...defaultSettings, allowPrivateNetwork: true }
 
 const url = fc.oneof(

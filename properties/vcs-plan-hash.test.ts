@@ -8,6 +8,7 @@ import * as Effect from "effect/Effect"
 import { describe, expect, it } from "vitest"
 import { hashOperation } from "../core/gate/hash.ts"
 import { planCommit, planPush } from "../core/tools/vcs/plan.ts"
+import { runs } from "./runs.ts"
 
 const SEED = 20261201
 const sha = fc.constantFrom("a".repeat(40), "b".repeat(40), "c".repeat(40))
@@ -46,7 +47,7 @@ describe("properties: what a vcs approval binds", () => {
             (await hash(planCommit({ action: "commit" }, b).plan))
         ).toBe(same)
       }),
-      { seed: SEED, numRuns: 300 }
+      { seed: SEED, numRuns: runs(300) }
     )
   })
 
@@ -58,7 +59,7 @@ describe("properties: what a vcs approval binds", () => {
           (await hash(planPush({ action: "push" }, a).plan)) === (await hash(planPush({ action: "push" }, b).plan))
         ).toBe(same)
       }),
-      { seed: SEED, numRuns: 300 }
+      { seed: SEED, numRuns: runs(300) }
     )
   })
 })

@@ -10,6 +10,7 @@ import { describe, expect, it } from "vitest"
 import { changedWindow, fileDiff } from "../../core/tools/edit/diff.ts"
 import type { PlannedFile } from "../../core/tools/edit/planner.ts"
 import { splitLinesKeep } from "../../core/tools/edit/text.ts"
+import { runs } from "../../properties/runs.ts"
 
 const encoder = new TextEncoder()
 
@@ -89,7 +90,7 @@ describe("the transaction diff of a file diffs only its changed middle (issue 19
           expect(fileDiff(modified("f.txt", before, after))).toBe(wholeDiff("f.txt", before, after))
         }
       ),
-      { numRuns: 3000 }
+      { numRuns: runs(3000) }
     )
   })
 
@@ -106,7 +107,7 @@ describe("the transaction diff of a file diffs only its changed middle (issue 19
         ] as const)
           expect(changedWindow(before, after, context)).toEqual(windowByLines(before, after, context))
       }),
-      { numRuns: 5000 }
+      { numRuns: runs(5000) }
     )
   })
 
