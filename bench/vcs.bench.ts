@@ -17,6 +17,8 @@
  * The log rows run on a history of AW_BENCH_COMMITS commits (default 500), one page of 20 (the default).
  *
  *   AW_BENCH_MCP=0                         skip the MCP rows (they need `npm run build` first: dist/)
+ *   AW_BENCH_BASELINE=DIR                  also serve from another checkout's build (DIR/dist) in the same
+ *                                          MCP rounds, so a change is measured beside what it replaces
  */
 import { execFile, execFileSync, spawnSync } from "node:child_process"
 import * as fs from "node:fs"
@@ -189,6 +191,17 @@ const main = async () => {
       const server = await startMcp(
         ourBin(["mcp", "--root", dir, "--set", "permissionMode=2", "--set", "maxToolResultChars=200000"])
       )
+      const baselineDir = process.env.AW_BENCH_BASELINE
+      const baseline =
+        baselineDir === undefined
+          ? undefined
+          : await startMcp(
+              ourBin(
+                ["mcp", "--root", dir, "--set", "permissionMode=2", "--set", "maxToolResultChars=200000"],
+                "baseline",
+                path.resolve(baselineDir)
+              )
+            )
       try {
         console.log(
           `\nOver a warm MCP session (built bin, stdio), beside the git CLI; load ${os
@@ -197,19 +210,21 @@ const main = async () => {
             .join(" ")}:`
         )
         console.log(
-          `${"action".padEnd(7)}${"git CLI".padStart(12)}${"MCP call".padStart(12)}  MCP/git (target <= 1.20x)`
+          `${"action".padEnd(7)}${"git CLI".padStart(12)}${"MCP call".padStart(12)}${"MCP/git".padStart(10)}  (target <= 1.20x)${baseline === undefined ? "" : `${"baseline".padStart(12)}  baseline/git`}`
         )
         for (const [label, gitArgs, args] of actions) {
           const figures = await race({
             git: gitAsync(dir, [...gitArgs]),
-            mcp: callTool(server, "workspace_vcs", { ...args })
+            mcp: callTool(server, "workspace_vcs", { ...args }),
+            ...(baseline === undefined ? {} : { baseline: callTool(baseline, "workspace_vcs", { ...args }) })
           })
           console.log(
-            `${label.padEnd(7)}${ms(figures["git"]!)}${ms(figures["mcp"]!)}${x(figures["mcp"]! / figures["git"]!)}`
+            `${label.padEnd(7)}${ms(figures["git"]!)}${ms(figures["mcp"]!)}${x(figures["mcp"]! / figures["git"]!)}${baseline === undefined ? "" : `${" ".repeat(17)}${ms(figures["baseline"]!)}${x(figures["baseline"]! / figures["git"]!)}`}`
           )
         }
       } finally {
         await server.close()
+        await baseline?.close()
       }
     }
   } finally {
