@@ -130,6 +130,8 @@ const watchedState = (watched: ReadonlyArray<string>) =>
     for (const info of infos) {
       if (info._tag === "Left") return undefined
       const found = info.right
+      // A host that cannot tell a file's mtime (0) cannot tell a change of the same size either.
+      if (found !== undefined && found.type !== "directory" && !(found.mtimeMs > 0)) return undefined
       // A directory's own mtime moves with every lock file git writes inside it; only what it is counts.
       if (found !== undefined && found.type !== "directory") newest = Math.max(newest, found.mtimeMs)
       parts.push(
