@@ -1,6 +1,8 @@
 // Benchmark (prints figures, never fails): workspace_browser open + read of a 2,000-link page beside
 // Playwright's own page.ariaSnapshot() on the same page (the session's browser, reached over CDP) and
 // beside chromium.launch() for the open. Rounds alternate so machine noise hits both alike; medians.
+// Then the same page over MCP beside @playwright/mcp's browser_snapshot (bench/browser-peer.ts; needs
+// `npm run build` first: our bin runs dist/). BENCH_ROUNDS: rounds of that part (default 3); AW_BENCH_PEER=0 skips it.
 // Run: npm run bench:browser
 import * as fs from "node:fs"
 import * as http from "node:http"
@@ -9,6 +11,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { chromium } from "playwright-core"
 import { openNodeWorkspace } from "../adapters/node/host.ts"
+import { peerRows } from "./browser-peer.ts"
 
 const ROUNDS = 5
 const LINKS = `<!doctype html><title>Links</title><h1>Two thousand links</h1><ul>${Array.from({ length: 2000 }, (_, i) => `<li><a href="/item/${i}">Item ${i}</a></li>`).join("")}</ul>`
@@ -147,6 +150,21 @@ const main = async () => {
   console.log(
     `         ariaSnapshot() ${ariaChars} chars, ariaSnapshot({mode:"ai"}) ${ariaAiChars} chars (one unbounded result)`
   )
+  if (process.env["AW_BENCH_PEER"] !== "0") {
+    const peerServer = http.createServer((_req, res) => {
+      res.writeHead(200, { "content-type": "text/html" })
+      res.end(LINKS)
+    })
+    await new Promise<void>((resolve) => peerServer.listen(0, "127.0.0.1", resolve))
+    try {
+      await peerRows(
+        `http://127.0.0.1:${(peerServer.address() as AddressInfo).port}`,
+        Number(process.env["BENCH_ROUNDS"] ?? 3)
+      )
+    } finally {
+      peerServer.close()
+    }
+  }
 }
 
 await main()

@@ -12,15 +12,25 @@
  * (git's config scan, repository lookup, the command, parsing, hashing and budgeting), and the real CLI
  * (`agentic-workspace call`) beside git plus the CLI's own start, measured as the same call on a
  * one-file repository. The issue's target: the CLI within 1.3x of git plus the CLI start.
+ * A fourth: the same call over a warm MCP session (our built bin, `mcp` over stdio, the SDK's client), beside
+ * the git CLI spawned from this process (issue 29's target: at most 1.2x for status, diff and log).
+ * The log rows run on a history of AW_BENCH_COMMITS commits (default 500), one page of 20 (the default).
+ *
+ *   AW_BENCH_MCP=0                         skip the MCP rows (they need `npm run build` first: dist/)
+ *   AW_BENCH_BASELINE=DIR                  also serve from another checkout's build (DIR/dist) in the same
+ *                                          MCP rounds, so a change is measured beside what it replaces
  */
-import { execFileSync, spawnSync } from "node:child_process"
+import { execFile, execFileSync, spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { openNodeWorkspace } from "../adapters/node/host.ts"
+import { callTool, ourBin, startMcp } from "./support/mcp.ts"
 
 const RUNS = Number(process.env.AW_BENCH_RUNS ?? 7)
 const FILES = Number(process.env.AW_BENCH_FILES ?? 50_000)
+const COMMITS = Number(process.env.AW_BENCH_COMMITS ?? 500)
+const MCP = process.env.AW_BENCH_MCP !== "0"
 const BIN = path.resolve(new URL("../bin/agentic-workspace.js", import.meta.url).pathname)
 const GIT_ENV = { ...process.env, GIT_OPTIONAL_LOCKS: "0", LC_ALL: "C" }
 
@@ -45,6 +55,19 @@ const generate = (dir: string, files: number) => {
   git(dir, "config", "user.name", "Bench")
   git(dir, "add", "-A")
   git(dir, "commit", "-q", "-m", "generated")
+}
+
+/** COMMITS more commits on top (one small file each), in one fast-import stream. */
+const history = (dir: string, commits: number) => {
+  const head = git(dir, "rev-parse", "HEAD").trim()
+  let stream = ""
+  for (let index = 0; index < commits; index++) {
+    const body = `commit ${index}\n`
+    const message = `Change ${index}: one line of history`
+    stream += `commit refs/heads/main\ncommitter Bench <bench@example.com> ${1_700_000_000 + index} +0000\ndata ${message.length}\n${message}\n${index === 0 ? `from ${head}\n` : ""}M 100644 inline history/h${index % 50}.txt\ndata ${body.length}\n${body}\n`
+  }
+  execFileSync("git", ["fast-import", "--quiet"], { cwd: dir, input: stream, env: GIT_ENV })
+  git(dir, "reset", "-q", "--mixed", "main")
 }
 
 const change = (dir: string, files: number) => {
@@ -83,6 +106,14 @@ const plain = (cwd: string, args: Array<string>) => () => {
   if (out.status !== 0) throw new Error(`git ${args.join(" ")} failed: ${out.stderr}`)
 }
 
+/** The git CLI spawned asynchronously from this process (as the MCP rows' anchor: a client waits on both alike). */
+const gitAsync = (cwd: string, args: Array<string>) => () =>
+  new Promise<void>((resolve, reject) =>
+    execFile("git", args, { cwd, env: GIT_ENV, maxBuffer: 1 << 30 }, (error) =>
+      error === null ? resolve() : reject(error)
+    )
+  )
+
 const cli = (root: string, args: Record<string, unknown>) => () => {
   const out = spawnSync(
     process.execPath,
@@ -103,6 +134,7 @@ const main = async () => {
   try {
     const started = performance.now()
     generate(dir, FILES)
+    history(dir, COMMITS)
     change(dir, FILES)
     generate(tiny, 1)
     fs.appendFileSync(path.join(tiny, "d0000/f0.txt"), "changed\n")
@@ -116,10 +148,16 @@ const main = async () => {
       if (!envelope.ok) throw new Error(envelope.summary)
     }
     const rows: Array<[string, number, number, number, number, number]> = []
-    for (const [label, gitArgs, args] of [
+    const actions = [
       ["status", ["status", "--porcelain=v2", "--branch", "-z", "--untracked-files=all"], { action: "status" }],
-      ["diff", ["diff", "--no-color", "--no-ext-diff"], { action: "diff" }]
-    ] as const) {
+      ["diff", ["diff", "--no-color", "--no-ext-diff"], { action: "diff" }],
+      [
+        "log",
+        ["log", "--no-color", "-z", "--format=%H%x00%P%x00%an%x00%ae%x00%aI%x00%s", "--max-count=21", "HEAD", "--"],
+        { action: "log" }
+      ]
+    ] as const
+    for (const [label, gitArgs, args] of actions) {
       const figures = await race({
         git: plain(dir, [...gitArgs]),
         tool: tool(args),
@@ -149,6 +187,46 @@ const main = async () => {
     console.log(
       "\nCLI start: the same CLI call on a one-file repository (Node start, runtime, git's config scan and lookup)."
     )
+    if (MCP) {
+      const server = await startMcp(
+        ourBin(["mcp", "--root", dir, "--set", "permissionMode=2", "--set", "maxToolResultChars=200000"])
+      )
+      const baselineDir = process.env.AW_BENCH_BASELINE
+      const baseline =
+        baselineDir === undefined
+          ? undefined
+          : await startMcp(
+              ourBin(
+                ["mcp", "--root", dir, "--set", "permissionMode=2", "--set", "maxToolResultChars=200000"],
+                "baseline",
+                path.resolve(baselineDir)
+              )
+            )
+      try {
+        console.log(
+          `\nOver a warm MCP session (built bin, stdio), beside the git CLI; load ${os
+            .loadavg()
+            .map((v) => v.toFixed(2))
+            .join(" ")}:`
+        )
+        console.log(
+          `${"action".padEnd(7)}${"git CLI".padStart(12)}${"MCP call".padStart(12)}${"MCP/git".padStart(10)}  (target <= 1.20x)${baseline === undefined ? "" : `${"baseline".padStart(12)}  baseline/git`}`
+        )
+        for (const [label, gitArgs, args] of actions) {
+          const figures = await race({
+            git: gitAsync(dir, [...gitArgs]),
+            mcp: callTool(server, "workspace_vcs", { ...args }),
+            ...(baseline === undefined ? {} : { baseline: callTool(baseline, "workspace_vcs", { ...args }) })
+          })
+          console.log(
+            `${label.padEnd(7)}${ms(figures["git"]!)}${ms(figures["mcp"]!)}${x(figures["mcp"]! / figures["git"]!)}${baseline === undefined ? "" : `${" ".repeat(17)}${ms(figures["baseline"]!)}${x(figures["baseline"]! / figures["git"]!)}`}`
+          )
+        }
+      } finally {
+        await server.close()
+        await baseline?.close()
+      }
+    }
   } finally {
     fs.rmSync(dir, { recursive: true, force: true })
     fs.rmSync(tiny, { recursive: true, force: true })

@@ -219,11 +219,33 @@ const BLOCK = new Set([
   "caption"
 ])
 
-export const attr = (node: Node, name: string): string | undefined => node.attrs?.find((a) => a.name === name)?.value
-const hidden = (node: Node) =>
-  attr(node, "hidden") !== undefined ||
-  attr(node, "aria-hidden") === "true" ||
-  /display\s*:\s*none/i.test(attr(node, "style") ?? "")
+export const attr = (node: Node, name: string): string | undefined => {
+  const attrs = node.attrs
+  if (attrs === undefined) return undefined
+  for (const item of attrs) if (item.name === name) return item.value
+  return undefined
+}
+const DISPLAY_NONE = /display\s*:\s*none/i
+/** `hidden`, `aria-hidden="true"` or an inline `display: none` (one pass over the attributes, as on every element). */
+const hidden = (node: Node) => {
+  const attrs = node.attrs
+  if (attrs === undefined || attrs.length === 0) return false
+  let style: string | undefined
+  let seen = 0
+  for (const item of attrs) {
+    // The first of each name counts, as attr() reads it.
+    if (item.name === "hidden") {
+      if ((seen & 1) === 0) return true
+    } else if (item.name === "aria-hidden") {
+      if ((seen & 2) === 0 && item.value === "true") return true
+      seen |= 2
+    } else if (item.name === "style" && (seen & 4) === 0) {
+      style = item.value
+      seen |= 4
+    }
+  }
+  return style !== undefined && DISPLAY_NONE.test(style)
+}
 
 const collapse = (text: string) => text.replace(/\s+/g, " ").trim()
 
@@ -239,14 +261,27 @@ const textContent = (node: Node): string => {
   return out
 }
 
-const find = (node: Node, test: (node: Node) => boolean): Node | undefined => {
-  if (test(node)) return node
-  if (node.tagName === "template") return undefined
-  for (const child of node.childNodes ?? []) {
-    const found = find(child, test)
-    if (found !== undefined) return found
+/**
+ * The first node (pre-order, not below a template) each test accepts, in one walk: what `find` answers for
+ * each test, without walking the tree once per test.
+ */
+const findEach = (root: Node, tests: ReadonlyArray<(node: Node) => boolean>): Array<Node | undefined> => {
+  const found: Array<Node | undefined> = tests.map(() => undefined)
+  let left = tests.length
+  const walk = (node: Node): boolean => {
+    for (let index = 0; index < tests.length; index++) {
+      if (found[index] === undefined && tests[index]!(node)) {
+        found[index] = node
+        if (--left === 0) return true
+      }
+    }
+    if (node.tagName === "template") return false
+    const children = node.childNodes
+    if (children !== undefined) for (const child of children) if (walk(child)) return true
+    return false
   }
-  return undefined
+  walk(root)
+  return found
 }
 
 /** Renders readable text, skipping `skip` (the main subtree when rendering the rest). */
@@ -322,17 +357,20 @@ const render = (root: Node, skip: Node | undefined, inMainAtRoot: boolean): stri
     }
     if (tag === "li") {
       flush(true)
-      const parent = listParent.get(node)
-      const index =
-        parent === undefined ? 0 : (parent.childNodes ?? []).filter((c) => c.tagName === "li").indexOf(node) + 1
-      line = `${"  ".repeat(Math.max(0, listDepth - 1))}${parent?.tagName === "ol" ? `${index}.` : "-"} `
+      const item = listItems.get(node)
+      line = `${"  ".repeat(Math.max(0, listDepth - 1))}${item?.parent.tagName === "ol" ? `${item.index}.` : "-"} `
       for (const child of node.childNodes ?? []) walk(child, inside, listDepth)
       if (/^\s*(-|\d+\.)\s*$/.test(line)) line = ""
       flush(true)
       return
     }
     const isList = tag === "ul" || tag === "ol" || tag === "menu"
-    if (isList) for (const child of node.childNodes ?? []) if (child.tagName === "li") listParent.set(child, node)
+    if (isList) {
+      // Each item's list and its number among the list's items, counted once per list (not once per item).
+      let index = 0
+      for (const child of node.childNodes ?? [])
+        if (child.tagName === "li") listItems.set(child, { parent: node, index: ++index })
+    }
     const block = BLOCK.has(tag) || tag === "tr" || tag === "li"
     if (block) flush(isList)
     // A list (at the outermost level) and a table stand apart from what surrounds them.
@@ -341,7 +379,7 @@ const render = (root: Node, skip: Node | undefined, inMainAtRoot: boolean): stri
     if (block) flush(isList)
     if (isList && listDepth === 0) blocks.push({ text: "", tight: false })
   }
-  const listParent = new Map<Node, Node>()
+  const listItems = new Map<Node, { readonly parent: Node; readonly index: number }>()
   walk(root, inMainAtRoot, 0)
   flush()
   let out = ""
@@ -371,15 +409,21 @@ const resolveHref = (href: string, base: string): string | undefined => {
 /** Reduces an HTML document to its title, readable text (main content first) and anchors in document order. */
 export const extractHtml = (html: string, pageUrl: string, parse: ParseHtml): Extracted => {
   const document = parse(html)
-  const titleNode = find(document, (node) => node.tagName === "title")
+  const [titleNode, baseHref, bodyNode] = findEach(document, [
+    (node) => node.tagName === "title",
+    (node) => node.tagName === "base" && attr(node, "href") !== undefined,
+    (node) => node.tagName === "body"
+  ])
   const title = titleNode === undefined ? "" : collapse(textContent(titleNode))
-  const baseHref = find(document, (node) => node.tagName === "base" && attr(node, "href") !== undefined)
   const base = (baseHref === undefined ? undefined : resolveHref(attr(baseHref, "href")!, pageUrl)) ?? pageUrl
-  const body = find(document, (node) => node.tagName === "body") ?? document
-  const main =
-    find(body, (node) => node.tagName === "main" && !hidden(node)) ??
-    find(body, (node) => attr(node, "role") === "main") ??
-    find(body, (node) => node.tagName === "article")
+  const body = bodyNode ?? document
+  const [mainTag, roleMain, article, h1] = findEach(body, [
+    (node) => node.tagName === "main" && !hidden(node),
+    (node) => attr(node, "role") === "main",
+    (node) => node.tagName === "article",
+    (node) => node.tagName === "h1"
+  ])
+  const main = mainTag ?? roleMain ?? article
   const mainText = main === undefined ? "" : render(main, undefined, true)
   const restText = render(body, main, false)
   const text = [mainText, restText].filter((part) => part !== "").join("\n\n")
@@ -395,12 +439,7 @@ export const extractHtml = (html: string, pageUrl: string, parse: ParseHtml): Ex
   }
   walkLinks(document)
   return {
-    title:
-      title === ""
-        ? find(body, (node) => node.tagName === "h1") === undefined
-          ? ""
-          : collapse(textContent(find(body, (node) => node.tagName === "h1")!))
-        : title,
+    title: title === "" ? (h1 === undefined ? "" : collapse(textContent(h1))) : title,
     text,
     links
   }

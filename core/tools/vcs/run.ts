@@ -3,16 +3,25 @@
  * maxCommandDurationSeconds, and git's failures turned into codes. Always argv through Processes.exec,
  * never a shell.
  */
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import { toolError, type ToolError } from "../../protocol/errors.ts"
 import { CurrentSettings } from "../../services/CurrentSettings.ts"
-import { HostInfo } from "../../services/HostFs.ts"
+import { HostFs, HostInfo } from "../../services/HostFs.ts"
 import { join, relativeTo } from "../../services/paths.ts"
 import { type ExecResult, Processes } from "../../services/Processes.ts"
 import { Workspace } from "../../services/Workspace.ts"
 import { allowed, allowlistName } from "../../exec/allowlist.ts"
 import { resolveCwd } from "../../exec/cwd.ts"
-import { baseOptions, configEnv, gitEnv, parentOf, parseConfigList, repositoryOverrides } from "./harden.ts"
+import {
+  baseOptions,
+  type ConfigEntry,
+  configEnv,
+  gitEnv,
+  parentOf,
+  parseConfigList,
+  repositoryOverrides
+} from "./harden.ts"
 import { classifyFailure } from "./parse.ts"
 
 /** Output bound of reads that may be large (diffs, show). */
@@ -92,6 +101,128 @@ export const shownCommand = (name: string, args: ReadonlyArray<string>): string 
   return text.length > 300 ? `${text.slice(0, 299)}…` : text
 }
 
+/** What opening git in a folder learns by running it: the config to harden against and the repository's top. */
+interface Opening {
+  readonly entries: ReadonlyArray<ConfigEntry>
+  readonly toplevel: ExecResult
+}
+
+/** An opening kept for later calls, with the files whose state it depends on and that state. */
+interface KeptOpening extends Opening {
+  readonly watched: ReadonlyArray<string>
+  readonly state: string
+}
+
+/** Openings by executable, folder and base options; a few folders per process at most. */
+const OPENINGS = new Map<string, KeptOpening>()
+const OPENINGS_MAX = 32
+
+/**
+ * The state of the watched files as one string (what each is, or that it is absent; a file's size and mtime)
+ * and the newest file's mtime, or undefined when one cannot be looked at (then nothing is kept or reused).
+ */
+const watchedState = (watched: ReadonlyArray<string>) =>
+  Effect.gen(function* () {
+    const host = yield* HostFs
+    const infos = yield* Effect.forEach(watched, (abs) => Effect.either(host.stat(abs)), { concurrency: "unbounded" })
+    const parts: Array<string> = []
+    let newest = 0
+    for (const info of infos) {
+      if (info._tag === "Left") return undefined
+      const found = info.right
+      // A host that cannot tell a file's mtime (0) cannot tell a change of the same size either.
+      if (found !== undefined && found.type !== "directory" && !(found.mtimeMs > 0)) return undefined
+      // A directory's own mtime moves with every lock file git writes inside it; only what it is counts.
+      if (found !== undefined && found.type !== "directory") newest = Math.max(newest, found.mtimeMs)
+      parts.push(
+        found === undefined ? "-" : found.type === "directory" ? "d" : `${found.type}:${found.size}:${found.mtimeMs}`
+      )
+    }
+    return { state: parts.join("|"), newest }
+  })
+
+/**
+ * How long the watched files must have been unchanged before the listing ran for it to be kept: a change
+ * within the filesystem's timestamp granularity of the look could leave an mtime as it was (git's own
+ * "racily clean" rule, with a wide margin).
+ */
+const SETTLED_MS = 2000
+
+/**
+ * The files an opening depends on, or undefined when it must not be kept: every `.git` git's discovery
+ * passes from cwd up to the top (a repository made or removed in between changes which one git finds), the
+ * repository's own config files and HEAD (an `onbranch:` include follows it), and nothing when the
+ * repository's config includes other files (their paths are not followed here, so such a repository is
+ * listed afresh on every call).
+ */
+const watchedFiles = (
+  cwdAbs: string,
+  lines: ReadonlyArray<string>,
+  entries: ReadonlyArray<ConfigEntry>
+): ReadonlyArray<string> | undefined => {
+  const [top, gitDir, commonDir] = lines
+  if (top === undefined || gitDir === undefined || commonDir === undefined) return undefined
+  if (!top.startsWith("/") || !gitDir.startsWith("/") || !commonDir.startsWith("/")) return undefined
+  if (cwdAbs !== top && !cwdAbs.startsWith(top === "/" ? "/" : `${top}/`)) return undefined
+  if (
+    entries.some(
+      (entry) => (entry.scope === "local" || entry.scope === "worktree") && /^include(if)?\./i.test(entry.key)
+    )
+  )
+    return undefined
+  const watched: Array<string> = []
+  for (let dir = cwdAbs; ; dir = parentOf(dir)) {
+    watched.push(`${dir === "/" ? "" : dir}/.git`)
+    if (dir === top || dir === "/") break
+  }
+  for (const dir of new Set([gitDir, commonDir]))
+    watched.push(`${dir}/config`, `${dir}/config.worktree`, `${dir}/HEAD`, `${dir}/commondir`)
+  return watched
+}
+
+/**
+ * The config listing and the repository's top for git in `cwdAbs`: two reads that run no program, side by
+ * side; or, when an earlier call in this process opened the same folder and none of the files it depends on
+ * changed since (same kind, size and mtime), what that call learnt, without running git. The hardening is
+ * computed from it on every call either way. The user's global and system config are read with the listing
+ * and kept with it: they are the user's own, never what the repository supplies.
+ */
+const opening = (
+  executable: string,
+  cwdAbs: string,
+  base: ReadonlyArray<string>,
+  raw: (prefix: ReadonlyArray<string>, args: ReadonlyArray<string>) => Effect.Effect<ExecResult, ToolError>
+) =>
+  Effect.gen(function* () {
+    const key = [executable, cwdAbs, ...base].join("\0")
+    const kept = OPENINGS.get(key)
+    if (kept !== undefined) {
+      if ((yield* watchedState(kept.watched))?.state === kept.state) return kept satisfies Opening
+      OPENINGS.delete(key)
+    }
+    const startedAt = yield* Clock.currentTimeMillis
+    const [listed, located] = yield* Effect.all(
+      [
+        raw(base, ["config", "--list", "--show-scope", "-z"]),
+        raw(base, ["rev-parse", "--show-toplevel", "--path-format=absolute", "--absolute-git-dir", "--git-common-dir"])
+      ],
+      { concurrency: 2 }
+    )
+    const entries = listed.exitCode === 0 ? parseConfigList(listed.stdout) : []
+    if (located.exitCode !== 0) return { entries, toplevel: located } satisfies Opening
+    const lines = located.stdout.split("\n").filter((line) => line !== "")
+    const toplevel: ExecResult = { ...located, stdout: `${lines[0] ?? ""}\n` }
+    const watched = listed.exitCode === 0 ? watchedFiles(cwdAbs, lines, entries) : undefined
+    const looked = watched === undefined ? undefined : yield* watchedState(watched)
+    // Kept only when nothing it depends on changed in the SETTLED_MS before the listing started: a change
+    // since then, before or after the look, shows as a newer mtime on the next call's look.
+    if (watched !== undefined && looked !== undefined && looked.newest <= startedAt - SETTLED_MS) {
+      if (OPENINGS.size >= OPENINGS_MAX) OPENINGS.delete(OPENINGS.keys().next().value!)
+      OPENINGS.set(key, { entries, toplevel, watched, state: looked.state })
+    }
+    return { entries, toplevel } satisfies Opening
+  })
+
 /** Opens git for one call in `cwd` (workspace-relative): allowlist, PATH, hardening from the repository's config. */
 export const openGit = (cwd: string | undefined) =>
   Effect.gen(function* () {
@@ -119,14 +250,8 @@ export const openGit = (cwd: string | undefined) =>
           return yield* Effect.fail(timeoutError(shownCommand("git", args), settings.maxCommandDurationSeconds))
         return result
       })
-    // Two reads that run no program, side by side: the config to harden against, and the repository's top.
-    const [listed, toplevel] = yield* Effect.all(
-      [raw(base, ["config", "--list", "--show-scope", "-z"]), raw(base, ["rev-parse", "--show-toplevel"])],
-      {
-        concurrency: 2
-      }
-    )
-    const overrides = repositoryOverrides(listed.exitCode === 0 ? parseConfigList(listed.stdout) : [])
+    const { entries, toplevel } = yield* opening(executable, cwdAbs, base, raw)
+    const overrides = repositoryOverrides(entries)
     if ("_tag" in overrides) return yield* Effect.fail(overrides)
     const prefix = [...base, ...overrides.args]
     const exec = (args: ReadonlyArray<string>, options?: RunOptions) => raw(prefix, args, options)

@@ -311,23 +311,18 @@ const log: Handler<"log"> = (input) =>
     const git = yield* openGit(input.cwd)
     const repo = yield* findRepository(git)
     const limit = input.limit ?? LOG_LIMIT_DEFAULT
-    const start = input.ref === undefined ? yield* loadHead(git) : yield* resolveRevision(git, "ref", input.ref)
+    // An explicit ref is checked and resolved first (its own errors); HEAD is given to git log as it is, and
+    // only when that fails is HEAD looked at (an unborn branch has no commits; anything else is git's error).
+    const start = input.ref === undefined ? "HEAD" : yield* resolveRevision(git, "ref", input.ref)
     const paths = yield* repoPaths(input.paths ?? [], repo.top, false)
+    const args = ["log", "--no-color", "-z", LOG_FORMAT, `--max-count=${limit + 1}`, start, "--", ...pathspecs(paths)]
+    const ran = yield* git.exec(args)
     const commits =
-      start === null
-        ? []
-        : parseLog(
-            yield* git.must([
-              "log",
-              "--no-color",
-              "-z",
-              LOG_FORMAT,
-              `--max-count=${limit + 1}`,
-              start,
-              "--",
-              ...pathspecs(paths)
-            ])
-          )
+      ran.exitCode === 0
+        ? parseLog(ran.stdout)
+        : input.ref === undefined && (yield* loadHead(git)) === null
+          ? []
+          : yield* Effect.fail(classifyFailure(shownCommand("git", args), ran))
     const more = commits.length > limit
     const all = commits.slice(0, limit)
     return yield* fitted({
