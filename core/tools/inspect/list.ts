@@ -33,7 +33,13 @@ export const listing = (
     const scope = yield* walkScope(base, input)
     const search = yield* Search
     const depth = input.depth ?? defaultDepth
-    const walked = yield* search.walk({ ...scope, maxDepth: depth, directories: true, maxEntries: WALK_CAP })
+    const offset = input.offset ?? 0
+    const limit = input.limit ?? LIST_DEFAULT_LIMIT
+    // A page stops the walk once it is full: one entry past the page's end says whether there is a next page,
+    // and nothing after it is enumerated (docs/INSPECT.md "A listing walks no further than its page").
+    const cap = Math.min(WALK_CAP, offset + limit + 1)
+    const walked = yield* search.walk({ ...scope, maxDepth: depth, directories: true, maxEntries: cap })
+    const stopped = cap < WALK_CAP && !walked.complete && walked.entries.length >= cap
     const args = {
       action,
       ...(input.path === undefined ? {} : { path: input.path }),
@@ -42,19 +48,27 @@ export const listing = (
       ...(input.exclude === undefined ? {} : { exclude: input.exclude }),
       ...(input.limit === undefined ? {} : { limit: input.limit })
     }
+    const query = {
+      action: "list",
+      base,
+      depth,
+      includeIgnored: scope.includeIgnored,
+      excludes: scope.excludes
+    }
     // The entries' JSON is made once: for the snapshot and for the artifact of a cut page.
     const allJson = JSON.stringify(walked.entries)
-    const snapshot = yield* snapshotOfJson(
-      {
-        action: "list",
-        base,
-        depth,
-        includeIgnored: scope.includeIgnored,
-        excludes: scope.excludes
-      },
-      allJson
-    )
-    yield* checkSnapshot(action, input.snapshot, snapshot, `The listing of "${base || "."}"`)
+    // A page's snapshot names the entries up to its end (the hash of that prefix), and the next page accepts it
+    // while those entries are still the same: the pages a model holds are then exactly the first pages of the
+    // listing as it is now, and no page has to walk past its end to check them. The last page's snapshot is the
+    // whole listing's. `enumerated` (the hash of every entry walked) names the artifact of a cut page.
+    const prefixSnapshot = (end: number) =>
+      end >= walked.entries.length
+        ? snapshotOfJson(query, allJson)
+        : snapshotOfJson(query, JSON.stringify(walked.entries.slice(0, end)))
+    const enumerated = yield* snapshotOfJson(query, allJson)
+    // At offset 0 no page is held, so there is nothing to check.
+    if (input.snapshot !== undefined && offset > 0)
+      yield* checkSnapshot(action, input.snapshot, yield* prefixSnapshot(offset), `The listing of "${base || "."}"`)
     const where = base === "" ? "the workspace root" : `"${base}"`
     return yield* pagedListing({
       action,
@@ -62,21 +76,29 @@ export const listing = (
       key: "entries",
       all: walked.entries,
       allJson,
-      offset: input.offset ?? 0,
-      limit: input.limit ?? LIST_DEFAULT_LIMIT,
-      snapshot,
+      offset,
+      limit,
+      snapshot: enumerated,
+      snapshotAt: prefixSnapshot,
       complete: walked.complete,
       extra: {
         path: base,
         depth,
+        ...(stopped ? { totalIsLowerBound: true } : {}),
         ...(scope.namedHidden ? { hiddenByDefault: true } : {}),
         ...(walked.unreadable.length === 0 ? {} : { unreadable: walked.unreadable.slice(0, 20) }),
         ...extra
       },
       headline: (shown, total) =>
-        `${action === "overview" ? "Overview of" : "Listing of"} ${where} (depth ${depth}): ${plural(total, "entry", "entries")}${
-          walked.complete ? "" : " (incomplete: the enumeration stopped early or some directories were unreadable)"
-        }, showing ${shown} from offset ${input.offset ?? 0}.${extraFacts.length === 0 ? "" : ` ${extraFacts.join(" ")}`}`,
+        `${action === "overview" ? "Overview of" : "Listing of"} ${where} (depth ${depth}): ${
+          stopped
+            ? `more than ${total - 1} entries (the walk stopped once this page was full; page on for the rest)`
+            : `${plural(total, "entry", "entries")}${
+                walked.complete
+                  ? ""
+                  : " (incomplete: the enumeration stopped early or some directories were unreadable)"
+              }`
+        }, showing ${shown} from offset ${offset}.${extraFacts.length === 0 ? "" : ` ${extraFacts.join(" ")}`}`,
       present: withSizes,
       retention: { importance: "normal", omit_when_summarizing: ["entries"], facts: [...extraFacts] },
       unit: "entries"
