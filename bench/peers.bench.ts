@@ -471,6 +471,9 @@ const main = async () => {
       const ours = await startMcp(ourMcp(root, ["searchTimeoutMs=600000"]))
       servers.push(ours)
       if (wanted("search")) {
+        // Every match, as rg prints every match: max_results at its largest (the default cap of 1,000 would stop
+        // the common and regex searches early; that first page is its own row below).
+        const all = { case_sensitive: true, max_results: 100_000 }
         const searches = [
           { label: "rare literal", args: { query: TREE_QUERIES.rare }, rg: ["-n", "-F", TREE_QUERIES.rare] },
           { label: "common literal", args: { query: TREE_QUERIES.common }, rg: ["-n", "-F", TREE_QUERIES.common] },
@@ -478,38 +481,48 @@ const main = async () => {
         ]
         for (const search of searches)
           await row(
-            `MCP search, ${search.label} (a default call: its first page, up to 1,000 results counted)`,
+            `MCP search, ${search.label} (every match: max_results 100,000)`,
             "rg -n",
             1.2,
             R.tree,
-            {
-              run: timed(
-                callTool(ours, "workspace_inspect", { action: "search", case_sensitive: true, ...search.args })
-              )
-            },
+            { run: timed(callTool(ours, "workspace_inspect", { action: "search", ...all, ...search.args })) },
             { run: run("rg", search.rg, root) }
           )
+        await row(
+          "MCP search, common literal, a default call (its first page; the cap of 1,000 stops it)",
+          "rg -n",
+          1.2,
+          R.tree,
+          {
+            run: timed(
+              callTool(ours, "workspace_inspect", {
+                action: "search",
+                case_sensitive: true,
+                query: TREE_QUERIES.common
+              })
+            )
+          },
+          { run: run("rg", ["-n", "-F", TREE_QUERIES.common], root) }
+        )
       }
       if (wanted("list")) {
-        // Every file: page through the listing at the largest page (a page walks no further than its end).
+        // Every file: the first page (its walk stops at its end), then the second, whose walk covers the tree
+        // and writes the whole listing to its artifact (a page cut by maxToolResultChars keeps the rest there).
         const listAll = async () => {
-          let offset = 0
-          let snapshot: string | undefined
-          for (;;) {
-            const result = (await callTool(ours, "workspace_inspect", {
-              action: "list",
-              depth: 100,
-              limit: 10_000,
-              ...(offset === 0 ? {} : { offset, snapshot })
-            })()) as { structuredContent?: { data?: { nextOffset: number | null; snapshot: string } } }
-            const data = result.structuredContent?.data
-            if (data === undefined || data.nextOffset === null) return
-            offset = data.nextOffset
-            snapshot = data.snapshot
+          const first = (await callTool(ours, "workspace_inspect", { action: "list", depth: 100 })()) as {
+            structuredContent?: { data?: { nextOffset: number | null; snapshot: string } }
           }
+          const data = first.structuredContent?.data
+          if (data === undefined || data.nextOffset === null) return
+          await callTool(ours, "workspace_inspect", {
+            action: "list",
+            depth: 100,
+            offset: data.nextOffset,
+            snapshot: data.snapshot
+          })()
         }
         await row(
-          "MCP list all files (depth 100, every page at limit 10,000)",
+          "MCP list all files (depth 100: the first page, then the second, whose artifact holds every entry)",
           "rg --files",
           1.5,
           R.tree,

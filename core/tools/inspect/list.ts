@@ -35,9 +35,10 @@ export const listing = (
     const depth = input.depth ?? defaultDepth
     const offset = input.offset ?? 0
     const limit = input.limit ?? LIST_DEFAULT_LIMIT
-    // A page stops the walk once it is full: one entry past the page's end says whether there is a next page,
-    // and nothing after it is enumerated (docs/INSPECT.md "A listing walks no further than its page").
-    const cap = Math.min(WALK_CAP, offset + limit + 1)
+    // The first page stops the walk once it is full: one entry past the page's end says whether there is a
+    // next page, and nothing after it is enumerated (docs/INSPECT.md "A first page walks no further than
+    // itself"). A later page walks the whole listing, as it checks and names it.
+    const cap = offset === 0 ? Math.min(WALK_CAP, limit + 1) : WALK_CAP
     const walked = yield* search.walk({ ...scope, maxDepth: depth, directories: true, maxEntries: cap })
     const stopped = cap < WALK_CAP && !walked.complete && walked.entries.length >= cap
     const args = {
@@ -57,17 +58,18 @@ export const listing = (
     }
     // The entries' JSON is made once: for the snapshot and for the artifact of a cut page.
     const allJson = JSON.stringify(walked.entries)
-    // A page's snapshot names the entries up to its end (the hash of that prefix), and the next page accepts it
-    // while those entries are still the same: the pages a model holds are then exactly the first pages of the
-    // listing as it is now, and no page has to walk past its end to check them. The last page's snapshot is the
-    // whole listing's. `enumerated` (the hash of every entry walked) names the artifact of a cut page.
+    // The first page's snapshot names the entries up to its end (the hash of that prefix: its walk has nothing
+    // after it to hash), and the next page accepts it while those entries are still the same: the page a model
+    // holds is then exactly the first page of the listing as it is now. A later page's snapshot is the whole
+    // listing's, as before, and the page after it accepts either. `enumerated` (the hash of every entry walked)
+    // names the artifact of a cut page.
     const prefixSnapshot = (end: number) =>
       end >= walked.entries.length
         ? snapshotOfJson(query, allJson)
         : snapshotOfJson(query, JSON.stringify(walked.entries.slice(0, end)))
     const enumerated = yield* snapshotOfJson(query, allJson)
     // At offset 0 no page is held, so there is nothing to check.
-    if (input.snapshot !== undefined && offset > 0)
+    if (input.snapshot !== undefined && offset > 0 && input.snapshot !== enumerated)
       yield* checkSnapshot(action, input.snapshot, yield* prefixSnapshot(offset), `The listing of "${base || "."}"`)
     const where = base === "" ? "the workspace root" : `"${base}"`
     return yield* pagedListing({
@@ -79,7 +81,7 @@ export const listing = (
       offset,
       limit,
       snapshot: enumerated,
-      snapshotAt: prefixSnapshot,
+      ...(offset === 0 ? { snapshotAt: prefixSnapshot } : {}),
       complete: walked.complete,
       extra: {
         path: base,
