@@ -147,13 +147,37 @@ describe('list: "honour .gitignore ... and the configured excludes"', () => {
       Array.from({ length: 25 }, (_, index) => `f${String(index).padStart(2, "0")}.txt`)
     )
     await refused(ws, { action: "list", offset: 10, limit: 10 }, "INVALID_INPUT")
-    await ws.write("new.txt", "x")
+    // A change among the entries the held pages show refuses the next page.
+    await ws.write("a-new.txt", "x")
     const stale = await refused(
       ws,
       { action: "list", offset: 10, limit: 10, snapshot: pages[0].snapshot },
       "SNAPSHOT_STALE"
     )
     expect(stale.message).toContain("from offset 0")
+  })
+
+  it("a page stops the walk once it is full; a change past the pages held leaves them valid", async () => {
+    ws = await openWorkspace()
+    for (let index = 0; index < 25; index++) await ws.write(`f${String(index).padStart(2, "0")}.txt`, "x")
+    const first = await ok(ws, { action: "list", limit: 10 })
+    // One entry past the page says there is more; nothing after it was enumerated.
+    expect([first.data.returned, first.data.total, first.data.totalIsLowerBound, first.data.nextOffset]).toEqual([
+      10,
+      11,
+      true,
+      10
+    ])
+    expect(first.summary).toContain("more than 10 entries")
+    // A file sorting after the first page: the page held is still the first page of the listing as it is now.
+    await ws.write("zz-new.txt", "x")
+    const rest = await ok(ws, { action: "list", offset: 10, limit: 100, snapshot: first.data.snapshot })
+    expect([...paths(first.data), ...paths(rest.data)]).toEqual([
+      ...Array.from({ length: 25 }, (_, index) => `f${String(index).padStart(2, "0")}.txt`),
+      "zz-new.txt"
+    ])
+    // The last page walked everything: its total is exact again.
+    expect([rest.data.total, rest.data.totalIsLowerBound, rest.data.nextOffset]).toEqual([26, undefined, null])
   })
 
   it('"Large listings ... are written to artifacts": a page cut by the budget keeps the whole listing in one', async () => {

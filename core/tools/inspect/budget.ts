@@ -46,6 +46,12 @@ export interface PagedListing<E> {
   readonly offset: number
   readonly limit: number
   readonly snapshot: string
+  /**
+   * The snapshot of a page ending at `end` (list: the hash of the entries up to the page's end), when a page's
+   * snapshot is not `snapshot`; `snapshot` then names the artifact of a cut page and stands in for the page's
+   * own (of the same length) while the page is fitted.
+   */
+  readonly snapshotAt?: (end: number) => Effect.Effect<string>
   readonly complete: boolean
   /** Extra data fields beside the paging ones. */
   readonly extra: Record<string, unknown>
@@ -72,7 +78,12 @@ export const pagedListing = <E>(listing: PagedListing<E>) =>
     if (listing.offset > total) return yield* Effect.fail(offsetPastEnd(listing.offset, total, listing.unit))
     const want = Math.min(listing.limit, total - listing.offset)
     const description = `The full ${listing.action} result: all ${total} ${listing.unit}, as JSON.`
-    const build = (items: ReadonlyArray<unknown>, shown: number, artifact: Artifact | undefined): ToolResult => {
+    const build = (
+      items: ReadonlyArray<unknown>,
+      shown: number,
+      artifact: Artifact | undefined,
+      snapshot = listing.snapshot
+    ): ToolResult => {
       const end = listing.offset + shown
       const nextOffset = end >= total ? null : end
       const summary = [
@@ -80,7 +91,7 @@ export const pagedListing = <E>(listing: PagedListing<E>) =>
         artifact === undefined
           ? ""
           : `The page was cut to ${shown} ${listing.unit} to fit maxToolResultChars (${settings.maxToolResultChars}); the full result is in ${artifact.path}.`,
-        nextSentence(listing.args, nextOffset, listing.snapshot)
+        nextSentence(listing.args, nextOffset, snapshot)
       ]
         .filter((part) => part !== "")
         .join(" ")
@@ -93,7 +104,7 @@ export const pagedListing = <E>(listing: PagedListing<E>) =>
         total,
         nextOffset,
         complete: listing.complete,
-        snapshot: listing.snapshot
+        snapshot
       }
       return {
         summary,
@@ -123,7 +134,9 @@ export const pagedListing = <E>(listing: PagedListing<E>) =>
       shown = Math.max(shown, 0)
       items = shownAll.slice(0, shown)
     }
-    if (shown >= want) return build(items, shown, undefined)
+    const snapshot =
+      listing.snapshotAt === undefined ? listing.snapshot : yield* listing.snapshotAt(listing.offset + shown)
+    if (shown >= want) return build(items, shown, undefined, snapshot)
     const head = {
       action: listing.action,
       arguments: listing.args,
@@ -136,7 +149,8 @@ export const pagedListing = <E>(listing: PagedListing<E>) =>
       return build(
         items,
         shown,
-        yield* writeArtifact(`inspect.${listing.action}`, listing.action, "json", full, description)
+        yield* writeArtifact(`inspect.${listing.action}`, listing.action, "json", full, description),
+        snapshot
       )
     }
     // The same text as JSON.stringify({ ...head, [key]: all }), the entries' JSON reused. The snapshot in
@@ -147,12 +161,12 @@ export const pagedListing = <E>(listing: PagedListing<E>) =>
     const known = written.get(headJson)
     if (known !== undefined) {
       const on = yield* Effect.orElseSucceed(store.stat(known.path.slice(".agentic/".length)), () => undefined)
-      if (on?.size === known.bytes) return build(items, shown, known)
+      if (on?.size === known.bytes) return build(items, shown, known, snapshot)
     }
     const full = `${headJson.slice(0, -1)},${JSON.stringify(listing.key)}:${listing.allJson}}`
     const artifact = yield* writeArtifact(`inspect.${listing.action}`, listing.action, "json", full, description)
     written.delete(headJson)
     written.set(headJson, artifact)
     if (written.size > WRITTEN_KEPT) written.delete(written.keys().next().value!)
-    return build(items, shown, artifact)
+    return build(items, shown, artifact, snapshot)
   })

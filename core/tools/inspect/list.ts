@@ -33,7 +33,14 @@ export const listing = (
     const scope = yield* walkScope(base, input)
     const search = yield* Search
     const depth = input.depth ?? defaultDepth
-    const walked = yield* search.walk({ ...scope, maxDepth: depth, directories: true, maxEntries: WALK_CAP })
+    const offset = input.offset ?? 0
+    const limit = input.limit ?? LIST_DEFAULT_LIMIT
+    // The first page stops the walk once it is full: one entry past the page's end says whether there is a
+    // next page, and nothing after it is enumerated (docs/INSPECT.md "A first page walks no further than
+    // itself"). A later page walks the whole listing, as it checks and names it.
+    const cap = offset === 0 ? Math.min(WALK_CAP, limit + 1) : WALK_CAP
+    const walked = yield* search.walk({ ...scope, maxDepth: depth, directories: true, maxEntries: cap })
+    const stopped = cap < WALK_CAP && !walked.complete && walked.entries.length >= cap
     const args = {
       action,
       ...(input.path === undefined ? {} : { path: input.path }),
@@ -42,19 +49,28 @@ export const listing = (
       ...(input.exclude === undefined ? {} : { exclude: input.exclude }),
       ...(input.limit === undefined ? {} : { limit: input.limit })
     }
+    const query = {
+      action: "list",
+      base,
+      depth,
+      includeIgnored: scope.includeIgnored,
+      excludes: scope.excludes
+    }
     // The entries' JSON is made once: for the snapshot and for the artifact of a cut page.
     const allJson = JSON.stringify(walked.entries)
-    const snapshot = yield* snapshotOfJson(
-      {
-        action: "list",
-        base,
-        depth,
-        includeIgnored: scope.includeIgnored,
-        excludes: scope.excludes
-      },
-      allJson
-    )
-    yield* checkSnapshot(action, input.snapshot, snapshot, `The listing of "${base || "."}"`)
+    // The first page's snapshot names the entries up to its end (the hash of that prefix: its walk has nothing
+    // after it to hash), and the next page accepts it while those entries are still the same: the page a model
+    // holds is then exactly the first page of the listing as it is now. A later page's snapshot is the whole
+    // listing's, as before, and the page after it accepts either. `enumerated` (the hash of every entry walked)
+    // names the artifact of a cut page.
+    const prefixSnapshot = (end: number) =>
+      end >= walked.entries.length
+        ? snapshotOfJson(query, allJson)
+        : snapshotOfJson(query, JSON.stringify(walked.entries.slice(0, end)))
+    const enumerated = yield* snapshotOfJson(query, allJson)
+    // At offset 0 no page is held, so there is nothing to check.
+    if (input.snapshot !== undefined && offset > 0 && input.snapshot !== enumerated)
+      yield* checkSnapshot(action, input.snapshot, yield* prefixSnapshot(offset), `The listing of "${base || "."}"`)
     const where = base === "" ? "the workspace root" : `"${base}"`
     return yield* pagedListing({
       action,
@@ -62,21 +78,29 @@ export const listing = (
       key: "entries",
       all: walked.entries,
       allJson,
-      offset: input.offset ?? 0,
-      limit: input.limit ?? LIST_DEFAULT_LIMIT,
-      snapshot,
+      offset,
+      limit,
+      snapshot: enumerated,
+      ...(offset === 0 ? { snapshotAt: prefixSnapshot } : {}),
       complete: walked.complete,
       extra: {
         path: base,
         depth,
+        ...(stopped ? { totalIsLowerBound: true } : {}),
         ...(scope.namedHidden ? { hiddenByDefault: true } : {}),
         ...(walked.unreadable.length === 0 ? {} : { unreadable: walked.unreadable.slice(0, 20) }),
         ...extra
       },
       headline: (shown, total) =>
-        `${action === "overview" ? "Overview of" : "Listing of"} ${where} (depth ${depth}): ${plural(total, "entry", "entries")}${
-          walked.complete ? "" : " (incomplete: the enumeration stopped early or some directories were unreadable)"
-        }, showing ${shown} from offset ${input.offset ?? 0}.${extraFacts.length === 0 ? "" : ` ${extraFacts.join(" ")}`}`,
+        `${action === "overview" ? "Overview of" : "Listing of"} ${where} (depth ${depth}): ${
+          stopped
+            ? `more than ${total - 1} entries (the walk stopped once this page was full; page on for the rest)`
+            : `${plural(total, "entry", "entries")}${
+                walked.complete
+                  ? ""
+                  : " (incomplete: the enumeration stopped early or some directories were unreadable)"
+              }`
+        }, showing ${shown} from offset ${offset}.${extraFacts.length === 0 ? "" : ` ${extraFacts.join(" ")}`}`,
       present: withSizes,
       retention: { importance: "normal", omit_when_summarizing: ["entries"], facts: [...extraFacts] },
       unit: "entries"
