@@ -173,6 +173,26 @@ const writeAtomic = (root: string, rel: string, bytes: Uint8Array, mode: number 
   })
 }
 
+/** Reads `rel` through its directory's handle, the final name opened with O_NOFOLLOW (a symlink there is an escape). */
+const readWhole = (root: string, rel: string) => {
+  const { dir, name } = split(rel)
+  return withDirectoryFd(root, dir, (handle) => {
+    let file: number
+    try {
+      file = fs.openSync(atFd(handle, name), fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW)
+    } catch (error) {
+      if ((error as { code?: string }).code === "ELOOP")
+        throw new Escaped(`"${rel}" became a symlink; nothing was read through it`)
+      throw error
+    }
+    try {
+      return new Uint8Array(fs.readFileSync(file))
+    } finally {
+      fs.closeSync(file)
+    }
+  })
+}
+
 const removeQuietly = (target: string) => {
   try {
     fs.unlinkSync(target)
@@ -398,6 +418,7 @@ export const nodeConfinedFs: ConfinedFsShape | undefined = available()
       mechanism: "linux-proc-fd",
       writeFileAtomic: (root, rel, bytes, options) =>
         run(rel, () => writeAtomic(root, rel, bytes, options?.mode, options?.durable !== false)),
+      readFile: (root, rel) => run(rel, () => readWhole(root, rel)),
       appendFile: (root, rel, bytes) => run(rel, () => append(root, rel, bytes)),
       mkdir: (root, rel, options) => run(rel, () => mkdir(root, rel, options?.recursive ?? false)),
       remove: (root, rel, options) =>

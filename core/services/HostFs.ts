@@ -99,6 +99,12 @@ export interface ConfinedFsShape {
     bytes: Uint8Array,
     options?: WriteOptions
   ) => Effect.Effect<void, HostError>
+  /**
+   * Reads `rel` whole, the final name opened without following a link ("Escape" when it is one): a store
+   * read must not follow a folder or file swapped for a symlink after the caller's check (issue 10 §1).
+   * Optional: a host without it reads by the checked path.
+   */
+  readonly readFile?: (root: string, rel: string) => Effect.Effect<Uint8Array, HostError>
   /** Appends to `rel` (creating it); a final name swapped for a symlink is not followed ("Escape"). */
   readonly appendFile: (root: string, rel: string, bytes: Uint8Array) => Effect.Effect<void, HostError>
   readonly mkdir: (

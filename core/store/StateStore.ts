@@ -174,13 +174,13 @@ export const makeStateStore = (host: typeof HostFs.Service, root: string): State
   const readBytes = (rel: string) =>
     guard(
       rel,
-      host.readFile(abs(rel)).pipe(
+      (handles?.readFile === undefined ? host.readFile(abs(rel)) : handles.readFile(root, inRoot(rel))).pipe(
         Effect.map((bytes): Uint8Array | undefined => bytes),
         Effect.catchIf(
           (error) => error.reason === "NotFound",
           () => Effect.succeed(undefined)
         ),
-        Effect.mapError(io(rel))
+        Effect.mapError(hostError(rel))
       )
     )
   const readText = (rel: string) =>

@@ -71,6 +71,11 @@ const race = async (swapped: ".agentic" | ".agentic/notes") => {
       const text = await fs.readFile(path.join(root, ".agentic", "notes", `${name}.md`), "utf8")
       expect(text.startsWith(content), `${name}.md`).toBe(true)
     }
+    // No read followed the swap either: no note took in the outside file's text (an append reads, then writes).
+    for (const name of await fs.readdir(path.join(root, ".agentic", "notes"))) {
+      const text = await fs.readFile(path.join(root, ".agentic", "notes", name), "utf8")
+      expect(text.includes("outside"), `${name} holds text read from outside the root`).toBe(false)
+    }
     expect(hits.filter((hit) => hit === "ok").length).toBeGreaterThan(0)
   } finally {
     await ws.dispose()
