@@ -3,7 +3,8 @@
  * A session is browserSupervisor.ts (detached, its own process group) with the egress proxy and
  * headless Chromium as its child; every call reconnects with `chromium.connectOverCDP` to the
  * DevTools endpoint recorded in the session's record, and disconnecting leaves the browser running.
- * Elements are found by DevTools' backendNodeId, which stays valid across connections.
+ * A snapshot is one walk inside the page (pageWalk.ts); a ref's element is found by its path only when a
+ * control or a scoped read uses it.
  */
 import { spawn } from "node:child_process"
 import * as nodeModule from "node:module"
@@ -25,6 +26,7 @@ import {
   type BrowserEndpoint,
   type BrowserScope,
   type BrowserShape,
+  type ElementRef,
   type PageState
 } from "../../core/services/Browser.ts"
 import {
@@ -35,6 +37,7 @@ import {
 } from "../../core/services/browserFiles.ts"
 import { decodeJobFile } from "../../core/services/jobFiles.ts"
 import { processIdentity } from "./NodeProcesses.ts"
+import { RESOLVE_SOURCE, WALK_SOURCE } from "./pageWalk.ts"
 import { BROWSER_SUPERVISOR, SUPERVISOR_FROM_SOURCE } from "./runtimeFiles.ts"
 
 /**
@@ -303,61 +306,106 @@ const stateOf = async (page: Page): Promise<PageState> => ({
   title: await page.title().catch(() => "")
 })
 
-const STALE = (id: number) =>
+const STALE = () =>
   toolError(
     "STALE_REF",
-    `The element (node ${id}) is no longer on the page: the page changed since the snapshot its ref came from. Read the page again and use a ref from the new snapshot.`
+    "The element is no longer on the page (or no longer has the role and name its ref was given for): the page changed since the snapshot its ref came from. Read the page again and use a ref from the new snapshot."
   )
 
-/** The backend node of a scope: the element itself, or the first match of a CSS selector. */
-const scopeNode = async (cdp: CDPSession, scope: BrowserScope): Promise<number | undefined> => {
-  if (scope.backendNodeId !== undefined) return scope.backendNodeId
-  if (scope.selector === undefined) return undefined
-  const { root } = await cdp.send("DOM.getDocument", { depth: 0 })
-  let nodeId: number
-  try {
-    nodeId = (await cdp.send("DOM.querySelector", { nodeId: root.nodeId, selector: scope.selector })).nodeId
-  } catch {
-    throw toolError(
-      "INVALID_INPUT",
-      `selector "${scope.selector}" is not a valid CSS selector; give a CSS selector such as "main" or "#results".`,
-      { field: "selector" }
-    )
-  }
-  if (nodeId === 0)
-    throw toolError(
-      "NOT_FOUND",
-      `No element matches the selector "${scope.selector}" on this page. Read the whole page, or use a ref.`,
-      { selector: scope.selector }
-    )
-  return (await cdp.send("DOM.describeNode", { nodeId })).node.backendNodeId
+/** Nodes a walk answers at most (a page of millions of elements is cut there, and the read says so). */
+const MAX_NODES = 200_000
+
+/**
+ * The isolated world the walk, the resolver and the actions' functions run in: the page's DOM, but not its
+ * globals, so a page script cannot replace a prototype or a getter they use. Asked again per call (a
+ * navigation ends the previous one; Chromium answers the existing world of that name).
+ */
+const worldOf = async (cdp: CDPSession): Promise<number> => {
+  const { frameTree } = await cdp.send("Page.getFrameTree")
+  const { executionContextId } = await cdp.send("Page.createIsolatedWorld", {
+    frameId: frameTree.frame.id,
+    worldName: "agentic-workspace"
+  })
+  return executionContextId
 }
 
-const objectOf = async (cdp: CDPSession, backendNodeId: number): Promise<string> => {
-  try {
-    const { object } = await cdp.send("DOM.resolveNode", { backendNodeId })
-    if (object.objectId === undefined) throw STALE(backendNodeId)
-    return object.objectId
-  } catch (error) {
-    if ((error as { _tag?: string })?._tag === "ToolError") throw error
-    // DevTools answers "No node with given id found" once the node left the document.
-    throw STALE(backendNodeId)
-  }
+const evaluateIn = async (cdp: CDPSession, contextId: number, expression: string, returnByValue: boolean) => {
+  const { result, exceptionDetails } = await cdp.send("Runtime.evaluate", { expression, contextId, returnByValue })
+  if (exceptionDetails !== undefined)
+    throw toolError(
+      "IO_ERROR",
+      `The page could not be walked: ${exceptionDetails.exception?.description?.split("\n")[0] ?? exceptionDetails.text}`
+    )
+  return result
+}
+
+const selectorRefusal = (selector: string) =>
+  toolError(
+    "INVALID_INPUT",
+    `selector "${selector}" is not a valid CSS selector; give a CSS selector such as "main" or "#results".`,
+    { field: "selector" }
+  )
+const noMatch = (selector: string) =>
+  toolError(
+    "NOT_FOUND",
+    `No element matches the selector "${selector}" on this page. Read the whole page, or use a ref.`,
+    {
+      selector
+    }
+  )
+const HIDDEN = () =>
+  toolError(
+    "NOT_FOUND",
+    "That element is not part of the accessibility tree (it is hidden); read the whole page or another element."
+  )
+/** The element of a scope in the isolated world (its object id): the ref's element, or the selector's first match. */
+const scopeObject = async (cdp: CDPSession, scope: BrowserScope): Promise<string | undefined> => {
+  if (scope.element === undefined && scope.selector === undefined) return undefined
+  const contextId = await worldOf(cdp)
+  if (scope.element !== undefined) return resolveElement(cdp, contextId, scope.element)
+  const selector = scope.selector!
+  const result = await evaluateIn(
+    cdp,
+    contextId,
+    `(() => { try { return document.querySelector(${JSON.stringify(selector)}) ?? "nomatch" } catch { return "selector" } })()`,
+    false
+  )
+  if (result.type === "string") throw result.value === "selector" ? selectorRefusal(selector) : noMatch(selector)
+  if (result.objectId === undefined) throw noMatch(selector)
+  return result.objectId
+}
+
+/** Follows a ref's path in the page: the element's object id, or STALE_REF when it is gone or changed. */
+const resolveElement = async (cdp: CDPSession, contextId: number, element: ElementRef): Promise<string> => {
+  const result = await evaluateIn(
+    cdp,
+    contextId,
+    `(${RESOLVE_SOURCE})(${JSON.stringify({ path: element.path, role: element.role, name: element.name })})`,
+    false
+  )
+  if (result.type === "string" || result.objectId === undefined) throw STALE()
+  return result.objectId
 }
 
 const callOn = async <A>(
   cdp: CDPSession,
-  backendNodeId: number,
+  objectId: string,
   fn: string,
   args: ReadonlyArray<unknown> = []
 ): Promise<A> => {
-  const objectId = await objectOf(cdp, backendNodeId)
-  const { result, exceptionDetails } = await cdp.send("Runtime.callFunctionOn", {
-    objectId,
-    functionDeclaration: fn,
-    arguments: args.map((value) => ({ value })),
-    returnByValue: true
-  })
+  let answer: Awaited<ReturnType<typeof cdp.send<"Runtime.callFunctionOn">>>
+  try {
+    answer = await cdp.send("Runtime.callFunctionOn", {
+      objectId,
+      functionDeclaration: fn,
+      arguments: args.map((value) => ({ value })),
+      returnByValue: true
+    })
+  } catch {
+    // DevTools refuses an object whose world ended (the page navigated away).
+    throw STALE()
+  }
+  const { result, exceptionDetails } = answer
   if (exceptionDetails !== undefined)
     throw toolError(
       "IO_ERROR",
@@ -366,54 +414,63 @@ const callOn = async <A>(
   return result.value as A
 }
 
-const axValue = (value: { value?: unknown } | undefined): string | number | boolean | undefined => {
-  const raw = value?.value
-  return typeof raw === "string" || typeof raw === "number" || typeof raw === "boolean" ? raw : undefined
+/** One node as the in-page walk answers it (adapters/node/pageWalk.ts). */
+interface WalkNode {
+  readonly i: number
+  readonly r: string
+  readonly n: string
+  readonly v?: string
+  readonly p?: Record<string, string | number | boolean>
+  readonly c?: ReadonlyArray<number>
+  readonly k?: string
 }
 
+/** The snapshot's nodes: one walk inside the page (pageWalk.ts), answered as one JSON string. */
 const tree = async (endpoint: BrowserEndpoint, scope: BrowserScope) => {
   const { page, cdp } = await pageOf(endpoint)
-  const target = await scopeNode(cdp, scope)
-  const { nodes } = (await cdp.send("Accessibility.getFullAXTree", {})) as { nodes: Array<any> }
-  const out: Array<AxNode> = nodes.map((node) => {
-    const properties: Record<string, string | number | boolean> = {}
-    for (const property of node.properties ?? []) {
-      const value = axValue(property.value)
-      if (value !== undefined) properties[property.name] = value
-    }
-    const value = axValue(node.value)
-    const description = axValue(node.description)
-    return {
-      id: String(node.nodeId),
-      role: String(axValue(node.role) ?? ""),
-      name: String(axValue(node.name) ?? ""),
-      ...(value === undefined || value === "" ? {} : { value: String(value) }),
-      ...(description === undefined || description === "" ? {} : { description: String(description) }),
-      properties,
-      childIds: (node.childIds ?? []).map(String),
-      ...(node.backendDOMNodeId === undefined ? {} : { backendNodeId: node.backendDOMNodeId as number }),
-      ignored: node.ignored === true
-    }
-  })
-  let rootId: string | undefined
-  if (target !== undefined) {
-    rootId = out.find((node) => node.backendNodeId === target)?.id
-    if (rootId === undefined) {
-      // The element has no node of its own (e.g. display: none); check it still exists.
-      await objectOf(cdp, target)
-      throw toolError(
-        "NOT_FOUND",
-        "That element is not part of the accessibility tree (it is hidden); read the whole page or another element."
-      )
-    }
+  const contextId = await worldOf(cdp)
+  const args = {
+    max: MAX_NODES,
+    ...(scope.selector === undefined ? {} : { selector: scope.selector }),
+    ...(scope.element === undefined
+      ? {}
+      : { path: scope.element.path, role: scope.element.role, name: scope.element.name })
   }
-  return { page: await stateOf(page), nodes: out, ...(rootId === undefined ? {} : { rootId }) }
+  const result = await evaluateIn(cdp, contextId, `(${WALK_SOURCE})(${JSON.stringify(args)})`, true)
+  const answer = JSON.parse(String(result.value)) as {
+    readonly error?: string
+    readonly nodes?: ReadonlyArray<WalkNode>
+    readonly root?: number
+  }
+  switch (answer.error) {
+    case undefined:
+      break
+    case "selector":
+      throw selectorRefusal(scope.selector!)
+    case "nomatch":
+      throw noMatch(scope.selector!)
+    case "stale":
+      throw STALE()
+    default:
+      throw HIDDEN()
+  }
+  const nodes: Array<AxNode> = (answer.nodes ?? []).map((node) => ({
+    id: String(node.i),
+    role: node.r,
+    name: node.n,
+    ...(node.v === undefined ? {} : { value: node.v }),
+    properties: node.p ?? {},
+    childIds: node.c === undefined ? [] : node.c.map(String),
+    ...(node.k === undefined ? {} : { path: node.k }),
+    ignored: false
+  }))
+  return { page: await stateOf(page), nodes, ...(answer.root === undefined ? {} : { rootId: String(answer.root) }) }
 }
 
 /** The live DOM: the whole document serialised, or the scope element's outerHTML (the core extracts the text). */
 const html = async (endpoint: BrowserEndpoint, scope: BrowserScope) => {
   const { page, cdp } = await pageOf(endpoint)
-  const target = await scopeNode(cdp, scope)
+  const target = await scopeObject(cdp, scope)
   const value =
     target === undefined
       ? await page.content()
@@ -423,11 +480,11 @@ const html = async (endpoint: BrowserEndpoint, scope: BrowserScope) => {
 
 const screenshot = async (endpoint: BrowserEndpoint, scope: BrowserScope) => {
   const { page, cdp } = await pageOf(endpoint)
-  const target = await scopeNode(cdp, scope)
+  const target = await scopeObject(cdp, scope)
   if (target === undefined)
     return new Uint8Array(await page.screenshot({ fullPage: true, type: "png", timeout: 30_000 }))
-  await cdp.send("DOM.scrollIntoViewIfNeeded", { backendNodeId: target }).catch(() => {
-    throw STALE(target)
+  await cdp.send("DOM.scrollIntoViewIfNeeded", { objectId: target }).catch(() => {
+    throw STALE()
   })
   const box = await callOn<{ x: number; y: number; width: number; height: number }>(
     cdp,
@@ -442,14 +499,17 @@ const screenshot = async (endpoint: BrowserEndpoint, scope: BrowserScope) => {
   return new Uint8Array(await page.screenshot({ clip: box, type: "png", timeout: 30_000 }))
 }
 
+/** A control's element: its path followed in the isolated world (STALE_REF when it is gone or changed). */
+const elementOf = async (cdp: CDPSession, element: ElementRef) => resolveElement(cdp, await worldOf(cdp), element)
+
 /** Scrolls the element into view and returns its centre, checking nothing else covers it there. */
-const clickPoint = async (cdp: CDPSession, backendNodeId: number): Promise<{ x: number; y: number }> => {
-  await cdp.send("DOM.scrollIntoViewIfNeeded", { backendNodeId }).catch(() => {
-    throw STALE(backendNodeId)
+const clickPoint = async (cdp: CDPSession, objectId: string): Promise<{ x: number; y: number }> => {
+  await cdp.send("DOM.scrollIntoViewIfNeeded", { objectId }).catch(() => {
+    throw STALE()
   })
   const point = await callOn<{ x: number; y: number; covered: boolean; hidden: boolean } | null>(
     cdp,
-    backendNodeId,
+    objectId,
     `function () {
       if (!this.isConnected) return null
       const r = this.getBoundingClientRect()
@@ -459,7 +519,7 @@ const clickPoint = async (cdp: CDPSession, backendNodeId: number): Promise<{ x: 
       return { x, y, hidden: false, covered: hit !== null && hit !== this && !this.contains(hit) && !(hit.contains(this) && hit.tagName === 'LABEL') }
     }`
   )
-  if (point === null) throw STALE(backendNodeId)
+  if (point === null) throw STALE()
   if (point.hidden)
     throw toolError(
       "INVALID_INPUT",
@@ -531,7 +591,7 @@ const act = async (endpoint: BrowserEndpoint, action: BrowserAction, timeoutMs: 
       }
     }
     case "click": {
-      const point = await clickPoint(cdp, action.backendNodeId)
+      const point = await clickPoint(cdp, await elementOf(cdp, action.element))
       await page.mouse.click(point.x, point.y)
       await settle(page, before, timeoutMs)
       return { page: await stateOf(page) }
@@ -565,10 +625,11 @@ const act = async (endpoint: BrowserEndpoint, action: BrowserAction, timeoutMs: 
       return { page: await stateOf(page), result: { matches: visible.length }, otherMatches: others }
     }
     case "type": {
-      await clickPoint(cdp, action.backendNodeId)
+      const field = await elementOf(cdp, action.element)
+      await clickPoint(cdp, field)
       const editable = await callOn<boolean>(
         cdp,
-        action.backendNodeId,
+        field,
         `function () {
           this.focus()
           if (typeof this.select === 'function' && (this.tagName === 'INPUT' || this.tagName === 'TEXTAREA')) { this.select(); return true }
@@ -609,16 +670,17 @@ const act = async (endpoint: BrowserEndpoint, action: BrowserAction, timeoutMs: 
             () => true,
             () => false
           )
-      else if (action.backendNodeId !== undefined) {
-        const id = action.backendNodeId
+      else if (action.element !== undefined) {
+        const id = await elementOf(cdp, action.element)
         const deadline = Date.now() + timeoutMs
         met = false
         for (;;) {
-          const visible = await callOn<boolean>(
+          const visible = await callOn<boolean | null>(
             cdp,
             id,
-            "function () { const r = this.getBoundingClientRect(); return this.isConnected && r.width > 0 && r.height > 0 }"
+            "function () { if (!this.isConnected) return null; const r = this.getBoundingClientRect(); return r.width > 0 && r.height > 0 }"
           )
+          if (visible === null) throw STALE()
           if (visible) {
             met = true
             break
@@ -630,9 +692,10 @@ const act = async (endpoint: BrowserEndpoint, action: BrowserAction, timeoutMs: 
       return { page: await stateOf(page), met }
     }
     case "scroll": {
-      if (action.backendNodeId !== undefined) {
-        await cdp.send("DOM.scrollIntoViewIfNeeded", { backendNodeId: action.backendNodeId }).catch(() => {
-          throw STALE(action.backendNodeId!)
+      if (action.element !== undefined) {
+        const objectId = await elementOf(cdp, action.element)
+        await cdp.send("DOM.scrollIntoViewIfNeeded", { objectId }).catch(() => {
+          throw STALE()
         })
       } else {
         const height = (await page.evaluate("window.innerHeight").catch(() => 600)) as number
