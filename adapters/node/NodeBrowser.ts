@@ -20,7 +20,6 @@ import type { Browser as PwBrowser, CDPSession, Page } from "playwright-core"
 import { toolError, type ToolError } from "../../core/protocol/errors.ts"
 import {
   type ActionOutcome,
-  type AxNode,
   Browser,
   type BrowserAction,
   type BrowserEndpoint,
@@ -37,7 +36,7 @@ import {
 } from "../../core/services/browserFiles.ts"
 import { decodeJobFile } from "../../core/services/jobFiles.ts"
 import { processIdentity } from "./NodeProcesses.ts"
-import { RESOLVE_SOURCE, WALK_SOURCE } from "./pageWalk.ts"
+import { callOn, resolveElement, STALE, scopeObject, walkPage, worldOf } from "./pageWalk.ts"
 import { BROWSER_SUPERVISOR, SUPERVISOR_FROM_SOURCE } from "./runtimeFiles.ts"
 
 /**
@@ -306,165 +305,11 @@ const stateOf = async (page: Page): Promise<PageState> => ({
   title: await page.title().catch(() => "")
 })
 
-const STALE = () =>
-  toolError(
-    "STALE_REF",
-    "The element is no longer on the page (or no longer has the role and name its ref was given for): the page changed since the snapshot its ref came from. Read the page again and use a ref from the new snapshot."
-  )
-
-/** Nodes a walk answers at most (a page of millions of elements is cut there, and the read says so). */
-const MAX_NODES = 200_000
-
-/**
- * The isolated world the walk, the resolver and the actions' functions run in: the page's DOM, but not its
- * globals, so a page script cannot replace a prototype or a getter they use. Asked again per call (a
- * navigation ends the previous one; Chromium answers the existing world of that name).
- */
-const worldOf = async (cdp: CDPSession): Promise<number> => {
-  const { frameTree } = await cdp.send("Page.getFrameTree")
-  const { executionContextId } = await cdp.send("Page.createIsolatedWorld", {
-    frameId: frameTree.frame.id,
-    worldName: "agentic-workspace"
-  })
-  return executionContextId
-}
-
-const evaluateIn = async (cdp: CDPSession, contextId: number, expression: string, returnByValue: boolean) => {
-  const { result, exceptionDetails } = await cdp.send("Runtime.evaluate", { expression, contextId, returnByValue })
-  if (exceptionDetails !== undefined)
-    throw toolError(
-      "IO_ERROR",
-      `The page could not be walked: ${exceptionDetails.exception?.description?.split("\n")[0] ?? exceptionDetails.text}`
-    )
-  return result
-}
-
-const selectorRefusal = (selector: string) =>
-  toolError(
-    "INVALID_INPUT",
-    `selector "${selector}" is not a valid CSS selector; give a CSS selector such as "main" or "#results".`,
-    { field: "selector" }
-  )
-const noMatch = (selector: string) =>
-  toolError(
-    "NOT_FOUND",
-    `No element matches the selector "${selector}" on this page. Read the whole page, or use a ref.`,
-    {
-      selector
-    }
-  )
-const HIDDEN = () =>
-  toolError(
-    "NOT_FOUND",
-    "That element is not part of the accessibility tree (it is hidden); read the whole page or another element."
-  )
-/** The element of a scope in the isolated world (its object id): the ref's element, or the selector's first match. */
-const scopeObject = async (cdp: CDPSession, scope: BrowserScope): Promise<string | undefined> => {
-  if (scope.element === undefined && scope.selector === undefined) return undefined
-  const contextId = await worldOf(cdp)
-  if (scope.element !== undefined) return resolveElement(cdp, contextId, scope.element)
-  const selector = scope.selector!
-  const result = await evaluateIn(
-    cdp,
-    contextId,
-    `(() => { try { return document.querySelector(${JSON.stringify(selector)}) ?? "nomatch" } catch { return "selector" } })()`,
-    false
-  )
-  if (result.type === "string") throw result.value === "selector" ? selectorRefusal(selector) : noMatch(selector)
-  if (result.objectId === undefined) throw noMatch(selector)
-  return result.objectId
-}
-
-/** Follows a ref's path in the page: the element's object id, or STALE_REF when it is gone or changed. */
-const resolveElement = async (cdp: CDPSession, contextId: number, element: ElementRef): Promise<string> => {
-  const result = await evaluateIn(
-    cdp,
-    contextId,
-    `(${RESOLVE_SOURCE})(${JSON.stringify({ path: element.path, role: element.role, name: element.name })})`,
-    false
-  )
-  if (result.type === "string" || result.objectId === undefined) throw STALE()
-  return result.objectId
-}
-
-const callOn = async <A>(
-  cdp: CDPSession,
-  objectId: string,
-  fn: string,
-  args: ReadonlyArray<unknown> = []
-): Promise<A> => {
-  let answer: Awaited<ReturnType<typeof cdp.send<"Runtime.callFunctionOn">>>
-  try {
-    answer = await cdp.send("Runtime.callFunctionOn", {
-      objectId,
-      functionDeclaration: fn,
-      arguments: args.map((value) => ({ value })),
-      returnByValue: true
-    })
-  } catch {
-    // DevTools refuses an object whose world ended (the page navigated away).
-    throw STALE()
-  }
-  const { result, exceptionDetails } = answer
-  if (exceptionDetails !== undefined)
-    throw toolError(
-      "IO_ERROR",
-      `The page refused the action: ${exceptionDetails.exception?.description ?? exceptionDetails.text}`
-    )
-  return result.value as A
-}
-
-/** One node as the in-page walk answers it (adapters/node/pageWalk.ts). */
-interface WalkNode {
-  readonly i: number
-  readonly r: string
-  readonly n: string
-  readonly v?: string
-  readonly p?: Record<string, string | number | boolean>
-  readonly c?: ReadonlyArray<number>
-  readonly k?: string
-}
-
-/** The snapshot's nodes: one walk inside the page (pageWalk.ts), answered as one JSON string. */
+/** The snapshot's nodes: one walk inside the page (pageWalk.ts). */
 const tree = async (endpoint: BrowserEndpoint, scope: BrowserScope) => {
   const { page, cdp } = await pageOf(endpoint)
-  const contextId = await worldOf(cdp)
-  const args = {
-    max: MAX_NODES,
-    ...(scope.selector === undefined ? {} : { selector: scope.selector }),
-    ...(scope.element === undefined
-      ? {}
-      : { path: scope.element.path, role: scope.element.role, name: scope.element.name })
-  }
-  const result = await evaluateIn(cdp, contextId, `(${WALK_SOURCE})(${JSON.stringify(args)})`, true)
-  const answer = JSON.parse(String(result.value)) as {
-    readonly error?: string
-    readonly nodes?: ReadonlyArray<WalkNode>
-    readonly root?: number
-  }
-  switch (answer.error) {
-    case undefined:
-      break
-    case "selector":
-      throw selectorRefusal(scope.selector!)
-    case "nomatch":
-      throw noMatch(scope.selector!)
-    case "stale":
-      throw STALE()
-    default:
-      throw HIDDEN()
-  }
-  const nodes: Array<AxNode> = (answer.nodes ?? []).map((node) => ({
-    id: String(node.i),
-    role: node.r,
-    name: node.n,
-    ...(node.v === undefined ? {} : { value: node.v }),
-    properties: node.p ?? {},
-    childIds: node.c === undefined ? [] : node.c.map(String),
-    ...(node.k === undefined ? {} : { path: node.k }),
-    ignored: false
-  }))
-  return { page: await stateOf(page), nodes, ...(answer.root === undefined ? {} : { rootId: String(answer.root) }) }
+  const walked = await walkPage(cdp, scope)
+  return { page: await stateOf(page), ...walked }
 }
 
 /** The live DOM: the whole document serialised, or the scope element's outerHTML (the core extracts the text). */
@@ -498,6 +343,28 @@ const screenshot = async (endpoint: BrowserEndpoint, scope: BrowserScope) => {
     )
   return new Uint8Array(await page.screenshot({ clip: box, type: "png", timeout: 30_000 }))
 }
+
+/** Until the element is visible (true) or the time is up (false); STALE_REF once it left the page. */
+const waitVisible = async (cdp: CDPSession, element: ElementRef, timeoutMs: number): Promise<boolean> => {
+  const id = await elementOf(cdp, element)
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const visible = await callOn<boolean | null>(
+      cdp,
+      id,
+      "function () { if (!this.isConnected) return null; const r = this.getBoundingClientRect(); return r.width > 0 && r.height > 0 }"
+    )
+    if (visible === null) throw STALE()
+    if (visible) return true
+    if (Date.now() > deadline) return false
+    await sleep(100)
+  }
+}
+
+const scrollTo = (cdp: CDPSession, objectId: string) =>
+  cdp.send("DOM.scrollIntoViewIfNeeded", { objectId }).catch(() => {
+    throw STALE()
+  })
 
 /** A control's element: its path followed in the isolated world (STALE_REF when it is gone or changed). */
 const elementOf = async (cdp: CDPSession, element: ElementRef) => resolveElement(cdp, await worldOf(cdp), element)
@@ -670,34 +537,13 @@ const act = async (endpoint: BrowserEndpoint, action: BrowserAction, timeoutMs: 
             () => true,
             () => false
           )
-      else if (action.element !== undefined) {
-        const id = await elementOf(cdp, action.element)
-        const deadline = Date.now() + timeoutMs
-        met = false
-        for (;;) {
-          const visible = await callOn<boolean | null>(
-            cdp,
-            id,
-            "function () { if (!this.isConnected) return null; const r = this.getBoundingClientRect(); return r.width > 0 && r.height > 0 }"
-          )
-          if (visible === null) throw STALE()
-          if (visible) {
-            met = true
-            break
-          }
-          if (Date.now() > deadline) break
-          await sleep(100)
-        }
-      } else await sleep(action.ms ?? 0)
+      else if (action.element !== undefined) met = await waitVisible(cdp, action.element, timeoutMs)
+      else await sleep(action.ms ?? 0)
       return { page: await stateOf(page), met }
     }
     case "scroll": {
-      if (action.element !== undefined) {
-        const objectId = await elementOf(cdp, action.element)
-        await cdp.send("DOM.scrollIntoViewIfNeeded", { objectId }).catch(() => {
-          throw STALE()
-        })
-      } else {
+      if (action.element !== undefined) await scrollTo(cdp, await elementOf(cdp, action.element))
+      else {
         const height = (await page.evaluate("window.innerHeight").catch(() => 600)) as number
         await page.mouse.wheel(0, (action.direction === "up" ? -1 : 1) * Math.round(height * 0.8))
         await sleep(150)

@@ -17,6 +17,9 @@
  * `__name`) that do not exist in the page. They run in an isolated world, so a page script cannot replace
  * the prototypes, `JSON` or the getters the walk relies on.
  */
+import type { CDPSession } from "playwright-core"
+import { toolError } from "../../core/protocol/errors.ts"
+import type { AxNode, BrowserScope, ElementRef } from "../../core/services/Browser.ts"
 
 /** Shared by the walk and the resolver: a node's children as the walk sees them, and how a path is followed. */
 const COMMON = String.raw`
@@ -289,3 +292,166 @@ export const RESOLVE_SOURCE = String.raw`(args) => {
   const clipped = name.length > 300 ? name.slice(0, 299) + "\u2026" : name
   return role === args.role && clipped === args.name ? n : "stale"
 }`
+
+export const STALE = () =>
+  toolError(
+    "STALE_REF",
+    "The element is no longer on the page (or no longer has the role and name its ref was given for): the page changed since the snapshot its ref came from. Read the page again and use a ref from the new snapshot."
+  )
+
+/** Nodes a walk answers at most (a page of millions of elements is cut there, and the read says so). */
+export const MAX_NODES = 200_000
+
+/**
+ * The isolated world the walk, the resolver and the actions' functions run in: the page's DOM, but not its
+ * globals, so a page script cannot replace a prototype or a getter they use. Asked again per call (a
+ * navigation ends the previous one; Chromium answers the existing world of that name).
+ */
+export const worldOf = async (cdp: CDPSession): Promise<number> => {
+  const { frameTree } = await cdp.send("Page.getFrameTree")
+  const { executionContextId } = await cdp.send("Page.createIsolatedWorld", {
+    frameId: frameTree.frame.id,
+    worldName: "agentic-workspace"
+  })
+  return executionContextId
+}
+
+export const evaluateIn = async (cdp: CDPSession, contextId: number, expression: string, returnByValue: boolean) => {
+  const { result, exceptionDetails } = await cdp.send("Runtime.evaluate", { expression, contextId, returnByValue })
+  if (exceptionDetails !== undefined)
+    throw toolError(
+      "IO_ERROR",
+      `The page could not be walked: ${exceptionDetails.exception?.description?.split("\n")[0] ?? exceptionDetails.text}`
+    )
+  return result
+}
+
+export const selectorRefusal = (selector: string) =>
+  toolError(
+    "INVALID_INPUT",
+    `selector "${selector}" is not a valid CSS selector; give a CSS selector such as "main" or "#results".`,
+    { field: "selector" }
+  )
+export const noMatch = (selector: string) =>
+  toolError(
+    "NOT_FOUND",
+    `No element matches the selector "${selector}" on this page. Read the whole page, or use a ref.`,
+    {
+      selector
+    }
+  )
+export const HIDDEN = () =>
+  toolError(
+    "NOT_FOUND",
+    "That element is not part of the accessibility tree (it is hidden); read the whole page or another element."
+  )
+/** The element of a scope in the isolated world (its object id): the ref's element, or the selector's first match. */
+export const scopeObject = async (cdp: CDPSession, scope: BrowserScope): Promise<string | undefined> => {
+  if (scope.element === undefined && scope.selector === undefined) return undefined
+  const contextId = await worldOf(cdp)
+  if (scope.element !== undefined) return resolveElement(cdp, contextId, scope.element)
+  const selector = scope.selector!
+  const result = await evaluateIn(
+    cdp,
+    contextId,
+    `(() => { try { return document.querySelector(${JSON.stringify(selector)}) ?? "nomatch" } catch { return "selector" } })()`,
+    false
+  )
+  if (result.type === "string") throw result.value === "selector" ? selectorRefusal(selector) : noMatch(selector)
+  if (result.objectId === undefined) throw noMatch(selector)
+  return result.objectId
+}
+
+/** Follows a ref's path in the page: the element's object id, or STALE_REF when it is gone or changed. */
+export const resolveElement = async (cdp: CDPSession, contextId: number, element: ElementRef): Promise<string> => {
+  const result = await evaluateIn(
+    cdp,
+    contextId,
+    `(${RESOLVE_SOURCE})(${JSON.stringify({ path: element.path, role: element.role, name: element.name })})`,
+    false
+  )
+  if (result.type === "string" || result.objectId === undefined) throw STALE()
+  return result.objectId
+}
+
+export const callOn = async <A>(
+  cdp: CDPSession,
+  objectId: string,
+  fn: string,
+  args: ReadonlyArray<unknown> = []
+): Promise<A> => {
+  let answer: Awaited<ReturnType<typeof cdp.send<"Runtime.callFunctionOn">>>
+  try {
+    answer = await cdp.send("Runtime.callFunctionOn", {
+      objectId,
+      functionDeclaration: fn,
+      arguments: args.map((value) => ({ value })),
+      returnByValue: true
+    })
+  } catch {
+    // DevTools refuses an object whose world ended (the page navigated away).
+    throw STALE()
+  }
+  const { result, exceptionDetails } = answer
+  if (exceptionDetails !== undefined)
+    throw toolError(
+      "IO_ERROR",
+      `The page refused the action: ${exceptionDetails.exception?.description ?? exceptionDetails.text}`
+    )
+  return result.value as A
+}
+
+/** One node as the in-page walk answers it (adapters/node/pageWalk.ts). */
+interface WalkNode {
+  readonly i: number
+  readonly r: string
+  readonly n: string
+  readonly v?: string
+  readonly p?: Record<string, string | number | boolean>
+  readonly c?: ReadonlyArray<number>
+  readonly k?: string
+}
+
+/** The snapshot's nodes: one walk inside the page, answered as one JSON string. */
+export const walkPage = async (
+  cdp: CDPSession,
+  scope: BrowserScope
+): Promise<{ readonly nodes: ReadonlyArray<AxNode>; readonly rootId?: string }> => {
+  const contextId = await worldOf(cdp)
+  const args = {
+    max: MAX_NODES,
+    ...(scope.selector === undefined ? {} : { selector: scope.selector }),
+    ...(scope.element === undefined
+      ? {}
+      : { path: scope.element.path, role: scope.element.role, name: scope.element.name })
+  }
+  const result = await evaluateIn(cdp, contextId, `(${WALK_SOURCE})(${JSON.stringify(args)})`, true)
+  const answer = JSON.parse(String(result.value)) as {
+    readonly error?: string
+    readonly nodes?: ReadonlyArray<WalkNode>
+    readonly root?: number
+  }
+  switch (answer.error) {
+    case undefined:
+      break
+    case "selector":
+      throw selectorRefusal(scope.selector!)
+    case "nomatch":
+      throw noMatch(scope.selector!)
+    case "stale":
+      throw STALE()
+    default:
+      throw HIDDEN()
+  }
+  const nodes: Array<AxNode> = (answer.nodes ?? []).map((node) => ({
+    id: String(node.i),
+    role: node.r,
+    name: node.n,
+    ...(node.v === undefined ? {} : { value: node.v }),
+    properties: node.p ?? {},
+    childIds: node.c === undefined ? [] : node.c.map(String),
+    ...(node.k === undefined ? {} : { path: node.k }),
+    ignored: false
+  }))
+  return { nodes, ...(answer.root === undefined ? {} : { rootId: String(answer.root) }) }
+}
