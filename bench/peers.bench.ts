@@ -686,6 +686,8 @@ const main = async () => {
           pages = count
         }
         const snapshot = timed(callTool(peer, "browser_snapshot", {}))
+        // One paged read first, so the every-page row's note counts the pages it reads.
+        await read(true)
         await row(
           "browser snapshot, first page",
           "@playwright/mcp browser_snapshot",

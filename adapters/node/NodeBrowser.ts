@@ -3,7 +3,8 @@
  * A session is browserSupervisor.ts (detached, its own process group) with the egress proxy and
  * headless Chromium as its child; every call reconnects with `chromium.connectOverCDP` to the
  * DevTools endpoint recorded in the session's record, and disconnecting leaves the browser running.
- * Elements are found by DevTools' backendNodeId, which stays valid across connections.
+ * A snapshot is one walk inside the page (pageWalk.ts); a ref's element is found by its path only when a
+ * control or a scoped read uses it.
  */
 import { spawn } from "node:child_process"
 import * as nodeModule from "node:module"
@@ -19,12 +20,12 @@ import type { Browser as PwBrowser, CDPSession, Page } from "playwright-core"
 import { toolError, type ToolError } from "../../core/protocol/errors.ts"
 import {
   type ActionOutcome,
-  type AxNode,
   Browser,
   type BrowserAction,
   type BrowserEndpoint,
   type BrowserScope,
   type BrowserShape,
+  type ElementRef,
   type PageState
 } from "../../core/services/Browser.ts"
 import {
@@ -35,6 +36,7 @@ import {
 } from "../../core/services/browserFiles.ts"
 import { decodeJobFile } from "../../core/services/jobFiles.ts"
 import { processIdentity } from "./NodeProcesses.ts"
+import { callOn, resolveElement, STALE, scopeObject, walkPage, worldOf } from "./pageWalk.ts"
 import { BROWSER_SUPERVISOR, SUPERVISOR_FROM_SOURCE } from "./runtimeFiles.ts"
 
 /**
@@ -303,117 +305,17 @@ const stateOf = async (page: Page): Promise<PageState> => ({
   title: await page.title().catch(() => "")
 })
 
-const STALE = (id: number) =>
-  toolError(
-    "STALE_REF",
-    `The element (node ${id}) is no longer on the page: the page changed since the snapshot its ref came from. Read the page again and use a ref from the new snapshot.`
-  )
-
-/** The backend node of a scope: the element itself, or the first match of a CSS selector. */
-const scopeNode = async (cdp: CDPSession, scope: BrowserScope): Promise<number | undefined> => {
-  if (scope.backendNodeId !== undefined) return scope.backendNodeId
-  if (scope.selector === undefined) return undefined
-  const { root } = await cdp.send("DOM.getDocument", { depth: 0 })
-  let nodeId: number
-  try {
-    nodeId = (await cdp.send("DOM.querySelector", { nodeId: root.nodeId, selector: scope.selector })).nodeId
-  } catch {
-    throw toolError(
-      "INVALID_INPUT",
-      `selector "${scope.selector}" is not a valid CSS selector; give a CSS selector such as "main" or "#results".`,
-      { field: "selector" }
-    )
-  }
-  if (nodeId === 0)
-    throw toolError(
-      "NOT_FOUND",
-      `No element matches the selector "${scope.selector}" on this page. Read the whole page, or use a ref.`,
-      { selector: scope.selector }
-    )
-  return (await cdp.send("DOM.describeNode", { nodeId })).node.backendNodeId
-}
-
-const objectOf = async (cdp: CDPSession, backendNodeId: number): Promise<string> => {
-  try {
-    const { object } = await cdp.send("DOM.resolveNode", { backendNodeId })
-    if (object.objectId === undefined) throw STALE(backendNodeId)
-    return object.objectId
-  } catch (error) {
-    if ((error as { _tag?: string })?._tag === "ToolError") throw error
-    // DevTools answers "No node with given id found" once the node left the document.
-    throw STALE(backendNodeId)
-  }
-}
-
-const callOn = async <A>(
-  cdp: CDPSession,
-  backendNodeId: number,
-  fn: string,
-  args: ReadonlyArray<unknown> = []
-): Promise<A> => {
-  const objectId = await objectOf(cdp, backendNodeId)
-  const { result, exceptionDetails } = await cdp.send("Runtime.callFunctionOn", {
-    objectId,
-    functionDeclaration: fn,
-    arguments: args.map((value) => ({ value })),
-    returnByValue: true
-  })
-  if (exceptionDetails !== undefined)
-    throw toolError(
-      "IO_ERROR",
-      `The page refused the action: ${exceptionDetails.exception?.description ?? exceptionDetails.text}`
-    )
-  return result.value as A
-}
-
-const axValue = (value: { value?: unknown } | undefined): string | number | boolean | undefined => {
-  const raw = value?.value
-  return typeof raw === "string" || typeof raw === "number" || typeof raw === "boolean" ? raw : undefined
-}
-
+/** The snapshot's nodes: one walk inside the page (pageWalk.ts). */
 const tree = async (endpoint: BrowserEndpoint, scope: BrowserScope) => {
   const { page, cdp } = await pageOf(endpoint)
-  const target = await scopeNode(cdp, scope)
-  const { nodes } = (await cdp.send("Accessibility.getFullAXTree", {})) as { nodes: Array<any> }
-  const out: Array<AxNode> = nodes.map((node) => {
-    const properties: Record<string, string | number | boolean> = {}
-    for (const property of node.properties ?? []) {
-      const value = axValue(property.value)
-      if (value !== undefined) properties[property.name] = value
-    }
-    const value = axValue(node.value)
-    const description = axValue(node.description)
-    return {
-      id: String(node.nodeId),
-      role: String(axValue(node.role) ?? ""),
-      name: String(axValue(node.name) ?? ""),
-      ...(value === undefined || value === "" ? {} : { value: String(value) }),
-      ...(description === undefined || description === "" ? {} : { description: String(description) }),
-      properties,
-      childIds: (node.childIds ?? []).map(String),
-      ...(node.backendDOMNodeId === undefined ? {} : { backendNodeId: node.backendDOMNodeId as number }),
-      ignored: node.ignored === true
-    }
-  })
-  let rootId: string | undefined
-  if (target !== undefined) {
-    rootId = out.find((node) => node.backendNodeId === target)?.id
-    if (rootId === undefined) {
-      // The element has no node of its own (e.g. display: none); check it still exists.
-      await objectOf(cdp, target)
-      throw toolError(
-        "NOT_FOUND",
-        "That element is not part of the accessibility tree (it is hidden); read the whole page or another element."
-      )
-    }
-  }
-  return { page: await stateOf(page), nodes: out, ...(rootId === undefined ? {} : { rootId }) }
+  const walked = await walkPage(cdp, scope)
+  return { page: await stateOf(page), ...walked }
 }
 
 /** The live DOM: the whole document serialised, or the scope element's outerHTML (the core extracts the text). */
 const html = async (endpoint: BrowserEndpoint, scope: BrowserScope) => {
   const { page, cdp } = await pageOf(endpoint)
-  const target = await scopeNode(cdp, scope)
+  const target = await scopeObject(cdp, scope)
   const value =
     target === undefined
       ? await page.content()
@@ -423,11 +325,11 @@ const html = async (endpoint: BrowserEndpoint, scope: BrowserScope) => {
 
 const screenshot = async (endpoint: BrowserEndpoint, scope: BrowserScope) => {
   const { page, cdp } = await pageOf(endpoint)
-  const target = await scopeNode(cdp, scope)
+  const target = await scopeObject(cdp, scope)
   if (target === undefined)
     return new Uint8Array(await page.screenshot({ fullPage: true, type: "png", timeout: 30_000 }))
-  await cdp.send("DOM.scrollIntoViewIfNeeded", { backendNodeId: target }).catch(() => {
-    throw STALE(target)
+  await cdp.send("DOM.scrollIntoViewIfNeeded", { objectId: target }).catch(() => {
+    throw STALE()
   })
   const box = await callOn<{ x: number; y: number; width: number; height: number }>(
     cdp,
@@ -442,14 +344,39 @@ const screenshot = async (endpoint: BrowserEndpoint, scope: BrowserScope) => {
   return new Uint8Array(await page.screenshot({ clip: box, type: "png", timeout: 30_000 }))
 }
 
+/** Until the element is visible (true) or the time is up (false); STALE_REF once it left the page. */
+const waitVisible = async (cdp: CDPSession, element: ElementRef, timeoutMs: number): Promise<boolean> => {
+  const id = await elementOf(cdp, element)
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const visible = await callOn<boolean | null>(
+      cdp,
+      id,
+      "function () { if (!this.isConnected) return null; const r = this.getBoundingClientRect(); return r.width > 0 && r.height > 0 }"
+    )
+    if (visible === null) throw STALE()
+    if (visible) return true
+    if (Date.now() > deadline) return false
+    await sleep(100)
+  }
+}
+
+const scrollTo = (cdp: CDPSession, objectId: string) =>
+  cdp.send("DOM.scrollIntoViewIfNeeded", { objectId }).catch(() => {
+    throw STALE()
+  })
+
+/** A control's element: its path followed in the isolated world (STALE_REF when it is gone or changed). */
+const elementOf = async (cdp: CDPSession, element: ElementRef) => resolveElement(cdp, await worldOf(cdp), element)
+
 /** Scrolls the element into view and returns its centre, checking nothing else covers it there. */
-const clickPoint = async (cdp: CDPSession, backendNodeId: number): Promise<{ x: number; y: number }> => {
-  await cdp.send("DOM.scrollIntoViewIfNeeded", { backendNodeId }).catch(() => {
-    throw STALE(backendNodeId)
+const clickPoint = async (cdp: CDPSession, objectId: string): Promise<{ x: number; y: number }> => {
+  await cdp.send("DOM.scrollIntoViewIfNeeded", { objectId }).catch(() => {
+    throw STALE()
   })
   const point = await callOn<{ x: number; y: number; covered: boolean; hidden: boolean } | null>(
     cdp,
-    backendNodeId,
+    objectId,
     `function () {
       if (!this.isConnected) return null
       const r = this.getBoundingClientRect()
@@ -459,7 +386,7 @@ const clickPoint = async (cdp: CDPSession, backendNodeId: number): Promise<{ x: 
       return { x, y, hidden: false, covered: hit !== null && hit !== this && !this.contains(hit) && !(hit.contains(this) && hit.tagName === 'LABEL') }
     }`
   )
-  if (point === null) throw STALE(backendNodeId)
+  if (point === null) throw STALE()
   if (point.hidden)
     throw toolError(
       "INVALID_INPUT",
@@ -531,7 +458,7 @@ const act = async (endpoint: BrowserEndpoint, action: BrowserAction, timeoutMs: 
       }
     }
     case "click": {
-      const point = await clickPoint(cdp, action.backendNodeId)
+      const point = await clickPoint(cdp, await elementOf(cdp, action.element))
       await page.mouse.click(point.x, point.y)
       await settle(page, before, timeoutMs)
       return { page: await stateOf(page) }
@@ -565,10 +492,11 @@ const act = async (endpoint: BrowserEndpoint, action: BrowserAction, timeoutMs: 
       return { page: await stateOf(page), result: { matches: visible.length }, otherMatches: others }
     }
     case "type": {
-      await clickPoint(cdp, action.backendNodeId)
+      const field = await elementOf(cdp, action.element)
+      await clickPoint(cdp, field)
       const editable = await callOn<boolean>(
         cdp,
-        action.backendNodeId,
+        field,
         `function () {
           this.focus()
           if (typeof this.select === 'function' && (this.tagName === 'INPUT' || this.tagName === 'TEXTAREA')) { this.select(); return true }
@@ -609,32 +537,13 @@ const act = async (endpoint: BrowserEndpoint, action: BrowserAction, timeoutMs: 
             () => true,
             () => false
           )
-      else if (action.backendNodeId !== undefined) {
-        const id = action.backendNodeId
-        const deadline = Date.now() + timeoutMs
-        met = false
-        for (;;) {
-          const visible = await callOn<boolean>(
-            cdp,
-            id,
-            "function () { const r = this.getBoundingClientRect(); return this.isConnected && r.width > 0 && r.height > 0 }"
-          )
-          if (visible) {
-            met = true
-            break
-          }
-          if (Date.now() > deadline) break
-          await sleep(100)
-        }
-      } else await sleep(action.ms ?? 0)
+      else if (action.element !== undefined) met = await waitVisible(cdp, action.element, timeoutMs)
+      else await sleep(action.ms ?? 0)
       return { page: await stateOf(page), met }
     }
     case "scroll": {
-      if (action.backendNodeId !== undefined) {
-        await cdp.send("DOM.scrollIntoViewIfNeeded", { backendNodeId: action.backendNodeId }).catch(() => {
-          throw STALE(action.backendNodeId!)
-        })
-      } else {
+      if (action.element !== undefined) await scrollTo(cdp, await elementOf(cdp, action.element))
+      else {
         const height = (await page.evaluate("window.innerHeight").catch(() => 600)) as number
         await page.mouse.wheel(0, (action.direction === "up" ? -1 : 1) * Math.round(height * 0.8))
         await sleep(150)

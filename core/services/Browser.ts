@@ -5,8 +5,10 @@
  * there, so a one-shot CLI call, the MCP server and the LM Studio plugin all reach the same page.
  *
  * The port returns raw material (the accessibility tree, the live DOM as HTML, PNG bytes, what a control did);
- * refs, snapshots, paging and gating are the core's (core/tools/browser/). Elements are named by the
- * browser's own node id (`backendNodeId`), which stays valid across connections while the node lives.
+ * refs, snapshots, paging and gating are the core's (core/tools/browser/). An element is named by an
+ * `ElementRef`: the host's path to it in the page (opaque to the core) and the role and name it had when the
+ * snapshot was taken; the host follows the path only when a control or a scoped read uses it, and refuses
+ * (STALE_REF) when the element there no longer has that role and name.
  *
  * @example
  *   const browser = yield* Browser
@@ -49,6 +51,13 @@ export interface PageState {
   readonly title: string
 }
 
+/** An element a ref (or a scope) names: the host's path to it, and the role and name it was minted for. */
+export interface ElementRef {
+  readonly path: string
+  readonly role: string
+  readonly name: string
+}
+
 /** One node of the browser's accessibility tree, as the host reports it. */
 export interface AxNode {
   readonly id: string
@@ -59,8 +68,8 @@ export interface AxNode {
   /** States and attributes: checked, disabled, expanded, focused, level, required, selected, url, … */
   readonly properties: Readonly<Record<string, string | number | boolean>>
   readonly childIds: ReadonlyArray<string>
-  /** The DOM node behind it, when there is one (what a ref is bound to). */
-  readonly backendNodeId?: number
+  /** The host's path to the element behind it, when a ref can name it (what a ref is bound to). */
+  readonly path?: string
   /** Nodes the browser leaves out of the accessibility tree (their children are still shown). */
   readonly ignored: boolean
 }
@@ -68,18 +77,18 @@ export interface AxNode {
 /** Which part of the page to read: the whole page, one CSS selector's first match, or one element. */
 export interface BrowserScope {
   readonly selector?: string
-  readonly backendNodeId?: number
+  readonly element?: ElementRef
 }
 
 /** What a control does on the page. Each one is exactly what an approval was given for. */
 export type BrowserAction =
   | { readonly _tag: "navigate"; readonly url: string }
-  | { readonly _tag: "click"; readonly backendNodeId: number }
+  | { readonly _tag: "click"; readonly element: ElementRef }
   | { readonly _tag: "click_text"; readonly text: string; readonly exact: boolean }
-  | { readonly _tag: "type"; readonly backendNodeId: number; readonly text: string; readonly submit: boolean }
+  | { readonly _tag: "type"; readonly element: ElementRef; readonly text: string; readonly submit: boolean }
   | { readonly _tag: "press"; readonly key: string }
-  | { readonly _tag: "wait"; readonly text?: string; readonly backendNodeId?: number; readonly ms?: number }
-  | { readonly _tag: "scroll"; readonly direction?: "up" | "down"; readonly backendNodeId?: number }
+  | { readonly _tag: "wait"; readonly text?: string; readonly element?: ElementRef; readonly ms?: number }
+  | { readonly _tag: "scroll"; readonly direction?: "up" | "down"; readonly element?: ElementRef }
   | { readonly _tag: "back" }
   | { readonly _tag: "reload" }
   | { readonly _tag: "evaluate"; readonly expression: string }

@@ -79,7 +79,7 @@ const node = (
   name,
   properties: {},
   childIds,
-  backendNodeId: Number(id) + 100,
+  path: `0.${id}`,
   ignored: false,
   ...extra
 })
@@ -109,9 +109,9 @@ describe("snapshot rendering", () => {
       '- checkbox "News" [checked] [ref=e14]'
     ])
     expect(rendered.refs).toEqual({
-      e12: { backendNodeId: 104, role: "link", name: "Home" },
-      e13: { backendNodeId: 106, role: "textbox", name: "Email" },
-      e14: { backendNodeId: 108, role: "checkbox", name: "News" }
+      e12: { path: "0.4", role: "link", name: "Home" },
+      e13: { path: "0.6", role: "textbox", name: "Email" },
+      e14: { path: "0.8", role: "checkbox", name: "News" }
     })
     expect(rendered).toMatchObject({ firstRef: 12, nextRef: 15 })
     // The next snapshot of the same tree mints new refs.
@@ -129,7 +129,7 @@ describe("where a ref stands", () => {
   const record = {
     id: "bs_0000000000000001",
     nextRef: 30,
-    latest: { snapshotId: "c".repeat(64), refs: { e20: { backendNodeId: 5, role: "button", name: "Go" } } },
+    latest: { snapshotId: "c".repeat(64), refs: { e20: { path: "0.5", role: "button", name: "Go" } } },
     history: [
       { snapshotId: "c".repeat(64), firstRef: 20, nextRef: 30 },
       { snapshotId: "b".repeat(64), firstRef: 10, nextRef: 20 }

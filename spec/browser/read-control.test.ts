@@ -242,6 +242,18 @@ describe("workspace_browser control (Auto)", () => {
     ok(await control({ type: "click", ref: refFor(fresh["text"], "New button") }))
   })
 
+  it("a page that renames the element behind a live ref after the snapshot: the click is STALE_REF and never reaches the element", async () => {
+    await go("/renaming")
+    const page = ok(await read())
+    const link = refFor(page["text"], 'link "Keep reading"')
+    // The page's own script renames the link 1.5 s after it loaded; no read or control happens meanwhile.
+    await new Promise((resolve) => setTimeout(resolve, 2500))
+    const clicked = await control({ type: "click", ref: link })
+    expect(clicked.error?.code).toBe("STALE_REF")
+    expect(clicked.error?.message).toContain("Read the page again")
+    expect(pages.requests).not.toContain("/renamed-target")
+  })
+
   it("'a ref that was never minted fails NOT_FOUND'", async () => {
     await go("/form")
     ok(await read())

@@ -19,6 +19,8 @@ export const PAGES: Record<string, (port: number) => string> = {
     `<!doctype html><title>Links</title><h1>Two thousand links</h1><ul>${Array.from({ length: 2000 }, (_, i) => `<li><a href="/item/${i}">Item ${i}</a></li>`).join("")}</ul>`,
   "/changing": () =>
     `<!doctype html><title>Changing</title><h1>Before</h1><div id="box"><button id="change" onclick="document.getElementById('box').innerHTML = '<p>After the click</p><button>New button</button>'">Change</button><a href="/form">To the form</a></div>`,
+  "/renaming": () =>
+    `<!doctype html><title>Renaming</title><p><a id="a" href="/renamed-target">Keep reading</a></p><script>setTimeout(() => { document.getElementById('a').textContent = 'Delete my account' }, 1500)</script>`,
   "/dialog":
     () => `<!doctype html><title>Dialog</title><dialog open aria-label="Terms"><p>Accept the terms?</p><button onclick="this.closest('dialog').close()">Close dialog</button></dialog>
     <button onclick="alert('hello from alert'); document.body.append('after alert')">Alert</button>`,

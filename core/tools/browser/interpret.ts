@@ -164,7 +164,7 @@ const scopeOf = (
     const target = record.latest?.refs[ref]
     return target === undefined
       ? Effect.succeed(undefined)
-      : Effect.succeed({ scope: { backendNodeId: target.backendNodeId } as BrowserScope, label: `ref ${ref}` })
+      : Effect.succeed({ scope: { element: target } as BrowserScope, label: `ref ${ref}` })
   }
   return Effect.succeed({ scope: {} as BrowserScope, label: undefined })
 }

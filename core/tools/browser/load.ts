@@ -22,7 +22,7 @@ const Endpoint = Schema.Struct({
   userDataDir: Schema.String
 })
 
-const RefTargetSchema = Schema.Struct({ backendNodeId: Schema.Number, role: Schema.String, name: Schema.String })
+const RefTargetSchema = Schema.Struct({ path: Schema.String, role: Schema.String, name: Schema.String })
 
 /** The latest snapshot of a session: its id, where it was taken and the refs it minted. */
 const LatestSnapshot = Schema.Struct({
@@ -214,7 +214,7 @@ export type RefStanding =
   | {
       readonly _tag: "Live"
       readonly snapshotId: string
-      readonly target: { readonly backendNodeId: number; readonly role: string; readonly name: string }
+      readonly target: { readonly path: string; readonly role: string; readonly name: string }
     }
   | { readonly _tag: "Stale"; readonly snapshotId: string | undefined }
   | { readonly _tag: "Unknown" }

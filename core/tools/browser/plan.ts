@@ -135,7 +135,7 @@ export const planControl = (
     if ("_tag" in resolved) return resolved
     target = resolved
   }
-  const node = target === undefined ? undefined : record.latest!.refs[target.ref]!.backendNodeId
+  const node = target === undefined ? undefined : record.latest!.refs[target.ref]!
   const bound = (what: Record<string, unknown>) => ({ session: record.id, type: input.type, ...what })
   switch (input.type) {
     case "navigate": {
@@ -160,7 +160,7 @@ export const planControl = (
       return {
         ...base,
         target,
-        action: { _tag: "click", backendNodeId: node! },
+        action: { _tag: "click", element: node! },
         normalized: bound({ target }),
         title: `Browser ${record.id}: click ${describeTarget(target!)}`,
         timeoutMs: 30_000
@@ -180,7 +180,7 @@ export const planControl = (
       return {
         ...base,
         target,
-        action: { _tag: "type", backendNodeId: node!, text: input.text!, submit },
+        action: { _tag: "type", element: node!, text: input.text!, submit },
         normalized: bound({ target, text: input.text, submit }),
         title: `Browser ${record.id}: type ${input.text!.length} characters into ${describeTarget(target!)}${submit ? " and press Enter" : ""}`,
         timeoutMs: 30_000
@@ -200,7 +200,7 @@ export const planControl = (
         input.text !== undefined
           ? { _tag: "wait", text: input.text, ms }
           : target !== undefined
-            ? { _tag: "wait", backendNodeId: node!, ms }
+            ? { _tag: "wait", element: node!, ms }
             : { _tag: "wait", ms }
       const what =
         input.text !== undefined
@@ -222,9 +222,7 @@ export const planControl = (
         ...base,
         target,
         action:
-          target !== undefined
-            ? { _tag: "scroll", backendNodeId: node! }
-            : { _tag: "scroll", direction: input.direction! },
+          target !== undefined ? { _tag: "scroll", element: node! } : { _tag: "scroll", direction: input.direction! },
         normalized: bound({ target, direction: input.direction }),
         title: `Browser ${record.id}: scroll ${target !== undefined ? `to ${describeTarget(target)}` : input.direction}`,
         timeoutMs: 30_000

@@ -4,18 +4,14 @@
  * actionable element. Refs come from the session's counter, so they are unique within a session and
  * never reused; the ref map ties each one to the DOM node it names.
  */
-import type { AxNode } from "../../services/Browser.ts"
+import type { AxNode, ElementRef } from "../../services/Browser.ts"
 import { extractHtml, type ParseHtml } from "../research/extract.ts"
 
 /** A ref: `e` and a number. */
 export const REF_PATTERN = /^e\d+$/
 
-/** What a ref stands for in the snapshot that minted it. */
-export interface RefTarget {
-  readonly backendNodeId: number
-  readonly role: string
-  readonly name: string
-}
+/** What a ref stands for in the snapshot that minted it: the host's path to the element, its role and name. */
+export type RefTarget = ElementRef
 
 /** One rendered snapshot. */
 export interface RenderedSnapshot {
@@ -89,7 +85,7 @@ const STATES: ReadonlyArray<readonly [string, (value: string | number | boolean)
 ]
 
 const isActionable = (node: AxNode) =>
-  node.backendNodeId !== undefined &&
+  node.path !== undefined &&
   node.role !== "RootWebArea" &&
   (ACTIONABLE.has(node.role) ||
     node.properties["focusable"] === true ||
@@ -136,7 +132,7 @@ export const renderSnapshot = (nodes: ReadonlyArray<AxNode>, nextRef: number, ro
         parts.push(`<${clip(node.properties["url"], 200)}>`)
       if (isActionable(node)) {
         const ref = `e${counter++}`
-        refs[ref] = { backendNodeId: node.backendNodeId!, role: node.role, name: clip(node.name.trim(), 300) }
+        refs[ref] = { path: node.path!, role: node.role, name: clip(node.name.trim(), 300) }
         parts.push(`[ref=${ref}]`)
       }
       lines.push(parts.join(" "))
