@@ -14,6 +14,7 @@ import { createRequire } from "node:module"
 import * as path from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import * as Effect from "effect/Effect"
+import type { InitializeResult } from "vscode-languageserver-protocol"
 import { decideSandbox } from "../../core/services/Sandbox.ts"
 import {
   type LanguageId,
@@ -541,9 +542,9 @@ class Slot {
     ).catch((error: unknown) => {
       killGroup(child)
       throw error
-    })) as { capabilities?: Record<string, unknown>; serverInfo?: { name?: string; version?: string } }
+    })) as InitializeResult
     await connection.sendNotification("initialized", {})
-    running.capabilities = initialized.capabilities ?? {}
+    running.capabilities = { ...(initialized.capabilities ?? {}) }
     return running
   }
 
