@@ -33,7 +33,7 @@ describe("workspace_inspect code actions on Python (pyright, real)", () => {
         `${s.kind} ${s.container === undefined ? "" : `${s.container}.`}${s.name}`
     )
     expect(names).toEqual(expect.arrayContaining(["function area", "class Square", "method Square.area"]))
-    expect(outline.data.server).toEqual({ name: "pyright", version: "1.1.414" })
+    expect(outline.data.server).toMatchObject({ name: "pyright", version: "1.1.414", sandboxed: true })
   }, 120_000)
 
   it("definition across modules: area(2, 3) in main.py leads to def area in pkg/geometry.py", async () => {
