@@ -32,8 +32,6 @@ export const BACKLOG: Record<string, number> = {
   "core/services/Workspace.ts makeWorkspace": 221,
   "core/services/walk.ts gitCandidates": 163,
   "core/store/StateStore.ts makeStateStore": 212,
-  "core/tools/Tool.ts": 531,
-  "core/tools/Tool.ts makeInputSchema": 81,
   "core/tools/agent/loop.ts": 516,
   "core/tools/agent/loop.ts runLoop": 154,
   "core/tools/browser/interpret.ts readPage": 177,
