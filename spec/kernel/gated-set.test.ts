@@ -59,7 +59,17 @@ const gatedSet = () =>
     })
   )
 
+/** Issue 30: the code actions of workspace_inspect, reads answered by a language server, are never gated. */
+const CODE_ACTIONS = ["symbols", "definition", "references", "diagnostics"]
+
 describe("the gated set, derived from the definitions, is the reference's gating table", () => {
+  it("issue 30's code actions are workspace_inspect actions and ungated (so in every mode)", () => {
+    const inspect = ALL_TOOLS.find((tool) => tool.name === "workspace_inspect")!
+    for (const action of CODE_ACTIONS) {
+      expect(Object.keys(inspect.actions), action).toContain(action)
+      expect(gateOf(inspect, action), action).toBeUndefined()
+    }
+  })
   it("every gated action of a registered tool is a row of the table, with the table's kind", () => {
     for (const { tool, action, kind } of gatedSet()) {
       const row = GATED[tool]
