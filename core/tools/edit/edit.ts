@@ -35,7 +35,8 @@ import {
   txPaths
 } from "./record.ts"
 import { applyRollback, type CurrentPath, currentState, readJournal } from "./rollback.ts"
-import { CommitPlan, commitPlanOf, editActions, type Operation, RollbackPlan } from "./schema.ts"
+import { CommitPlan, commitPlanOf, editActions, type Operation, RollbackPlan, type StoredOperation } from "./schema.ts"
+import { diagnosticsMarkdown, type StagedDiagnostics, stagedDiagnostics } from "./stagedDiagnostics.ts"
 import { DESCRIPTION } from "./description.ts"
 
 const TOOL = "workspace_edit"
@@ -143,7 +144,11 @@ export const planCapturedTransaction = (
  * the real tree while the command ran, so the commit fails EDIT_CONFLICT instead of overwriting that change.
  */
 const prepare = (
-  input: { readonly operations: ReadonlyArray<Operation>; readonly idempotency_key?: string | undefined },
+  input: {
+    readonly operations: ReadonlyArray<Operation>
+    readonly idempotency_key?: string | undefined
+    readonly diagnostics?: boolean | undefined
+  },
   expectedBefore?: ReadonlyMap<string, string>
 ) =>
   Effect.gen(function* () {
@@ -153,7 +158,7 @@ const prepare = (
     const key = input.idempotency_key
     const body = Effect.gen(function* () {
       const existing = yield* byKey(key, operationsHash)
-      if (existing !== undefined) return { record: existing, reused: true, diff: undefined }
+      if (existing !== undefined) return { record: existing, reused: true, diff: undefined, diagnostics: undefined }
       const before = yield* loadBeforeState(operations)
       const plannedNow = yield* Either.match(planTransaction(operations, before), {
         onLeft: Effect.fail,
@@ -169,18 +174,32 @@ const prepare = (
               )
             }
       const approvalHash = yield* approvalHashOf(commitPlanOf(operations, planned.touched))
-      const { record, diff } = yield* storeTransaction(operations, operationsHash, approvalHash, planned, key)
-      return { record, reused: false, diff }
+      // Diagnostics of the staged contents (never written), before the transaction is stored so review.md has them.
+      const settings = yield* CurrentSettings
+      const diagnostics =
+        input.diagnostics === true
+          ? yield* stagedDiagnostics(planned, operations, Math.floor(settings.maxToolResultChars / 4))
+          : undefined
+      const { record, diff } = yield* storeTransaction(
+        operations,
+        operationsHash,
+        approvalHash,
+        planned,
+        key,
+        diagnostics === undefined ? undefined : diagnosticsMarkdown(diagnostics.review)
+      )
+      return { record, reused: false, diff, diagnostics: diagnostics?.envelope }
     })
     return yield* key === undefined ? body : store.locked(`${TRANSACTIONS_DIR}/keys`, body)
   })
 
 const storeTransaction = (
-  operations: ReadonlyArray<Operation>,
+  operations: ReadonlyArray<StoredOperation>,
   operationsHash: string,
   approvalHash: string,
   planned: PlannedTransaction,
-  key: string | undefined
+  key: string | undefined,
+  sections?: ReadonlyArray<string>
 ) =>
   Effect.gen(function* () {
     const store = yield* StateStore
@@ -204,7 +223,8 @@ const storeTransaction = (
       files,
       directories: planned.directories,
       destructive: planned.destructive,
-      diffPath: store.path(paths.diff)
+      diffPath: store.path(paths.diff),
+      ...(sections === undefined ? {} : { sections })
     })
     const artifact = (kind: string, rel: string, text: string, description: string) =>
       Effect.map(
@@ -253,9 +273,24 @@ const storeTransaction = (
     return { record, diff }
   })
 
-const previewResult = (record: TransactionRecord, reused: boolean, diff: string | undefined) =>
+const previewResult = (
+  record: TransactionRecord,
+  reused: boolean,
+  diff: string | undefined,
+  diagnostics: StagedDiagnostics | undefined,
+  asked: boolean
+) =>
   Effect.gen(function* () {
-    const fields = yield* previewFields(record, record.status === "committed", diff)
+    const fields = {
+      ...(yield* previewFields(record, record.status === "committed", diff)),
+      ...(diagnostics === undefined ? {} : { diagnostics })
+    }
+    const told =
+      diagnostics !== undefined
+        ? ` Diagnostics: this edit ${diagnostics.sentence} (listed in data.diagnostics and review.md).`
+        : asked && reused
+          ? " Diagnostics were not computed: this transaction was planned earlier; preview without idempotency_key to compare them."
+          : ""
     const destructive =
       record.destructive.length > 0
         ? ` Destructive: ${record.destructive.map((r) => `${r.operation} ${r.path ?? ""}`.trim()).join("; ")}.`
@@ -264,14 +299,15 @@ const previewResult = (record: TransactionRecord, reused: boolean, diff: string 
       ? `${record.id} (${record.status}) already holds these operations for idempotency_key "${record.idempotencyKey}": nothing new was planned.`
       : `Planned ${record.id}: ${counts(record.files)}${dirsText(record)}.${destructive} Nothing is written until commit: workspace_edit {"action":"commit","transaction_id":"${record.id}"}. Diff at .agentic/${txPaths(record.id).diff}.`
     return {
-      summary,
+      summary: `${summary}${told}`,
       data: fields,
       artifacts: record.artifacts,
       retention: {
         importance: "high",
         facts: [
           `transaction ${record.id} ${record.status}: ${counts(record.files)}${dirsText(record)}`,
-          `diff at .agentic/${txPaths(record.id).diff}`
+          `diff at .agentic/${txPaths(record.id).diff}`,
+          ...(diagnostics === undefined ? [] : [`transaction ${record.id}: this edit ${diagnostics.sentence}`])
         ],
         omit_when_summarizing: OMIT
       }
@@ -301,7 +337,7 @@ interface StoredBefore {
 /** What apply loads for operations no stored transaction holds yet. */
 interface NewBefore {
   readonly _tag: "New"
-  readonly operations: ReadonlyArray<Operation>
+  readonly operations: ReadonlyArray<StoredOperation>
   readonly operationsHash: string
   readonly key: string | undefined
   readonly before: BeforeState
@@ -315,7 +351,7 @@ interface CommitWork {
   readonly record: TransactionRecord | undefined
   readonly planned: PlannedTransaction
   readonly pending?: {
-    readonly operations: ReadonlyArray<Operation>
+    readonly operations: ReadonlyArray<StoredOperation>
     readonly operationsHash: string
     readonly key: string | undefined
   }
@@ -700,7 +736,10 @@ export const editTool = defineTool({
   handlers: {
     preview: {
       gate: "none",
-      run: (input) => Effect.flatMap(prepare(input), ({ record, reused, diff }) => previewResult(record, reused, diff))
+      run: (input) =>
+        Effect.flatMap(prepare(input), ({ record, reused, diff, diagnostics }) =>
+          previewResult(record, reused, diff, diagnostics, input.diagnostics === true)
+        )
     },
     apply: applyAction,
     commit: commitAction,

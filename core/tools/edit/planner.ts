@@ -9,7 +9,8 @@ import type { DestructiveReason } from "../../gate/records.ts"
 import { toolError, type ToolError } from "../../protocol/errors.ts"
 import { ancestors } from "../../services/paths.ts"
 import { gutterRun, stripGutter } from "../../text/gutter.ts"
-import type { Operation } from "./schema.ts"
+import { applyPositionalEdits, rangeText } from "./lspEdits.ts"
+import type { StoredOperation as Operation } from "./schema.ts"
 import { decodeText, encodeText, eolStyle, occurrences, sameBytes, splitLinesKeep, toEolStyle } from "./text.ts"
 
 /** What was at a path before the transaction. */
@@ -63,7 +64,16 @@ export interface PlannedTransaction {
 
 /** The paths an operation names, in order (for loading the before-state). */
 export const operationPaths = (op: Operation): ReadonlyArray<string> =>
-  op.type === "copy" || op.type === "move" ? [op.from, op.to] : [op.path]
+  op.type === "copy" || op.type === "move"
+    ? [op.from, op.to]
+    : op.type === "rename_symbol"
+      ? [
+          ...new Set([
+            ...op.files.map((file) => file.path),
+            ...op.renames.flatMap((rename) => [rename.from, rename.to])
+          ])
+        ]
+      : [op.path]
 
 type Virtual =
   | { readonly t: "file"; readonly bytes: Uint8Array; readonly mode?: number | undefined }
@@ -72,7 +82,7 @@ type Virtual =
   | { readonly t: "other" }
 
 const label = (op: Operation, index: number) =>
-  `operations[${index}] (${op.type} ${op.type === "copy" || op.type === "move" ? `${op.from} -> ${op.to}` : op.path})`
+  `operations[${index}] (${op.type} ${op.type === "copy" || op.type === "move" ? `${op.from} -> ${op.to}` : op.type === "rename_symbol" ? `${op.old_name} -> ${op.new_name} at ${op.path}:${op.line}:${op.column}` : op.path})`
 
 const describeBefore = (entry: BeforeEntry | undefined): string =>
   entry === undefined || entry.type === "missing"
@@ -235,6 +245,72 @@ export const planTransaction = (
     claims.set(path, { index, as: "file" })
   }
 
+  /** copy or move of one file (also a file rename of rename_symbol). */
+  const transfer = (
+    op: Operation,
+    index: number,
+    type: "copy" | "move",
+    from: string,
+    to: string,
+    overwrite: boolean
+  ): ToolError | undefined => {
+    if (from === to)
+      return fail("INVALID_INPUT", op, index, `from and to are the same path; give a different target.`, {
+        path: to
+      })
+    const source = get(from)
+    if (source.t === "none")
+      return fail("NOT_FOUND", op, index, `"${from}" does not exist. Check the path with workspace_inspect.`, {
+        path: from
+      })
+    if (source.t === "dir")
+      return fail(
+        "INVALID_INPUT",
+        op,
+        index,
+        `"${from}" is a directory; ${type} works on files. ${type} each file instead.`,
+        { path: from }
+      )
+    if (source.t === "other")
+      return fail(
+        "INVALID_INPUT",
+        op,
+        index,
+        `"${from}" is a symlink or special file; ${type} the file it points to.`,
+        { path: from }
+      )
+    const problem = writableTarget(op, index, to)
+    if (problem !== undefined) return problem
+    const target = get(to)
+    if (target.t === "file" && !overwrite) {
+      return fail(
+        "EDIT_CONFLICT",
+        op,
+        index,
+        `"${to}" already exists${claimText(to)}. Choose another target, or overwrite: true to replace it (destructive).`,
+        {
+          path: to
+        }
+      )
+    }
+    if (type === "move")
+      destructive.push(
+        op.type === "rename_symbol"
+          ? { operation: "rename_symbol file rename", path: `${from} -> ${to}` }
+          : { operation: "move", path: from, alternative: "copy" }
+      )
+    if (target.t === "file" && existedAsFile(to))
+      destructive.push({ operation: `${type} with overwrite: true`, path: to })
+    const parents = ensureParents(op, index, to)
+    if (parents !== undefined) return parents
+    putFile(index, to, source.bytes, source.mode)
+    if (type === "move") {
+      set(from, { t: "none" })
+      claims.delete(from)
+    }
+    return undefined
+  }
+
   for (let index = 0; index < operations.length; index++) {
     const op = operations[index]!
     for (const path of operationPaths(op)) {
@@ -377,55 +453,65 @@ export const planTransaction = (
           return undefined
         }
         case "copy":
-        case "move": {
-          if (op.from === op.to)
-            return fail("INVALID_INPUT", op, index, `from and to are the same path; give a different target.`, {
-              path: op.to
-            })
-          const source = get(op.from)
-          if (source.t === "none")
-            return fail("NOT_FOUND", op, index, `"${op.from}" does not exist. Check the path with workspace_inspect.`, {
-              path: op.from
-            })
-          if (source.t === "dir")
+        case "move":
+          return transfer(op, index, op.type, op.from, op.to, op.overwrite === true)
+        case "rename_symbol": {
+          // The server answered for the files on disk: an earlier operation's change would shift its positions.
+          const earlier = operationPaths(op).find((path) => state.has(path))
+          if (earlier !== undefined) {
             return fail(
               "INVALID_INPUT",
               op,
               index,
-              `"${op.from}" is a directory; ${op.type} works on files. ${op.type} each file instead.`,
-              { path: op.from }
-            )
-          if (source.t === "other")
-            return fail(
-              "INVALID_INPUT",
-              op,
-              index,
-              `"${op.from}" is a symlink or special file; ${op.type} the file it points to.`,
-              { path: op.from }
-            )
-          const problem = writableTarget(op, index, op.to)
-          if (problem !== undefined) return problem
-          const target = get(op.to)
-          if (target.t === "file" && op.overwrite !== true) {
-            return fail(
-              "EDIT_CONFLICT",
-              op,
-              index,
-              `"${op.to}" already exists${claimText(op.to)}. Choose another target, or overwrite: true to replace it (destructive).`,
-              {
-                path: op.to
-              }
+              `an earlier operation of this transaction changes "${earlier}", but the language server's rename is of the files as they are on disk. Put rename_symbol first, or in its own transaction.`,
+              { path: earlier }
             )
           }
-          if (op.type === "move") destructive.push({ operation: "move", path: op.from, alternative: "copy" })
-          if (target.t === "file" && existedAsFile(op.to))
-            destructive.push({ operation: `${op.type} with overwrite: true`, path: op.to })
-          const parents = ensureParents(op, index, op.to)
-          if (parents !== undefined) return parents
-          putFile(index, op.to, source.bytes, source.mode)
-          if (op.type === "move") {
-            set(op.from, { t: "none" })
-            claims.delete(op.from)
+          const renamedTo = new Set(op.renames.map((rename) => rename.to))
+          // Edits of a file a rename creates refer to it after the rename (LSP's documentChanges order).
+          const edit = (file: (typeof op.files)[number]): ToolError | undefined => {
+            const text = textOf(op, index, file.path)
+            if ("code" in text) return text
+            const style = eolStyle(text.text)
+            for (const [at, change] of file.edits.entries()) {
+              const found = rangeText(text.text, change.range)
+              if (found !== op.old_name) {
+                return fail(
+                  "EDIT_CONFLICT",
+                  op,
+                  index,
+                  `the language server's edit ${at} of "${file.path}" (line ${change.range.start.line + 1}, column ${change.range.start.character + 1}) replaces ${found === undefined ? "text past the end of the file" : JSON.stringify(found.slice(0, 80))}, not "${op.old_name}": the file changed since the server read it. Nothing was written; preview the rename again.`,
+                  { path: file.path, edit: at, found: found?.slice(0, 200) ?? null, expected: op.old_name }
+                )
+              }
+            }
+            const applied = applyPositionalEdits(
+              text.text,
+              file.edits.map((change) => ({ range: change.range, newText: toEolStyle(change.new_text, style) }))
+            )
+            if (applied._tag === "Left") {
+              return fail(
+                "EDIT_CONFLICT",
+                op,
+                index,
+                `the language server's rename does not fit "${file.path}" (${applied.left.message}): the file changed since the server read it, or the server answered wrongly. Nothing was written; preview the rename again.`,
+                { path: file.path, reason: applied.left.reason, edit: applied.left.edit }
+              )
+            }
+            putFile(index, file.path, encodeText(applied.right, text.bom), text.mode)
+            return undefined
+          }
+          for (const file of op.files.filter((candidate) => !renamedTo.has(candidate.path))) {
+            const problem = edit(file)
+            if (problem !== undefined) return problem
+          }
+          for (const rename of op.renames) {
+            const problem = transfer(op, index, "move", rename.from, rename.to, false)
+            if (problem !== undefined) return problem
+          }
+          for (const file of op.files.filter((candidate) => renamedTo.has(candidate.path))) {
+            const problem = edit(file)
+            if (problem !== undefined) return problem
           }
           return undefined
         }
