@@ -92,24 +92,20 @@ export const MAX_NAME_CHARS = 1000
  */
 export const RenameSymbolOp = Schema.Struct({
   type: Schema.Literal("rename_symbol"),
-  path: Schema.optional(Path("The file of the position (or, with symbol, the file to look in).")),
-  line: Schema.optional(
-    Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)).annotations({ description: "1-based line of the symbol." })
-  ),
-  column: Schema.optional(
-    Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)).annotations({ description: "1-based column of the symbol." })
-  ),
+  path: Schema.optional(Path("Relative to the workspace root.")),
+  line: Schema.optional(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)).annotations({ description: "At least 1." })),
+  column: Schema.optional(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)).annotations({ description: "At least 1." })),
   symbol: Schema.optional(
     BoundedString(MAX_NAME_CHARS)
       .pipe(Schema.minLength(1, { message: () => "must not be empty" }))
-      .annotations({ description: "Instead of line and column: the symbol's name." })
+      .annotations({ description: "Instead of line, column." })
   ),
   new_name: BoundedString(MAX_NAME_CHARS)
     .pipe(
       Schema.minLength(1, { message: () => "must not be empty" }),
       Schema.pattern(/^[^\r\n]*$/, { message: () => "must be one line" })
     )
-    .annotations({ description: "The symbol's new name." })
+    .annotations({ description: "The new name." })
 })
 
 /** One operation of a transaction, as the caller gives it. */
@@ -193,9 +189,7 @@ export const editActions = {
   preview: Schema.Struct({
     operations: Operations,
     idempotency_key: IdempotencyKey,
-    diagnostics: Flag(
-      "true: also list the language-server diagnostics (type errors) the edit adds and removes; nothing is written."
-    )
+    diagnostics: Flag("true: list type errors it adds/removes.")
   }),
   apply: Schema.Struct({ operations: Operations, idempotency_key: IdempotencyKey }),
   commit: Schema.Struct({ transaction_id: TransactionId }),
