@@ -16,6 +16,12 @@ import { type Registry, makeRegistry } from "./registry.ts"
 import { Browser } from "./services/Browser.ts"
 import { CurrentSettings } from "./services/CurrentSettings.ts"
 import { type Capability, HostFs, type HostFsShape, HostInfo, type HostInfoShape } from "./services/HostFs.ts"
+import {
+  LanguageServerHost,
+  LanguageServers,
+  type LanguageServersFactory,
+  languageServersFromHost
+} from "./services/LanguageServers.ts"
 import { Processes, type ProcessesShape } from "./services/Processes.ts"
 import { type ProgressUpdate, withProgress } from "./services/Progress.ts"
 import { isRegistered, RegisteredTools } from "./services/RegisteredTools.ts"
@@ -29,7 +35,16 @@ import { ALL_TOOLS } from "./tools/index.ts"
 import { type ToolContext, type ToolDefinition, toolInputSchema } from "./tools/Tool.ts"
 
 /** The services a host provides to the core. */
-export type HostServices = HostFs | HostInfo | Processes | Search | HttpClient | WorkspaceKey | Browser | RunWorkers
+export type HostServices =
+  | HostFs
+  | HostInfo
+  | Processes
+  | Search
+  | HttpClient
+  | WorkspaceKey
+  | Browser
+  | RunWorkers
+  | LanguageServerHost
 
 /** What a host is made of: its filesystem and facts, and the services it has (absent: it has none). */
 export interface HostParts {
@@ -52,6 +67,8 @@ export interface HostParts {
   readonly browser?: Layer.Layer<Browser>
   /** Sub-agent worker processes (workspace_agent); absent: start and run refuse. */
   readonly workers?: RunWorkersShape
+  /** The language servers (Node: typescript-language-server and pyright, sandboxed); absent: the code actions refuse. */
+  readonly languageServers?: LanguageServersFactory
 }
 
 /** The capabilities of a host, derived from the services it provides. */
@@ -88,7 +105,11 @@ export const hostLayer = (parts: HostParts): Layer.Layer<HostServices, unknown> 
     parts.http ?? noNetworkLayer,
     parts.key ?? WorkspaceKey.layerMemory(),
     browser,
-    workers
+    workers,
+    Layer.succeed(LanguageServerHost, {
+      runtime: parts.runtime,
+      ...(parts.languageServers === undefined ? {} : { factory: parts.languageServers })
+    })
   )
 }
 
@@ -117,7 +138,8 @@ export const coreLayer = (
     noNetworkLayer,
     NetState.layer,
     Browser.layerUnavailable(info.runtime),
-    RunWorkers.layerUnavailable(info.runtime)
+    RunWorkers.layerUnavailable(info.runtime),
+    LanguageServers.layerUnavailable(info.runtime)
   ).pipe(Layer.provideMerge(base))
   return extra === undefined ? services : Layer.merge(services, extra)
 }
@@ -129,7 +151,9 @@ const servicesOver = (
   extra?: Layer.Layer<never, unknown>
 ) => {
   const base = Layer.merge(host, CurrentSettings.layer(settings))
-  const services = Layer.mergeAll(Workspace.layer, StateStore.layer, NetState.layer).pipe(Layer.provideMerge(base))
+  const services = Layer.mergeAll(Workspace.layer, StateStore.layer, NetState.layer, languageServersFromHost).pipe(
+    Layer.provideMerge(base)
+  )
   return extra === undefined ? services : Layer.merge(services, extra)
 }
 

@@ -10,6 +10,7 @@ import { type HostOpening, type OpenFailure, openRuntimeWith, openWith, type Ses
 import { nodeBrowserLayer } from "./NodeBrowser.ts"
 import { nodeHttpLayer, type Resolver, systemResolver } from "./NodeHttp.ts"
 import { nodeHostFs } from "./NodeHostFs.ts"
+import { nodeLanguageServers } from "./NodeLanguageServers.ts"
 import { nodeWorkspaceKeyLayer } from "./NodeKey.ts"
 import { nodeProcesses } from "./NodeProcesses.ts"
 import { nodeRunWorkers } from "./NodeRunWorkers.ts"
@@ -46,7 +47,8 @@ export const layer = (
     http: nodeHttpLayer(policy, resolve),
     key: approvalKey === "memory" ? WorkspaceKey.layerMemory() : nodeWorkspaceKeyLayer(root),
     browser: nodeBrowserLayer,
-    workers
+    workers,
+    languageServers: nodeLanguageServers
   })
 
 /** The capabilities the Node host advertises: derived from the services `layer` provides. */

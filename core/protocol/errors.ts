@@ -34,7 +34,8 @@ export const ErrorCode = Schema.Literal(
   "NON_FAST_FORWARD",
   "MODEL_UNAVAILABLE",
   "CONTEXT_STALE",
-  "CAPABILITY_MISSING"
+  "CAPABILITY_MISSING",
+  "LANGUAGE_SERVER_FAILED"
 )
 export type ErrorCode = typeof ErrorCode.Type
 

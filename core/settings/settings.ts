@@ -131,6 +131,20 @@ export const Settings = Schema.Struct({
     Schema.Int.pipe(Schema.greaterThanOrEqualTo(1), Schema.lessThanOrEqualTo(10_080)),
     { default: () => 30 }
   ),
+  /** The languages whose server workspace_inspect's code actions may start (docs/CODE.md); [] turns them all off. */
+  languageServers: Schema.optionalWith(Schema.Array(Schema.Literal("typescript", "python")), {
+    default: () => ["typescript", "python"] as const
+  }),
+  /** A language server idle this long is stopped (the next code action starts it again). */
+  languageServerIdleMinutes: Schema.optionalWith(
+    Schema.Int.pipe(Schema.greaterThanOrEqualTo(1), Schema.lessThanOrEqualTo(10_080)),
+    { default: () => 10 }
+  ),
+  /** The deadline of one language-server request (a start included), in milliseconds. */
+  languageServerTimeoutMs: Schema.optionalWith(
+    Schema.Int.pipe(Schema.greaterThanOrEqualTo(100), Schema.lessThanOrEqualTo(600_000)),
+    { default: () => 30_000 }
+  ),
   enableSubAgents: Bool(false),
   allowAgentCommands: Bool(false),
   allowAgentWebResearch: Bool(false),
@@ -198,6 +212,9 @@ const EXPECTED: Record<string, string> = {
   commandSandbox: 'must be "auto", "required" or "off"',
   browserExecutablePath: "must be a path to a Chromium executable (or empty for the default)",
   browserIdleMinutes: "must be an integer from 1 to 10080",
+  languageServers: 'must be a list of languages ("typescript", "python")',
+  languageServerIdleMinutes: "must be an integer from 1 to 10080",
+  languageServerTimeoutMs: "must be an integer from 100 to 600000 (milliseconds)",
   modelBaseUrl: "must be the URL of an OpenAI-compatible endpoint (e.g. http://127.0.0.1:1234/v1)",
   modelId: "must be a model id string (or empty for the endpoint's default)",
   modelApiKeyEnv: "must be the name of an environment variable (or empty for no key)"
@@ -233,7 +250,8 @@ export const parseSettingValue = (key: string, raw: string): unknown => {
     (key === "protectedPatterns" ||
       key === "excludePatterns" ||
       key === "executableAllowlist" ||
-      key === "workspaceCapabilities") &&
+      key === "workspaceCapabilities" ||
+      key === "languageServers") &&
     typeof value === "string"
   ) {
     return value

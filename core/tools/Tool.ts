@@ -22,6 +22,7 @@ import type { Browser } from "../services/Browser.ts"
 import type { CurrentSettings } from "../services/CurrentSettings.ts"
 import type { NetState } from "../net/NetState.ts"
 import type { Capability, HostFs, HostInfo, HostInfoShape } from "../services/HostFs.ts"
+import type { LanguageServers } from "../services/LanguageServers.ts"
 import type { Processes } from "../services/Processes.ts"
 import type { RegisteredTools } from "../services/RegisteredTools.ts"
 import type { RunWorkers } from "../services/RunWorkers.ts"
@@ -45,6 +46,7 @@ export type ToolContext =
   | NetState
   | Browser
   | RunWorkers
+  | LanguageServers
 
 /** The action schemas of a tool: action name -> the Struct of its fields (without `action`). */
 export type ActionSchemas = Record<string, Schema.Schema<any, any, never>>

@@ -133,6 +133,28 @@ export const FIELDS: { readonly [K in keyof Settings]: Field } = {
       step: 1
     }
   },
+  languageServers: {
+    type: "stringArray",
+    params: {
+      displayName: "Language servers",
+      subtitle: "Languages whose server the code actions may start: typescript, python (empty: none)."
+    }
+  },
+  languageServerIdleMinutes: {
+    type: "numeric",
+    params: {
+      displayName: "Language server idle minutes",
+      subtitle: "An idle language server is stopped after this long.",
+      int: true,
+      min: 1,
+      max: 10_080,
+      step: 1
+    }
+  },
+  languageServerTimeoutMs: {
+    type: "numeric",
+    params: { displayName: "Language server request deadline (ms)", int: true, min: 100, max: 600_000, step: 100 }
+  },
   enableSubAgents: { type: "boolean", params: { displayName: "Enable durable sub-agents" } },
   allowAgentCommands: { type: "boolean", params: { displayName: "Allow agents to run commands" } },
   allowAgentWebResearch: { type: "boolean", params: { displayName: "Allow sub-agents to use web research" } },
