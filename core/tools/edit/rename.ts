@@ -95,6 +95,34 @@ const symbolCandidates = (name: string, path: string | undefined, field: string)
     return found
   })
 
+const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+
+/**
+ * Where the symbol's name starts: a workspace-symbol answer may give the whole declaration as its range
+ * ("export function f() {…}" from column 1), so the name is looked for, as a whole word, from the
+ * selection's start to the range's end; the selection's start when it is not found there.
+ */
+const nameStart = (path: string, symbol: LspSymbol, name: string) =>
+  Effect.gen(function* () {
+    const ws = yield* Workspace
+    const decoded = decodeText(yield* ws.read(path))
+    if (decoded._tag !== "Text") return symbol.selection.start
+    const lines = decoded.text.split(/\r\n|\n|\r/)
+    const word = new RegExp(`(?<![\\w$])${escapeRegex(name)}(?![\\w$])`, "g")
+    for (
+      let line = symbol.selection.start.line;
+      line <= Math.max(symbol.range.end.line, symbol.selection.start.line);
+      line++
+    ) {
+      const text = lines[line]
+      if (text === undefined) break
+      word.lastIndex = line === symbol.selection.start.line ? symbol.selection.start.character : 0
+      const found = word.exec(text)
+      if (found !== null) return { line, character: found.index }
+    }
+    return symbol.selection.start
+  })
+
 /** Resolves a rename_symbol of the caller into the stored operation (the server's edits), or fails; writes nothing. */
 export const resolveRename = (
   op: RenameInput,
@@ -128,13 +156,18 @@ export const resolveRename = (
         )
       }
       if (candidates.length > 1) {
-        const shown = candidates.slice(0, CANDIDATES_SHOWN).map((symbol) => ({
-          path: symbol.path,
-          line: symbol.selection.start.line + 1,
-          column: symbol.selection.start.character + 1,
-          kind: symbol.kind,
-          ...(symbol.container === undefined ? {} : { container: symbol.container })
-        }))
+        const shown = yield* Effect.forEach(candidates.slice(0, CANDIDATES_SHOWN), (symbol) =>
+          Effect.map(
+            Effect.orElseSucceed(nameStart(symbol.path, symbol, symbol.name), () => symbol.selection.start),
+            (start) => ({
+              path: symbol.path,
+              line: start.line + 1,
+              column: start.character + 1,
+              kind: symbol.kind,
+              ...(symbol.container === undefined ? {} : { container: symbol.container })
+            })
+          )
+        )
         return yield* Effect.fail(
           toolError(
             "INVALID_INPUT",
@@ -145,7 +178,7 @@ export const resolveRename = (
       }
       const chosen = candidates[0]!
       path = yield* ws.resolve(chosen.path, at("symbol"))
-      position = chosen.selection.start
+      position = yield* nameStart(path, chosen, op.symbol)
     } else {
       if (op.path === undefined || op.line === undefined || op.column === undefined) {
         return yield* Effect.fail(
