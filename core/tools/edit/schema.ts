@@ -93,8 +93,16 @@ export const MAX_NAME_CHARS = 1000
 export const RenameSymbolOp = Schema.Struct({
   type: Schema.Literal("rename_symbol"),
   path: Schema.optional(Path("Relative to the workspace root.")),
-  line: Schema.optional(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)).annotations({ description: "At least 1." })),
-  column: Schema.optional(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)).annotations({ description: "At least 1." })),
+  line: Schema.optional(
+    Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)).annotations({
+      description: "1-based, at least 1 (required without symbol)."
+    })
+  ),
+  column: Schema.optional(
+    Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)).annotations({
+      description: "1-based, at least 1 (required without symbol)."
+    })
+  ),
   symbol: Schema.optional(
     BoundedString(MAX_NAME_CHARS)
       .pipe(Schema.minLength(1, { message: () => "must not be empty" }))
