@@ -758,6 +758,30 @@ export const nodeLanguageServers = (
     location?: { uri: string; range: LspRange }
     containerName?: string
   }
+  /**
+   * A workspace symbol's location is its whole declaration (from `export function`): its name's range is the
+   * first occurrence of the name from the start of that range, which definition and references take.
+   */
+  const nameRange = (rel: string, name: string, range: LspRange): LspRange => {
+    let lines: Array<string>
+    try {
+      lines = readText(rel).split("\n")
+    } catch {
+      return range
+    }
+    for (let line = range.start.line; line <= Math.min(range.end.line, lines.length - 1); line++) {
+      const text = lines[line] ?? ""
+      const from = line === range.start.line ? range.start.character : 0
+      const found = new RegExp(`(?<![\\w$])${name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(?![\\w$])`, "u").exec(
+        text.slice(from)
+      )
+      if (found !== null) {
+        const start = { line, character: from + found.index }
+        return { start, end: { line, character: start.character + name.length } }
+      }
+    }
+    return range
+  }
   const flattenSymbols = (file: string, raw: ReadonlyArray<RawDocumentSymbol>, container?: string): Array<LspSymbol> =>
     raw.flatMap((symbol) => {
       if (symbol.location !== undefined) {
@@ -768,7 +792,7 @@ export const nodeLanguageServers = (
             kind: kindName(symbol.kind),
             path: rel,
             range: symbol.location.range,
-            selection: symbol.location.range,
+            selection: nameRange(rel, symbol.name, symbol.location.range),
             ...(symbol.containerName ? { container: symbol.containerName } : {})
           }
         ]
@@ -936,11 +960,13 @@ export const nodeLanguageServers = (
         )
       }),
     workspaceSymbols: (language, query) =>
-      lift(() =>
-        slotOf(language).run(async (server, deadline) => {
+      lift(async () => {
+        // A workspace without a file of the language has none of its symbols: no server is started for it.
+        const anchor = anchorFile(root, language, settings)
+        if (anchor === undefined) return []
+        return slotOf(language).run(async (server, deadline) => {
           // tsserver answers workspace symbols from the projects it has loaded: one file of the project loads it.
-          const anchor = language === "typescript" ? anchorFile(root, language, settings) : undefined
-          return withOpen(server, anchor === undefined ? [] : [anchor], [], async () => {
+          return withOpen(server, language === "typescript" ? [anchor] : [], [], async () => {
             const raw =
               (await request<ReadonlyArray<RawDocumentSymbol> | null>(
                 server,
@@ -951,7 +977,7 @@ export const nodeLanguageServers = (
             return flattenSymbols("", raw).filter((symbol) => symbol.path !== "")
           })
         })
-      ),
+      }),
     definition: (file, at) =>
       lift(async () => {
         const slot = slotFor(file)

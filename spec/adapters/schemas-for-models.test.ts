@@ -42,7 +42,9 @@ const nodes = (schema: unknown, at = ""): Array<{ at: string; node: Record<strin
 }
 
 describe("tools/list is written for the model (issue 17, Deliver 8)", () => {
-  it("JSON.stringify of the six tools' tools/list entries (name, description, inputSchema, outputSchema, annotations) is under 12,000 characters", () => {
+  // Issue 17 set 12,000; issue 30's four code actions of workspace_inspect (symbols, definition, references,
+  // diagnostics: their names, line, column and symbol) add about 410, so the bound is 12,500.
+  it("JSON.stringify of the six tools' tools/list entries (name, description, inputSchema, outputSchema, annotations) is under 12,500 characters (issue 17's 12,000 plus issue 30's code actions)", () => {
     const six = listed.filter((tool) => SIX.includes(tool.name))
     expect(six.map((tool) => tool.name).sort()).toEqual([...SIX].sort())
     for (const tool of six)
@@ -58,7 +60,7 @@ describe("tools/list is written for the model (issue 17, Deliver 8)", () => {
     process.stdout.write(
       `tools/list entries, Plan mode, default settings: ${sizes.map(([name, size]) => `${name} ${size}`).join(", ")}; all six ${total} characters\n`
     )
-    expect(total).toBeLessThan(12_000)
+    expect(total).toBeLessThan(12_500)
   })
 
   it('no internal annotation text: no title, no generated description ("maxLength(4096)", "a string at most …", "an integer")', () => {

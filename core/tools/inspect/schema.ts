@@ -52,6 +52,22 @@ const Globs = (description: string) =>
 const IncludeIgnored = opt(Schema.Boolean.annotations({ description: "Include what .gitignore hides." }))
 const Exclude = Globs("Globs to skip besides .gitignore.")
 
+/** A symbol's name: the position of definition and references, the workspace query of symbols. */
+const Symbol = opt(
+  BoundedString(500, 'A name, instead of line and column ("Class.method"); symbols: the names to find.')
+)
+
+/** A position for definition and references: {path, line, column}, or {symbol} (path then narrows it). */
+const Position = {
+  path: OptionalPath,
+  line: opt(int(1, Number.MAX_SAFE_INTEGER, "Line (at least 1, default: the symbol's).")),
+  column: opt(int(1, Number.MAX_SAFE_INTEGER, "Column as search gives it (at least 1, default: the symbol's).")),
+  symbol: Symbol,
+  offset: Offset,
+  limit: Limit(LIST_MAX_LIMIT),
+  snapshot: Snapshot
+}
+
 /** Every action's fields. */
 export const inspectActions = {
   capabilities: Schema.Struct({}),
@@ -121,5 +137,15 @@ export const inspectActions = {
     snapshot: Snapshot
   }),
   stat: Schema.Struct({ path: Path() }),
-  changes: Schema.Struct({})
+  changes: Schema.Struct({}),
+  symbols: Schema.Struct({
+    path: OptionalPath,
+    symbol: Symbol,
+    offset: Offset,
+    limit: Limit(LIST_MAX_LIMIT),
+    snapshot: Snapshot
+  }),
+  definition: Schema.Struct(Position),
+  references: Schema.Struct(Position),
+  diagnostics: Schema.Struct({ path: OptionalPath, offset: Offset, limit: Limit(LIST_MAX_LIMIT), snapshot: Snapshot })
 }

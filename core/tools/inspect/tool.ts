@@ -1,5 +1,6 @@
 /**
- * workspace_inspect: capabilities, overview, list, read, search, semantic_search, find, stat, changes.
+ * workspace_inspect: capabilities, overview, list, read, search, semantic_search, find, stat, changes, and the
+ * code actions symbols, definition, references, diagnostics (a language server's answers, code.ts).
  * Always registered, never gated, read-only on the workspace (it writes only its own artifacts and the
  * semantic index under .agentic/). .agentic/ and .git/ are readable like any other path.
  * The actions live by group in list.ts, read.ts, search.ts, capabilities.ts and semantic.ts.
@@ -12,6 +13,7 @@ import { capabilities, changes, stateFacts, stateSummary } from "./capabilities.
 import { findPaths, listing } from "./list.ts"
 import { readFile, statPath } from "./read.ts"
 import { searchFiles } from "./search.ts"
+import { codeDiagnostics, codeLocations, codeSymbols } from "./code.ts"
 import { DESCRIPTION } from "./description.ts"
 
 /** The .agentic/ storage inspect itself owns (the rest comes from each tool's definition and the kernel's own entries). */
@@ -65,6 +67,10 @@ export const inspectTool = defineTool({
     semantic_search: { gate: "none", run: (input) => semanticSearch(input) },
     find: { gate: "none", run: (input) => findPaths(input) },
     stat: { gate: "none", run: (input) => statPath(input) },
-    changes: { gate: "none", run: () => changes }
+    changes: { gate: "none", run: () => changes },
+    symbols: { gate: "none", run: (input) => codeSymbols(input) },
+    definition: { gate: "none", run: (input) => codeLocations("definition", input) },
+    references: { gate: "none", run: (input) => codeLocations("references", input) },
+    diagnostics: { gate: "none", run: (input) => codeDiagnostics(input) }
   }
 })
