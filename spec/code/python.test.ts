@@ -28,8 +28,9 @@ const places = (locations: ReadonlyArray<{ path: string; line: number; column: n
 describe("workspace_inspect code actions on Python (pyright, real)", () => {
   it("symbols: the outline of pkg/geometry.py, with the method inside its class; pyright's name and version in data", async () => {
     const outline = await ok(ws, { action: "symbols", path: "pkg/geometry.py" })
-    const names = outline.data.symbols.map((s: { name: string; kind: string; container?: string }) =>
-      `${s.kind} ${s.container === undefined ? "" : `${s.container}.`}${s.name}`
+    const names = outline.data.symbols.map(
+      (s: { name: string; kind: string; container?: string }) =>
+        `${s.kind} ${s.container === undefined ? "" : `${s.container}.`}${s.name}`
     )
     expect(names).toEqual(expect.arrayContaining(["function area", "class Square", "method Square.area"]))
     expect(outline.data.server).toEqual({ name: "pyright", version: "1.1.414" })
