@@ -9,6 +9,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import * as fs from "node:fs"
+import * as os from "node:os"
 import { createRequire } from "node:module"
 import * as path from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
@@ -451,7 +452,15 @@ class Slot {
         connection.dispose()
       }
       child.on("error", (error) => onEnd(`could not start (${error.message})`))
-      child.on("exit", (code, signal) => onEnd(signal === null ? `exited with code ${code}` : `was killed (${signal})`))
+      child.on("exit", (code, signal) => {
+        // bubblewrap reports a server killed by signal N as exit code 128+N.
+        const bySignal =
+          signal ??
+          (confined.sandboxed && code !== null && code > 128
+            ? Object.entries(os.constants.signals).find(([, number]) => number === code - 128)?.[0]
+            : undefined)
+        onEnd(bySignal === undefined || bySignal === null ? `exited with code ${code}` : `was killed (${bySignal})`)
+      })
     })
     exited.catch(() => undefined)
     child.stdin!.on("error", () => undefined)
@@ -546,8 +555,15 @@ class Slot {
     this.running = undefined
     if (server === undefined || server.dead) return
     server.dead = true
-    await race(server, server.connection.sendRequest("shutdown"), Date.now() + 2000, "shutdown").catch(() => undefined)
-    await server.connection.sendNotification("exit").catch(() => undefined)
+    await race(
+      server,
+      Promise.resolve().then(() => server.connection.sendRequest("shutdown")),
+      Date.now() + 2000,
+      "shutdown"
+    ).catch(() => undefined)
+    await Promise.resolve()
+      .then(() => server.connection.sendNotification("exit"))
+      .catch(() => undefined)
     await Promise.race([server.exited.catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 500))])
     killGroup(server.child)
   }
@@ -558,17 +574,11 @@ class Slot {
   }
 
   info(): Promise<ServerInfo> {
-    return this.run(async (server) => server.resolved.info)
-  }
-
-  /** Facts about the running server for a result's data. */
-  facts(): { sandboxed: boolean; unconfinedReason?: string } | undefined {
-    const server = this.running
-    if (server === undefined) return undefined
-    return {
+    return this.run(async (server) => ({
+      ...server.resolved.info,
       sandboxed: server.sandboxed,
       ...(server.unconfinedReason === undefined ? {} : { unconfinedReason: server.unconfinedReason })
-    }
+    }))
   }
 }
 
@@ -719,8 +729,12 @@ export const nodeLanguageServers = (
     } finally {
       for (const file of opened) {
         server.published.delete(file)
-        await server.connection
-          .sendNotification("textDocument/didClose", { textDocument: { uri: uriOf(file) } })
+        if (server.dead) continue
+        // A connection that ended meanwhile throws at once; the request's own failure is the one to report.
+        await Promise.resolve()
+          .then(() =>
+            server.connection.sendNotification("textDocument/didClose", { textDocument: { uri: uriOf(file) } })
+          )
           .catch(() => undefined)
       }
     }
@@ -729,9 +743,20 @@ export const nodeLanguageServers = (
   const request = <A>(server: Running, method: string, params: unknown, deadline: number) =>
     race(
       server,
-      server.connection.sendRequest(method, params).catch((error: unknown) => {
-        throw refusedOf(error)
-      }),
+      Promise.resolve()
+        .then(() => server.connection.sendRequest(method, params))
+        .catch(async (error: unknown) => {
+          // An error the server answered has a numeric code; any other is the connection ending with the server,
+          // whose exit (and stderr) follows: that is the failure to report.
+          // (vscode-jsonrpc rejects a pending request with a coded error too when the connection ends.)
+          const pending = (error as { code?: unknown }).code === -32097
+          if (!server.dead && !pending && typeof (error as { code?: unknown }).code === "number") throw refusedOf(error)
+          await Promise.race([server.exited, new Promise((resolve) => setTimeout(resolve, 2000))])
+          throw failure(
+            "crashed",
+            `the language server's connection ended (${error instanceof Error ? error.message : String(error)})`
+          )
+        }),
       deadline,
       method
     ) as Promise<A>

@@ -73,6 +73,10 @@ export interface OverlayDocument {
 export interface ServerInfo {
   readonly name: string
   readonly version: string
+  /** Whether the running server is confined (docs/CODE.md); absent before it has started. */
+  readonly sandboxed?: boolean
+  /** Why it runs unconfined (commandSandbox "off", or "auto" on a host without bubblewrap). */
+  readonly unconfinedReason?: string
 }
 
 /** What every member fails with (the tool maps it to LANGUAGE_SERVER_FAILED / RUNTIME_UNAVAILABLE). */
@@ -133,6 +137,8 @@ export interface LanguageServersShape {
   ) => Effect.Effect<LspWorkspaceEdit, LanguageServerFailure>
   /** Stops every server of this workspace (the runtime's close calls it). */
   readonly shutdown: Effect.Effect<void>
+  /** Set when this host has no language servers at all: what every member fails with (checked before any work). */
+  readonly unavailable?: LanguageServerFailure
 }
 
 /** The extension rule: .ts/.tsx/.js/.jsx (and .mts/.cts/.mjs/.cjs) are TypeScript's, .py/.pyi pyright's. */
@@ -150,14 +156,16 @@ export const languageOfPath = (path: string, enabled: ReadonlyArray<LanguageId>)
 
 /** Language servers that refuse every call: a host without processes (memory), or one that wires none. */
 export const unavailableLanguageServers = (runtime: string): LanguageServersShape => {
-  const refuse = Effect.fail({
+  const failure: LanguageServerFailure = {
     ...languageServerFailure(
       "unavailable",
       `The ${runtime} host provides no LanguageServers service (it needs child processes), so symbols, definition, references and diagnostics are unavailable here; open the workspace on the Node host.`
     ),
     hostWithout: runtime
-  })
+  }
+  const refuse = Effect.fail(failure)
   return {
+    unavailable: failure,
     languageOf: () => undefined,
     info: () => refuse,
     documentSymbols: () => refuse,

@@ -135,9 +135,9 @@ export const Settings = Schema.Struct({
   languageServers: Schema.optionalWith(Schema.Array(Schema.Literal("typescript", "python")), {
     default: () => ["typescript", "python"] as const
   }),
-  /** A language server idle this long is stopped (the next code action starts it again). */
+  /** A language server idle this long is stopped (the next code action starts it again); fractions allowed. */
   languageServerIdleMinutes: Schema.optionalWith(
-    Schema.Int.pipe(Schema.greaterThanOrEqualTo(1), Schema.lessThanOrEqualTo(10_080)),
+    Schema.Number.pipe(Schema.greaterThanOrEqualTo(0.05), Schema.lessThanOrEqualTo(10_080)),
     { default: () => 10 }
   ),
   /** The deadline of one language-server request (a start included), in milliseconds. */
@@ -213,7 +213,7 @@ const EXPECTED: Record<string, string> = {
   browserExecutablePath: "must be a path to a Chromium executable (or empty for the default)",
   browserIdleMinutes: "must be an integer from 1 to 10080",
   languageServers: 'must be a list of languages ("typescript", "python")',
-  languageServerIdleMinutes: "must be an integer from 1 to 10080",
+  languageServerIdleMinutes: "must be a number of minutes from 0.05 to 10080",
   languageServerTimeoutMs: "must be an integer from 100 to 600000 (milliseconds)",
   modelBaseUrl: "must be the URL of an OpenAI-compatible endpoint (e.g. http://127.0.0.1:1234/v1)",
   modelId: "must be a model id string (or empty for the endpoint's default)",

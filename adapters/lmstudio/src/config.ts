@@ -145,8 +145,7 @@ export const FIELDS: { readonly [K in keyof Settings]: Field } = {
     params: {
       displayName: "Language server idle minutes",
       subtitle: "An idle language server is stopped after this long.",
-      int: true,
-      min: 1,
+      min: 0.05,
       max: 10_080,
       step: 1
     }

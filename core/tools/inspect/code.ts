@@ -66,6 +66,13 @@ export const failureToToolError = (failure: LanguageServerFailure, what: string)
 const served = <A>(effect: Effect.Effect<A, LanguageServerFailure>, what: string) =>
   Effect.mapError(effect, (failure) => failureToToolError(failure, what))
 
+/** The service, or the host's refusal (TOOL_DISABLED on a host without language servers) before any work. */
+const languageServers = Effect.flatMap(LanguageServers, (servers) =>
+  servers.unavailable === undefined
+    ? Effect.succeed(servers)
+    : Effect.fail(failureToToolError(servers.unavailable, "this code action"))
+)
+
 /** The lines of workspace files, read once per call, for previews. */
 const lineReader = () => {
   const cache = new Map<string, ReadonlyArray<string> | undefined>()
@@ -372,7 +379,7 @@ export const codeSymbols = (
         )
       )
     const query = input.symbol
-    const servers = yield* LanguageServers
+    const servers = yield* languageServers
     const read = lineReader()
     if (input.path !== undefined) {
       const file = yield* codeFile(servers, input.path)
@@ -463,7 +470,7 @@ export const codeLocations = (
   Effect.gen(function* () {
     const missing = requireSnapshot(input, action)
     if (missing !== undefined) return yield* fail(missing)
-    const servers = yield* LanguageServers
+    const servers = yield* languageServers
     const resolved = yield* resolvePosition(servers, input, action)
     const raw =
       action === "definition"
@@ -495,7 +502,7 @@ export const codeDiagnostics = (input: Paging & { readonly path?: string | undef
   Effect.gen(function* () {
     const missing = requireSnapshot(input, "diagnostics")
     if (missing !== undefined) return yield* fail(missing)
-    const servers = yield* LanguageServers
+    const servers = yield* languageServers
     const ws = yield* Workspace
     const rel = yield* ws.resolve(input.path ?? "")
     const stat = yield* ws.stat(rel)
