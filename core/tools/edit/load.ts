@@ -23,7 +23,7 @@ export const normalizeOperations = (
     const target = (path: string, field: string) => Effect.tap(ws.resolve(path, field), ws.assertWritable)
     return yield* Effect.forEach(
       operations,
-      (op, index): Effect.Effect<StoredOperation, ToolError, Workspace | LanguageServers> => {
+      (op, index) => {
         const at = (field: string) => `operations[${index}].${field}`
         switch (op.type) {
           case "create":
