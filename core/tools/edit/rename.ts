@@ -12,7 +12,8 @@ import {
   type LanguageServerFailure,
   LanguageServers,
   type LspPosition,
-  type LspSymbol
+  type LspSymbol,
+  type LspWorkspaceEdit
 } from "../../services/LanguageServers.ts"
 import { Workspace } from "../../services/Workspace.ts"
 import { rangeText } from "./lspEdits.ts"
@@ -123,16 +124,41 @@ const nameStart = (path: string, symbol: LspSymbol, name: string) =>
     return symbol.selection.start
   })
 
-/** Resolves a rename_symbol of the caller into the stored operation (the server's edits), or fails; writes nothing. */
-export const resolveRename = (
-  op: RenameInput,
-  index: number
-): Effect.Effect<ResolvedRenameOp, ToolError, Workspace | LanguageServers> =>
+/** The error of a symbol name that resolves to several symbols: each candidate with its name's position. */
+const ambiguousSymbol = (
+  symbol: string,
+  candidates: ReadonlyArray<LspSymbol>,
+  index: number,
+  field: string
+): Effect.Effect<never, ToolError, Workspace> =>
+  Effect.flatMap(
+    Effect.forEach(candidates.slice(0, CANDIDATES_SHOWN), (candidate) =>
+      Effect.map(
+        Effect.orElseSucceed(nameStart(candidate.path, candidate, candidate.name), () => candidate.selection.start),
+        (start) => ({
+          path: candidate.path,
+          line: start.line + 1,
+          column: start.character + 1,
+          kind: candidate.kind,
+          ...(candidate.container === undefined ? {} : { container: candidate.container })
+        })
+      )
+    ),
+    (shown) =>
+      Effect.fail(
+        toolError(
+          "INVALID_INPUT",
+          `${field}: "${symbol}" names ${candidates.length} symbols: ${shown.map((c) => `${c.kind} ${c.container === undefined ? "" : `${c.container}.`}${symbol} at ${c.path}:${c.line}:${c.column}`).join("; ")}${candidates.length > shown.length ? "; …" : ""}. Give path, line and column of the one to rename.`,
+          { operation: index, symbol, candidates: shown, total: candidates.length }
+        )
+      )
+  )
+
+/** The file and 0-based position a rename_symbol names: by its symbol name, or by path, line and column. */
+const renamePosition = (op: RenameInput, index: number) =>
   Effect.gen(function* () {
     const ws = yield* Workspace
-    const servers = yield* LanguageServers
     const at = (field: string) => `operations[${index}].${field}`
-    yield* requireLanguageServers(`${at("type")} (rename_symbol)`)
     const hasPosition = op.line !== undefined || op.column !== undefined
     if (op.symbol !== undefined && hasPosition) {
       return yield* Effect.fail(
@@ -141,8 +167,6 @@ export const resolveRename = (
         })
       )
     }
-    let path: string
-    let position: LspPosition
     if (op.symbol !== undefined) {
       const narrowed = op.path === undefined ? undefined : yield* ws.resolve(op.path, at("path"))
       const candidates = yield* symbolCandidates(op.symbol, narrowed, at("symbol"))
@@ -155,67 +179,29 @@ export const resolveRename = (
           )
         )
       }
-      if (candidates.length > 1) {
-        const shown = yield* Effect.forEach(candidates.slice(0, CANDIDATES_SHOWN), (symbol) =>
-          Effect.map(
-            Effect.orElseSucceed(nameStart(symbol.path, symbol, symbol.name), () => symbol.selection.start),
-            (start) => ({
-              path: symbol.path,
-              line: start.line + 1,
-              column: start.character + 1,
-              kind: symbol.kind,
-              ...(symbol.container === undefined ? {} : { container: symbol.container })
-            })
-          )
-        )
-        return yield* Effect.fail(
-          toolError(
-            "INVALID_INPUT",
-            `${at("symbol")}: "${op.symbol}" names ${candidates.length} symbols: ${shown.map((c) => `${c.kind} ${c.container === undefined ? "" : `${c.container}.`}${op.symbol} at ${c.path}:${c.line}:${c.column}`).join("; ")}${candidates.length > shown.length ? "; …" : ""}. Give path, line and column of the one to rename.`,
-            { operation: index, symbol: op.symbol, candidates: shown, total: candidates.length }
-          )
-        )
-      }
+      if (candidates.length > 1) return yield* ambiguousSymbol(op.symbol, candidates, index, at("symbol"))
       const chosen = candidates[0]!
-      path = yield* ws.resolve(chosen.path, at("symbol"))
-      position = yield* nameStart(path, chosen, op.symbol)
-    } else {
-      if (op.path === undefined || op.line === undefined || op.column === undefined) {
-        return yield* Effect.fail(
-          toolError(
-            "INVALID_INPUT",
-            `${at("type")}: rename_symbol needs path, line and column (1-based) of the symbol, or symbol with its name.`,
-            { operation: index }
-          )
-        )
-      }
-      path = yield* ws.resolve(op.path, at("path"))
-      position = { line: op.line - 1, character: op.column - 1 }
+      const path = yield* ws.resolve(chosen.path, at("symbol"))
+      return { path, position: yield* nameStart(path, chosen, op.symbol) }
     }
-    const where = `${at("type")} (rename_symbol at ${path}:${position.line + 1}:${position.character + 1})`
-    if (servers.languageOf(path) === undefined) {
+    if (op.path === undefined || op.line === undefined || op.column === undefined) {
       return yield* Effect.fail(
         toolError(
           "INVALID_INPUT",
-          `${where}: "${path}" is not a file any enabled language server answers for (TypeScript/JavaScript, Python; the languageServers setting).`,
-          { operation: index, path }
+          `${at("type")}: rename_symbol needs path, line and column (1-based) of the symbol, or symbol with its name.`,
+          { operation: index }
         )
       )
     }
-    const answer = yield* Effect.mapError(servers.rename(path, position, op.new_name), (failure) =>
-      languageServerError(failure, where)
-    )
-    const files = answer.edits.filter((file) => file.edits.length > 0)
-    if (files.length === 0 && answer.renames.length === 0) {
-      return yield* Effect.fail(
-        toolError(
-          "LANGUAGE_SERVER_FAILED",
-          `${where}: the language server found nothing to rename there. Put line and column on the symbol's name (workspace_inspect symbols lists them). Nothing was written.`,
-          { operation: index, path, reason: "refused" }
-        )
-      )
-    }
-    // Every path the server names is confined and must be writable (PROTECTED_PATH names it); nothing is written.
+    const path = yield* ws.resolve(op.path, at("path"))
+    const position: LspPosition = { line: op.line - 1, character: op.column - 1 }
+    return { path, position }
+  })
+
+/** The server's edits and file renames with every path confined and writable (PROTECTED_PATH names it); nothing is written. */
+const confineAnswer = (answer: LspWorkspaceEdit, index: number, where: string) =>
+  Effect.gen(function* () {
+    const ws = yield* Workspace
     const target = (rel: string, field: string) =>
       Effect.mapError(Effect.tap(ws.resolve(rel, field), ws.assertWritable), (error) =>
         toolError(error.code, `${field}: ${error.message} Nothing was written.`, {
@@ -223,11 +209,13 @@ export const resolveRename = (
           operation: index
         })
       )
-    const confined = yield* Effect.forEach(files, (file) =>
-      Effect.map(target(file.path, `${where}: the rename edits "${file.path}"`), (resolved) => ({
-        path: resolved,
-        edits: file.edits.map((edit) => ({ range: edit.range, new_text: edit.newText }))
-      }))
+    const files = yield* Effect.forEach(
+      answer.edits.filter((file) => file.edits.length > 0),
+      (file) =>
+        Effect.map(target(file.path, `${where}: the rename edits "${file.path}"`), (resolved) => ({
+          path: resolved,
+          edits: file.edits.map((edit) => ({ range: edit.range, new_text: edit.newText }))
+        }))
     )
     const renames = yield* Effect.forEach(answer.renames, (rename) =>
       Effect.map(
@@ -238,8 +226,21 @@ export const resolveRename = (
         ([from, to]) => ({ from, to })
       )
     )
-    // The old name: what the server's edit at the position replaces (every other edit must replace the same).
-    const anchor = confined.find((file) => file.path === path)?.edits.find((edit) => contains(edit.range, position))
+    return { files, renames }
+  })
+
+/** The old name: what the server's edit at the position replaces (every other edit must replace the same). */
+const oldNameAt = (
+  files: ResolvedRenameOp["files"],
+  path: string,
+  position: LspPosition,
+  op: RenameInput,
+  index: number,
+  where: string
+) =>
+  Effect.gen(function* () {
+    const ws = yield* Workspace
+    const anchor = files.find((file) => file.path === path)?.edits.find((edit) => contains(edit.range, position))
     const bytes = yield* ws.read(path)
     const decoded = decodeText(bytes)
     const oldName = anchor === undefined || decoded._tag !== "Text" ? undefined : rangeText(decoded.text, anchor.range)
@@ -259,6 +260,42 @@ export const resolveRename = (
         })
       )
     }
+    return oldName
+  })
+
+/** Resolves a rename_symbol of the caller into the stored operation (the server's edits), or fails; writes nothing. */
+export const resolveRename = (
+  op: RenameInput,
+  index: number
+): Effect.Effect<ResolvedRenameOp, ToolError, Workspace | LanguageServers> =>
+  Effect.gen(function* () {
+    const servers = yield* LanguageServers
+    yield* requireLanguageServers(`operations[${index}].type (rename_symbol)`)
+    const { path, position } = yield* renamePosition(op, index)
+    const where = `operations[${index}].type (rename_symbol at ${path}:${position.line + 1}:${position.character + 1})`
+    if (servers.languageOf(path) === undefined) {
+      return yield* Effect.fail(
+        toolError(
+          "INVALID_INPUT",
+          `${where}: "${path}" is not a file any enabled language server answers for (TypeScript/JavaScript, Python; the languageServers setting).`,
+          { operation: index, path }
+        )
+      )
+    }
+    const answer = yield* Effect.mapError(servers.rename(path, position, op.new_name), (failure) =>
+      languageServerError(failure, where)
+    )
+    if (answer.edits.every((file) => file.edits.length === 0) && answer.renames.length === 0) {
+      return yield* Effect.fail(
+        toolError(
+          "LANGUAGE_SERVER_FAILED",
+          `${where}: the language server found nothing to rename there. Put line and column on the symbol's name (workspace_inspect symbols lists them). Nothing was written.`,
+          { operation: index, path, reason: "refused" }
+        )
+      )
+    }
+    const { files, renames } = yield* confineAnswer(answer, index, where)
+    const oldName = yield* oldNameAt(files, path, position, op, index, where)
     return {
       type: "rename_symbol",
       path,
@@ -267,7 +304,7 @@ export const resolveRename = (
       ...(op.symbol === undefined ? {} : { symbol: op.symbol }),
       old_name: oldName,
       new_name: op.new_name,
-      files: confined,
+      files,
       renames
     } satisfies ResolvedRenameOp
   })

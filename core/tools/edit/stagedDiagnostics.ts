@@ -9,7 +9,7 @@ import * as Effect from "effect/Effect"
 import { type LspDiagnostic, LanguageServers, type OverlayDocument } from "../../services/LanguageServers.ts"
 import { Search } from "../../services/Search.ts"
 import { walkScope } from "../inspect/scope.ts"
-import { deltaSentence, diagnosticDelta, lineMapOf, severityCounts } from "./diagnosticDelta.ts"
+import { type DiagnosticDelta, deltaSentence, diagnosticDelta, lineMapOf, severityCounts } from "./diagnosticDelta.ts"
 import type { PlannedTransaction } from "./planner.ts"
 import { languageServerError, requireLanguageServers } from "./rename.ts"
 import type { StoredOperation } from "./schema.ts"
@@ -71,32 +71,25 @@ const stemOf = (path: string) => {
   return dot <= 0 ? base : base.slice(0, dot)
 }
 
-/** The diagnostics a planned transaction introduces and removes; `budget` bounds the envelope's lists in characters. */
-export const stagedDiagnostics = (
-  planned: PlannedTransaction,
-  operations: ReadonlyArray<StoredOperation>,
-  budget: number
-) =>
+type EditedFile = PlannedTransaction["files"][number]
+
+const DOING = "workspace_edit preview diagnostics"
+
+const emptyDiagnostics = (note: string): StagedDiagnostics => ({
+  sentence: "adds no diagnostic, removes no diagnostic",
+  checked: [],
+  introducedCounts: severityCounts([]),
+  removedCounts: severityCounts([]),
+  introduced: [],
+  removed: [],
+  note
+})
+
+/** Files of the same languages that name a changed file's module (its importers, and some that only mention it). */
+const dependentsOf = (edited: ReadonlyArray<EditedFile>) =>
   Effect.gen(function* () {
     const servers = yield* LanguageServers
     const search = yield* Search
-    const edited = planned.files.filter((file) => servers.languageOf(file.path) !== undefined)
-    const empty = (note: string): StagedDiagnostics => ({
-      sentence: "adds no diagnostic, removes no diagnostic",
-      checked: [],
-      introducedCounts: severityCounts([]),
-      removedCounts: severityCounts([]),
-      introduced: [],
-      removed: [],
-      note
-    })
-    // A host without language servers says so (never a silent empty answer).
-    yield* requireLanguageServers("workspace_edit preview diagnostics")
-    if (edited.length === 0) {
-      const none = empty("No file this transaction changes has a language server (TypeScript/JavaScript, Python).")
-      return { envelope: none, review: none }
-    }
-    // Files of the same languages that name a changed file's module (its importers, and some that only mention it).
     const stems = [...new Set(edited.map((file) => stemOf(file.path)).filter((stem) => stem.length > 0))]
     const changed = new Set(edited.map((file) => file.path))
     const scope = yield* walkScope("", {})
@@ -114,90 +107,125 @@ export const stagedDiagnostics = (
       }),
       () => ({ matches: [] as ReadonlyArray<{ readonly path: string }> })
     )
-    const dependents = [
+    return [
       ...new Set(
         found.matches
           .map((match) => match.path)
           .filter((path) => !changed.has(path) && servers.languageOf(path) !== undefined)
       )
     ]
-    const dependentsShown = dependents.slice(0, DEPENDENTS_CAP)
-    const beforeSide = edited.filter((file) => file.before.type === "file")
-    const afterSide = edited.filter((file) => file.after.type === "file")
-    const overlay = (files: typeof edited, side: "before" | "after"): Array<OverlayDocument> =>
-      files.flatMap((file) => {
-        const content = file[side]
-        const text = content.type === "file" ? textOf(content.bytes) : undefined
-        return text === undefined ? [] : [{ path: file.path, text }]
-      })
-    const doing = "workspace_edit preview diagnostics"
-    const before = yield* Effect.mapError(
-      servers.diagnostics([...beforeSide.map((file) => file.path), ...dependentsShown], overlay(beforeSide, "before")),
-      (failure) => languageServerError(failure, doing)
-    )
-    const after = yield* Effect.mapError(
-      servers.diagnostics([...afterSide.map((file) => file.path), ...dependentsShown], overlay(afterSide, "after")),
-      (failure) => languageServerError(failure, doing)
-    )
-    // A moved file's diagnostics follow it; an edited file's lines map through its edit.
-    const moved = new Map<string, string>()
-    for (const op of operations) {
-      if (op.type === "move") moved.set(op.from, op.to)
-      if (op.type === "rename_symbol") for (const rename of op.renames) moved.set(rename.from, rename.to)
-    }
-    const maps = new Map<string, (line: number) => number | undefined>()
-    for (const file of edited) {
-      if (file.before.type !== "file" || file.after.type !== "file") continue
-      const beforeText = textOf(file.before.bytes)
-      const afterText = textOf(file.after.bytes)
-      if (beforeText !== undefined && afterText !== undefined) maps.set(file.path, lineMapOf(beforeText, afterText))
-    }
-    const delta = diagnosticDelta(before, after, (path, line) => {
-      const map = maps.get(path)
-      return { path: moved.get(path) ?? path, line: map === undefined ? line : map(line) }
+  })
+
+/** The server's diagnostics of one side: the side's contents laid over the disk, plus the dependents as on disk. */
+const sideDiagnostics = (
+  edited: ReadonlyArray<EditedFile>,
+  side: "before" | "after",
+  dependents: ReadonlyArray<string>
+) =>
+  Effect.flatMap(LanguageServers, (servers) => {
+    const files = edited.filter((file) => file[side].type === "file")
+    const overlay: Array<OverlayDocument> = files.flatMap((file) => {
+      const content = file[side]
+      const text = content.type === "file" ? textOf(content.bytes) : undefined
+      return text === undefined ? [] : [{ path: file.path, text }]
     })
-    const checked = [...new Set([...edited.map((file) => file.path), ...dependentsShown])]
+    return Effect.mapError(
+      servers.diagnostics([...files.map((file) => file.path), ...dependents], overlay),
+      (failure) => languageServerError(failure, DOING)
+    )
+  })
+
+/** Where a before-diagnostic is after the edit: a moved file's diagnostics follow it; an edited file's lines map through its edit. */
+const relocation = (edited: ReadonlyArray<EditedFile>, operations: ReadonlyArray<StoredOperation>) => {
+  const moved = new Map<string, string>()
+  for (const op of operations) {
+    if (op.type === "move") moved.set(op.from, op.to)
+    if (op.type === "rename_symbol") for (const rename of op.renames) moved.set(rename.from, rename.to)
+  }
+  const maps = new Map<string, (line: number) => number | undefined>()
+  for (const file of edited) {
+    if (file.before.type !== "file" || file.after.type !== "file") continue
+    const beforeText = textOf(file.before.bytes)
+    const afterText = textOf(file.after.bytes)
+    if (beforeText !== undefined && afterText !== undefined) maps.set(file.path, lineMapOf(beforeText, afterText))
+  }
+  return (path: string, line: number) => {
+    const map = maps.get(path)
+    return { path: moved.get(path) ?? path, line: map === undefined ? line : map(line) }
+  }
+}
+
+type Delta = DiagnosticDelta<LspDiagnostic>
+type DeltaBase = Omit<StagedDiagnostics, "introduced" | "removed" | "truncated">
+
+/** review.md's lists: up to REVIEW_CAP each, messages nearly whole. */
+const reviewOf = (base: DeltaBase, delta: Delta): StagedDiagnostics => ({
+  ...base,
+  introduced: delta.introduced.slice(0, REVIEW_CAP).map((d) => shown(d, 2000)),
+  removed: delta.removed.slice(0, REVIEW_CAP).map((d) => shown(d, 2000)),
+  ...(delta.introduced.length + delta.removed.length > 2 * REVIEW_CAP ? { truncated: true as const } : {})
+})
+
+/** The envelope's lists: introduced first (errors first), then removed, while the budget lasts. */
+const envelopeOf = (base: DeltaBase, delta: Delta, budget: number): StagedDiagnostics => {
+  let left = budget
+  const take = (list: ReadonlyArray<LspDiagnostic>) => {
+    const out: Array<ShownDiagnostic> = []
+    for (const d of list) {
+      const entry = shown(d, MESSAGE_CHARS)
+      const cost = JSON.stringify(entry).length
+      if (cost > left) break
+      left -= cost
+      out.push(entry)
+    }
+    return out
+  }
+  const introduced = take(delta.introduced)
+  const removed = introduced.length === delta.introduced.length ? take(delta.removed) : []
+  return {
+    ...base,
+    introduced,
+    removed,
+    ...(introduced.length < delta.introduced.length || removed.length < delta.removed.length
+      ? { truncated: true as const }
+      : {})
+  }
+}
+
+/** The diagnostics a planned transaction introduces and removes; `budget` bounds the envelope's lists in characters. */
+export const stagedDiagnostics = (
+  planned: PlannedTransaction,
+  operations: ReadonlyArray<StoredOperation>,
+  budget: number
+) =>
+  Effect.gen(function* () {
+    const servers = yield* LanguageServers
+    const edited = planned.files.filter((file) => servers.languageOf(file.path) !== undefined)
+    // A host without language servers says so (never a silent empty answer).
+    yield* requireLanguageServers(DOING)
+    if (edited.length === 0) {
+      const none = emptyDiagnostics(
+        "No file this transaction changes has a language server (TypeScript/JavaScript, Python)."
+      )
+      return { envelope: none, review: none }
+    }
+    const dependents = yield* dependentsOf(edited)
+    const dependentsShown = dependents.slice(0, DEPENDENTS_CAP)
+    const before = yield* sideDiagnostics(edited, "before", dependentsShown)
+    const after = yield* sideDiagnostics(edited, "after", dependentsShown)
+    const delta = diagnosticDelta(before, after, relocation(edited, operations))
     const note =
       dependents.length > dependentsShown.length
         ? `Compared the changed files and ${dependentsShown.length} of the ${dependents.length} files that name one of them.`
         : undefined
-    const base = {
+    const base: DeltaBase = {
       sentence: deltaSentence(delta),
-      checked,
+      checked: [...new Set([...edited.map((file) => file.path), ...dependentsShown])],
       introducedCounts: severityCounts(delta.introduced),
       removedCounts: severityCounts(delta.removed),
       ...(note === undefined ? {} : { note })
     }
-    const review: StagedDiagnostics = {
-      ...base,
-      introduced: delta.introduced.slice(0, REVIEW_CAP).map((d) => shown(d, 2000)),
-      removed: delta.removed.slice(0, REVIEW_CAP).map((d) => shown(d, 2000)),
-      ...(delta.introduced.length + delta.removed.length > 2 * REVIEW_CAP ? { truncated: true as const } : {})
-    }
-    // The envelope: introduced first (errors first), then removed, while the budget lasts.
-    let left = budget
-    const take = (list: ReadonlyArray<LspDiagnostic>) => {
-      const out: Array<ShownDiagnostic> = []
-      for (const d of list) {
-        const entry = shown(d, MESSAGE_CHARS)
-        const cost = JSON.stringify(entry).length
-        if (cost > left) break
-        left -= cost
-        out.push(entry)
-      }
-      return out
-    }
-    const introduced = take(delta.introduced)
-    const removed = introduced.length === delta.introduced.length ? take(delta.removed) : []
-    const envelope: StagedDiagnostics = {
-      ...base,
-      introduced,
-      removed,
-      ...(introduced.length < delta.introduced.length || removed.length < delta.removed.length
-        ? { truncated: true as const }
-        : {})
-    }
-    return { envelope, review }
+    return { envelope: envelopeOf(base, delta, budget), review: reviewOf(base, delta) }
   })
 
 /** The review.md section of a staged edit's diagnostics. */
