@@ -73,14 +73,13 @@ export const normalizeOperations = (
               })
             )
           case "copy":
-            return Effect.map(
-              Effect.all([ws.resolve(op.from, at("from")), target(op.to, at("to"))]),
-              ([from, to]): StoredOperation => ({ type: "copy", from, to, overwrite: op.overwrite ?? false })
-            )
           case "move":
             return Effect.map(
-              Effect.all([target(op.from, at("from")), target(op.to, at("to"))]),
-              ([from, to]): StoredOperation => ({ type: "move", from, to, overwrite: op.overwrite ?? false })
+              Effect.all([
+                op.type === "copy" ? ws.resolve(op.from, at("from")) : target(op.from, at("from")),
+                target(op.to, at("to"))
+              ]),
+              ([from, to]): StoredOperation => ({ type: op.type, from, to, overwrite: op.overwrite ?? false })
             )
           case "delete":
             return Effect.map(
