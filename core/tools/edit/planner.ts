@@ -9,9 +9,10 @@ import type { DestructiveReason } from "../../gate/records.ts"
 import { toolError, type ToolError } from "../../protocol/errors.ts"
 import { ancestors } from "../../services/paths.ts"
 import { gutterRun, stripGutter } from "../../text/gutter.ts"
-import { applyPositionalEdits, rangeText } from "./lspEdits.ts"
+import { netChanges, type Virtual } from "./netChanges.ts"
+import { planRename } from "./planRename.ts"
 import type { StoredOperation as Operation } from "./schema.ts"
-import { decodeText, encodeText, eolStyle, occurrences, sameBytes, splitLinesKeep, toEolStyle } from "./text.ts"
+import { decodeText, encodeText, eolStyle, occurrences, splitLinesKeep, toEolStyle } from "./text.ts"
 
 /** What was at a path before the transaction. */
 export type BeforeEntry =
@@ -74,12 +75,6 @@ export const operationPaths = (op: Operation): ReadonlyArray<string> =>
           ])
         ]
       : [op.path]
-
-type Virtual =
-  | { readonly t: "file"; readonly bytes: Uint8Array; readonly mode?: number | undefined }
-  | { readonly t: "dir" }
-  | { readonly t: "none" }
-  | { readonly t: "other" }
 
 const label = (op: Operation, index: number) =>
   `operations[${index}] (${op.type} ${op.type === "copy" || op.type === "move" ? `${op.from} -> ${op.to}` : op.type === "rename_symbol" ? `${op.old_name} -> ${op.new_name} at ${op.path}:${op.line}:${op.column}` : op.path})`
@@ -455,66 +450,15 @@ export const planTransaction = (
         case "copy":
         case "move":
           return transfer(op, index, op.type, op.from, op.to, op.overwrite === true)
-        case "rename_symbol": {
-          // The server answered for the files on disk: an earlier operation's change would shift its positions.
-          const earlier = operationPaths(op).find((path) => state.has(path))
-          if (earlier !== undefined) {
-            return fail(
-              "INVALID_INPUT",
-              op,
-              index,
-              `an earlier operation of this transaction changes "${earlier}", but the language server's rename is of the files as they are on disk. Put rename_symbol first, or in its own transaction.`,
-              { path: earlier }
-            )
-          }
-          const renamedTo = new Set(op.renames.map((rename) => rename.to))
-          // Edits of a file a rename creates refer to it after the rename (LSP's documentChanges order).
-          const edit = (file: (typeof op.files)[number]): ToolError | undefined => {
-            const text = textOf(op, index, file.path)
-            if ("code" in text) return text
-            const style = eolStyle(text.text)
-            for (const [at, change] of file.edits.entries()) {
-              const found = rangeText(text.text, change.range)
-              if (found !== op.old_name) {
-                return fail(
-                  "EDIT_CONFLICT",
-                  op,
-                  index,
-                  `the language server's edit ${at} of "${file.path}" (line ${change.range.start.line + 1}, column ${change.range.start.character + 1}) replaces ${found === undefined ? "text past the end of the file" : JSON.stringify(found.slice(0, 80))}, not "${op.old_name}": the file changed since the server read it. Nothing was written; preview the rename again.`,
-                  { path: file.path, edit: at, found: found?.slice(0, 200) ?? null, expected: op.old_name }
-                )
-              }
-            }
-            const applied = applyPositionalEdits(
-              text.text,
-              file.edits.map((change) => ({ range: change.range, newText: toEolStyle(change.new_text, style) }))
-            )
-            if (applied._tag === "Left") {
-              return fail(
-                "EDIT_CONFLICT",
-                op,
-                index,
-                `the language server's rename does not fit "${file.path}" (${applied.left.message}): the file changed since the server read it, or the server answered wrongly. Nothing was written; preview the rename again.`,
-                { path: file.path, reason: applied.left.reason, edit: applied.left.edit }
-              )
-            }
-            putFile(index, file.path, encodeText(applied.right, text.bom), text.mode)
-            return undefined
-          }
-          for (const file of op.files.filter((candidate) => !renamedTo.has(candidate.path))) {
-            const problem = edit(file)
-            if (problem !== undefined) return problem
-          }
-          for (const rename of op.renames) {
-            const problem = transfer(op, index, "move", rename.from, rename.to, false)
-            if (problem !== undefined) return problem
-          }
-          for (const file of op.files.filter((candidate) => renamedTo.has(candidate.path))) {
-            const problem = edit(file)
-            if (problem !== undefined) return problem
-          }
-          return undefined
-        }
+        case "rename_symbol":
+          return planRename(op, index, {
+            changed: (path) => state.has(path),
+            operationPaths,
+            textOf,
+            fail,
+            putFile,
+            transfer
+          })
         case "delete": {
           const current = get(op.path)
           if (current.t === "none") {
@@ -597,54 +541,7 @@ export const planTransaction = (
     if (error !== undefined) return Either.left(error)
   }
 
-  const files: Array<PlannedFile> = []
-  const createdDirectories: Array<string> = []
-  for (const path of order) {
-    const after = state.get(path)!
-    const entry = before.get(path)
-    const wasFile = entry?.type === "file"
-    if (after.t === "dir") {
-      if (entry?.type !== "directory") createdDirectories.push(path)
-      if (wasFile)
-        files.push({
-          path,
-          change: "delete",
-          before: { type: "file", bytes: entry.bytes, mode: entry.mode },
-          beforeSha256: entry.sha256,
-          after: { type: "none" }
-        })
-      continue
-    }
-    if (after.t === "file") {
-      if (wasFile) {
-        if (sameBytes(entry.bytes, after.bytes) && (after.mode === undefined || after.mode === entry.mode)) continue
-        files.push({
-          path,
-          change: "modify",
-          before: { type: "file", bytes: entry.bytes, mode: entry.mode },
-          beforeSha256: entry.sha256,
-          after: { type: "file", bytes: after.bytes, mode: after.mode ?? entry.mode }
-        })
-      } else
-        files.push({
-          path,
-          change: "create",
-          before: { type: "none" },
-          beforeSha256: null,
-          after: { type: "file", bytes: after.bytes, mode: after.mode }
-        })
-      continue
-    }
-    if (after.t === "none" && wasFile) {
-      files.push({
-        path,
-        change: "delete",
-        before: { type: "file", bytes: entry.bytes, mode: entry.mode },
-        beforeSha256: entry.sha256,
-        after: { type: "none" }
-      })
-    }
-  }
+  const { files, createdDirectories } = netChanges(order, state, before)
   createdDirectories.sort((a, b) => a.split("/").length - b.split("/").length)
   const directories = [...listed.values()]
   if (files.length === 0 && createdDirectories.length === 0) {
