@@ -43,8 +43,10 @@ const nodes = (schema: unknown, at = ""): Array<{ at: string; node: Record<strin
 
 describe("tools/list is written for the model (issue 17, Deliver 8)", () => {
   // Issue 17 set 12,000; issue 30's four code actions of workspace_inspect (symbols, definition, references,
-  // diagnostics: their names, line, column and symbol) add about 410, so the bound is 12,500.
-  it("JSON.stringify of the six tools' tools/list entries (name, description, inputSchema, outputSchema, annotations) is under 12,500 characters (issue 17's 12,000 plus issue 30's code actions)", () => {
+  // diagnostics: their names, line, column and symbol) add about 410, and workspace_edit's rename_symbol
+  // operation (path, line, column, symbol, new_name) and preview's diagnostics flag about 430 (the shortest
+  // descriptions that still state each integer's range), so the bound is 12,900.
+  it("JSON.stringify of the six tools' tools/list entries (name, description, inputSchema, outputSchema, annotations) is under 12,900 characters (issue 17's 12,000 plus issue 30's code actions and rename_symbol)", () => {
     const six = listed.filter((tool) => SIX.includes(tool.name))
     expect(six.map((tool) => tool.name).sort()).toEqual([...SIX].sort())
     for (const tool of six)
@@ -60,7 +62,7 @@ describe("tools/list is written for the model (issue 17, Deliver 8)", () => {
     process.stdout.write(
       `tools/list entries, Plan mode, default settings: ${sizes.map(([name, size]) => `${name} ${size}`).join(", ")}; all six ${total} characters\n`
     )
-    expect(total).toBeLessThan(12_500)
+    expect(total).toBeLessThan(12_900)
   })
 
   it('no internal annotation text: no title, no generated description ("maxLength(4096)", "a string at most …", "an integer")', () => {

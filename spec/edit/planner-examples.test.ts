@@ -16,7 +16,7 @@ import {
   type PlannedTransaction,
   planTransaction
 } from "../../core/tools/edit/planner.ts"
-import type { Operation } from "../../core/tools/edit/schema.ts"
+import type { StoredOperation as Operation } from "../../core/tools/edit/schema.ts"
 
 const encoder = new TextEncoder()
 /** Keeps a BOM as U+FEFF, so a test sees whether it survived. */

@@ -6,6 +6,8 @@
  */
 import { describe, expect, it } from "vitest"
 import { ALL_TOOLS } from "../../core/tools/index.ts"
+import * as Schema from "effect/Schema"
+import { editActions, Operation } from "../../core/tools/edit/schema.ts"
 import { type GateKind, gateOf } from "../../core/tools/Tool.ts"
 
 /**
@@ -105,5 +107,33 @@ describe("the gated set, derived from the definitions, is the reference's gating
       "workspace_research",
       "workspace_vcs"
     ])
+  })
+
+  it("issue 30: every workspace_edit operation (rename_symbol among them) is gated exactly as the others: it exists only inside preview (never gated) and apply (gated as transaction)", () => {
+    const types = Operation.members.map((member) => member.fields.type.literals[0])
+    expect(types).toEqual([
+      "create",
+      "rewrite",
+      "replace",
+      "splice",
+      "copy",
+      "move",
+      "delete",
+      "mkdir",
+      "rename_symbol"
+    ])
+    const edit = ALL_TOOLS.find((tool) => tool.name === "workspace_edit")!
+    const carrying = Object.entries(editActions)
+      .filter(([, schema]) => "operations" in schema.fields)
+      .map(([action]) => action)
+    expect(carrying).toEqual(["preview", "apply"])
+    expect(gateOf(edit, "preview")).toBeUndefined()
+    expect(gateOf(edit, "apply")).toBe(GATED["workspace_edit"]!.kind)
+    // rename_symbol decodes in both, as any other operation does (no action of its own, no gate of its own).
+    const rename = { type: "rename_symbol", path: "src/a.ts", line: 1, column: 1, new_name: "b" }
+    for (const action of carrying)
+      expect(Schema.decodeUnknownSync(editActions[action as "apply"])({ operations: [rename] }).operations).toEqual([
+        rename
+      ])
   })
 })

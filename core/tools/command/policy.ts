@@ -8,7 +8,9 @@ import * as Schema from "effect/Schema"
 import { toolError, type ToolError } from "../../protocol/errors.ts"
 import { CurrentSettings } from "../../services/CurrentSettings.ts"
 import { type HostFs, HostInfo } from "../../services/HostFs.ts"
+import type { LanguageServers } from "../../services/LanguageServers.ts"
 import { Processes, type Resolution } from "../../services/Processes.ts"
+import type { Search } from "../../services/Search.ts"
 import { Workspace } from "../../services/Workspace.ts"
 import type { StateStore } from "../../store/StateStore.ts"
 import { allowed, allowlistName } from "../../exec/allowlist.ts"
@@ -109,7 +111,16 @@ export const prepare = (input: RunInput): Effect.Effect<Prepared, ToolError, Too
     }
   })
 
-export type ToolContextNeeds = CurrentSettings | HostInfo | HostFs | Workspace | Processes | StateStore
+/** What a command's interpreter needs; LanguageServers and Search because a capture plans a workspace_edit transaction. */
+export type ToolContextNeeds =
+  | CurrentSettings
+  | HostInfo
+  | HostFs
+  | Workspace
+  | Processes
+  | StateStore
+  | LanguageServers
+  | Search
 
 const resolveFor = (executable: string, cwd: string) =>
   Effect.gen(function* () {

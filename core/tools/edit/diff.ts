@@ -204,6 +204,8 @@ export const reviewMarkdown = (input: {
   readonly directories: ReadonlyArray<PlannedDirectory>
   readonly destructive: ReadonlyArray<DestructiveReason>
   readonly diffPath: string
+  /** More sections (the staged edit's diagnostics), as lines. */
+  readonly sections?: ReadonlyArray<string>
 }): string => {
   const out = [`# Transaction ${input.id}`, "", `Planned ${input.createdAt}. Full diff: \`${input.diffPath}\`.`, ""]
   out.push(
@@ -229,5 +231,6 @@ export const reviewMarkdown = (input: {
     for (const dir of input.directories)
       out.push(`- \`${dir.path}/\`${dir.existedBefore ? " (existed before)" : " (created)"}`)
   }
+  if (input.sections !== undefined) out.push(...input.sections)
   return `${out.join("\n")}\n`
 }

@@ -1,14 +1,8 @@
-/**
- * workspace_edit: all-or-nothing multi-file transactions. preview plans (pure, bound to the SHA-256 of
- * every touched file), apply = preview + a gated commit, commit re-checks every before-hash and applies
- * through a journal, rollback restores, show and list read the records. Always registered.
- */
-import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
-import { hashOperation, newId, sha256Bytes, sha256Text, stableStringify } from "../../gate/hash.ts"
-import type { Artifact, ToolResult } from "../../protocol/envelope.ts"
+import { hashOperation, stableStringify } from "../../gate/hash.ts"
+import type { ToolResult } from "../../protocol/envelope.ts"
 import { toolError, type ToolError } from "../../protocol/errors.ts"
 import { CurrentSettings } from "../../services/CurrentSettings.ts"
 import { StateStore } from "../../store/StateStore.ts"
@@ -21,8 +15,9 @@ import {
   withCommitLock,
   withoutLock
 } from "./commit.ts"
-import { boundedDiff, reviewMarkdown, transactionDiff } from "./diff.ts"
+import { boundedDiff, transactionDiff } from "./diff.ts"
 import { loadBeforeState, normalizeOperations } from "./load.ts"
+import { storeTransaction } from "./storeTransaction.ts"
 import { type BeforeState, type PlannedTransaction, planTransaction, type TouchedPath } from "./planner.ts"
 import {
   allTransactions,
@@ -35,7 +30,8 @@ import {
   txPaths
 } from "./record.ts"
 import { applyRollback, type CurrentPath, currentState, readJournal } from "./rollback.ts"
-import { CommitPlan, commitPlanOf, editActions, type Operation, RollbackPlan } from "./schema.ts"
+import { CommitPlan, commitPlanOf, editActions, type Operation, RollbackPlan, type StoredOperation } from "./schema.ts"
+import { diagnosticsMarkdown, type StagedDiagnostics, stagedDiagnostics } from "./stagedDiagnostics.ts"
 import { DESCRIPTION } from "./description.ts"
 
 const TOOL = "workspace_edit"
@@ -143,7 +139,11 @@ export const planCapturedTransaction = (
  * the real tree while the command ran, so the commit fails EDIT_CONFLICT instead of overwriting that change.
  */
 const prepare = (
-  input: { readonly operations: ReadonlyArray<Operation>; readonly idempotency_key?: string | undefined },
+  input: {
+    readonly operations: ReadonlyArray<Operation>
+    readonly idempotency_key?: string | undefined
+    readonly diagnostics?: boolean | undefined
+  },
   expectedBefore?: ReadonlyMap<string, string>
 ) =>
   Effect.gen(function* () {
@@ -153,7 +153,7 @@ const prepare = (
     const key = input.idempotency_key
     const body = Effect.gen(function* () {
       const existing = yield* byKey(key, operationsHash)
-      if (existing !== undefined) return { record: existing, reused: true, diff: undefined }
+      if (existing !== undefined) return { record: existing, reused: true, diff: undefined, diagnostics: undefined }
       const before = yield* loadBeforeState(operations)
       const plannedNow = yield* Either.match(planTransaction(operations, before), {
         onLeft: Effect.fail,
@@ -169,93 +169,43 @@ const prepare = (
               )
             }
       const approvalHash = yield* approvalHashOf(commitPlanOf(operations, planned.touched))
-      const { record, diff } = yield* storeTransaction(operations, operationsHash, approvalHash, planned, key)
-      return { record, reused: false, diff }
+      // Diagnostics of the staged contents (never written), before the transaction is stored so review.md has them.
+      const settings = yield* CurrentSettings
+      const diagnostics =
+        input.diagnostics === true
+          ? yield* stagedDiagnostics(planned, operations, Math.floor(settings.maxToolResultChars / 4))
+          : undefined
+      const { record, diff } = yield* storeTransaction(
+        operations,
+        operationsHash,
+        approvalHash,
+        planned,
+        key,
+        diagnostics === undefined ? undefined : diagnosticsMarkdown(diagnostics.review)
+      )
+      return { record, reused: false, diff, diagnostics: diagnostics?.envelope }
     })
     return yield* key === undefined ? body : store.locked(`${TRANSACTIONS_DIR}/keys`, body)
   })
 
-const storeTransaction = (
-  operations: ReadonlyArray<Operation>,
-  operationsHash: string,
-  approvalHash: string,
-  planned: PlannedTransaction,
-  key: string | undefined
+const previewResult = (
+  record: TransactionRecord,
+  reused: boolean,
+  diff: string | undefined,
+  diagnostics: StagedDiagnostics | undefined,
+  asked: boolean
 ) =>
   Effect.gen(function* () {
-    const store = yield* StateStore
-    const id = yield* newId("tx")
-    const createdAt = new Date(yield* Clock.currentTimeMillis).toISOString()
-    const paths = txPaths(id)
-    const files: Array<RecordedFile> = yield* Effect.forEach(planned.files, (file) =>
-      Effect.map(file.after.type === "file" ? sha256Bytes(file.after.bytes) : Effect.succeed(null), (afterSha256) => ({
-        path: file.path,
-        change: file.change,
-        beforeSha256: file.beforeSha256,
-        afterSha256,
-        ...(file.before.type === "file" && file.before.mode !== undefined ? { beforeMode: file.before.mode } : {}),
-        ...(file.after.type === "file" && file.after.mode !== undefined ? { afterMode: file.after.mode } : {})
-      }))
-    )
-    const diff = transactionDiff(planned.files, planned.directories)
-    const review = reviewMarkdown({
-      id,
-      createdAt,
-      files,
-      directories: planned.directories,
-      destructive: planned.destructive,
-      diffPath: store.path(paths.diff)
-    })
-    const artifact = (kind: string, rel: string, text: string, description: string) =>
-      Effect.map(
-        sha256Text(text),
-        (sha256): Artifact => ({
-          kind,
-          path: store.path(rel),
-          sha256,
-          bytes: new TextEncoder().encode(text).length,
-          description
-        })
-      )
-    const artifacts = [
-      yield* artifact("diff", paths.diff, diff, `Unified diff of ${id}`),
-      yield* artifact("review", paths.review, review, `Review of ${id}: files, hashes, destructive reasons`)
-    ]
-    const record: TransactionRecord = {
-      version: 1,
-      id,
-      status: "planned",
-      createdAt,
-      ...(key === undefined ? {} : { idempotencyKey: key }),
-      operationsHash,
-      approvalHash,
-      operations,
-      touched: planned.touched,
-      files,
-      directories: planned.directories,
-      createdDirectories: planned.createdDirectories,
-      destructive: planned.destructive,
-      artifacts
+    const fields = {
+      ...(yield* previewFields(record, record.status === "committed", diff)),
+      ...(diagnostics === undefined ? {} : { diagnostics })
     }
-    // One store write: the folder checked and made once, the diff and review first, the record last (a
-    // transaction exists once its record does, so whoever finds the record finds the diff and review).
-    // A planned transaction is stored without fsync: a preview lost in a crash is harmless (the caller previews
-    // again), and commit re-verifies every before-hash against the files anyway. Committing makes it durable.
-    yield* store.writeTexts(
-      paths.dir,
-      [
-        { name: "changes.diff", text: diff },
-        { name: "review.md", text: review },
-        { name: "transaction.json", text: `${JSON.stringify(record, null, 2)}\n` }
-      ],
-      { durable: false }
-    )
-    return { record, diff }
-  })
-
-const previewResult = (record: TransactionRecord, reused: boolean, diff: string | undefined) =>
-  Effect.gen(function* () {
-    const fields = yield* previewFields(record, record.status === "committed", diff)
+    const told =
+      diagnostics !== undefined
+        ? ` Diagnostics: this edit ${diagnostics.sentence} (listed in data.diagnostics and review.md).`
+        : asked && reused
+          ? " Diagnostics were not computed: this transaction was planned earlier; preview without idempotency_key to compare them."
+          : ""
     const destructive =
       record.destructive.length > 0
         ? ` Destructive: ${record.destructive.map((r) => `${r.operation} ${r.path ?? ""}`.trim()).join("; ")}.`
@@ -264,14 +214,15 @@ const previewResult = (record: TransactionRecord, reused: boolean, diff: string 
       ? `${record.id} (${record.status}) already holds these operations for idempotency_key "${record.idempotencyKey}": nothing new was planned.`
       : `Planned ${record.id}: ${counts(record.files)}${dirsText(record)}.${destructive} Nothing is written until commit: workspace_edit {"action":"commit","transaction_id":"${record.id}"}. Diff at .agentic/${txPaths(record.id).diff}.`
     return {
-      summary,
+      summary: `${summary}${told}`,
       data: fields,
       artifacts: record.artifacts,
       retention: {
         importance: "high",
         facts: [
           `transaction ${record.id} ${record.status}: ${counts(record.files)}${dirsText(record)}`,
-          `diff at .agentic/${txPaths(record.id).diff}`
+          `diff at .agentic/${txPaths(record.id).diff}`,
+          ...(diagnostics === undefined ? [] : [`transaction ${record.id}: this edit ${diagnostics.sentence}`])
         ],
         omit_when_summarizing: OMIT
       }
@@ -301,7 +252,7 @@ interface StoredBefore {
 /** What apply loads for operations no stored transaction holds yet. */
 interface NewBefore {
   readonly _tag: "New"
-  readonly operations: ReadonlyArray<Operation>
+  readonly operations: ReadonlyArray<StoredOperation>
   readonly operationsHash: string
   readonly key: string | undefined
   readonly before: BeforeState
@@ -315,7 +266,7 @@ interface CommitWork {
   readonly record: TransactionRecord | undefined
   readonly planned: PlannedTransaction
   readonly pending?: {
-    readonly operations: ReadonlyArray<Operation>
+    readonly operations: ReadonlyArray<StoredOperation>
     readonly operationsHash: string
     readonly key: string | undefined
   }
@@ -700,7 +651,10 @@ export const editTool = defineTool({
   handlers: {
     preview: {
       gate: "none",
-      run: (input) => Effect.flatMap(prepare(input), ({ record, reused, diff }) => previewResult(record, reused, diff))
+      run: (input) =>
+        Effect.flatMap(prepare(input), ({ record, reused, diff, diagnostics }) =>
+          previewResult(record, reused, diff, diagnostics, input.diagnostics === true)
+        )
     },
     apply: applyAction,
     commit: commitAction,

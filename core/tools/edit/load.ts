@@ -4,10 +4,12 @@ import { CurrentSettings } from "../../services/CurrentSettings.ts"
 import { sha256Bytes } from "../../gate/hash.ts"
 import { toolError, type ToolError } from "../../protocol/errors.ts"
 import { HostFs } from "../../services/HostFs.ts"
+import type { LanguageServers } from "../../services/LanguageServers.ts"
 import { hostToToolError, Workspace } from "../../services/Workspace.ts"
 import { ancestors } from "../../services/paths.ts"
-import type { BeforeEntry, BeforeState } from "./planner.ts"
-import type { Operation } from "./schema.ts"
+import { resolveRename } from "./rename.ts"
+import { type BeforeEntry, type BeforeState, operationPaths } from "./planner.ts"
+import type { Operation, StoredOperation } from "./schema.ts"
 
 /**
  * Confines every path of every operation (PATH_ESCAPE), refuses protected targets (PROTECTED_PATH), and
@@ -15,7 +17,7 @@ import type { Operation } from "./schema.ts"
  */
 export const normalizeOperations = (
   operations: ReadonlyArray<Operation>
-): Effect.Effect<ReadonlyArray<Operation>, ToolError, Workspace> =>
+): Effect.Effect<ReadonlyArray<StoredOperation>, ToolError, Workspace | LanguageServers> =>
   Effect.gen(function* () {
     const ws = yield* Workspace
     const target = (path: string, field: string) => Effect.tap(ws.resolve(path, field), ws.assertWritable)
@@ -27,7 +29,7 @@ export const normalizeOperations = (
           case "create":
             return Effect.map(
               target(op.path, at("path")),
-              (path): Operation => ({
+              (path): StoredOperation => ({
                 type: "create",
                 path,
                 content: op.content,
@@ -38,7 +40,7 @@ export const normalizeOperations = (
           case "rewrite":
             return Effect.map(
               target(op.path, at("path")),
-              (path): Operation => ({
+              (path): StoredOperation => ({
                 type: "rewrite",
                 path,
                 content: op.content,
@@ -49,7 +51,7 @@ export const normalizeOperations = (
           case "replace":
             return Effect.map(
               target(op.path, at("path")),
-              (path): Operation => ({
+              (path): StoredOperation => ({
                 type: "replace",
                 path,
                 search: op.search,
@@ -61,7 +63,7 @@ export const normalizeOperations = (
           case "splice":
             return Effect.map(
               target(op.path, at("path")),
-              (path): Operation => ({
+              (path): StoredOperation => ({
                 type: "splice",
                 path,
                 start_line: op.start_line,
@@ -71,22 +73,23 @@ export const normalizeOperations = (
               })
             )
           case "copy":
-            return Effect.map(
-              Effect.all([ws.resolve(op.from, at("from")), target(op.to, at("to"))]),
-              ([from, to]): Operation => ({ type: "copy", from, to, overwrite: op.overwrite ?? false })
-            )
           case "move":
             return Effect.map(
-              Effect.all([target(op.from, at("from")), target(op.to, at("to"))]),
-              ([from, to]): Operation => ({ type: "move", from, to, overwrite: op.overwrite ?? false })
+              Effect.all([
+                op.type === "copy" ? ws.resolve(op.from, at("from")) : target(op.from, at("from")),
+                target(op.to, at("to"))
+              ]),
+              ([from, to]): StoredOperation => ({ type: op.type, from, to, overwrite: op.overwrite ?? false })
             )
           case "delete":
             return Effect.map(
               target(op.path, at("path")),
-              (path): Operation => ({ type: "delete", path, ignore_missing: op.ignore_missing ?? false })
+              (path): StoredOperation => ({ type: "delete", path, ignore_missing: op.ignore_missing ?? false })
             )
           case "mkdir":
-            return Effect.map(target(op.path, at("path")), (path): Operation => ({ type: "mkdir", path }))
+            return Effect.map(target(op.path, at("path")), (path): StoredOperation => ({ type: "mkdir", path }))
+          case "rename_symbol":
+            return resolveRename(op, index)
         }
       },
       { concurrency: READ_CONCURRENCY }
@@ -101,15 +104,14 @@ export const READ_CONCURRENCY = 16
  * SHA-256 and mode) and each ancestor of it (following symlinks, which confinement already checked).
  */
 export const loadBeforeState = (
-  operations: ReadonlyArray<Operation>
+  operations: ReadonlyArray<StoredOperation>
 ): Effect.Effect<BeforeState, ToolError, Workspace | CurrentSettings | HostFs> =>
   Effect.gen(function* () {
     const ws = yield* Workspace
     const host = yield* HostFs
     const { maxFileBytes } = yield* CurrentSettings
     const named = new Set<string>()
-    for (const op of operations)
-      for (const path of op.type === "copy" || op.type === "move" ? [op.from, op.to] : [op.path]) named.add(path)
+    for (const op of operations) for (const path of operationPaths(op)) named.add(path)
     const parents = new Set<string>()
     for (const path of named) for (const parent of ancestors(path)) if (!named.has(parent)) parents.add(parent)
     const state = new Map<string, BeforeEntry>()

@@ -9,8 +9,10 @@ import type { DestructiveReason } from "../../gate/records.ts"
 import { toolError, type ToolError } from "../../protocol/errors.ts"
 import { ancestors } from "../../services/paths.ts"
 import { gutterRun, stripGutter } from "../../text/gutter.ts"
-import type { Operation } from "./schema.ts"
-import { decodeText, encodeText, eolStyle, occurrences, sameBytes, splitLinesKeep, toEolStyle } from "./text.ts"
+import { netChanges, type Virtual } from "./netChanges.ts"
+import { planRename } from "./planRename.ts"
+import type { StoredOperation as Operation } from "./schema.ts"
+import { decodeText, encodeText, eolStyle, occurrences, splitLinesKeep, toEolStyle } from "./text.ts"
 
 /** What was at a path before the transaction. */
 export type BeforeEntry =
@@ -63,16 +65,19 @@ export interface PlannedTransaction {
 
 /** The paths an operation names, in order (for loading the before-state). */
 export const operationPaths = (op: Operation): ReadonlyArray<string> =>
-  op.type === "copy" || op.type === "move" ? [op.from, op.to] : [op.path]
-
-type Virtual =
-  | { readonly t: "file"; readonly bytes: Uint8Array; readonly mode?: number | undefined }
-  | { readonly t: "dir" }
-  | { readonly t: "none" }
-  | { readonly t: "other" }
+  op.type === "copy" || op.type === "move"
+    ? [op.from, op.to]
+    : op.type === "rename_symbol"
+      ? [
+          ...new Set([
+            ...op.files.map((file) => file.path),
+            ...op.renames.flatMap((rename) => [rename.from, rename.to])
+          ])
+        ]
+      : [op.path]
 
 const label = (op: Operation, index: number) =>
-  `operations[${index}] (${op.type} ${op.type === "copy" || op.type === "move" ? `${op.from} -> ${op.to}` : op.path})`
+  `operations[${index}] (${op.type} ${op.type === "copy" || op.type === "move" ? `${op.from} -> ${op.to}` : op.type === "rename_symbol" ? `${op.old_name} -> ${op.new_name} at ${op.path}:${op.line}:${op.column}` : op.path})`
 
 const describeBefore = (entry: BeforeEntry | undefined): string =>
   entry === undefined || entry.type === "missing"
@@ -235,6 +240,72 @@ export const planTransaction = (
     claims.set(path, { index, as: "file" })
   }
 
+  /** copy or move of one file (also a file rename of rename_symbol). */
+  const transfer = (
+    op: Operation,
+    index: number,
+    type: "copy" | "move",
+    from: string,
+    to: string,
+    overwrite: boolean
+  ): ToolError | undefined => {
+    if (from === to)
+      return fail("INVALID_INPUT", op, index, `from and to are the same path; give a different target.`, {
+        path: to
+      })
+    const source = get(from)
+    if (source.t === "none")
+      return fail("NOT_FOUND", op, index, `"${from}" does not exist. Check the path with workspace_inspect.`, {
+        path: from
+      })
+    if (source.t === "dir")
+      return fail(
+        "INVALID_INPUT",
+        op,
+        index,
+        `"${from}" is a directory; ${type} works on files. ${type} each file instead.`,
+        { path: from }
+      )
+    if (source.t === "other")
+      return fail(
+        "INVALID_INPUT",
+        op,
+        index,
+        `"${from}" is a symlink or special file; ${type} the file it points to.`,
+        { path: from }
+      )
+    const problem = writableTarget(op, index, to)
+    if (problem !== undefined) return problem
+    const target = get(to)
+    if (target.t === "file" && !overwrite) {
+      return fail(
+        "EDIT_CONFLICT",
+        op,
+        index,
+        `"${to}" already exists${claimText(to)}. Choose another target, or overwrite: true to replace it (destructive).`,
+        {
+          path: to
+        }
+      )
+    }
+    if (type === "move")
+      destructive.push(
+        op.type === "rename_symbol"
+          ? { operation: "rename_symbol file rename", path: `${from} -> ${to}` }
+          : { operation: "move", path: from, alternative: "copy" }
+      )
+    if (target.t === "file" && existedAsFile(to))
+      destructive.push({ operation: `${type} with overwrite: true`, path: to })
+    const parents = ensureParents(op, index, to)
+    if (parents !== undefined) return parents
+    putFile(index, to, source.bytes, source.mode)
+    if (type === "move") {
+      set(from, { t: "none" })
+      claims.delete(from)
+    }
+    return undefined
+  }
+
   for (let index = 0; index < operations.length; index++) {
     const op = operations[index]!
     for (const path of operationPaths(op)) {
@@ -377,58 +448,17 @@ export const planTransaction = (
           return undefined
         }
         case "copy":
-        case "move": {
-          if (op.from === op.to)
-            return fail("INVALID_INPUT", op, index, `from and to are the same path; give a different target.`, {
-              path: op.to
-            })
-          const source = get(op.from)
-          if (source.t === "none")
-            return fail("NOT_FOUND", op, index, `"${op.from}" does not exist. Check the path with workspace_inspect.`, {
-              path: op.from
-            })
-          if (source.t === "dir")
-            return fail(
-              "INVALID_INPUT",
-              op,
-              index,
-              `"${op.from}" is a directory; ${op.type} works on files. ${op.type} each file instead.`,
-              { path: op.from }
-            )
-          if (source.t === "other")
-            return fail(
-              "INVALID_INPUT",
-              op,
-              index,
-              `"${op.from}" is a symlink or special file; ${op.type} the file it points to.`,
-              { path: op.from }
-            )
-          const problem = writableTarget(op, index, op.to)
-          if (problem !== undefined) return problem
-          const target = get(op.to)
-          if (target.t === "file" && op.overwrite !== true) {
-            return fail(
-              "EDIT_CONFLICT",
-              op,
-              index,
-              `"${op.to}" already exists${claimText(op.to)}. Choose another target, or overwrite: true to replace it (destructive).`,
-              {
-                path: op.to
-              }
-            )
-          }
-          if (op.type === "move") destructive.push({ operation: "move", path: op.from, alternative: "copy" })
-          if (target.t === "file" && existedAsFile(op.to))
-            destructive.push({ operation: `${op.type} with overwrite: true`, path: op.to })
-          const parents = ensureParents(op, index, op.to)
-          if (parents !== undefined) return parents
-          putFile(index, op.to, source.bytes, source.mode)
-          if (op.type === "move") {
-            set(op.from, { t: "none" })
-            claims.delete(op.from)
-          }
-          return undefined
-        }
+        case "move":
+          return transfer(op, index, op.type, op.from, op.to, op.overwrite === true)
+        case "rename_symbol":
+          return planRename(op, index, {
+            changed: (path) => state.has(path),
+            operationPaths,
+            textOf,
+            fail,
+            putFile,
+            transfer
+          })
         case "delete": {
           const current = get(op.path)
           if (current.t === "none") {
@@ -511,54 +541,7 @@ export const planTransaction = (
     if (error !== undefined) return Either.left(error)
   }
 
-  const files: Array<PlannedFile> = []
-  const createdDirectories: Array<string> = []
-  for (const path of order) {
-    const after = state.get(path)!
-    const entry = before.get(path)
-    const wasFile = entry?.type === "file"
-    if (after.t === "dir") {
-      if (entry?.type !== "directory") createdDirectories.push(path)
-      if (wasFile)
-        files.push({
-          path,
-          change: "delete",
-          before: { type: "file", bytes: entry.bytes, mode: entry.mode },
-          beforeSha256: entry.sha256,
-          after: { type: "none" }
-        })
-      continue
-    }
-    if (after.t === "file") {
-      if (wasFile) {
-        if (sameBytes(entry.bytes, after.bytes) && (after.mode === undefined || after.mode === entry.mode)) continue
-        files.push({
-          path,
-          change: "modify",
-          before: { type: "file", bytes: entry.bytes, mode: entry.mode },
-          beforeSha256: entry.sha256,
-          after: { type: "file", bytes: after.bytes, mode: after.mode ?? entry.mode }
-        })
-      } else
-        files.push({
-          path,
-          change: "create",
-          before: { type: "none" },
-          beforeSha256: null,
-          after: { type: "file", bytes: after.bytes, mode: after.mode }
-        })
-      continue
-    }
-    if (after.t === "none" && wasFile) {
-      files.push({
-        path,
-        change: "delete",
-        before: { type: "file", bytes: entry.bytes, mode: entry.mode },
-        beforeSha256: entry.sha256,
-        after: { type: "none" }
-      })
-    }
-  }
+  const { files, createdDirectories } = netChanges(order, state, before)
   createdDirectories.sort((a, b) => a.split("/").length - b.split("/").length)
   const directories = [...listed.values()]
   if (files.length === 0 && createdDirectories.length === 0) {

@@ -6,7 +6,7 @@ import { type Artifact, ArtifactSchema } from "../../protocol/envelope.ts"
 import { toolError } from "../../protocol/errors.ts"
 import { StateStore } from "../../store/StateStore.ts"
 import type { PlannedDirectory, TouchedPath } from "./planner.ts"
-import { Operation, TouchedPathSchema } from "./schema.ts"
+import { StoredOperation, TouchedPathSchema } from "./schema.ts"
 
 /** The folder of every transaction, relative to .agentic/. */
 export const TRANSACTIONS_DIR = "transactions"
@@ -53,7 +53,7 @@ export interface TransactionRecord {
   readonly operationsHash: string
   /** SHA-256 the commit approval is bound to (operations plus every touched path's before-state). */
   readonly approvalHash: string
-  readonly operations: ReadonlyArray<Operation>
+  readonly operations: ReadonlyArray<StoredOperation>
   readonly touched: ReadonlyArray<TouchedPath>
   readonly files: ReadonlyArray<RecordedFile>
   readonly directories: ReadonlyArray<PlannedDirectory>
@@ -82,7 +82,7 @@ export const TransactionRecordSchema: Schema.Schema<TransactionRecord> = Schema.
   idempotencyKey: opt(Str),
   operationsHash: Str,
   approvalHash: Str,
-  operations: Schema.Array(Operation),
+  operations: Schema.Array(StoredOperation),
   touched: Schema.Array(TouchedPathSchema),
   files: Schema.Array(
     Schema.Struct({
@@ -243,10 +243,23 @@ export const listEntry = (record: TransactionRecord) => {
 /** How many operations and file changes an envelope shows inline (the rest are in the artifacts). */
 export const INLINE_CAP = 100
 
-const opView = (op: Operation, index: number) =>
+const opView = (op: StoredOperation, index: number) =>
   op.type === "copy" || op.type === "move"
     ? { index, type: op.type, from: op.from, to: op.to }
-    : { index, type: op.type, path: op.path }
+    : op.type === "rename_symbol"
+      ? {
+          index,
+          type: op.type,
+          path: op.path,
+          line: op.line,
+          column: op.column,
+          old_name: op.old_name,
+          new_name: op.new_name,
+          files: op.files.map((file) => file.path).slice(0, LIST_CAP),
+          fileCount: op.files.length,
+          renames: op.renames.slice(0, LIST_CAP)
+        }
+      : { index, type: op.type, path: op.path }
 
 /** The planned transaction as envelopes show it: the listing entry plus the operations and each file's hashes. */
 export const transactionView = (record: TransactionRecord) => ({

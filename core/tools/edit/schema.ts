@@ -82,9 +82,98 @@ export const MkdirOp = Schema.Struct({
   path: Path("Relative to the workspace root.")
 })
 
-/** One operation of a transaction. */
-export const Operation = Schema.Union(CreateOp, RewriteOp, ReplaceOp, SpliceOp, CopyOp, MoveOp, DeleteOp, MkdirOp)
+/** The longest symbol name rename_symbol takes, in characters. */
+export const MAX_NAME_CHARS = 1000
+
+/**
+ * rename_symbol (issue 30 item 5): the language server's rename of the symbol at `path` `line` `column`
+ * (1-based, as every tool counts), or of the one `symbol` names (resolved through workspace symbols; `path`
+ * then narrows the candidates to one file), planned into the transaction as text edits and file renames.
+ */
+export const RenameSymbolOp = Schema.Struct({
+  type: Schema.Literal("rename_symbol"),
+  path: Schema.optional(Path("Relative to the workspace root.")),
+  line: Schema.optional(
+    Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)).annotations({
+      description: "1-based, at least 1 (required without symbol)."
+    })
+  ),
+  column: Schema.optional(
+    Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)).annotations({
+      description: "1-based, at least 1 (required without symbol)."
+    })
+  ),
+  symbol: Schema.optional(
+    BoundedString(MAX_NAME_CHARS)
+      .pipe(Schema.minLength(1, { message: () => "must not be empty" }))
+      .annotations({ description: "Instead of line, column." })
+  ),
+  new_name: BoundedString(MAX_NAME_CHARS)
+    .pipe(
+      Schema.minLength(1, { message: () => "must not be empty" }),
+      Schema.pattern(/^[^\r\n]*$/, { message: () => "must be one line" })
+    )
+    .annotations({ description: "The new name." })
+})
+
+/** One operation of a transaction, as the caller gives it. */
+export const Operation = Schema.Union(
+  CreateOp,
+  RewriteOp,
+  ReplaceOp,
+  SpliceOp,
+  CopyOp,
+  MoveOp,
+  DeleteOp,
+  MkdirOp,
+  RenameSymbolOp
+)
 export type Operation = typeof Operation.Type
+
+const LspPositionSchema = Schema.Struct({ line: Schema.Int, character: Schema.Int })
+
+/**
+ * rename_symbol as a transaction stores it: the position it was asked at (resolved when `symbol` named it),
+ * the old name, and the server's answer (text edits per file, LSP positions; file renames). The planner
+ * applies exactly these, so the approval hash binds the server's edits, and commit never asks the server
+ * again. Never taken from the caller: the input schema has no such fields.
+ */
+export const ResolvedRenameOp = Schema.Struct({
+  type: Schema.Literal("rename_symbol"),
+  path: Schema.String,
+  line: Schema.Int,
+  column: Schema.Int,
+  symbol: Schema.optional(Schema.String),
+  old_name: Schema.String,
+  new_name: Schema.String,
+  files: Schema.Array(
+    Schema.Struct({
+      path: Schema.String,
+      edits: Schema.Array(
+        Schema.Struct({
+          range: Schema.Struct({ start: LspPositionSchema, end: LspPositionSchema }),
+          new_text: Schema.String
+        })
+      )
+    })
+  ),
+  renames: Schema.Array(Schema.Struct({ from: Schema.String, to: Schema.String }))
+})
+export type ResolvedRenameOp = typeof ResolvedRenameOp.Type
+
+/** One operation as a transaction stores, plans and hashes it (a rename_symbol resolved). */
+export const StoredOperation = Schema.Union(
+  CreateOp,
+  RewriteOp,
+  ReplaceOp,
+  SpliceOp,
+  CopyOp,
+  MoveOp,
+  DeleteOp,
+  MkdirOp,
+  ResolvedRenameOp
+)
+export type StoredOperation = typeof StoredOperation.Type
 
 const Operations = Schema.Array(Operation)
   .pipe(
@@ -105,7 +194,11 @@ const TransactionId = Schema.String.pipe(
 
 /** The action schemas of workspace_edit. */
 export const editActions = {
-  preview: Schema.Struct({ operations: Operations, idempotency_key: IdempotencyKey }),
+  preview: Schema.Struct({
+    operations: Operations,
+    idempotency_key: IdempotencyKey,
+    diagnostics: Flag("true: list type errors it adds/removes.")
+  }),
   apply: Schema.Struct({ operations: Operations, idempotency_key: IdempotencyKey }),
   commit: Schema.Struct({ transaction_id: TransactionId }),
   rollback: Schema.Struct({
@@ -130,14 +223,14 @@ export const TouchedPathSchema = Schema.Struct({ path: Schema.String, before: Sc
  * never the transaction id, so the approval of an apply is the approval of the commit of the same change.
  */
 export const CommitPlan = Schema.TaggedStruct("EditCommit", {
-  operations: Schema.Array(Operation),
+  operations: Schema.Array(StoredOperation),
   before: Schema.Array(TouchedPathSchema)
 })
 export type CommitPlan = typeof CommitPlan.Type
 
 /** The commit Plan of operations against their touched paths. */
 export const commitPlanOf = (
-  operations: ReadonlyArray<Operation>,
+  operations: ReadonlyArray<StoredOperation>,
   before: ReadonlyArray<typeof TouchedPathSchema.Type>
 ): CommitPlan => ({
   _tag: "EditCommit",
