@@ -20,7 +20,7 @@ import {
   type ToolContext,
   type ToolDefinition
 } from "../Tool.ts"
-import type { Git } from "../vcs/run.ts"
+import type { Git } from "../../exec/git.ts"
 import {
   type ActionInput,
   ActionFields,
