@@ -4,7 +4,6 @@
  * actions (the registry runs decode -> load -> plan -> gate -> interpret -> view); start, list, show,
  * note, archive and reopen touch only .agentic/ state and are never gated.
  */
-import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import { newId } from "../../gate/hash.ts"
@@ -41,10 +40,9 @@ import {
   textShare
 } from "./view.ts"
 import { DESCRIPTION } from "./description.ts"
+import { nowIso } from "../../text/time.ts"
 
 const TOOL = "workspace_research"
-
-const nowIso = Effect.map(Clock.currentTimeMillis, (now) => new Date(now).toISOString())
 
 type Actions = typeof ACTIONS
 
