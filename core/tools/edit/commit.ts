@@ -266,11 +266,6 @@ export const keptSummary = (kept: ReadonlyArray<Kept>): string => {
   return [...byReason].map(([reason, paths]) => `${paths.join(", ")}, left as found (${reason})`).join("; ")
 }
 
-/** What a commit did, for the envelope. */
-export interface CommitOutcome {
-  readonly record: TransactionRecord
-}
-
 /**
  * Applies a planned transaction whose before-state was just re-checked. The record must already be
  * "committing" (the caller's compare-and-set); on success it is "committed", on a failure the tree is

@@ -27,7 +27,7 @@ import {
 } from "./interpret.ts"
 import { loadActiveProject, loadProject, loadProjects, researchChanges } from "./load.ts"
 import { type FetchPlan, planFetch, planSearch, type SearchPlan } from "./plan.ts"
-import { addNote, newProject, projectFile } from "./project.ts"
+import { addNote, newProject, projectFile, RESEARCH_DIR } from "./project.ts"
 import { ACTIONS, DeepPlanSchema, FetchPlanSchema, SearchPlanSchema } from "./schema.ts"
 import {
   FETCH_OVERHEAD,
@@ -283,6 +283,15 @@ export const researchTool = defineTool({
     why: "search, fetch and deep reach hosts outside this machine"
   },
   changes: [{ key: "researchProjects", list: researchChanges }],
+  storage: [
+    {
+      name: "research",
+      path: ".agentic/research/<research_id>/",
+      probe: RESEARCH_DIR,
+      description: "research projects and stored sources (workspace_research)",
+      rank: 80
+    }
+  ],
   probe: { args: { action: "list" }, ok: true },
   handlers: {
     search: gatedAction({
