@@ -3,8 +3,9 @@
  * directory fsync); the inter-process lock is a `<file>.lock` directory created exclusively, refreshed
  * while held and taken over when stale: the same protocol as proper-lockfile on the Node host, so a
  * Node process and a Deno process on one workspace exclude each other. Huge files are streamed as on
- * Node: `readRange` (a seek and the page's reads), from which core streams (core/services/hostReads.ts), and
- * an incremental SHA-256 (node:crypto, which Deno provides), so read and stat above 16 MiB never hold the file.
+ * Node: `scanFile` (one reused 1 MiB buffer), `readRange` (a seek and the page's reads) and an incremental
+ * SHA-256 (node:crypto, which Deno provides) core hashes the scan with, so read and stat above 16 MiB never
+ * hold the file.
  * `readSmall` (the read hot path) opens through node:fs with O_NONBLOCK, as the Node host does: `Deno.open`
  * has no flag for it, and a blocking open of a FIFO waits for a writer (see `readSmall` below).
  */
@@ -161,6 +162,27 @@ const acquireLock = async (abs: string): Promise<() => Promise<void>> => {
   }
 }
 
+/**
+ * Streams a file through `visit` in 1 MiB chunks read into one reused buffer (the chunk is valid only
+ * during the call), as the Node host does: a huge file costs one buffer, never its size.
+ */
+const scanFile = async (abs: string, visit: (chunk: Uint8Array) => void) => {
+  const file = await Deno.open(abs, { read: true })
+  try {
+    const buffer = new Uint8Array(1024 * 1024)
+    let size = 0
+    for (;;) {
+      const count = await file.read(buffer)
+      if (count === null) return size
+      if (count === 0) continue
+      size += count
+      visit(buffer.subarray(0, count))
+    }
+  } finally {
+    file.close()
+  }
+}
+
 /** At most `length` bytes at byte `position`: one seek and the reads of that page. */
 const readRange = async (abs: string, position: number, length: number) => {
   const file = await Deno.open(abs, { read: true })
@@ -228,6 +250,7 @@ export const denoHostFs: HostFsShape = {
     // Off Linux, Deno cannot tell whether a pid runs: a lock it cannot judge is never broken.
     Effect.sync(() => (Deno.build.os === "linux" ? processIdentity(owner.pid) === owner.identity : true)),
   readFile: (abs) => attempt(abs, () => Deno.readFile(abs)),
+  scanFile: (abs, visit) => attempt(abs, () => scanFile(abs, visit)),
   readRange: (abs, position, length) => attempt(abs, () => readRange(abs, position, length)),
   readSmall: (abs, maxBytes) => attempt(abs, () => readSmall(abs, maxBytes)),
   writeFileAtomic: (abs, bytes, options) =>

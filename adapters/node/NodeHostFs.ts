@@ -89,6 +89,26 @@ const syncDir = async (dir: string) => {
 /** How long a lock holder may be silent before its lock counts as stale (a crashed process). */
 const LOCK_STALE_MS = 10_000
 
+/**
+ * Streams a file through `visit` in 1 MiB chunks read into one reused buffer (the chunk is valid only
+ * during the call), so a huge file costs one buffer, not a stream's trail of chunks awaiting collection.
+ */
+const scanFile = async (abs: string, visit: (chunk: Uint8Array) => void) => {
+  const handle = await fsp.open(abs, "r")
+  try {
+    const buffer = new Uint8Array(1024 * 1024)
+    let size = 0
+    for (;;) {
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, null)
+      if (bytesRead === 0) return size
+      size += bytesRead
+      visit(buffer.subarray(0, bytesRead))
+    }
+  } finally {
+    await handle.close()
+  }
+}
+
 /** The read hot path: one non-blocking open, one fstat of the handle, one read hashed as it is read. */
 const readSmall = makeReadSmall(info, (error) => {
   const code = (error as { code?: string }).code
@@ -162,6 +182,7 @@ export const nodeHostFs: HostFsShape = {
       })
       if (durable) await syncDir(path.dirname(abs))
     }),
+  scanFile: (abs, visit) => attempt(abs, () => scanFile(abs, visit)),
   readRange: (abs, position, length) => attempt(abs, () => readRange(abs, position, length)),
   readSmall: (abs, maxBytes) => attempt(abs, () => readSmall(abs, maxBytes)),
   appendFile: (abs, bytes) => attempt(abs, () => fsp.appendFile(abs, bytes)),

@@ -12,6 +12,7 @@
 import * as Effect from "effect/Effect"
 import { type DirEntry, type FileInfo, HostError, type HostErrorReason, type HostFsShape } from "./HostFs.ts"
 import { randomHex } from "../text/hex.ts"
+import { SCAN_CHUNK_BYTES } from "./hostReads.ts"
 import { normalizeAbsolute } from "./paths.ts"
 
 type Node =
@@ -120,7 +121,7 @@ export const makeMemoryHostFs = (directories: ReadonlyArray<string> = []): Memor
       return undefined
     })
 
-  // A file's stored bytes, not copied (readFile copies; readRange must not).
+  // A file's stored bytes, not copied (readFile copies; the streaming reads below must not).
   const stored = (abs: string) =>
     sync((): Uint8Array | HostError => {
       const found = lookup(abs, true)
@@ -135,8 +136,14 @@ export const makeMemoryHostFs = (directories: ReadonlyArray<string> = []): Memor
   const host: HostFsShape = {
     owner,
     ownerAlive: (other) => Effect.succeed(other.identity === owner.identity),
-    // The memory host holds every file's bytes already: a range is looked at in place (no copy of the
+    // The memory host holds every file's bytes already; these look at them in place (no copy of the
     // file), so a huge file's read and stat cost the page, as on the Node and Deno hosts.
+    scanFile: (abs, visit) =>
+      Effect.map(stored(abs), (bytes) => {
+        for (let at = 0; at < bytes.length; at += SCAN_CHUNK_BYTES)
+          visit(bytes.subarray(at, Math.min(bytes.length, at + SCAN_CHUNK_BYTES)))
+        return bytes.length
+      }),
     readRange: (abs, position, length) =>
       Effect.map(stored(abs), (bytes) =>
         bytes.slice(Math.min(position, bytes.length), Math.min(bytes.length, position + Math.max(0, length)))

@@ -1,8 +1,8 @@
 /**
  * The reads every host used to implement on its own, derived once from the port's primitives
- * (`stat`, `readRange`, `readFile`): the end of a log, a streamed pass over a huge file, and a file's
- * SHA-256 computed as it streams. A host implements only the primitives; these cost what the host's own
- * versions did (bench:command's tail rows, bench/RESULTS.md).
+ * (`stat`, `readRange`, `scanFile`, `readFile`): the end of a log, a streamed pass over a huge file, and a
+ * file's SHA-256 computed as it streams. A host implements only the primitives; these cost what the host's
+ * own versions did (alternating rounds in the issue 28 note).
  *
  * @example
  *   const end = yield* tailFile(host, "/ws/.agentic/jobs/j/stdout.log", 8192)
@@ -19,7 +19,7 @@ export interface Tail {
   readonly size: number
 }
 
-/** The chunk a streamed pass reads at a time (one positioned read each). */
+/** The chunk a streamed pass reads at a time (the hosts' reused buffer; one positioned read each without one). */
 export const SCAN_CHUNK_BYTES = 1024 * 1024
 
 /** A file gone between its stat and its read answers as if it had never been there. */
@@ -45,22 +45,23 @@ export const tailFile = (
   })
 
 /**
- * Streams a file through `visit` in SCAN_CHUNK_BYTES chunks (positioned reads until a short one), never
- * holding the whole file; answers the bytes read. A chunk is valid only during the call.
+ * Streams a file through `visit`, never holding the whole file; answers the bytes read. A chunk is valid
+ * only during the call. The host's own scanFile (one reused buffer) where it has one; else positioned reads
+ * of SCAN_CHUNK_BYTES until a short one.
  */
 export const scanFile = (
   host: HostFsShape,
   abs: string,
   visit: (chunk: Uint8Array) => void
-): Effect.Effect<number, HostError> =>
-  Effect.suspend(() => {
-    const step = (position: number): Effect.Effect<number, HostError> =>
-      Effect.flatMap(host.readRange(abs, position, SCAN_CHUNK_BYTES), (chunk) => {
-        if (chunk.length > 0) visit(chunk)
-        return chunk.length < SCAN_CHUNK_BYTES ? Effect.succeed(position + chunk.length) : step(position + chunk.length)
-      })
-    return step(0)
-  })
+): Effect.Effect<number, HostError> => {
+  if (host.scanFile !== undefined) return host.scanFile(abs, visit)
+  const step = (position: number): Effect.Effect<number, HostError> =>
+    Effect.flatMap(host.readRange(abs, position, SCAN_CHUNK_BYTES), (chunk) => {
+      if (chunk.length > 0) visit(chunk)
+      return chunk.length < SCAN_CHUNK_BYTES ? Effect.succeed(position + chunk.length) : step(position + chunk.length)
+    })
+  return Effect.suspend(() => step(0))
+}
 
 /**
  * SHA-256 (hex) of a file, streamed through the host's incremental hash when it installed one (else read

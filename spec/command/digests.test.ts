@@ -42,16 +42,24 @@ const NOT_READS = new Set([
 ])
 
 /** The HostFs members countingHostFs counts. */
-const COUNTED_READS = new Set(["readFile", "readRange", "readSmall"])
+const COUNTED_READS = new Set(["readFile", "scanFile", "readRange", "readSmall"])
 
 /** A HostFs that counts, per absolute path, every byte it hands back from a read. */
 const countingHostFs = (inner: HostFsShape) => {
   const bytesRead = new Map<string, number>()
   const add = (abs: string, n: number) => bytesRead.set(abs, (bytesRead.get(abs) ?? 0) + n)
-  // The tail, the streamed scan and the streamed SHA-256 are derived from readRange in core
-  // (core/services/hostReads.ts), so counting it counts them, byte for byte.
+  // The tail and the streamed SHA-256 are derived from readRange and scanFile in core
+  // (core/services/hostReads.ts), so counting those counts them, byte for byte.
   const host: HostFsShape = {
     ...inner,
+    scanFile:
+      inner.scanFile === undefined
+        ? undefined
+        : (abs, visit) =>
+            inner.scanFile!(abs, (chunk) => {
+              add(abs, chunk.length)
+              visit(chunk)
+            }),
     readFile: (abs) => Effect.tap(inner.readFile(abs), (bytes) => add(abs, bytes.length)),
     readRange: (abs, position, length) =>
       Effect.tap(inner.readRange(abs, position, length), (bytes) => add(abs, bytes.length)),
