@@ -10,18 +10,8 @@ import type { ToolResult } from "../../protocol/envelope.ts"
 import { toolError, type ToolError } from "../../protocol/errors.ts"
 import { CurrentSettings } from "../../services/CurrentSettings.ts"
 import { Workspace } from "../../services/Workspace.ts"
-import {
-  classifyFailure,
-  findRepository,
-  type Git,
-  type Gh,
-  gitMessage,
-  LARGE_OUTPUT_BYTES,
-  openGh,
-  openGit,
-  redactTokens,
-  shownCommand
-} from "../../exec/git.ts"
+import { classifyFailure, findRepository, type Git, type Gh, gitMessage, LARGE_OUTPUT_BYTES } from "../../exec/git.ts"
+import { openGh, openGit, redactTokens, shownCommand } from "../../exec/git.ts"
 import { type ActionInput, defineTool, gatedAction, type PlanStep, type ToolContext, ungated } from "../Tool.ts"
 import { interpret, vcsChanges } from "./interpret.ts"
 import {
