@@ -276,13 +276,7 @@ export const runGated = (
 ): Effect.Effect<ToolResult, ToolError, ToolContext> =>
   Effect.gen(function* () {
     const before = yield* action.load(input)
-    const step = yield* Either.match(
-      action.plan(input, before) as Either.Either<PlanStep<unknown, unknown>, ToolError>,
-      {
-        onLeft: Effect.fail,
-        onRight: Effect.succeed
-      }
-    )
+    const step = yield* action.plan(input, before) as Either.Either<PlanStep<unknown, unknown>, ToolError>
     if (step._tag === "NoOp") return step.result
     const confirm =
       typeof action.confirm === "function"

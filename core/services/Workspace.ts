@@ -212,7 +212,7 @@ export const makeWorkspace = (
 
   const resolveBoth = (path: string, field: string) =>
     Effect.gen(function* () {
-      const rel = yield* Either.match(confine(root, path, field), { onLeft: Effect.fail, onRight: Effect.succeed })
+      const rel = yield* confine(root, path, field)
       const real = yield* checkReal(rel, path, field)
       return { rel, real }
     })

@@ -3,7 +3,6 @@
  * each file with atomic replace; a failure undoes what was applied, and a crash (kill -9) is undone
  * by `recoverTransactions` on the next start, so the tree is exactly before or exactly after.
  */
-import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -26,6 +25,7 @@ import {
   TransactionRecordSchema,
   txPaths
 } from "./record.ts"
+import { nowIso } from "../../text/time.ts"
 
 /** One point of a commit where a fault can be injected: "journal", "apply" (per step), "commit-mark", "finalize". */
 export interface CommitPoint {
@@ -207,8 +207,6 @@ const reach = (point: CommitPoint) =>
     Option.isSome(hooks) ? hooks.value.reached(point) : Effect.void
   )
 
-const nowIso = Effect.map(Clock.currentTimeMillis, (now) => new Date(now).toISOString())
-
 /** Writes one transaction record field set (locked read-modify-write of transaction.json). */
 export const updateTransaction = <E, R>(
   id: string,
@@ -266,11 +264,6 @@ export const keptSummary = (kept: ReadonlyArray<Kept>): string => {
   const byReason = new Map<string, Array<string>>()
   for (const item of kept) byReason.set(item.reason, [...(byReason.get(item.reason) ?? []), item.path])
   return [...byReason].map(([reason, paths]) => `${paths.join(", ")}, left as found (${reason})`).join("; ")
-}
-
-/** What a commit did, for the envelope. */
-export interface CommitOutcome {
-  readonly record: TransactionRecord
 }
 
 /**

@@ -3,7 +3,6 @@
  * every touched file), apply = preview + a gated commit, commit re-checks every before-hash and applies
  * through a journal, rollback restores, show and list read the records. Always registered.
  */
-import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
@@ -37,6 +36,7 @@ import {
 import { applyRollback, type CurrentPath, currentState, readJournal } from "./rollback.ts"
 import { CommitPlan, commitPlanOf, editActions, type Operation, RollbackPlan } from "./schema.ts"
 import { DESCRIPTION } from "./description.ts"
+import { nowIso } from "../../text/time.ts"
 
 const TOOL = "workspace_edit"
 
@@ -155,10 +155,7 @@ const prepare = (
       const existing = yield* byKey(key, operationsHash)
       if (existing !== undefined) return { record: existing, reused: true, diff: undefined }
       const before = yield* loadBeforeState(operations)
-      const plannedNow = yield* Either.match(planTransaction(operations, before), {
-        onLeft: Effect.fail,
-        onRight: Effect.succeed
-      })
+      const plannedNow = yield* planTransaction(operations, before)
       const planned: PlannedTransaction =
         expectedBefore === undefined
           ? plannedNow
@@ -185,7 +182,7 @@ const storeTransaction = (
   Effect.gen(function* () {
     const store = yield* StateStore
     const id = yield* newId("tx")
-    const createdAt = new Date(yield* Clock.currentTimeMillis).toISOString()
+    const createdAt = yield* nowIso
     const paths = txPaths(id)
     const files: Array<RecordedFile> = yield* Effect.forEach(planned.files, (file) =>
       Effect.map(file.after.type === "file" ? sha256Bytes(file.after.bytes) : Effect.succeed(null), (afterSha256) => ({

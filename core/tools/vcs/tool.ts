@@ -10,6 +10,8 @@ import type { ToolResult } from "../../protocol/envelope.ts"
 import { toolError, type ToolError } from "../../protocol/errors.ts"
 import { CurrentSettings } from "../../services/CurrentSettings.ts"
 import { Workspace } from "../../services/Workspace.ts"
+import { classifyFailure, findRepository, type Git, type Gh, gitMessage, LARGE_OUTPUT_BYTES } from "../../exec/git.ts"
+import { openGh, openGit, redactTokens, shownCommand } from "../../exec/git.ts"
 import { type ActionInput, defineTool, gatedAction, type PlanStep, type ToolContext, ungated } from "../Tool.ts"
 import { interpret, vcsChanges } from "./interpret.ts"
 import {
@@ -25,16 +27,7 @@ import {
   treeOf,
   writeTree
 } from "./load.ts"
-import {
-  BRANCH_FORMAT,
-  classifyFailure,
-  LOG_FORMAT,
-  parseBranches,
-  parseGhAuth,
-  parseLog,
-  redactTokens,
-  gitMessage
-} from "./parse.ts"
+import { BRANCH_FORMAT, LOG_FORMAT, parseBranches, parseGhAuth, parseLog } from "./parse.ts"
 import {
   checkMessage,
   checkRefText,
@@ -50,7 +43,6 @@ import {
   planPush,
   TOOL
 } from "./plan.ts"
-import { findRepository, type Git, type Gh, LARGE_OUTPUT_BYTES, openGh, openGit, shownCommand } from "./run.ts"
 import { LOG_LIMIT_DEFAULT, VcsActions, VcsPlan } from "./schema.ts"
 import { fitted, pagedText, statusResult } from "./view.ts"
 import { DESCRIPTION } from "./description.ts"

@@ -6,7 +6,7 @@
 import * as Effect from "effect/Effect"
 import { toolError, type ToolError } from "../../protocol/errors.ts"
 import type { ToolContext } from "../Tool.ts"
-import { type Gh, type Git, openGh } from "../vcs/run.ts"
+import { type Gh, type Git, openGh } from "../../exec/git.ts"
 
 /** A GitHub repository: the host gh talks to (with a port when the remote URL has one), owner and name. */
 export interface GithubRepo {
