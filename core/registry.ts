@@ -38,11 +38,14 @@ export interface ToolListing {
   readonly annotations: ToolAnnotations
 }
 
-/** The registered tools and the one entry point for calling them. */
-export interface Registry {
+/**
+ * The registered tools and the one entry point for calling them; `R` is what a call needs (the tools'
+ * services, or nothing for the diagnostic registry of a runtime that did not start).
+ */
+export interface Registry<R = ToolContext> {
   readonly tools: ReadonlyArray<ToolDefinition>
   readonly list: () => ReadonlyArray<ToolListing>
-  readonly call: (name: string, args: unknown) => Effect.Effect<Envelope, never, ToolContext>
+  readonly call: (name: string, args: unknown) => Effect.Effect<Envelope, never, R>
 }
 
 /** The name of the diagnostic tool registered when the runtime cannot initialise. */
@@ -419,7 +422,7 @@ export const makeRegistry = (
 }
 
 /** The registry offered when the runtime cannot initialise: one diagnostic tool that says why. */
-export const statusRegistry = (reason: string, repair: string): Registry => {
+export const statusRegistry = (reason: string, repair: string): Registry<never> => {
   const listing: ToolListing = {
     name: STATUS_TOOL,
     description:

@@ -77,11 +77,10 @@ const withWorkspace = async (
 ) => {
   const root = await fixture.make()
   const layer = coreLayer(
-    root.host,
-    { root: root.root, runtime: fixture.runtime, platform: "linux", capabilities: [] },
+    hostLayer({ root: root.root, runtime: fixture.runtime, platform: "linux", fs: root.host }),
     settingsOf(settings)
   )
-  const runtime = ManagedRuntime.make(layer as Layer.Layer<Services>)
+  const runtime = ManagedRuntime.make(layer)
   try {
     const run = <A, E>(effect: Effect.Effect<A, E, Services>) => runtime.runPromise(effect)
     const flip = <A>(effect: Effect.Effect<A, ToolError, Services>) => runtime.runPromise(Effect.flip(effect))
