@@ -18,10 +18,9 @@ import { isRegistered, missingService } from "./services/RegisteredTools.ts"
 import type { Settings } from "./settings/settings.ts"
 import { ALL_TOOLS } from "./tools/index.ts"
 import {
-  type GatedAction,
+  type AnyGatedAction,
   type JsonSchemaObject,
   type Planned,
-  type PlanStep,
   type ToolAnnotations,
   type ToolContext,
   type ToolDefinition,
@@ -274,18 +273,15 @@ const settle = (
 export const runGated = (
   tool: ToolDefinition,
   operation: string,
-  action: GatedAction<any, any, any, any, any>,
+  action: AnyGatedAction,
   input: unknown
 ): Effect.Effect<ToolResult, ToolError, ToolContext> =>
   Effect.gen(function* () {
     const before = yield* action.load(input)
-    const step = yield* Either.match(
-      action.plan(input, before) as Either.Either<PlanStep<unknown, unknown>, ToolError>,
-      {
-        onLeft: Effect.fail,
-        onRight: Effect.succeed
-      }
-    )
+    const step = yield* Either.match(action.plan(input, before), {
+      onLeft: Effect.fail,
+      onRight: Effect.succeed
+    })
     if (step._tag === "NoOp") return step.result
     const confirm =
       typeof action.confirm === "function"

@@ -77,7 +77,7 @@ export const gatedTestTool = defineTool({
         )
     }
   }
-}) as unknown as ToolDefinition
+})
 
 /** Every core tool plus the test tool. */
 export const TOOLS_WITH_TEST_TOOL: ReadonlyArray<ToolDefinition> = [...ALL_TOOLS, gatedTestTool]

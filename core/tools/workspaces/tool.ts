@@ -12,14 +12,7 @@ import { hashOperation } from "../../gate/hash.ts"
 import type { ToolResult } from "../../protocol/envelope.ts"
 import { toolError, type ToolError } from "../../protocol/errors.ts"
 import { HostInfo } from "../../services/HostFs.ts"
-import {
-  type ActionDef,
-  defineTool,
-  gatedAction,
-  type Planned,
-  type ToolContext,
-  type ToolDefinition
-} from "../Tool.ts"
+import { defineTool, gatedAction, type Planned, type ToolContext, type ToolDefinition } from "../Tool.ts"
 import type { Git } from "../vcs/run.ts"
 import {
   type ActionInput,
@@ -140,7 +133,7 @@ export const statusTool: ToolDefinition = defineTool({
   precheck: () => requireCapabilities([COMMANDS_CAPABILITY], "get_workspace_status"),
   advertise: advertiseWith((): ToolDefinition => statusTool),
   handlers: { status: { gate: "none", run: () => statusOf } }
-}) as unknown as ToolDefinition
+})
 
 // read_workspace ------------------------------------------------------------------------------------
 
@@ -305,7 +298,7 @@ const makeReadTool = (views: ReadonlyArray<(typeof VIEWS)[number]>): ToolDefinit
         usable.includes(COMMANDS_CAPABILITY) ? makeReadTool(usableViews(usable, support.gh)) : undefined
     ),
     handlers: { read: { gate: "none", run: (input) => readRun(input as never) } }
-  }) as unknown as ToolDefinition
+  })
   return tool
 }
 
@@ -395,7 +388,7 @@ export const operationTool: ToolDefinition = defineTool({
         )
     }
   }
-}) as unknown as ToolDefinition
+})
 
 // workspace_action ----------------------------------------------------------------------------------
 
@@ -586,7 +579,7 @@ export const makeActionTool = (actions: ReadonlyArray<BuiltAction>): ToolDefinit
     string,
     Schema.Schema.AnyNoContext
   >
-  const handlers = Object.fromEntries(actions.map((action) => [action, actionDef as unknown as ActionDef<unknown>]))
+  const handlers = Object.fromEntries(actions.map((action) => [action, actionDef]))
   const tool: ToolDefinition = defineTool({
     name: "workspace_action",
     short: "workspaces",
