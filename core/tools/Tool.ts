@@ -26,13 +26,17 @@ import type { Processes } from "../services/Processes.ts"
 import type { RegisteredTools } from "../services/RegisteredTools.ts"
 import type { RunWorkers } from "../services/RunWorkers.ts"
 import type { Search } from "../services/Search.ts"
-import type { Workspace } from "../services/Workspace.ts"
+import type { Workspace, WorkspaceWrites } from "../services/Workspace.ts"
 import type { Settings } from "../settings/settings.ts"
 import type { StateStore } from "../store/StateStore.ts"
 
-/** The services every tool handler may use; adapters provide all of them (a missing one as a layer that refuses). */
+/**
+ * The services of a gated action's interpreter (and of the kernel's own steps: start-up, `record`, `view`,
+ * the changes sources); adapters provide all of them (a missing one as a layer that refuses).
+ */
 export type ToolContext =
   | Workspace
+  | WorkspaceWrites
   | StateStore
   | CurrentSettings
   | HostInfo
@@ -45,6 +49,13 @@ export type ToolContext =
   | NetState
   | Browser
   | RunWorkers
+
+/**
+ * The context of a handler that must not change anything: an ungated action's `run` and a gated action's
+ * `load` (its `plan` is pure). It lacks the writing services (`WorkspaceWrites`), so a handler that writes
+ * from `run` or `load` does not type-check (spec/kernel/read-only-context.test.ts).
+ */
+export type ReadContext = Exclude<ToolContext, WorkspaceWrites>
 
 /** The action schemas of a tool: action name -> the Struct of its fields (without `action`). */
 export type ActionSchemas = Record<string, Schema.Schema.AnyNoContext>
@@ -107,11 +118,11 @@ export type GateKind = Exclude<RecordKind, "plan">
 /** An action that never asks the user: it runs as soon as its input decodes. */
 export interface UngatedAction<I> {
   readonly gate: "none"
-  readonly run: (input: I) => Effect.Effect<ToolResult, ToolError, ToolContext>
+  readonly run: (input: I) => Effect.Effect<ToolResult, ToolError, ReadContext>
 }
 
 /** Declares an action ungated. */
-export const ungated = <I>(run: (input: I) => Effect.Effect<ToolResult, ToolError, ToolContext>): UngatedAction<I> => ({
+export const ungated = <I>(run: (input: I) => Effect.Effect<ToolResult, ToolError, ReadContext>): UngatedAction<I> => ({
   gate: "none",
   run
 })
@@ -170,8 +181,8 @@ export interface GatedAction<I, B, P, W, O, E = unknown> {
   readonly confirm?: "always" | ((input: I, before: B) => boolean)
   /** The Plan's Schema: a tagged struct (or union of them) whose encoding is stable JSON. */
   readonly planSchema: Schema.Schema<P, E, never>
-  /** Reads the before-state through services. Writes nothing. */
-  readonly load: (input: I) => Effect.Effect<B, ToolError, ToolContext>
+  /** Reads the before-state through services. Writes nothing (its context has no writing service). */
+  readonly load: (input: I) => Effect.Effect<B, ToolError, ReadContext>
   /** Pure: input + before-state -> the planned call, a no-op, or the refusal. */
   readonly plan: (input: I, before: B) => Either.Either<PlanStep<P, W>, ToolError>
   /**
@@ -201,7 +212,7 @@ export interface AnyGatedAction<I = unknown> {
   kindOf?(input: I): GateKind
   readonly confirm?: "always" | { confirm(input: I, before: unknown): boolean }["confirm"]
   readonly planSchema: Schema.Schema.AnyNoContext
-  load(input: I): Effect.Effect<unknown, ToolError, ToolContext>
+  load(input: I): Effect.Effect<unknown, ToolError, ReadContext>
   plan(input: I, before: unknown): Either.Either<PlanStep<unknown, unknown>, ToolError>
   record?(planned: Planned<unknown, unknown>): Effect.Effect<Planned<unknown, unknown>, ToolError, ToolContext>
   interpret(plan: unknown, work: unknown): Effect.Effect<unknown, ToolError, ToolContext>
@@ -223,7 +234,8 @@ export type ChangeKey = "transactions" | "runs" | "jobs" | "taskBoards" | "resea
 /** One contributor to the changes listing: its entries, newest first, in the reference's shape. */
 export interface ChangeSource {
   readonly key: ChangeKey
-  readonly list: Effect.Effect<ReadonlyArray<unknown>, ToolError, ToolContext>
+  /** Read by `workspace_inspect changes`, an ungated action: it reads only. */
+  readonly list: Effect.Effect<ReadonlyArray<unknown>, ToolError, ReadContext>
 }
 
 /** One entry of the `.agentic/` storage map that capabilities reports. */
