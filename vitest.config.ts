@@ -37,6 +37,7 @@ export const FAST_SPECS = [
   "spec/kernel/preprocess-edges.test.ts",
   "spec/kernel/preprocess-effects.test.ts",
   "spec/kernel/preprocess-texts.test.ts",
+  "spec/kernel/sizes.test.ts",
   "spec/kernel/prompt-schema.test.ts",
   "spec/kernel/records-rules.test.ts",
   "spec/kernel/records-schema.test.ts",

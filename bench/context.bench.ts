@@ -247,13 +247,18 @@ const main = async () => {
         ours: async () => {
           const found = await mcp(ours, "workspace_inspect", { action: "search", query: "function computeTotal" })
           const match = (found.structured?.data?.["matches"] as ReadonlyArray<{ path: string; line: number }>)[0]!
+          // A read past offset 0 needs the file's snapshot (so two pages never mix two versions): a one-line read
+          // gives it, as in the log task below. (An earlier version of this bench skipped it: its read failed
+          // INVALID_INPUT, and the missing answer showed it.)
+          const first = await mcp(ours, "workspace_inspect", { action: "read", path: match.path, limit: 1 })
           const read = await mcp(ours, "workspace_inspect", {
             action: "read",
             path: match.path,
             offset: match.line - 2,
-            limit: 6
+            limit: 6,
+            snapshot: first.structured?.data?.["snapshot"]
           })
-          return [found.text, read.text]
+          return [found.text, first.text, read.text]
         },
         peer: async () => {
           const found = cli(peerRoot, "git", ["grep", "-n", "function computeTotal"])

@@ -49,17 +49,18 @@ export const REVIEW_STATIC = "adapters/review/review-static"
 const SOURCEMAP = process.argv.includes("--sourcemap") || process.env.AGENTIC_WORKSPACE_SOURCEMAP === "1"
 
 /**
- * What the embedding API leaves to node_modules: the packages whose instances or types an embedder shares
- * with us (effect and @effect/platform, whose types the declarations name; the MCP SDK, whose servers
- * attachToMcpServer takes; fast-check, named by agentic-workspace/verify's types) and the browser driver.
- * Everything else (undici, @effect/platform-node's client, parse5, minimatch, ...) is bundled, so it is a
- * devDependency and the installed package does not carry its tree (issue 31: the install size).
+ * What the embedding API leaves to node_modules: the packages whose instances an embedder shares with us
+ * (effect, whose types the declarations name; the MCP SDK, whose servers attachToMcpServer takes: an optional
+ * peer dependency, since only agentic-workspace/mcp loads it and its embedder has it already; fast-check, named
+ * by agentic-workspace/verify's types) and the browser driver. Everything else (@effect/platform and
+ * @effect/platform-node's client, undici, parse5, minimatch, ...) is bundled, so it is a devDependency and the
+ * installed package does not carry its tree (issue 31: the install size halved). @effect/platform's types are
+ * still named by the declarations of a host's services (HttpClient): an optional peer, for an embedder who
+ * writes a host layer; its tags are keyed by name, so that embedder's layer satisfies our bundled copy.
  */
 export const API_EXTERNAL = [
   "effect",
   "effect/*",
-  "@effect/platform",
-  "@effect/platform/*",
   "@modelcontextprotocol/sdk",
   "@modelcontextprotocol/sdk/*",
   "fast-check",

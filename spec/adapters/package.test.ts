@@ -137,9 +137,19 @@ describe("the packed tarball", () => {
   it("declares only runtime dependencies, and every package the bundle imports is one of them", async () => {
     const manifest = JSON.parse(
       await fs.readFile(path.join(project, "node_modules/agentic-workspace/package.json"), "utf8")
-    ) as { dependencies: Record<string, string> }
+    ) as {
+      dependencies: Record<string, string>
+      peerDependencies: Record<string, string>
+      peerDependenciesMeta: Record<string, { optional?: boolean }>
+    }
     const dependencies = Object.keys(manifest.dependencies)
     expect(dependencies.filter((name) => DEV_ONLY.includes(name))).toEqual([])
+    // Issue 31 (install size): the MCP SDK, loaded only by agentic-workspace/mcp, is an optional peer the
+    // embedder of that entry has; @effect/platform is bundled (an optional peer only for its types).
+    const optionalPeers = Object.keys(manifest.peerDependencies).filter(
+      (name) => manifest.peerDependenciesMeta[name]?.optional === true
+    )
+    expect(optionalPeers.sort()).toEqual(["@effect/platform", "@modelcontextprotocol/sdk"])
     const external = new Set<string>()
     for (const meta of ["meta-cli.json", "meta-api.json"]) {
       const metafile = JSON.parse(
@@ -158,7 +168,8 @@ describe("the packed tarball", () => {
         }
       }
     }
-    expect([...external].filter((name) => !dependencies.includes(name))).toEqual([])
+    expect([...external].filter((name) => !dependencies.includes(name) && !optionalPeers.includes(name))).toEqual([])
+    expect(external.has("@effect/platform")).toBe(false)
   })
 })
 
@@ -299,21 +310,91 @@ describe("installed into an empty project with npm install --omit=dev", () => {
     }
   })
 
-  it("the embedding API imports by package name (export map) and opens a workspace", async () => {
-    const script = [
-      'import { openWorkspace, VERSION } from "agentic-workspace"',
-      'import { createMcpServer } from "agentic-workspace/mcp"',
-      `const session = await openWorkspace({ root: ${JSON.stringify(workspaceRoot)}, host: "auto" })`,
-      "const tools = await session.tools()",
-      'const envelope = await session.call("workspace_notes", { action: "read", name: "packed" })',
-      "createMcpServer(session)",
-      "await session.close()",
-      "console.log(JSON.stringify({ VERSION, host: session.host, tools: tools.length, ok: envelope.ok }))"
-    ].join("\n")
-    const result = await run(process.execPath, ["--input-type=module", "-e", script], project, CLEAN_ENV)
-    expect(result.code, result.stderr).toBe(0)
-    expect(JSON.parse(result.stdout)).toEqual({ VERSION, host: "node", tools: expect.any(Number), ok: true })
+  it("the embedding API imports by package name (export map), opens a workspace and fetches through its bundled HTTP client", async () => {
+    const page = await startPage()
+    try {
+      const script = [
+        'import { openWorkspace, VERSION } from "agentic-workspace"',
+        `const session = await openWorkspace({ root: ${JSON.stringify(workspaceRoot)}, host: "auto", settings: { permissionMode: 2, enableWebResearch: true, allowPrivateNetwork: true } })`,
+        "const tools = await session.tools()",
+        'const envelope = await session.call("workspace_notes", { action: "read", name: "packed" })',
+        `const fetched = await session.call("workspace_research", { action: "fetch", url: ${JSON.stringify(page.url)} })`,
+        "await session.close()",
+        "console.log(JSON.stringify({ VERSION, host: session.host, tools: tools.length, ok: envelope.ok, fetched: fetched.ok && fetched.summary.includes('Loopback page') }))"
+      ].join("\n")
+      const result = await run(process.execPath, ["--input-type=module", "-e", script], project, CLEAN_ENV)
+      expect(result.code, result.stderr).toBe(0)
+      expect(JSON.parse(result.stdout)).toEqual({
+        VERSION,
+        host: "node",
+        tools: expect.any(Number),
+        ok: true,
+        fetched: true
+      })
+    } finally {
+      await page.close()
+    }
   })
+
+  it("issue 31: the install is at most half of the 147 MB it was; @effect/platform and the MCP SDK are not installed", async () => {
+    const sizeOf = async (dir: string): Promise<number> => {
+      let total = 0
+      for (const entry of await fs.readdir(dir, { withFileTypes: true })) {
+        const file = path.join(dir, entry.name)
+        if (entry.isDirectory()) total += await sizeOf(file)
+        else if (entry.isFile()) total += (await fs.stat(file)).size
+      }
+      return total
+    }
+    const bytes = await sizeOf(path.join(project, "node_modules"))
+    process.stdout.write(`installed node_modules: ${(bytes / 1e6).toFixed(1)} MB (apparent size)\n`)
+    expect(bytes).toBeLessThan(147e6 / 2)
+    const installed = await fs.readdir(path.join(project, "node_modules"))
+    expect(installed.filter((name) => name === "@modelcontextprotocol" || name === "@effect")).toEqual([])
+  })
+
+  it("agentic-workspace/mcp needs the embedder's own MCP SDK (an optional peer): refused by name without it, working with it", async () => {
+    const script = [
+      'import { openWorkspace } from "agentic-workspace"',
+      'const { createMcpServer } = await import("agentic-workspace/mcp")',
+      `const session = await openWorkspace({ root: ${JSON.stringify(workspaceRoot)} })`,
+      "const server = createMcpServer(session)",
+      "await session.close()",
+      "console.log(JSON.stringify({ server: typeof server.connect }))"
+    ].join("\n")
+    const without = await run(process.execPath, ["--input-type=module", "-e", script], project, CLEAN_ENV)
+    expect(without.code).not.toBe(0)
+    expect(without.stderr).toContain("Cannot find package '@modelcontextprotocol/sdk'")
+    const embedder = path.join(work, "embedder")
+    await fs.mkdir(embedder)
+    await fs.writeFile(
+      path.join(embedder, "package.json"),
+      JSON.stringify({ name: "embedder", version: "1.0.0", private: true, type: "module" })
+    )
+    const sdkVersion = (
+      JSON.parse(await fs.readFile(path.join(REPO, "node_modules/@modelcontextprotocol/sdk/package.json"), "utf8")) as {
+        version: string
+      }
+    ).version
+    const installed = await run(
+      "npm",
+      [
+        "install",
+        "--omit=dev",
+        "--prefer-offline",
+        "--no-audit",
+        "--no-fund",
+        tarball,
+        `@modelcontextprotocol/sdk@${sdkVersion}`
+      ],
+      embedder,
+      CLEAN_ENV
+    )
+    expect(installed.code, installed.stderr).toBe(0)
+    const result = await run(process.execPath, ["--input-type=module", "-e", script], embedder, CLEAN_ENV)
+    expect(result.code, result.stderr).toBe(0)
+    expect(JSON.parse(result.stdout)).toEqual({ server: "function" })
+  }, 300_000)
 
   /** The two launch forms the README's client configs use. */
   const launches = [
