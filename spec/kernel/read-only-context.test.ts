@@ -23,12 +23,10 @@ const Plan = Schema.TaggedStruct("Write", { path: Schema.String })
 
 // An ungated action that writes the workspace: refused by the type checker.
 // @ts-expect-error WorkspaceWrites is not in an ungated run's context (ReadContext)
-export const writesFromRun = ungated((input: { readonly path: string }) =>
-  Effect.as(written(input.path), { summary: "" })
-)
+const writesFromRun = ungated((input: { readonly path: string }) => Effect.as(written(input.path), { summary: "" }))
 
 // The same through a handlers entry.
-export const writesFromRunEntry: {
+const writesFromRunEntry: {
   readonly gate: "none"
   readonly run: (input: { readonly path: string }) => Effect.Effect<{ summary: string }, never, ReadContext>
 } = {
@@ -38,7 +36,7 @@ export const writesFromRunEntry: {
 }
 
 // A gated action whose load writes: refused by the type checker.
-export const writesFromLoad = gatedAction({
+const writesFromLoad = gatedAction({
   gate: "transaction",
   planSchema: Plan,
   // @ts-expect-error WorkspaceWrites is not in a load's context (ReadContext)
@@ -84,6 +82,9 @@ afterEach(async () => {
 })
 
 describe("an ungated action cannot change anything, by type", () => {
+  it("the refused declarations are still the declarations they claim (the type checker, not their shape, refuses them)", () => {
+    expect([writesFromRun.gate, writesFromRunEntry.gate, writesFromLoad.gate]).toEqual(["none", "none", "transaction"])
+  })
   it("a write in interpret type-checks and runs only through the gate: staged in Manual, written in Auto", async () => {
     ws = await openWorkspace({ permissionMode: 0 }, undefined, [gatedWriter])
     const staged = await ws.call("test_interpret_writes", { action: "write", path: "a.txt" })
