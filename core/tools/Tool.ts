@@ -26,13 +26,17 @@ import type { Processes } from "../services/Processes.ts"
 import type { RegisteredTools } from "../services/RegisteredTools.ts"
 import type { RunWorkers } from "../services/RunWorkers.ts"
 import type { Search } from "../services/Search.ts"
-import type { Workspace } from "../services/Workspace.ts"
+import type { Workspace, WorkspaceWrites } from "../services/Workspace.ts"
 import type { Settings } from "../settings/settings.ts"
 import type { StateStore } from "../store/StateStore.ts"
 
-/** The services every tool handler may use; adapters provide all of them (a missing one as a layer that refuses). */
+/**
+ * The services of a gated action's interpreter (and of the kernel's own steps: start-up, `record`, `view`,
+ * the changes sources); adapters provide all of them (a missing one as a layer that refuses).
+ */
 export type ToolContext =
   | Workspace
+  | WorkspaceWrites
   | StateStore
   | CurrentSettings
   | HostInfo
@@ -46,8 +50,15 @@ export type ToolContext =
   | Browser
   | RunWorkers
 
+/**
+ * The context of a handler that must not change anything: an ungated action's `run` and a gated action's
+ * `load` (its `plan` is pure). It lacks the writing services (`WorkspaceWrites`), so a handler that writes
+ * from `run` or `load` does not type-check (spec/kernel/read-only-context.test.ts).
+ */
+export type ReadContext = Exclude<ToolContext, WorkspaceWrites>
+
 /** The action schemas of a tool: action name -> the Struct of its fields (without `action`). */
-export type ActionSchemas = Record<string, Schema.Schema<any, any, never>>
+export type ActionSchemas = Record<string, Schema.Schema.AnyNoContext>
 
 /** The decoded input of one action, with its `action` tag. */
 export type ActionInput<S extends ActionSchemas, K extends keyof S> = { readonly action: K } & Schema.Schema.Type<S[K]>
@@ -107,11 +118,11 @@ export type GateKind = Exclude<RecordKind, "plan">
 /** An action that never asks the user: it runs as soon as its input decodes. */
 export interface UngatedAction<I> {
   readonly gate: "none"
-  readonly run: (input: I) => Effect.Effect<ToolResult, ToolError, ToolContext>
+  readonly run: (input: I) => Effect.Effect<ToolResult, ToolError, ReadContext>
 }
 
 /** Declares an action ungated. */
-export const ungated = <I>(run: (input: I) => Effect.Effect<ToolResult, ToolError, ToolContext>): UngatedAction<I> => ({
+export const ungated = <I>(run: (input: I) => Effect.Effect<ToolResult, ToolError, ReadContext>): UngatedAction<I> => ({
   gate: "none",
   run
 })
@@ -155,8 +166,8 @@ export interface NoOp {
 /** A planned call, or a no-op. */
 export type PlanStep<P, W> = Planned<P, W> | NoOp
 
-/** A gated action. */
-export interface GatedAction<I, B, P, W, O> {
+/** A gated action; `E` is the Plan's encoded form (its Schema's `Encoded`). */
+export interface GatedAction<I, B, P, W, O, E = unknown> {
   readonly gate: GateKind
   /**
    * Only for a test tool that exercises every kind through one action: the kind of this call. Shipped
@@ -169,9 +180,9 @@ export interface GatedAction<I, B, P, W, O> {
    */
   readonly confirm?: "always" | ((input: I, before: B) => boolean)
   /** The Plan's Schema: a tagged struct (or union of them) whose encoding is stable JSON. */
-  readonly planSchema: Schema.Schema<P, any, never>
-  /** Reads the before-state through services. Writes nothing. */
-  readonly load: (input: I) => Effect.Effect<B, ToolError, ToolContext>
+  readonly planSchema: Schema.Schema<P, E, never>
+  /** Reads the before-state through services. Writes nothing (its context has no writing service). */
+  readonly load: (input: I) => Effect.Effect<B, ToolError, ReadContext>
   /** Pure: input + before-state -> the planned call, a no-op, or the refusal. */
   readonly plan: (input: I, before: B) => Either.Either<PlanStep<P, W>, ToolError>
   /**
@@ -187,10 +198,29 @@ export interface GatedAction<I, B, P, W, O> {
 }
 
 /** Declares a gated action; the generics are inferred from `load`, `planSchema` and `interpret`. */
-export const gatedAction = <I, B, P, W, O>(action: GatedAction<I, B, P, W, O>): GatedAction<I, B, P, W, O> => action
+export const gatedAction = <I, B, P, W, O, E>(action: GatedAction<I, B, P, W, O, E>): GatedAction<I, B, P, W, O, E> =>
+  action
+
+/**
+ * A gated action as the registry runs it: its before-state, Plan, working data and outcome opaque, its Plan
+ * Schema any Schema (Effect's own `AnyNoContext`): the registry only passes each value on to the next step.
+ * Its steps are declared as methods, whose parameters TypeScript compares both ways: that is what lets every
+ * `GatedAction<I, B, P, W, O, E>` stand here (and every tool in one `ToolDefinition` list) with no cast.
+ */
+export interface AnyGatedAction<I = unknown> {
+  readonly gate: GateKind
+  kindOf?(input: I): GateKind
+  readonly confirm?: "always" | { confirm(input: I, before: unknown): boolean }["confirm"]
+  readonly planSchema: Schema.Schema.AnyNoContext
+  load(input: I): Effect.Effect<unknown, ToolError, ReadContext>
+  plan(input: I, before: unknown): Either.Either<PlanStep<unknown, unknown>, ToolError>
+  record?(planned: Planned<unknown, unknown>): Effect.Effect<Planned<unknown, unknown>, ToolError, ToolContext>
+  interpret(plan: unknown, work: unknown): Effect.Effect<unknown, ToolError, ToolContext>
+  view(outcome: unknown, planned: Planned<unknown, unknown>): Effect.Effect<ToolResult, ToolError, ToolContext>
+}
 
 /** One action's declaration. */
-export type ActionDef<I> = UngatedAction<I> | GatedAction<I, any, any, any, any>
+export type ActionDef<I> = UngatedAction<I> | AnyGatedAction<I>
 
 /** One start-up step: a name for logs and the effect that runs it. */
 export interface StartupStep {
@@ -204,7 +234,8 @@ export type ChangeKey = "transactions" | "runs" | "jobs" | "taskBoards" | "resea
 /** One contributor to the changes listing: its entries, newest first, in the reference's shape. */
 export interface ChangeSource {
   readonly key: ChangeKey
-  readonly list: Effect.Effect<ReadonlyArray<unknown>, ToolError, ToolContext>
+  /** Read by `workspace_inspect changes`, an ungated action: it reads only. */
+  readonly list: Effect.Effect<ReadonlyArray<unknown>, ToolError, ReadContext>
 }
 
 /** One entry of the `.agentic/` storage map that capabilities reports. */
@@ -303,28 +334,45 @@ const inputSchemas = new WeakMap<ToolDefinition, JsonSchemaObject>()
  */
 export const grouped = (n: number): string => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",")
 
+/** A JSON Schema node as the listing rewrites it. */
+type JsonNode = Record<string, unknown>
+
+/** `value` as a JSON object node, or an empty one when it is not an object. */
+const nodeOf = (value: unknown): JsonNode =>
+  value !== null && typeof value === "object" && !Array.isArray(value) ? (value as JsonNode) : {}
+
+/** The named child nodes of `value` (a JSON Schema `properties`). */
+const childrenOf = (value: unknown): Record<string, JsonNode> =>
+  Object.fromEntries(Object.entries(nodeOf(value)).map(([name, child]) => [name, nodeOf(child)]))
+
+/** The strings of `value` (a JSON Schema `required`). */
+const stringsOf = (value: unknown): Array<string> =>
+  Array.isArray(value) ? value.filter((item): item is string => typeof item === "string") : []
+
 const makeInputSchema = (tool: ToolDefinition): JsonSchemaObject => {
-  const properties: Record<string, any> = {}
+  const properties: Record<string, JsonNode> = {}
   const requiredBy: Record<string, Array<string>> = {}
   const meanings: Record<string, Map<string, Array<string>>> = {}
   for (const [action, struct] of Object.entries(tool.actions)) {
-    const json = JSONSchema.make(struct, { target: "jsonSchema7" }) as any
-    const resolved = forModel(json.$defs === undefined ? json : inlineRefs(json, json.$defs))
-    for (const [field, schema] of Object.entries<any>(resolved.properties ?? {})) {
-      if (properties[field] === undefined) properties[field] = schema
+    const json = nodeOf(JSONSchema.make(struct, { target: "jsonSchema7" }))
+    const resolved = nodeOf(forModel(json["$defs"] === undefined ? json : inlineRefs(json, nodeOf(json["$defs"]))))
+    for (const [field, schema] of Object.entries(childrenOf(resolved["properties"]))) {
+      const known = properties[field]
+      if (known === undefined) properties[field] = schema
       else {
         // Bounds that differ between actions (inspect's limit) are left to the description, which states each.
+        let kept = known
         for (const bound of ["minimum", "maximum", "minLength", "maxLength", "minItems", "maxItems"]) {
-          if (properties[field][bound] !== schema[bound]) properties[field] = omitKey(properties[field], bound)
+          if (kept[bound] !== schema[bound]) kept = omitKey(kept, bound)
         }
+        properties[field] = kept
       }
-      const meaning = typeof schema.description === "string" ? schema.description : ""
+      const meaning = typeof schema["description"] === "string" ? schema["description"] : ""
       meanings[field] ??= new Map()
       const byMeaning = meanings[field]
       byMeaning.set(meaning, [...(byMeaning.get(meaning) ?? []), action])
     }
-    for (const field of (resolved.required ?? []) as Array<string>)
-      requiredBy[field] = [...(requiredBy[field] ?? []), action]
+    for (const field of stringsOf(resolved["required"])) requiredBy[field] = [...(requiredBy[field] ?? []), action]
   }
   const all = Object.keys(tool.actions).length
   for (const field of Object.keys(properties)) {
@@ -347,31 +395,29 @@ const makeInputSchema = (tool: ToolDefinition): JsonSchemaObject => {
             : `required for ${required.join(", ")}`
       )
     }
-    const { description: _description, ...base } = properties[field] as { description?: string }
+    const { description: _description, ...base } = properties[field]!
     const described = [text, notes.length === 0 ? "" : `(${notes.join("; ")})`].filter((part) => part !== "").join(" ")
     properties[field] = described === "" ? base : { ...base, description: described }
   }
   // An item schema nested in a field (tasks' items) that repeats top-level fields exactly names them in
   // its description only (said once); a nested field that differs keeps its own schema.
-  for (const schema of Object.values<any>(properties)) {
-    const nested = schema?.items?.properties as Record<string, any> | undefined
-    if (nested === undefined) continue
+  for (const schema of Object.values(properties)) {
+    const items = nodeOf(schema["items"])
+    if (items["properties"] === undefined) continue
     const kept: Record<string, unknown> = {}
-    for (const [name, child] of Object.entries<any>(nested)) {
-      const top = properties[name] as Record<string, unknown> | undefined
+    for (const [name, child] of Object.entries(childrenOf(items["properties"]))) {
+      const top = properties[name]
       const same =
         top !== undefined &&
         JSON.stringify(omitKey(child, "description")) === JSON.stringify(omitKey(top, "description"))
       if (!same) kept[name] = child
     }
-    schema.items = { ...schema.items, properties: kept }
-    if (Object.keys(kept).length === 0) delete schema.items.properties
+    schema["items"] = Object.keys(kept).length === 0 ? omitKey(items, "properties") : { ...items, properties: kept }
   }
   if (tool.bare !== undefined) {
-    const own = ((JSONSchema.make(tool.actions[tool.bare]!, { target: "jsonSchema7" }) as any).required ??
-      []) as ReadonlyArray<string>
+    const own = stringsOf(nodeOf(JSONSchema.make(tool.actions[tool.bare]!, { target: "jsonSchema7" }))["required"])
     for (const field of Object.keys(properties)) {
-      const { description, ...rest } = properties[field] as { description?: string }
+      const { description, ...rest } = properties[field]!
       const plain = typeof description === "string" ? description.replace(/ ?\(required\)$/, "") : undefined
       properties[field] = plain === undefined || plain === "" ? rest : { ...rest, description: plain }
     }
@@ -397,7 +443,7 @@ const GENERATED_DESCRIPTION =
  * Rewrites a JSON Schema node for a model: no `title` (Effect puts its refinement names there), no
  * generated description, and an integer whose description does not state its bounds gets them.
  */
-const forModel = (node: any): any => {
+const forModel = (node: unknown): unknown => {
   if (Array.isArray(node)) return node.map(forModel)
   if (node === null || typeof node !== "object") return node
   const out: Record<string, unknown> = {}
@@ -410,7 +456,7 @@ const forModel = (node: any): any => {
         : forModel(value)
   }
   if (Array.isArray(out["anyOf"])) {
-    const flat = flattenTagged(out["anyOf"] as Array<any>)
+    const flat = flattenTagged(out["anyOf"])
     if (flat !== undefined) {
       const { anyOf: _anyOf, ...rest } = out
       return { ...flat, ...rest }
@@ -453,27 +499,29 @@ const forModel = (node: any): any => {
  * required at this level (each tag's own required fields are named). The decoder still checks each
  * member exactly; the listing is what a model reads, and a flat object reads in a fraction of the size.
  */
-const flattenTagged = (members: ReadonlyArray<any>): Record<string, unknown> | undefined => {
-  const tagOf = (member: any): string | undefined => {
-    const tag = member?.properties?.type
-    return member?.type === "object" &&
-      Array.isArray(tag?.enum) &&
-      tag.enum.length === 1 &&
-      typeof tag.enum[0] === "string"
-      ? tag.enum[0]
+const flattenTagged = (members: ReadonlyArray<unknown>): Record<string, unknown> | undefined => {
+  const tagOf = (member: unknown): string | undefined => {
+    const values = nodeOf(childrenOf(nodeOf(member)["properties"])["type"])["enum"]
+    return nodeOf(member)["type"] === "object" &&
+      Array.isArray(values) &&
+      values.length === 1 &&
+      typeof values[0] === "string"
+      ? values[0]
       : undefined
   }
   const tags = members.map(tagOf)
   if (members.length < 2 || tags.some((tag) => tag === undefined)) return undefined
-  const properties: Record<string, any> = {}
+  const properties: Record<string, JsonNode> = {}
   const meanings: Record<string, Map<string, Array<string>>> = {}
   const usedBy: Record<string, Array<string>> = {}
   const required = new Map<string, Array<string>>()
   members.forEach((member, index) => {
     const tag = tags[index]!
-    const own = ((member.required ?? []) as Array<string>).filter((field) => field !== "type").join(", ")
+    const own = stringsOf(nodeOf(member)["required"])
+      .filter((field) => field !== "type")
+      .join(", ")
     if (own !== "") required.set(own, [...(required.get(own) ?? []), tag])
-    for (const [field, schema] of Object.entries<any>(member.properties ?? {})) {
+    for (const [field, schema] of Object.entries(childrenOf(nodeOf(member)["properties"]))) {
       if (field === "type") continue
       const { description, ...shape } = schema
       properties[field] ??= shape
@@ -491,7 +539,7 @@ const flattenTagged = (members: ReadonlyArray<any>): Record<string, unknown> | u
       distinct.length === 1
         ? distinct[0]![0]
         : distinct.map(([meaning, users]) => `${users.join(", ")}: ${meaning}`).join(" ")
-    properties[field] = text === "" ? properties[field] : { ...properties[field], description: text }
+    properties[field] = text === "" ? properties[field]! : { ...properties[field], description: text }
   }
   return {
     type: "object",
@@ -506,14 +554,14 @@ const omitKey = (node: Record<string, unknown>, key: string): Record<string, unk
   return rest
 }
 
-const inlineRefs = (node: any, defs: Record<string, unknown>): any => {
+const inlineRefs = (node: unknown, defs: Record<string, unknown>): unknown => {
   if (Array.isArray(node)) return node.map((item) => inlineRefs(item, defs))
   if (node === null || typeof node !== "object") return node
-  if (typeof node.$ref === "string" && node.$ref.startsWith("#/$defs/")) {
+  const { $ref, ...siblings } = nodeOf(node)
+  if (typeof $ref === "string" && $ref.startsWith("#/$defs/")) {
     // The siblings of a $ref (description, minimum, maximum of a refinement) refine the definition.
-    const { $ref, ...siblings } = node
-    const target = inlineRefs(defs[($ref as string).slice("#/$defs/".length)], defs) as Record<string, unknown>
-    return { ...target, ...inlineRefs(siblings, defs) }
+    const target = nodeOf(inlineRefs(defs[$ref.slice("#/$defs/".length)], defs))
+    return { ...target, ...nodeOf(inlineRefs(siblings, defs)) }
   }
   const out: Record<string, unknown> = {}
   for (const [key, value] of Object.entries(node))

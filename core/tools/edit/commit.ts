@@ -12,7 +12,7 @@ import { toolError, type ToolError } from "../../protocol/errors.ts"
 import { newId, sha256Bytes, stableStringify } from "../../gate/hash.ts"
 import { WorkspaceKey } from "../../gate/key.ts"
 import { HostFs } from "../../services/HostFs.ts"
-import { stageName, Workspace } from "../../services/Workspace.ts"
+import { stageName, Workspace, WorkspaceWrites } from "../../services/Workspace.ts"
 import { StateStore } from "../../store/StateStore.ts"
 import type { PlannedFile, PlannedTransaction } from "./planner.ts"
 import { type Kept, restoreJournal } from "./restore.ts"
@@ -273,7 +273,7 @@ export const keptSummary = (kept: ReadonlyArray<Kept>): string => {
  */
 export const applyCommit = (record: TransactionRecord, planned: PlannedTransaction) =>
   Effect.gen(function* () {
-    const ws = yield* Workspace
+    const ws = yield* WorkspaceWrites
     const store = yield* StateStore
     const paths = txPaths(record.id)
     const removes = planned.files.filter((file) => file.after.type === "none")

@@ -140,7 +140,7 @@ export const statusTool: ToolDefinition = defineTool({
   precheck: () => requireCapabilities([COMMANDS_CAPABILITY], "get_workspace_status"),
   advertise: advertiseWith((): ToolDefinition => statusTool),
   handlers: { status: { gate: "none", run: () => statusOf } }
-}) as unknown as ToolDefinition
+})
 
 // read_workspace ------------------------------------------------------------------------------------
 
@@ -305,7 +305,7 @@ const makeReadTool = (views: ReadonlyArray<(typeof VIEWS)[number]>): ToolDefinit
         usable.includes(COMMANDS_CAPABILITY) ? makeReadTool(usableViews(usable, support.gh)) : undefined
     ),
     handlers: { read: { gate: "none", run: (input) => readRun(input as never) } }
-  }) as unknown as ToolDefinition
+  })
   return tool
 }
 
@@ -389,7 +389,7 @@ export const operationTool: ToolDefinition = defineTool({
         )
     }
   }
-}) as unknown as ToolDefinition
+})
 
 // workspace_action ----------------------------------------------------------------------------------
 
@@ -576,7 +576,7 @@ export const makeActionTool = (actions: ReadonlyArray<BuiltAction>): ToolDefinit
     string,
     Schema.Schema.AnyNoContext
   >
-  const handlers = Object.fromEntries(actions.map((action) => [action, actionDef as unknown as ActionDef<unknown>]))
+  const handlers = Object.fromEntries(actions.map((action) => [action, actionDef]))
   const tool: ToolDefinition = defineTool({
     name: "workspace_action",
     short: "workspaces",
