@@ -12,14 +12,7 @@ import { hashOperation } from "../../gate/hash.ts"
 import type { ToolResult } from "../../protocol/envelope.ts"
 import { toolError } from "../../protocol/errors.ts"
 import { HostInfo } from "../../services/HostFs.ts"
-import {
-  type ActionDef,
-  defineTool,
-  gatedAction,
-  type Planned,
-  type ToolContext,
-  type ToolDefinition
-} from "../Tool.ts"
+import { defineTool, gatedAction, type Planned, type ToolContext, type ToolDefinition } from "../Tool.ts"
 import type { Git } from "../../exec/git.ts"
 import {
   type ActionInput,
