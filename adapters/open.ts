@@ -76,7 +76,7 @@ export const sessionOf = (opened: WorkspaceRuntime | OpenFailure): Session => {
     failure: opened,
     settings: undefined,
     tools: () => registry.list(),
-    call: (tool, args) => Effect.runPromise(registry.call(tool, args) as Effect.Effect<Envelope>),
+    call: (tool, args) => Effect.runPromise(registry.call(tool, args)),
     preprocess: async (message) => ({ text: message }),
     approvals: async () => [],
     decide: async () =>

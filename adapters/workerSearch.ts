@@ -23,7 +23,7 @@ import {
   type WalkOptions
 } from "../core/services/Search.ts"
 import { byPath, GlobSet } from "../core/services/searchCore.ts"
-import { baseOptions, gitEnv, parentOf, parseConfigList, repositoryOverrides } from "../core/tools/vcs/harden.ts"
+import { baseOptions, gitEnv, parentOf, parseConfigList, repositoryOverrides } from "../core/exec/gitConfig.ts"
 import {
   driveSync,
   expandCandidates,

@@ -15,11 +15,7 @@ export const CHANGE_KEYS: ReadonlyArray<ChangeKey> = [
   "vcs"
 ]
 
-/**
- * Storage the kernel owns: the approvals store (the gate), artifacts (the shared result budget), and the
- * folders the reference reserves for tools still to land here (workspace_research, workspace_agent),
- * which move onto those tools' definitions when they do.
- */
+/** Storage the kernel owns: the approvals store (the gate) and artifacts (the shared result budget). */
 export const KERNEL_STORAGE: ReadonlyArray<StorageEntry> = [
   {
     name: "approvals",
@@ -27,20 +23,6 @@ export const KERNEL_STORAGE: ReadonlyArray<StorageEntry> = [
     probe: "approvals/state.json",
     description: "approval and plan records",
     rank: 30
-  },
-  {
-    name: "research",
-    path: ".agentic/research/<research_id>/",
-    probe: "research",
-    description: "research projects and stored sources (workspace_research)",
-    rank: 80
-  },
-  {
-    name: "runs",
-    path: ".agentic/runs/<run_id>/",
-    probe: "runs",
-    description: "sub-agent runs (workspace_agent)",
-    rank: 90
   },
   {
     name: "artifacts",

@@ -18,10 +18,9 @@ import { isRegistered, missingService } from "./services/RegisteredTools.ts"
 import type { Settings } from "./settings/settings.ts"
 import { ALL_TOOLS } from "./tools/index.ts"
 import {
-  type GatedAction,
+  type AnyGatedAction,
   type JsonSchemaObject,
   type Planned,
-  type PlanStep,
   type ToolAnnotations,
   type ToolContext,
   type ToolDefinition,
@@ -38,11 +37,14 @@ export interface ToolListing {
   readonly annotations: ToolAnnotations
 }
 
-/** The registered tools and the one entry point for calling them. */
-export interface Registry {
+/**
+ * The registered tools and the one entry point for calling them; `R` is what a call needs (the tools'
+ * services, or nothing for the diagnostic registry of a runtime that did not start).
+ */
+export interface Registry<R = ToolContext> {
   readonly tools: ReadonlyArray<ToolDefinition>
   readonly list: () => ReadonlyArray<ToolListing>
-  readonly call: (name: string, args: unknown) => Effect.Effect<Envelope, never, ToolContext>
+  readonly call: (name: string, args: unknown) => Effect.Effect<Envelope, never, R>
 }
 
 /** The name of the diagnostic tool registered when the runtime cannot initialise. */
@@ -271,18 +273,12 @@ const settle = (
 export const runGated = (
   tool: ToolDefinition,
   operation: string,
-  action: GatedAction<any, any, any, any, any>,
+  action: AnyGatedAction,
   input: unknown
 ): Effect.Effect<ToolResult, ToolError, ToolContext> =>
   Effect.gen(function* () {
     const before = yield* action.load(input)
-    const step = yield* Either.match(
-      action.plan(input, before) as Either.Either<PlanStep<unknown, unknown>, ToolError>,
-      {
-        onLeft: Effect.fail,
-        onRight: Effect.succeed
-      }
-    )
+    const step = yield* action.plan(input, before)
     if (step._tag === "NoOp") return step.result
     const confirm =
       typeof action.confirm === "function"
@@ -419,7 +415,7 @@ export const makeRegistry = (
 }
 
 /** The registry offered when the runtime cannot initialise: one diagnostic tool that says why. */
-export const statusRegistry = (reason: string, repair: string): Registry => {
+export const statusRegistry = (reason: string, repair: string): Registry<never> => {
   const listing: ToolListing = {
     name: STATUS_TOOL,
     description:

@@ -113,48 +113,22 @@ export const hostLayer = (parts: HostParts): Layer.Layer<HostServices, unknown> 
   )
 }
 
+/** The services the core builds over a host: every service a tool may use but RegisteredTools, which the start adds. */
+export type CoreServices = Exclude<ToolContext, RegisteredTools>
+
 /**
- * The layer of every service a tool may use, over a host's filesystem and facts (tests and the memory
- * host): Processes refuses unless `extra` provides it; Search is the host-free one unless `extra` does.
+ * The core's services over a host layer (`hostLayer(parts)`, or a host's own `layer(root)`): the one way
+ * every host, the memory host and the tests get them. A host layer may carry more than HostServices (a
+ * test's CommitHooks, which the commit reads with `Effect.serviceOption`); nothing else is ever added.
  */
 export const coreLayer = (
-  host: HostFsShape,
-  info: HostInfoShape,
-  settings: Settings,
-  extra?: Layer.Layer<never, unknown>
-) => {
-  const base = Layer.mergeAll(
-    Layer.succeed(HostFs, host),
-    Layer.succeed(HostInfo, info),
-    CurrentSettings.layer(settings)
-  )
-  // The key is held in memory and noNetworkLayer refuses every request unless `extra` provides the host's.
-  const services = Layer.mergeAll(
-    Workspace.layer,
-    StateStore.layer,
-    Search.layerHostFs,
-    Processes.layerUnavailable(info.runtime),
-    WorkspaceKey.layerMemory(),
-    noNetworkLayer,
-    NetState.layer,
-    Browser.layerUnavailable(info.runtime),
-    RunWorkers.layerUnavailable(info.runtime),
-    LanguageServers.layerUnavailable(info.runtime)
-  ).pipe(Layer.provideMerge(base))
-  return extra === undefined ? services : Layer.merge(services, extra)
-}
-
-/** The core's services over a host layer. */
-const servicesOver = (
   host: Layer.Layer<HostServices, unknown>,
-  settings: Settings,
-  extra?: Layer.Layer<never, unknown>
-) => {
+  settings: Settings
+): Layer.Layer<CoreServices, unknown> => {
   const base = Layer.merge(host, CurrentSettings.layer(settings))
-  const services = Layer.mergeAll(Workspace.layer, StateStore.layer, NetState.layer, languageServersFromHost).pipe(
+  return Layer.mergeAll(Workspace.layer, StateStore.layer, NetState.layer, languageServersFromHost).pipe(
     Layer.provideMerge(base)
   )
-  return extra === undefined ? services : Layer.merge(services, extra)
 }
 
 /** A running workspace: the registry and a way to run core effects against the host. */
@@ -173,37 +147,18 @@ export interface WorkspaceRuntime {
 }
 
 /**
- * Starts the runtime on a host layer: builds the services, runs every tool's start-up steps, and
- * registers the enabled tools. `tools` replaces the candidate set (default ALL_TOOLS); tests add one.
+ * Starts the runtime on a host layer, the one start path of every host: builds the services, runs every
+ * tool's start-up steps, and registers the enabled tools. `tools` replaces the candidate set (default
+ * ALL_TOOLS); tests add one.
  */
 export const startHost = async (
   host: Layer.Layer<HostServices, unknown>,
   settings: Settings,
-  tools: ReadonlyArray<ToolDefinition> = ALL_TOOLS,
-  extra?: Layer.Layer<never, unknown>
-): Promise<WorkspaceRuntime> => launch(servicesOver(host, settings, extra) as Layer.Layer<ToolContext>, settings, tools)
-
-/**
- * Starts the runtime over a filesystem and stated facts (tests that inject layers, such as commit fault
- * hooks): the same as `startHost`, with Processes refusing unless `extra` provides it.
- */
-export const startRuntime = async (
-  host: HostFsShape,
-  info: HostInfoShape,
-  settings: Settings,
-  extra?: Layer.Layer<never, unknown>,
   tools: ReadonlyArray<ToolDefinition> = ALL_TOOLS
-): Promise<WorkspaceRuntime> =>
-  launch(coreLayer(host, info, settings, extra) as Layer.Layer<ToolContext>, settings, tools)
-
-const launch = async (
-  layer: Layer.Layer<ToolContext>,
-  settings: Settings,
-  tools: ReadonlyArray<ToolDefinition>
 ): Promise<WorkspaceRuntime> => {
   const advertisedTools: { current?: ReadonlyArray<ToolDefinition> } = {}
   const runtime = ManagedRuntime.make(
-    Layer.provideMerge(RegisteredTools.layer(tools, advertisedTools), layer) as Layer.Layer<ToolContext>
+    Layer.provideMerge(RegisteredTools.layer(tools, advertisedTools), coreLayer(host, settings))
   )
   const run = <A, E>(effect: Effect.Effect<A, E, ToolContext>) => runtime.runPromise(effect)
   try {

@@ -3,8 +3,9 @@
  * directory fsync); the inter-process lock is a `<file>.lock` directory created exclusively, refreshed
  * while held and taken over when stale: the same protocol as proper-lockfile on the Node host, so a
  * Node process and a Deno process on one workspace exclude each other. Huge files are streamed as on
- * Node: `scanFile` (one reused 1 MiB buffer), `readRange` (a seek and the page's reads) and a streamed
- * SHA-256 (node:crypto, which Deno provides), so read and stat above 16 MiB never hold the file.
+ * Node: `scanFile` (one reused 1 MiB buffer), `readRange` (a seek and the page's reads) and an incremental
+ * SHA-256 (node:crypto, which Deno provides) core hashes the scan with, so read and stat above 16 MiB never
+ * hold the file.
  * `readSmall` (the read hot path) opens through node:fs with O_NONBLOCK, as the Node host does: `Deno.open`
  * has no flag for it, and a blocking open of a FIFO waits for a writer (see `readSmall` below).
  */
@@ -19,8 +20,16 @@ import {
   type HostErrorReason,
   type HostFsShape
 } from "../../core/services/HostFs.ts"
+import { installSha256Stream } from "../../core/gate/hash.ts"
 import { randomHex } from "../../core/text/hex.ts"
 import { makeReadSmall } from "../readSmall.ts"
+
+// Files are hashed as core streams them (core/services/hostReads.ts): node:crypto's incremental SHA-256, as
+// Deno's Node layer gives it (Web Crypto has no streaming digest).
+installSha256Stream(() => {
+  const hash = createHash("sha256")
+  return { update: (chunk) => hash.update(chunk), digest: () => hash.digest("hex") }
+})
 
 /** Maps a Deno error to a HostError (by error class, then by errno code). */
 export const toHostError =
@@ -153,32 +162,6 @@ const acquireLock = async (abs: string): Promise<() => Promise<void>> => {
   }
 }
 
-const notFoundIsUndefined = async <A>(run: () => Promise<A>): Promise<A | undefined> => {
-  try {
-    return await run()
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return undefined
-    throw error
-  }
-}
-
-/** The last `maxBytes` of a file, read from a seek to the end, never the whole file. */
-const tail = (abs: string, maxBytes: number) =>
-  notFoundIsUndefined(async () => {
-    using file = await Deno.open(abs, { read: true })
-    const { size } = await file.stat()
-    const length = Math.min(size, maxBytes)
-    await file.seek(size - length, Deno.SeekMode.Start)
-    const bytes = new Uint8Array(length)
-    let read = 0
-    while (read < length) {
-      const count = await file.read(bytes.subarray(read))
-      if (count === null) break
-      read += count
-    }
-    return { bytes: bytes.subarray(0, read), size }
-  })
-
 /**
  * Streams a file through `visit` in 1 MiB chunks read into one reused buffer (the chunk is valid only
  * during the call), as the Node host does: a huge file costs one buffer, never its size.
@@ -239,14 +222,6 @@ const readSmall = makeReadSmall(infoOfStats, (error) => {
   return code === "ENOENT" || code === "ENOTDIR" || error instanceof Deno.errors.NotFound
 })
 
-/** SHA-256 streamed through node:crypto (Deno's Node layer; WebCrypto has no streaming digest), one chunk at a time. */
-const sha256File = (abs: string) =>
-  notFoundIsUndefined(async () => {
-    const hash = createHash("sha256")
-    await scanFile(abs, (chunk) => hash.update(chunk))
-    return hash.digest("hex")
-  })
-
 const readText = (path: string): string | undefined => {
   try {
     return Deno.readTextFileSync(path)
@@ -274,8 +249,6 @@ export const denoHostFs: HostFsShape = {
   ownerAlive: (owner) =>
     // Off Linux, Deno cannot tell whether a pid runs: a lock it cannot judge is never broken.
     Effect.sync(() => (Deno.build.os === "linux" ? processIdentity(owner.pid) === owner.identity : true)),
-  tail: (abs, maxBytes) => attempt(abs, () => tail(abs, maxBytes)),
-  sha256File: (abs) => attempt(abs, () => sha256File(abs)),
   readFile: (abs) => attempt(abs, () => Deno.readFile(abs)),
   scanFile: (abs, visit) => attempt(abs, () => scanFile(abs, visit)),
   readRange: (abs, position, length) => attempt(abs, () => readRange(abs, position, length)),

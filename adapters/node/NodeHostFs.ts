@@ -14,13 +14,17 @@ import {
   type HostErrorReason,
   type HostFsShape
 } from "../../core/services/HostFs.ts"
-import { installSha256 } from "../../core/gate/hash.ts"
+import { installSha256, installSha256Stream } from "../../core/gate/hash.ts"
 import { makeReadSmall, SYNC_READ_BYTES } from "../readSmall.ts"
 import { nodeConfinedFs } from "./confinedFs.ts"
 import { processIdentity } from "./identity.ts"
 
 // Every hash of the core on this host is node:crypto's, synchronous (core/gate/hash.ts says why).
 installSha256((bytes) => createHash("sha256").update(bytes).digest("hex"))
+installSha256Stream(() => {
+  const hash = createHash("sha256")
+  return { update: (chunk) => hash.update(chunk), digest: () => hash.digest("hex") }
+})
 
 // proper-lockfile reports a held lock as ELOCKED.
 const REASONS: Record<string, HostErrorReason> = { ...ERRNO_REASONS, ELOCKED: "Busy" }
@@ -84,43 +88,6 @@ const syncDir = async (dir: string) => {
 
 /** How long a lock holder may be silent before its lock counts as stale (a crashed process). */
 const LOCK_STALE_MS = 10_000
-
-/** The Node filesystem. */
-const tail = async (abs: string, maxBytes: number) => {
-  let handle: fsp.FileHandle
-  try {
-    handle = await fsp.open(abs, "r")
-  } catch (error) {
-    if ((error as { code?: string }).code === "ENOENT") return undefined
-    throw error
-  }
-  try {
-    const { size } = await handle.stat()
-    const length = Math.min(size, maxBytes)
-    const bytes = new Uint8Array(length)
-    let read = 0
-    while (read < length) {
-      const { bytesRead } = await handle.read(bytes, read, length - read, size - length + read)
-      if (bytesRead === 0) break
-      read += bytesRead
-    }
-    return { bytes: bytes.subarray(0, read), size }
-  } finally {
-    await handle.close()
-  }
-}
-
-/** SHA-256 of a file, streamed through one reused buffer; undefined when it does not exist. */
-const sha256File = async (abs: string): Promise<string | undefined> => {
-  const hash = createHash("sha256")
-  try {
-    await scanFile(abs, (chunk) => hash.update(chunk))
-  } catch (error) {
-    if ((error as { code?: string }).code === "ENOENT") return undefined
-    throw error
-  }
-  return hash.digest("hex")
-}
 
 /**
  * Streams a file through `visit` in 1 MiB chunks read into one reused buffer (the chunk is valid only
@@ -201,8 +168,6 @@ const readRange = async (abs: string, position: number, length: number) => {
 export const nodeHostFs: HostFsShape = {
   owner: { pid: process.pid, identity: processIdentity(process.pid) ?? `pid:${process.pid}` },
   ownerAlive: (owner) => Effect.sync(() => processIdentity(owner.pid) === owner.identity),
-  tail: (abs, maxBytes) => Effect.tryPromise({ try: () => tail(abs, maxBytes), catch: toHostError(abs) }),
-  sha256File: (abs) => Effect.tryPromise({ try: () => sha256File(abs), catch: toHostError(abs) }),
   readFile: (abs) =>
     attempt(abs, async () => {
       const buffer = readSmallWhole(abs) ?? (await fsp.readFile(abs))

@@ -3,7 +3,6 @@ import * as fs from "node:fs"
 import * as fsp from "node:fs/promises"
 import type * as Layer from "effect/Layer"
 import type { AddressPolicy } from "../../core/net/address.ts"
-import { statusRegistry, type Registry } from "../../core/registry.ts"
 import { capabilitiesOf, type HostServices, hostLayer, startHost, type WorkspaceRuntime } from "../../core/runtime.ts"
 import type { ToolDefinition } from "../../core/tools/Tool.ts"
 import { type HostOpening, type OpenFailure, openRuntimeWith, openWith, type Session } from "../open.ts"
@@ -96,7 +95,3 @@ export const openNodeSession = (
   tools?: ReadonlyArray<ToolDefinition>,
   options: NodeHostOptions = {}
 ): Promise<Session> => openWith(root, settingsInput, opening(tools, options))
-
-/** The registry to serve: the runtime's, or the single diagnostic tool when opening failed. */
-export const registryOf = (opened: WorkspaceRuntime | OpenFailure): Registry =>
-  "_tag" in opened ? statusRegistry(opened.reason, opened.repair) : opened.registry

@@ -22,7 +22,7 @@ import { TransactionRecordSchema } from "../../core/tools/edit/record.ts"
 import { loadProject } from "../../core/tools/research/load.ts"
 import { BoardSchema } from "../../core/tools/tasks/board.ts"
 import { LOG_FORMAT, parseLog } from "../../core/tools/vcs/parse.ts"
-import { openGit } from "../../core/tools/vcs/run.ts"
+import { openGit } from "../../core/exec/git.ts"
 
 /** A full diff larger than this is cut (the page then says so and names the file that has all of it). */
 export const MAX_DIFF_CHARS = 4 * 1024 * 1024

@@ -342,6 +342,3 @@ const refusal = (decision: Extract<Decision, { _tag: "Refuse" }>, request: GateR
           )
   }
 }
-
-/** A stable rendering of a normalised operation, for titles and logs. */
-export const describeOperation = (normalized: unknown): string => stableStringify(normalized)

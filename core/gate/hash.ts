@@ -36,6 +36,27 @@ export const installSha256 = (digest: Sha256Sync): void => {
   installed = digest
 }
 
+/** An incremental SHA-256 a host may install (see `installSha256Stream`): fed chunk by chunk, then digested once. */
+export interface Sha256Stream {
+  readonly update: (chunk: Uint8Array) => void
+  /** Lowercase hex. */
+  readonly digest: () => string
+}
+
+let installedStream: (() => Sha256Stream) | undefined
+
+/**
+ * Installs the host's incremental SHA-256 (Node and Deno: node:crypto's createHash), with which a file is
+ * hashed as it is streamed (core/services/hostReads.ts), never held whole. Web Crypto has no incremental
+ * digest: without one, a file is read whole and hashed by `sha256Bytes`.
+ */
+export const installSha256Stream = (make: () => Sha256Stream): void => {
+  installedStream = make
+}
+
+/** The installed incremental SHA-256, if any. */
+export const sha256Stream = (): Sha256Stream | undefined => installedStream?.()
+
 /** SHA-256 of bytes as lowercase hex (the host's synchronous digest when installed, else Web Crypto). */
 export const sha256Bytes = (bytes: Uint8Array): Effect.Effect<string> => {
   const digest = installed

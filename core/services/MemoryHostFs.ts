@@ -11,7 +11,8 @@
  */
 import * as Effect from "effect/Effect"
 import { type DirEntry, type FileInfo, HostError, type HostErrorReason, type HostFsShape } from "./HostFs.ts"
-import { randomHex, toHex } from "../text/hex.ts"
+import { randomHex } from "../text/hex.ts"
+import { SCAN_CHUNK_BYTES } from "./hostReads.ts"
 import { normalizeAbsolute } from "./paths.ts"
 
 type Node =
@@ -29,9 +30,6 @@ export interface MemoryHostFs {
 const MAX_LINKS = 40
 
 /** A fresh memory filesystem with the given directories (and their parents) already present. */
-/** The chunk size of the memory host's streamed scan (the same as the Node and Deno hosts' buffer). */
-const SCAN_CHUNK = 1024 * 1024
-
 export const makeMemoryHostFs = (directories: ReadonlyArray<string> = []): MemoryHostFs => {
   const nodes = new Map<string, Node>([["/", { kind: "directory", mode: 0o755, mtimeMs: Date.now() }]])
   const locks = new Map<string, Effect.Semaphore>()
@@ -138,47 +136,19 @@ export const makeMemoryHostFs = (directories: ReadonlyArray<string> = []): Memor
   const host: HostFsShape = {
     owner,
     ownerAlive: (other) => Effect.succeed(other.identity === owner.identity),
-    tail: (abs, maxBytes) =>
-      Effect.flatMap(Effect.either(stored(abs)), (read) =>
-        read._tag === "Left"
-          ? read.left.reason === "NotFound"
-            ? Effect.succeed(undefined)
-            : Effect.fail(read.left)
-          : Effect.succeed({
-              bytes: read.right.slice(Math.max(0, read.right.length - maxBytes)),
-              size: read.right.length
-            })
-      ),
     // The memory host holds every file's bytes already; these look at them in place (no copy of the
     // file), so a huge file's read and stat cost the page, as on the Node and Deno hosts.
     scanFile: (abs, visit) =>
       Effect.map(stored(abs), (bytes) => {
-        for (let at = 0; at < bytes.length; at += SCAN_CHUNK)
-          visit(bytes.subarray(at, Math.min(bytes.length, at + SCAN_CHUNK)))
+        for (let at = 0; at < bytes.length; at += SCAN_CHUNK_BYTES)
+          visit(bytes.subarray(at, Math.min(bytes.length, at + SCAN_CHUNK_BYTES)))
         return bytes.length
       }),
     readRange: (abs, position, length) =>
       Effect.map(stored(abs), (bytes) =>
         bytes.slice(Math.min(position, bytes.length), Math.min(bytes.length, position + Math.max(0, length)))
       ),
-    sha256File: (abs) =>
-      Effect.flatMap(Effect.either(stored(abs)), (read) =>
-        read._tag === "Left"
-          ? read.left.reason === "NotFound"
-            ? Effect.succeed(undefined)
-            : Effect.fail(read.left)
-          : Effect.promise(() => crypto.subtle.digest("SHA-256", read.right as Uint8Array<ArrayBuffer>)).pipe(
-              Effect.map(toHex)
-            )
-      ),
-    readFile: (abs) =>
-      sync(() => {
-        const found = lookup(abs, true)
-        if (found instanceof HostError) return found
-        if (found.node === undefined) return fail("NotFound", abs, "no such file or directory")
-        if (found.node.kind === "directory") return fail("IsDirectory", abs, "is a directory")
-        return new Uint8Array((found.node as { bytes: Uint8Array }).bytes)
-      }),
+    readFile: (abs) => Effect.map(stored(abs), (bytes) => new Uint8Array(bytes)),
     // A memory write is one map update: no reader can see a torn file, which is what atomic means here.
     writeFileAtomic: (abs, bytes, options) => writeFile(abs, bytes, options?.mode, false),
     appendFile: (abs, bytes) => writeFile(abs, bytes, undefined, true),

@@ -150,19 +150,45 @@ export const isStageName = (temp: string): boolean => /^\.[^/]*\.aw-[0-9a-f]{8,}
 /** The staging name for a file `path` with a random `hex` suffix (the file's name clipped so it fits NAME_MAX). */
 export const stageName = (path: string, hex: string): string => `.${basename(path).slice(0, 200)}.aw-${hex}.tmp`
 
-/** The confined workspace service. */
-export class Workspace extends Context.Tag("agentic-workspace/Workspace")<Workspace, WorkspaceShape>() {
-  /** Builds the workspace from the host filesystem, the host's root and the protected globs in the settings. */
-  static readonly layer = Layer.effect(
-    Workspace,
-    Effect.gen(function* () {
-      const host = yield* HostFs
-      const info = yield* HostInfo
-      const settings = yield* CurrentSettings
-      return makeWorkspace(host, info.root, settings.protectedPatterns)
-    })
-  )
+/** The members of the workspace that change it: only a gated action's interpreter may use them. */
+export type WorkspaceWriteMember =
+  | "write"
+  | "mkdir"
+  | "remove"
+  | "rename"
+  | "chmod"
+  | "stage"
+  | "place"
+  | "syncDirectories"
+  | "discard"
+
+/** The reading half of the workspace: resolve, stat, read, list. */
+export type WorkspaceReadShape = Omit<WorkspaceShape, WorkspaceWriteMember>
+
+/**
+ * The confined workspace, read-only: what every handler may use (an ungated `run`, a gated `load`). The
+ * writing members are the `WorkspaceWrites` service's, which only an interpreter's context holds, so a
+ * handler that writes from `run` or `load` does not type-check (spec/kernel/read-only-context.test.ts).
+ */
+export class Workspace extends Context.Tag("agentic-workspace/Workspace")<Workspace, WorkspaceReadShape>() {
+  /** Builds the workspace (both services, one instance) from the host filesystem, root and protected globs. */
+  static readonly layer: Layer.Layer<Workspace | WorkspaceWrites, never, HostFs | HostInfo | CurrentSettings> =
+    Layer.effectContext(
+      Effect.gen(function* () {
+        const host = yield* HostFs
+        const info = yield* HostInfo
+        const settings = yield* CurrentSettings
+        const workspace = makeWorkspace(host, info.root, settings.protectedPatterns)
+        return Context.make(Workspace, workspace).pipe(Context.add(WorkspaceWrites, workspace))
+      })
+    )
 }
+
+/** The confined workspace with its writing members: in the context of a gated action's interpreter only. */
+export class WorkspaceWrites extends Context.Tag("agentic-workspace/WorkspaceWrites")<
+  WorkspaceWrites,
+  WorkspaceShape
+>() {}
 
 /** The workspace over a host filesystem; exported for adapters that build it by hand. */
 export const makeWorkspace = (
@@ -212,7 +238,7 @@ export const makeWorkspace = (
 
   const resolveBoth = (path: string, field: string) =>
     Effect.gen(function* () {
-      const rel = yield* Either.match(confine(root, path, field), { onLeft: Effect.fail, onRight: Effect.succeed })
+      const rel = yield* confine(root, path, field)
       const real = yield* checkReal(rel, path, field)
       return { rel, real }
     })

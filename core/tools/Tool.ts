@@ -26,13 +26,17 @@ import type { Processes } from "../services/Processes.ts"
 import type { RegisteredTools } from "../services/RegisteredTools.ts"
 import type { RunWorkers } from "../services/RunWorkers.ts"
 import type { Search } from "../services/Search.ts"
-import type { Workspace } from "../services/Workspace.ts"
+import type { Workspace, WorkspaceWrites } from "../services/Workspace.ts"
 import type { Settings } from "../settings/settings.ts"
 import type { StateStore } from "../store/StateStore.ts"
 
-/** The services every tool handler may use; adapters provide all of them (a missing one as a layer that refuses). */
+/**
+ * The services of a gated action's interpreter (and of the kernel's own steps: start-up, `record`, `view`,
+ * the changes sources); adapters provide all of them (a missing one as a layer that refuses).
+ */
 export type ToolContext =
   | Workspace
+  | WorkspaceWrites
   | StateStore
   | CurrentSettings
   | HostInfo
@@ -47,8 +51,15 @@ export type ToolContext =
   | RunWorkers
   | LanguageServers
 
+/**
+ * The context of a handler that must not change anything: an ungated action's `run` and a gated action's
+ * `load` (its `plan` is pure). It lacks the writing services (`WorkspaceWrites`), so a handler that writes
+ * from `run` or `load` does not type-check (spec/kernel/read-only-context.test.ts).
+ */
+export type ReadContext = Exclude<ToolContext, WorkspaceWrites>
+
 /** The action schemas of a tool: action name -> the Struct of its fields (without `action`). */
-export type ActionSchemas = Record<string, Schema.Schema<any, any, never>>
+export type ActionSchemas = Record<string, Schema.Schema.AnyNoContext>
 
 /** The decoded input of one action, with its `action` tag. */
 export type ActionInput<S extends ActionSchemas, K extends keyof S> = { readonly action: K } & Schema.Schema.Type<S[K]>
@@ -108,11 +119,11 @@ export type GateKind = Exclude<RecordKind, "plan">
 /** An action that never asks the user: it runs as soon as its input decodes. */
 export interface UngatedAction<I> {
   readonly gate: "none"
-  readonly run: (input: I) => Effect.Effect<ToolResult, ToolError, ToolContext>
+  readonly run: (input: I) => Effect.Effect<ToolResult, ToolError, ReadContext>
 }
 
 /** Declares an action ungated. */
-export const ungated = <I>(run: (input: I) => Effect.Effect<ToolResult, ToolError, ToolContext>): UngatedAction<I> => ({
+export const ungated = <I>(run: (input: I) => Effect.Effect<ToolResult, ToolError, ReadContext>): UngatedAction<I> => ({
   gate: "none",
   run
 })
@@ -156,8 +167,8 @@ export interface NoOp {
 /** A planned call, or a no-op. */
 export type PlanStep<P, W> = Planned<P, W> | NoOp
 
-/** A gated action. */
-export interface GatedAction<I, B, P, W, O> {
+/** A gated action; `E` is the Plan's encoded form (its Schema's `Encoded`). */
+export interface GatedAction<I, B, P, W, O, E = unknown> {
   readonly gate: GateKind
   /**
    * Only for a test tool that exercises every kind through one action: the kind of this call. Shipped
@@ -170,9 +181,9 @@ export interface GatedAction<I, B, P, W, O> {
    */
   readonly confirm?: "always" | ((input: I, before: B) => boolean)
   /** The Plan's Schema: a tagged struct (or union of them) whose encoding is stable JSON. */
-  readonly planSchema: Schema.Schema<P, any, never>
-  /** Reads the before-state through services. Writes nothing. */
-  readonly load: (input: I) => Effect.Effect<B, ToolError, ToolContext>
+  readonly planSchema: Schema.Schema<P, E, never>
+  /** Reads the before-state through services. Writes nothing (its context has no writing service). */
+  readonly load: (input: I) => Effect.Effect<B, ToolError, ReadContext>
   /** Pure: input + before-state -> the planned call, a no-op, or the refusal. */
   readonly plan: (input: I, before: B) => Either.Either<PlanStep<P, W>, ToolError>
   /**
@@ -188,10 +199,29 @@ export interface GatedAction<I, B, P, W, O> {
 }
 
 /** Declares a gated action; the generics are inferred from `load`, `planSchema` and `interpret`. */
-export const gatedAction = <I, B, P, W, O>(action: GatedAction<I, B, P, W, O>): GatedAction<I, B, P, W, O> => action
+export const gatedAction = <I, B, P, W, O, E>(action: GatedAction<I, B, P, W, O, E>): GatedAction<I, B, P, W, O, E> =>
+  action
+
+/**
+ * A gated action as the registry runs it: its before-state, Plan, working data and outcome opaque, its Plan
+ * Schema any Schema (Effect's own `AnyNoContext`): the registry only passes each value on to the next step.
+ * Its steps are declared as methods, whose parameters TypeScript compares both ways: that is what lets every
+ * `GatedAction<I, B, P, W, O, E>` stand here (and every tool in one `ToolDefinition` list) with no cast.
+ */
+export interface AnyGatedAction<I = unknown> {
+  readonly gate: GateKind
+  kindOf?(input: I): GateKind
+  readonly confirm?: "always" | { confirm(input: I, before: unknown): boolean }["confirm"]
+  readonly planSchema: Schema.Schema.AnyNoContext
+  load(input: I): Effect.Effect<unknown, ToolError, ReadContext>
+  plan(input: I, before: unknown): Either.Either<PlanStep<unknown, unknown>, ToolError>
+  record?(planned: Planned<unknown, unknown>): Effect.Effect<Planned<unknown, unknown>, ToolError, ToolContext>
+  interpret(plan: unknown, work: unknown): Effect.Effect<unknown, ToolError, ToolContext>
+  view(outcome: unknown, planned: Planned<unknown, unknown>): Effect.Effect<ToolResult, ToolError, ToolContext>
+}
 
 /** One action's declaration. */
-export type ActionDef<I> = UngatedAction<I> | GatedAction<I, any, any, any, any>
+export type ActionDef<I> = UngatedAction<I> | AnyGatedAction<I>
 
 /** One start-up step: a name for logs and the effect that runs it. */
 export interface StartupStep {
@@ -205,7 +235,8 @@ export type ChangeKey = "transactions" | "runs" | "jobs" | "taskBoards" | "resea
 /** One contributor to the changes listing: its entries, newest first, in the reference's shape. */
 export interface ChangeSource {
   readonly key: ChangeKey
-  readonly list: Effect.Effect<ReadonlyArray<unknown>, ToolError, ToolContext>
+  /** Read by `workspace_inspect changes`, an ungated action: it reads only. */
+  readonly list: Effect.Effect<ReadonlyArray<unknown>, ToolError, ReadContext>
 }
 
 /** One entry of the `.agentic/` storage map that capabilities reports. */

@@ -24,4 +24,4 @@ export const ALL_TOOLS: ReadonlyArray<ToolDefinition> = [
   ...BROWSER_TOOLS,
   agentTool,
   ...WORKSPACES_TOOLS
-] as unknown as ReadonlyArray<ToolDefinition>
+]

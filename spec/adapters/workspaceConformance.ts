@@ -18,7 +18,7 @@ import { Processes, type ProcessesShape } from "../../core/services/Processes.ts
 import { Search } from "../../core/services/Search.ts"
 import { makeMemoryHostFs } from "../../core/services/MemoryHostFs.ts"
 import type { HostFsShape } from "../../core/services/HostFs.ts"
-import { Workspace } from "../../core/services/Workspace.ts"
+import { Workspace, WorkspaceWrites } from "../../core/services/Workspace.ts"
 import { CurrentSettings as CurrentSettingsTag } from "../../core/services/CurrentSettings.ts"
 import { decodeSettings, type Settings } from "../../core/settings/settings.ts"
 import { StateStore } from "../../core/store/StateStore.ts"
@@ -63,7 +63,7 @@ const settingsOf = (input: Record<string, unknown>): Settings => {
   return decoded.right
 }
 
-type Services = Workspace | StateStore
+type Services = Workspace | WorkspaceWrites | StateStore
 
 /** Runs `body` with the Workspace and StateStore over a fresh root of the fixture. */
 const withWorkspace = async (
@@ -77,11 +77,10 @@ const withWorkspace = async (
 ) => {
   const root = await fixture.make()
   const layer = coreLayer(
-    root.host,
-    { root: root.root, runtime: fixture.runtime, platform: "linux", capabilities: [] },
+    hostLayer({ root: root.root, runtime: fixture.runtime, platform: "linux", fs: root.host }),
     settingsOf(settings)
   )
-  const runtime = ManagedRuntime.make(layer as Layer.Layer<Services>)
+  const runtime = ManagedRuntime.make(layer)
   try {
     const run = <A, E>(effect: Effect.Effect<A, E, Services>) => runtime.runPromise(effect)
     const flip = <A>(effect: Effect.Effect<A, ToolError, Services>) => runtime.runPromise(Effect.flip(effect))
@@ -92,7 +91,7 @@ const withWorkspace = async (
   }
 }
 
-const ws = Workspace
+const ws = WorkspaceWrites
 const XRecord = Schema.Struct({ x: Schema.Number })
 const CounterRecord = Schema.Struct({ count: Schema.Number })
 const bytesOf = (value: string) => encoder.encode(value)
@@ -355,7 +354,7 @@ export const memory: HostFixture = {
   }
 }
 
-type HostServicesOnly = Processes | Search | HostInfo | Workspace | StateStore
+type HostServicesOnly = Processes | Search | HostInfo | Workspace | WorkspaceWrites | StateStore
 
 /** Runs `body` over a host's whole layer (`hostLayer`): processes (or their refusal) and search. */
 const withHost = async (

@@ -6,7 +6,7 @@
  */
 import * as Effect from "effect/Effect"
 import { afterEach, describe, expect, it } from "vitest"
-import { startRuntime, type WorkspaceRuntime } from "../../core/runtime.ts"
+import { hostLayer, startHost, type WorkspaceRuntime } from "../../core/runtime.ts"
 import { makeMemoryHostFs } from "../../core/services/MemoryHostFs.ts"
 import { defaultSettings } from "../../core/settings/settings.ts"
 
@@ -18,11 +18,10 @@ afterEach(async () => {
 
 const open = async () => {
   const memory = makeMemoryHostFs(["/ws"])
-  runtime = await startRuntime(
-    memory.host,
-    { root: "/ws", runtime: "memory", platform: "linux", capabilities: ["fs"] },
-    { ...defaultSettings, permissionMode: 2 }
-  )
+  runtime = await startHost(hostLayer({ root: "/ws", runtime: "memory", platform: "linux", fs: memory.host }), {
+    ...defaultSettings,
+    permissionMode: 2
+  })
   const created = await runtime.call("workspace_edit", {
     action: "apply",
     operations: [{ type: "create", path: "src/a.ts", content: "export const foo = 1\n" }]

@@ -42,36 +42,31 @@ const NOT_READS = new Set([
 ])
 
 /** The HostFs members countingHostFs counts. */
-const COUNTED_READS = new Set(["readFile", "tail", "scanFile", "readRange", "readSmall", "sha256File"])
+const COUNTED_READS = new Set(["readFile", "scanFile", "readRange", "readSmall"])
 
 /** A HostFs that counts, per absolute path, every byte it hands back from a read. */
 const countingHostFs = (inner: HostFsShape) => {
   const bytesRead = new Map<string, number>()
   const add = (abs: string, n: number) => bytesRead.set(abs, (bytesRead.get(abs) ?? 0) + n)
-  const scanFile = (abs: string, visit: (chunk: Uint8Array) => void) =>
-    inner.scanFile!(abs, (chunk) => {
-      add(abs, chunk.length)
-      visit(chunk)
-    })
+  // The tail and the streamed SHA-256 are derived from readRange and scanFile in core
+  // (core/services/hostReads.ts), so counting those counts them, byte for byte.
   const host: HostFsShape = {
     ...inner,
+    scanFile:
+      inner.scanFile === undefined
+        ? undefined
+        : (abs, visit) =>
+            inner.scanFile!(abs, (chunk) => {
+              add(abs, chunk.length)
+              visit(chunk)
+            }),
     readFile: (abs) => Effect.tap(inner.readFile(abs), (bytes) => add(abs, bytes.length)),
-    tail: (abs, maxBytes) => Effect.tap(inner.tail(abs, maxBytes), (tail) => add(abs, tail?.bytes.length ?? 0)),
-    scanFile,
     readRange: (abs, position, length) =>
-      Effect.tap(inner.readRange!(abs, position, length), (bytes) => add(abs, bytes.length)),
+      Effect.tap(inner.readRange(abs, position, length), (bytes) => add(abs, bytes.length)),
     readSmall:
       inner.readSmall === undefined
         ? undefined
-        : (abs, maxBytes) => Effect.tap(inner.readSmall!(abs, maxBytes), (read) => add(abs, read?.bytes?.length ?? 0)),
-    // Hashed through the counted scan, so a full read of the file is counted byte for byte.
-    sha256File: (abs) =>
-      Effect.gen(function* () {
-        if ((yield* inner.stat(abs)) === undefined) return undefined
-        const hash = createHash("sha256")
-        yield* scanFile(abs, (chunk) => hash.update(chunk))
-        return hash.digest("hex")
-      })
+        : (abs, maxBytes) => Effect.tap(inner.readSmall!(abs, maxBytes), (read) => add(abs, read?.bytes?.length ?? 0))
   }
   // A member that may read and is not counted above would let a full read of a log pass unseen.
   const uncounted = Object.keys(inner).filter((key) => !NOT_READS.has(key) && !COUNTED_READS.has(key))

@@ -4,7 +4,7 @@ import * as path from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
 import { nodeHostFs } from "../../adapters/node/NodeHostFs.ts"
 import { CHANGE_SOURCES } from "../../core/changes.ts"
-import { startRuntime } from "../../core/runtime.ts"
+import { hostLayer, startHost } from "../../core/runtime.ts"
 import { snapshotTree } from "../support/workspace.ts"
 import { GRANDCHILDREN, data, eventually, pgidOf, pidsOf, running, tracked } from "./support.ts"
 
@@ -320,7 +320,8 @@ describe("workspace_command: start, status, cancel", () => {
       args: NODE_LOOP,
       timeout_seconds: 0
     })
-    const bare = await startRuntime(nodeHostFs, { ...ws.runtime.info, capabilities: ["fs"] }, ws.runtime.settings)
+    const { root, runtime, platform } = ws.runtime.info
+    const bare = await startHost(hostLayer({ root, runtime, platform, fs: nodeHostFs }), ws.runtime.settings)
     try {
       expect(bare.registry.tools.map((tool) => tool.name)).not.toContain("workspace_command")
       const entries = (await bare.run(CHANGE_SOURCES.find((candidate) => candidate.key === "jobs")!.list)) as Array<

@@ -4,12 +4,10 @@ import * as path from "node:path"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
-import { nodeHostFs } from "../../adapters/node/NodeHostFs.ts"
-import { nodeWorkspaceKeyLayer } from "../../adapters/node/NodeKey.ts"
-import { NODE_CAPABILITIES } from "../../adapters/node/host.ts"
+import { layer as nodeLayer } from "../../adapters/node/host.ts"
 import type { Envelope } from "../../core/protocol/envelope.ts"
 import type { ToolError } from "../../core/protocol/errors.ts"
-import { startRuntime, type WorkspaceRuntime } from "../../core/runtime.ts"
+import { startHost, type WorkspaceRuntime } from "../../core/runtime.ts"
 import { decodeSettings } from "../../core/settings/settings.ts"
 import { CommitHooks, type CommitPoint } from "../../core/tools/edit/commit.ts"
 import { snapshotTree, type TempWorkspace } from "../support/workspace.ts"
@@ -39,13 +37,9 @@ export const openHooked = async (
   const decoded = decodeSettings(settings)
   if (Either.isLeft(decoded)) throw new Error(decoded.left)
   const root = await fs.realpath(dir)
-  return startRuntime(
-    nodeHostFs,
-    { root, runtime: "node", platform: process.platform, capabilities: NODE_CAPABILITIES },
-    decoded.right,
-    // The workspace's own key, as every Node adapter uses: journals written here verify in later processes.
-    Layer.merge(Layer.succeed(CommitHooks, { reached }), nodeWorkspaceKeyLayer(root))
-  )
+  // The Node host (with the workspace's own key, as every Node adapter uses: journals written here verify in
+  // later processes) carrying the commit's fault hooks.
+  return startHost(Layer.merge(nodeLayer(root), Layer.succeed(CommitHooks, { reached })), decoded.right)
 }
 
 /** Writes files into a directory. */

@@ -10,13 +10,14 @@ import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import * as Layer from "effect/Layer"
 import { afterEach, describe, expect, it } from "vitest"
 import { nodeHostFs } from "../../adapters/node/NodeHostFs.ts"
 import { nodeWorkspaceKeyLayer } from "../../adapters/node/NodeKey.ts"
-import { NODE_CAPABILITIES } from "../../adapters/node/host.ts"
+import { nodeBrowserLayer } from "../../adapters/node/NodeBrowser.ts"
+import { nodeHttpLayer } from "../../adapters/node/NodeHttp.ts"
+import { nodeProcesses } from "../../adapters/node/NodeProcesses.ts"
 import { HostError, type HostFsShape } from "../../core/services/HostFs.ts"
-import { startRuntime } from "../../core/runtime.ts"
+import { hostLayer, startHost } from "../../core/runtime.ts"
 import { decodeSettings } from "../../core/settings/settings.ts"
 import { gutterLine } from "../../core/text/gutter.ts"
 import { STREAM_THRESHOLD_BYTES, utf8Validator } from "../../core/tools/inspect/large.ts"
@@ -39,11 +40,18 @@ const noWholeReads: HostFsShape = {
 }
 
 const open = async (root: string) =>
-  startRuntime(
-    noWholeReads,
-    { root, runtime: "node", platform: process.platform, capabilities: NODE_CAPABILITIES },
-    Either.getOrThrow(decodeSettings({ permissionMode: 0 })),
-    Layer.mergeAll(nodeWorkspaceKeyLayer(root))
+  startHost(
+    hostLayer({
+      root,
+      runtime: "node",
+      platform: process.platform,
+      fs: noWholeReads,
+      processes: nodeProcesses,
+      http: nodeHttpLayer({ allowPrivateNetwork: false }),
+      key: nodeWorkspaceKeyLayer(root),
+      browser: nodeBrowserLayer
+    }),
+    Either.getOrThrow(decodeSettings({ permissionMode: 0 }))
   )
 
 /** Writes `count` numbered lines (about 20 MB for 400,000) with the given ending, and an optional BOM. */

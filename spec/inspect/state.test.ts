@@ -11,7 +11,7 @@ import { signRecord } from "../../core/gate/gate.ts"
 import type { ApprovalRecord } from "../../core/gate/records.ts"
 import { ALL_TOOLS } from "../../core/tools/index.ts"
 import { defineTool } from "../../core/tools/Tool.ts"
-import { Workspace } from "../../core/services/Workspace.ts"
+import { WorkspaceWrites } from "../../core/services/Workspace.ts"
 import { openWorkspace, snapshotTree, type TempWorkspace } from "../support/workspace.ts"
 import { inspect, ok, refused } from "./support.ts"
 
@@ -330,7 +330,9 @@ describe(".agentic/ is readable, not writable", () => {
     ws = await openWorkspace({ protectedPatterns: ["secrets/**"] })
     for (const target of [".agentic/MEMORY.md", ".git/config", "secrets/token.txt"]) {
       const error = await ws.run(
-        Effect.flip(Effect.flatMap(Workspace, (workspace) => workspace.write(target, new TextEncoder().encode("x"))))
+        Effect.flip(
+          Effect.flatMap(WorkspaceWrites, (workspace) => workspace.write(target, new TextEncoder().encode("x")))
+        )
       )
       expect(error.code).toBe("PROTECTED_PATH")
     }

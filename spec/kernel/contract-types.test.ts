@@ -8,11 +8,11 @@ import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import { describe, expect, it } from "vitest"
 import { makeRegistry } from "../../core/registry.ts"
-import { coreLayer } from "../../core/runtime.ts"
+import { coreLayer, hostLayer } from "../../core/runtime.ts"
 import { makeMemoryHostFs } from "../../core/services/MemoryHostFs.ts"
 import { RegisteredTools } from "../../core/services/RegisteredTools.ts"
 import { defaultSettings } from "../../core/settings/settings.ts"
-import { defineTool, type ToolContext, type ToolDefinition } from "../../core/tools/Tool.ts"
+import { defineTool, type ToolDefinition } from "../../core/tools/Tool.ts"
 
 const Plan = Schema.TaggedStruct("Write", { path: Schema.String })
 let interpreted = 0
@@ -58,8 +58,8 @@ describe("a gated action without plan/interpret does not type-check", () => {
     const tools = [withoutPlan, runWithoutInterpret] as unknown as ReadonlyArray<ToolDefinition>
     const layer = Layer.provideMerge(
       RegisteredTools.layer(tools),
-      coreLayer(host, info, settings)
-    ) as Layer.Layer<ToolContext>
+      coreLayer(hostLayer({ root: info.root, runtime: info.runtime, platform: info.platform, fs: host }), settings)
+    )
     const registry = makeRegistry(settings, info, tools)
     for (const name of ["test_no_plan", "test_no_interpret"]) {
       const envelope = await Effect.runPromise(

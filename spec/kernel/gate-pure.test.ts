@@ -11,7 +11,6 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import { describe, expect, it } from "vitest"
 import {
-  describeOperation,
   destructiveRefusal,
   GateFault,
   type GateFaultName,
@@ -348,11 +347,10 @@ describe("the gate's texts", () => {
     )
   })
 
-  it("stagedSummary gives the id, both replies and the exact resume call; describeOperation is the stable JSON", () => {
+  it("stagedSummary gives the id, both replies and the exact resume call", () => {
     expect(stagedSummary("approval_1", "Commit tx_1", { tool: "workspace_edit", arguments: { b: 1, a: "x" } })).toBe(
       'Awaiting approval approval_1: Commit tx_1. The user must reply /accept approval_1 (or /deny approval_1 <reason>). After approval, call workspace_edit with {"b":1,"a":"x"}.'
     )
-    expect(describeOperation({ b: 1, a: [2] })).toBe('{"a":[2],"b":1}')
   })
 })
 

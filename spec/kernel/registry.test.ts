@@ -6,10 +6,9 @@
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import * as Effect from "effect/Effect"
-import type { Envelope } from "../../core/protocol/envelope.ts"
 import * as Schema from "effect/Schema"
 import { afterEach, describe, expect, it } from "vitest"
-import { openNodeWorkspace, registryOf } from "../../adapters/node/host.ts"
+import { openNodeSession } from "../../adapters/node/host.ts"
 import { makeRegistry, STATUS_TOOL } from "../../core/registry.ts"
 import { defaultSettings, SETTING_KEYS } from "../../core/settings/settings.ts"
 import { defineTool } from "../../core/tools/Tool.ts"
@@ -229,17 +228,14 @@ describe("'No tool can change a setting: prove the model cannot raise its own pe
 describe("'If the runtime cannot initialize, a single agentic_workspace_status diagnostic tool is registered instead'", () => {
   it("an unreadable (missing) root: only agentic_workspace_status, saying why", async () => {
     const missing = path.join(await makeTempDir(), "missing")
-    const opened = await openNodeWorkspace(missing, {})
-    expect("_tag" in opened).toBe(true)
-    const registry = registryOf(opened)
-    expect(registry.list().map((tool) => tool.name)).toEqual([STATUS_TOOL])
-    const status = await Effect.runPromise(registry.call(STATUS_TOOL, {}) as Effect.Effect<Envelope>)
+    const session = await openNodeSession(missing, {})
+    expect(session.failure?.kind).toBe("root")
+    expect(session.tools().map((tool) => tool.name)).toEqual([STATUS_TOOL])
+    const status = await session.call(STATUS_TOOL, {})
     expect(status.ok).toBe(false)
     expect(status.error?.code).toBe("RUNTIME_UNAVAILABLE")
     expect(status.error?.message).toContain("the workspace root is not a readable and writable directory (ENOENT)")
-    const other = await Effect.runPromise(
-      registry.call("workspace_notes", { action: "list" }) as Effect.Effect<Envelope>
-    )
+    const other = await session.call("workspace_notes", { action: "list" })
     expect(other.error?.code).toBe("RUNTIME_UNAVAILABLE")
     await fs.rm(path.dirname(missing), { recursive: true })
   })
@@ -247,8 +243,8 @@ describe("'If the runtime cannot initialize, a single agentic_workspace_status d
   it("a root that is a file, not a directory", async () => {
     const dir = await makeTempDir()
     await fs.writeFile(path.join(dir, "file"), "x")
-    const opened = await openNodeWorkspace(path.join(dir, "file"), {})
-    const status = await Effect.runPromise(registryOf(opened).call(STATUS_TOOL, {}) as Effect.Effect<Envelope>)
+    const session = await openNodeSession(path.join(dir, "file"), {})
+    const status = await session.call(STATUS_TOOL, {})
     expect(status.error?.message).toContain("ENOTDIR")
     await fs.rm(dir, { recursive: true })
   })

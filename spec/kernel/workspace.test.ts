@@ -7,7 +7,7 @@ import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import * as Effect from "effect/Effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { Workspace } from "../../core/services/Workspace.ts"
+import { WorkspaceWrites } from "../../core/services/Workspace.ts"
 import type { ToolError } from "../../core/protocol/errors.ts"
 import { callGated } from "../support/gatedTool.ts"
 import { makeTempDir, openWorkspace, snapshotTree, type TempWorkspace } from "../support/workspace.ts"
@@ -44,13 +44,15 @@ afterAll(async () => {
 const bytes = (text: string) => new TextEncoder().encode(text)
 const text = (data: Uint8Array) => new TextDecoder().decode(data)
 /** The ToolError of a Workspace operation that must fail. */
-const fails = <A>(use: (ws: typeof Workspace.Service) => Effect.Effect<A, ToolError>) =>
-  w.run(Effect.flip(Effect.flatMap(Workspace, use)))
-const succeeds = <A>(use: (ws: typeof Workspace.Service) => Effect.Effect<A, ToolError>) =>
-  w.run(Effect.flatMap(Workspace, use))
+const fails = <A>(use: (ws: typeof WorkspaceWrites.Service) => Effect.Effect<A, ToolError>) =>
+  w.run(Effect.flip(Effect.flatMap(WorkspaceWrites, use)))
+const succeeds = <A>(use: (ws: typeof WorkspaceWrites.Service) => Effect.Effect<A, ToolError>) =>
+  w.run(Effect.flatMap(WorkspaceWrites, use))
 
 /** Every mutating Workspace operation on one path. */
-const writers: Array<[string, (p: string) => (ws: typeof Workspace.Service) => Effect.Effect<unknown, ToolError>]> = [
+const writers: Array<
+  [string, (p: string) => (ws: typeof WorkspaceWrites.Service) => Effect.Effect<unknown, ToolError>]
+> = [
   ["write", (p) => (ws) => ws.write(p, bytes("x"))],
   ["mkdir", (p) => (ws) => ws.mkdir(p, { recursive: true })],
   ["remove", (p) => (ws) => ws.remove(p, { recursive: true })],
@@ -83,8 +85,8 @@ describe("confinement: 'every path resolved inside the root'", () => {
     it(`${what} (${given}) is refused with PATH_ESCAPE naming the path, for reads and writes, and nothing is written`, async () => {
       const before = { inside: await snapshotTree(w.dir), outside: await snapshotTree(outside) }
       for (const use of [
-        (ws: typeof Workspace.Service) => ws.read(given),
-        (ws: typeof Workspace.Service) => ws.write(given, bytes("pwned"))
+        (ws: typeof WorkspaceWrites.Service) => ws.read(given),
+        (ws: typeof WorkspaceWrites.Service) => ws.write(given, bytes("pwned"))
       ]) {
         const error = await fails(use)
         expect(error.code).toBe("PATH_ESCAPE")

@@ -8,7 +8,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import { hashOperation } from "../../core/gate/hash.ts"
-import { Workspace } from "../../core/services/Workspace.ts"
+import { Workspace, WorkspaceWrites } from "../../core/services/Workspace.ts"
 import { defineTool, gatedAction, type ToolDefinition } from "../../core/tools/Tool.ts"
 import { ALL_TOOLS } from "../../core/tools/index.ts"
 
@@ -58,7 +58,7 @@ export const gatedTestTool = defineTool({
           resume: { tool: GATED_TEST_TOOL, arguments: { action: "write", path: input.path, content: input.content } },
           preview: { data: { path: rel, diffPreview: `--- ${rel}\n+++ ${rel}\n+${input.content}` } }
         }),
-      interpret: (plan) => Effect.flatMap(Workspace, (ws) => ws.write(plan.path, encoder.encode(plan.content))),
+      interpret: (plan) => Effect.flatMap(WorkspaceWrites, (ws) => ws.write(plan.path, encoder.encode(plan.content))),
       view: (_written, planned) =>
         Effect.succeed({
           summary: `Wrote ${planned.plan.path} (${planned.plan.content.length} characters).`,
@@ -77,7 +77,7 @@ export const gatedTestTool = defineTool({
         )
     }
   }
-}) as unknown as ToolDefinition
+})
 
 /** Every core tool plus the test tool. */
 export const TOOLS_WITH_TEST_TOOL: ReadonlyArray<ToolDefinition> = [...ALL_TOOLS, gatedTestTool]

@@ -12,7 +12,7 @@ import type { Prompt } from "../../core/gate/prompt.ts"
 import type { RecordKind } from "../../core/gate/records.ts"
 import { toolError } from "../../core/protocol/errors.ts"
 import { makeRegistry, type Registry } from "../../core/registry.ts"
-import { Workspace } from "../../core/services/Workspace.ts"
+import { Workspace, WorkspaceWrites } from "../../core/services/Workspace.ts"
 import { defineTool, gatedAction } from "../../core/tools/Tool.ts"
 import type { WorkspaceRuntime } from "../../core/runtime.ts"
 import type { Envelope } from "../../core/protocol/envelope.ts"
@@ -106,7 +106,7 @@ export const gatedWriteTool = defineTool({
       },
       interpret: (plan) =>
         Effect.gen(function* () {
-          const ws = yield* Workspace
+          const ws = yield* WorkspaceWrites
           yield* ws.write(plan.path, new TextEncoder().encode(plan.content))
           interpreterRuns.push({ path: plan.path, content: plan.content })
         }),

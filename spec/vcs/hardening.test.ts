@@ -7,7 +7,7 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
-import { parseConfigList, repositoryOverrides } from "../../core/tools/vcs/harden.ts"
+import { parseConfigList, repositoryOverrides } from "../../core/exec/gitConfig.ts"
 import { openWorkspace } from "../support/workspace.ts"
 import { addBareRemote, data, git, repoState, tracked } from "./support.ts"
 

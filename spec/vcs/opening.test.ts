@@ -1,5 +1,5 @@
 /**
- * What openGit keeps between calls (core/tools/vcs/run.ts): the config listing and the repository's top
+ * What openGit keeps between calls (core/exec/git.ts): the config listing and the repository's top
  * are reused only while the files they depend on are as they were. Each test settles those files (their
  * mtimes an hour back, as a repository a user has had for a while), makes one call so the opening is kept,
  * changes the repository, and checks the next call sees the change.

@@ -1,6 +1,7 @@
 /** The pure parsers behind workspace_vcs results, on git's and gh's own output shapes. */
 import { describe, expect, it } from "vitest"
-import { classifyFailure, diffFiles, parseGhAuth, parseStatus, redactTokens } from "../../core/tools/vcs/parse.ts"
+import { classifyFailure, redactTokens } from "../../core/exec/git.ts"
+import { diffFiles, parseGhAuth, parseStatus } from "../../core/tools/vcs/parse.ts"
 
 describe("parsers", () => {
   it("porcelain v2: a repository without commits, a detached HEAD, a conflict and a copy", () => {

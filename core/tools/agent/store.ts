@@ -44,10 +44,7 @@ export const readRun = (runId: string) =>
     if (text === undefined) {
       return yield* Effect.fail(toolError("NOT_FOUND", `No run ${runId}. List runs with {"action":"list"}.`, { runId }))
     }
-    return yield* Either.match(parseState(text, store.path(stateFile(runId))), {
-      onLeft: Effect.fail,
-      onRight: Effect.succeed
-    })
+    return yield* parseState(text, store.path(stateFile(runId)))
   })
 
 /** Writes a new run's state (under the lock). */

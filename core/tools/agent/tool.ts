@@ -11,7 +11,7 @@ import { type ActionInput, defineTool, gatedAction, ungated } from "../Tool.ts"
 import { interpretLaunch, type LaunchBefore, loadLaunch, planLaunch, refreshRun, statusView } from "./launch.ts"
 import { ACTIONS, RunSpec, type RunState, type StartInput, TERMINAL } from "./schema.ts"
 import { DESCRIPTION } from "./description.ts"
-import { appendEntry, listRuns, readTranscript, stateFile, updateRun } from "./store.ts"
+import { appendEntry, listRuns, readTranscript, RUNS_DIR, stateFile, updateRun } from "./store.ts"
 
 const TOOL = "workspace_agent"
 type Actions = typeof ACTIONS
@@ -65,6 +65,15 @@ export const agentTool = defineTool({
     why: "a run edits, and may run commands or reach the web within its parent's permissions"
   },
   changes: [{ key: "runs", list: changes }],
+  storage: [
+    {
+      name: "runs",
+      path: ".agentic/runs/<run_id>/",
+      probe: RUNS_DIR,
+      description: "sub-agent runs (workspace_agent)",
+      rank: 90
+    }
+  ],
   probe: { args: { action: "list" }, ok: true },
   handlers: {
     run: launchAction(true),

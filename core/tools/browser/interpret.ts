@@ -3,7 +3,6 @@
  * take a snapshot (minting refs and recording it as the session's latest), read, run a planned control
  * and report what changed, list, close.
  */
-import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import { newId, sha256Bytes, sha256Text, stableStringify } from "../../gate/hash.ts"
 import { NetState } from "../../net/NetState.ts"
@@ -28,12 +27,11 @@ import type { ControlPlan } from "./plan.ts"
 import { READ_DEFAULT_LIMIT, type ReadInput } from "./schema.ts"
 import { readableText, renderSnapshot, snapshotDiff } from "./snapshot.ts"
 import { fitLines, pageEvents, snapshotArtifact } from "./view.ts"
+import { nowIso } from "../../text/time.ts"
 
 /** Earlier snapshots kept per session (their files and ref ranges). */
 const KEEP_SNAPSHOTS = 20
 const HISTORY = 50
-
-const iso = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms).toISOString())
 
 const linesOf = (text: string | undefined) =>
   text === undefined || text === "" ? [] : text.replace(/\n$/, "").split("\n")
@@ -60,7 +58,7 @@ export const openSession = Effect.gen(function* () {
     executablePath: settings.browserExecutablePath,
     allowPrivateNetwork: settings.allowPrivateNetwork
   })
-  const at = yield* iso
+  const at = yield* nowIso
   // The browser was started on about:blank; open does not connect to it (the first read or control does).
   const page: PageState = { url: "about:blank", title: "" }
   const record: SessionRecord = {
@@ -99,7 +97,7 @@ export const takeSnapshot = (record: SessionRecord, scope: BrowserScope, scopeLa
     const browser = yield* Browser
     const store = yield* StateStore
     const tree = yield* browser.tree(record.endpoint, scope)
-    const at = yield* iso
+    const at = yield* nowIso
     const paths = sessionPaths(record.id)
     // Refs are minted inside the record's lock, so two processes reading at once never mint the same ref.
     const minted = yield* store.locked(

@@ -11,6 +11,7 @@ import { toolError, type ToolError } from "../../protocol/errors.ts"
 import { Browser } from "../../services/Browser.ts"
 import { CurrentSettings } from "../../services/CurrentSettings.ts"
 import { StateStore } from "../../store/StateStore.ts"
+import { nowIso } from "../../text/time.ts"
 
 const Endpoint = Schema.Struct({
   cdpUrl: Schema.String,
@@ -149,8 +150,6 @@ export const loadOpenSession = (id: string) =>
     return record
   })
 
-const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms).toISOString())
-
 /** Ends a session's processes and marks its record closed (idempotent). */
 export const closeSession = (id: string, reason: "close" | "idle" | "lost") =>
   Effect.gen(function* () {
@@ -158,7 +157,7 @@ export const closeSession = (id: string, reason: "close" | "idle" | "lost") =>
     const record = yield* readSession(id)
     if (record === undefined) return yield* Effect.fail(unknownSession(id))
     const ended = yield* browser.close(record.endpoint)
-    const at = yield* now
+    const at = yield* nowIso
     yield* updateSession(id, (current) => {
       const { latest: _latest, ...rest } = current
       const next: SessionRecord =
@@ -202,7 +201,7 @@ export const sweepIdle = Effect.gen(function* () {
 /** Marks a session used now (idle time counts from here). */
 export const touchSession = (id: string, change: (record: SessionRecord) => SessionRecord = (record) => record) =>
   Effect.gen(function* () {
-    const at = yield* now
+    const at = yield* nowIso
     return yield* updateSession(id, (record) => {
       const next = { ...change(record), lastUsedAt: at }
       return Effect.succeed([next, next] as const)

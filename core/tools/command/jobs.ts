@@ -14,6 +14,7 @@ import { Processes, type ProcessesShape } from "../../services/Processes.ts"
 import { StateStore } from "../../store/StateStore.ts"
 import { type ExitRecord, ExitRecordSchema, type LogDigest, LogDigestSchema } from "../../services/jobFiles.ts"
 import { decodeTail, tailBytesFor } from "./tail.ts"
+import { sha256File, tailFile } from "../../services/hostReads.ts"
 
 /** The jobs folder under .agentic/. */
 export const JOBS_DIR = "jobs"
@@ -198,7 +199,7 @@ export const readTail = (
   Effect.gen(function* () {
     const store = yield* StateStore
     const host = yield* HostFs
-    const tail = yield* host.tail(store.abs(rel), tailBytesFor(chars)).pipe(
+    const tail = yield* tailFile(host, store.abs(rel), tailBytesFor(chars)).pipe(
       Effect.mapError((error) =>
         toolError("IO_ERROR", `The log .agentic/${rel} could not be read (${error.reason}).`, {
           path: store.path(rel)
@@ -245,7 +246,7 @@ export const logArtifacts = (
       let digest = recorded !== undefined && recorded.size === info.size ? recorded : hashes[stream]
       if (digest === undefined || digest.size !== info.size) {
         const host = yield* HostFs
-        const sha256 = yield* host.sha256File(store.abs(rel)).pipe(
+        const sha256 = yield* sha256File(host, store.abs(rel)).pipe(
           Effect.mapError((error) =>
             toolError("IO_ERROR", `The log .agentic/${rel} could not be read (${error.reason}).`, {
               path: store.path(rel)

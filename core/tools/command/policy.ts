@@ -3,7 +3,6 @@
  * resolution, the sandbox decision, and the Plan an approval binds.
  */
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import { toolError, type ToolError } from "../../protocol/errors.ts"
 import { CurrentSettings } from "../../services/CurrentSettings.ts"
@@ -70,13 +69,7 @@ export const prepare = (input: RunInput): Effect.Effect<Prepared, ToolError, Too
     const info = yield* HostInfo
     const processes = yield* Processes
     const args = input.args ?? []
-    const timeout = yield* Either.match(
-      effectiveTimeout(input.action, input.timeout_seconds, settings.maxCommandDurationSeconds),
-      {
-        onLeft: Effect.fail,
-        onRight: Effect.succeed
-      }
-    )
+    const timeout = yield* effectiveTimeout(input.action, input.timeout_seconds, settings.maxCommandDurationSeconds)
     const textError = checkExecutableText(input.executable, args)
     if (textError !== undefined) return yield* Effect.fail(textError)
     const cwd = yield* resolveCwd(input.cwd)

@@ -3,7 +3,6 @@
  * each file with atomic replace; a failure undoes what was applied, and a crash (kill -9) is undone
  * by `recoverTransactions` on the next start, so the tree is exactly before or exactly after.
  */
-import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -13,7 +12,7 @@ import { toolError, type ToolError } from "../../protocol/errors.ts"
 import { newId, sha256Bytes, stableStringify } from "../../gate/hash.ts"
 import { WorkspaceKey } from "../../gate/key.ts"
 import { HostFs } from "../../services/HostFs.ts"
-import { stageName, Workspace } from "../../services/Workspace.ts"
+import { stageName, Workspace, WorkspaceWrites } from "../../services/Workspace.ts"
 import { StateStore } from "../../store/StateStore.ts"
 import type { PlannedFile, PlannedTransaction } from "./planner.ts"
 import { type Kept, restoreJournal } from "./restore.ts"
@@ -26,6 +25,7 @@ import {
   TransactionRecordSchema,
   txPaths
 } from "./record.ts"
+import { nowIso } from "../../text/time.ts"
 
 /** One point of a commit where a fault can be injected: "journal", "apply" (per step), "commit-mark", "finalize". */
 export interface CommitPoint {
@@ -207,8 +207,6 @@ const reach = (point: CommitPoint) =>
     Option.isSome(hooks) ? hooks.value.reached(point) : Effect.void
   )
 
-const nowIso = Effect.map(Clock.currentTimeMillis, (now) => new Date(now).toISOString())
-
 /** Writes one transaction record field set (locked read-modify-write of transaction.json). */
 export const updateTransaction = <E, R>(
   id: string,
@@ -268,11 +266,6 @@ export const keptSummary = (kept: ReadonlyArray<Kept>): string => {
   return [...byReason].map(([reason, paths]) => `${paths.join(", ")}, left as found (${reason})`).join("; ")
 }
 
-/** What a commit did, for the envelope. */
-export interface CommitOutcome {
-  readonly record: TransactionRecord
-}
-
 /**
  * Applies a planned transaction whose before-state was just re-checked. The record must already be
  * "committing" (the caller's compare-and-set); on success it is "committed", on a failure the tree is
@@ -280,7 +273,7 @@ export interface CommitOutcome {
  */
 export const applyCommit = (record: TransactionRecord, planned: PlannedTransaction) =>
   Effect.gen(function* () {
-    const ws = yield* Workspace
+    const ws = yield* WorkspaceWrites
     const store = yield* StateStore
     const paths = txPaths(record.id)
     const removes = planned.files.filter((file) => file.after.type === "none")

@@ -1,3 +1,8 @@
+/**
+ * workspace_edit: all-or-nothing multi-file transactions. preview plans (pure, bound to the SHA-256 of
+ * every touched file), apply = preview + a gated commit, commit re-checks every before-hash and applies
+ * through a journal, rollback restores, show and list read the records. Always registered.
+ */
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
@@ -33,6 +38,7 @@ import { applyRollback, type CurrentPath, currentState, readJournal } from "./ro
 import { CommitPlan, commitPlanOf, editActions, type Operation, RollbackPlan, type StoredOperation } from "./schema.ts"
 import { diagnosticsMarkdown, type StagedDiagnostics, stagedDiagnostics } from "./stagedDiagnostics.ts"
 import { DESCRIPTION } from "./description.ts"
+import { nowIso } from "../../text/time.ts"
 
 const TOOL = "workspace_edit"
 
@@ -155,10 +161,7 @@ const prepare = (
       const existing = yield* byKey(key, operationsHash)
       if (existing !== undefined) return { record: existing, reused: true, diff: undefined, diagnostics: undefined }
       const before = yield* loadBeforeState(operations)
-      const plannedNow = yield* Either.match(planTransaction(operations, before), {
-        onLeft: Effect.fail,
-        onRight: Effect.succeed
-      })
+      const plannedNow = yield* planTransaction(operations, before)
       const planned: PlannedTransaction =
         expectedBefore === undefined
           ? plannedNow

@@ -8,7 +8,7 @@ import * as Effect from "effect/Effect"
 import * as Schedule from "effect/Schedule"
 import { sha256Bytes } from "../../gate/hash.ts"
 import type { ToolError } from "../../protocol/errors.ts"
-import { isStageName, Workspace } from "../../services/Workspace.ts"
+import { isStageName, Workspace, WorkspaceWrites } from "../../services/Workspace.ts"
 import { dirname } from "../../services/paths.ts"
 import { StateStore } from "../../store/StateStore.ts"
 import type { Journal, JournalEntry } from "./commit.ts"
@@ -101,7 +101,7 @@ const changedSince = (path: string): Kept => ({
  */
 export const restoreJournal = (journal: Journal, options: RestoreOptions) =>
   Effect.gen(function* () {
-    const ws = yield* Workspace
+    const ws = yield* WorkspaceWrites
     const restored: Array<string> = []
     const removedFiles: Array<string> = []
     const removedDirectories: Array<string> = []

@@ -2,11 +2,11 @@
  * Storing a planned workspace_edit transaction: its record, unified diff and review.md, written in one store
  * call with the record last, so whoever finds the record finds the diff and review.
  */
-import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import { newId, sha256Bytes, sha256Text } from "../../gate/hash.ts"
 import type { Artifact } from "../../protocol/envelope.ts"
 import { StateStore } from "../../store/StateStore.ts"
+import { nowIso } from "../../text/time.ts"
 import { reviewMarkdown, transactionDiff } from "./diff.ts"
 import type { PlannedTransaction } from "./planner.ts"
 import { type RecordedFile, type TransactionRecord, txPaths } from "./record.ts"
@@ -24,7 +24,7 @@ export const storeTransaction = (
   Effect.gen(function* () {
     const store = yield* StateStore
     const id = yield* newId("tx")
-    const createdAt = new Date(yield* Clock.currentTimeMillis).toISOString()
+    const createdAt = yield* nowIso
     const paths = txPaths(id)
     const files: Array<RecordedFile> = yield* Effect.forEach(planned.files, (file) =>
       Effect.map(file.after.type === "file" ? sha256Bytes(file.after.bytes) : Effect.succeed(null), (afterSha256) => ({

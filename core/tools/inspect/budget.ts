@@ -8,7 +8,7 @@ import type { Artifact, ToolResult } from "../../protocol/envelope.ts"
 import type { ToolError } from "../../protocol/errors.ts"
 import { CurrentSettings } from "../../services/CurrentSettings.ts"
 import { StateStore } from "../../store/StateStore.ts"
-import type { ToolContext } from "../Tool.ts"
+import type { ReadContext } from "../Tool.ts"
 import {
   envelopeChars,
   largestFitting,
@@ -60,7 +60,7 @@ export interface PagedListing<E> {
   /** An entry made smaller so that at least one fits (search drops context); identity by default. */
   readonly shrink?: (entry: E) => E
   /** Turns the page's entries into what data shows (e.g. adding sizes). */
-  readonly present?: (entries: ReadonlyArray<E>) => Effect.Effect<ReadonlyArray<unknown>, ToolError, ToolContext>
+  readonly present?: (entries: ReadonlyArray<E>) => Effect.Effect<ReadonlyArray<unknown>, ToolError, ReadContext>
   readonly retention: ToolResult["retention"]
   readonly unit: string
 }

@@ -1,15 +1,15 @@
 /**
  * Huge files cost what the page costs (issue 10 §5): above STREAM_THRESHOLD_BYTES, read and stat never
- * hold the whole file. One streamed pass (HostFs.scanFile) counts the lines and line endings, notes a
- * BOM, the final newline and invalid UTF-8, sniffs binary content from the first chunk and records the
- * byte offsets where the asked page starts and ends (the line index of that page); the page itself is
- * then one positioned read (HostFs.readRange), and the SHA-256 is streamed (HostFs.sha256File). A host
- * without scanFile/readRange reads the whole file as before.
+ * hold the whole file. One streamed pass (scanFile, core/services/hostReads.ts) counts the lines and line
+ * endings, notes a BOM, the final newline and invalid UTF-8, sniffs binary content from the first chunk and
+ * records the byte offsets where the asked page starts and ends (the line index of that page); the page
+ * itself is then one positioned read (HostFs.readRange), and the SHA-256 is streamed (sha256File).
  */
 import * as Effect from "effect/Effect"
 import { BINARY_SNIFF_BYTES, isBinary } from "../../text/bytes.ts"
 import type { HostError, HostFsShape } from "../../services/HostFs.ts"
 import { binaryKind, describeBytes, type LineEndings } from "./paging.ts"
+import { scanFile } from "../../services/hostReads.ts"
 
 /** Files larger than this are read and described by streaming. */
 export const STREAM_THRESHOLD_BYTES = 16 * 1024 * 1024
@@ -75,9 +75,8 @@ export const utf8Validator = () => {
   return { feed, end: () => valid && need === 0 }
 }
 
-/** Whether the host can stream this file. */
-export const canStream = (host: HostFsShape, size: number): boolean =>
-  size > STREAM_THRESHOLD_BYTES && host.scanFile !== undefined && host.readRange !== undefined
+/** Whether this file is read by streaming. */
+export const canStream = (size: number): boolean => size > STREAM_THRESHOLD_BYTES
 
 /** One streamed pass over `abs`: line count, endings, BOM, binary sniff, and the byte range of lines [offset, offset + limit). */
 export const scanLarge = (
@@ -124,7 +123,7 @@ export const scanLarge = (
       }
       position += chunk.length
     }
-    return Effect.map(host.scanFile!(abs, visit), (size): LargeScan => {
+    return Effect.map(scanFile(host, abs, visit), (size): LargeScan => {
       const invalid = !utf8.end()
       const binary = isBinary(head)
       const bom = head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf
@@ -149,7 +148,7 @@ export const scanLarge = (
 export const readLargePage = (host: HostFsShape, abs: string, scan: LargeScan) =>
   Effect.gen(function* () {
     const length = Math.min(scan.pageEnd - scan.pageStart, MAX_PAGE_BYTES)
-    const bytes = length <= 0 ? new Uint8Array(0) : yield* host.readRange!(abs, scan.pageStart, length)
+    const bytes = length <= 0 ? new Uint8Array(0) : yield* host.readRange(abs, scan.pageStart, length)
     const described = describeBytes(bytes)
     if (described.binary)
       return { lines: [] as ReadonlyArray<string>, endings: [] as ReadonlyArray<string>, cut: false }

@@ -47,20 +47,6 @@ export const offsetPastEnd = (offset: number, total: number, unit: string): Tool
     }
   )
 
-/** One page of a sequence: the slice, where it starts and the next offset (null at the end). */
-export interface Page<A> {
-  readonly items: ReadonlyArray<A>
-  readonly offset: number
-  readonly nextOffset: number | null
-}
-
-/** Slices `count` items at `offset`; nextOffset is null exactly when the page reaches the end. */
-export const pageOf = <A>(all: ReadonlyArray<A>, offset: number, count: number): Page<A> => {
-  const items = all.slice(offset, offset + count)
-  const end = offset + items.length
-  return { items, offset, nextOffset: end >= all.length ? null : end }
-}
-
 export { largestFitting } from "../fit.ts"
 
 /** The characters a result costs: its summary and its data as JSON. */

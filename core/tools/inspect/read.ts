@@ -15,6 +15,7 @@ import { canStream, readLargePage, STREAM_THRESHOLD_BYTES, scanLarge } from "./l
 import { READ_DEFAULT_LIMIT } from "./schema.ts"
 import { isIgnored } from "./scope.ts"
 import { checkSnapshot, fail, plural, snapshotOf } from "./common.ts"
+import { sha256File } from "../../services/hostReads.ts"
 
 /**
  * A file as read and stat describe it, holding only lines [offset, offset + limit): small files are
@@ -31,11 +32,11 @@ const fileView = (
   Effect.gen(function* () {
     const ws = yield* Workspace
     const host = yield* HostFs
-    if (read === undefined && canStream(host, size)) {
+    if (read === undefined && canStream(size)) {
       const abs = ws.abs(rel)
       const fromHost = <A>(effect: Effect.Effect<A, HostError>) =>
         Effect.mapError(effect, (error) => hostToToolError(error, rel))
-      const sha256 = yield* fromHost(host.sha256File(abs))
+      const sha256 = yield* fromHost(sha256File(host, abs))
       if (sha256 === undefined)
         return yield* fail(
           toolError("NOT_FOUND", `Nothing exists at "${rel}". Check the path with workspace_inspect find or list.`, {

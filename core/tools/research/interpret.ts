@@ -38,8 +38,7 @@ import {
   sourceFile
 } from "./project.ts"
 import { type ConcreteProvider, parseDuckDuckGo, parseSearxng, parseWikipedia, requestUrl } from "./providers.ts"
-
-const nowIso = Effect.map(Clock.currentTimeMillis, (now) => new Date(now).toISOString())
+import { nowIso } from "../../text/time.ts"
 
 /** A locked change of one project's record (which load.ts has already checked exists and is active). */
 export const changeProject = <A>(
@@ -52,11 +51,8 @@ export const changeProject = <A>(
       Effect.gen(function* () {
         if (current === undefined)
           return yield* Effect.fail(toolError("NOT_FOUND", `No research project ${id}.`, { researchId: id }))
-        const project = yield* Either.match(checkProjectId(current, id), {
-          onLeft: Effect.fail,
-          onRight: Effect.succeed
-        })
-        return yield* Either.match(change(project), { onLeft: Effect.fail, onRight: Effect.succeed })
+        const project = yield* checkProjectId(current, id)
+        return yield* change(project)
       })
     )
   })

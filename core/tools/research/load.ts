@@ -18,7 +18,7 @@ export const loadProject = (id: string) =>
     const store = yield* StateStore
     const project = yield* store.readJson(projectFile(id), Project)
     if (project === undefined) return yield* Effect.fail(notFound(id))
-    return yield* Either.match(checkProjectId(project, id), { onLeft: Effect.fail, onRight: Effect.succeed })
+    return yield* checkProjectId(project, id)
   })
 
 /** Every stored project, newest first by updatedAt (unreadable folders are skipped). */

@@ -4,7 +4,6 @@
  * actions (the registry runs decode -> load -> plan -> gate -> interpret -> view); start, list, show,
  * note, archive and reopen touch only .agentic/ state and are never gated.
  */
-import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import { newId } from "../../gate/hash.ts"
@@ -28,7 +27,7 @@ import {
 } from "./interpret.ts"
 import { loadActiveProject, loadProject, loadProjects, researchChanges } from "./load.ts"
 import { type FetchPlan, planFetch, planSearch, type SearchPlan } from "./plan.ts"
-import { addNote, newProject, projectFile } from "./project.ts"
+import { addNote, newProject, projectFile, RESEARCH_DIR } from "./project.ts"
 import { ACTIONS, DeepPlanSchema, FetchPlanSchema, SearchPlanSchema } from "./schema.ts"
 import {
   FETCH_OVERHEAD,
@@ -41,10 +40,9 @@ import {
   textShare
 } from "./view.ts"
 import { DESCRIPTION } from "./description.ts"
+import { nowIso } from "../../text/time.ts"
 
 const TOOL = "workspace_research"
-
-const nowIso = Effect.map(Clock.currentTimeMillis, (now) => new Date(now).toISOString())
 
 type Actions = typeof ACTIONS
 
@@ -285,6 +283,15 @@ export const researchTool = defineTool({
     why: "search, fetch and deep reach hosts outside this machine"
   },
   changes: [{ key: "researchProjects", list: researchChanges }],
+  storage: [
+    {
+      name: "research",
+      path: ".agentic/research/<research_id>/",
+      probe: RESEARCH_DIR,
+      description: "research projects and stored sources (workspace_research)",
+      rank: 80
+    }
+  ],
   probe: { args: { action: "list" }, ok: true },
   handlers: {
     search: gatedAction({

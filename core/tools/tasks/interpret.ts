@@ -17,8 +17,9 @@ import {
   updateItem
 } from "./board.ts"
 import { boardFile, type TasksInput } from "./schema.ts"
-import { changeBoard, checkCapacity, fromEither, listBoards, loadBoard, mintIds, nowIso } from "./load.ts"
+import { changeBoard, checkCapacity, listBoards, loadBoard, mintIds } from "./load.ts"
 import { boardEntry, boardResult, itemView, progress } from "./view.ts"
+import { nowIso } from "../../text/time.ts"
 
 export const setStatus = (id: string, status: "open" | "archived") =>
   Effect.gen(function* () {
@@ -49,7 +50,7 @@ export const createBoard = (
     const id = yield* newId("board")
     const now = yield* nowIso
     const ids = yield* mintIds(inputs.length)
-    const board = yield* fromEither(addItems(emptyBoard(id, input.title, now), inputs, ids, now))
+    const board = yield* addItems(emptyBoard(id, input.title, now), inputs, ids, now)
     yield* store.locked(boardFile(id), store.writeJson(boardFile(id), board))
     return yield* boardResult(
       board,
@@ -100,7 +101,7 @@ export const addBoardItems = (
     const board = yield* changeBoard(input.board_id, (current, now) =>
       Effect.gen(function* () {
         yield* checkCapacity(current, inputs.length)
-        const next = yield* fromEither(addItems(current, inputs, ids, now))
+        const next = yield* addItems(current, inputs, ids, now)
         return [next, next] as const
       })
     )
@@ -118,7 +119,7 @@ export const updateBoardItem = (
   Effect.gen(function* () {
     const { board_id, item_id, ...patch } = input
     const board = yield* changeBoard(board_id, (current, now) =>
-      Effect.map(fromEither(updateItem(current, item_id, patch as ItemPatch, now)), (next) => [next, next] as const)
+      Effect.map(updateItem(current, item_id, patch as ItemPatch, now), (next) => [next, next] as const)
     )
     const item = board.items.find((candidate) => candidate.id === item_id)!
     return {
@@ -133,7 +134,7 @@ export const removeBoardItem = (
 ): Effect.Effect<ToolResult, ToolError, StateStore | CurrentSettings> =>
   Effect.gen(function* () {
     const board = yield* changeBoard(input.board_id, (current, now) =>
-      Effect.map(fromEither(removeItem(current, input.item_id, now)), (next) => [next, next] as const)
+      Effect.map(removeItem(current, input.item_id, now), (next) => [next, next] as const)
     )
     return {
       summary: `Removed ${input.item_id} from ${board.id}: ${progress(board)}.`,

@@ -1,18 +1,12 @@
 /** Reading and changing one board under .agentic/tasks/: the locked read-modify-write every change goes through. */
-import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import { newId } from "../../gate/hash.ts"
 import { toolError, type ToolError } from "../../protocol/errors.ts"
 import { StateStore } from "../../store/StateStore.ts"
 import { type Board, BoardSchema } from "./board.ts"
 import { BOARD_ID, boardFile, MAX_ITEMS, TASKS_DIR } from "./schema.ts"
 import { boardEntry } from "./view.ts"
-
-export const fromEither = <A>(either: Either.Either<A, ToolError>) =>
-  Either.match(either, { onLeft: Effect.fail, onRight: Effect.succeed })
-
-export const nowIso = Effect.map(Clock.currentTimeMillis, (now) => new Date(now).toISOString())
+import { nowIso } from "../../text/time.ts"
 
 export const loadBoard = (id: string) =>
   Effect.gen(function* () {

@@ -11,8 +11,7 @@ import { toolError, type ToolError } from "../../protocol/errors.ts"
 import { StateStore } from "../../store/StateStore.ts"
 import type { ToolContext } from "../Tool.ts"
 import { loadBranch, loadHead, loadStatus, treeOf } from "./load.ts"
-import { classifyFailure, gitMessage, redactTokens } from "./parse.ts"
-import { type Gh, type Git, shownCommand } from "./run.ts"
+import { classifyFailure, type Gh, type Git, gitMessage, redactTokens, shownCommand } from "../../exec/git.ts"
 import type { VcsPlan } from "./schema.ts"
 
 /** The history store under .agentic/. */

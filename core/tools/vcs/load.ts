@@ -4,8 +4,7 @@ import { sha256Text } from "../../gate/hash.ts"
 import { toolError, type ToolError } from "../../protocol/errors.ts"
 import { parseStatus, type RepoStatus } from "./parse.ts"
 import { checkRefText, splitRevision } from "./plan.ts"
-import { withIndexCopy } from "./indexCopy.ts"
-import type { Git } from "./run.ts"
+import { type Git, withIndexCopy } from "../../exec/git.ts"
 
 /** The pathspecs that keep `.agentic/` (at the workspace root) out of a repository whose top is `top`. */
 export const agenticExclude = (top: string): ReadonlyArray<string> => (top === "" ? [":(exclude,top).agentic"] : [])

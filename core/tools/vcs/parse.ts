@@ -1,5 +1,4 @@
-/** Pure parsers of git's machine formats and the classification of git's failures. */
-import { toolError, type ToolError } from "../../protocol/errors.ts"
+/** Pure parsers of git's machine formats (the classification of git's failures is core/exec/git.ts's). */
 
 /** What a status letter of porcelain v2 means. */
 const CHANGE: Record<string, string> = {
@@ -231,63 +230,4 @@ export const parseGhAuth = (text: string): GhAuth => {
     hosts.push({ host: match[1]!, user: match[2]!, tokenSource: match[3] ?? null })
   }
   return { authenticated: hosts.length > 0, hosts }
-}
-
-/** Removes anything that looks like a GitHub token from text shown to a model. */
-export const redactTokens = (text: string): string =>
-  text.replace(/\b(gh[pousr]_[A-Za-z0-9_]{16,}|github_pat_[A-Za-z0-9_]{20,})\b/g, "[redacted token]")
-
-/** The first lines of git's own message, bounded. */
-export const gitMessage = (stderr: string, stdout = ""): string => {
-  const text = redactTokens((stderr.trim() === "" ? stdout : stderr).trim())
-  return text.length > 2000 ? `${text.slice(0, 2000)}…` : text
-}
-
-/** Why a finished git run failed, as the code a model can act on. */
-export const classifyFailure = (
-  command: string,
-  result: { readonly exitCode: number | null; readonly stderr: string; readonly stdout: string },
-  conflicted: ReadonlyArray<string> = []
-): ToolError => {
-  const message = gitMessage(result.stderr, result.stdout)
-  const details = { command, exitCode: result.exitCode, stderr: message }
-  if (/not a git repository/i.test(message)) {
-    return toolError(
-      "NOT_A_REPOSITORY",
-      `${command}: cwd is not inside a git repository within the workspace (git: ${message.split("\n")[0]}). Create one with workspace_vcs {"action":"init"} or pass the cwd of a repository.`,
-      details
-    )
-  }
-  if (
-    /Please tell me who you are|Author identity unknown|Committer identity unknown|unable to auto-detect email address|empty ident name/i.test(
-      message
-    )
-  ) {
-    return toolError(
-      "VCS_FAILED",
-      `${command} failed (exit code ${result.exitCode}): git has no identity for the commit. The user must set one: git config user.email "you@example.com" and git config user.name "Your Name" (in the repository, or --global). git said: ${message}`,
-      { ...details, setting: "git config user.email" }
-    )
-  }
-  if (
-    /\[rejected\]|\[remote rejected\].*(non-fast-forward|fetch first)|Updates were rejected|stale info/i.test(message)
-  ) {
-    const lease = /stale info/.test(message)
-    return toolError(
-      "NON_FAST_FORWARD",
-      `${command} was rejected: the remote branch has commits that your local branch does not have${lease ? " (the force-with-lease expectation no longer holds: someone pushed since the remote was last fetched)" : ""}. Fetch the remote, integrate its commits (merge or rebase), then push again without force. git said: ${message}`,
-      details
-    )
-  }
-  if (
-    conflicted.length > 0 ||
-    /CONFLICT|needs merge|unmerged|resolve your current index first|Merge conflict/i.test(message)
-  ) {
-    return toolError(
-      "MERGE_CONFLICT",
-      `${command} failed: the repository has unresolved conflicts${conflicted.length > 0 ? ` in ${conflicted.join(", ")}` : ""}. Resolve each conflicted file (edit it, then add it), then retry. git said: ${message}`,
-      { ...details, conflicted }
-    )
-  }
-  return toolError("VCS_FAILED", `${command} failed with exit code ${result.exitCode}: ${message}`, details)
 }

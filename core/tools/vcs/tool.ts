@@ -10,7 +10,9 @@ import type { ToolResult } from "../../protocol/envelope.ts"
 import { toolError, type ToolError } from "../../protocol/errors.ts"
 import { CurrentSettings } from "../../services/CurrentSettings.ts"
 import { Workspace } from "../../services/Workspace.ts"
-import { type ActionInput, defineTool, gatedAction, type PlanStep, type ToolContext, ungated } from "../Tool.ts"
+import { classifyFailure, findRepository, type Git, type Gh, gitMessage, LARGE_OUTPUT_BYTES } from "../../exec/git.ts"
+import { openGh, openGit, redactTokens, shownCommand } from "../../exec/git.ts"
+import { type ActionInput, defineTool, gatedAction, type PlanStep, type ReadContext, ungated } from "../Tool.ts"
 import { interpret, vcsChanges } from "./interpret.ts"
 import {
   agenticExclude,
@@ -25,16 +27,7 @@ import {
   treeOf,
   writeTree
 } from "./load.ts"
-import {
-  BRANCH_FORMAT,
-  classifyFailure,
-  LOG_FORMAT,
-  parseBranches,
-  parseGhAuth,
-  parseLog,
-  redactTokens,
-  gitMessage
-} from "./parse.ts"
+import { BRANCH_FORMAT, LOG_FORMAT, parseBranches, parseGhAuth, parseLog } from "./parse.ts"
 import {
   checkMessage,
   checkRefText,
@@ -50,14 +43,13 @@ import {
   planPush,
   TOOL
 } from "./plan.ts"
-import { findRepository, type Git, type Gh, LARGE_OUTPUT_BYTES, openGh, openGit, shownCommand } from "./run.ts"
 import { LOG_LIMIT_DEFAULT, VcsActions, VcsPlan } from "./schema.ts"
 import { fitted, pagedText, statusResult } from "./view.ts"
 import { DESCRIPTION } from "./description.ts"
 
 type Input<K extends keyof typeof VcsActions> = ActionInput<typeof VcsActions, K>
-type Handler<K extends keyof typeof VcsActions> = (input: Input<K>) => Effect.Effect<ToolResult, ToolError, ToolContext>
-type Loader<K extends keyof typeof VcsActions> = (input: Input<K>) => Effect.Effect<Before, ToolError, ToolContext>
+type Handler<K extends keyof typeof VcsActions> = (input: Input<K>) => Effect.Effect<ToolResult, ToolError, ReadContext>
+type Loader<K extends keyof typeof VcsActions> = (input: Input<K>) => Effect.Effect<Before, ToolError, ReadContext>
 
 const fail = (error: ToolError | undefined) => (error === undefined ? Effect.void : Effect.fail(error))
 
@@ -184,7 +176,7 @@ const planOf = (input: Record<string, unknown>, loaded: Before): Either.Either<P
 
 /** A gated workspace_vcs action: its own load, the shared pure planner, interpreter and view. */
 const vcsAction = <I extends Record<string, unknown>>(
-  load: (input: I) => Effect.Effect<Before, ToolError, ToolContext>
+  load: (input: I) => Effect.Effect<Before, ToolError, ReadContext>
 ) =>
   gatedAction({
     gate: "vcs",

@@ -7,10 +7,10 @@ import type { ExecResult } from "../../services/Processes.ts"
 import * as Schema from "effect/Schema"
 import { toolError, type ToolError } from "../../protocol/errors.ts"
 import { Workspace } from "../../services/Workspace.ts"
-import type { Git } from "../vcs/run.ts"
+import type { Git } from "../../exec/git.ts"
 import { type Binding, githubOf, NOT_AGENTIC, readLine } from "./git.ts"
 import { redactText, repoPath as githubPath, rest, restError } from "./github.ts"
-import type { ToolContext } from "../Tool.ts"
+import type { ReadContext, ToolContext } from "../Tool.ts"
 import { getPull } from "./prs.ts"
 import { loadChanges, loadStashes } from "./read.ts"
 import { type Phases, type Receipt, type ReceiptState, unsettledRequests } from "./receipt.ts"
@@ -182,7 +182,7 @@ export const reviewOf = (
   git: Git,
   input: ActionInput,
   binding: Binding
-): Effect.Effect<Review, ToolError, ToolContext> =>
+): Effect.Effect<Review, ToolError, ReadContext> =>
   Effect.gen(function* () {
     const f = input as Record<string, string>
     switch (input.action) {
@@ -660,7 +660,7 @@ export interface Observation {
 }
 
 /** Observes the original effect of an `unknown` receipt; never runs it. */
-export const observe = (git: Git, receipt: Receipt): Effect.Effect<Observation, ToolError, ToolContext> =>
+export const observe = (git: Git, receipt: Receipt): Effect.Effect<Observation, ToolError, ReadContext> =>
   Effect.gen(function* () {
     const e = receipt.expect as Record<string, string | null>
     switch (receipt.action as BuiltAction) {

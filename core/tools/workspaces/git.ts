@@ -1,7 +1,7 @@
 /**
  * The git facts the Workspaces tools bind to: what the host supports, the usable capabilities, and the
  * context (root, identity, branch, HEAD, the tree of the index plus every unignored working file). All
- * git runs through workspace_vcs's runner (core/tools/vcs/run.ts), hardened the same way.
+ * git runs through the shared runner (core/exec/git.ts), hardened the same way.
  */
 import * as Effect from "effect/Effect"
 import { stableStringify } from "../../gate/hash.ts"
@@ -11,8 +11,7 @@ import { CurrentSettings } from "../../services/CurrentSettings.ts"
 import { HostInfo } from "../../services/HostFs.ts"
 import { authenticatedGh, githubRepoOf } from "./github.ts"
 import { onceWhileAdvertising } from "../advertising.ts"
-import { withIndexCopy } from "../vcs/indexCopy.ts"
-import { findRepository, type Git, LARGE_OUTPUT_BYTES, openGit } from "../vcs/run.ts"
+import { findRepository, type Git, LARGE_OUTPUT_BYTES, openGit, withIndexCopy } from "../../exec/git.ts"
 import {
   actionCapability,
   COMMANDS_CAPABILITY,

@@ -5,8 +5,8 @@
  */
 import * as Effect from "effect/Effect"
 import { toolError, type ToolError } from "../../protocol/errors.ts"
-import type { ToolContext } from "../Tool.ts"
-import { type Gh, type Git, openGh } from "../vcs/run.ts"
+import type { ReadContext } from "../Tool.ts"
+import { type Gh, type Git, openGh } from "../../exec/git.ts"
 
 /** A GitHub repository: the host gh talks to (with a port when the remote URL has one), owner and name. */
 export interface GithubRepo {
@@ -94,7 +94,7 @@ export const rest = (
   method: "GET" | "POST" | "PUT",
   path: string,
   body?: unknown
-): Effect.Effect<RestAnswer, ToolError, ToolContext> =>
+): Effect.Effect<RestAnswer, ToolError, ReadContext> =>
   Effect.gen(function* () {
     const args = [
       "api",

@@ -9,7 +9,7 @@ import * as Effect from "effect/Effect"
 import { hashOperation } from "../../gate/hash.ts"
 import type { ToolResult } from "../../protocol/envelope.ts"
 import { toolError } from "../../protocol/errors.ts"
-import type { Gh } from "../vcs/run.ts"
+import type { Gh } from "../../exec/git.ts"
 import { type GithubRepo, redactText, repoPath, rest, restError } from "./github.ts"
 
 /** Characters per description chunk. */

@@ -7,7 +7,7 @@ import * as Effect from "effect/Effect"
 import { hashOperation } from "../../gate/hash.ts"
 import type { ToolResult } from "../../protocol/envelope.ts"
 import { toolError } from "../../protocol/errors.ts"
-import type { Git } from "../vcs/run.ts"
+import type { Git } from "../../exec/git.ts"
 import { NOT_AGENTIC, readLine } from "./git.ts"
 
 /** The largest number of untracked files a changes enumeration lists; past it `complete` is false. */

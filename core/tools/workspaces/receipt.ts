@@ -4,7 +4,6 @@
  * state only moves forward (needs_confirmation -> unknown -> succeeded | failed) and a settled one never
  * changes again: `advance` is the one place a state changes, and it refuses going back.
  */
-import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
@@ -98,8 +97,6 @@ export const writeReceipt = (receipt: Receipt) =>
 /** Under the receipt's lock: reads it, lets `f` decide, writes what `f` returns (if anything). */
 export const withReceiptLock = <A, E, R>(requestId: string, effect: Effect.Effect<A, E, R>) =>
   Effect.flatMap(StateStore, (store) => store.locked(receiptPath(requestId), effect))
-
-export const nowIso = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms).toISOString())
 
 /** `user:pass@`, GitHub tokens and absolute paths out of a message (git's stderr can name any of them). */
 export const scrubText = (text: string): string =>

@@ -10,17 +10,10 @@ import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import { hashOperation } from "../../gate/hash.ts"
 import type { ToolResult } from "../../protocol/envelope.ts"
-import { toolError, type ToolError } from "../../protocol/errors.ts"
+import { toolError } from "../../protocol/errors.ts"
 import { HostInfo } from "../../services/HostFs.ts"
-import {
-  type ActionDef,
-  defineTool,
-  gatedAction,
-  type Planned,
-  type ToolContext,
-  type ToolDefinition
-} from "../Tool.ts"
-import type { Git } from "../vcs/run.ts"
+import { defineTool, gatedAction, type Planned, type ToolContext, type ToolDefinition } from "../Tool.ts"
+import type { Git } from "../../exec/git.ts"
 import {
   type ActionInput,
   ActionFields,
@@ -61,7 +54,6 @@ import {
 import { loadChanges, type ReadInput, readView } from "./read.ts"
 import {
   advance,
-  nowIso,
   type Receipt,
   readReceipt,
   receiptData,
@@ -70,6 +62,7 @@ import {
   withReceiptLock,
   writeReceipt
 } from "./receipt.ts"
+import { nowIso } from "../../text/time.ts"
 
 const missing = (capability: string, what: string) =>
   toolError(
@@ -140,7 +133,7 @@ export const statusTool: ToolDefinition = defineTool({
   precheck: () => requireCapabilities([COMMANDS_CAPABILITY], "get_workspace_status"),
   advertise: advertiseWith((): ToolDefinition => statusTool),
   handlers: { status: { gate: "none", run: () => statusOf } }
-}) as unknown as ToolDefinition
+})
 
 // read_workspace ------------------------------------------------------------------------------------
 
@@ -305,7 +298,7 @@ const makeReadTool = (views: ReadonlyArray<(typeof VIEWS)[number]>): ToolDefinit
         usable.includes(COMMANDS_CAPABILITY) ? makeReadTool(usableViews(usable, support.gh)) : undefined
     ),
     handlers: { read: { gate: "none", run: (input) => readRun(input as never) } }
-  }) as unknown as ToolDefinition
+  })
   return tool
 }
 
@@ -339,17 +332,11 @@ export const operationOf = (requestId: string, reconcile: boolean) =>
         const seen = yield* observe(git, receipt)
         if (seen.settled === undefined) return { receipt, observed: seen.observed }
         const at = yield* nowIso
-        const next = yield* Either.match(
-          advance(receipt, seen.settled.state, at, {
-            phases: seen.settled.phases,
-            outcome: seen.settled.outcome,
-            note: "reconciled by observation"
-          }),
-          {
-            onLeft: Effect.fail,
-            onRight: Effect.succeed
-          }
-        )
+        const next = yield* advance(receipt, seen.settled.state, at, {
+          phases: seen.settled.phases,
+          outcome: seen.settled.outcome,
+          note: "reconciled by observation"
+        })
         yield* writeReceipt(next)
         return { receipt: next, observed: seen.observed }
       })
@@ -395,7 +382,7 @@ export const operationTool: ToolDefinition = defineTool({
         )
     }
   }
-}) as unknown as ToolDefinition
+})
 
 // workspace_action ----------------------------------------------------------------------------------
 
@@ -518,9 +505,6 @@ const recordAction = (planned: Planned<ActionPlan, Loaded>) =>
     return planned
   })
 
-const orFail = <A>(either: Either.Either<A, ToolError>) =>
-  Either.match(either, { onLeft: Effect.fail, onRight: Effect.succeed })
-
 /** Runs a confirmed request once: intent (unknown) before the effect, the outcome after; never twice. */
 const interpretAction = (_plan: ActionPlan, work: Loaded) =>
   Effect.gen(function* () {
@@ -533,9 +517,10 @@ const interpretAction = (_plan: ActionPlan, work: Loaded) =>
         if (receipt === undefined) return yield* Effect.fail(noReceipt(requestId))
         if (receipt.state !== "needs_confirmation") return receipt
         const expect = yield* expectOf(work.git, work.input, work.binding)
-        const intent = yield* orFail(
-          advance(receipt, "unknown", yield* nowIso, { expect, note: "intent written; effect starting" })
-        )
+        const intent = yield* advance(receipt, "unknown", yield* nowIso, {
+          expect,
+          note: "intent written; effect starting"
+        })
         yield* writeReceipt(intent)
         const settlement = yield* Effect.either(runEffect(work.git, intent))
         if (Either.isLeft(settlement)) {
@@ -545,13 +530,11 @@ const interpretAction = (_plan: ActionPlan, work: Loaded) =>
           return kept
         }
         const settled = settlement.right
-        const next = yield* orFail(
-          advance(intent, settled.state, yield* nowIso, {
-            phases: settled.phases,
-            outcome: settled.outcome,
-            ...(settled.expect === undefined ? {} : { expect: settled.expect })
-          })
-        )
+        const next = yield* advance(intent, settled.state, yield* nowIso, {
+          phases: settled.phases,
+          outcome: settled.outcome,
+          ...(settled.expect === undefined ? {} : { expect: settled.expect })
+        })
         yield* writeReceipt(next)
         return next
       })
@@ -586,7 +569,7 @@ export const makeActionTool = (actions: ReadonlyArray<BuiltAction>): ToolDefinit
     string,
     Schema.Schema.AnyNoContext
   >
-  const handlers = Object.fromEntries(actions.map((action) => [action, actionDef as unknown as ActionDef<unknown>]))
+  const handlers = Object.fromEntries(actions.map((action) => [action, actionDef]))
   const tool: ToolDefinition = defineTool({
     name: "workspace_action",
     short: "workspaces",

@@ -10,9 +10,10 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import { denoHostFs } from "../../../adapters/deno/DenoHostFs.ts"
 import { denoWorkspaceKeyLayer } from "../../../adapters/deno/DenoKey.ts"
-import { DENO_CAPABILITIES } from "../../../adapters/deno/host.ts"
+import { denoHttpLayer } from "../../../adapters/deno/DenoHttp.ts"
+import { denoProcesses } from "../../../adapters/deno/DenoProcesses.ts"
 import { HostError, type HostFsShape } from "../../../core/services/HostFs.ts"
-import { startRuntime } from "../../../core/runtime.ts"
+import { hostLayer, startHost } from "../../../core/runtime.ts"
 import { decodeSettings } from "../../../core/settings/settings.ts"
 import { STREAM_THRESHOLD_BYTES } from "../../../core/tools/inspect/large.ts"
 import { gutterLine } from "../../../core/tools/inspect/paging.ts"
@@ -51,11 +52,17 @@ Deno.test("deno/huge files: read pages and stat describes a file above 16 MiB by
     const sha = hash.digest("hex")
     assert.ok((await Deno.stat(`${root}/huge.log`)).size > STREAM_THRESHOLD_BYTES)
 
-    const runtime = await startRuntime(
-      noWholeReads,
-      { root, runtime: "deno", platform: Deno.build.os, capabilities: DENO_CAPABILITIES },
-      Either.getOrThrow(decodeSettings({ permissionMode: 0 })),
-      denoWorkspaceKeyLayer(root)
+    const runtime = await startHost(
+      hostLayer({
+        root,
+        runtime: "deno",
+        platform: Deno.build.os,
+        fs: noWholeReads,
+        processes: denoProcesses,
+        http: denoHttpLayer({ allowPrivateNetwork: false }),
+        key: denoWorkspaceKeyLayer(root)
+      }),
+      Either.getOrThrow(decodeSettings({ permissionMode: 0 }))
     )
     try {
       const first = await runtime.call("workspace_inspect", { action: "read", path: "huge.log", limit: 3 })

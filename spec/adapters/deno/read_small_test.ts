@@ -13,8 +13,9 @@ import { createHash } from "node:crypto"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import { denoHostFs } from "../../../adapters/deno/DenoHostFs.ts"
-import { DENO_CAPABILITIES } from "../../../adapters/deno/host.ts"
-import { startRuntime } from "../../../core/runtime.ts"
+import { denoHttpLayer } from "../../../adapters/deno/DenoHttp.ts"
+import { denoProcesses } from "../../../adapters/deno/DenoProcesses.ts"
+import { hostLayer, startHost } from "../../../core/runtime.ts"
 import { decodeSettings } from "../../../core/settings/settings.ts"
 
 const REPO = new URL("../../../", import.meta.url).pathname
@@ -133,9 +134,15 @@ Deno.test("deno/read: workspace_inspect read answers from readSmall (no readFile
     await Deno.writeTextFile(`${root}/a.txt`, "one\ntwo\n")
     const mkfifo = await new Deno.Command("mkfifo", { args: [`${root}/pipe`] }).output()
     assert.equal(mkfifo.success, true, "mkfifo")
-    const runtime = await startRuntime(
-      counted,
-      { root, runtime: "deno", platform: Deno.build.os, capabilities: DENO_CAPABILITIES },
+    const runtime = await startHost(
+      hostLayer({
+        root,
+        runtime: "deno",
+        platform: Deno.build.os,
+        fs: counted,
+        processes: denoProcesses,
+        http: denoHttpLayer({ allowPrivateNetwork: false })
+      }),
       Either.getOrThrow(decodeSettings({ permissionMode: 0 }))
     )
     try {

@@ -11,7 +11,7 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import { nodeHostFs } from "../../../adapters/node/NodeHostFs.ts"
 import { nodeWorkspaceKeyLayer } from "../../../adapters/node/NodeKey.ts"
-import { startRuntime } from "../../../core/runtime.ts"
+import { hostLayer, startHost } from "../../../core/runtime.ts"
 import { decodeSettings } from "../../../core/settings/settings.ts"
 import { CommitHooks } from "../../../core/tools/edit/commit.ts"
 
@@ -38,12 +38,19 @@ const main = async () => {
           })
   })
   const real = fs.realpathSync(root!)
-  const runtime = await startRuntime(
-    nodeHostFs,
-    { root: real, runtime: "node", platform: process.platform, capabilities: ["fs"] },
-    settings,
-    // The workspace's own key, as every Node adapter uses: the journal this child writes verifies in the next process.
-    Layer.merge(hooks, nodeWorkspaceKeyLayer(real))
+  const runtime = await startHost(
+    Layer.merge(
+      // The workspace's own key, as every Node adapter uses: the journal this child writes verifies in the next process.
+      hostLayer({
+        root: real,
+        runtime: "node",
+        platform: process.platform,
+        fs: nodeHostFs,
+        key: nodeWorkspaceKeyLayer(real)
+      }),
+      hooks
+    ),
+    settings
   )
   const envelope = await runtime.call("workspace_edit", { action: "apply", operations: JSON.parse(operations!) })
   process.stdout.write(JSON.stringify(envelope))

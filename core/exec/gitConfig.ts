@@ -3,7 +3,7 @@
  * keep the repository's own config from making git run a program. git is the tool's own process; what
  * the repository configures is untrusted input (a cloned repository can carry any .git/config).
  */
-import { toolError, type ToolError } from "../../protocol/errors.ts"
+import { toolError, type ToolError } from "../protocol/errors.ts"
 
 /** One entry of `git config --list --show-scope -z`. */
 export interface ConfigEntry {

@@ -1,18 +1,21 @@
 /**
- * Running git and gh: allowlist, resolution on PATH, the hardened argv and environment, the timeout from
- * maxCommandDurationSeconds, and git's failures turned into codes. Always argv through Processes.exec,
- * never a shell.
+ * Running git and gh, for workspace_vcs, the Workspaces integration and the search: allowlist, resolution on
+ * PATH, the hardened argv and environment (./gitConfig.ts), the timeout from maxCommandDurationSeconds,
+ * git's failures turned into codes, and the private index copy of a run that would write the index.
+ * Always argv through Processes.exec, never a shell.
  */
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
-import { toolError, type ToolError } from "../../protocol/errors.ts"
-import { CurrentSettings } from "../../services/CurrentSettings.ts"
-import { HostFs, HostInfo } from "../../services/HostFs.ts"
-import { join, relativeTo } from "../../services/paths.ts"
-import { type ExecResult, Processes } from "../../services/Processes.ts"
-import { Workspace } from "../../services/Workspace.ts"
-import { allowed, allowlistName } from "../../exec/allowlist.ts"
-import { resolveCwd } from "../../exec/cwd.ts"
+import { newId } from "../gate/hash.ts"
+import { toolError, type ToolError } from "../protocol/errors.ts"
+import { CurrentSettings } from "../services/CurrentSettings.ts"
+import { HostFs, HostInfo } from "../services/HostFs.ts"
+import { join, relativeTo } from "../services/paths.ts"
+import { type ExecResult, Processes } from "../services/Processes.ts"
+import { Workspace } from "../services/Workspace.ts"
+import { StateStore } from "../store/StateStore.ts"
+import { allowed, allowlistName } from "./allowlist.ts"
+import { resolveCwd } from "./cwd.ts"
 import {
   baseOptions,
   type ConfigEntry,
@@ -21,8 +24,7 @@ import {
   parentOf,
   parseConfigList,
   repositoryOverrides
-} from "./harden.ts"
-import { classifyFailure } from "./parse.ts"
+} from "./gitConfig.ts"
 
 /** Output bound of reads that may be large (diffs, show). */
 export const LARGE_OUTPUT_BYTES = 64 * 1024 * 1024
@@ -342,3 +344,118 @@ export const openGh = (git: Git) =>
 
 /** The type of an opened gh. */
 export type Gh = Effect.Effect.Success<ReturnType<typeof openGh>>
+
+/** Removes anything that looks like a GitHub token from text shown to a model. */
+export const redactTokens = (text: string): string =>
+  text.replace(/\b(gh[pousr]_[A-Za-z0-9_]{16,}|github_pat_[A-Za-z0-9_]{20,})\b/g, "[redacted token]")
+
+/** The first lines of git's own message, bounded. */
+export const gitMessage = (stderr: string, stdout = ""): string => {
+  const text = redactTokens((stderr.trim() === "" ? stdout : stderr).trim())
+  return text.length > 2000 ? `${text.slice(0, 2000)}…` : text
+}
+
+/** Why a finished git run failed, as the code a model can act on. */
+export const classifyFailure = (
+  command: string,
+  result: { readonly exitCode: number | null; readonly stderr: string; readonly stdout: string },
+  conflicted: ReadonlyArray<string> = []
+): ToolError => {
+  const message = gitMessage(result.stderr, result.stdout)
+  const details = { command, exitCode: result.exitCode, stderr: message }
+  if (/not a git repository/i.test(message)) {
+    return toolError(
+      "NOT_A_REPOSITORY",
+      `${command}: cwd is not inside a git repository within the workspace (git: ${message.split("\n")[0]}). Create one with workspace_vcs {"action":"init"} or pass the cwd of a repository.`,
+      details
+    )
+  }
+  if (
+    /Please tell me who you are|Author identity unknown|Committer identity unknown|unable to auto-detect email address|empty ident name/i.test(
+      message
+    )
+  ) {
+    return toolError(
+      "VCS_FAILED",
+      `${command} failed (exit code ${result.exitCode}): git has no identity for the commit. The user must set one: git config user.email "you@example.com" and git config user.name "Your Name" (in the repository, or --global). git said: ${message}`,
+      { ...details, setting: "git config user.email" }
+    )
+  }
+  if (
+    /\[rejected\]|\[remote rejected\].*(non-fast-forward|fetch first)|Updates were rejected|stale info/i.test(message)
+  ) {
+    const lease = /stale info/.test(message)
+    return toolError(
+      "NON_FAST_FORWARD",
+      `${command} was rejected: the remote branch has commits that your local branch does not have${lease ? " (the force-with-lease expectation no longer holds: someone pushed since the remote was last fetched)" : ""}. Fetch the remote, integrate its commits (merge or rebase), then push again without force. git said: ${message}`,
+      details
+    )
+  }
+  if (
+    conflicted.length > 0 ||
+    /CONFLICT|needs merge|unmerged|resolve your current index first|Merge conflict/i.test(message)
+  ) {
+    return toolError(
+      "MERGE_CONFLICT",
+      `${command} failed: the repository has unresolved conflicts${conflicted.length > 0 ? ` in ${conflicted.join(", ")}` : ""}. Resolve each conflicted file (edit it, then add it), then retry. git said: ${message}`,
+      { ...details, conflicted }
+    )
+  }
+  return toolError("VCS_FAILED", `${command} failed with exit code ${result.exitCode}: ${message}`, details)
+}
+
+/*
+ * A private copy of the git index for one run of git that would write it (`write-tree` rewrites the index's
+ * cache-tree; `add -A` rewrites entries): GIT_INDEX_FILE points at a copy under `.agentic/<area>/scratch/`,
+ * so the real index stays byte-equal. Shared by workspace_vcs (the tree of the index) and the Workspaces
+ * integration (the tree of the working copy).
+ *
+ * @example
+ *   const tree = yield* withIndexCopy(git, "vcs", "fail", (env) => git.must(["write-tree"], { env }))
+ */
+/** What the run of git gets: the environment naming the copy, and the real index file's mtime (seconds) when there is one. */
+export interface IndexCopy {
+  readonly env: { readonly GIT_INDEX_FILE: string }
+  readonly indexMtimeSec: number | undefined
+}
+
+/**
+ * Runs `use` with a copy of the repository's index (none when the repository has no index yet: git then reads
+ * an empty one) and removes the copy afterwards. An index that exists but cannot be read fails IO_ERROR
+ * (`unreadable: "fail"`) or is taken as no index (`"missing"`).
+ */
+export const withIndexCopy = <A, E, R>(
+  git: Git,
+  area: string,
+  unreadable: "fail" | "missing",
+  use: (copy: IndexCopy) => Effect.Effect<A, E, R>
+) =>
+  Effect.gen(function* () {
+    const host = yield* HostFs
+    const store = yield* StateStore
+    const indexPath = (yield* git.must(["rev-parse", "--git-path", "index"])).trim()
+    const indexAbs = indexPath.startsWith("/") ? indexPath : join(git.cwdAbs, indexPath)
+    const bytes = yield* host.readFile(indexAbs).pipe(
+      Effect.map((value): Uint8Array | undefined => value),
+      Effect.catchAll((error) =>
+        error.reason === "NotFound" || unreadable === "missing"
+          ? Effect.succeed(undefined)
+          : Effect.fail(
+              toolError("IO_ERROR", `The git index could not be read (${error.reason}).`, { path: indexPath })
+            )
+      )
+    )
+    // Read before the copy: git's racy-git rule compares entries with the index file's own mtime.
+    const indexStat =
+      bytes === undefined
+        ? undefined
+        : yield* host.stat(indexAbs).pipe(Effect.catchAll(() => Effect.succeed(undefined)))
+    const scratch = `${area}/scratch/${yield* newId("index")}`
+    // Without an index the copy's folder is made by a placeholder, so git can write the copy there.
+    if (bytes !== undefined) yield* store.writeBytes(scratch, bytes)
+    else yield* store.writeText(`${scratch}.keep`, "")
+    return yield* use({
+      env: { GIT_INDEX_FILE: store.abs(scratch) },
+      indexMtimeSec: indexStat === undefined ? undefined : Math.floor(indexStat.mtimeMs / 1000)
+    }).pipe(Effect.ensuring(Effect.all([store.remove(scratch), store.remove(`${scratch}.keep`)]).pipe(Effect.ignore)))
+  })
