@@ -16,12 +16,7 @@ import { type Registry, makeRegistry } from "./registry.ts"
 import { Browser } from "./services/Browser.ts"
 import { CurrentSettings } from "./services/CurrentSettings.ts"
 import { type Capability, HostFs, type HostFsShape, HostInfo, type HostInfoShape } from "./services/HostFs.ts"
-import {
-  LanguageServerHost,
-  LanguageServers,
-  type LanguageServersFactory,
-  languageServersFromHost
-} from "./services/LanguageServers.ts"
+import { LanguageServerHost, type LanguageServersFactory, languageServersFromHost } from "./services/LanguageServers.ts"
 import { Processes, type ProcessesShape } from "./services/Processes.ts"
 import { type ProgressUpdate, withProgress } from "./services/Progress.ts"
 import { isRegistered, RegisteredTools } from "./services/RegisteredTools.ts"

@@ -38,7 +38,6 @@ import { applyRollback, type CurrentPath, currentState, readJournal } from "./ro
 import { CommitPlan, commitPlanOf, editActions, type Operation, RollbackPlan, type StoredOperation } from "./schema.ts"
 import { diagnosticsMarkdown, type StagedDiagnostics, stagedDiagnostics } from "./stagedDiagnostics.ts"
 import { DESCRIPTION } from "./description.ts"
-import { nowIso } from "../../text/time.ts"
 
 const TOOL = "workspace_edit"
 
