@@ -4,6 +4,7 @@ import { capabilitiesOf, type HostServices, hostLayer, startHost, type Workspace
 import type { ToolDefinition } from "../../core/tools/Tool.ts"
 import { type HostOpening, type OpenFailure, openRuntimeWith, openWith, type Session } from "../open.ts"
 import type { AddressPolicy } from "../../core/net/address.ts"
+import { nodeLanguageServers } from "../node/NodeLanguageServers.ts"
 import { denoHostFs } from "./DenoHostFs.ts"
 import { denoHttpLayer } from "./DenoHttp.ts"
 import { denoWorkspaceKeyLayer } from "./DenoKey.ts"
@@ -18,7 +19,7 @@ export interface DenoHostOptions {
   readonly approvalKey?: "file" | "memory"
 }
 
-/** Every service the Deno host provides, over the real root `root`: the filesystem, processes, the worker Search (DenoSearch.ts), the fetch client, the key and sub-agent workers. */
+/** Every service the Deno host provides, over the real root `root`: the filesystem, processes, the worker Search (DenoSearch.ts), the fetch client, the key, sub-agent workers and the language servers. */
 export const layer = (
   root: string,
   policy: AddressPolicy = { allowPrivateNetwork: false },
@@ -33,7 +34,10 @@ export const layer = (
     search: denoSearchLayer(root),
     http: denoHttpLayer(policy),
     key: approvalKey === "memory" ? WorkspaceKey.layerMemory() : denoWorkspaceKeyLayer(root),
-    workers: denoRunWorkers
+    workers: denoRunWorkers,
+    // The Node adapter's client runs unchanged on Deno's Node compatibility (node:child_process, vscode-jsonrpc's
+    // stream reader, createRequire): the same servers, sandbox and lifecycle (docs/CODE.md).
+    languageServers: nodeLanguageServers
   })
 
 /** The capabilities the Deno host advertises: derived from the services `layer` provides. */
