@@ -316,7 +316,19 @@ export const worldOf = async (cdp: CDPSession): Promise<number> => {
   return executionContextId
 }
 
-export const evaluateIn = async (cdp: CDPSession, contextId: number, expression: string, returnByValue: boolean) => {
+/** What the walk reads of DevTools' RemoteObject (named here: the declarations cannot name playwright-core's protocol types). */
+export interface EvaluatedObject {
+  readonly type: string
+  readonly value?: unknown
+  readonly objectId?: string
+}
+
+export const evaluateIn = async (
+  cdp: CDPSession,
+  contextId: number,
+  expression: string,
+  returnByValue: boolean
+): Promise<EvaluatedObject> => {
   const { result, exceptionDetails } = await cdp.send("Runtime.evaluate", { expression, contextId, returnByValue })
   if (exceptionDetails !== undefined)
     throw toolError(

@@ -37,8 +37,23 @@ describe("workspace_inspect registration", () => {
       expect(ws.runtime.registry.tools[0]!.name).toBe("workspace_inspect")
       const listing = ws.runtime.registry.list()[0]!
       expect(listing.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false, openWorldHint: false })
+      // The reference's nine actions, then issue 30's code actions (docs/CODE.md).
       expect(listing.inputSchema.properties.action).toMatchObject({
-        enum: ["capabilities", "overview", "list", "read", "search", "semantic_search", "find", "stat", "changes"]
+        enum: [
+          "capabilities",
+          "overview",
+          "list",
+          "read",
+          "search",
+          "semantic_search",
+          "find",
+          "stat",
+          "changes",
+          "symbols",
+          "definition",
+          "references",
+          "diagnostics"
+        ]
       })
       await ws.dispose()
       ws = undefined
