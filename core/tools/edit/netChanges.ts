@@ -9,6 +9,17 @@ export type Virtual =
   | { readonly t: "none" }
   | { readonly t: "other" }
 
+type FileBefore = Extract<NonNullable<ReturnType<BeforeState["get"]>>, { readonly type: "file" }>
+
+/** A file the transaction removes (deleted, or replaced by a directory). */
+const deletion = (path: string, entry: FileBefore): PlannedFile => ({
+  path,
+  change: "delete",
+  before: { type: "file", bytes: entry.bytes, mode: entry.mode },
+  beforeSha256: entry.sha256,
+  after: { type: "none" }
+})
+
 /** The net change of every path the transaction wrote, in the order first written; the directories it creates. */
 export const netChanges = (order: ReadonlyArray<string>, state: ReadonlyMap<string, Virtual>, before: BeforeState) => {
   const files: Array<PlannedFile> = []
@@ -19,14 +30,7 @@ export const netChanges = (order: ReadonlyArray<string>, state: ReadonlyMap<stri
     const wasFile = entry?.type === "file"
     if (after.t === "dir") {
       if (entry?.type !== "directory") createdDirectories.push(path)
-      if (wasFile)
-        files.push({
-          path,
-          change: "delete",
-          before: { type: "file", bytes: entry.bytes, mode: entry.mode },
-          beforeSha256: entry.sha256,
-          after: { type: "none" }
-        })
+      if (wasFile) files.push(deletion(path, entry))
       continue
     }
     if (after.t === "file") {
@@ -50,13 +54,7 @@ export const netChanges = (order: ReadonlyArray<string>, state: ReadonlyMap<stri
       continue
     }
     if (after.t === "none" && wasFile) {
-      files.push({
-        path,
-        change: "delete",
-        before: { type: "file", bytes: entry.bytes, mode: entry.mode },
-        beforeSha256: entry.sha256,
-        after: { type: "none" }
-      })
+      files.push(deletion(path, entry))
     }
   }
   return { files, createdDirectories }

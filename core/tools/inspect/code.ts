@@ -8,14 +8,7 @@
  */
 import * as Effect from "effect/Effect"
 import { toolError } from "../../protocol/errors.ts"
-import {
-  LANGUAGE_IDS,
-  type LanguageServersShape,
-  type LspDiagnostic,
-  type LspSymbol,
-  type ServerInfo
-} from "../../services/LanguageServers.ts"
-import { CurrentSettings } from "../../services/CurrentSettings.ts"
+import type { LanguageServersShape, LspDiagnostic, LspSymbol, ServerInfo } from "../../services/LanguageServers.ts"
 import { Search } from "../../services/Search.ts"
 import { Workspace } from "../../services/Workspace.ts"
 import {
@@ -23,6 +16,7 @@ import {
   codeFile,
   DIAGNOSTICS_MAX_FILES,
   dedupe,
+  enabledLanguages,
   failureToToolError,
   infoOf,
   languageServers,
@@ -83,16 +77,9 @@ const fileOutline = (servers: LanguageServersShape, input: SymbolsInput, path: s
 const workspaceMatches = (servers: LanguageServersShape, input: SymbolsInput, query: string) =>
   Effect.gen(function* () {
     const read = lineReader()
-    const settings = yield* CurrentSettings
-    const languages = LANGUAGE_IDS.filter((language) => settings.languageServers.includes(language))
-    if (languages.length === 0)
-      return yield* fail(
-        toolError(
-          "INVALID_INPUT",
-          "No language server is enabled (the languageServers setting is []); ask the user to enable one, or use search.",
-          { field: "symbol" }
-        )
-      )
+    const languages = yield* enabledLanguages(
+      "No language server is enabled (the languageServers setting is []); ask the user to enable one, or use search."
+    )
     const found: Array<LspSymbol> = []
     const answered: Array<ServerInfo> = []
     for (const language of languages) {

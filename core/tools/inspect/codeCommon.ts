@@ -6,6 +6,7 @@
 import * as Effect from "effect/Effect"
 import { toolError, type ToolError } from "../../protocol/errors.ts"
 import {
+  LANGUAGE_IDS,
   type LanguageId,
   type LanguageServerFailure,
   LanguageServers,
@@ -15,6 +16,7 @@ import {
   type LspSymbol,
   type ServerInfo
 } from "../../services/LanguageServers.ts"
+import { CurrentSettings } from "../../services/CurrentSettings.ts"
 import { Workspace } from "../../services/Workspace.ts"
 import { pagedListing } from "./budget.ts"
 import { checkSnapshot, fail, snapshotOf } from "./common.ts"
@@ -26,6 +28,18 @@ export const CODE_DEFAULT_LIMIT = 100
 export const DIAGNOSTICS_MAX_FILES = 200
 /** A preview line is cut to this many characters. */
 const PREVIEW_CHARS = 200
+
+/**
+ * The languages the `languageServers` setting enables, or INVALID_INPUT (field `symbol`) with `repair` when it
+ * enables none: one check for the workspace-symbol search and the `{symbol}` position.
+ */
+export const enabledLanguages = (repair: string) =>
+  Effect.gen(function* () {
+    const settings = yield* CurrentSettings
+    const languages = LANGUAGE_IDS.filter((language) => settings.languageServers.includes(language))
+    if (languages.length === 0) return yield* fail(toolError("INVALID_INPUT", repair, { field: "symbol" }))
+    return languages
+  })
 
 /** The error the model sees for a server failure: what happened and what to do about it. */
 export const failureToToolError = (failure: LanguageServerFailure, what: string): ToolError => {

@@ -4,15 +4,17 @@
  */
 import * as Effect from "effect/Effect"
 import { toolError } from "../../protocol/errors.ts"
+import type { LanguageId, LanguageServersShape, LspPosition, LspSymbol } from "../../services/LanguageServers.ts"
 import {
-  LANGUAGE_IDS,
-  type LanguageId,
-  type LanguageServersShape,
-  type LspPosition,
-  type LspSymbol
-} from "../../services/LanguageServers.ts"
-import { CurrentSettings } from "../../services/CurrentSettings.ts"
-import { codeFile, dedupe, failureToToolError, lineReader, noServerFor, oneBased, served } from "./codeCommon.ts"
+  codeFile,
+  dedupe,
+  enabledLanguages,
+  failureToToolError,
+  lineReader,
+  noServerFor,
+  oneBased,
+  served
+} from "./codeCommon.ts"
 import { fail, plural } from "./common.ts"
 
 /** The most candidates an ambiguous {symbol} lists. */
@@ -51,16 +53,9 @@ export const named = (symbol: LspSymbol, name: string) => {
 /** The workspace's symbols that `name` names, across the enabled languages (a failure when none answers). */
 const workspaceNamed = (servers: LanguageServersShape, name: string, short: string) =>
   Effect.gen(function* () {
-    const settings = yield* CurrentSettings
-    const languages = LANGUAGE_IDS.filter((language) => settings.languageServers.includes(language))
-    if (languages.length === 0)
-      return yield* fail(
-        toolError(
-          "INVALID_INPUT",
-          "No language server is enabled (the languageServers setting is empty), so {symbol} cannot be resolved; pass {path, line, column} after asking the user to enable one.",
-          { field: "symbol" }
-        )
-      )
+    const languages = yield* enabledLanguages(
+      "No language server is enabled (the languageServers setting is empty), so {symbol} cannot be resolved; pass {path, line, column} after asking the user to enable one."
+    )
     const all: Array<LspSymbol> = []
     for (const language of languages) {
       const got = yield* Effect.either(servers.workspaceSymbols(language, short))
