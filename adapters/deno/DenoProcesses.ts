@@ -5,7 +5,6 @@
  * Linux facts (identity, group liveness, boot id) come from /proc, as on Node.
  */
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import type * as Schema from "effect/Schema"
 import { toolError, type ToolError } from "../../core/protocol/errors.ts"
 import { HostError } from "../../core/services/HostFs.ts"
@@ -16,12 +15,7 @@ import {
   type Launched,
   type ProcessesShape
 } from "../../core/services/Processes.ts"
-import {
-  decodeJobFile,
-  ExitRecordSchema,
-  type StartedRecord,
-  StartedRecordSchema
-} from "../../core/services/jobFiles.ts"
+import { decodeJobFile, awaitSupervisor } from "../../core/services/jobFiles.ts"
 import { NO_SANDBOX } from "../../core/services/Sandbox.ts"
 import { resolveExecutable } from "../../core/exec/resolve.ts"
 import { bootIdOf, procGroupAlive, procIdentity, type ProcView } from "../procfs.ts"
@@ -72,8 +66,7 @@ const nodeOnPath = (): string =>
     .map((dir) => `${dir}/node`)
     .find(isExecutableFile) ?? "node"
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-const LAUNCH_WAIT_MS = 20_000
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 /** A supervisor's file in the job folder, decoded: undefined while it is absent, Left when it is there but does not decode. */
 const readJobFile = async <A, I>(path: string, name: string, schema: Schema.Schema<A, I>) => {
   let text: string
@@ -84,10 +77,6 @@ const readJobFile = async <A, I>(path: string, name: string, schema: Schema.Sche
   }
   return decodeJobFile(name, schema, text)
 }
-
-/** What launch reports for a started.json (the job's pid). */
-const startedOf = (started: Either.Either<StartedRecord, string>) =>
-  Either.isRight(started) ? { pid: started.right.pid } : { startError: `the supervisor's ${started.left}` }
 
 const launch = async (jobDir: string): Promise<Launched> => {
   const child = new Deno.Command(Deno.execPath(), {
@@ -105,32 +94,12 @@ const launch = async (jobDir: string): Promise<Launched> => {
     supervisorIdentity: procIdentity(denoProcView, pid) ?? `pid:${pid}`,
     ...(bootId === undefined ? {} : { bootId })
   }
-  const deadline = Date.now() + LAUNCH_WAIT_MS
-  let delay = 5
-  while (Date.now() < deadline) {
-    const started = await readJobFile(`${jobDir}/started.json`, "started.json", StartedRecordSchema)
-    if (started !== undefined) return { ...base, ...startedOf(started) }
-    const exit = await readJobFile(`${jobDir}/exit.json`, "exit.json", ExitRecordSchema)
-    if (exit !== undefined) {
-      // A job fast enough to start and end between the two reads above: started.json is written before exit.json.
-      const between = await readJobFile(`${jobDir}/started.json`, "started.json", StartedRecordSchema)
-      if (between !== undefined) return { ...base, ...startedOf(between) }
-      return {
-        ...base,
-        startError: Either.isRight(exit)
-          ? (exit.right.error ?? "the job could not be started")
-          : `the supervisor's ${exit.left}`
-      }
-    }
-    if (procIdentity(denoProcView, pid) === undefined) {
-      const late = await readJobFile(`${jobDir}/started.json`, "started.json", StartedRecordSchema)
-      if (late !== undefined) return { ...base, ...startedOf(late) }
-      return { ...base, startError: "the job supervisor exited before starting the job" }
-    }
-    await sleep(delay)
-    delay = Math.min(delay * 2, 50)
-  }
-  return { ...base, startError: `the job supervisor did not report within ${LAUNCH_WAIT_MS / 1000} s` }
+  const reported = await awaitSupervisor({
+    read: (name, schema) => readJobFile(`${jobDir}/${name}`, name, schema),
+    alive: () => procIdentity(denoProcView, pid) !== undefined,
+    sleep
+  })
+  return { ...base, ...reported }
 }
 
 const killGroup = (pgid: number, signal: Deno.Signal): boolean => {

@@ -22,13 +22,7 @@ import {
   type ProcessesShape
 } from "../../core/services/Processes.ts"
 import { resolveExecutable } from "../../core/exec/resolve.ts"
-import {
-  decodeJobFile,
-  ExitRecordSchema,
-  JobSpecSchema,
-  type StartedRecord,
-  StartedRecordSchema
-} from "../../core/services/jobFiles.ts"
+import { decodeJobFile, awaitSupervisor, JobSpecSchema } from "../../core/services/jobFiles.ts"
 import { procGroupAlive, type ProcView } from "../procfs.ts"
 import { toHostError } from "./NodeHostFs.ts"
 import { hasProc, processIdentity, readBootId, signalZero } from "./identity.ts"
@@ -93,10 +87,9 @@ const readSmallText = (candidate: string): string | undefined => {
   }
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
 /** How long launch waits for the supervisor to report the child started (a loaded machine is slow). */
-const LAUNCH_WAIT_MS = 20_000
 
 /** The sandbox wrapper for a job whose spec.json carries a policy (none when it carries none); spec.json is decoded first. */
 const wrapperArg = async (jobDir: string): Promise<ReadonlyArray<string>> => {
@@ -115,10 +108,6 @@ const readJobFile = async <A, I>(jobDir: string, name: string, schema: Schema.Sc
   return text === undefined ? undefined : decodeJobFile(name, schema, text)
 }
 
-/** What launch reports for a started.json (the job's pid) or an exit.json (why it did not start). */
-const startedOf = (started: Either.Either<StartedRecord, string>) =>
-  Either.isRight(started) ? { pid: started.right.pid } : { startError: `the supervisor's ${started.left}` }
-
 const launch = async (jobDir: string): Promise<Launched> => {
   const wrapper = await wrapperArg(jobDir)
   const supervisor = spawn(process.execPath, [...supervisorArgs(jobDir), ...wrapper], {
@@ -134,33 +123,12 @@ const launch = async (jobDir: string): Promise<Launched> => {
   const supervisorIdentity = processIdentity(pid) ?? `pid:${pid}`
   const bootId = readBootId()
   const base = { supervisorPid: pid, supervisorIdentity, ...(bootId === undefined ? {} : { bootId }) }
-  const since = Date.now()
-  const deadline = since + LAUNCH_WAIT_MS
-  while (Date.now() < deadline) {
-    const started = await readJobFile(jobDir, "started.json", StartedRecordSchema)
-    if (started !== undefined) return { ...base, ...startedOf(started) }
-    const exit = await readJobFile(jobDir, "exit.json", ExitRecordSchema)
-    if (exit !== undefined) {
-      // A job fast enough to start and end between the two reads above: started.json is written before exit.json.
-      const between = await readJobFile(jobDir, "started.json", StartedRecordSchema)
-      if (between !== undefined) return { ...base, ...startedOf(between) }
-      return {
-        ...base,
-        startError: Either.isRight(exit)
-          ? (exit.right.error ?? "the job could not be started")
-          : `the supervisor's ${exit.left}`
-      }
-    }
-    if (processIdentity(pid) === undefined) {
-      // The supervisor died before writing anything: one last look, then report it.
-      const late = await readJobFile(jobDir, "started.json", StartedRecordSchema)
-      if (late !== undefined) return { ...base, ...startedOf(late) }
-      return { ...base, startError: "the job supervisor exited before starting the job" }
-    }
-    // A tenth of the time waited so far (2 to 50 ms): the start is seen within a few ms of started.json.
-    await sleep(Math.min(50, Math.max(2, Math.floor((Date.now() - since) / 10))))
-  }
-  return { ...base, startError: `the job supervisor did not report within ${LAUNCH_WAIT_MS / 1000} s` }
+  const reported = await awaitSupervisor({
+    read: (name, schema) => readJobFile(jobDir, name, schema),
+    alive: () => processIdentity(pid) !== undefined,
+    sleep
+  })
+  return { ...base, ...reported }
 }
 
 /** Bytes decoded at once: a piece of text this large is a large object to V8, never copied by a scavenge. */

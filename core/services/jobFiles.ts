@@ -116,3 +116,51 @@ export const decodeJobFile = <A, I>(
     (issue) => `${name} does not decode (${ParseResult.TreeFormatter.formatErrorSync(issue).replace(/\s+/g, " ")})`
   )
 }
+
+/** How long a launch waits for the supervisor to report the job's start. */
+export const LAUNCH_WAIT_MS = 20_000
+
+/** What a host gives `awaitSupervisor`: reading one job-folder file, whether the supervisor lives, a pause. */
+export interface SupervisorWatch {
+  /** The file `name` of the job folder, decoded: undefined while it is absent, Left when it does not decode. */
+  readonly read: <A, I>(name: string, schema: Schema.Schema<A, I>) => Promise<Either.Either<A, string> | undefined>
+  readonly alive: () => boolean
+  readonly sleep: (ms: number) => Promise<void>
+}
+
+/** What launch reports for a started.json: the job's pid, or why the record does not decode. */
+const startedOf = (started: Either.Either<StartedRecord, string>) =>
+  Either.isRight(started) ? { pid: started.right.pid } : { startError: `the supervisor's ${started.left}` }
+
+/**
+ * Waits for a just-spawned supervisor to write started.json (the job's pid) or exit.json (why it could not
+ * start), for every host the same way: polled at a tenth of the time waited so far (2 to 50 ms), so a start is
+ * seen within a few ms; a supervisor that dies without either gets one last look, then is reported.
+ */
+export const awaitSupervisor = async (
+  watch: SupervisorWatch
+): Promise<{ readonly pid?: number; readonly startError?: string }> => {
+  const since = Date.now()
+  while (Date.now() < since + LAUNCH_WAIT_MS) {
+    const started = await watch.read("started.json", StartedRecordSchema)
+    if (started !== undefined) return startedOf(started)
+    const exit = await watch.read("exit.json", ExitRecordSchema)
+    if (exit !== undefined) {
+      // A job fast enough to start and end between the two reads above: started.json is written before exit.json.
+      const between = await watch.read("started.json", StartedRecordSchema)
+      if (between !== undefined) return startedOf(between)
+      return {
+        startError: Either.isRight(exit)
+          ? (exit.right.error ?? "the job could not be started")
+          : `the supervisor's ${exit.left}`
+      }
+    }
+    if (!watch.alive()) {
+      const late = await watch.read("started.json", StartedRecordSchema)
+      if (late !== undefined) return startedOf(late)
+      return { startError: "the job supervisor exited before starting the job" }
+    }
+    await watch.sleep(Math.min(50, Math.max(2, Math.floor((Date.now() - since) / 10))))
+  }
+  return { startError: `the job supervisor did not report within ${LAUNCH_WAIT_MS / 1000} s` }
+}
