@@ -116,18 +116,11 @@ export const RenameSymbolOp = Schema.Struct({
     .annotations({ description: "The new name." })
 })
 
+/** The operations stored as given (every kind but rename_symbol, which is resolved before it is stored). */
+const FILE_OPS = [CreateOp, RewriteOp, ReplaceOp, SpliceOp, CopyOp, MoveOp, DeleteOp, MkdirOp] as const
+
 /** One operation of a transaction, as the caller gives it. */
-export const Operation = Schema.Union(
-  CreateOp,
-  RewriteOp,
-  ReplaceOp,
-  SpliceOp,
-  CopyOp,
-  MoveOp,
-  DeleteOp,
-  MkdirOp,
-  RenameSymbolOp
-)
+export const Operation = Schema.Union(...FILE_OPS, RenameSymbolOp)
 export type Operation = typeof Operation.Type
 
 const LspPositionSchema = Schema.Struct({ line: Schema.Int, character: Schema.Int })
@@ -162,17 +155,7 @@ export const ResolvedRenameOp = Schema.Struct({
 export type ResolvedRenameOp = typeof ResolvedRenameOp.Type
 
 /** One operation as a transaction stores, plans and hashes it (a rename_symbol resolved). */
-export const StoredOperation = Schema.Union(
-  CreateOp,
-  RewriteOp,
-  ReplaceOp,
-  SpliceOp,
-  CopyOp,
-  MoveOp,
-  DeleteOp,
-  MkdirOp,
-  ResolvedRenameOp
-)
+export const StoredOperation = Schema.Union(...FILE_OPS, ResolvedRenameOp)
 export type StoredOperation = typeof StoredOperation.Type
 
 const Operations = Schema.Array(Operation)
