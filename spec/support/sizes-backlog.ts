@@ -37,7 +37,6 @@ export const BACKLOG: Record<string, number> = {
   "core/tools/edit/planner.ts": 582,
   "core/tools/edit/planner.ts error": 226,
   "core/tools/edit/planner.ts planTransaction": 481,
-  "core/tools/edit/restore.ts restoreJournal": 124,
   "core/tools/inspect/budget.ts pagedListing": 100,
   "core/tools/inspect/capabilities.ts capabilities": 89,
   "core/tools/inspect/capabilities.ts changes": 93,
