@@ -31,8 +31,6 @@ export const BACKLOG: Record<string, number> = {
   "core/tools/browser/plan.ts planControl": 127,
   "core/tools/command/launch.ts interpretRun": 87,
   "core/tools/command/status.ts cancelAction": 86,
-  "core/tools/edit/commit.ts": 521,
-  "core/tools/edit/commit.ts applyCommit": 140,
   "core/tools/edit/edit.ts": 705,
   "core/tools/edit/planner.ts": 582,
   "core/tools/edit/planner.ts error": 226,

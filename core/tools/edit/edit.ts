@@ -14,13 +14,13 @@ import { StateStore } from "../../store/StateStore.ts"
 import { defineTool, gatedAction, type NoOp, type Planned, type PlanStep } from "../Tool.ts"
 import {
   applyCommit,
-  type Journal,
   recoverTransactions,
   updateTransaction,
   withCommitLock,
   withoutLock
 } from "./commit.ts"
 import { boundedDiff, transactionDiff } from "./diff.ts"
+import type { Journal } from "./journal.ts"
 import { loadBeforeState, normalizeOperations } from "./load.ts"
 import { storeTransaction } from "./storeTransaction.ts"
 import { type BeforeState, type PlannedTransaction, planTransaction, type TouchedPath } from "./planner.ts"

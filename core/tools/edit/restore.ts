@@ -11,7 +11,7 @@ import type { ToolError } from "../../protocol/errors.ts"
 import { isStageName, Workspace, WorkspaceWrites } from "../../services/Workspace.ts"
 import { dirname } from "../../services/paths.ts"
 import { StateStore } from "../../store/StateStore.ts"
-import type { Journal, JournalEntry } from "./commit.ts"
+import type { Journal, JournalEntry } from "./journal.ts"
 
 /** What a restore left in place: a path and why it was not touched. */
 export interface Kept {
