@@ -31,7 +31,6 @@ export const BACKLOG: Record<string, number> = {
   "core/tools/browser/plan.ts planControl": 127,
   "core/tools/command/launch.ts interpretRun": 87,
   "core/tools/command/status.ts cancelAction": 86,
-  "core/tools/edit/edit.ts": 705,
   "core/tools/edit/planner.ts": 582,
   "core/tools/edit/planner.ts error": 226,
   "core/tools/edit/planner.ts planTransaction": 481,
