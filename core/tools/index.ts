@@ -2,7 +2,7 @@
 import { agentTool } from "./agent/tool.ts"
 import { BROWSER_TOOLS } from "./browser/tool.ts"
 import { commandTool } from "./command/tool.ts"
-import { editTool } from "./edit/edit.ts"
+import { editTool } from "./edit/tool.ts"
 import { inspectTool } from "./inspect/tool.ts"
 import { notesTool } from "./notes/tool.ts"
 import { planTool } from "./plan/tool.ts"

@@ -11,7 +11,7 @@ import * as Schema from "effect/Schema"
 import { toolError, type ToolError } from "../../protocol/errors.ts"
 import { Workspace } from "../../services/Workspace.ts"
 import { StateStore } from "../../store/StateStore.ts"
-import { planCapturedTransaction } from "../edit/edit.ts"
+import { planCapturedTransaction } from "../edit/interpret.ts"
 import { MAX_OPERATIONS, MAX_TEXT_CHARS, type Operation } from "../edit/schema.ts"
 import { jobPaths } from "./jobs.ts"
 

@@ -7,14 +7,13 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
-import * as Schema from "effect/Schema"
 import { toolError, type ToolError } from "../../protocol/errors.ts"
-import { newId, sha256Bytes, stableStringify } from "../../gate/hash.ts"
-import { WorkspaceKey } from "../../gate/key.ts"
+import { newId, sha256Bytes } from "../../gate/hash.ts"
 import { HostFs } from "../../services/HostFs.ts"
 import { stageName, Workspace, WorkspaceWrites } from "../../services/Workspace.ts"
 import { StateStore } from "../../store/StateStore.ts"
 import type { PlannedFile, PlannedTransaction } from "./planner.ts"
+import { type Journal, type JournalEntry, readJournalOf, writeJournal } from "./journal.ts"
 import { type Kept, restoreJournal } from "./restore.ts"
 import {
   committingMarker,
@@ -25,6 +24,7 @@ import {
   TransactionRecordSchema,
   txPaths
 } from "./record.ts"
+import { defined } from "../../text/defined.ts"
 import { nowIso } from "../../text/time.ts"
 
 /** One point of a commit where a fault can be injected: "journal", "apply" (per step), "commit-mark", "finalize". */
@@ -60,105 +60,6 @@ export class CommitHooks extends Context.Tag("agentic-workspace/CommitHooks")<
  * (each rename is a commit fault point), and each directory is fsynced once before the commit mark.
  */
 export const STAGE_CONCURRENCY = 16
-
-/** One file of the journal: where its before-bytes are kept and what it becomes. */
-export interface JournalEntry {
-  readonly path: string
-  readonly before:
-    | {
-        readonly type: "file"
-        readonly offset: number
-        readonly length: number
-        readonly sha256: string
-        readonly mode: number | null
-      }
-    | { readonly type: "none" }
-  readonly after: { readonly type: "file"; readonly sha256: string } | { readonly type: "none" }
-  /** For a written file: the name of its staging temp beside it (`.<name>.aw-<hex>.tmp`), removed by an undo. */
-  readonly temp?: string
-}
-
-/** .agentic/transactions/<tx_id>/journal.json: written before the first workspace change. */
-export interface Journal {
-  readonly version: 1
-  readonly transactionId: string
-  readonly status: "applying" | "committed" | "undone"
-  readonly startedAt: string
-  /** The pack of before-bytes, relative to .agentic/. */
-  readonly backups: string
-  readonly committedAt?: string
-  readonly entries: ReadonlyArray<JournalEntry>
-  /** Every directory level the commit creates, top-down. */
-  readonly createdDirectories: ReadonlyArray<string>
-  /**
-   * HMAC-SHA-256 (hex, under the per-workspace key of core/gate/key.ts) of everything else in the
-   * journal: only a journal this installation wrote is ever acted on by recovery or rollback.
-   */
-  readonly mac?: string
-}
-
-const BeforeEntry = Schema.Union(
-  Schema.Struct({
-    type: Schema.Literal("file"),
-    offset: Schema.Number,
-    length: Schema.Number,
-    sha256: Schema.String,
-    mode: Schema.NullOr(Schema.Number)
-  }),
-  Schema.Struct({ type: Schema.Literal("none") })
-)
-const AfterEntry = Schema.Union(
-  Schema.Struct({ type: Schema.Literal("file"), sha256: Schema.String }),
-  Schema.Struct({ type: Schema.Literal("none") })
-)
-
-/** The Schema of journal.json, decoded by commit recovery and rollback. */
-export const JournalSchema: Schema.Schema<Journal> = Schema.Struct({
-  version: Schema.Literal(1),
-  transactionId: Schema.String,
-  status: Schema.Literal("applying", "committed", "undone"),
-  startedAt: Schema.String,
-  backups: Schema.String,
-  committedAt: Schema.optional(Schema.String),
-  entries: Schema.Array(
-    Schema.Struct({ path: Schema.String, before: BeforeEntry, after: AfterEntry, temp: Schema.optional(Schema.String) })
-  ),
-  createdDirectories: Schema.Array(Schema.String),
-  mac: Schema.optional(Schema.String)
-})
-
-/** The bytes a journal's MAC covers: every field but the MAC, canonically, under a purpose label. */
-const journalPayload = (journal: Journal): string => {
-  const { mac: _mac, ...rest } = journal
-  return `agentic-workspace/journal/v1\n${stableStringify(rest)}`
-}
-
-/** Writes a journal with its MAC. */
-export const writeJournal = (journal: Journal) =>
-  Effect.gen(function* () {
-    const key = yield* WorkspaceKey
-    const store = yield* StateStore
-    const { mac: _old, ...rest } = journal
-    const mac = yield* key.sign(journalPayload(rest))
-    yield* store.writeJson(txPaths(journal.transactionId).journal, { ...rest, mac })
-  })
-
-/** A journal as read back: `trusted` only when its MAC verifies under this workspace's key and it names its own transaction. */
-export type ReadJournal = { readonly journal: Journal; readonly trusted: boolean } | undefined
-
-/** Reads the journal of `id` and checks its MAC. */
-export const readJournalOf = (id: string): Effect.Effect<ReadJournal, ToolError, StateStore | WorkspaceKey> =>
-  Effect.gen(function* () {
-    const store = yield* StateStore
-    const key = yield* WorkspaceKey
-    const journal = yield* store.readJson(txPaths(id).journal, JournalSchema)
-    if (journal === undefined) return undefined
-    const trusted =
-      journal.transactionId === id &&
-      typeof journal.mac === "string" &&
-      (yield* key.verify(journalPayload(journal), journal.mac))
-    return { journal, trusted }
-  })
 
 /**
  * The commit locks this process holds now, by token. A lock naming this very process is live only
@@ -266,29 +167,28 @@ export const keptSummary = (kept: ReadonlyArray<Kept>): string => {
   return [...byReason].map(([reason, paths]) => `${paths.join(", ")}, left as found (${reason})`).join("; ")
 }
 
-/**
- * Applies a planned transaction whose before-state was just re-checked. The record must already be
- * "committing" (the caller's compare-and-set); on success it is "committed", on a failure the tree is
- * restored, the record is "planned" again and the failure passes through.
- */
-export const applyCommit = (record: TransactionRecord, planned: PlannedTransaction) =>
-  Effect.gen(function* () {
-    const ws = yield* WorkspaceWrites
-    const store = yield* StateStore
-    const paths = txPaths(record.id)
-    const removes = planned.files.filter((file) => file.after.type === "none")
-    const writes = planned.files.filter((file) => file.after.type === "file")
-    const steps = removes.length + planned.createdDirectories.length + writes.length
-    const point = (index: number, label: string) => reach({ transactionId: record.id, index, label })
+/** A written file's after side (the planner gives every file it writes one). */
+type WrittenAfter = Extract<PlannedFile["after"], { type: "file" }>
 
-    yield* point(0, "journal")
+const writtenAfter = (file: PlannedFile): WrittenAfter => {
+  if (file.after.type !== "file") throw new Error(`${file.path} is not written by this commit`)
+  return file.after
+}
+
+/** What a commit writes before any workspace change: the journal, its pack of before-bytes, and each written file's temp. */
+interface Prepared {
+  readonly journal: Journal
+  readonly pack: Uint8Array
+  readonly temps: ReadonlyMap<string, string>
+}
+
+/** The journal of a commit (status "applying") with its pack of before-bytes; pure but for the ids and hashes it draws. */
+const prepareJournal = (record: TransactionRecord, planned: PlannedTransaction, writes: ReadonlyArray<PlannedFile>) =>
+  Effect.gen(function* () {
     const afterHashes = new Map<string, string>()
     const temps = new Map<string, string>()
     for (const file of writes) {
-      afterHashes.set(
-        file.path,
-        yield* sha256Bytes((file.after as Extract<PlannedFile["after"], { type: "file" }>).bytes)
-      )
+      afterHashes.set(file.path, yield* sha256Bytes(writtenAfter(file).bytes))
       temps.set(file.path, stageName(file.path, (yield* newId("t")).slice(2)))
     }
     const entries: Array<JournalEntry> = []
@@ -311,98 +211,131 @@ export const applyCommit = (record: TransactionRecord, planned: PlannedTransacti
         path: file.path,
         before,
         after: sha === undefined ? { type: "none" } : { type: "file", sha256: sha },
-        ...(temp === undefined ? {} : { temp })
+        ...defined({ temp })
       })
     }
-    // The before-bytes are durable before the journal that points at them exists.
     const pack = new Uint8Array(offset)
     for (const [index, file] of planned.files.entries()) {
       const before = entries[index]!.before
       if (file.before.type === "file" && before.type === "file") pack.set(file.before.bytes, before.offset)
     }
-    yield* store.writeBytes(paths.backups, pack)
     const journal: Journal = {
       version: 1,
       transactionId: record.id,
       status: "applying",
       startedAt: yield* nowIso,
-      backups: paths.backups,
+      backups: txPaths(record.id).backups,
       entries,
       createdDirectories: planned.createdDirectories
     }
-    yield* writeJournal(journal)
+    return { journal, pack, temps } satisfies Prepared
+  })
 
-    // Every step finishes (uninterruptibly) before a failure or defect is acted on: a write left in
-    // flight could otherwise land after the undo restored its file or removed its temp.
-    const settle = <A>(effects: ReadonlyArray<Effect.Effect<A, ToolError>>, concurrency: number) =>
-      Effect.flatMap(
-        Effect.all(
-          effects.map((effect) => Effect.exit(Effect.uninterruptible(effect))),
-          { concurrency }
-        ),
-        (exits) => {
-          const failed = exits.find(Exit.isFailure)
-          return failed === undefined ? Effect.void : Effect.failCause(failed.cause)
-        }
-      )
-    const apply = Effect.gen(function* () {
-      for (const [index, file] of removes.entries()) {
-        yield* point(1 + index, `remove ${file.path}`)
-        yield* ws.remove(file.path)
-      }
-      for (const [index, dir] of planned.createdDirectories.entries()) {
-        yield* point(1 + removes.length + index, `mkdir ${dir}`)
-        if (!(yield* isDirectory(dir))) yield* ws.mkdir(dir)
-      }
-      // Staging: every file's bytes in its temp, fsynced, STAGE_CONCURRENCY at a time (fault points
-      // steps+3.., after the commit's own points, so a kill lands among overlapping writes).
-      yield* settle(
-        writes.map((file, index) =>
-          Effect.zipRight(
-            point(steps + 3 + index, `stage ${file.path}`),
-            Effect.suspend(() => {
-              const after = file.after as Extract<PlannedFile["after"], { type: "file" }>
-              return ws.stage(
-                file.path,
-                temps.get(file.path)!,
-                after.bytes,
-                after.mode === undefined ? undefined : { mode: after.mode }
-              )
-            })
-          )
-        ),
-        STAGE_CONCURRENCY
-      )
-      // Then the renames, in order, each one fault point; the directories are fsynced once at the end.
-      const first = 1 + removes.length + planned.createdDirectories.length
-      for (const [index, file] of writes.entries()) {
-        yield* point(first + index, `write ${file.path}`)
-        yield* ws.place(file.path, temps.get(file.path)!)
-      }
-      yield* ws.syncDirectories(writes.map((file) => file.path))
-    })
-    yield* apply.pipe(
-      Effect.catchAll((error) =>
-        Effect.gen(function* () {
-          const kept = yield* undoJournal(journal)
-          yield* writeJournal({ ...journal, status: "undone" })
-          yield* updateTransaction(record.id, (current) =>
-            Effect.succeed({ ...withoutLock(current), status: "planned" as const })
-          )
-          // The summary says exactly what the undo did: "no file was changed" only when that is true.
-          const outcome =
-            kept.length === 0
-              ? `The commit of ${record.id} was undone: no file was changed.`
-              : `The commit of ${record.id} was undone except for ${keptSummary(kept)}.`
-          return yield* Effect.fail(
-            toolError(error.code, `${error.message} ${outcome}`, {
-              ...error.details,
-              transactionId: record.id,
-              ...(kept.length === 0 ? {} : { kept })
-            })
-          )
-        })
-      )
+/**
+ * Every step finishes (uninterruptibly) before a failure or defect is acted on: a write left in flight
+ * could otherwise land after the undo restored its file or removed its temp.
+ */
+const settle = <A>(effects: ReadonlyArray<Effect.Effect<A, ToolError>>, concurrency: number) =>
+  Effect.flatMap(
+    Effect.all(
+      effects.map((effect) => Effect.exit(Effect.uninterruptible(effect))),
+      { concurrency }
+    ),
+    (exits) => {
+      const failed = exits.find(Exit.isFailure)
+      return failed === undefined ? Effect.void : Effect.failCause(failed.cause)
+    }
+  )
+
+/** The workspace steps of a commit, each behind its fault point: removes, directories, staging, then the renames. */
+const applySteps = (
+  planned: PlannedTransaction,
+  removes: ReadonlyArray<PlannedFile>,
+  writes: ReadonlyArray<PlannedFile>,
+  temps: ReadonlyMap<string, string>,
+  point: (index: number, label: string) => Effect.Effect<void, ToolError>
+) =>
+  Effect.gen(function* () {
+    const ws = yield* WorkspaceWrites
+    const steps = removes.length + planned.createdDirectories.length + writes.length
+    for (const [index, file] of removes.entries()) {
+      yield* point(1 + index, `remove ${file.path}`)
+      yield* ws.remove(file.path)
+    }
+    for (const [index, dir] of planned.createdDirectories.entries()) {
+      yield* point(1 + removes.length + index, `mkdir ${dir}`)
+      if (!(yield* isDirectory(dir))) yield* ws.mkdir(dir)
+    }
+    // Staging: every file's bytes in its temp, fsynced, STAGE_CONCURRENCY at a time (fault points
+    // steps+3.., after the commit's own points, so a kill lands among overlapping writes).
+    yield* settle(
+      writes.map((file, index) =>
+        Effect.zipRight(
+          point(steps + 3 + index, `stage ${file.path}`),
+          Effect.suspend(() => {
+            const after = writtenAfter(file)
+            return ws.stage(
+              file.path,
+              temps.get(file.path)!,
+              after.bytes,
+              after.mode === undefined ? undefined : { mode: after.mode }
+            )
+          })
+        )
+      ),
+      STAGE_CONCURRENCY
+    )
+    // Then the renames, in order, each one fault point; the directories are fsynced once at the end.
+    const first = 1 + removes.length + planned.createdDirectories.length
+    for (const [index, file] of writes.entries()) {
+      yield* point(first + index, `write ${file.path}`)
+      yield* ws.place(file.path, temps.get(file.path)!)
+    }
+    yield* ws.syncDirectories(writes.map((file) => file.path))
+  })
+
+/** A failed commit: the journal undone, the record planned again, and the failure saying exactly what the undo did. */
+const undoFailed = (record: TransactionRecord, journal: Journal, error: ToolError) =>
+  Effect.gen(function* () {
+    const kept = yield* undoJournal(journal)
+    yield* writeJournal({ ...journal, status: "undone" })
+    yield* updateTransaction(record.id, (current) =>
+      Effect.succeed({ ...withoutLock(current), status: "planned" as const })
+    )
+    // The summary says exactly what the undo did: "no file was changed" only when that is true.
+    const outcome =
+      kept.length === 0
+        ? `The commit of ${record.id} was undone: no file was changed.`
+        : `The commit of ${record.id} was undone except for ${keptSummary(kept)}.`
+    return yield* Effect.fail(
+      toolError(error.code, `${error.message} ${outcome}`, {
+        ...error.details,
+        transactionId: record.id,
+        ...(kept.length === 0 ? {} : { kept })
+      })
+    )
+  })
+
+/**
+ * Applies a planned transaction whose before-state was just re-checked. The record must already be
+ * "committing" (the caller's compare-and-set); on success it is "committed", on a failure the tree is
+ * restored, the record is "planned" again and the failure passes through.
+ */
+export const applyCommit = (record: TransactionRecord, planned: PlannedTransaction) =>
+  Effect.gen(function* () {
+    const store = yield* StateStore
+    const removes = planned.files.filter((file) => file.after.type === "none")
+    const writes = planned.files.filter((file) => file.after.type === "file")
+    const steps = removes.length + planned.createdDirectories.length + writes.length
+    const point = (index: number, label: string) => reach({ transactionId: record.id, index, label })
+
+    yield* point(0, "journal")
+    const { journal, pack, temps } = yield* prepareJournal(record, planned, writes)
+    // The before-bytes are durable before the journal that points at them exists.
+    yield* store.writeBytes(journal.backups, pack)
+    yield* writeJournal(journal)
+    yield* applySteps(planned, removes, writes, temps, point).pipe(
+      Effect.catchAll((error) => undoFailed(record, journal, error))
     )
 
     yield* point(steps + 1, "commit-mark")
@@ -411,7 +344,6 @@ export const applyCommit = (record: TransactionRecord, planned: PlannedTransacti
     yield* point(steps + 2, "finalize")
     return yield* finalizeCommitted(record.id, committedAt, planned)
   })
-
 const finalizeCommitted = (id: string, committedAt: string, planned?: PlannedTransaction) =>
   updateTransaction(id, (current) =>
     Effect.gen(function* () {

@@ -1,14 +1,21 @@
-/** Reading the before-state of a transaction through the confined workspace, and normalising its operations. */
+/**
+ * What workspace_edit reads before it plans: the operations normalised, the before-state of their paths
+ * through the confined workspace, and the stored transaction, its diff and its journal an action names.
+ */
 import * as Effect from "effect/Effect"
 import { CurrentSettings } from "../../services/CurrentSettings.ts"
-import { sha256Bytes } from "../../gate/hash.ts"
+import { hashOperation, sha256Bytes } from "../../gate/hash.ts"
 import { toolError, type ToolError } from "../../protocol/errors.ts"
 import { HostFs } from "../../services/HostFs.ts"
 import type { LanguageServers } from "../../services/LanguageServers.ts"
 import { hostToToolError, Workspace } from "../../services/Workspace.ts"
 import { ancestors } from "../../services/paths.ts"
+import { StateStore } from "../../store/StateStore.ts"
+import type { Journal } from "./journal.ts"
 import { resolveRename } from "./rename.ts"
 import { type BeforeEntry, type BeforeState, operationPaths } from "./planner.ts"
+import { allTransactions, readTransaction, type TransactionRecord, txPaths } from "./record.ts"
+import { type CurrentPath, currentState, readJournal } from "./rollback.ts"
 import type { Operation, StoredOperation } from "./schema.ts"
 
 /**
@@ -167,4 +174,104 @@ export const loadBeforeState = (
       { concurrency: READ_CONCURRENCY, discard: true }
     )
     return state
+  })
+
+/** The stored diff of a transaction ("" when it is gone). */
+export const storedDiff = (record: TransactionRecord) =>
+  Effect.flatMap(StateStore, (store) => Effect.map(store.readText(txPaths(record.id).diff), (diff) => diff ?? ""))
+
+/** The idempotency rule: the stored transaction an idempotency_key names, or EDIT_CONFLICT when it holds other operations. */
+export const byKey = (key: string | undefined, operationsHash: string) =>
+  Effect.gen(function* () {
+    if (key === undefined) return undefined
+    const existing = (yield* allTransactions).find((record) => record.idempotencyKey === key)
+    if (existing === undefined || existing.operationsHash === operationsHash) return existing
+    return yield* Effect.fail(
+      toolError(
+        "EDIT_CONFLICT",
+        `idempotency_key "${key}" already belongs to ${existing.id}, which has different operations. Use a new key for a different change, or resend the original operations to get ${existing.id} back.`,
+        { idempotencyKey: key, transactionId: existing.id }
+      )
+    )
+  })
+
+/** What commit (and apply of a stored transaction) loads: the record, its stored diff, and the before-state of its paths. */
+export interface StoredBefore {
+  readonly _tag: "Stored"
+  readonly record: TransactionRecord
+  readonly diff: string
+  readonly maxChars: number
+  /** Loaded only for a planned transaction. */
+  readonly before?: BeforeState
+}
+
+/** What apply loads for operations no stored transaction holds yet. */
+export interface NewBefore {
+  readonly _tag: "New"
+  readonly operations: ReadonlyArray<StoredOperation>
+  readonly operationsHash: string
+  readonly key: string | undefined
+  readonly before: BeforeState
+  /** The planned transactions an identical apply may re-use. */
+  readonly plannedRecords: ReadonlyArray<TransactionRecord>
+  readonly maxChars: number
+}
+
+/** What rollback loads: the record, and for a committed one its journal and the current state of its paths. */
+export interface RollbackBefore {
+  readonly record: TransactionRecord
+  readonly journal?: Journal
+  readonly states: ReadonlyArray<CurrentPath>
+}
+
+/** What commit loads of a stored transaction (and apply of one an idempotency key or an identical plan names). */
+export const loadStored = (record: TransactionRecord) =>
+  Effect.gen(function* () {
+    const settings = yield* CurrentSettings
+    const diff = yield* storedDiff(record)
+    const before = record.status === "planned" ? yield* loadBeforeState(record.operations) : undefined
+    return {
+      _tag: "Stored",
+      record,
+      diff,
+      maxChars: settings.maxToolResultChars,
+      ...(before === undefined ? {} : { before })
+    } satisfies StoredBefore
+  })
+
+/** What apply loads: the stored transaction its idempotency key names, or its operations with their before-state. */
+export const loadApply = (input: {
+  readonly operations: ReadonlyArray<Operation>
+  readonly idempotency_key?: string | undefined
+}) =>
+  Effect.gen(function* () {
+    const settings = yield* CurrentSettings
+    const operations = yield* normalizeOperations(input.operations)
+    const operationsHash = yield* hashOperation(operations)
+    const existing = yield* byKey(input.idempotency_key, operationsHash)
+    if (existing !== undefined) return (yield* loadStored(existing)) as StoredBefore | NewBefore
+    const plannedRecords =
+      input.idempotency_key === undefined
+        ? (yield* allTransactions).filter(
+            (record) => record.status === "planned" && record.idempotencyKey === undefined
+          )
+        : []
+    return {
+      _tag: "New",
+      operations,
+      operationsHash,
+      key: input.idempotency_key,
+      before: yield* loadBeforeState(operations),
+      plannedRecords,
+      maxChars: settings.maxToolResultChars
+    } satisfies NewBefore as StoredBefore | NewBefore
+  })
+
+/** What rollback loads. */
+export const loadRollback = (input: { readonly transaction_id: string }) =>
+  Effect.gen(function* () {
+    const record = yield* readTransaction(input.transaction_id)
+    if (record.status !== "committed") return { record, states: [] } satisfies RollbackBefore
+    const journal = yield* readJournal(record)
+    return { record, journal, states: yield* currentState(journal) } satisfies RollbackBefore
   })

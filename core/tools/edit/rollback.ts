@@ -2,7 +2,8 @@
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import { toolError } from "../../protocol/errors.ts"
-import { type Journal, type JournalEntry, readJournalOf, updateTransaction } from "./commit.ts"
+import { updateTransaction } from "./commit.ts"
+import { type Journal, type JournalEntry, readJournalOf } from "./journal.ts"
 import type { TransactionRecord } from "./record.ts"
 import { type Kept, pathState, restoreJournal, sideState } from "./restore.ts"
 
