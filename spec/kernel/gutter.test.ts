@@ -1,6 +1,7 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { gutterLine, gutterRun, hasGutter, numberLines, stripGutter } from "../../core/text/gutter.ts"
+import { runs } from "../../properties/runs.ts"
 
 // Issue 9 item 5: "the read gutter written and recognised by one module". What read writes is what edit
 // refuses, so the two cannot drift apart.
@@ -17,7 +18,8 @@ describe("the read gutter (core/text/gutter.ts)", () => {
           expect(gutterRun(page)?.numbers).toEqual([first, first + 1])
           expect(stripGutter(page)).toBe(lines.join("\n"))
         }
-      )
+      ),
+      { numRuns: runs(100) }
     )
   })
 

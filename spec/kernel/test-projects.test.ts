@@ -73,4 +73,14 @@ describe("the vitest projects: fast and slow", () => {
       )
     expect(offenders).toEqual([])
   })
+
+  it("a file that asserts a fast-check property gives it numRuns from runs() (fast-check's default 100 ignores the scale)", () => {
+    const offenders = [...specs, ...properties]
+      .filter((file) => file !== SELF)
+      .filter((file) => {
+        const text = fs.readFileSync(path.join(REPO, file), "utf8")
+        return /\bfc\.assert\(/.test(text) && !/numRuns:\s*runs\(/.test(text)
+      })
+    expect(offenders).toEqual([])
+  })
 })
