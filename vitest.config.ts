@@ -55,22 +55,26 @@ export const FAST_SPECS = [
  * Without this a clean checkout (no vitest cache) would order files by size, and the longest file is a short one.
  */
 export const LONGEST_FIRST = [
+  "spec/workspaces/workspaces.test.ts",
+  "spec/workspaces/output-shapes.test.ts",
   "spec/workspaces/cli.test.ts",
+  "properties/workspaces-receipts.test.ts",
+  "spec/workspaces/prs.test.ts",
+  "spec/workspaces/kill.test.ts",
   "spec/hardening/commit-locks.test.ts",
   "spec/verify/cli.test.ts",
-  "spec/workspaces/kill.test.ts",
+  "spec/hardening/state-swap.test.ts",
+  "spec/adapters/package.test.ts",
   "spec/browser/sessions.test.ts",
   "spec/hardening/symlink-swap.test.ts",
-  "spec/workspaces/output-shapes.test.ts",
-  "spec/agent/gating.test.ts",
-  "properties/workspaces-receipts.test.ts",
-  "spec/workspaces/workspaces.test.ts",
-  "spec/vcs/gating.test.ts",
-  "spec/workspaces/prs.test.ts",
+  "spec/verify/cli-model.test.ts",
   "spec/edit/crash.test.ts",
-  "spec/browser/files.test.ts",
-  "spec/adapters/package.test.ts",
-  "spec/verify/cli-model.test.ts"
+  "spec/vcs/gating.test.ts",
+  "properties/git-candidates.test.ts",
+  "spec/agent/gating.test.ts",
+  "spec/sandbox/approvals.test.ts",
+  "spec/code/sandbox.test.ts",
+  "spec/sandbox/sandbox.test.ts"
 ]
 
 /** Vitest's own order (failed files first, then by the cached durations or by size), with LONGEST_FIRST in front. */
