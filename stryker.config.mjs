@@ -6,7 +6,7 @@
 export default {
   testRunner: "vitest",
   vitest: { configFile: "vitest.mutation.config.ts", related: false },
-  mutate: ["core/gate/**/*.ts", "core/tools/edit/planner.ts", "core/text/gutter.ts"],
+  mutate: ["core/gate/**/*.ts", "core/tools/edit/planner.ts", "core/tools/edit/planOperations.ts", "core/tools/edit/virtualTree.ts", "core/text/gutter.ts"],
   coverageAnalysis: "perTest",
   reporters: ["clear-text", "progress-append-only", "json"],
   jsonReporter: { fileName: "reports/mutation/mutation.json" },
