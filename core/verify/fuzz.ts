@@ -161,6 +161,51 @@ const treeHash = (root: string) =>
 const clip = (text: string, max: number) =>
   text.length <= max ? text : `${text.slice(0, max)}… (${text.length} chars)`
 
+/** Valid inputs per tool and action, drawn from each action's Schema once (a pool the calls sample from). */
+const inputPools = (
+  tools: ReadonlyArray<{ readonly name: string; readonly actions: Record<string, unknown> }>,
+  seed: number
+): Map<string, Array<Record<string, unknown>>> => {
+  const pools = new Map<string, Array<Record<string, unknown>>>()
+  for (const tool of tools) {
+    for (const [action, schema] of Object.entries(tool.actions)) {
+      let samples: Array<Record<string, unknown>> = []
+      try {
+        const encoded = Schema.encodedSchema(schema as Schema.Schema<unknown, unknown>)
+        samples = FastCheck.sample(Arbitrary.make(encoded), { seed, numRuns: 40 }).map((value) => ({
+          action,
+          ...(value as Record<string, unknown>)
+        }))
+      } catch {
+        samples = [{ action }]
+      }
+      pools.set(`${tool.name} ${action}`, samples.length === 0 ? [{ action }] : samples)
+    }
+  }
+  return pools
+}
+
+/** One call: a tool and action from the pools, its valid input, and half the time that input malformed. */
+const drawCall = (
+  pools: Map<string, Array<Record<string, unknown>>>,
+  keys: ReadonlyArray<string>,
+  pick: () => number
+) => {
+  const key = keys[Math.floor(pick() * keys.length)]!
+  const [tool] = key.split(" ") as [string, string]
+  const pool = pools.get(key)!
+  const valid = pool[Math.floor(pick() * pool.length)]!
+  const bad = pick() < 0.5
+  const args = bad
+    ? malform(
+        valid,
+        keys.filter((k) => k.startsWith(`${tool} `)).map((k) => k.split(" ")[1]!),
+        pick
+      )
+    : valid
+  return { tool, args, bad }
+}
+
 /**
  * Runs `calls` fuzzed calls against the runtime's registry, cycling the permission mode. The runtime should be
  * a scratch workspace: calls that succeed (in Auto mode, say) really write.
@@ -177,25 +222,9 @@ export const fuzzTools = async (
   let refused = 0
   let malformed = 0
   const decodeEnvelope = Schema.decodeUnknownEither(EnvelopeSchema)
-  // Valid inputs per tool and action, drawn from each action's Schema once (a pool the calls sample from).
-  const pools = new Map<string, Array<Record<string, unknown>>>()
   const settingsFor = (mode: 0 | 1 | 2): Settings => ({ ...defaultSettings, permissionMode: mode })
   const registries = ([0, 1, 2] as const).map((mode) => makeRegistry(settingsFor(mode), runtime.info, ALL_TOOLS))
-  for (const tool of registries[0]!.tools) {
-    for (const [action, schema] of Object.entries(tool.actions)) {
-      let samples: Array<Record<string, unknown>> = []
-      try {
-        const encoded = Schema.encodedSchema(schema as Schema.Schema<unknown, unknown>)
-        samples = FastCheck.sample(Arbitrary.make(encoded), { seed: options.seed, numRuns: 40 }).map((value) => ({
-          action,
-          ...(value as Record<string, unknown>)
-        }))
-      } catch {
-        samples = [{ action }]
-      }
-      pools.set(`${tool.name} ${action}`, samples.length === 0 ? [{ action }] : samples)
-    }
-  }
+  const pools = inputPools(registries[0]!.tools, options.seed)
   const keys = [...pools.keys()]
   let made = 0
   let known: string | undefined
@@ -203,20 +232,8 @@ export const fuzzTools = async (
     made++
     const mode = Math.floor(pick() * 3) as 0 | 1 | 2
     const registry = registries[mode]!
-    const key = keys[Math.floor(pick() * keys.length)]!
-    const [tool, action] = key.split(" ") as [string, string]
-    const pool = pools.get(key)!
-    const valid = pool[Math.floor(pick() * pool.length)]!
-    const bad = pick() < 0.5
+    const { tool, args, bad } = drawCall(pools, keys, pick)
     if (bad) malformed++
-    const args = bad
-      ? malform(
-          valid,
-          keys.filter((k) => k.startsWith(`${tool} `)).map((k) => k.split(" ")[1]!),
-          pick
-        )
-      : valid
-    void action
     byTool[tool] = (byTool[tool] ?? 0) + 1
     const run = <A>(effect: Effect.Effect<A, unknown, any>) =>
       runtime.run(Effect.provideService(effect, CurrentSettings, settingsFor(mode)) as Effect.Effect<A, unknown, never>)

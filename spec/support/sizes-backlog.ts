@@ -54,8 +54,4 @@ export const BACKLOG: Record<string, number> = {
   "core/tools/workspaces/action.ts runEffect": 189,
   "core/tools/workspaces/prs.ts readPrView": 205,
   "core/tools/workspaces/tool.ts": 613,
-  "core/verify/fuzz.ts fuzzTools": 100,
-  "core/verify/model.ts": 578,
-  "core/verify/model.ts approvalTablesMarkdown": 86,
-  "core/verify/run.ts": 755
 }
