@@ -167,13 +167,10 @@ export const keptSummary = (kept: ReadonlyArray<Kept>): string => {
   return [...byReason].map(([reason, paths]) => `${paths.join(", ")}, left as found (${reason})`).join("; ")
 }
 
-/** A written file's after side (the planner gives every file it writes one). */
-type WrittenAfter = Extract<PlannedFile["after"], { type: "file" }>
+/** A file the commit writes: its after side carries the bytes. */
+type WrittenFile = PlannedFile & { readonly after: Extract<PlannedFile["after"], { type: "file" }> }
 
-const writtenAfter = (file: PlannedFile): WrittenAfter => {
-  if (file.after.type !== "file") throw new Error(`${file.path} is not written by this commit`)
-  return file.after
-}
+const isWritten = (file: PlannedFile): file is WrittenFile => file.after.type === "file"
 
 /** What a commit writes before any workspace change: the journal, its pack of before-bytes, and each written file's temp. */
 interface Prepared {
@@ -183,12 +180,12 @@ interface Prepared {
 }
 
 /** The journal of a commit (status "applying") with its pack of before-bytes; pure but for the ids and hashes it draws. */
-const prepareJournal = (record: TransactionRecord, planned: PlannedTransaction, writes: ReadonlyArray<PlannedFile>) =>
+const prepareJournal = (record: TransactionRecord, planned: PlannedTransaction, writes: ReadonlyArray<WrittenFile>) =>
   Effect.gen(function* () {
     const afterHashes = new Map<string, string>()
     const temps = new Map<string, string>()
     for (const file of writes) {
-      afterHashes.set(file.path, yield* sha256Bytes(writtenAfter(file).bytes))
+      afterHashes.set(file.path, yield* sha256Bytes(file.after.bytes))
       temps.set(file.path, stageName(file.path, (yield* newId("t")).slice(2)))
     }
     const entries: Array<JournalEntry> = []
@@ -251,7 +248,7 @@ const settle = <A>(effects: ReadonlyArray<Effect.Effect<A, ToolError>>, concurre
 const applySteps = (
   planned: PlannedTransaction,
   removes: ReadonlyArray<PlannedFile>,
-  writes: ReadonlyArray<PlannedFile>,
+  writes: ReadonlyArray<WrittenFile>,
   temps: ReadonlyMap<string, string>,
   point: (index: number, label: string) => Effect.Effect<void, ToolError>
 ) =>
@@ -272,15 +269,14 @@ const applySteps = (
       writes.map((file, index) =>
         Effect.zipRight(
           point(steps + 3 + index, `stage ${file.path}`),
-          Effect.suspend(() => {
-            const after = writtenAfter(file)
-            return ws.stage(
+          Effect.suspend(() =>
+            ws.stage(
               file.path,
               temps.get(file.path)!,
-              after.bytes,
-              after.mode === undefined ? undefined : { mode: after.mode }
+              file.after.bytes,
+              file.after.mode === undefined ? undefined : { mode: file.after.mode }
             )
-          })
+          )
         )
       ),
       STAGE_CONCURRENCY
@@ -325,7 +321,7 @@ export const applyCommit = (record: TransactionRecord, planned: PlannedTransacti
   Effect.gen(function* () {
     const store = yield* StateStore
     const removes = planned.files.filter((file) => file.after.type === "none")
-    const writes = planned.files.filter((file) => file.after.type === "file")
+    const writes = planned.files.filter(isWritten)
     const steps = removes.length + planned.createdDirectories.length + writes.length
     const point = (index: number, label: string) => reach({ transactionId: record.id, index, label })
 
@@ -344,6 +340,7 @@ export const applyCommit = (record: TransactionRecord, planned: PlannedTransacti
     yield* point(steps + 2, "finalize")
     return yield* finalizeCommitted(record.id, committedAt, planned)
   })
+
 const finalizeCommitted = (id: string, committedAt: string, planned?: PlannedTransaction) =>
   updateTransaction(id, (current) =>
     Effect.gen(function* () {

@@ -21,11 +21,10 @@ const deletion = (path: string, entry: FileBefore): PlannedFile => ({
 })
 
 /** The net change of every path the transaction wrote, in the order first written; the directories it creates. */
-export const netChanges = (order: ReadonlyArray<string>, state: ReadonlyMap<string, Virtual>, before: BeforeState) => {
+export const netChanges = (state: ReadonlyMap<string, Virtual>, before: BeforeState) => {
   const files: Array<PlannedFile> = []
   const createdDirectories: Array<string> = []
-  for (const path of order) {
-    const after = state.get(path)!
+  for (const [path, after] of state) {
     const entry = before.get(path)
     const wasFile = entry?.type === "file"
     if (after.t === "dir") {

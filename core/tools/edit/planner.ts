@@ -138,8 +138,8 @@ export const planTransaction = (
 
 /** The planned transaction of a tree every operation applied to, or the refusal of one that changes nothing. */
 const assemble = (tree: VirtualTree): Either.Either<PlannedTransaction, ToolError> => {
-  const { before, order, state, listed, touched, destructive } = tree
-  const { files, createdDirectories } = netChanges(order, state, before)
+  const { before, state, listed, touched, destructive } = tree
+  const { files, createdDirectories } = netChanges(state, before)
   createdDirectories.sort((a, b) => a.split("/").length - b.split("/").length)
   const directories = [...listed.values()]
   if (files.length === 0 && createdDirectories.length === 0) {

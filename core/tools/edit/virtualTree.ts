@@ -53,8 +53,8 @@ export const gutterCheck = (
 
 /** The virtual tree of one transaction being planned. */
 export class VirtualTree {
+  /** What operations made each path, in the order the paths were first changed (a Map keeps that order). */
   readonly state = new Map<string, Virtual>()
-  readonly order: Array<string> = []
   readonly claims = new Map<string, { readonly index: number; readonly as: "file" | "directory" }>()
   readonly listed = new Map<string, PlannedDirectory>()
   readonly destructive: Array<DestructiveReason> = []
@@ -74,7 +74,6 @@ export class VirtualTree {
   }
 
   set(path: string, value: Virtual) {
-    if (!this.order.includes(path)) this.order.push(path)
     this.state.set(path, value)
   }
 
