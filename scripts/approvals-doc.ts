@@ -3,7 +3,7 @@
  * (core/verify/model.ts). spec/verify/approvals-doc.test.ts fails when the doc and the model disagree.
  */
 import * as fs from "node:fs"
-import { approvalTablesMarkdown } from "../core/verify/model.ts"
+import { approvalTablesMarkdown } from "../core/verify/approvalTables.ts"
 
 export const BEGIN = "<!-- BEGIN GENERATED FROM core/verify/model.ts: npm run docs:approvals -->"
 export const END = "<!-- END GENERATED -->"

@@ -15,7 +15,7 @@ import { type VerifyOptions, type VerifyReport, verifyApprovalSemantics as run }
 
 export type { VerifyReport } from "../../core/verify/run.ts"
 export type { HostServices } from "../../core/runtime.ts"
-export * as ReferenceModel from "../../core/verify/model.ts"
+export * as ReferenceModel from "../../core/verify/reference.ts"
 export { hostLayer, type HostParts } from "../../core/runtime.ts"
 
 /** What `verifyApprovalSemantics` takes. */

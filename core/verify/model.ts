@@ -415,6 +415,3 @@ export const agentLowering = (
       : { gated: true, commitEdits: true, refused: "APPROVAL_REQUIRED" }
   return { gated: reach.commands || reach.web, commitEdits: false }
 }
-
-// The doc tables, rendered from this model; re-exported so the model's namespace keeps them.
-export { approvalTablesMarkdown, DECISION_CASES } from "./approvalTables.ts"

@@ -1,7 +1,7 @@
 /** docs/APPROVALS.md shows the reference model's cells as tables generated from the model: the doc and the model never disagree. */
 import * as fs from "node:fs"
 import { describe, expect, it } from "vitest"
-import { approvalTablesMarkdown } from "../../core/verify/model.ts"
+import { approvalTablesMarkdown } from "../../core/verify/approvalTables.ts"
 
 const BEGIN = "<!-- BEGIN GENERATED FROM core/verify/model.ts: npm run docs:approvals -->"
 const END = "<!-- END GENERATED -->"
