@@ -53,5 +53,5 @@ export const BACKLOG: Record<string, number> = {
   "core/tools/workspaces/action.ts reviewOf": 169,
   "core/tools/workspaces/action.ts runEffect": 189,
   "core/tools/workspaces/prs.ts readPrView": 205,
-  "core/tools/workspaces/tool.ts": 613,
+  "core/tools/workspaces/tool.ts": 613
 }
