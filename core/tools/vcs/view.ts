@@ -17,7 +17,7 @@ import {
   writeArtifact as writeArtifactOf
 } from "../fit.ts"
 import { largestFitting, offsetPastEnd, requireSnapshot, staleSnapshot } from "../inspect/paging.ts"
-import { type DiffFile, diffFiles, type RepoStatus } from "./parse.ts"
+import { type CommitRecord, type DiffFile, diffFiles, type parseBranches, type RepoStatus } from "./parse.ts"
 import { DIFF_LIMIT_DEFAULT } from "./schema.ts"
 
 /** Writes a full output as a content-addressed artifact under .agentic/artifacts/vcs/ (repeating a call reuses the file). */
@@ -95,6 +95,75 @@ export const statusResult = (status: RepoStatus, top: string) =>
       }
     }
   })
+
+/** The branch listing, its lists cut to the budget when needed. */
+export const branchesResult = (branches: ReturnType<typeof parseBranches>, current: string | null) =>
+  fitted({
+    operation: "vcs.branch",
+    max: Math.max(branches.local.length, branches.remote.length),
+    kind: "vcs.branch",
+    stem: "branches",
+    description: "All branches, as JSON.",
+    full: () => JSON.stringify({ current, ...branches }),
+    build: (n, artifact) => ({
+      summary: `${branches.local.length} local and ${branches.remote.length} remote branch${branches.remote.length === 1 ? "" : "es"}; current: ${current ?? "detached HEAD"}.${artifact === undefined ? "" : ` Lists cut to ${n} to fit maxToolResultChars; all are in ${artifact.path}.`}`,
+      data: { current, local: branches.local.slice(0, n), remote: branches.remote.slice(0, n) },
+      ...(artifact === undefined ? {} : { artifacts: [artifact] }),
+      retention: { importance: "normal", facts: [`current branch ${current ?? "(detached)"}`] }
+    })
+  })
+
+/** A log page from `ref` (HEAD when not given), cut to the budget when needed; `more` when the limit cut it. */
+export const logResult = (ref: string | undefined, all: ReadonlyArray<CommitRecord>, more: boolean) =>
+  fitted({
+    operation: "vcs.log",
+    max: all.length,
+    kind: "vcs.log",
+    stem: "log",
+    description: "The full log page, as JSON.",
+    full: () => JSON.stringify({ ref: ref ?? "HEAD", commits: all }),
+    build: (n, artifact) => ({
+      summary: `${all.length === 0 ? "No commits" : `${all.length} commit${all.length === 1 ? "" : "s"} from ${ref ?? "HEAD"} (${all[0]!.hash.slice(0, 7)} ${JSON.stringify(all[0]!.subject)})`}${more ? `; more exist: raise limit (at most 1000) or pass ref to start further back` : ""}.${artifact === undefined ? "" : ` Showing ${n} to fit maxToolResultChars; all ${all.length} are in ${artifact.path}.`}`,
+      data: { ref: ref ?? "HEAD", commits: all.slice(0, n), returned: n, total: all.length, more },
+      ...(artifact === undefined ? {} : { artifacts: [artifact] }),
+      retention: {
+        importance: "normal",
+        facts: all.length === 0 ? [] : [`log ${ref ?? "HEAD"} at ${all[0]!.hash}`],
+        omit_when_summarizing: ["commits"]
+      }
+    })
+  })
+
+/** An issue or pull request listing (items as gh answered, author and labels flattened), cut to the budget when needed. */
+export const ghListResult = (kind: "issue" | "pr", state: string, items: ReadonlyArray<Record<string, unknown>>) => {
+  const key = kind === "issue" ? "issues" : "pullRequests"
+  const noun = kind === "issue" ? "issue" : "pull request"
+  return fitted({
+    operation: `vcs.${kind}_list`,
+    max: items.length,
+    kind: `vcs.${kind}_list`,
+    stem: `${kind}s`,
+    description: `All listed ${noun}s, as JSON.`,
+    full: () => JSON.stringify({ [key]: items }),
+    build: (n, artifact) => ({
+      summary: `${items.length} ${state} ${noun}${items.length === 1 ? "" : "s"}${
+        items.length > 0
+          ? `: ${items
+              .slice(0, 5)
+              .map((item) => `#${item["number"]}`)
+              .join(", ")}${items.length > 5 ? ", …" : ""}`
+          : ""
+      }.${artifact === undefined ? "" : ` Showing ${n} to fit maxToolResultChars; all are in ${artifact.path}.`}`,
+      data: { [key]: items.slice(0, n), returned: n, total: items.length },
+      ...(artifact === undefined ? {} : { artifacts: [artifact] }),
+      retention: {
+        importance: "normal",
+        facts: items.slice(0, 10).map((item) => `${noun} #${item["number"]} ${item["url"]}`),
+        omit_when_summarizing: [key]
+      }
+    })
+  })
+}
 
 /** A paged text output (a diff): which page, where it came from, how to get the next. */
 export interface PagedText {
