@@ -1,10 +1,16 @@
 /**
  * The pure half of workspace_vcs: input checks that need no git (option injection, `..`, spaces, sizes),
  * and the planners that turn an input and its before-state into the plan an approval binds, with its
- * title, destructive reasons and alternatives, and resume call.
+ * title, destructive reasons and alternatives, and resume call; `planOf`, the plan step every gated action
+ * shares, turns a loaded before-state (load.ts) into the planned call the gate prompts for.
  */
+import * as Either from "effect/Either"
+import type { Gh, Git } from "../../exec/git.ts"
 import type { DestructiveReason, ResumeCall } from "../../gate/records.ts"
+import type { ToolResult } from "../../protocol/envelope.ts"
 import { toolError, type ToolError } from "../../protocol/errors.ts"
+import { defined } from "../../text/defined.ts"
+import type { PlanStep } from "../Tool.ts"
 import type { VcsPlan } from "./schema.ts"
 
 /** The tool's wire name. */
@@ -293,3 +299,125 @@ export const planPrCreate = (
   title: `gh pr create ${state.head}${state.base === null ? "" : ` -> ${state.base}`}: "${subject(state.title)}"${state.draft ? " (draft)" : ""}`,
   resume: resumeOf(input)
 })
+
+/** The plan as a staged envelope shows it: long texts (a message, a body) clipped; the hash binds them whole. */
+const shownPlan = (plan: Planned["plan"]): Record<string, unknown> =>
+  Object.fromEntries(
+    Object.entries(plan).map(([key, value]) => [
+      key,
+      typeof value === "string" && value.length > 2000
+        ? `${value.slice(0, 2000)}… (${value.length} characters)`
+        : Array.isArray(value)
+          ? value.map((item) =>
+              typeof item === "string" && item.length > 2000
+                ? `${item.slice(0, 2000)}… (${item.length} characters)`
+                : item
+            )
+          : value
+    ])
+  )
+
+/** What the interpreter works with (never hashed): the opened git and gh of the call. */
+export interface Work {
+  readonly git: Git
+  readonly gh?: Gh | undefined
+}
+
+/** The before-state of a gated call: the opened tools and what the pure planner needs (or a no-op result). */
+export type Call =
+  | { readonly _tag: "Init"; readonly cwd: string; readonly branch: string | null }
+  | {
+      readonly _tag: "Add"
+      readonly cwd: string
+      readonly top: string
+      readonly paths: ReadonlyArray<string>
+      readonly excludes: ReadonlyArray<string>
+      readonly statusSha256: string
+    }
+  | { readonly _tag: "Commit"; readonly state: Parameters<typeof planCommit>[1] }
+  | { readonly _tag: "Checkout"; readonly state: Parameters<typeof planCheckout>[1] }
+  | { readonly _tag: "BranchCreate"; readonly state: Parameters<typeof planBranchCreate>[1] }
+  | { readonly _tag: "BranchDelete"; readonly state: Parameters<typeof planBranchDelete>[1] }
+  | { readonly _tag: "Push"; readonly state: Parameters<typeof planPush>[1]; readonly options: ReadonlyArray<string> }
+  | { readonly _tag: "IssueCreate"; readonly state: Parameters<typeof planIssueCreate>[1] }
+  | { readonly _tag: "PrCreate"; readonly state: Parameters<typeof planPrCreate>[1] }
+  | { readonly _tag: "NoOp"; readonly result: ToolResult }
+
+export interface Before extends Work {
+  readonly call: Call
+}
+
+export const before = (git: Git, call: Call, gh?: Gh): Before => ({ git, gh, call })
+
+/** The refs a plan reads or moves, for the user's prompt. */
+const refsOf = (plan: VcsPlan): ReadonlyArray<string> => {
+  switch (plan._tag) {
+    case "Init":
+      return plan.branch === null ? [] : [`refs/heads/${plan.branch}`]
+    case "Add":
+      return ["index"]
+    case "Commit":
+      return [
+        `${plan.branch === null ? "HEAD" : `refs/heads/${plan.branch}`} ${plan.head ?? "(no commit)"} -> new commit of tree ${plan.tree}`
+      ]
+    case "Checkout":
+      return [`HEAD ${plan.head ?? "(no commit)"} -> ${plan.ref} ${plan.target}`]
+    case "BranchCreate":
+      return [`refs/heads/${plan.name} -> ${plan.start}`]
+    case "BranchDelete":
+      return [`refs/heads/${plan.name} ${plan.tip} -> (deleted)`]
+    case "Push":
+      return [`${plan.remote} refs/heads/${plan.branch} ${plan.remoteCommit ?? "(new)"} -> ${plan.localCommit}`]
+    case "IssueCreate":
+      return []
+    case "PrCreate":
+      return [
+        `${plan.head}${plan.headCommit === null ? "" : ` ${plan.headCommit}`}${plan.base === null ? "" : ` -> ${plan.base}`}`
+      ]
+  }
+}
+
+/** The pure half of every gated action: the before-state -> the planned call (or the no-op). */
+export const planOf = (
+  input: Record<string, unknown>,
+  loaded: Before
+): Either.Either<PlanStep<VcsPlan, Work>, ToolError> => {
+  const call = loaded.call
+  if (call._tag === "NoOp") return Either.right({ _tag: "NoOp", result: call.result })
+  const planned: Planned =
+    call._tag === "Init"
+      ? planInit(input, call.cwd, call.branch)
+      : call._tag === "Add"
+        ? planAdd(input, call.cwd, call.top, call.paths, call.excludes, call.statusSha256)
+        : call._tag === "Commit"
+          ? planCommit(input, call.state)
+          : call._tag === "Checkout"
+            ? planCheckout(input, call.state)
+            : call._tag === "BranchCreate"
+              ? planBranchCreate(input, call.state)
+              : call._tag === "BranchDelete"
+                ? planBranchDelete(input, call.state)
+                : call._tag === "Push"
+                  ? planPush(input, call.state, call.options)
+                  : call._tag === "IssueCreate"
+                    ? planIssueCreate(input, call.state)
+                    : planPrCreate(input, call.state)
+  const github = planned.plan._tag === "IssueCreate" || planned.plan._tag === "PrCreate"
+  const argv = [...(github ? ["gh"] : loaded.git.prefix), ...planned.plan.argv]
+  return Either.right({
+    _tag: "Planned",
+    plan: planned.plan,
+    work: { git: loaded.git, gh: loaded.gh },
+    title: planned.title,
+    prompt: { _tag: "vcs", argv, cwd: planned.plan.cwd, refs: refsOf(planned.plan) },
+    ...defined({ destructive: planned.destructive }),
+    resume: planned.resume,
+    preview: {
+      data: {
+        argv: [...(github ? ["gh"] : loaded.git.prefix), ...(shownPlan(planned.plan)["argv"] as ReadonlyArray<string>)],
+        cwd: planned.plan.cwd,
+        plan: shownPlan(planned.plan)
+      }
+    }
+  })
+}

@@ -17,7 +17,7 @@ import {
   writeArtifact as writeArtifactOf
 } from "../fit.ts"
 import { largestFitting, offsetPastEnd, requireSnapshot, staleSnapshot } from "../inspect/paging.ts"
-import { type DiffFile, diffFiles, type RepoStatus } from "./parse.ts"
+import { type CommitRecord, type DiffFile, diffFiles, type parseBranches, type RepoStatus } from "./parse.ts"
 import { DIFF_LIMIT_DEFAULT } from "./schema.ts"
 
 /** Writes a full output as a content-addressed artifact under .agentic/artifacts/vcs/ (repeating a call reuses the file). */
@@ -96,6 +96,75 @@ export const statusResult = (status: RepoStatus, top: string) =>
     }
   })
 
+/** The branch listing, its lists cut to the budget when needed. */
+export const branchesResult = (branches: ReturnType<typeof parseBranches>, current: string | null) =>
+  fitted({
+    operation: "vcs.branch",
+    max: Math.max(branches.local.length, branches.remote.length),
+    kind: "vcs.branch",
+    stem: "branches",
+    description: "All branches, as JSON.",
+    full: () => JSON.stringify({ current, ...branches }),
+    build: (n, artifact) => ({
+      summary: `${branches.local.length} local and ${branches.remote.length} remote branch${branches.remote.length === 1 ? "" : "es"}; current: ${current ?? "detached HEAD"}.${artifact === undefined ? "" : ` Lists cut to ${n} to fit maxToolResultChars; all are in ${artifact.path}.`}`,
+      data: { current, local: branches.local.slice(0, n), remote: branches.remote.slice(0, n) },
+      ...(artifact === undefined ? {} : { artifacts: [artifact] }),
+      retention: { importance: "normal", facts: [`current branch ${current ?? "(detached)"}`] }
+    })
+  })
+
+/** A log page from `ref` (HEAD when not given), cut to the budget when needed; `more` when the limit cut it. */
+export const logResult = (ref: string | undefined, all: ReadonlyArray<CommitRecord>, more: boolean) =>
+  fitted({
+    operation: "vcs.log",
+    max: all.length,
+    kind: "vcs.log",
+    stem: "log",
+    description: "The full log page, as JSON.",
+    full: () => JSON.stringify({ ref: ref ?? "HEAD", commits: all }),
+    build: (n, artifact) => ({
+      summary: `${all.length === 0 ? "No commits" : `${all.length} commit${all.length === 1 ? "" : "s"} from ${ref ?? "HEAD"} (${all[0]!.hash.slice(0, 7)} ${JSON.stringify(all[0]!.subject)})`}${more ? `; more exist: raise limit (at most 1000) or pass ref to start further back` : ""}.${artifact === undefined ? "" : ` Showing ${n} to fit maxToolResultChars; all ${all.length} are in ${artifact.path}.`}`,
+      data: { ref: ref ?? "HEAD", commits: all.slice(0, n), returned: n, total: all.length, more },
+      ...(artifact === undefined ? {} : { artifacts: [artifact] }),
+      retention: {
+        importance: "normal",
+        facts: all.length === 0 ? [] : [`log ${ref ?? "HEAD"} at ${all[0]!.hash}`],
+        omit_when_summarizing: ["commits"]
+      }
+    })
+  })
+
+/** An issue or pull request listing (items as gh answered, author and labels flattened), cut to the budget when needed. */
+export const ghListResult = (kind: "issue" | "pr", state: string, items: ReadonlyArray<Record<string, unknown>>) => {
+  const key = kind === "issue" ? "issues" : "pullRequests"
+  const noun = kind === "issue" ? "issue" : "pull request"
+  return fitted({
+    operation: `vcs.${kind}_list`,
+    max: items.length,
+    kind: `vcs.${kind}_list`,
+    stem: `${kind}s`,
+    description: `All listed ${noun}s, as JSON.`,
+    full: () => JSON.stringify({ [key]: items }),
+    build: (n, artifact) => ({
+      summary: `${items.length} ${state} ${noun}${items.length === 1 ? "" : "s"}${
+        items.length > 0
+          ? `: ${items
+              .slice(0, 5)
+              .map((item) => `#${item["number"]}`)
+              .join(", ")}${items.length > 5 ? ", …" : ""}`
+          : ""
+      }.${artifact === undefined ? "" : ` Showing ${n} to fit maxToolResultChars; all are in ${artifact.path}.`}`,
+      data: { [key]: items.slice(0, n), returned: n, total: items.length },
+      ...(artifact === undefined ? {} : { artifacts: [artifact] }),
+      retention: {
+        importance: "normal",
+        facts: items.slice(0, 10).map((item) => `${noun} #${item["number"]} ${item["url"]}`),
+        omit_when_summarizing: [key]
+      }
+    })
+  })
+}
+
 /** A paged text output (a diff): which page, where it came from, how to get the next. */
 export interface PagedText {
   readonly operation: string
@@ -121,10 +190,24 @@ const splitLines = (text: string): ReadonlyArray<string> => {
   return lines
 }
 
-/** One page of a diff: checked against the snapshot, fitted to the budget, the full diff an artifact when paged. */
-export const pagedText = (input: PagedText): Effect.Effect<ToolResult, ToolError, CurrentSettings | StateStore> =>
+/** What every page of one output shares: its lines, the page's start and size, its files and its hash. */
+interface Page {
+  readonly input: PagedText
+  readonly lines: ReadonlyArray<string>
+  readonly offset: number
+  readonly limit: number
+  readonly files: ReadonlyArray<DiffFile>
+  readonly additions: number
+  readonly deletions: number
+  readonly snapshot: string
+}
+
+/** A page of `n` lines, the first `fileCount` files, the artifact when there is one, `clipTo` characters of a line too long to fit. */
+type BuildPage = (n: number, artifact: Artifact | undefined, fileCount: number, clipTo?: number) => ToolResult
+
+/** The output checked against the given snapshot and offset, as lines with its files and counts. */
+const openPage = (input: PagedText) =>
   Effect.gen(function* () {
-    const settings = yield* CurrentSettings
     const missing = requireSnapshot(input, input.action)
     if (missing !== undefined) return yield* Effect.fail(missing)
     const snapshot = yield* sha256Text(input.text)
@@ -134,92 +217,119 @@ export const pagedText = (input: PagedText): Effect.Effect<ToolResult, ToolError
     const lines = splitLines(input.text)
     const offset = input.offset ?? 0
     if (offset > lines.length) return yield* Effect.fail(offsetPastEnd(offset, lines.length, "lines"))
-    const limit = input.limit ?? DIFF_LIMIT_DEFAULT
-    const want = Math.min(limit, lines.length - offset)
     const files: ReadonlyArray<DiffFile> = diffFiles(input.text)
-    const additions = files.reduce((sum, file) => sum + file.additions, 0)
-    const deletions = files.reduce((sum, file) => sum + file.deletions, 0)
-    const description = `The full output of ${input.action} (${lines.length} lines).`
-    let compact = false
-    const build = (n: number, artifact: Artifact | undefined, fileCount: number, clipTo?: number): ToolResult => {
-      const end = offset + n
-      const nextOffset = end >= lines.length ? null : end
-      const summary = [
-        lines.length === 0
-          ? `${input.what}: no changes.`
-          : `${input.what}: ${files.length} file${files.length === 1 ? "" : "s"}, +${additions} -${deletions}; lines ${offset + 1}-${end} of ${lines.length}.`,
-        input.complete ? "" : "git's output was longer than the output bound and was cut (data.complete is false).",
-        artifact === undefined || compact ? "" : `The full output is in ${artifact.path}.`,
-        nextOffset === null
-          ? lines.length === 0
-            ? ""
-            : "This is the last page (data.nextOffset is null)."
-          : `Next page: workspace_vcs ${JSON.stringify({ ...input.args, offset: nextOffset, snapshot })}.`
-      ]
-        .filter((part) => part !== "")
-        .join(" ")
-      return {
-        summary,
-        data: {
-          ...input.extra,
-          diff: clipTo === undefined ? lines.slice(offset, end).join("\n") : `${lines[offset]!.slice(0, clipTo)}…`,
-          ...(clipTo === undefined ? {} : { lineClipped: true }),
-          files: files.slice(0, fileCount),
-          filesTruncated: fileCount < files.length,
-          offset,
-          limit,
-          returned: n,
-          totalLines: lines.length,
-          nextOffset,
-          complete: input.complete,
-          snapshot
-        },
-        ...(artifact === undefined ? {} : { artifacts: [artifact] }),
-        retention: {
-          importance: "normal",
-          facts: compact
-            ? []
-            : [
-                ...(input.facts ?? []),
-                `${input.what}: ${files.length} files, +${additions} -${deletions} (snapshot ${snapshot.slice(0, 12)})`
-              ],
-          omit_when_summarizing: ["diff", "files"]
-        }
+    return {
+      input,
+      lines,
+      offset,
+      limit: input.limit ?? DIFF_LIMIT_DEFAULT,
+      files,
+      additions: files.reduce((sum, file) => sum + file.additions, 0),
+      deletions: files.reduce((sum, file) => sum + file.deletions, 0),
+      snapshot
+    } satisfies Page
+  })
+
+/** The page's summary: what changed, which lines, whether git cut the output, where the rest is, how to go on. */
+const pageSummary = (
+  page: Page,
+  end: number,
+  nextOffset: number | null,
+  artifact: Artifact | undefined,
+  compact: boolean
+) => {
+  const { input, lines, files } = page
+  return [
+    lines.length === 0
+      ? `${input.what}: no changes.`
+      : `${input.what}: ${files.length} file${files.length === 1 ? "" : "s"}, +${page.additions} -${page.deletions}; lines ${page.offset + 1}-${end} of ${lines.length}.`,
+    input.complete ? "" : "git's output was longer than the output bound and was cut (data.complete is false).",
+    artifact === undefined || compact ? "" : `The full output is in ${artifact.path}.`,
+    nextOffset === null
+      ? lines.length === 0
+        ? ""
+        : "This is the last page (data.nextOffset is null)."
+      : `Next page: workspace_vcs ${JSON.stringify({ ...input.args, offset: nextOffset, snapshot: page.snapshot })}.`
+  ]
+    .filter((part) => part !== "")
+    .join(" ")
+}
+
+/** Builds the pages of one output; `compact` (the smallest budgets) keeps only what paging needs. */
+const pageBuilder =
+  (page: Page, compact: boolean): BuildPage =>
+  (n, artifact, fileCount, clipTo) => {
+    const { input, lines, offset, files, snapshot } = page
+    const end = offset + n
+    const nextOffset = end >= lines.length ? null : end
+    return {
+      summary: pageSummary(page, end, nextOffset, artifact, compact),
+      data: {
+        ...input.extra,
+        diff: clipTo === undefined ? lines.slice(offset, end).join("\n") : `${lines[offset]!.slice(0, clipTo)}…`,
+        ...(clipTo === undefined ? {} : { lineClipped: true }),
+        files: files.slice(0, fileCount),
+        filesTruncated: fileCount < files.length,
+        offset,
+        limit: page.limit,
+        returned: n,
+        totalLines: lines.length,
+        nextOffset,
+        complete: input.complete,
+        snapshot
+      },
+      ...(artifact === undefined ? {} : { artifacts: [artifact] }),
+      retention: {
+        importance: "normal",
+        facts: compact
+          ? []
+          : [
+              ...(input.facts ?? []),
+              `${input.what}: ${files.length} files, +${page.additions} -${page.deletions} (snapshot ${snapshot.slice(0, 12)})`
+            ],
+        omit_when_summarizing: ["diff", "files"]
       }
     }
-    const paged = want < lines.length
-    if (!paged) {
-      const whole = build(want, undefined, files.length)
-      if (envelopeChars(input.operation, whole) <= settings.maxToolResultChars) return whole
+  }
+
+/**
+ * The page when not even one line fits (a minified file's line): the line's start, halved until the envelope
+ * fits, so the next page moves on; the artifact has it whole.
+ */
+const clippedLine = (operation: string, budget: number, build: BuildPage, artifact: Artifact, fileCount: number) => {
+  let room = Math.max(0, budget - envelopeChars(operation, build(0, artifact, fileCount)) - 200)
+  while (room > 0 && envelopeChars(operation, build(1, artifact, fileCount, room)) > budget) room = Math.floor(room / 2)
+  return build(1, artifact, fileCount, room)
+}
+
+/** One page of a diff: checked against the snapshot, fitted to the budget, the full diff an artifact when paged. */
+export const pagedText = (input: PagedText): Effect.Effect<ToolResult, ToolError, CurrentSettings | StateStore> =>
+  Effect.gen(function* () {
+    const budget = (yield* CurrentSettings).maxToolResultChars
+    const page = yield* openPage(input)
+    const { lines, offset, files } = page
+    const want = Math.min(page.limit, lines.length - offset)
+    const description = `The full output of ${input.action} (${lines.length} lines).`
+    if (want >= lines.length) {
+      const whole = pageBuilder(page, false)(want, undefined, files.length)
+      if (envelopeChars(input.operation, whole) <= budget) return whole
     }
     const marker = placeholderArtifact("vcs", input.operation, input.action, "diff", description)
-    // At the smallest budgets the page keeps only what paging needs (the artifact entry still names the full output).
-    compact = envelopeChars(input.operation, build(1, marker, 0, 40)) > settings.maxToolResultChars
+    const compact = envelopeChars(input.operation, pageBuilder(page, false)(1, marker, 0, 40)) > budget
+    const build = pageBuilder(page, compact)
+    // The file list takes at most half the budget, so lines of the diff always have room.
     const fileCount = Math.max(
       0,
       largestFitting(
         Math.min(files.length, 200),
-        (count) => envelopeChars(input.operation, build(0, marker, count)) <= settings.maxToolResultChars / 2
+        (count) => envelopeChars(input.operation, build(0, marker, count)) <= budget / 2
       )
     )
     const n = Math.max(
       0,
-      largestFitting(
-        want,
-        (count) => envelopeChars(input.operation, build(count, marker, fileCount)) <= settings.maxToolResultChars
-      )
+      largestFitting(want, (count) => envelopeChars(input.operation, build(count, marker, fileCount)) <= budget)
     )
     const artifact = yield* writeArtifact(input.operation, input.action, "diff", input.text, description)
     if (n > 0 || want === 0) return build(n, artifact, fileCount)
-    // Not even one line fits (a minified file's line): show its start, so the next page moves on; the artifact has it whole.
-    let room = Math.max(
-      0,
-      settings.maxToolResultChars - envelopeChars(input.operation, build(0, artifact, fileCount)) - 200
-    )
-    while (
-      room > 0 &&
-      envelopeChars(input.operation, build(1, artifact, fileCount, room)) > settings.maxToolResultChars
-    )
-      room = Math.floor(room / 2)
-    return build(1, artifact, fileCount, room)
+    return clippedLine(input.operation, budget, build, artifact, fileCount)
   })
