@@ -9,7 +9,6 @@ export const BACKLOG: Record<string, number> = {
   "adapters/node/NodeBrowser.ts": 597,
   "adapters/node/NodeBrowser.ts act": 137,
   "adapters/node/NodeBrowser.ts launch": 85,
-  "adapters/node/NodeProcesses.ts nodeExec": 83,
   "adapters/review/review-static/app.js": 893,
   "adapters/review/review-static/app.js body": 94,
   "adapters/review/review-static/app.js timeline": 125,
