@@ -5,7 +5,6 @@ export const BACKLOG: Record<string, number> = {
   "adapters/lmstudio/src/plugin.ts makePlugin": 106,
   "adapters/mcp/server.ts": 554,
   "adapters/mcp/server.ts installToolHandlers": 108,
-  "adapters/mcp/verb.ts mcpVerb": 165,
   "adapters/node/NodeBrowser.ts": 597,
   "adapters/node/NodeBrowser.ts act": 137,
   "adapters/node/NodeBrowser.ts launch": 85,
