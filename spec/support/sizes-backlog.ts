@@ -3,8 +3,6 @@
 export const BACKLOG: Record<string, number> = {
   "adapters/cli.ts": 511,
   "adapters/lmstudio/src/plugin.ts makePlugin": 106,
-  "adapters/mcp/server.ts": 554,
-  "adapters/mcp/server.ts installToolHandlers": 108,
   "adapters/node/NodeBrowser.ts": 597,
   "adapters/node/NodeBrowser.ts act": 137,
   "adapters/node/NodeBrowser.ts launch": 85,
