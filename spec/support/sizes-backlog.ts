@@ -1,7 +1,6 @@
 /** Issue 28 item 2: what spec/kernel/sizes.test.ts allows for now (see there). */
 /** Over a limit when the check landed (issue 28 item 2, to split): the size then, an upper bound from now on. */
 export const BACKLOG: Record<string, number> = {
-  "adapters/cli.ts": 511,
   "adapters/lmstudio/src/plugin.ts makePlugin": 106,
   "adapters/node/NodeBrowser.ts": 597,
   "adapters/node/NodeBrowser.ts act": 137,
