@@ -1,7 +1,6 @@
 /** Issue 28 item 2: what spec/kernel/sizes.test.ts allows for now (see there). */
 /** Over a limit when the check landed (issue 28 item 2, to split): the size then, an upper bound from now on. */
 export const BACKLOG: Record<string, number> = {
-  "adapters/lmstudio/src/plugin.ts makePlugin": 106,
   "adapters/review/review-static/app.js": 893,
   "adapters/review/review-static/app.js body": 94,
   "adapters/review/review-static/app.js timeline": 125,
