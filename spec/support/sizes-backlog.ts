@@ -4,8 +4,6 @@ export const BACKLOG: Record<string, number> = {
   "adapters/review/review-static/app.js": 893,
   "adapters/review/review-static/app.js body": 94,
   "adapters/review/review-static/app.js timeline": 125,
-  "adapters/review/server.ts handle": 127,
-  "adapters/review/server.ts startReview": 228,
   "adapters/workspacesVerb.ts workspacesVerb": 168,
   "core/gate/gate.ts gated": 91,
   "core/services/MemoryHostFs.ts makeMemoryHostFs": 257,
