@@ -40,11 +40,15 @@ export interface ReviewOptions {
   readonly pollMs?: number
 }
 
-/** The page's static files, shipped in the package beside the code (dist/review-static/ once built). */
+/**
+ * The page's static files, shipped in the package beside the code (dist/review-static/ once built): the page,
+ * its style, and its scripts (ES modules: index.html loads app.js, which imports the others).
+ */
 const STATIC = new URL("./review-static/", import.meta.url)
+const SCRIPTS = ["dom.js", "highlight.js", "diff.js", "markdown.js", "cards.js", "timeline.js", "app.js"]
 const ASSETS: Record<string, string> = {
   "/": "index.html",
-  "/app.js": "app.js",
+  ...Object.fromEntries(SCRIPTS.map((script) => [`/${script}`, script])),
   "/style.css": "style.css"
 }
 const TYPES: Record<string, string> = {
