@@ -14,30 +14,26 @@
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import {
   CallToolRequestSchema,
-  ListRootsResultSchema,
   type CallToolResult,
-  type ElicitRequestFormParams,
-  type ElicitResult,
   ElicitResultSchema,
+  ListRootsResultSchema,
   ListToolsRequestSchema,
   type LoggingLevel,
-  SetLevelRequestSchema,
-  type Tool
+  SetLevelRequestSchema
 } from "@modelcontextprotocol/sdk/types.js"
 import type {
   JsonSchemaType,
   JsonSchemaValidator,
   jsonSchemaValidator
 } from "@modelcontextprotocol/sdk/validation/types.js"
-import { approvalBlock } from "../../core/gate/preprocess.ts"
-import { type Prompt, promptLines } from "../../core/gate/prompt.ts"
-import type { ResumeCall } from "../../core/gate/records.ts"
-import { ENVELOPE_JSON_SCHEMA, type Envelope } from "../../core/protocol/envelope.ts"
-import type { ToolListing } from "../../core/registry.ts"
+import type { Envelope } from "../../core/protocol/envelope.ts"
+import { defined } from "../../core/text/defined.ts"
 import type { Session } from "../open.ts"
 import { startProgress } from "../progress.ts"
 import { VERSION } from "../version.ts"
-import { type DecisionChannels, forThisHost, terminalCommand, waysToDecide } from "./decide.ts"
+import { type DecisionChannels, forThisHost, terminalCommand } from "./decide.ts"
+import { askPlan, askUser, canElicitForm, type PromptContext, proposedPlan, stagedApproval } from "./prompts.ts"
+import { callResult, mcpTool } from "./wire.ts"
 
 /** The server's name and version as MCP clients see them. */
 export const SERVER_INFO = { name: "agentic-workspace", version: VERSION } as const
@@ -85,276 +81,6 @@ export const rootPath = (uri: string): string | undefined => {
 
 /** How long the server waits for the user to answer an approval prompt before leaving it pending. */
 export const ELICITATION_TIMEOUT_MS = 10 * 60 * 1000
-
-/** The MCP tool listing of one registry tool: schemas and annotations, every hint explicit. */
-export const mcpTool = (listing: ToolListing): Tool => ({
-  name: listing.name,
-  description: listing.description,
-  inputSchema: listing.inputSchema as unknown as Tool["inputSchema"],
-  outputSchema: ENVELOPE_JSON_SCHEMA as unknown as Tool["outputSchema"],
-  annotations: {
-    readOnlyHint: listing.annotations.readOnlyHint,
-    destructiveHint: listing.annotations.destructiveHint,
-    openWorldHint: listing.annotations.openWorldHint,
-    ...(listing.annotations.idempotentHint === undefined ? {} : { idempotentHint: listing.annotations.idempotentHint })
-  }
-})
-
-/** The data part of the text content: the envelope's data (or a failure's details) as JSON, clipped to the budget. */
-export const dataText = (envelope: Envelope, budget: number): string | undefined => {
-  const payload = envelope.data ?? envelope.error?.details
-  if (payload === undefined) return undefined
-  const text = JSON.stringify(payload)
-  return text.length <= budget
-    ? text
-    : `${text.slice(0, budget)}… (${text.length - budget} more characters in structuredContent and the artifacts)`
-}
-
-/**
- * The tools/call result of an envelope: the envelope as structuredContent; as text its summary, any
- * note of this host (an answered prompt), then the data as JSON within `budget` characters.
- */
-export const callResult = (envelope: Envelope, extraText?: string, budget = 20_000): CallToolResult => {
-  const data = dataText(envelope, budget)
-  return {
-    content: [
-      { type: "text", text: envelope.summary },
-      ...(extraText === undefined ? [] : [{ type: "text" as const, text: extraText }]),
-      ...(data === undefined ? [] : [{ type: "text" as const, text: data }])
-    ],
-    structuredContent: envelope as unknown as Record<string, unknown>,
-    isError: !envelope.ok
-  }
-}
-
-/** The approval part of a staged envelope, when the call was staged. */
-export interface StagedApproval {
-  readonly id: string
-  readonly kind: string
-  readonly title: string
-  readonly destructive: boolean
-  readonly resume?: ResumeCall
-}
-
-/** Reads the staged approval out of an envelope (`data.status === "pending_approval"`). */
-export const stagedApproval = (envelope: Envelope): StagedApproval | undefined => {
-  const data = envelope.data as { status?: unknown; approval?: Partial<StagedApproval> } | undefined
-  if (!envelope.ok || data?.status !== "pending_approval" || typeof data.approval?.id !== "string") return undefined
-  return {
-    id: data.approval.id,
-    kind: String(data.approval.kind ?? "operation"),
-    title: String(data.approval.title ?? data.approval.id),
-    destructive: data.approval.destructive === true,
-    ...(data.approval.resume === undefined ? {} : { resume: data.approval.resume })
-  }
-}
-
-const MESSAGE_PREVIEW_CHARS = 6000
-
-const clip = (text: string, max: number) =>
-  text.length <= max ? text : `${text.slice(0, max)}\n… (${text.length - max} more characters; see the envelope)`
-
-/** The text of an approval prompt: operation, destructive flag, and what the record's typed prompt asks (the diff, the argv and cwd, ...). */
-export const approvalMessage = (
-  tool: string,
-  envelope: Envelope,
-  approval: StagedApproval,
-  prompt?: Prompt
-): string => {
-  const lines = [
-    `${tool} wants to run ${envelope.operation}: ${approval.title}`,
-    `Approval ${approval.id} (${approval.kind}). Destructive: ${approval.destructive ? "YES: it deletes, moves or overwrites existing content" : "no"}.`
-  ]
-  if (prompt !== undefined) lines.push("", ...promptLines(prompt, MESSAGE_PREVIEW_CHARS))
-  if (approval.resume !== undefined)
-    lines.push(
-      "",
-      `Runs: ${approval.resume.tool} ${clip(JSON.stringify(approval.resume.arguments), MESSAGE_PREVIEW_CHARS)}`
-    )
-  lines.push(
-    "",
-    "Accept runs it now; Decline denies it (the identical call is then refused); Cancel leaves it pending."
-  )
-  return lines.join("\n")
-}
-
-/** The schema of an approval prompt: nothing required, an optional note (a reason when declining). */
-export const APPROVAL_SCHEMA = {
-  type: "object" as const,
-  properties: {
-    note: {
-      type: "string" as const,
-      title: "Note",
-      description: "Optional: a note for the model (or the reason, when you decline)."
-    }
-  }
-}
-
-/** Whether a client can show a form elicitation (an empty `elicitation` object means form). */
-export const canElicitForm = (
-  capabilities: { elicitation?: { form?: unknown; url?: unknown } } | undefined
-): boolean => {
-  const elicitation = capabilities?.elicitation
-  if (elicitation === undefined) return false
-  return !(elicitation.form === undefined && elicitation.url !== undefined)
-}
-
-/** What a prompt needs besides the elicit function: the session, this host's channels, the result budget. */
-interface PromptContext {
-  readonly elicit: (params: ElicitRequestFormParams) => Promise<ElicitResult>
-  readonly session: Session
-  readonly channels: DecisionChannels
-  readonly budget: number
-}
-
-/** The note of an answer, trimmed, when the user wrote one. */
-const noteOf = (answer: ElicitResult): string | undefined =>
-  typeof answer.content?.["note"] === "string" && answer.content["note"].trim().length > 0
-    ? answer.content["note"].trim()
-    : undefined
-
-/** Asks; undefined when the prompt failed or timed out (the error's text is returned beside). */
-const ask = async (context: PromptContext, message: string): Promise<ElicitResult | { readonly failed: string }> => {
-  try {
-    return await context.elicit({ mode: "form", message, requestedSchema: APPROVAL_SCHEMA })
-  } catch (error) {
-    return { failed: error instanceof Error ? error.message : String(error) }
-  }
-}
-
-/** Channels after the prompt was used up (dismissed or failed): the terminal and the review page remain. */
-const withoutPrompt = (channels: DecisionChannels): DecisionChannels => ({ ...channels, prompt: false })
-
-/**
- * Puts a staged call to the user and acts on the answer: accept decides the record approved and runs
- * its resume call (the approval is bound to that operation's hash, so it runs now and is consumed);
- * decline denies it and re-issues the call, which the gate answers with APPROVAL_DENIED; cancel, an
- * error or a timeout leaves it pending and returns the staged envelope, naming the other ways.
- */
-const askUser = async (
-  context: PromptContext,
-  tool: string,
-  args: unknown,
-  staged: Envelope,
-  approval: StagedApproval
-): Promise<CallToolResult> => {
-  const { session, budget } = context
-  const later = forThisHost(staged, withoutPrompt(context.channels))
-  const prompt = (await session.approvals()).find((record) => record.id === approval.id)?.prompt
-  const answer = await ask(context, approvalMessage(tool, staged, approval, prompt))
-  if ("failed" in answer) {
-    return callResult(
-      later,
-      `The approval prompt for ${approval.id} got no answer (${answer.failed}); it stays pending. ${waysToDecide(approval.id, withoutPrompt(context.channels))}`,
-      budget
-    )
-  }
-  if (answer.action === "cancel") {
-    return callResult(
-      later,
-      `The user dismissed the approval prompt: ${approval.id} stays pending. Do not retry; wait for the user's decision.`,
-      budget
-    )
-  }
-  const note = noteOf(answer)
-  const verb = answer.action === "accept" ? "accept" : "deny"
-  const decided = await session.decide({ verb, id: approval.id, ...(note === undefined ? {} : { text: note }) })
-  if (decided._tag === "Left") {
-    return callResult(
-      later,
-      `The user answered ${answer.action} for ${approval.id}, but it was not decided: ${decided.left.code}: ${decided.left.message}`,
-      budget
-    )
-  }
-  const resume = approval.resume ?? { tool, arguments: args as Record<string, unknown> }
-  const envelope = forThisHost(await session.call(resume.tool, resume.arguments), context.channels)
-  const said = note === undefined ? "" : ` ${verb === "accept" ? "Note" : "Reason"}: ${note}`
-  return callResult(
-    envelope,
-    verb === "accept"
-      ? `The user approved ${approval.id} in the client's prompt and it ran as ${resume.tool} ${JSON.stringify(resume.arguments)}; do not call it again.${said}`
-      : `The user denied ${approval.id} in the client's prompt.${said} Never re-issue the denied operation unchanged: change it to meet the reason, or ask the user.`,
-    budget
-  )
-}
-
-/** The text of a plan prompt: title, objective, steps, files and commands as the plan's markdown gives them. */
-export const planMessage = (proposed: Envelope, planId: string): string => {
-  const data = (proposed.data ?? {}) as { markdown?: unknown; plan?: { title?: unknown } }
-  const markdown = typeof data.markdown === "string" ? data.markdown : proposed.summary
-  return [
-    `The model proposes plan ${planId}. Approving it lets the model change the workspace (edits, commands) without asking again until it completes the plan.`,
-    "",
-    clip(markdown, MESSAGE_PREVIEW_CHARS),
-    "",
-    "Accept approves the plan; Decline denies it (write why in the note); Cancel decides later."
-  ].join("\n")
-}
-
-/**
- * Puts a proposed plan to the user before propose returns: accept approves it (the next mutating
- * call runs under it), decline denies it with the note as the reason, cancel or no answer leaves it
- * pending. The result is the propose envelope with the plan's status after the answer and the
- * decision said as the preprocessor would say it.
- */
-const askPlan = async (context: PromptContext, proposed: Envelope, planId: string): Promise<CallToolResult> => {
-  const { session, budget } = context
-  const later = forThisHost(proposed, withoutPrompt(context.channels))
-  const answer = await ask(context, planMessage(proposed, planId))
-  if ("failed" in answer) {
-    return callResult(
-      later,
-      `The plan prompt for ${planId} got no answer (${answer.failed}); the plan stays pending.`,
-      budget
-    )
-  }
-  if (answer.action === "cancel") {
-    return callResult(
-      later,
-      `The user dismissed the plan prompt: ${planId} stays pending. Do not retry; wait for the user's decision.`,
-      budget
-    )
-  }
-  const note = noteOf(answer)
-  const verb = answer.action === "accept" ? "accept" : "deny"
-  const decided = await session.decide({ verb, id: planId, ...(note === undefined ? {} : { text: note }) })
-  if (decided._tag === "Left") {
-    return callResult(
-      later,
-      `The user answered ${answer.action} for ${planId}, but it was not decided: ${decided.left.code}: ${decided.left.message}`,
-      budget
-    )
-  }
-  const block = approvalBlock(decided.right, session.settings?.permissionMode ?? 1)
-  const told = block
-    .replace(/^<agentic-approval>\n/, "")
-    .replace(/\n<\/agentic-approval>$/, "")
-    .replace(/\n/g, " ")
-  const data = (proposed.data ?? {}) as Record<string, unknown>
-  const status = decided.right.record.status
-  const envelope: Envelope = {
-    ...proposed,
-    summary: `${told}`,
-    data: {
-      ...data,
-      status,
-      instruction: told,
-      ...(note === undefined ? {} : verb === "accept" ? { note } : { reason: note })
-    },
-    retention: {
-      importance: "critical",
-      facts: [
-        `plan ${planId} ${status} by the user in the client's prompt`,
-        ...(proposed.retention.facts ?? []).slice(1)
-      ]
-    }
-  }
-  return callResult(
-    envelope,
-    `The user ${verb === "accept" ? "approved" : "denied"} plan ${planId} in the client's prompt.`,
-    budget
-  )
-}
 
 /** Counts tool calls in flight, so a stdio server whose input ended can finish them before it exits. */
 export class Inflight {
@@ -429,22 +155,13 @@ export const createMcpServer = (
   return server
 }
 
-/**
- * Installs tools/list, tools/call and logging/setLevel on a server (ours, or an embedder's, e.g. an
- * McpServer's `.server` that registered no tools of its own); the server must not be connected yet.
- */
-export const installToolHandlers = (
-  server: Server,
-  source: WorkspaceSource,
-  inflight: Inflight = new Inflight(),
-  options: McpServerOptions = {}
-): void => {
-  server.registerCapabilities({ tools: { listChanged: false }, logging: {} })
+/** What a request handler of the server is given besides the request: the ways to talk back within it. */
+type Extra = Parameters<Parameters<Server["setRequestHandler"]>[1]>[1]
 
-  type Extra = Parameters<Parameters<typeof server.setRequestHandler<typeof CallToolRequestSchema>>[1]>[1]
+/** The workspace of a server; with no fixed root, opened at the client's first root on first use (asked within the request). */
+const workspaceOf = (server: Server, source: WorkspaceSource) => {
   let resolved: Promise<McpWorkspace> | undefined
-  /** The workspace; with no fixed root, opened at the client's first root on first use (asked within the request). */
-  const workspaceFor = (extra: Extra): Promise<McpWorkspace> => {
+  return (extra: Extra): Promise<McpWorkspace> => {
     if (typeof source !== "function") return "opening" in source ? source.opening : Promise.resolve(source)
     resolved ??= (async () => {
       let root: string | undefined
@@ -458,52 +175,118 @@ export const installToolHandlers = (
     })()
     return resolved
   }
+}
 
-  server.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => ({
-    tools: (await workspaceFor(extra)).session.tools().map(mcpTool)
-  }))
+/** The logging levels, least severe first. */
+const LEVELS: ReadonlyArray<LoggingLevel> = [
+  "debug",
+  "info",
+  "notice",
+  "warning",
+  "error",
+  "critical",
+  "alert",
+  "emergency"
+]
 
-  // logging/setLevel opts in to the per-call log line (at or above the client's level); before it none is
-  // sent: the line repeats the result's own summary, and one more message per call cost about 0.9 ms of
-  // a 3.5 ms read over stdio (docs/mcp.md, "Logging").
-  const LEVELS: ReadonlyArray<LoggingLevel> = [
-    "debug",
-    "info",
-    "notice",
-    "warning",
-    "error",
-    "critical",
-    "alert",
-    "emergency"
-  ]
+/**
+ * Installs logging/setLevel and returns whether a level is wanted. logging/setLevel opts in to the per-call
+ * log line (at or above the client's level); before it none is sent: the line repeats the result's own
+ * summary, and one more message per call cost about 0.9 ms of a 3.5 ms read over stdio (docs/mcp.md, "Logging").
+ */
+const installLogging = (server: Server): ((level: LoggingLevel) => boolean) => {
   let minimum: LoggingLevel | undefined
   server.setRequestHandler(SetLevelRequestSchema, async (request) => {
     minimum = request.params.level
     return {}
   })
-  const wanted = (level: LoggingLevel) => minimum !== undefined && LEVELS.indexOf(level) >= LEVELS.indexOf(minimum)
+  return (level) => minimum !== undefined && LEVELS.indexOf(level) >= LEVELS.indexOf(minimum)
+}
+
+/**
+ * Runs one tool call in the session; when the client asked for progress (its token), forwards the tool's
+ * reports, with a heartbeat while it reports nothing.
+ */
+const runCall = async (
+  session: Session,
+  name: string,
+  args: Record<string, unknown>,
+  token: string | number | undefined,
+  extra: Extra
+): Promise<Envelope> => {
+  const progress =
+    token === undefined
+      ? undefined
+      : startProgress(name, (params) =>
+          extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, ...params } })
+        )
+  try {
+    return await session.call(name, args, progress === undefined ? undefined : { onProgress: progress.onProgress })
+  } finally {
+    progress?.stop()
+  }
+}
+
+/**
+ * The answer of a call: put to the user at once when the client can show a form and the call was staged or
+ * proposed a plan; otherwise the envelope, naming the ways to decide in this host.
+ */
+const answerOf = (
+  server: Server,
+  workspace: McpWorkspace,
+  options: McpServerOptions,
+  call: { readonly name: string; readonly args: Record<string, unknown>; readonly raw: Envelope },
+  extra: Extra
+): Promise<CallToolResult> | CallToolResult => {
+  const { session } = workspace
+  const { name, args, raw } = call
+  const budget = session.settings?.maxToolResultChars ?? 20_000
+  const prompt = session.failure === undefined && canElicitForm(server.getClientCapabilities())
+  const channels: DecisionChannels = { prompt, root: workspace.root, ...defined({ reviewUrl: options.reviewUrl?.() }) }
+  if (prompt) {
+    // Sent as part of this request, so over HTTP it travels on the call's own stream.
+    const context: PromptContext = {
+      elicit: (params) =>
+        extra.sendRequest({ method: "elicitation/create", params }, ElicitResultSchema, {
+          timeout: ELICITATION_TIMEOUT_MS
+        }),
+      session,
+      channels,
+      budget
+    }
+    const approval = stagedApproval(raw)
+    if (approval !== undefined) return askUser(context, name, args, raw, approval)
+    const planId = proposedPlan(raw)
+    if (planId !== undefined) return askPlan(context, raw, planId)
+  }
+  return callResult(forThisHost(raw, channels), undefined, budget)
+}
+
+/**
+ * Installs tools/list, tools/call and logging/setLevel on a server (ours, or an embedder's, e.g. an
+ * McpServer's `.server` that registered no tools of its own); the server must not be connected yet.
+ */
+export const installToolHandlers = (
+  server: Server,
+  source: WorkspaceSource,
+  inflight: Inflight = new Inflight(),
+  options: McpServerOptions = {}
+): void => {
+  server.registerCapabilities({ tools: { listChanged: false }, logging: {} })
+  const workspaceFor = workspaceOf(server, source)
+
+  server.setRequestHandler(ListToolsRequestSchema, async (_request, extra) => ({
+    tools: (await workspaceFor(extra)).session.tools().map(mcpTool)
+  }))
+
+  const wanted = installLogging(server)
 
   server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
     inflight.track(async () => {
       const { name } = request.params
       const args = request.params.arguments ?? {}
       const workspace = await workspaceFor(extra)
-      const session = workspace.session
-      const budget = session.settings?.maxToolResultChars ?? 20_000
-      // The client asked for progress: forward the tool's reports, with a heartbeat while it reports nothing.
-      const token = request.params._meta?.progressToken
-      const progress =
-        token === undefined
-          ? undefined
-          : startProgress(name, (params) =>
-              extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, ...params } })
-            )
-      let raw: Envelope
-      try {
-        raw = await session.call(name, args, progress === undefined ? undefined : { onProgress: progress.onProgress })
-      } finally {
-        progress?.stop()
-      }
+      const raw = await runCall(workspace.session, name, args, request.params._meta?.progressToken, extra)
       // Related to this request, so over HTTP it travels on the call's own stream.
       const level: LoggingLevel = raw.ok ? "info" : "warning"
       if (wanted(level)) {
@@ -514,41 +297,7 @@ export const installToolHandlers = (
           })
           .catch(() => undefined)
       }
-      const prompt = session.failure === undefined && canElicitForm(server.getClientCapabilities())
-      const reviewUrl = options.reviewUrl?.()
-      const channels: DecisionChannels = {
-        prompt,
-        root: workspace.root,
-        ...(reviewUrl === undefined ? {} : { reviewUrl })
-      }
-      if (prompt) {
-        // Sent as part of this request, so over HTTP it travels on the call's own stream.
-        const context: PromptContext = {
-          elicit: (params) =>
-            extra.sendRequest({ method: "elicitation/create", params }, ElicitResultSchema, {
-              timeout: ELICITATION_TIMEOUT_MS
-            }),
-          session,
-          channels,
-          budget
-        }
-        const approval = stagedApproval(raw)
-        if (approval !== undefined) return askUser(context, name, args, raw, approval)
-        const planId = proposedPlan(raw)
-        if (planId !== undefined) return askPlan(context, raw, planId)
-      }
-      return callResult(forThisHost(raw, channels), undefined, budget)
+      return answerOf(server, workspace, options, { name, args, raw }, extra)
     })
   )
-}
-
-/** The id of a plan a propose envelope left pending. */
-export const proposedPlan = (envelope: Envelope): string | undefined => {
-  const data = envelope.data as { status?: unknown; planId?: unknown } | undefined
-  return envelope.ok &&
-    envelope.operation === "plan.propose" &&
-    data?.status === "pending" &&
-    typeof data.planId === "string"
-    ? data.planId
-    : undefined
 }

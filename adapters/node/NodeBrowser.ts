@@ -1,22 +1,14 @@
 /**
  * The Browser port on Node: playwright-core driving the system Chromium (never a browser download).
  * A session is browserSupervisor.ts (detached, its own process group) with the egress proxy and
- * headless Chromium as its child; every call reconnects with `chromium.connectOverCDP` to the
+ * headless Chromium as its child (started and ended by browserSession.ts); every call reconnects with `chromium.connectOverCDP` to the
  * DevTools endpoint recorded in the session's record, and disconnecting leaves the browser running.
  * A snapshot is one walk inside the page (pageWalk.ts); a ref's element is found by its path only when a
  * control or a scoped read uses it.
  */
-import { spawn } from "node:child_process"
-import * as nodeModule from "node:module"
-import * as fs from "node:fs"
-import * as fsp from "node:fs/promises"
-import * as path from "node:path"
-import { pathToFileURL } from "node:url"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
-import type * as Schema from "effect/Schema"
-import type { Browser as PwBrowser, CDPSession, Page } from "playwright-core"
+import type { CDPSession, Browser as PwBrowser, Page } from "playwright-core"
 import { toolError, type ToolError } from "../../core/protocol/errors.ts"
 import {
   type ActionOutcome,
@@ -28,226 +20,14 @@ import {
   type ElementRef,
   type PageState
 } from "../../core/services/Browser.ts"
-import {
-  BrowserExitSchema,
-  type BrowserSpec,
-  BrowserStartedSchema,
-  SESSION_FILE_REPAIR
-} from "../../core/services/browserFiles.ts"
-import { decodeJobFile } from "../../core/services/jobFiles.ts"
 import { processIdentity } from "./NodeProcesses.ts"
 import { callOn, resolveElement, STALE, scopeObject, walkPage, worldOf } from "./pageWalk.ts"
-import { BROWSER_SUPERVISOR, SUPERVISOR_FROM_SOURCE } from "./runtimeFiles.ts"
+import { endSession, launchSession, sleep } from "./browserSession.ts"
 
-/**
- * The supervisor script, beside this module (adapters/node/runtimeFiles.ts): browserSupervisor.ts through
- * tsx in a checkout, dist/browserSupervisor.js (scripts/build.mjs) under plain node in the package.
- * node:module is imported as a namespace: a bundler banner (lmstudio-js's) may declare `createRequire` at
- * the bundle's top level, and a second top-level binding of that name would not load.
- */
-export { BROWSER_SUPERVISOR }
-
-/** How node runs the supervisor: the tsx loader for the .ts source, nothing for the built .js. */
-const supervisorArgv = (): Array<string> =>
-  SUPERVISOR_FROM_SOURCE
-    ? ["--import", pathToFileURL(nodeModule.createRequire(import.meta.url).resolve("tsx/esm")).href, BROWSER_SUPERVISOR]
-    : [BROWSER_SUPERVISOR]
-
-/** The executables tried when browserExecutablePath is empty, in order. */
-export const DEFAULT_BROWSERS: ReadonlyArray<string> = ["/usr/bin/chromium", "chromium-browser", "google-chrome"]
-
-const isExecutable = (candidate: string) => {
-  try {
-    fs.accessSync(candidate, fs.constants.X_OK)
-    return fs.statSync(candidate).isFile()
-  } catch {
-    return false
-  }
-}
-
-/** The browser to drive: the setting when given, else the first default that exists (on PATH for bare names). */
-export const findBrowser = (setting: string): string | undefined => {
-  const candidates = setting === "" ? DEFAULT_BROWSERS : [setting]
-  for (const candidate of candidates) {
-    if (candidate.includes("/")) {
-      if (isExecutable(candidate)) return candidate
-      continue
-    }
-    for (const dir of (process.env["PATH"] ?? "").split(path.delimiter)) {
-      if (dir !== "" && isExecutable(path.join(dir, candidate))) return path.join(dir, candidate)
-    }
-  }
-  return undefined
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-
-/**
- * A file the supervisor writes in the session folder (atomically), decoded against its Schema
- * (core/services/browserFiles.ts): undefined while it is absent; IO_ERROR naming the file and the repair
- * when it is there but is not JSON or does not decode.
- */
-export const readSessionFile = async <A, I>(
-  sessionDir: string,
-  name: string,
-  schema: Schema.Schema<A, I>
-): Promise<A | undefined> => {
-  const file = path.join(sessionDir, name)
-  let text: string
-  try {
-    text = await fsp.readFile(file, "utf8")
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined
-    throw toolError("IO_ERROR", `The browser session file ${file} could not be read (${(error as Error).message}).`, {
-      path: file
-    })
-  }
-  const decoded = decodeJobFile(name, schema, text)
-  if (Either.isRight(decoded)) return decoded.right
-  throw toolError("IO_ERROR", `The browser session's ${decoded.left} (${file}); ${SESSION_FILE_REPAIR}.`, {
-    path: file
-  })
-}
-
-/** Processes (pids) whose command line names the session's user-data dir, or whose group is the supervisor's. */
-export const sessionProcesses = (endpoint: Pick<BrowserEndpoint, "supervisorPid" | "userDataDir">): Array<number> => {
-  const found: Array<number> = []
-  let entries: Array<string> = []
-  try {
-    entries = fs.readdirSync("/proc")
-  } catch {
-    return found
-  }
-  for (const entry of entries) {
-    if (!/^\d+$/.test(entry)) continue
-    try {
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8")
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
-      if (fields[0] === "Z" || fields[0] === "X") continue
-      const inGroup = Number(fields[2]) === endpoint.supervisorPid
-      // Chromium's crash handler daemonizes into its own group; it names the profile (--database=<dir>/Crashpad).
-      const cmdline = inGroup ? "" : fs.readFileSync(`/proc/${entry}/cmdline`, "utf8")
-      if (inGroup || cmdline.includes(endpoint.userDataDir)) found.push(Number(entry))
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return found
-}
-
-const LAUNCH_WAIT_MS = 60_000
-
-const launch = async (spec: {
-  sessionDir: string
-  executablePath: string
-  allowPrivateNetwork: boolean
-}): Promise<BrowserEndpoint> => {
-  const executable = findBrowser(spec.executablePath)
-  if (executable === undefined) {
-    throw toolError(
-      "NOT_FOUND",
-      spec.executablePath === ""
-        ? `No Chromium was found (looked for ${DEFAULT_BROWSERS.join(", ")}). Install Chromium (Debian: apt-get install chromium) or set browserExecutablePath; a browser is never downloaded.`
-        : `browserExecutablePath "${spec.executablePath}" is not an executable file. Set it to a Chromium executable, or leave it empty for ${DEFAULT_BROWSERS.join(", ")}.`,
-      { setting: "browserExecutablePath" }
-    )
-  }
-  const userDataDir = path.join(spec.sessionDir, "profile")
-  await fsp.mkdir(spec.sessionDir, { recursive: true })
-  await fsp.writeFile(
-    path.join(spec.sessionDir, "spec.json"),
-    JSON.stringify({
-      executablePath: executable,
-      userDataDir,
-      allowPrivateNetwork: spec.allowPrivateNetwork
-    } satisfies BrowserSpec)
-  )
-  if (!fs.existsSync(BROWSER_SUPERVISOR))
-    throw toolError(
-      "RUNTIME_UNAVAILABLE",
-      `The browser supervisor ${BROWSER_SUPERVISOR} is missing beside this build of agentic-workspace; reinstall the package (or run npm run build in a checkout).`,
-      { file: BROWSER_SUPERVISOR }
-    )
-  const out = fs.openSync(path.join(spec.sessionDir, "supervisor.log"), "a")
-  const child = spawn(process.execPath, [...supervisorArgv(), spec.sessionDir], {
-    detached: true,
-    stdio: ["ignore", out, out],
-    shell: false
-  })
-  fs.closeSync(out)
-  child.unref()
-  const pid = child.pid
-  if (pid === undefined) throw toolError("IO_ERROR", "The browser supervisor could not be started.")
-  const identity = processIdentity(pid) ?? `pid:${pid}`
-  const endGroup = () => {
-    try {
-      process.kill(-pid, "SIGKILL")
-    } catch {
-      // gone
-    }
-  }
-  const deadline = Date.now() + LAUNCH_WAIT_MS
-  while (Date.now() < deadline) {
-    const files = await Promise.all([
-      readSessionFile(spec.sessionDir, "started.json", BrowserStartedSchema),
-      readSessionFile(spec.sessionDir, "exit.json", BrowserExitSchema)
-    ]).catch((error: unknown) => {
-      // A supervisor file that does not decode: the session is not used, and nothing of it is left running.
-      endGroup()
-      throw error
-    })
-    const [started, exit] = files
-    if (started !== undefined) {
-      return {
-        cdpUrl: started.cdpUrl,
-        proxyPort: started.proxyPort,
-        supervisorPid: pid,
-        supervisorIdentity: identity,
-        browserPid: started.browserPid,
-        executablePath: executable,
-        userDataDir
-      }
-    }
-    if (exit !== undefined || processIdentity(pid) === undefined) {
-      throw toolError(
-        "IO_ERROR",
-        `The browser could not be started: ${exit?.detail ?? "its supervisor exited"}. See ${path.join(spec.sessionDir, "supervisor.log")}.`
-      )
-    }
-    await sleep(25)
-  }
-  endGroup()
-  throw toolError(
-    "TIMEOUT",
-    `The browser did not start within ${LAUNCH_WAIT_MS / 1000} s; nothing of it is left running.`
-  )
-}
-
+/** Closes a session: its connection dropped, then every process of it ended (browserSession.ts). */
 const close = async (endpoint: BrowserEndpoint): Promise<{ processesLeft: number }> => {
   await dropConnection(endpoint.cdpUrl)
-  const signal = (name: NodeJS.Signals) => {
-    try {
-      process.kill(-endpoint.supervisorPid, name)
-    } catch {
-      // the group is gone
-    }
-    for (const pid of sessionProcesses(endpoint)) {
-      try {
-        process.kill(pid, name)
-      } catch {
-        // gone
-      }
-    }
-  }
-  signal("SIGTERM")
-  const deadline = Date.now() + 1500
-  while (sessionProcesses(endpoint).length > 0 && Date.now() < deadline) await sleep(25)
-  const killDeadline = Date.now() + 5000
-  while (sessionProcesses(endpoint).length > 0 && Date.now() < killDeadline) {
-    signal("SIGKILL")
-    await sleep(50)
-  }
-  return { processesLeft: sessionProcesses(endpoint).length }
+  return endSession(endpoint)
 }
 
 // ---- connections (one per session per process, reused by later calls) ----
@@ -425,141 +205,192 @@ const navigationError = (error: unknown, url: string): ToolError => {
   return toolError("IO_ERROR", `${url} could not be loaded: ${message}.`, { url })
 }
 
-const act = async (endpoint: BrowserEndpoint, action: BrowserAction, timeoutMs: number): Promise<ActionOutcome> => {
-  const { page, cdp } = await pageOf(endpoint)
-  page.setDefaultTimeout(timeoutMs)
-  const before = page.url()
-  switch (action._tag) {
-    case "navigate": {
-      const response = await page.goto(action.url, { timeout: timeoutMs, waitUntil: "load" }).catch((error) => {
-        throw navigationError(error, action.url)
-      })
-      if (response !== null && (await response.headerValue("x-agentic-egress")) === "denied") {
-        throw toolError(
-          "EGRESS_DENIED",
-          `${action.url} was not loaded: ${(await response.text()).replace(/^EGRESS_DENIED: /, "").trim()}`,
-          { url: action.url }
-        )
-      }
-      return { page: await stateOf(page), ...(response === null ? {} : { status: response.status() }) }
-    }
-    case "back":
-    case "reload": {
-      const response = await (action._tag === "back"
-        ? page.goBack({ timeout: timeoutMs })
-        : page.reload({ timeout: timeoutMs })
-      ).catch((error) => {
-        throw navigationError(error, before)
-      })
-      return {
-        page: await stateOf(page),
-        ...(response === null ? {} : { status: response.status() }),
-        ...(action._tag === "back" && response === null ? { result: "no earlier page" } : {})
-      }
-    }
-    case "click": {
-      const point = await clickPoint(cdp, await elementOf(cdp, action.element))
-      await page.mouse.click(point.x, point.y)
-      await settle(page, before, timeoutMs)
-      return { page: await stateOf(page) }
-    }
-    case "click_text": {
-      const matches = page.getByText(action.text, { exact: action.exact })
-      const count = Math.min(await matches.count(), 50)
-      const visible: Array<number> = []
-      for (let i = 0; i < count; i++) if (await matches.nth(i).isVisible()) visible.push(i)
-      if (visible.length === 0) {
-        throw toolError(
-          "NOT_FOUND",
-          `No visible element shows the text "${action.text}"${action.exact ? " exactly" : ""}. Read the page to see its text, or try exact: false.`,
-          { text: action.text }
-        )
-      }
-      const others: Array<string> = []
-      for (const i of visible.slice(1, 11))
-        others.push(
-          (
-            await matches
-              .nth(i)
-              .innerText({ timeout: 2000 })
-              .catch(() => "")
-          )
-            .trim()
-            .slice(0, 120)
-        )
-      await matches.nth(visible[0]!).click({ timeout: timeoutMs })
-      await settle(page, before, timeoutMs)
-      return { page: await stateOf(page), result: { matches: visible.length }, otherMatches: others }
-    }
-    case "type": {
-      const field = await elementOf(cdp, action.element)
-      await clickPoint(cdp, field)
-      const editable = await callOn<boolean>(
-        cdp,
-        field,
-        `function () {
+/** What every action step works on: the page, its DevTools session, the URL before it, its time limit. */
+interface Step {
+  readonly page: Page
+  readonly cdp: CDPSession
+  readonly before: string
+  readonly timeoutMs: number
+}
+
+/** One kind of action. */
+type ActionOf<Tag extends BrowserAction["_tag"]> = Extract<BrowserAction, { readonly _tag: Tag }>
+
+/** Loads a URL; a page the egress proxy refused is EGRESS_DENIED with the proxy's reason. */
+const navigate = async ({ page, timeoutMs }: Step, action: ActionOf<"navigate">): Promise<ActionOutcome> => {
+  const response = await page.goto(action.url, { timeout: timeoutMs, waitUntil: "load" }).catch((error) => {
+    throw navigationError(error, action.url)
+  })
+  if (response !== null && (await response.headerValue("x-agentic-egress")) === "denied") {
+    throw toolError(
+      "EGRESS_DENIED",
+      `${action.url} was not loaded: ${(await response.text()).replace(/^EGRESS_DENIED: /, "").trim()}`,
+      { url: action.url }
+    )
+  }
+  return { page: await stateOf(page), ...(response === null ? {} : { status: response.status() }) }
+}
+
+/** Goes back a page (saying so when there is none) or reloads it. */
+const backOrReload = async (
+  { page, before, timeoutMs }: Step,
+  action: ActionOf<"back" | "reload">
+): Promise<ActionOutcome> => {
+  const response = await (action._tag === "back"
+    ? page.goBack({ timeout: timeoutMs })
+    : page.reload({ timeout: timeoutMs })
+  ).catch((error) => {
+    throw navigationError(error, before)
+  })
+  return {
+    page: await stateOf(page),
+    ...(response === null ? {} : { status: response.status() }),
+    ...(action._tag === "back" && response === null ? { result: "no earlier page" } : {})
+  }
+}
+
+/** Clicks a ref's element at its centre (refused when hidden or covered). */
+const click = async ({ page, cdp, before, timeoutMs }: Step, action: ActionOf<"click">): Promise<ActionOutcome> => {
+  const point = await clickPoint(cdp, await elementOf(cdp, action.element))
+  await page.mouse.click(point.x, point.y)
+  await settle(page, before, timeoutMs)
+  return { page: await stateOf(page) }
+}
+
+/** Clicks the first visible element showing a text; the outcome names how many matched and the others' texts. */
+const clickText = async ({ page, before, timeoutMs }: Step, action: ActionOf<"click_text">): Promise<ActionOutcome> => {
+  const matches = page.getByText(action.text, { exact: action.exact })
+  const count = Math.min(await matches.count(), 50)
+  const visible: Array<number> = []
+  for (let i = 0; i < count; i++) if (await matches.nth(i).isVisible()) visible.push(i)
+  if (visible.length === 0) {
+    throw toolError(
+      "NOT_FOUND",
+      `No visible element shows the text "${action.text}"${action.exact ? " exactly" : ""}. Read the page to see its text, or try exact: false.`,
+      { text: action.text }
+    )
+  }
+  const others: Array<string> = []
+  for (const i of visible.slice(1, 11))
+    others.push(
+      (
+        await matches
+          .nth(i)
+          .innerText({ timeout: 2000 })
+          .catch(() => "")
+      )
+        .trim()
+        .slice(0, 120)
+    )
+  await matches.nth(visible[0]!).click({ timeout: timeoutMs })
+  await settle(page, before, timeoutMs)
+  return { page: await stateOf(page), result: { matches: visible.length }, otherMatches: others }
+}
+
+/** Replaces a text field's (or an editable element's) text, then submits it when asked. */
+const typeText = async ({ page, cdp, before, timeoutMs }: Step, action: ActionOf<"type">): Promise<ActionOutcome> => {
+  const field = await elementOf(cdp, action.element)
+  await clickPoint(cdp, field)
+  const editable = await callOn<boolean>(
+    cdp,
+    field,
+    `function () {
           this.focus()
           if (typeof this.select === 'function' && (this.tagName === 'INPUT' || this.tagName === 'TEXTAREA')) { this.select(); return true }
           if (this.isContentEditable) { const s = getSelection(); const r = document.createRange(); r.selectNodeContents(this); s.removeAllRanges(); s.addRange(r); return true }
           return false
         }`
+  )
+  if (!editable)
+    throw toolError(
+      "INVALID_INPUT",
+      "That element does not take text (it is not a text field or editable); pick a textbox ref."
+    )
+  if (action.text === "") await page.keyboard.press("Delete")
+  else await page.keyboard.insertText(action.text)
+  if (action.submit) await page.keyboard.press("Enter")
+  await settle(page, before, timeoutMs)
+  return { page: await stateOf(page) }
+}
+
+/** Presses a key (a name Playwright knows). */
+const press = async ({ page, before, timeoutMs }: Step, action: ActionOf<"press">): Promise<ActionOutcome> => {
+  await page.keyboard.press(action.key).catch((error) => {
+    throw toolError(
+      "INVALID_INPUT",
+      `key "${action.key}" is not a key: ${String(error?.message ?? error).split("\n")[0]}. Use names like Enter, Tab, Escape, ArrowDown, Control+A.`,
+      { field: "key" }
+    )
+  })
+  await settle(page, before, timeoutMs)
+  return { page: await stateOf(page) }
+}
+
+/** Waits for a text or an element to be visible (`met` says whether it was), or for a time. */
+const wait = async ({ page, cdp, timeoutMs }: Step, action: ActionOf<"wait">): Promise<ActionOutcome> => {
+  let met = true
+  if (action.text !== undefined)
+    met = await page
+      .getByText(action.text)
+      .first()
+      .waitFor({ state: "visible", timeout: timeoutMs })
+      .then(
+        () => true,
+        () => false
       )
-      if (!editable)
-        throw toolError(
-          "INVALID_INPUT",
-          "That element does not take text (it is not a text field or editable); pick a textbox ref."
-        )
-      if (action.text === "") await page.keyboard.press("Delete")
-      else await page.keyboard.insertText(action.text)
-      if (action.submit) await page.keyboard.press("Enter")
-      await settle(page, before, timeoutMs)
-      return { page: await stateOf(page) }
-    }
-    case "press": {
-      await page.keyboard.press(action.key).catch((error) => {
-        throw toolError(
-          "INVALID_INPUT",
-          `key "${action.key}" is not a key: ${String(error?.message ?? error).split("\n")[0]}. Use names like Enter, Tab, Escape, ArrowDown, Control+A.`,
-          { field: "key" }
-        )
-      })
-      await settle(page, before, timeoutMs)
-      return { page: await stateOf(page) }
-    }
-    case "wait": {
-      let met = true
-      if (action.text !== undefined)
-        met = await page
-          .getByText(action.text)
-          .first()
-          .waitFor({ state: "visible", timeout: timeoutMs })
-          .then(
-            () => true,
-            () => false
-          )
-      else if (action.element !== undefined) met = await waitVisible(cdp, action.element, timeoutMs)
-      else await sleep(action.ms ?? 0)
-      return { page: await stateOf(page), met }
-    }
-    case "scroll": {
-      if (action.element !== undefined) await scrollTo(cdp, await elementOf(cdp, action.element))
-      else {
-        const height = (await page.evaluate("window.innerHeight").catch(() => 600)) as number
-        await page.mouse.wheel(0, (action.direction === "up" ? -1 : 1) * Math.round(height * 0.8))
-        await sleep(150)
-      }
-      return { page: await stateOf(page) }
-    }
-    case "evaluate": {
-      const result = await page.evaluate(action.expression).catch((error) => {
-        throw toolError(
-          "INVALID_INPUT",
-          `The expression failed in the page: ${String(error?.message ?? error).split("\n")[0]}`,
-          { field: "expression" }
-        )
-      })
-      return { page: await stateOf(page), result: result === undefined ? null : result }
-    }
+  else if (action.element !== undefined) met = await waitVisible(cdp, action.element, timeoutMs)
+  else await sleep(action.ms ?? 0)
+  return { page: await stateOf(page), met }
+}
+
+/** Scrolls an element into view, or the page by most of a screen. */
+const scroll = async ({ page, cdp }: Step, action: ActionOf<"scroll">): Promise<ActionOutcome> => {
+  if (action.element !== undefined) await scrollTo(cdp, await elementOf(cdp, action.element))
+  else {
+    const height = (await page.evaluate("window.innerHeight").catch(() => 600)) as number
+    await page.mouse.wheel(0, (action.direction === "up" ? -1 : 1) * Math.round(height * 0.8))
+    await sleep(150)
+  }
+  return { page: await stateOf(page) }
+}
+
+/** Evaluates an expression in the page; its value is the result (null for undefined). */
+const evaluate = async ({ page }: Step, action: ActionOf<"evaluate">): Promise<ActionOutcome> => {
+  const result = await page.evaluate(action.expression).catch((error) => {
+    throw toolError(
+      "INVALID_INPUT",
+      `The expression failed in the page: ${String(error?.message ?? error).split("\n")[0]}`,
+      { field: "expression" }
+    )
+  })
+  return { page: await stateOf(page), result: result === undefined ? null : result }
+}
+
+/** Runs one action on the session's current tab. */
+const act = async (endpoint: BrowserEndpoint, action: BrowserAction, timeoutMs: number): Promise<ActionOutcome> => {
+  const { page, cdp } = await pageOf(endpoint)
+  page.setDefaultTimeout(timeoutMs)
+  const step: Step = { page, cdp, before: page.url(), timeoutMs }
+  switch (action._tag) {
+    case "navigate":
+      return navigate(step, action)
+    case "back":
+    case "reload":
+      return backOrReload(step, action)
+    case "click":
+      return click(step, action)
+    case "click_text":
+      return clickText(step, action)
+    case "type":
+      return typeText(step, action)
+    case "press":
+      return press(step, action)
+    case "wait":
+      return wait(step, action)
+    case "scroll":
+      return scroll(step, action)
+    case "evaluate":
+      return evaluate(step, action)
   }
 }
 
@@ -580,7 +411,7 @@ const attempt = <A>(what: string, run: () => Promise<A>): Effect.Effect<A, ToolE
 
 /** The Node browser. */
 export const nodeBrowser: BrowserShape = {
-  launch: (spec) => attempt("start", () => launch(spec)),
+  launch: (spec) => attempt("start", () => launchSession(spec)),
   alive: (endpoint) => Effect.sync(() => processIdentity(endpoint.supervisorPid) === endpoint.supervisorIdentity),
   close: (endpoint) => Effect.promise(() => close(endpoint)),
   page: (endpoint) => attempt("read the page", async () => stateOf((await pageOf(endpoint)).page)),

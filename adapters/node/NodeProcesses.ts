@@ -171,6 +171,23 @@ const outputText = () => {
   }
 }
 
+/** Kills the process group led by `pid` (the process itself on Windows); one already gone is no error. */
+const killProcessGroup = (pid: number | undefined) => {
+  try {
+    if (pid !== undefined) process.kill(process.platform === "win32" ? pid : -pid, "SIGKILL")
+  } catch {
+    // already gone
+  }
+}
+
+/** Why `file` could not be started, as the error the model can repair. */
+const startFailure = (error: NodeJS.ErrnoException, file: string, cwd: string): ToolError =>
+  error.code === "ENOENT"
+    ? toolError("NOT_FOUND", `The executable "${file}" was not found (${cwd}); check the name or install it.`, {
+        executable: file
+      })
+    : toolError("IO_ERROR", `"${file}" could not be started: ${error.message}.`, { executable: file })
+
 /** `exec` on Node: spawn without a shell in its own process group, bounded output, the group killed on timeout. */
 export const nodeExec = (request: ExecRequest): Effect.Effect<ExecResult, ToolError> =>
   Effect.async<ExecResult, ToolError>((resume) => {
@@ -206,13 +223,7 @@ export const nodeExec = (request: ExecRequest): Effect.Effect<ExecResult, ToolEr
     }
     child.stdout.on("data", collect("stdout"))
     child.stderr.on("data", collect("stderr"))
-    const killGroup = () => {
-      try {
-        if (child.pid !== undefined) process.kill(process.platform === "win32" ? child.pid : -child.pid, "SIGKILL")
-      } catch {
-        // already gone
-      }
-    }
+    const killGroup = () => killProcessGroup(child.pid)
     const timer = setTimeout(() => {
       timedOut = true
       killGroup()
@@ -221,17 +232,7 @@ export const nodeExec = (request: ExecRequest): Effect.Effect<ExecResult, ToolEr
       if (settled) return
       settled = true
       clearTimeout(timer)
-      resume(
-        Effect.fail(
-          error.code === "ENOENT"
-            ? toolError(
-                "NOT_FOUND",
-                `The executable "${file}" was not found (${request.cwd}); check the name or install it.`,
-                { executable: file }
-              )
-            : toolError("IO_ERROR", `"${file}" could not be started: ${error.message}.`, { executable: file })
-        )
-      )
+      resume(Effect.fail(startFailure(error, file, request.cwd)))
     })
     child.on("close", (exitCode, signal) => {
       if (settled) return

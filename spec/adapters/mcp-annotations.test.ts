@@ -6,7 +6,7 @@
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { describe, expect, it } from "vitest"
-import { mcpTool } from "../../adapters/mcp/server.ts"
+import { mcpTool } from "../../adapters/mcp/wire.ts"
 import { makeRegistry, STATUS_TOOL, statusRegistry } from "../../core/registry.ts"
 import { defaultSettings, type Settings } from "../../core/settings/settings.ts"
 import { REPO } from "../support/workspace.ts"

@@ -5,7 +5,7 @@
  * characters (printed), and a table of the common model mistakes with the repair each error names.
  */
 import { describe, expect, it } from "vitest"
-import { mcpTool } from "../../adapters/mcp/server.ts"
+import { mcpTool } from "../../adapters/mcp/wire.ts"
 import { decodeInput, makeRegistry } from "../../core/registry.ts"
 import { defaultSettings } from "../../core/settings/settings.ts"
 import type { ToolDefinition } from "../../core/tools/Tool.ts"

@@ -8,7 +8,7 @@ import { createRequire } from "node:module"
 import * as path from "node:path"
 import { pathToFileURL } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { BROWSER_SUPERVISOR, readSessionFile } from "../../adapters/node/NodeBrowser.ts"
+import { BROWSER_SUPERVISOR, readSessionFile } from "../../adapters/node/browserSession.ts"
 import {
   BrowserExitSchema,
   BrowserStartedSchema,
