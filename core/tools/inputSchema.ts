@@ -34,33 +34,59 @@ export const toolInputSchema = (tool: ToolDefinition): JsonSchemaObject => {
 const inputSchemas = new WeakMap<ToolDefinition, JsonSchemaObject>()
 
 /**
+ * A node of a JSON Schema that Effect generated, as this module reads it: the keywords it looks at are
+ * typed, every other keyword is kept as it came (`unknown`).
+ */
+interface SchemaNode {
+  [keyword: string]: unknown
+  properties?: Record<string, SchemaNode>
+  items?: SchemaNode
+  required?: ReadonlyArray<string>
+  anyOf?: ReadonlyArray<SchemaNode>
+  enum?: ReadonlyArray<unknown>
+  $defs?: Record<string, unknown>
+}
+
+const isNode = (value: unknown): value is SchemaNode =>
+  value !== null && typeof value === "object" && !Array.isArray(value)
+
+const nodeOf = (json: unknown): SchemaNode => (isNode(json) ? json : {})
+
+/** The JSON Schema of one action's Struct, its `$ref`s inlined. */
+const jsonSchemaOf = (struct: ToolDefinition["actions"][string]): SchemaNode => {
+  const json = nodeOf(JSONSchema.make(struct, { target: "jsonSchema7" }))
+  return json.$defs === undefined ? json : (inlineRefs(json, json.$defs) as SchemaNode)
+}
+
+/**
  * An integer as en-US writes it ("1,048,576"), without Intl: the first `toLocaleString` of a process loads
  * ICU's number formatting, tens of milliseconds of start-up spent only to compare a description (issue 19).
  */
 export const grouped = (n: number): string => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",")
 
 const makeInputSchema = (tool: ToolDefinition): JsonSchemaObject => {
-  const properties: Record<string, any> = {}
+  const properties: Record<string, SchemaNode> = {}
   const requiredBy: Record<string, Array<string>> = {}
   const meanings: Record<string, Map<string, Array<string>>> = {}
   for (const [action, struct] of Object.entries(tool.actions)) {
-    const json = JSONSchema.make(struct, { target: "jsonSchema7" }) as any
-    const resolved = forModel(json.$defs === undefined ? json : inlineRefs(json, json.$defs))
-    for (const [field, schema] of Object.entries<any>(resolved.properties ?? {})) {
-      if (properties[field] === undefined) properties[field] = schema
+    const resolved = forModel(jsonSchemaOf(struct)) as SchemaNode
+    for (const [field, schema] of Object.entries(resolved.properties ?? {})) {
+      const known = properties[field]
+      if (known === undefined) properties[field] = schema
       else {
         // Bounds that differ between actions (inspect's limit) are left to the description, which states each.
+        let kept = known
         for (const bound of ["minimum", "maximum", "minLength", "maxLength", "minItems", "maxItems"]) {
-          if (properties[field][bound] !== schema[bound]) properties[field] = omitKey(properties[field], bound)
+          if (kept[bound] !== schema[bound]) kept = omitKey(kept, bound)
         }
+        properties[field] = kept
       }
       const meaning = typeof schema.description === "string" ? schema.description : ""
       meanings[field] ??= new Map()
       const byMeaning = meanings[field]
       byMeaning.set(meaning, [...(byMeaning.get(meaning) ?? []), action])
     }
-    for (const field of (resolved.required ?? []) as Array<string>)
-      requiredBy[field] = [...(requiredBy[field] ?? []), action]
+    for (const field of resolved.required ?? []) requiredBy[field] = [...(requiredBy[field] ?? []), action]
   }
   const all = Object.keys(tool.actions).length
   for (const field of Object.keys(properties)) {
@@ -83,16 +109,15 @@ const makeInputSchema = (tool: ToolDefinition): JsonSchemaObject => {
             : `required for ${required.join(", ")}`
       )
     }
-    const { description: _description, ...base } = properties[field] as { description?: string }
+    const { description: _description, ...base } = properties[field]!
     const described = [text, notes.length === 0 ? "" : `(${notes.join("; ")})`].filter((part) => part !== "").join(" ")
     properties[field] = described === "" ? base : { ...base, description: described }
   }
   dropRepeatedItemFields(properties)
   if (tool.bare !== undefined) {
-    const own = ((JSONSchema.make(tool.actions[tool.bare]!, { target: "jsonSchema7" }) as any).required ??
-      []) as ReadonlyArray<string>
+    const own = nodeOf(JSONSchema.make(tool.actions[tool.bare]!, { target: "jsonSchema7" })).required ?? []
     for (const field of Object.keys(properties)) {
-      const { description, ...rest } = properties[field] as { description?: string }
+      const { description, ...rest } = properties[field]!
       const plain = typeof description === "string" ? description.replace(/ ?\(required\)$/, "") : undefined
       properties[field] = plain === undefined || plain === "" ? rest : { ...rest, description: plain }
     }
@@ -110,13 +135,13 @@ const makeInputSchema = (tool: ToolDefinition): JsonSchemaObject => {
  * An item schema nested in a field (tasks' items) that repeats top-level fields exactly names them in
  * its description only (said once); a nested field that differs keeps its own schema.
  */
-const dropRepeatedItemFields = (properties: Record<string, any>): void => {
-  for (const schema of Object.values<any>(properties)) {
-    const nested = schema?.items?.properties as Record<string, any> | undefined
-    if (nested === undefined) continue
-    const kept: Record<string, unknown> = {}
-    for (const [name, child] of Object.entries<any>(nested)) {
-      const top = properties[name] as Record<string, unknown> | undefined
+const dropRepeatedItemFields = (properties: Record<string, SchemaNode>): void => {
+  for (const schema of Object.values(properties)) {
+    const nested = schema.items?.properties
+    if (schema.items === undefined || nested === undefined) continue
+    const kept: Record<string, SchemaNode> = {}
+    for (const [name, child] of Object.entries(nested)) {
+      const top = properties[name]
       const same =
         top !== undefined &&
         JSON.stringify(omitKey(child, "description")) === JSON.stringify(omitKey(top, "description"))
@@ -139,10 +164,10 @@ const GENERATED_DESCRIPTION =
  * Rewrites a JSON Schema node for a model: no `title` (Effect puts its refinement names there), no
  * generated description, and an integer whose description does not state its bounds gets them.
  */
-const forModel = (node: any): any => {
+const forModel = (node: unknown): unknown => {
   if (Array.isArray(node)) return node.map(forModel)
-  if (node === null || typeof node !== "object") return node
-  const out: Record<string, unknown> = {}
+  if (!isNode(node)) return node
+  const out: SchemaNode = {}
   for (const [key, value] of Object.entries(node)) {
     if (key === "title") continue
     if (key === "description" && typeof value === "string" && GENERATED_DESCRIPTION.test(value)) continue
@@ -152,7 +177,7 @@ const forModel = (node: any): any => {
         : forModel(value)
   }
   if (Array.isArray(out["anyOf"])) {
-    const flat = flattenTagged(out["anyOf"] as Array<any>)
+    const flat = flattenTagged(out["anyOf"].filter(isNode))
     if (flat !== undefined) {
       const { anyOf: _anyOf, ...rest } = out
       return { ...flat, ...rest }
@@ -195,10 +220,10 @@ const forModel = (node: any): any => {
  * required at this level (each tag's own required fields are named). The decoder still checks each
  * member exactly; the listing is what a model reads, and a flat object reads in a fraction of the size.
  */
-const flattenTagged = (members: ReadonlyArray<any>): Record<string, unknown> | undefined => {
-  const tagOf = (member: any): string | undefined => {
-    const tag = member?.properties?.type
-    return member?.type === "object" &&
+const flattenTagged = (members: ReadonlyArray<SchemaNode>): Record<string, unknown> | undefined => {
+  const tagOf = (member: SchemaNode): string | undefined => {
+    const tag = member.properties?.["type"]
+    return member["type"] === "object" &&
       Array.isArray(tag?.enum) &&
       tag.enum.length === 1 &&
       typeof tag.enum[0] === "string"
@@ -207,15 +232,15 @@ const flattenTagged = (members: ReadonlyArray<any>): Record<string, unknown> | u
   }
   const tags = members.map(tagOf)
   if (members.length < 2 || tags.some((tag) => tag === undefined)) return undefined
-  const properties: Record<string, any> = {}
+  const properties: Record<string, SchemaNode> = {}
   const meanings: Record<string, Map<string, Array<string>>> = {}
   const usedBy: Record<string, Array<string>> = {}
   const required = new Map<string, Array<string>>()
   members.forEach((member, index) => {
     const tag = tags[index]!
-    const own = ((member.required ?? []) as Array<string>).filter((field) => field !== "type").join(", ")
+    const own = (member.required ?? []).filter((field) => field !== "type").join(", ")
     if (own !== "") required.set(own, [...(required.get(own) ?? []), tag])
-    for (const [field, schema] of Object.entries<any>(member.properties ?? {})) {
+    for (const [field, schema] of Object.entries(member.properties ?? {})) {
       if (field === "type") continue
       const { description, ...shape } = schema
       properties[field] ??= shape
@@ -233,7 +258,7 @@ const flattenTagged = (members: ReadonlyArray<any>): Record<string, unknown> | u
       distinct.length === 1
         ? distinct[0]![0]
         : distinct.map(([meaning, users]) => `${users.join(", ")}: ${meaning}`).join(" ")
-    properties[field] = text === "" ? properties[field] : { ...properties[field], description: text }
+    if (text !== "") properties[field] = { ...properties[field], description: text }
   }
   return {
     type: "object",
@@ -243,19 +268,19 @@ const flattenTagged = (members: ReadonlyArray<any>): Record<string, unknown> | u
   }
 }
 
-const omitKey = (node: Record<string, unknown>, key: string): Record<string, unknown> => {
+const omitKey = (node: SchemaNode, key: string): SchemaNode => {
   const { [key]: _omitted, ...rest } = node
   return rest
 }
 
-const inlineRefs = (node: any, defs: Record<string, unknown>): any => {
+const inlineRefs = (node: unknown, defs: Record<string, unknown>): unknown => {
   if (Array.isArray(node)) return node.map((item) => inlineRefs(item, defs))
-  if (node === null || typeof node !== "object") return node
-  if (typeof node.$ref === "string" && node.$ref.startsWith("#/$defs/")) {
+  if (!isNode(node)) return node
+  const { $ref, ...siblings } = node
+  if (typeof $ref === "string" && $ref.startsWith("#/$defs/")) {
     // The siblings of a $ref (description, minimum, maximum of a refinement) refine the definition.
-    const { $ref, ...siblings } = node
-    const target = inlineRefs(defs[($ref as string).slice("#/$defs/".length)], defs) as Record<string, unknown>
-    return { ...target, ...inlineRefs(siblings, defs) }
+    const target = inlineRefs(defs[$ref.slice("#/$defs/".length)], defs) as SchemaNode
+    return { ...target, ...(inlineRefs(siblings, defs) as SchemaNode) }
   }
   const out: Record<string, unknown> = {}
   for (const [key, value] of Object.entries(node))
