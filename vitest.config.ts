@@ -113,6 +113,8 @@ export default defineConfig({
         extends: true,
         test: {
           name: "slow",
+          // The bundle the slow specs start instead of the sources (spec/support/bin.ts): built once per run.
+          globalSetup: ["spec/support/bundleSetup.ts"],
           include: ["spec/**/*.test.ts", ...SLOW_PROPERTIES],
           exclude: [...configDefaults.exclude, ...FAST_SPECS]
         }

@@ -7,7 +7,8 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process"
 import * as fs from "node:fs/promises"
 import { afterEach, describe, expect, it } from "vitest"
-import { BIN, makeTempDir, openWorkspace, runCli } from "../support/workspace.ts"
+import { binStart } from "../support/bin.ts"
+import { makeTempDir, openWorkspace, runCli } from "../support/workspace.ts"
 import { allText, raw } from "./support.ts"
 
 const children: Array<ChildProcess> = []
@@ -25,7 +26,8 @@ afterEach(async () => {
 /** Starts the bin and resolves when a line of `stream` matches `pattern`. */
 const start = (args: ReadonlyArray<string>, stream: "stdout" | "stderr", pattern: RegExp) =>
   new Promise<{ child: ChildProcess; match: RegExpMatchArray; output: () => string }>((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { stdio: ["pipe", "pipe", "pipe"] })
+    const bin = binStart(args)
+    const child = spawn(bin.command, bin.args, { stdio: ["pipe", "pipe", "pipe"] })
     children.push(child)
     let seen = ""
     let other = ""

@@ -10,22 +10,12 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { ElicitRequestSchema, type ElicitResult, ListRootsRequestSchema } from "@modelcontextprotocol/sdk/types.js"
 import { STATUS_TOOL } from "../../core/registry.ts"
 import type { Probe } from "../../core/tools/Tool.ts"
+import { testEntryStart } from "./bin.ts"
 import { TOOLS_WITH_TEST_TOOL } from "./gatedTestTool.ts"
 import { REPO } from "./workspace.ts"
 
-/** The test entry: the real CLI and `mcp` verb with the gated test tool registered. */
-export const TEST_ENTRY = path.join(REPO, "spec/support/test-entry.ts")
-
 /** The same test entry on the Deno host. */
 export const TEST_ENTRY_DENO = path.join(REPO, "spec/adapters/deno/test_entry.ts")
-
-/** Node arguments that run a TypeScript entry through tsx. */
-export const tsxNode = (entry: string, args: ReadonlyArray<string>): Array<string> => [
-  "--import",
-  "tsx",
-  entry,
-  ...args
-]
 
 /**
  * Each tool's simplest read action: its definition's `probe` (so a tool brings its own), plus the
@@ -90,9 +80,10 @@ export const connectStdio = async (
 ): Promise<Connected & { readonly stderr: () => string }> => {
   const { client, elicitation } = makeClient(options.elicit ?? true, options.roots)
   const rootArgs = options.roots === undefined ? ["--root", root] : []
+  const start = testEntryStart(["mcp", ...rootArgs, ...settings.flatMap((setting) => ["--set", setting])])
   const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: tsxNode(TEST_ENTRY, ["mcp", ...rootArgs, ...settings.flatMap((setting) => ["--set", setting])]),
+    command: start.command,
+    args: start.args,
     cwd: options.cwd ?? REPO,
     stderr: "pipe",
     // The SDK passes only a few variables on by default: the server must see the tests' XDG_STATE_HOME (its key).
@@ -125,7 +116,8 @@ export const startHttpServer = (
 ): Promise<HttpServerProcess> =>
   new Promise((resolve, reject) => {
     const mcpArgs = ["mcp", "--http", "0", "--root", root, ...settings.flatMap((setting) => ["--set", setting])]
-    const child = spawn(options.command ?? process.execPath, options.args?.(mcpArgs) ?? tsxNode(TEST_ENTRY, mcpArgs), {
+    const start = testEntryStart(mcpArgs)
+    const child = spawn(options.command ?? start.command, options.args?.(mcpArgs) ?? start.args, {
       cwd: REPO,
       stdio: ["ignore", "pipe", "pipe"]
     })

@@ -1,6 +1,7 @@
 /**
  * Test only: the real Node entry (shared CLI, real `mcp` verb) with the gated test tool registered
- * beside the core's tools. Spawned by spec/adapters tests as `node bin-with-tsx spec/support/test-entry.ts ...`.
+ * beside the core's tools. The MCP specs start it through spec/support/bin.ts testEntryStart: bundled into the
+ * run's bundle (dist/test-entry.js there), or this source through tsx.
  */
 import * as fs from "node:fs/promises"
 import * as path from "node:path"

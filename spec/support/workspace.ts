@@ -8,10 +8,11 @@ import type { Envelope } from "../../core/protocol/envelope.ts"
 import type { WorkspaceRuntime } from "../../core/runtime.ts"
 import type { ToolContext, ToolDefinition } from "../../core/tools/Tool.ts"
 import { openNodeWorkspace } from "../../adapters/node/host.ts"
+import { binStart } from "./bin.ts"
 
 /** The repository root (for the bin and fixtures). */
 export const REPO = path.resolve(new URL("../..", import.meta.url).pathname)
-/** The CLI entry. */
+/** The CLI entry of the repository (runCli starts the run's bundle instead: spec/support/bin.ts). */
 export const BIN = path.join(REPO, "bin/agentic-workspace.js")
 
 /** A workspace in a fresh temp directory. */
@@ -76,12 +77,13 @@ export interface CliRun {
   readonly stderr: string
 }
 
-/** Runs the real `agentic-workspace` bin as a child process. */
+/** Runs the real `agentic-workspace` bin as a child process (the run's bundle, spec/support/bin.ts). */
 export const runCli = (args: ReadonlyArray<string>, options: { cwd?: string; input?: string } = {}): Promise<CliRun> =>
   new Promise((resolve) => {
+    const start = binStart(args)
     const child = execFile(
-      process.execPath,
-      [BIN, ...args],
+      start.command,
+      start.args,
       { cwd: options.cwd ?? REPO, maxBuffer: 64 * 1024 * 1024 },
       (error, stdout, stderr) => {
         const code =

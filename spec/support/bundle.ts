@@ -1,0 +1,95 @@
+/**
+ * The bundle the specs start instead of the sources: the command as the package ships it (bin/ beside a
+ * dist/ built the way scripts/build.mjs builds dist/cli.js), plus the test entry (spec/support/test-entry.ts,
+ * the real CLI and `mcp` verb with the gated test tool). Starting the sources through tsx costs about three
+ * CPU seconds a start (tsx loads and transforms every module); one parsed bundle costs a fraction of that,
+ * and the slow specs start the bin hundreds of times.
+ *
+ * The folder is laid out like the installed package (`<tmp>/node_modules/agentic-workspace/`), so the bin's own
+ * rule runs dist/ there, as it does for an installed package (docs/PACKAGE.md), and so does every bin the command
+ * itself starts (a sub-agent worker re-runs the bin beside its code):
+ *
+ *     package.json                 {"type": "module"}
+ *     bin/agentic-workspace.js     a copy of the repository's bin
+ *     dist/cli.js                  the command, npm dependencies bundled in (minified, CLI_EXTERNAL left out)
+ *     dist/test-entry.js           the test entry, same build (shared chunks)
+ *     dist/browserSupervisor.js, dist/review-static/   the runtime files the command checks at its start
+ *     node_modules                 a link to the repository's node_modules (the external packages, the language servers)
+ *
+ * The vitest global setup of the `slow` project (spec/support/bundleSetup.ts) builds it once per run (again on
+ * each rerun in watch mode) into a temporary folder and names that folder in AW_SPEC_BUNDLE; spec/support/bin.ts
+ * turns it into the command a spec starts.
+ */
+import * as fs from "node:fs"
+import * as path from "node:path"
+import * as esbuild from "esbuild"
+
+/** The package's external packages of the command (scripts/build.mjs CLI_EXTERNAL). */
+const CLI_EXTERNAL = ["playwright-core", "chromium-bidi"]
+
+/** `require`, `__filename` and `__dirname` for the CommonJS dependencies bundled into ESM (scripts/build.mjs). */
+const REQUIRE_BANNER = [
+  'import { createRequire as __awCreateRequire } from "node:module";',
+  'import { fileURLToPath as __awFileURLToPath } from "node:url";',
+  "const require = __awCreateRequire(import.meta.url);",
+  "const __filename = __awFileURLToPath(import.meta.url);",
+  'const __dirname = __awFileURLToPath(new URL(".", import.meta.url));'
+].join(" ")
+
+/** The MCP server passes its own JSON Schema validator, so the command bundles no Ajv (scripts/build.mjs). */
+const noAjv: esbuild.Plugin = {
+  name: "no-ajv",
+  setup(build) {
+    build.onResolve({ filter: /validation\/ajv-provider\.js$/ }, (args) =>
+      args.importer.includes("@modelcontextprotocol/sdk") ? { path: "ajv-provider", namespace: "no-ajv" } : undefined
+    )
+    build.onLoad({ filter: /.*/, namespace: "no-ajv" }, () => ({
+      contents:
+        'export class AjvJsonSchemaValidator { constructor() { throw new Error("agentic-workspace passes its own jsonSchemaValidator; Ajv is not bundled") } }',
+      loader: "js"
+    }))
+  }
+}
+
+/** The options every build of the bundle shares (scripts/build.mjs `common`, without the metafile). */
+const common = (repo: string, dist: string): esbuild.BuildOptions => ({
+  absWorkingDir: repo,
+  outdir: dist,
+  bundle: true,
+  format: "esm",
+  platform: "node",
+  target: "node20",
+  chunkNames: "chunk-[hash]",
+  logLevel: "warning",
+  legalComments: "none",
+  banner: { js: REQUIRE_BANNER }
+})
+
+/** Builds the bundle into the package folder `dir` (created when missing) from the repository at `repo`. */
+export const buildBundle = async (repo: string, dir: string): Promise<void> => {
+  const dist = path.join(dir, "dist")
+  fs.rmSync(dist, { recursive: true, force: true })
+  fs.mkdirSync(path.join(dir, "bin"), { recursive: true })
+  fs.writeFileSync(path.join(dir, "package.json"), '{ "name": "agentic-workspace", "type": "module" }\n')
+  fs.copyFileSync(path.join(repo, "bin/agentic-workspace.js"), path.join(dir, "bin/agentic-workspace.js"))
+  if (!fs.existsSync(path.join(dir, "node_modules")))
+    fs.symlinkSync(path.join(repo, "node_modules"), path.join(dir, "node_modules"), "dir")
+  await Promise.all([
+    esbuild.build({
+      ...common(repo, dist),
+      entryPoints: {
+        cli: path.join(repo, "adapters/node/main.ts"),
+        "test-entry": path.join(repo, "spec/support/test-entry.ts")
+      },
+      splitting: true,
+      plugins: [noAjv],
+      external: CLI_EXTERNAL,
+      minify: true
+    }),
+    esbuild.build({
+      ...common(repo, dist),
+      entryPoints: { browserSupervisor: path.join(repo, "adapters/node/browserSupervisor.ts") }
+    })
+  ])
+  fs.cpSync(path.join(repo, "adapters/review/review-static"), path.join(dist, "review-static"), { recursive: true })
+}
