@@ -16,8 +16,6 @@ export const BACKLOG: Record<string, number> = {
   "core/tools/command/status.ts cancelAction": 86,
   "core/tools/inspect/capabilities.ts capabilities": 89,
   "core/tools/inspect/capabilities.ts changes": 93,
-  "core/tools/inspect/semantic.ts refreshIndex": 82,
-  "core/tools/inspect/semantic.ts semanticSearch": 106,
   "core/tools/plan/interpret.ts proposePlan": 86,
   "core/tools/research/extract.ts render": 110,
   "core/tools/research/extract.ts walk": 86,
