@@ -121,18 +121,17 @@ const fitPage = <E>(listing: PagedListing<E>, maxChars: number, total: number, w
     const present = listing.present ?? ((entries: ReadonlyArray<E>) => Effect.succeed<ReadonlyArray<unknown>>(entries))
     const wanted = listing.all.slice(listing.offset, listing.offset + want)
     const shownAll = yield* present(wanted)
-    const shown = largestFitting(want, (n) => {
-      const page = { items: shownAll.slice(0, n), shown: n, artifact: n < want ? placeholder : undefined }
-      return (
-        envelopeChars(operation, pageEnvelope(listing, maxChars, total, { ...page, snapshot: listing.snapshot })) <=
-        maxChars
-      )
-    })
+    const fits = (n: number) => {
+      const artifact = n < want ? placeholder : undefined
+      const page = { items: shownAll.slice(0, n), shown: n, artifact, snapshot: listing.snapshot }
+      return envelopeChars(operation, pageEnvelope(listing, maxChars, total, page)) <= maxChars
+    }
+    const shown = Math.max(largestFitting(want, fits), 0)
     if (shown < 1 && want > 0) {
       const first = listing.shrink === undefined ? wanted[0]! : listing.shrink(wanted[0]!)
       return { shown: 1, items: yield* present([first]) }
     }
-    return { shown: Math.max(shown, 0), items: shownAll.slice(0, Math.max(shown, 0)) }
+    return { shown, items: shownAll.slice(0, shown) }
   })
 
 /**
