@@ -242,7 +242,7 @@ const main = async () => {
         run: async () => {
           const result = await runtime.call("workspace_inspect", { action: "list", depth: 100 })
           const data = result.data as { returned: number; total: number; totalIsLowerBound?: boolean }
-          return `${data.returned} shown of ${data.totalIsLowerBound === true ? "more than " : ""}${data.total} entries`
+          return `${data.returned} shown, ${data.total} walked${data.totalIsLowerBound === true ? " (the walk stopped)" : ""}`
         }
       },
       {
