@@ -9,6 +9,8 @@
  *   npm run bench:inspect -- --scale 0.1     a tenth of it, for a quick run (AW_BENCH_SCALE=0.1 too)
  *   AW_BENCH_DIR=/some/dir                   where the trees are kept (default: <tmpdir>/aw-bench)
  *   AW_BENCH_RUNS=7                          rounds per row (median reported)
+ *   npm run bench:inspect -- --only list     only the rows of a group whose name starts so: "search",
+ *                                            "list all", "list first page" (--only again for more)
  *
  * Ours is timed three ways: the whole tool call in process (paging, snapshot hash of the full result,
  * budget, artifact), the Search port alone as the host uses it (search and listing both walk by default:
@@ -25,12 +27,19 @@ import { makeNodeSearch } from "../adapters/node/NodeSearch.ts"
 import type { WorkspaceRuntime } from "../core/runtime.ts"
 import type { GrepOptions } from "../core/services/Search.ts"
 import { escapeRegExp, requiredLiteral } from "../core/services/searchCore.ts"
+import { WALK_CAP } from "../core/tools/inspect/list.ts"
+import { LIST_DEFAULT_LIMIT } from "../core/tools/inspect/schema.ts"
 import { ensureBenchTree, TREE_QUERIES } from "./support/tree.ts"
 
 const argScale = process.argv.indexOf("--scale")
 const SCALE = Number(argScale >= 0 ? process.argv[argScale + 1] : (process.env.AW_BENCH_SCALE ?? 1))
 const BENCH_DIR = process.env.AW_BENCH_DIR ?? path.join(os.tmpdir(), "aw-bench")
 const RUNS = Number(process.env.AW_BENCH_RUNS ?? 7)
+const ONLY = process.argv.flatMap((arg, index) => (process.argv[index - 1] === "--only" ? [arg] : []))
+/** Whether the rows of `group` run: all of them unless an --only names a prefix of it. */
+const wanted = (group: string) => ONLY.length === 0 || ONLY.some((prefix) => group.startsWith(prefix))
+/** The page a list returns when the call names no limit. */
+const PAGE = LIST_DEFAULT_LIMIT
 
 /** What ours covers: hidden files too, never .git/ or .agentic/. */
 const RG_SCOPE = ["--hidden", "-g", "!.git", "-g", "!.agentic"]
@@ -42,8 +51,12 @@ interface Contender {
   readonly run: () => Promise<string> | string
 }
 
-/** Alternating rounds: every contender once per round, the order rotating; a warm-up round first. */
-const race = async (contenders: ReadonlyArray<Contender>) => {
+/**
+ * Alternating rounds: every contender once per round, the order rotating; a warm-up round first. Nothing
+ * runs when `group` is not wanted.
+ */
+const race = async (group: string, contenders: ReadonlyArray<Contender>) => {
+  if (!wanted(group)) return []
   const samples = contenders.map(() => [] as Array<number>)
   const counts = contenders.map(() => "")
   for (let round = -1; round < RUNS; round++) {
@@ -82,7 +95,8 @@ const open = async (root: string): Promise<WorkspaceRuntime> => {
 
 const table: Array<Array<string>> = []
 const report = (what: string, results: ReadonlyArray<{ name: string; ms: number; count: string }>, anchor: string) => {
-  const base = results.find((result) => result.name === anchor)!
+  const base = results.find((result) => result.name === anchor)
+  if (base === undefined) return
   for (const result of results) {
     table.push([
       what,
@@ -135,7 +149,7 @@ const main = async () => {
         maxLineChars: 500,
         maxFileBytes: 32 * 1024 * 1024
       }
-      const results = await race([
+      const results = await race("search", [
         {
           name: "ours (tool call)",
           run: async () => {
@@ -181,7 +195,7 @@ const main = async () => {
       report(query.label, results, "rg -n")
     }
     // The first page of a common search: streaming stops listing and searching once the cap is full.
-    const firstPage = await race([
+    const firstPage = await race("search", [
       {
         name: "ours (tool call, max_results 50)",
         run: async () => {
@@ -218,8 +232,34 @@ const main = async () => {
       }
     ])
     report("search common, first page", firstPage, "rg -n")
+    // The first page of a listing (issue 29): its walk stops one entry past the page, as `rg --files | head`
+    // stops; the whole walk of the same listing is what the page cost before that.
+    const listOptions = { base: "", includeIgnored: false, excludes: [], directories: true, maxDepth: 100 }
+    const rgHead = `rg --files ${RG_SCOPE.map((arg) => `'${arg}'`).join(" ")} | head -n ${PAGE}`
+    const listFirst = await race("list first page", [
+      {
+        name: "ours (tool call, list depth 100, first page)",
+        run: async () => {
+          const result = await runtime.call("workspace_inspect", { action: "list", depth: 100 })
+          const data = result.data as { returned: number; total: number; totalIsLowerBound?: boolean }
+          return `${data.returned} shown, ${data.total} walked${data.totalIsLowerBound === true ? " (the walk stopped)" : ""}`
+        }
+      },
+      {
+        name: `ours (Search port, ${PAGE + 1} entries)`,
+        run: async () =>
+          `${(await Effect.runPromise(engine.walk({ ...listOptions, maxEntries: PAGE + 1 }))).entries.length} entries`
+      },
+      {
+        name: "ours (Search port, the whole walk)",
+        run: async () =>
+          `${(await Effect.runPromise(engine.walk({ ...listOptions, maxEntries: WALK_CAP }))).entries.length} entries`
+      },
+      { name: `rg --files | head -n ${PAGE}`, run: command("sh", ["-c", rgHead], root) }
+    ])
+    report("list first page", listFirst, `rg --files | head -n ${PAGE}`)
     const walkOptions = { base: "", includeIgnored: false, excludes: [], directories: false, maxEntries: 1_000_000 }
-    const list = await race([
+    const list = await race("list all", [
       {
         name: "ours (tool call, list depth 100)",
         run: async () =>

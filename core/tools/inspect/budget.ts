@@ -7,6 +7,7 @@ import * as Effect from "effect/Effect"
 import type { Artifact, ToolResult } from "../../protocol/envelope.ts"
 import type { ToolError } from "../../protocol/errors.ts"
 import { CurrentSettings } from "../../services/CurrentSettings.ts"
+import { defined } from "../../text/defined.ts"
 import { StateStore } from "../../store/StateStore.ts"
 import type { ReadContext } from "../Tool.ts"
 import {
@@ -69,74 +70,78 @@ export interface PagedListing<E> {
 const written = new Map<string, Artifact>()
 const WRITTEN_KEPT = 32
 
-/** Builds the result of one page: fitted to maxToolResultChars, with an artifact when it had to be cut. */
-export const pagedListing = <E>(listing: PagedListing<E>) =>
+/** What one page shows: its presented entries, how many, the artifact of a cut page, and its snapshot. */
+interface PageView {
+  readonly items: ReadonlyArray<unknown>
+  readonly shown: number
+  readonly artifact: Artifact | undefined
+  readonly snapshot: string
+}
+
+/** The envelope of one page of `listing` (of `total` entries), as fitted into `maxChars`. */
+const pageEnvelope = <E>(listing: PagedListing<E>, maxChars: number, total: number, page: PageView): ToolResult => {
+  const { items, shown, artifact, snapshot } = page
+  const end = listing.offset + shown
+  const nextOffset = end >= total ? null : end
+  const summary = [
+    listing.headline(shown, total),
+    artifact === undefined
+      ? ""
+      : `The page was cut to ${shown} ${listing.unit} to fit maxToolResultChars (${maxChars}); the full result is in ${artifact.path}.`,
+    nextSentence(listing.args, nextOffset, snapshot)
+  ]
+    .filter((part) => part !== "")
+    .join(" ")
+  const data = {
+    [listing.key]: items,
+    ...listing.extra,
+    offset: listing.offset,
+    limit: listing.limit,
+    returned: shown,
+    total,
+    nextOffset,
+    complete: listing.complete,
+    snapshot
+  }
+  return {
+    summary,
+    data,
+    ...defined({ artifacts: artifact === undefined ? undefined : [artifact], retention: listing.retention })
+  }
+}
+
+/**
+ * The wanted page (at most `limit` entries from the offset), presented once, cut to as many entries as fit
+ * `maxChars` (measured with `placeholder` standing in for the artifact of a cut page); when not even one
+ * fits, the first one made smaller (the artifact keeps it whole).
+ */
+const fitPage = <E>(listing: PagedListing<E>, maxChars: number, total: number, want: number, placeholder: Artifact) =>
   Effect.gen(function* () {
-    const settings = yield* CurrentSettings
     const operation = `inspect.${listing.action}`
-    const total = listing.all.length
-    if (listing.offset > total) return yield* Effect.fail(offsetPastEnd(listing.offset, total, listing.unit))
-    const want = Math.min(listing.limit, total - listing.offset)
-    const description = `The full ${listing.action} result: all ${total} ${listing.unit}, as JSON.`
-    const build = (
-      items: ReadonlyArray<unknown>,
-      shown: number,
-      artifact: Artifact | undefined,
-      snapshot = listing.snapshot
-    ): ToolResult => {
-      const end = listing.offset + shown
-      const nextOffset = end >= total ? null : end
-      const summary = [
-        listing.headline(shown, total),
-        artifact === undefined
-          ? ""
-          : `The page was cut to ${shown} ${listing.unit} to fit maxToolResultChars (${settings.maxToolResultChars}); the full result is in ${artifact.path}.`,
-        nextSentence(listing.args, nextOffset, snapshot)
-      ]
-        .filter((part) => part !== "")
-        .join(" ")
-      const data = {
-        [listing.key]: items,
-        ...listing.extra,
-        offset: listing.offset,
-        limit: listing.limit,
-        returned: shown,
-        total,
-        nextOffset,
-        complete: listing.complete,
-        snapshot
-      }
-      return {
-        summary,
-        data,
-        ...(artifact === undefined ? {} : { artifacts: [artifact] }),
-        ...(listing.retention === undefined ? {} : { retention: listing.retention })
-      }
-    }
-    const present =
-      listing.present ?? ((entries: ReadonlyArray<E>) => Effect.succeed(entries as ReadonlyArray<unknown>))
-    // Present the whole wanted page once (at most `limit` entries), then find how many of them fit.
+    const present = listing.present ?? ((entries: ReadonlyArray<E>) => Effect.succeed<ReadonlyArray<unknown>>(entries))
     const wanted = listing.all.slice(listing.offset, listing.offset + want)
     const shownAll = yield* present(wanted)
-    const placeholder = placeholderArtifact(`inspect.${listing.action}`, listing.action, "json", description)
-    let shown = largestFitting(
-      want,
-      (n) =>
-        envelopeChars(operation, build(shownAll.slice(0, n), n, n < want ? placeholder : undefined)) <=
-        settings.maxToolResultChars
-    )
-    let items: ReadonlyArray<unknown>
-    if (shown < 1 && want > 0) {
-      // Not even one entry fits: show the first one made smaller; the artifact keeps it whole.
-      shown = 1
-      items = yield* present([listing.shrink === undefined ? wanted[0]! : listing.shrink(wanted[0]!)])
-    } else {
-      shown = Math.max(shown, 0)
-      items = shownAll.slice(0, shown)
+    const fits = (n: number) => {
+      const artifact = n < want ? placeholder : undefined
+      const page = { items: shownAll.slice(0, n), shown: n, artifact, snapshot: listing.snapshot }
+      return envelopeChars(operation, pageEnvelope(listing, maxChars, total, page)) <= maxChars
     }
-    const snapshot =
-      listing.snapshotAt === undefined ? listing.snapshot : yield* listing.snapshotAt(listing.offset + shown)
-    if (shown >= want) return build(items, shown, undefined, snapshot)
+    const shown = Math.max(largestFitting(want, fits), 0)
+    if (shown < 1 && want > 0) {
+      const first = listing.shrink === undefined ? wanted[0]! : listing.shrink(wanted[0]!)
+      return { shown: 1, items: yield* present([first]) }
+    }
+    return { shown, items: shownAll.slice(0, shown) }
+  })
+
+/**
+ * The artifact of a cut page: the whole listing as JSON, with its head (action, arguments, snapshot,
+ * completeness, total). A listing whose entries' JSON the caller made reuses that JSON, and a listing
+ * already written (the next page, a repeated call) reuses its file while it is still there.
+ */
+const listingArtifact = <E>(listing: PagedListing<E>, total: number, description: string) =>
+  Effect.gen(function* () {
+    const kind = `inspect.${listing.action}`
     const head = {
       action: listing.action,
       arguments: listing.args,
@@ -146,12 +151,7 @@ export const pagedListing = <E>(listing: PagedListing<E>) =>
     }
     if (listing.allJson === undefined) {
       const full = JSON.stringify({ ...head, [listing.key]: listing.all })
-      return build(
-        items,
-        shown,
-        yield* writeArtifact(`inspect.${listing.action}`, listing.action, "json", full, description),
-        snapshot
-      )
+      return yield* writeArtifact(kind, listing.action, "json", full, description)
     }
     // The same text as JSON.stringify({ ...head, [key]: all }), the entries' JSON reused. The snapshot in
     // `head` is the hash of that JSON, so `head` names the artifact's bytes: a page of a listing already
@@ -161,12 +161,28 @@ export const pagedListing = <E>(listing: PagedListing<E>) =>
     const known = written.get(headJson)
     if (known !== undefined) {
       const on = yield* Effect.orElseSucceed(store.stat(known.path.slice(".agentic/".length)), () => undefined)
-      if (on?.size === known.bytes) return build(items, shown, known, snapshot)
+      if (on?.size === known.bytes) return known
     }
     const full = `${headJson.slice(0, -1)},${JSON.stringify(listing.key)}:${listing.allJson}}`
-    const artifact = yield* writeArtifact(`inspect.${listing.action}`, listing.action, "json", full, description)
+    const artifact = yield* writeArtifact(kind, listing.action, "json", full, description)
     written.delete(headJson)
     written.set(headJson, artifact)
     if (written.size > WRITTEN_KEPT) written.delete(written.keys().next().value!)
-    return build(items, shown, artifact, snapshot)
+    return artifact
+  })
+
+/** Builds the result of one page: fitted to maxToolResultChars, with an artifact when it had to be cut. */
+export const pagedListing = <E>(listing: PagedListing<E>) =>
+  Effect.gen(function* () {
+    const maxChars = (yield* CurrentSettings).maxToolResultChars
+    const total = listing.all.length
+    if (listing.offset > total) return yield* Effect.fail(offsetPastEnd(listing.offset, total, listing.unit))
+    const want = Math.min(listing.limit, total - listing.offset)
+    const description = `The full ${listing.action} result: all ${total} ${listing.unit}, as JSON.`
+    const placeholder = placeholderArtifact(`inspect.${listing.action}`, listing.action, "json", description)
+    const { items, shown } = yield* fitPage(listing, maxChars, total, want, placeholder)
+    const snapshot =
+      listing.snapshotAt === undefined ? listing.snapshot : yield* listing.snapshotAt(listing.offset + shown)
+    const artifact = shown >= want ? undefined : yield* listingArtifact(listing, total, description)
+    return pageEnvelope(listing, maxChars, total, { items, shown, artifact, snapshot })
   })

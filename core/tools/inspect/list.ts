@@ -2,6 +2,7 @@
 import * as Effect from "effect/Effect"
 import { Search } from "../../services/Search.ts"
 import { GlobSet } from "../../services/searchCore.ts"
+import { defined } from "../../text/defined.ts"
 import { pagedListing } from "./budget.ts"
 import { requireSnapshot } from "./paging.ts"
 import { LIST_DEFAULT_LIMIT } from "./schema.ts"
@@ -10,18 +11,60 @@ import { checkSnapshot, directoryOf, fail, plural, snapshotOfJson, withSizes } f
 
 /** At most this many entries are enumerated by one listing; more makes the listing incomplete. */
 export const WALK_CAP = 200_000
+/** The input of list and overview. */
+interface ListInput {
+  readonly path?: string | undefined
+  readonly depth?: number | undefined
+  readonly include_ignored?: boolean | undefined
+  readonly exclude?: ReadonlyArray<string> | undefined
+  readonly offset?: number | undefined
+  readonly limit?: number | undefined
+  readonly snapshot?: string | undefined
+}
+
+/** The next-page call's arguments of a list or overview (without offset and snapshot). */
+const listArgs = (action: "list" | "overview", input: ListInput) => ({
+  action,
+  ...defined({
+    path: input.path,
+    depth: input.depth,
+    include_ignored: input.include_ignored,
+    exclude: input.exclude,
+    limit: input.limit
+  })
+})
+
+/** What a list or overview page's headline says beside the page's own counts. */
+interface ListFacts {
+  readonly action: "list" | "overview"
+  readonly base: string
+  readonly depth: number
+  readonly offset: number
+  /** The first page's walk stopped once the page was full: its total is a lower bound. */
+  readonly stopped: boolean
+  readonly complete: boolean
+  readonly extraFacts: ReadonlyArray<string>
+}
+
+/** The first sentence of a list or overview page's summary, for `shown` entries of `total`. */
+const listHeadline =
+  ({ action, base, depth, offset, stopped, complete, extraFacts }: ListFacts) =>
+  (shown: number, total: number) => {
+    const where = base === "" ? "the workspace root" : `"${base}"`
+    const count = stopped
+      ? `more than ${total - 1} entries (the walk stopped once this page was full; page on for the rest)`
+      : `${plural(total, "entry", "entries")}${
+          complete ? "" : " (incomplete: the enumeration stopped early or some directories were unreadable)"
+        }`
+    return `${action === "overview" ? "Overview of" : "Listing of"} ${where} (depth ${depth}): ${count}, showing ${shown} from offset ${offset}.${
+      extraFacts.length === 0 ? "" : ` ${extraFacts.join(" ")}`
+    }`
+  }
+
 /** The tree listing shared by list and overview. */
 export const listing = (
   action: "list" | "overview",
-  input: {
-    readonly path?: string | undefined
-    readonly depth?: number | undefined
-    readonly include_ignored?: boolean | undefined
-    readonly exclude?: ReadonlyArray<string> | undefined
-    readonly offset?: number | undefined
-    readonly limit?: number | undefined
-    readonly snapshot?: string | undefined
-  },
+  input: ListInput,
   defaultDepth: number,
   extra: Record<string, unknown>,
   extraFacts: ReadonlyArray<string>
@@ -41,14 +84,6 @@ export const listing = (
     const cap = offset === 0 ? Math.min(WALK_CAP, limit + 1) : WALK_CAP
     const walked = yield* search.walk({ ...scope, maxDepth: depth, directories: true, maxEntries: cap })
     const stopped = cap < WALK_CAP && !walked.complete && walked.entries.length >= cap
-    const args = {
-      action,
-      ...(input.path === undefined ? {} : { path: input.path }),
-      ...(input.depth === undefined ? {} : { depth: input.depth }),
-      ...(input.include_ignored === undefined ? {} : { include_ignored: input.include_ignored }),
-      ...(input.exclude === undefined ? {} : { exclude: input.exclude }),
-      ...(input.limit === undefined ? {} : { limit: input.limit })
-    }
     const query = {
       action: "list",
       base,
@@ -71,10 +106,9 @@ export const listing = (
     // At offset 0 no page is held, so there is nothing to check.
     if (input.snapshot !== undefined && offset > 0 && input.snapshot !== enumerated)
       yield* checkSnapshot(action, input.snapshot, yield* prefixSnapshot(offset), `The listing of "${base || "."}"`)
-    const where = base === "" ? "the workspace root" : `"${base}"`
     return yield* pagedListing({
       action,
-      args,
+      args: listArgs(action, input),
       key: "entries",
       all: walked.entries,
       allJson,
@@ -91,16 +125,7 @@ export const listing = (
         ...(walked.unreadable.length === 0 ? {} : { unreadable: walked.unreadable.slice(0, 20) }),
         ...extra
       },
-      headline: (shown, total) =>
-        `${action === "overview" ? "Overview of" : "Listing of"} ${where} (depth ${depth}): ${
-          stopped
-            ? `more than ${total - 1} entries (the walk stopped once this page was full; page on for the rest)`
-            : `${plural(total, "entry", "entries")}${
-                walked.complete
-                  ? ""
-                  : " (incomplete: the enumeration stopped early or some directories were unreadable)"
-              }`
-        }, showing ${shown} from offset ${offset}.${extraFacts.length === 0 ? "" : ` ${extraFacts.join(" ")}`}`,
+      headline: listHeadline({ action, base, depth, offset, stopped, complete: walked.complete, extraFacts }),
       present: withSizes,
       retention: { importance: "normal", omit_when_summarizing: ["entries"], facts: [...extraFacts] },
       unit: "entries"
@@ -147,11 +172,13 @@ export const findPaths = (input: {
     const args = {
       action: "find",
       pattern: input.pattern,
-      ...(input.path === undefined ? {} : { path: input.path }),
-      ...(input.type === undefined ? {} : { type: input.type }),
-      ...(input.include_ignored === undefined ? {} : { include_ignored: input.include_ignored }),
-      ...(input.exclude === undefined ? {} : { exclude: input.exclude }),
-      ...(input.limit === undefined ? {} : { limit: input.limit })
+      ...defined({
+        path: input.path,
+        type: input.type,
+        include_ignored: input.include_ignored,
+        exclude: input.exclude,
+        limit: input.limit
+      })
     }
     return yield* pagedListing({
       action: "find",

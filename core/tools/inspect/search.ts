@@ -2,9 +2,10 @@
 import * as Effect from "effect/Effect"
 import { toolError } from "../../protocol/errors.ts"
 import { CurrentSettings } from "../../services/CurrentSettings.ts"
-import { Search } from "../../services/Search.ts"
+import { type GrepMatch, type GrepResult, Search } from "../../services/Search.ts"
 import { escapeRegExp, requiredLiteral } from "../../services/searchCore.ts"
 import { Workspace } from "../../services/Workspace.ts"
+import { defined } from "../../text/defined.ts"
 import { pagedListing } from "./budget.ts"
 import { describeBytes, requireSnapshot } from "./paging.ts"
 import { SEARCH_DEFAULT_CAP, SEARCH_DEFAULT_LIMIT } from "./schema.ts"
@@ -18,7 +19,8 @@ export const SEARCH_MAX_FILE_BYTES = 32 * 1024 * 1024
 
 const total = (items: ReadonlyArray<unknown>) => items.length
 
-export const searchFiles = (input: {
+/** The input of a search. */
+interface SearchInput {
   readonly query: string
   readonly regex?: boolean | undefined
   readonly case_sensitive?: boolean | undefined
@@ -31,149 +33,208 @@ export const searchFiles = (input: {
   readonly offset?: number | undefined
   readonly limit?: number | undefined
   readonly snapshot?: string | undefined
-}) =>
+}
+
+/** How the query matches: the RegExp source and flags the search service compiles, and a literal every match holds. */
+interface SearchPattern {
+  readonly regexMode: boolean
+  readonly insensitive: boolean
+  readonly source: string
+  readonly flags: string
+  readonly literal: string | undefined
+}
+
+/** The query as a pattern (smart case unless case_sensitive is given); INVALID_INPUT for a regex that does not compile. */
+const searchPattern = (input: SearchInput) => {
+  const regexMode = input.regex === true
+  const insensitive =
+    input.case_sensitive === undefined ? input.query === input.query.toLowerCase() : !input.case_sensitive
+  const source = regexMode ? input.query : escapeRegExp(input.query)
+  const flags = `m${insensitive ? "i" : ""}`
+  const literal = regexMode ? requiredLiteral(source) : input.query
+  // Compiled only to refuse an invalid pattern here; the search service compiles its own.
+  const compiled = Effect.try({
+    try: () => new RegExp(source, flags),
+    catch: (error) =>
+      toolError(
+        "INVALID_INPUT",
+        `field "query" is not a valid regular expression (${error instanceof Error ? error.message : String(error)}); fix it, or pass regex: false to search for the literal text.`,
+        {
+          field: "query"
+        }
+      )
+  })
+  return Effect.as(compiled, { regexMode, insensitive, source, flags, literal } satisfies SearchPattern)
+}
+
+/** The limits one search runs under. */
+interface SearchLimits {
+  readonly context: number
+  readonly cap: number
+  readonly timeoutMs: number
+}
+
+/**
+ * The matches under a directory (the walk's scope: .gitignore and the excludes) or in one named file, and the
+ * scope that was searched.
+ */
+const runSearch = (
+  rel: string,
+  isDirectory: boolean,
+  input: SearchInput,
+  pattern: SearchPattern,
+  limits: SearchLimits
+) =>
   Effect.gen(function* () {
-    const missing = requireSnapshot(input, "search")
-    if (missing !== undefined) return yield* fail(missing)
     const ws = yield* Workspace
     const search = yield* Search
-    const regexMode = input.regex === true
-    const insensitive =
-      input.case_sensitive === undefined ? input.query === input.query.toLowerCase() : !input.case_sensitive
-    const source = regexMode ? input.query : escapeRegExp(input.query)
-    const flags = `m${insensitive ? "i" : ""}`
-    const literal = regexMode ? requiredLiteral(source) : input.query
-    // Compiled only to refuse an invalid pattern here; the search service compiles its own.
-    yield* Effect.try({
-      try: () => new RegExp(source, flags),
-      catch: (error) =>
-        toolError(
-          "INVALID_INPUT",
-          `field "query" is not a valid regular expression (${error instanceof Error ? error.message : String(error)}); fix it, or pass regex: false to search for the literal text.`,
-          {
-            field: "query"
-          }
-        )
-    })
-    const rel = yield* ws.resolve(input.path ?? "")
-    const info = yield* ws.stat(rel)
-    if (info === undefined)
-      return yield* fail(toolError("NOT_FOUND", `Nothing exists at "${rel}" to search.`, { path: rel }))
-    const context = input.context ?? 0
-    const cap = input.max_results ?? SEARCH_DEFAULT_CAP
-    const timeoutMs = (yield* CurrentSettings).searchTimeoutMs
-    let result: Effect.Effect.Success<ReturnType<typeof search.grep>>
-    let scopeFacts: { includeIgnored: boolean; excludes: ReadonlyArray<string> }
-    if (info.type === "directory") {
+    const { source, flags, literal } = pattern
+    const { context, cap, timeoutMs } = limits
+    if (isDirectory) {
       const scope = yield* walkScope(rel, input)
-      scopeFacts = scope
-      result = yield* search.grep({
+      const result: GrepResult = yield* search.grep({
         ...scope,
         include: input.include ?? [],
         source,
         flags,
-        ...(literal === undefined ? {} : { literal }),
+        ...defined({ literal }),
         context,
         maxMatches: cap,
         maxLineChars: SEARCH_LINE_CHARS,
         maxFileBytes: SEARCH_MAX_FILE_BYTES,
         timeoutMs
       })
-    } else {
-      // One named file: searched whatever .gitignore or the excludes say; the regex runs under the
-      // deadline off this thread like any search (a catastrophic pattern never holds the server).
-      scopeFacts = { includeIgnored: true, excludes: [] }
-      const bytes = yield* ws.read(rel)
-      const described = describeBytes(bytes)
-      const found = described.binary
-        ? { matches: [], capped: false, filesSearched: 1, binarySkipped: 1, tooLarge: [], unreadable: [] }
-        : yield* search.grepText({
-            path: rel,
-            text: new TextDecoder().decode(bytes),
-            source,
-            flags,
-            context,
-            maxLineChars: SEARCH_LINE_CHARS,
-            timeoutMs
-          })
-      result = { ...found, matches: found.matches.slice(0, cap), capped: found.matches.length > cap }
+      return { result, scopeFacts: { includeIgnored: scope.includeIgnored, excludes: scope.excludes } }
     }
-    const timedOut = result.timedOut === true
-    const notSearched = result.notSearched ?? []
-    const complete = !result.capped && !timedOut && result.tooLarge.length === 0 && result.unreadable.length === 0
+    // One named file: searched whatever .gitignore or the excludes say; the regex runs under the
+    // deadline off this thread like any search (a catastrophic pattern never holds the server).
+    const bytes = yield* ws.read(rel)
+    const described = describeBytes(bytes)
+    const found: GrepResult = described.binary
+      ? { matches: [], capped: false, filesSearched: 1, binarySkipped: 1, tooLarge: [], unreadable: [] }
+      : yield* search.grepText({
+          path: rel,
+          text: new TextDecoder().decode(bytes),
+          source,
+          flags,
+          context,
+          maxLineChars: SEARCH_LINE_CHARS,
+          timeoutMs
+        })
+    const result: GrepResult = { ...found, matches: found.matches.slice(0, cap), capped: found.matches.length > cap }
+    return { result, scopeFacts: { includeIgnored: true, excludes: [] as ReadonlyArray<string> } }
+  })
+
+/** The next-page call's arguments of a search (without offset and snapshot). */
+const searchArgs = (input: SearchInput) => ({
+  action: "search",
+  query: input.query,
+  ...defined({
+    regex: input.regex,
+    case_sensitive: input.case_sensitive,
+    path: input.path,
+    include: input.include,
+    exclude: input.exclude,
+    context: input.context,
+    max_results: input.max_results,
+    include_ignored: input.include_ignored,
+    limit: input.limit
+  })
+})
+
+/** The files among matches in path order (a file's matches together): the changes of path. */
+const fileCount = (matches: ReadonlyArray<GrepMatch>) => {
+  let files = 0
+  for (let index = 0; index < matches.length; index++)
+    if (index === 0 || matches[index]!.path !== matches[index - 1]!.path) files++
+  return files
+}
+
+/** Why a search's result is incomplete, one clause each (none when it is complete). */
+const searchGaps = (result: GrepResult, { cap, timeoutMs }: SearchLimits): ReadonlyArray<string> =>
+  [
+    result.capped
+      ? `stopped at the result cap of ${cap} (raise max_results or narrow path/include to see the rest)`
+      : "",
+    result.tooLarge.length > 0
+      ? `${plural(result.tooLarge.length, "file")} over ${SEARCH_MAX_FILE_BYTES} bytes skipped`
+      : "",
+    result.unreadable.length > 0 ? `${plural(result.unreadable.length, "path")} unreadable` : "",
+    result.timedOut === true
+      ? `stopped at the search deadline of ${timeoutMs} ms (setting searchTimeoutMs), ${plural((result.notSearched ?? []).length, "file")} not searched (simplify the regex, narrow path/include, or raise searchTimeoutMs)`
+      : ""
+  ].filter((gap) => gap !== "")
+
+/** The data fields of a search page beside the paging ones. */
+const searchExtra = (result: GrepResult, { timeoutMs }: SearchLimits, pattern: SearchPattern) => {
+  const notSearched = result.notSearched ?? []
+  return {
+    capped: result.capped,
+    filesSearched: result.filesSearched,
+    binarySkipped: result.binarySkipped,
+    ...(result.tooLarge.length === 0 ? {} : { tooLarge: result.tooLarge.slice(0, 20) }),
+    ...(result.unreadable.length === 0 ? {} : { unreadable: result.unreadable.slice(0, 20) }),
+    ...(result.timedOut === true
+      ? {
+          timedOut: true,
+          reason: `the search passed its deadline of ${timeoutMs} ms (setting searchTimeoutMs)`,
+          notSearched: notSearched.slice(0, 20),
+          notSearchedCount: notSearched.length
+        }
+      : {}),
+    caseSensitive: !pattern.insensitive
+  }
+}
+
+export const searchFiles = (input: SearchInput) =>
+  Effect.gen(function* () {
+    const missing = requireSnapshot(input, "search")
+    if (missing !== undefined) return yield* fail(missing)
+    const ws = yield* Workspace
+    const pattern = yield* searchPattern(input)
+    const rel = yield* ws.resolve(input.path ?? "")
+    const info = yield* ws.stat(rel)
+    if (info === undefined)
+      return yield* fail(toolError("NOT_FOUND", `Nothing exists at "${rel}" to search.`, { path: rel }))
+    const limits: SearchLimits = {
+      context: input.context ?? 0,
+      cap: input.max_results ?? SEARCH_DEFAULT_CAP,
+      timeoutMs: (yield* CurrentSettings).searchTimeoutMs
+    }
+    const { result, scopeFacts } = yield* runSearch(rel, info.type === "directory", input, pattern, limits)
+    const complete =
+      !result.capped && result.timedOut !== true && result.tooLarge.length === 0 && result.unreadable.length === 0
     const snapshot = yield* snapshotOf(
       {
         action: "search",
         query: input.query,
-        source,
-        flags,
+        source: pattern.source,
+        flags: pattern.flags,
         base: rel,
         include: input.include ?? [],
         excludes: scopeFacts.excludes,
         includeIgnored: scopeFacts.includeIgnored,
-        context,
-        cap
+        context: limits.context,
+        cap: limits.cap
       },
       result.matches
     )
     yield* checkSnapshot("search", input.snapshot, snapshot, "The search result")
-    // The matches come in path order (a file's matches together), so the files are the changes of path.
-    let files = 0
-    for (let index = 0; index < result.matches.length; index++)
-      if (index === 0 || result.matches[index]!.path !== result.matches[index - 1]!.path) files++
-    const args = {
-      action: "search",
-      query: input.query,
-      ...(input.regex === undefined ? {} : { regex: input.regex }),
-      ...(input.case_sensitive === undefined ? {} : { case_sensitive: input.case_sensitive }),
-      ...(input.path === undefined ? {} : { path: input.path }),
-      ...(input.include === undefined ? {} : { include: input.include }),
-      ...(input.exclude === undefined ? {} : { exclude: input.exclude }),
-      ...(input.context === undefined ? {} : { context: input.context }),
-      ...(input.max_results === undefined ? {} : { max_results: input.max_results }),
-      ...(input.include_ignored === undefined ? {} : { include_ignored: input.include_ignored }),
-      ...(input.limit === undefined ? {} : { limit: input.limit })
-    }
-    const gaps = [
-      result.capped
-        ? `stopped at the result cap of ${cap} (raise max_results or narrow path/include to see the rest)`
-        : "",
-      result.tooLarge.length > 0
-        ? `${plural(result.tooLarge.length, "file")} over ${SEARCH_MAX_FILE_BYTES} bytes skipped`
-        : "",
-      result.unreadable.length > 0 ? `${plural(result.unreadable.length, "path")} unreadable` : "",
-      timedOut
-        ? `stopped at the search deadline of ${timeoutMs} ms (setting searchTimeoutMs), ${plural(notSearched.length, "file")} not searched (simplify the regex, narrow path/include, or raise searchTimeoutMs)`
-        : ""
-    ].filter((gap) => gap !== "")
+    const files = fileCount(result.matches)
+    const gaps = searchGaps(result, limits)
     return yield* pagedListing({
       action: "search",
-      args,
+      args: searchArgs(input),
       key: "matches",
       all: result.matches,
       offset: input.offset ?? 0,
       limit: input.limit ?? SEARCH_DEFAULT_LIMIT,
       snapshot,
       complete,
-      extra: {
-        capped: result.capped,
-        filesSearched: result.filesSearched,
-        binarySkipped: result.binarySkipped,
-        ...(result.tooLarge.length === 0 ? {} : { tooLarge: result.tooLarge.slice(0, 20) }),
-        ...(result.unreadable.length === 0 ? {} : { unreadable: result.unreadable.slice(0, 20) }),
-        ...(timedOut
-          ? {
-              timedOut: true,
-              reason: `the search passed its deadline of ${timeoutMs} ms (setting searchTimeoutMs)`,
-              notSearched: notSearched.slice(0, 20),
-              notSearchedCount: notSearched.length
-            }
-          : {}),
-        caseSensitive: !insensitive
-      },
+      extra: searchExtra(result, limits, pattern),
       headline: (shown, total) =>
-        `${plural(total, "matching line")} in ${plural(files, "file")} for ${regexMode ? "regex" : "text"} ${JSON.stringify(input.query)} (${
-          insensitive ? "ignoring case" : "case-sensitive"
+        `${plural(total, "matching line")} in ${plural(files, "file")} for ${pattern.regexMode ? "regex" : "text"} ${JSON.stringify(input.query)} (${
+          pattern.insensitive ? "ignoring case" : "case-sensitive"
         }; ${plural(result.filesSearched, "file")} searched${result.binarySkipped > 0 ? `, ${result.binarySkipped} binary skipped` : ""})${
           gaps.length === 0 ? "" : `; incomplete: ${gaps.join("; ")}`
         }. Showing ${shown} from offset ${input.offset ?? 0}.`,

@@ -7,6 +7,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import type { SearchResult } from "minisearch"
 import type MiniSearchIndex from "minisearch"
 import type { ToolResult } from "../../protocol/envelope.ts"
 import { toolError } from "../../protocol/errors.ts"
@@ -157,33 +158,94 @@ export const chunkLines = (path: string, lines: ReadonlyArray<string>): Array<Ch
 let miniSearch: Promise<typeof MiniSearchIndex> | undefined
 const loadMiniSearch = Effect.promise(() => (miniSearch ??= import("minisearch").then((module) => module.default)))
 
-/** Brings the index up to date with the subtree in scope (under the index lock) and returns it. */
-const refreshIndex = (scope: {
+/** The index of chunks. */
+type ChunkIndex = MiniSearchIndex<ChunkDoc>
+
+/** The subtree an index refresh walks. */
+interface IndexScope {
   readonly base: string
   readonly includeIgnored: boolean
   readonly excludes: ReadonlyArray<string>
-}) =>
+}
+
+/** The stored index (undefined: none could be read) and, when it is of this version and loads, its chunks and files. */
+const loadIndex = Effect.gen(function* () {
+  const store = yield* StateStore
+  const stored = yield* Effect.orElseSucceed(store.readJson(INDEX_FILE, StoredIndexSchema), () => undefined)
+  const MiniSearch = yield* loadMiniSearch
+  if (stored !== undefined && stored.version === INDEX_VERSION) {
+    const loaded = yield* Effect.option(Effect.try(() => MiniSearch.loadJS<ChunkDoc>(stored.index as never, options)))
+    if (loaded._tag === "Some") return { stored, index: loaded.value, files: { ...stored.files } }
+  }
+  const files: Record<string, IndexedFile> = {}
+  return { stored, index: new MiniSearch<ChunkDoc>(options), files }
+})
+
+/**
+ * Brings one walked file's chunks in `index` and its record in `files` up to date: "changed" when it was
+ * re-chunked, "too large" when it is not indexed, "same" otherwise (size and mtime unchanged, the same
+ * hash, or gone meanwhile).
+ */
+const indexFile = (index: ChunkIndex, files: Record<string, IndexedFile>, path: string) =>
   Effect.gen(function* () {
-    const store = yield* StateStore
     const host = yield* HostFs
     const info = yield* HostInfo
+    const stat = yield* Effect.orElseSucceed(host.stat(join(info.root, path)), () => undefined)
+    if (stat === undefined) return "same" as const
+    if (stat.size > INDEX_MAX_FILE_BYTES) return "too large" as const
+    const known = files[path]
+    if (known !== undefined && known.size === stat.size && known.mtimeMs === stat.mtimeMs) return "same" as const
+    const bytes = yield* Effect.orElseSucceed(host.readFile(join(info.root, path)), () => undefined)
+    if (bytes === undefined) return "same" as const
+    const sha256 = yield* sha256Bytes(bytes)
+    if (known !== undefined && known.sha256 === sha256) {
+      files[path] = { ...known, size: stat.size, mtimeMs: stat.mtimeMs }
+      return "same" as const
+    }
+    if (known !== undefined) for (const id of known.chunks) if (index.has(id)) index.discard(id)
+    const described = describeBytes(bytes)
+    const chunks = described.binary ? [] : chunkLines(path, described.lines)
+    index.addAll(chunks)
+    files[path] = { sha256, size: stat.size, mtimeMs: stat.mtimeMs, chunks: chunks.map((chunk) => chunk.id) }
+    return "changed" as const
+  })
+
+/**
+ * `files` without the files in scope the walk did not see (their chunks leave `index`), and how many went.
+ * Only files the walk could have seen are dropped; an incomplete walk drops nothing.
+ */
+const dropUnseen = (
+  index: ChunkIndex,
+  files: Record<string, IndexedFile>,
+  seen: ReadonlySet<string>,
+  scope: IndexScope,
+  walkComplete: boolean
+) => {
+  const inScope = (path: string) =>
+    scope.base === ""
+      ? !path.startsWith(".agentic/") || scope.base.startsWith(".agentic")
+      : path.startsWith(`${scope.base}/`)
+  let kept = files
+  let dropped = 0
+  for (const [path, known] of Object.entries(files)) {
+    if (seen.has(path) || !walkComplete || !inScope(path)) continue
+    for (const id of known.chunks) if (index.has(id)) index.discard(id)
+    const { [path]: _, ...rest } = kept
+    kept = rest
+    dropped++
+  }
+  return { files: kept, dropped }
+}
+
+/** Brings the index up to date with the subtree in scope (under the index lock) and returns it. */
+const refreshIndex = (scope: IndexScope) =>
+  Effect.gen(function* () {
+    const store = yield* StateStore
     const search = yield* Search
     return yield* store.locked(
       INDEX_FILE,
       Effect.gen(function* () {
-        const stored = yield* Effect.orElseSucceed(store.readJson(INDEX_FILE, StoredIndexSchema), () => undefined)
-        let files: Record<string, IndexedFile> = {}
-        const MiniSearch = yield* loadMiniSearch
-        let index = new MiniSearch<ChunkDoc>(options)
-        if (stored !== undefined && stored.version === INDEX_VERSION) {
-          const loaded = yield* Effect.option(
-            Effect.try(() => MiniSearch.loadJS<ChunkDoc>(stored.index as never, options))
-          )
-          if (loaded._tag === "Some") {
-            index = loaded.value
-            files = { ...stored.files }
-          }
-        }
+        const { stored, index, files: before } = yield* loadIndex
         const walked = yield* search.walk({ ...scope, directories: false, maxEntries: INDEX_MAX_FILES })
         let complete = walked.complete
         let changed = 0
@@ -191,45 +253,12 @@ const refreshIndex = (scope: {
         for (const entry of walked.entries) {
           if (entry.type !== "file") continue
           seen.add(entry.path)
-          const stat = yield* Effect.orElseSucceed(host.stat(join(info.root, entry.path)), () => undefined)
-          if (stat === undefined) continue
-          if (stat.size > INDEX_MAX_FILE_BYTES) {
-            complete = false
-            continue
-          }
-          const known = files[entry.path]
-          if (known !== undefined && known.size === stat.size && known.mtimeMs === stat.mtimeMs) continue
-          const bytes = yield* Effect.orElseSucceed(host.readFile(join(info.root, entry.path)), () => undefined)
-          if (bytes === undefined) continue
-          const sha256 = yield* sha256Bytes(bytes)
-          if (known !== undefined && known.sha256 === sha256) {
-            files[entry.path] = { ...known, size: stat.size, mtimeMs: stat.mtimeMs }
-            continue
-          }
-          if (known !== undefined) for (const id of known.chunks) if (index.has(id)) index.discard(id)
-          const described = describeBytes(bytes)
-          const chunks = described.binary ? [] : chunkLines(entry.path, described.lines)
-          index.addAll(chunks)
-          files[entry.path] = {
-            sha256,
-            size: stat.size,
-            mtimeMs: stat.mtimeMs,
-            chunks: chunks.map((chunk) => chunk.id)
-          }
-          changed++
+          const outcome = yield* indexFile(index, before, entry.path)
+          if (outcome === "too large") complete = false
+          if (outcome === "changed") changed++
         }
-        const inScope = (path: string) =>
-          scope.base === ""
-            ? !path.startsWith(".agentic/") || scope.base.startsWith(".agentic")
-            : path.startsWith(`${scope.base}/`)
-        for (const [path, known] of Object.entries(files)) {
-          // Only files the walk could have seen are dropped; an incomplete walk drops nothing.
-          if (seen.has(path) || !walked.complete || !inScope(path)) continue
-          for (const id of known.chunks) if (index.has(id)) index.discard(id)
-          const { [path]: _, ...rest } = files
-          files = rest
-          changed++
-        }
+        const { files, dropped } = dropUnseen(index, before, seen, scope, walked.complete)
+        changed += dropped
         if (changed > 0 || stored === undefined) {
           yield* store.writeText(
             INDEX_FILE,
@@ -241,14 +270,101 @@ const refreshIndex = (scope: {
     )
   })
 
-/** The semantic_search action. */
-export const semanticSearch = (input: {
+/** The input of semantic_search. */
+interface SemanticInput {
   readonly query: string
   readonly path?: string | undefined
   readonly include?: ReadonlyArray<string> | undefined
   readonly exclude?: ReadonlyArray<string> | undefined
   readonly limit?: number | undefined
-}) =>
+}
+
+/** The best `limit` chunks for the query under `base` that include keeps and exclude does not cover. */
+const bestChunks = (index: ChunkIndex, input: SemanticInput, base: string): ReadonlyArray<SearchResult> => {
+  const include = new GlobSet(input.include ?? [])
+  const exclude = new GlobSet(input.exclude ?? [])
+  return index
+    .search(input.query, {
+      filter: (hit) => {
+        const path = String(hit.path)
+        return (
+          (base === "" || path.startsWith(`${base}/`) || path === base) &&
+          (include.isEmpty || include.matches(path)) &&
+          !exclude.covers(path)
+        )
+      }
+    })
+    .slice(0, input.limit ?? 10)
+}
+
+/** One result: the chunk's lines as they are on disk now, numbered, its text cut to RESULT_TEXT_CHARS. */
+const chunkResult = (hit: SearchResult) =>
+  Effect.gen(function* () {
+    const ws = yield* Workspace
+    const bytes = yield* Effect.orElseSucceed(ws.read(String(hit.path)), () => new Uint8Array())
+    const described = describeBytes(bytes)
+    const lines = described.binary ? [] : described.lines.slice(Number(hit.startLine) - 1, Number(hit.endLine))
+    const text = numberLines(lines, Number(hit.startLine))
+    return {
+      path: String(hit.path),
+      score: Math.round(hit.score * 1000) / 1000,
+      startLine: Number(hit.startLine),
+      endLine: Number(hit.endLine),
+      text: text.length > RESULT_TEXT_CHARS ? `${text.slice(0, RESULT_TEXT_CHARS)}…` : text
+    }
+  })
+
+type ChunkResult = Effect.Effect.Success<ReturnType<typeof chunkResult>>
+
+/** What the refresh found, for the summary and data of every page. */
+interface IndexFacts {
+  readonly indexPath: string
+  readonly files: number
+  readonly changed: number
+  readonly complete: boolean
+}
+
+/** The result of the first `n` results, with the retention of what it shows. */
+const semanticResult = (
+  query: string,
+  results: ReadonlyArray<ChunkResult>,
+  n: number,
+  facts: IndexFacts
+): ToolResult => {
+  const { files, changed, complete } = facts
+  const shown = results.slice(0, n)
+  const summary = `${shown.length} chunk(s) for ${JSON.stringify(query)}, best first (lexical BM25 ranking over ${files} indexed files${
+    changed > 0 ? `; ${changed} file(s) re-indexed by hash` : ""
+  }${complete ? "" : "; the index skipped some files (too large or too many)"}).${
+    n < results.length
+      ? ` Cut to ${n} of ${results.length} to fit maxToolResultChars; ask for fewer or read the files.`
+      : ""
+  }`
+  const data = {
+    results: shown,
+    indexPath: facts.indexPath,
+    indexedFiles: files,
+    reindexed: changed,
+    complete,
+    ranking: "lexical-bm25"
+  }
+  const retention: ToolResult["retention"] = {
+    importance: "normal",
+    facts: [
+      `semantic_search ${JSON.stringify(query)}: ${
+        shown
+          .map((result) => `${result.path}:${result.startLine}`)
+          .slice(0, 10)
+          .join(", ") || "nothing"
+      }`
+    ],
+    omit_when_summarizing: ["results"]
+  }
+  return { summary, data, retention }
+}
+
+/** The semantic_search action. */
+export const semanticSearch = (input: SemanticInput) =>
   Effect.gen(function* () {
     const ws = yield* Workspace
     const store = yield* StateStore
@@ -270,81 +386,16 @@ export const semanticSearch = (input: {
       return yield* Effect.fail(toolError("NOT_FOUND", `Nothing exists at "${base}" to search.`, { path: base }))
     const scope = yield* walkScope(info.type === "directory" ? base : dirname(base), {})
     const { index, files, changed, complete } = yield* refreshIndex(scope)
-    const include = new GlobSet(input.include ?? [])
-    const exclude = new GlobSet(input.exclude ?? [])
-    const limit = input.limit ?? 10
-    const hits = index
-      .search(input.query, {
-        filter: (hit) => {
-          const path = String(hit.path)
-          return (
-            (base === "" || path.startsWith(`${base}/`) || path === base) &&
-            (include.isEmpty || include.matches(path)) &&
-            !exclude.covers(path)
-          )
-        }
-      })
-      .slice(0, limit)
-    const results = yield* Effect.forEach(hits, (hit) =>
-      Effect.gen(function* () {
-        const bytes = yield* Effect.orElseSucceed(ws.read(String(hit.path)), () => new Uint8Array())
-        const described = describeBytes(bytes)
-        const lines = described.binary ? [] : described.lines.slice(Number(hit.startLine) - 1, Number(hit.endLine))
-        const text = numberLines(lines, Number(hit.startLine))
-        return {
-          path: String(hit.path),
-          score: Math.round(hit.score * 1000) / 1000,
-          startLine: Number(hit.startLine),
-          endLine: Number(hit.endLine),
-          text: text.length > RESULT_TEXT_CHARS ? `${text.slice(0, RESULT_TEXT_CHARS)}…` : text
-        }
-      })
-    )
-    const retentionOf = (
-      shown: ReadonlyArray<{ readonly path: string; readonly startLine: number }>
-    ): ToolResult["retention"] => ({
-      importance: "normal",
-      facts: [
-        `semantic_search ${JSON.stringify(input.query)}: ${
-          shown
-            .map((result) => `${result.path}:${result.startLine}`)
-            .slice(0, 10)
-            .join(", ") || "nothing"
-        }`
-      ],
-      omit_when_summarizing: ["results"]
-    })
-    const render = (n: number) => {
-      const shown = results.slice(0, n)
-      const summary = `${shown.length} chunk(s) for ${JSON.stringify(input.query)}, best first (lexical BM25 ranking over ${files} indexed files${
-        changed > 0 ? `; ${changed} file(s) re-indexed by hash` : ""
-      }${complete ? "" : "; the index skipped some files (too large or too many)"}).${
-        n < results.length
-          ? ` Cut to ${n} of ${results.length} to fit maxToolResultChars; ask for fewer or read the files.`
-          : ""
-      }`
-      return {
-        summary,
-        data: {
-          results: shown,
-          indexPath: store.path(INDEX_FILE),
-          indexedFiles: files,
-          reindexed: changed,
-          complete,
-          ranking: "lexical-bm25"
-        }
-      }
-    }
+    const results = yield* Effect.forEach(bestChunks(index, input, base), chunkResult)
+    const facts: IndexFacts = { indexPath: store.path(INDEX_FILE), files, changed, complete }
     const n = Math.max(
       0,
-      largestFitting(results.length, (count) => {
-        const { summary, data } = render(count)
-        return (
-          envelopeChars("inspect.semantic_search", { summary, data, retention: retentionOf(data.results) }) <=
+      largestFitting(
+        results.length,
+        (count) =>
+          envelopeChars("inspect.semantic_search", semanticResult(input.query, results, count, facts)) <=
           settings.maxToolResultChars
-        )
-      })
+      )
     )
-    const { summary, data } = render(n)
-    return { summary, data, retention: retentionOf(data.results) } satisfies ToolResult
+    return semanticResult(input.query, results, n, facts)
   })
