@@ -23,8 +23,6 @@ export const BACKLOG: Record<string, number> = {
   "core/tools/inspect/semantic.ts refreshIndex": 82,
   "core/tools/inspect/semantic.ts semanticSearch": 106,
   "core/tools/plan/interpret.ts proposePlan": 86,
-  "core/tools/research/extract.ts render": 110,
-  "core/tools/research/extract.ts walk": 86,
   "core/tools/research/interpret.ts interpretFetch": 81,
   "core/tools/research/tool.ts fetchView": 87,
   "core/tools/tasks/board.ts addItems": 87,
