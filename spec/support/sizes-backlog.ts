@@ -23,8 +23,6 @@ export const BACKLOG: Record<string, number> = {
   "core/tools/inspect/semantic.ts refreshIndex": 82,
   "core/tools/inspect/semantic.ts semanticSearch": 106,
   "core/tools/plan/interpret.ts proposePlan": 86,
-  "core/tools/research/interpret.ts interpretFetch": 81,
-  "core/tools/research/tool.ts fetchView": 87,
   "core/tools/tasks/board.ts addItems": 87,
   "core/tools/workspaces/action.ts": 847,
   "core/tools/workspaces/action.ts observe": 185,
