@@ -90,7 +90,11 @@ export const hidden = (node: Node) => {
   return style !== undefined && DISPLAY_NONE.test(style)
 }
 
-export const collapse = (text: string) => text.replace(/\s+/g, " ").trim()
+/** Any whitespace run that is not one plain space: a whitespace other than " ", or two spaces. */
+const UNCOLLAPSED = /[^\S ]| {2}/
+
+/** Whitespace runs as one space, trimmed (most text has single spaces only: then only the trim). */
+export const collapse = (text: string) => (UNCOLLAPSED.test(text) ? text.replace(/\s+/g, " ") : text).trim()
 
 export const textContent = (node: Node): string => {
   if (node.nodeName === "#text") return node.value ?? ""
@@ -201,10 +205,15 @@ const table = (render: Render, node: Node) => {
   flush(render)
   gap(render)
   for (const row of tableRows(node)) {
-    const cells = (row.childNodes ?? [])
-      .filter((cell) => cell.tagName === "td" || cell.tagName === "th")
-      .map((cell) => collapse(textContent(cell)).replace(/\|/g, "\\|"))
-    if (cells.some((cell) => cell !== "")) render.blocks.push({ text: `| ${cells.join(" | ")} |`, tight: true })
+    const cells: Array<string> = []
+    let filled = false
+    for (const cell of row.childNodes ?? []) {
+      if (cell.tagName !== "td" && cell.tagName !== "th") continue
+      const text = collapse(textContent(cell))
+      cells.push(text.includes("|") ? text.replace(/\|/g, "\\|") : text)
+      filled ||= text !== ""
+    }
+    if (filled) render.blocks.push({ text: `| ${cells.join(" | ")} |`, tight: true })
   }
   gap(render)
 }
