@@ -1,7 +1,12 @@
 // Benchmark (prints figures, never fails): workspace_research fetch+extract throughput on a 2 MB HTML page served by
 // a real HTTP server on 127.0.0.1, beside parse5 alone on the same text and extractHtml alone, in the same run.
 // Rounds alternate (parse5, extract, fetch, ...) so machine noise hits all three alike; medians are printed.
+// Then issue 29's row: a local 1 MB article page (bench:peers' page), workspace_research fetch against plain fetch()
+// + one parse5.parse in alternating rounds (the median of the per-round ratios, target <= 1.5x), and the peak memory
+// of one call of each in a fresh process (maxRSS growth over the process before the call, target <= 3x the page).
 // Run: npm run bench:research
+import { execFile } from "node:child_process"
+import { promisify } from "node:util"
 import * as fs from "node:fs"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
@@ -33,6 +38,136 @@ const makePage = (bytes: number): string => {
   }
   parts.push("</main><footer>footer</footer></body></html>")
   return parts.join("")
+}
+
+/** bench:peers' article page of about `bytes` bytes: a main of sections, no navigation, scripts or footer. */
+const articlePage = (bytes: number): string => {
+  const parts = ['<!doctype html><html><head><meta charset="utf-8"><title>Bench page</title></head><body><main>']
+  let size = parts[0]!.length
+  for (let section = 0; size < bytes - 200; section++) {
+    const chunk = `<h2>Section ${section}</h2><p>Paragraph with <b>bold</b>, <a href="/s/${section}">a link</a> and text é ü ${"lorem ipsum dolor sit amet ".repeat(12)}</p><ul><li>one</li><li>two <code>x()</code></li></ul><table><tr><th>k</th><th>v</th></tr><tr><td>${section}</td><td>value</td></tr></table><pre><code>const s = ${section}\nreturn s</code></pre>`
+    parts.push(chunk)
+    size += chunk.length
+  }
+  parts.push("</main></body></html>")
+  return parts.join("")
+}
+
+/** Serves `routes` on 127.0.0.1; resolves to the origin and a close. */
+const serve = async (routes: Record<string, Buffer>) => {
+  const server = http.createServer((req, res) => {
+    const body = routes[req.url ?? ""]
+    if (body === undefined) {
+      res.writeHead(404)
+      res.end()
+      return
+    }
+    res.writeHead(200, { "content-type": "text/html; charset=utf-8", "content-length": String(body.length) })
+    res.end(body)
+  })
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  return { origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => server.close() }
+}
+
+const openResearch = async (dir: string) => {
+  const opened = await openNodeWorkspace(dir, {
+    enableWebResearch: true,
+    allowPrivateNetwork: true,
+    permissionMode: 2,
+    maxFetchBytes: 10 * MB
+  })
+  if ("_tag" in opened) throw new Error(opened.reason)
+  return opened
+}
+
+/**
+ * One measured call in this (fresh) process, printed as JSON: the growth of the peak resident set over the
+ * process as it was just before the call (after a warm-up call of the same kind on another page, so code and
+ * caches are loaded already).
+ */
+const memoryChild = async (which: string, origin: string) => {
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "aw-bench-research-mem-")))
+  const opened = await openResearch(dir)
+  try {
+    const run = async (url: string) => {
+      if (which === "anchor") parse(await (await fetch(url)).text())
+      else {
+        const envelope = await opened.call("workspace_research", { action: "fetch", url })
+        if (!envelope.ok) throw new Error(JSON.stringify(envelope.error))
+      }
+    }
+    await run(`${origin}/small`)
+    const before = process.memoryUsage().rss
+    await run(`${origin}/article`)
+    console.log(JSON.stringify({ grew: process.resourceUsage().maxRSS * 1024 - before }))
+  } finally {
+    await opened.dispose()
+    fs.rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+/** Issue 29's row on the 1 MB article page: time against the anchor, and each one's peak memory in fresh processes. */
+const articleRow = async () => {
+  const page = Buffer.from(articlePage(MB))
+  const served = await serve({ "/article": page, "/small": Buffer.from(articlePage(20_000)) })
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "aw-bench-research-")))
+  const opened = await openResearch(dir)
+  const url = `${served.origin}/article`
+  try {
+    const ours = async () => {
+      const t0 = performance.now()
+      const envelope = await opened.call("workspace_research", { action: "fetch", url })
+      if (!envelope.ok) throw new Error(JSON.stringify(envelope.error))
+      return performance.now() - t0
+    }
+    const anchor = async () => {
+      const t0 = performance.now()
+      parse(await (await fetch(url)).text())
+      return performance.now() - t0
+    }
+    await ours()
+    await anchor()
+    const a: Array<number> = []
+    const b: Array<number> = []
+    for (let round = 0; round < ROUNDS; round++) {
+      if (round % 2 === 0) {
+        a.push(await ours())
+        b.push(await anchor())
+      } else {
+        b.push(await anchor())
+        a.push(await ours())
+      }
+    }
+    const ratio = median(a.map((value, index) => value / b[index]!))
+    console.log(
+      `workspace_research fetch of a local ${(page.length / MB).toFixed(2)} MB article page, ${ROUNDS} alternating rounds:`
+    )
+    console.log(
+      `  ours ${median(a).toFixed(1)} ms vs fetch() + parse5.parse ${median(b).toFixed(1)} ms: median ratio ${ratio.toFixed(2)}x (target <= 1.50x)`
+    )
+    const peaks = { ours: [] as Array<number>, anchor: [] as Array<number> }
+    for (let round = 0; round < 3; round++)
+      for (const which of ["ours", "anchor"] as const) {
+        // Asynchronously: this process serves the page the child fetches.
+        const { stdout } = await promisify(execFile)(
+          process.execPath,
+          [...process.execArgv, process.argv[1]!, `--memory=${which}`, served.origin],
+          { encoding: "utf8" }
+        )
+        peaks[which].push((JSON.parse(stdout.trim().split("\n").at(-1)!) as { grew: number }).grew)
+      }
+    const show = (bytes: number) => `${(bytes / MB).toFixed(1)} MB (${(bytes / page.length).toFixed(1)}x the page)`
+    console.log(
+      `  peak memory of one call (maxRSS growth, median of 3 fresh processes): ours ${show(median(peaks.ours))}, fetch() + parse5.parse ${show(median(peaks.anchor))} (target <= 3x); load ${os
+        .loadavg()
+        .map((value) => value.toFixed(2))
+        .join(" ")}`
+    )
+  } finally {
+    await opened.dispose()
+    served.close()
+    fs.rmSync(dir, { recursive: true, force: true })
+  }
 }
 
 const main = async () => {
@@ -120,4 +255,10 @@ const main = async () => {
   }
 }
 
-await main()
+const memory = process.argv.find((arg) => arg.startsWith("--memory="))
+if (memory !== undefined) await memoryChild(memory.slice("--memory=".length), process.argv.at(-1)!)
+else if (process.argv.includes("--article")) await articleRow()
+else {
+  await main()
+  await articleRow()
+}

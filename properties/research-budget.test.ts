@@ -2,8 +2,8 @@
  * Law: the fetch budget split never exceeds its share and never drops a link silently. data.links is the longest
  * prefix of the page's links whose JSON fits a quarter of maxToolResultChars (at least 1000 characters), and
  * links.length + linksOmitted is always the page's link count; data.text is a prefix of the text within its own
- * share. Oracle: the share recomputed from the reference's sentence, JSON.stringify, and maximality (one more link
- * would not fit).
+ * share, the longest cut whose envelope fits (never under half the budget). Oracle: the share recomputed from the
+ * reference's sentence, JSON.stringify, and maximality (one more link, or one more character, would not fit).
  */
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
@@ -49,10 +49,14 @@ describe("fetch budget split", () => {
           unit: fc.oneof(fc.string({ minLength: 1, maxLength: 1 }), fc.constantFrom("😀", "\n"))
         }),
         fc.integer({ min: 1000, max: 40_000 }),
-        (text, max) => {
-          const share = textShare(max)
-          expect(share).toBeLessThanOrEqual(max)
-          expect(share + linksShare(max)).toBeLessThanOrEqual(Math.max(max, Math.floor(max / 2) + linksShare(max)))
+        fc.integer({ min: 0, max: 50_000 }),
+        (text, max, around) => {
+          // A stand-in envelope: the fields around the text, plus the text as cut.
+          const envelopeOf = (chars: number) => around + Math.min(chars, text.length)
+          const share = textShare(max, text.length, envelopeOf)
+          expect(share).toBeGreaterThanOrEqual(Math.floor(max / 2))
+          if (share > Math.floor(max / 2)) expect(envelopeOf(share)).toBeLessThanOrEqual(max)
+          if (share < text.length) expect(envelopeOf(share + 1)).toBeGreaterThan(max)
           const fitted = fitText(text, share)
           expect(fitted.text.length).toBeLessThanOrEqual(share)
           expect(text.startsWith(fitted.text)).toBe(true)

@@ -7,7 +7,7 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import { newId, sha256Bytes } from "../../gate/hash.ts"
-import { egressGet } from "../../net/egress.ts"
+import { type EgressResponse, egressGet } from "../../net/egress.ts"
 import { NetState } from "../../net/NetState.ts"
 import { policyFromSettings, ROBOTS_TOKEN } from "../../net/policy.ts"
 import { ALLOW_ALL, decidingRule, parseRobots, type RobotsRules } from "../../net/robots.ts"
@@ -18,6 +18,7 @@ import { StateStore } from "../../store/StateStore.ts"
 import {
   decodeBytes,
   detectCharset,
+  type Extracted,
   extractHtml,
   htmlParser,
   kindOfMediaType,
@@ -251,11 +252,11 @@ const binaryRefusal = (url: string, mediaType: string) =>
     { url, contentType: mediaType }
   )
 
-/** Runs a fetch plan: robots.txt, the request under the egress policy, extraction, and the source under research_id. */
-export const interpretFetch = (plan: FetchPlan) =>
+/** The page request under the egress policy: robots.txt before each hop, binary types refused before their body is read. */
+const requestPage = (plan: FetchPlan) =>
   Effect.gen(function* () {
     const settings = yield* CurrentSettings
-    const response = yield* egressGet(plan.url, {
+    return yield* egressGet(plan.url, {
       policy: policyFromSettings(settings),
       label: plan.host,
       accept: ACCEPT,
@@ -266,56 +267,81 @@ export const interpretFetch = (plan: FetchPlan) =>
         return kindOfMediaType(mediaType) === "binary" ? binaryRefusal(url, mediaType) : undefined
       }
     })
-    const host = new URL(response.url).host
-    if (response.status < 200 || response.status > 299) {
-      return yield* Effect.fail(
-        toolError(
-          "PROVIDER_FAILED",
-          `${host} answered HTTP ${response.status} for ${response.url}${response.status === 429 ? " (rate limited)" : ""}; nothing was stored. Try again later or another source.`,
-          {
-            provider: host,
-            url: response.url,
-            status: response.status,
-            ...(response.status === 429 ? { rateLimited: true } : {})
-          }
-        )
-      )
+  })
+
+/** A final status outside 2xx: PROVIDER_FAILED naming the host (rate limited on 429); nothing is stored. */
+const statusRefusal = (response: EgressResponse) => {
+  const host = new URL(response.url).host
+  return toolError(
+    "PROVIDER_FAILED",
+    `${host} answered HTTP ${response.status} for ${response.url}${response.status === 429 ? " (rate limited)" : ""}; nothing was stored. Try again later or another source.`,
+    {
+      provider: host,
+      url: response.url,
+      status: response.status,
+      ...(response.status === 429 ? { rateLimited: true } : {})
     }
+  )
+}
+
+/** What a 2xx body reads as: its kind, charset and extracted title, text and links; binary is refused. */
+const readBody = (response: EgressResponse) =>
+  Effect.gen(function* () {
     const { mediaType, charset: headerCharset } = parseContentType(response.headers["content-type"])
     const kind = kindOfMediaType(mediaType) ?? sniffKind(response.body)
     if (kind === "binary" || (kind === "text" && sniffKind(response.body) === "binary"))
       return yield* Effect.fail(binaryRefusal(response.url, mediaType))
     const charset = detectCharset(response.body, headerCharset, kind)
     const decoded = decodeBytes(response.body, charset)
-    const extracted =
+    const extracted: Extracted =
       kind === "html"
         ? extractHtml(decoded, response.url, yield* htmlParser)
         : { title: textTitle(decoded), text: decoded, links: [] }
-    const sha256 = yield* sha256Bytes(response.body)
-    let source: Source | undefined
-    if (plan.researchId !== undefined) {
-      const store = yield* StateStore
-      const sourceId = yield* newId("source")
-      const rel = sourceFile(plan.researchId, sourceId)
-      // The content first, then the record that points at it: a crash between leaves an unreferenced file, never a dangling id.
-      yield* store.writeText(rel, extracted.text.endsWith("\n") ? extracted.text : `${extracted.text}\n`)
-      const fetchedAt = yield* nowIso
-      const made: Source = {
-        id: sourceId,
-        url: response.url,
-        title: extracted.title,
-        fetchedAt,
-        sha256,
-        contentPath: store.path(rel),
-        contentType: mediaType === "" ? (kind === "html" ? "text/html" : "text/plain") : mediaType,
-        status: response.status,
-        chars: extracted.text.length
-      }
-      yield* changeProject(plan.researchId, (project) =>
-        Either.map(addSource(project, made), (next) => [undefined, next] as const)
-      )
-      source = made
+    const contentType = mediaType === "" ? (kind === "html" ? "text/html" : "text/plain") : mediaType
+    return { contentType, charset, extracted }
+  })
+
+/** Stores the extracted text as a source of the project and records it (the content first, then the record). */
+const recordSource = (
+  researchId: string,
+  response: EgressResponse,
+  page: { readonly contentType: string; readonly extracted: Extracted },
+  sha256: string
+) =>
+  Effect.gen(function* () {
+    const store = yield* StateStore
+    const text = page.extracted.text
+    const sourceId = yield* newId("source")
+    const rel = sourceFile(researchId, sourceId)
+    // The content first, then the record that points at it: a crash between leaves an unreferenced file, never a dangling id.
+    yield* store.writeText(rel, text.endsWith("\n") ? text : `${text}\n`)
+    const fetchedAt = yield* nowIso
+    const made: Source = {
+      id: sourceId,
+      url: response.url,
+      title: page.extracted.title,
+      fetchedAt,
+      sha256,
+      contentPath: store.path(rel),
+      contentType: page.contentType,
+      status: response.status,
+      chars: text.length
     }
+    yield* changeProject(researchId, (project) =>
+      Either.map(addSource(project, made), (next) => [undefined, next] as const)
+    )
+    return made
+  })
+
+/** Runs a fetch plan: robots.txt, the request under the egress policy, extraction, and the source under research_id. */
+export const interpretFetch = (plan: FetchPlan) =>
+  Effect.gen(function* () {
+    const response = yield* requestPage(plan)
+    if (response.status < 200 || response.status > 299) return yield* Effect.fail(statusRefusal(response))
+    const page = yield* readBody(response)
+    const sha256 = yield* sha256Bytes(response.body)
+    const source =
+      plan.researchId === undefined ? undefined : yield* recordSource(plan.researchId, response, page, sha256)
     const net = yield* NetState
     yield* net.markUntrustedRead(`fetch ${response.url}`)
     return {
@@ -323,11 +349,11 @@ export const interpretFetch = (plan: FetchPlan) =>
       requestedUrl: plan.url,
       redirects: response.redirects,
       status: response.status,
-      contentType: mediaType === "" ? (kind === "html" ? "text/html" : "text/plain") : mediaType,
-      charset,
-      title: extracted.title,
-      text: extracted.text,
-      links: extracted.links,
+      contentType: page.contentType,
+      charset: page.charset,
+      title: page.extracted.title,
+      text: page.extracted.text,
+      links: page.extracted.links,
       sha256,
       bytes: response.body.length,
       source

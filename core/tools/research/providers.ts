@@ -11,7 +11,8 @@
  */
 import * as Either from "effect/Either"
 import { defaultSettings, type Settings } from "../../settings/settings.ts"
-import { attr, type Node, type ParseHtml } from "./extract.ts"
+import type { ParseHtml } from "./extract.ts"
+import { attr, type Node } from "./html.ts"
 import type { SearchResult } from "./project.ts"
 
 export type ConcreteProvider = "duckduckgo" | "wikipedia" | "searxng"

@@ -17,28 +17,13 @@ import { StateStore } from "../../store/StateStore.ts"
 import { type ActionInput, defineTool, gatedAction, ungated } from "../Tool.ts"
 import { awaitRun, interpretLaunch, type LaunchBefore, loadLaunch, specOf, statusView } from "../agent/launch.ts"
 import type { RunState, StartInput } from "../agent/schema.ts"
-import {
-  changeProject,
-  type Fetched,
-  interpretFetch,
-  interpretSearch,
-  type SearchOutcome,
-  writeResearchArtifact
-} from "./interpret.ts"
+import { changeProject, interpretFetch, interpretSearch, type SearchOutcome } from "./interpret.ts"
 import { loadActiveProject, loadProject, loadProjects, researchChanges } from "./load.ts"
-import { type FetchPlan, planFetch, planSearch, type SearchPlan } from "./plan.ts"
+import { planFetch, planSearch, type SearchPlan } from "./plan.ts"
 import { addNote, newProject, projectFile, RESEARCH_DIR } from "./project.ts"
 import { ACTIONS, DeepPlanSchema, FetchPlanSchema, SearchPlanSchema } from "./schema.ts"
-import {
-  FETCH_OVERHEAD,
-  fitLinks,
-  fitResults,
-  fitText,
-  linksShare,
-  projectLine,
-  projectView,
-  textShare
-} from "./view.ts"
+import { fetchView } from "./fetchView.ts"
+import { fitResults, PROJECT_VIEW_OVERHEAD, projectLine, projectView } from "./view.ts"
 import { DESCRIPTION } from "./description.ts"
 import { nowIso } from "../../text/time.ts"
 
@@ -181,94 +166,6 @@ const searchView = (outcome: SearchOutcome, plan: SearchPlan, settings: Settings
   }
 }
 
-const fetchView = (fetched: Fetched, plan: FetchPlan, settings: Settings) =>
-  Effect.gen(function* () {
-    const max = settings.maxToolResultChars
-    const links = fitLinks(fetched.links, linksShare(max))
-    const text = fitText(fetched.text, textShare(max))
-    const artifacts = []
-    if (text.truncated && fetched.source === undefined) {
-      artifacts.push(
-        yield* writeResearchArtifact(
-          "research.fetch.text",
-          "fetch",
-          "md",
-          fetched.text,
-          `The full text of ${fetched.url} (${fetched.text.length} characters).`
-        )
-      )
-    }
-    if (links.omitted > 0) {
-      artifacts.push(
-        yield* writeResearchArtifact(
-          "research.fetch.links",
-          "links",
-          "json",
-          JSON.stringify(fetched.links),
-          `All ${fetched.links.length} links of ${fetched.url}, as JSON.`
-        )
-      )
-    }
-    const fullText =
-      fetched.source?.contentPath ?? artifacts.find((artifact) => artifact.kind === "research.fetch.text")?.path
-    const summary = [
-      `Fetched ${fetched.url} (${fetched.status}, ${fetched.contentType}, ${fetched.bytes} bytes${fetched.redirects.length > 0 ? `, after ${fetched.redirects.length} redirect(s)` : ""})${fetched.title === "" ? "" : `: "${fetched.title.slice(0, 120)}"`}.`,
-      text.truncated
-        ? `data.text shows ${text.text.length} of ${fetched.text.length} characters; the full text is in ${fullText}.`
-        : "",
-      links.omitted > 0
-        ? `data.links shows ${links.links.length} of ${fetched.links.length} links (linksOmitted ${links.omitted}); all are in ${artifacts.at(-1)!.path}. Raise maxToolResultChars, or re-fetch, to see more links.`
-        : "",
-      fetched.source === undefined
-        ? ""
-        : `Source ${fetched.source.id} recorded in ${plan.researchId}; its text is at ${fetched.source.contentPath}.`
-    ]
-      .filter((part) => part !== "")
-      .join(" ")
-    return {
-      summary,
-      data: {
-        url: fetched.url,
-        requestedUrl: fetched.requestedUrl,
-        ...(fetched.redirects.length > 0 ? { redirects: fetched.redirects } : {}),
-        status: fetched.status,
-        contentType: fetched.contentType,
-        charset: fetched.charset,
-        title: fetched.title,
-        sha256: fetched.sha256,
-        bytes: fetched.bytes,
-        textChars: fetched.text.length,
-        textTruncated: text.truncated,
-        ...(fullText === undefined ? {} : { fullTextPath: fullText }),
-        ...(fetched.source === undefined
-          ? {}
-          : {
-              researchId: plan.researchId,
-              sourceId: fetched.source.id,
-              contentPath: fetched.source.contentPath,
-              fetchedAt: fetched.source.fetchedAt
-            }),
-        text: text.text,
-        links: links.links,
-        linksOmitted: links.omitted
-      },
-      retention: {
-        importance: "normal",
-        facts: [
-          `fetched ${fetched.url} (${fetched.status}) sha256 ${fetched.sha256.slice(0, 16)}`,
-          ...(fetched.source === undefined
-            ? []
-            : [`source ${fetched.source.id} of ${plan.researchId}: ${fetched.source.contentPath}`]),
-          ...(fullText === undefined || fetched.source !== undefined
-            ? []
-            : [`full text of ${fetched.url}: ${fullText}`])
-        ],
-        omit_when_summarizing: ["text", "links"]
-      },
-      ...(artifacts.length > 0 ? { artifacts } : {})
-    } satisfies ToolResult
-  })
-
 export const researchTool = defineTool({
   name: TOOL,
   short: "research",
@@ -385,7 +282,11 @@ export const researchTool = defineTool({
         const settings = yield* CurrentSettings
         const project = yield* loadProject(input.research_id)
         const path = store.path(projectFile(project.id))
-        const { project: view, omitted } = projectView(project, path, settings.maxToolResultChars - FETCH_OVERHEAD)
+        const { project: view, omitted } = projectView(
+          project,
+          path,
+          settings.maxToolResultChars - PROJECT_VIEW_OVERHEAD
+        )
         const cut = omitted.sources + omitted.notes + omitted.searches > 0
         return {
           summary: `Research project ${project.id} "${project.title}" (${project.status}): ${project.sources.length} source(s), ${project.notes.length} note(s), ${project.searches.length} search(es).${cut ? ` The oldest ${omitted.searches} search(es), ${omitted.notes} note(s) and ${omitted.sources} source(s) did not fit; read ${path} for all of them.` : ""}`,

@@ -1,20 +1,34 @@
 /**
  * What workspace_research shows: the budget split of a fetch (data.links gets its own share, a quarter
  * of maxToolResultChars and at least 1000 characters, measured as JSON.stringify(data.links).length;
- * data.text gets the rest), search results fitted to the budget, and the project views.
+ * data.text gets what the measured envelope leaves), search results fitted to the budget, and the project views.
  */
+import { largestFitting } from "../fit.ts"
 import type { Link } from "./extract.ts"
 import type { Project, SearchResult } from "./project.ts"
 
-/** The characters kept for the summary and the other data fields of a fetch. */
-export const FETCH_OVERHEAD = 1500
+/** The characters kept for the summary and the other fields of a project view (show). */
+export const PROJECT_VIEW_OVERHEAD = 1500
 
-/** data.links' share: a quarter of maxToolResultChars, at least 1000 characters. */
+/** data.links' share (the reference's rule): a quarter of maxToolResultChars, at least 1000 characters. */
 export const linksShare = (maxToolResultChars: number): number => Math.max(1000, Math.floor(maxToolResultChars / 4))
 
-/** data.text's share: what the links and the overhead leave, never less than half the budget. */
-export const textShare = (maxToolResultChars: number): number =>
-  Math.max(maxToolResultChars - linksShare(maxToolResultChars) - FETCH_OVERHEAD, Math.floor(maxToolResultChars / 2))
+/**
+ * data.text's share, measured: the largest number of characters (at most the text's length) for which the
+ * envelope built with the text cut there — summary, the other data fields, the links as fitted to their share,
+ * the artifact entries it will carry — is at most maxToolResultChars (`envelopeOf(chars)` measures it; it grows
+ * with `chars` below the text's length). Never less than half the budget: at the smallest budgets the links'
+ * "at least 1000" leaves the envelope over maxToolResultChars, and the text still gets half.
+ */
+export const textShare = (
+  maxToolResultChars: number,
+  textChars: number,
+  envelopeOf: (chars: number) => number
+): number =>
+  Math.max(
+    largestFitting(textChars, (chars) => envelopeOf(chars) <= maxToolResultChars),
+    Math.floor(maxToolResultChars / 2)
+  )
 
 /** The longest prefix of `links` whose JSON is at most `share` characters, and how many did not fit. */
 export const fitLinks = (
