@@ -85,11 +85,14 @@ const stateOf = async (page: Page): Promise<PageState> => ({
   title: await page.title().catch(() => "")
 })
 
-/** The snapshot's nodes: one walk inside the page (pageWalk.ts). */
+/**
+ * The snapshot's nodes: one walk inside the page (pageWalk.ts). The title is asked while the walk runs, so
+ * its round trip is not added to the walk's.
+ */
 const tree = async (endpoint: BrowserEndpoint, scope: BrowserScope) => {
   const { page, cdp } = await pageOf(endpoint)
-  const walked = await walkPage(cdp, scope)
-  return { page: await stateOf(page), ...walked }
+  const [walked, state] = await Promise.all([walkPage(cdp, scope), stateOf(page)])
+  return { page: state, ...walked }
 }
 
 /** The live DOM: the whole document serialised, or the scope element's outerHTML (the core extracts the text). */

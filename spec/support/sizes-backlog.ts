@@ -10,8 +10,6 @@ export const BACKLOG: Record<string, number> = {
   "core/store/StateStore.ts makeStateStore": 212,
   "core/tools/agent/loop.ts": 516,
   "core/tools/agent/loop.ts runLoop": 154,
-  "core/tools/browser/interpret.ts readPage": 177,
-  "core/tools/browser/plan.ts planControl": 127,
   "core/tools/command/launch.ts interpretRun": 87,
   "core/tools/command/status.ts cancelAction": 86,
   "core/tools/inspect/capabilities.ts capabilities": 89,

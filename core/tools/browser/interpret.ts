@@ -1,18 +1,16 @@
 /**
  * workspace_browser's effects, through the Browser port and the state store only: open a session,
- * take a snapshot (minting refs and recording it as the session's latest), read, run a planned control
- * and report what changed, list, close.
+ * take a snapshot (minting refs and recording it as the session's latest), run a planned control and
+ * report what changed, list, close. read is read.ts.
  */
 import * as Effect from "effect/Effect"
-import { newId, sha256Bytes, sha256Text, stableStringify } from "../../gate/hash.ts"
+import { newId, sha256Text, stableStringify } from "../../gate/hash.ts"
 import { NetState } from "../../net/NetState.ts"
-import type { Artifact, ToolResult } from "../../protocol/envelope.ts"
+import type { ToolResult } from "../../protocol/envelope.ts"
 import { toolError } from "../../protocol/errors.ts"
 import { Browser, type BrowserScope, type PageState } from "../../services/Browser.ts"
 import { CurrentSettings } from "../../services/CurrentSettings.ts"
 import { StateStore } from "../../store/StateStore.ts"
-import { writeArtifact } from "../inspect/budget.ts"
-import { htmlParser } from "../research/extract.ts"
 import {
   closeSession,
   listSessions,
@@ -20,20 +18,19 @@ import {
   readSession,
   type SessionRecord,
   sessionPaths,
-  statusOf,
-  touchSession
+  statusOf
 } from "./load.ts"
 import type { ControlPlan } from "./plan.ts"
-import { READ_DEFAULT_LIMIT, type ReadInput } from "./schema.ts"
-import { readableText, renderSnapshot, snapshotDiff } from "./snapshot.ts"
-import { fitLines, pageEvents, snapshotArtifact } from "./view.ts"
+import { renderSnapshot, snapshotDiff } from "./snapshot.ts"
+import { pageEvents, snapshotArtifact } from "./view.ts"
 import { nowIso } from "../../text/time.ts"
 
 /** Earlier snapshots kept per session (their files and ref ranges). */
 const KEEP_SNAPSHOTS = 20
 const HISTORY = 50
 
-const linesOf = (text: string | undefined) =>
+/** A stored text's lines (none for an empty one; the final newline ends the last line). */
+export const linesOf = (text: string | undefined) =>
   text === undefined || text === "" ? [] : text.replace(/\n$/, "").split("\n")
 
 /**
@@ -41,7 +38,7 @@ const linesOf = (text: string | undefined) =>
  * stageEgressAfterUntrustedRead stages the next web call after a browser read as after a research fetch.
  * about:blank (and other non-web pages) carry no web content and mark nothing.
  */
-const markRead = (url: string) =>
+export const markRead = (url: string) =>
   /^https?:/i.test(url)
     ? Effect.flatMap(NetState, (net) => net.markUntrustedRead(`browser read ${url.slice(0, 500)}`))
     : Effect.void
@@ -146,204 +143,6 @@ export const takeSnapshot = (record: SessionRecord, scope: BrowserScope, scopeLa
       minted.lines.length
     )
     return { record: minted.record, page: tree.page, lines: minted.lines, snapshotId: minted.snapshotId, artifact }
-  })
-
-const scopeOf = (
-  record: SessionRecord,
-  input: { readonly selector?: string | undefined; readonly ref?: string | undefined }
-) => {
-  if (input.selector !== undefined && input.ref !== undefined) {
-    return Effect.fail(toolError("INVALID_INPUT", 'read takes "selector" or "ref", not both.', { field: "ref" }))
-  }
-  if (input.selector !== undefined)
-    return Effect.succeed({ scope: { selector: input.selector } as BrowserScope, label: `selector ${input.selector}` })
-  if (input.ref !== undefined) {
-    const ref = input.ref
-    const target = record.latest?.refs[ref]
-    return target === undefined
-      ? Effect.succeed(undefined)
-      : Effect.succeed({ scope: { element: target } as BrowserScope, label: `ref ${ref}` })
-  }
-  return Effect.succeed({ scope: {} as BrowserScope, label: undefined })
-}
-
-/** read: a page of the snapshot (or of the page text), with events, artifacts and the next-page call. */
-export const readPage = (
-  input: ReadInput,
-  refusal: (record: SessionRecord, ref: string) => Effect.Effect<never, ReturnType<typeof toolError>>
-) =>
-  Effect.gen(function* () {
-    const store = yield* StateStore
-    const browser = yield* Browser
-    const settings = yield* CurrentSettings
-    const offset = input.offset ?? 0
-    const limit = input.limit ?? READ_DEFAULT_LIMIT
-    if (offset > 0 && input.snapshot === undefined) {
-      return yield* Effect.fail(
-        toolError(
-          "INVALID_INPUT",
-          'field "snapshot" is required at a nonzero offset: pass data.snapshot of the previous read page exactly, or read again from offset 0.',
-          { field: "snapshot" }
-        )
-      )
-    }
-    if (offset > 0 && input.screenshot === true) {
-      return yield* Effect.fail(
-        toolError("INVALID_INPUT", "screenshot is taken with the first page (offset 0); leave it out when paging.", {
-          field: "screenshot"
-        })
-      )
-    }
-    const record = yield* loadOpenSession(input.session_id)
-    // A page-events file that does not decode is refused before the page is read (nothing is written).
-    yield* pageEvents(record.id)
-    const scoped = yield* scopeOf(record, input)
-    if (scoped === undefined) return yield* refusal(record, input.ref!)
-    const artifacts: Array<Artifact> = []
-    let lines: ReadonlyArray<string>
-    let snapshot: string
-    let page: PageState
-    let refCount: number | undefined
-    const textMode = input.text === true
-    if (textMode) {
-      const read = yield* browser.html(record.endpoint, scoped.scope)
-      page = read.page
-      lines = linesOf(readableText(read.html, page.url, yield* htmlParser))
-      snapshot = yield* sha256Text(stableStringify({ url: page.url, text: lines }))
-      if (input.snapshot !== undefined && input.snapshot !== snapshot) {
-        return yield* Effect.fail(
-          toolError(
-            "SNAPSHOT_STALE",
-            `The page text changed since snapshot ${input.snapshot.slice(0, 12)}…; read it again from offset 0 without a snapshot.`,
-            { snapshot: input.snapshot, current: snapshot }
-          )
-        )
-      }
-      yield* touchSession(record.id, (current) => ({ ...current, url: page.url, title: page.title }))
-      const full = `${lines.join("\n")}\n`
-      artifacts.push(
-        yield* writeArtifact(
-          "browser.text",
-          `browser-text-${record.id}`,
-          "txt",
-          full,
-          `The readable text of ${page.url}.`
-        )
-      )
-    } else if (offset > 0) {
-      // Later pages come from the stored snapshot, so every line is shown exactly once across pages.
-      if (record.latest === undefined || record.latest.snapshotId !== input.snapshot) {
-        return yield* Effect.fail(
-          toolError(
-            "SNAPSHOT_STALE",
-            `Snapshot ${input.snapshot!.slice(0, 12)}… is not the latest of session ${record.id}${record.latest === undefined ? "" : ` (that is ${record.latest.snapshotId.slice(0, 12)}…)`}: the page was read or changed since. Read again from offset 0 without a snapshot.`,
-            { snapshot: input.snapshot, ...(record.latest === undefined ? {} : { current: record.latest.snapshotId }) }
-          )
-        )
-      }
-      snapshot = record.latest.snapshotId
-      lines = linesOf(yield* store.readText(sessionPaths(record.id).snapshot(snapshot)))
-      page = { url: record.latest.url, title: record.latest.title }
-      refCount = Object.keys(record.latest.refs).length
-      const content = lines.length === 0 ? "" : `${lines.join("\n")}\n`
-      artifacts.push(
-        snapshotArtifact(
-          store.path(sessionPaths(record.id).snapshot(snapshot)),
-          yield* sha256Text(content),
-          new TextEncoder().encode(content).length,
-          lines.length
-        )
-      )
-      yield* touchSession(record.id)
-    } else {
-      const taken = yield* takeSnapshot(record, scoped.scope, scoped.label)
-      lines = taken.lines
-      snapshot = taken.snapshotId
-      page = taken.page
-      refCount = Object.keys(taken.record.latest!.refs).length
-      artifacts.push(taken.artifact)
-    }
-    if (offset > lines.length) {
-      return yield* Effect.fail(
-        toolError(
-          "INVALID_INPUT",
-          `field "offset" ${offset} is past the end: there are ${lines.length} lines. Use an offset from 0 to ${lines.length}.`,
-          { field: "offset", total: lines.length }
-        )
-      )
-    }
-    if (input.screenshot === true) {
-      const png = yield* browser.screenshot(record.endpoint, scoped.scope)
-      const sha256 = yield* sha256Bytes(png)
-      const rel = sessionPaths(record.id).screenshot(sha256.slice(0, 16))
-      yield* store.writeBytes(rel, png)
-      artifacts.push({
-        kind: "browser.screenshot",
-        path: store.path(rel),
-        sha256,
-        bytes: png.length,
-        description: `A PNG of ${scoped.label ?? "the full page"} at ${page.url}.`
-      })
-    }
-    // Page content reaches the model: stageEgressAfterUntrustedRead treats this as it treats a research fetch.
-    yield* markRead(page.url)
-    const events = yield* pageEvents(record.id)
-    const nextArgs: Record<string, unknown> = {
-      action: "read",
-      session_id: record.id,
-      ...(input.limit === undefined ? {} : { limit: input.limit }),
-      ...(textMode ? { text: true } : {}),
-      ...(textMode && input.selector !== undefined ? { selector: input.selector } : {}),
-      ...(textMode && input.ref !== undefined ? { ref: input.ref } : {})
-    }
-    const what = textMode ? "text" : scoped.label === undefined ? "snapshot" : `snapshot of ${scoped.label}`
-    const eventNote =
-      events.totals.consoleErrors + events.totals.failedRequests + events.totals.dialogs === 0
-        ? ""
-        : ` The page reported ${events.totals.consoleErrors} console error(s), ${events.totals.failedRequests} failed request(s)${events.totals.dialogs === 0 ? "" : `, ${events.totals.dialogs} dialog(s) (dismissed)`}: see data.events.`
-    return yield* fitLines({
-      operation: "browser.read",
-      lines,
-      offset,
-      limit,
-      build: (text, shown, nextOffset, cut) => ({
-        summary: [
-          `${page.title === "" ? page.url : `"${page.title}" (${page.url})`}: ${what} lines ${shown === 0 ? "none" : `${offset + 1}-${offset + shown}`} of ${lines.length}${refCount === undefined ? "" : `, ${refCount} refs`} (snapshot ${snapshot.slice(0, 12)}…).`,
-          cut
-            ? `The page was cut to fit maxToolResultChars (${settings.maxToolResultChars}); the full ${textMode ? "text" : "snapshot"} is the artifact.`
-            : "",
-          nextOffset === null
-            ? "This is the last page (data.nextOffset is null)."
-            : `Next page: workspace_browser ${JSON.stringify({ ...nextArgs, offset: nextOffset, snapshot })}.`,
-          eventNote.trim()
-        ]
-          .filter((part) => part !== "")
-          .join(" "),
-        data: {
-          sessionId: record.id,
-          url: page.url,
-          title: page.title,
-          snapshot,
-          ...(textMode
-            ? { mode: "text" }
-            : { mode: "snapshot", ...(scoped.label === undefined ? {} : { scope: scoped.label }) }),
-          text,
-          offset,
-          limit,
-          returned: shown,
-          totalLines: lines.length,
-          nextOffset,
-          ...(refCount === undefined ? {} : { refs: refCount }),
-          events
-        },
-        artifacts,
-        retention: {
-          importance: "normal",
-          facts: [`browser ${record.id} at ${page.url.slice(0, 200)}: snapshot ${snapshot.slice(0, 16)}`],
-          omit_when_summarizing: ["text"]
-        }
-      })
-    })
   })
 
 /** Runs a planned control, then snapshots the page: what changed (url, title, a short diff) and the new snapshot id. */

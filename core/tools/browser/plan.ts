@@ -5,7 +5,7 @@
  * normalised URL, or the text, key, wait or scroll), so a different target never matches an approval.
  */
 import { toolError, type ToolError } from "../../protocol/errors.ts"
-import type { BrowserAction } from "../../services/Browser.ts"
+import type { BrowserAction, ElementRef } from "../../services/Browser.ts"
 import { checkUrl } from "./egress.ts"
 import { refRefusal, refStanding, type SessionRecord } from "./load.ts"
 import type { ControlInput, ControlType } from "./schema.ts"
@@ -115,6 +115,145 @@ const refTarget = (record: SessionRecord, input: ControlInput): RefTarget | Tool
 const describeTarget = (target: RefTarget) =>
   `${target.ref} (${target.role}${target.name === "" ? "" : ` "${target.name.slice(0, 60)}"`})`
 
+/** What every control's planner works from: the input, the session, its ref target (and element) and the shared fields. */
+interface PlanContext {
+  readonly input: ControlInput
+  readonly record: SessionRecord
+  readonly policy: { readonly allowPrivateNetwork: boolean }
+  readonly base: Pick<ControlPlan, "sessionId" | "type" | "resume">
+  readonly target: RefTarget | undefined
+  /** The ref's element as the latest snapshot recorded it (present exactly when target is). */
+  readonly element: ElementRef | undefined
+  /** The approval's binding: the session and type, then what the control acts on. */
+  readonly bound: (what: Record<string, unknown>) => Record<string, unknown>
+}
+
+/** navigate: the URL rule first (EGRESS_DENIED for a refused address, INVALID_INPUT for a bad URL). */
+const planNavigate = ({ input, record, policy, base, bound }: PlanContext): ControlPlan | ToolError => {
+  const verdict = checkUrl(input.url!, policy)
+  if (!verdict.ok) {
+    return verdict.reason === "address"
+      ? toolError("EGRESS_DENIED", `${verdict.message} Nothing was loaded.`, {
+          url: input.url,
+          setting: "allowPrivateNetwork"
+        })
+      : invalid(`field "url": ${verdict.message}`, "url")
+  }
+  return {
+    ...base,
+    action: { _tag: "navigate", url: verdict.url },
+    normalized: bound({ url: verdict.url }),
+    title: `Browser ${record.id}: navigate to ${verdict.url.slice(0, 200)}`,
+    timeoutMs: 30_000
+  }
+}
+
+const planClick = ({ record, base, target, element, bound }: PlanContext): ControlPlan => ({
+  ...base,
+  target,
+  action: { _tag: "click", element: element! },
+  normalized: bound({ target }),
+  title: `Browser ${record.id}: click ${describeTarget(target!)}`,
+  timeoutMs: 30_000
+})
+
+/** click_text is bound to the page it was asked on too: the same text elsewhere is another control. */
+const planClickText = ({ input, record, base, bound }: PlanContext): ControlPlan => {
+  const exact = input.exact ?? false
+  return {
+    ...base,
+    action: { _tag: "click_text", text: input.text!, exact },
+    normalized: bound({ text: input.text, exact, url: record.url }),
+    title: `Browser ${record.id}: click the first visible "${input.text!.slice(0, 60)}"${exact ? " (exact)" : ""} on ${record.url.slice(0, 120)}`,
+    timeoutMs: 30_000
+  }
+}
+
+const planType = ({ input, record, base, target, element, bound }: PlanContext): ControlPlan => {
+  const submit = input.submit ?? false
+  return {
+    ...base,
+    target,
+    action: { _tag: "type", element: element!, text: input.text!, submit },
+    normalized: bound({ target, text: input.text, submit }),
+    title: `Browser ${record.id}: type ${input.text!.length} characters into ${describeTarget(target!)}${submit ? " and press Enter" : ""}`,
+    timeoutMs: 30_000
+  }
+}
+
+const planPress = ({ input, record, base, bound }: PlanContext): ControlPlan => ({
+  ...base,
+  action: { _tag: "press", key: input.key! },
+  normalized: bound({ key: input.key, url: record.url }),
+  title: `Browser ${record.id}: press ${input.key}`,
+  timeoutMs: 30_000
+})
+
+/** wait: for a text, for a ref's element (WAIT_DEFAULT_MS unless ms is given) or a pause; 5 s beyond it to answer. */
+const planWait = ({ input, record, base, target, element, bound }: PlanContext): ControlPlan => {
+  const ms = input.ms ?? (input.text !== undefined || target !== undefined ? WAIT_DEFAULT_MS : 0)
+  const action: BrowserAction =
+    input.text !== undefined
+      ? { _tag: "wait", text: input.text, ms }
+      : target !== undefined
+        ? { _tag: "wait", element: element!, ms }
+        : { _tag: "wait", ms }
+  const what =
+    input.text !== undefined
+      ? `for "${input.text.slice(0, 60)}"`
+      : target !== undefined
+        ? `for ${describeTarget(target)}`
+        : `${ms} ms`
+  return {
+    ...base,
+    target,
+    action,
+    normalized: bound({ text: input.text, target, ms }),
+    title: `Browser ${record.id}: wait ${what}`,
+    timeoutMs: ms + 5000
+  }
+}
+
+const planScroll = ({ input, record, base, target, element, bound }: PlanContext): ControlPlan => ({
+  ...base,
+  target,
+  action:
+    target !== undefined ? { _tag: "scroll", element: element! } : { _tag: "scroll", direction: input.direction! },
+  normalized: bound({ target, direction: input.direction }),
+  title: `Browser ${record.id}: scroll ${target !== undefined ? `to ${describeTarget(target)}` : input.direction}`,
+  timeoutMs: 30_000
+})
+
+const planBackOrReload = ({ input, record, base, bound }: PlanContext): ControlPlan => ({
+  ...base,
+  action: { _tag: input.type === "back" ? "back" : "reload" },
+  normalized: bound({ url: record.url }),
+  title: `Browser ${record.id}: ${input.type === "back" ? "go back from" : "reload"} ${record.url.slice(0, 160)}`,
+  timeoutMs: 30_000
+})
+
+const planEvaluate = ({ input, record, base, bound }: PlanContext): ControlPlan => ({
+  ...base,
+  action: { _tag: "evaluate", expression: input.expression! },
+  normalized: bound({ expression: input.expression, url: record.url }),
+  title: `Browser ${record.id}: evaluate ${JSON.stringify(input.expression!.slice(0, 80))} on ${record.url.slice(0, 120)}`,
+  timeoutMs: 30_000
+})
+
+/** The planner of each control type. */
+const PLANNERS: Record<ControlType, (context: PlanContext) => ControlPlan | ToolError> = {
+  navigate: planNavigate,
+  click: planClick,
+  click_text: planClickText,
+  type: planType,
+  press: planPress,
+  wait: planWait,
+  scroll: planScroll,
+  back: planBackOrReload,
+  reload: planBackOrReload,
+  evaluate: planEvaluate
+}
+
 /**
  * Plans one control. Order: the fields the type takes, then the URL rule (navigate), then the ref
  * (STALE_REF / NOT_FOUND), all before any gating, so a refused control is never staged.
@@ -128,121 +267,19 @@ export const planControl = (
   if (fields !== undefined) return fields
   const resume: Record<string, unknown> = { action: "control" }
   for (const [key, value] of Object.entries(input)) if (key !== "action" && value !== undefined) resume[key] = value
-  const base = { sessionId: record.id, type: input.type, resume }
   let target: RefTarget | undefined
   if (input.ref !== undefined) {
     const resolved = refTarget(record, input)
     if ("_tag" in resolved) return resolved
     target = resolved
   }
-  const node = target === undefined ? undefined : record.latest!.refs[target.ref]!
-  const bound = (what: Record<string, unknown>) => ({ session: record.id, type: input.type, ...what })
-  switch (input.type) {
-    case "navigate": {
-      const verdict = checkUrl(input.url!, policy)
-      if (!verdict.ok) {
-        return verdict.reason === "address"
-          ? toolError("EGRESS_DENIED", `${verdict.message} Nothing was loaded.`, {
-              url: input.url,
-              setting: "allowPrivateNetwork"
-            })
-          : invalid(`field "url": ${verdict.message}`, "url")
-      }
-      return {
-        ...base,
-        action: { _tag: "navigate", url: verdict.url },
-        normalized: bound({ url: verdict.url }),
-        title: `Browser ${record.id}: navigate to ${verdict.url.slice(0, 200)}`,
-        timeoutMs: 30_000
-      }
-    }
-    case "click":
-      return {
-        ...base,
-        target,
-        action: { _tag: "click", element: node! },
-        normalized: bound({ target }),
-        title: `Browser ${record.id}: click ${describeTarget(target!)}`,
-        timeoutMs: 30_000
-      }
-    case "click_text": {
-      const exact = input.exact ?? false
-      return {
-        ...base,
-        action: { _tag: "click_text", text: input.text!, exact },
-        normalized: bound({ text: input.text, exact, url: record.url }),
-        title: `Browser ${record.id}: click the first visible "${input.text!.slice(0, 60)}"${exact ? " (exact)" : ""} on ${record.url.slice(0, 120)}`,
-        timeoutMs: 30_000
-      }
-    }
-    case "type": {
-      const submit = input.submit ?? false
-      return {
-        ...base,
-        target,
-        action: { _tag: "type", element: node!, text: input.text!, submit },
-        normalized: bound({ target, text: input.text, submit }),
-        title: `Browser ${record.id}: type ${input.text!.length} characters into ${describeTarget(target!)}${submit ? " and press Enter" : ""}`,
-        timeoutMs: 30_000
-      }
-    }
-    case "press":
-      return {
-        ...base,
-        action: { _tag: "press", key: input.key! },
-        normalized: bound({ key: input.key, url: record.url }),
-        title: `Browser ${record.id}: press ${input.key}`,
-        timeoutMs: 30_000
-      }
-    case "wait": {
-      const ms = input.ms ?? (input.text !== undefined || target !== undefined ? WAIT_DEFAULT_MS : 0)
-      const action: BrowserAction =
-        input.text !== undefined
-          ? { _tag: "wait", text: input.text, ms }
-          : target !== undefined
-            ? { _tag: "wait", element: node!, ms }
-            : { _tag: "wait", ms }
-      const what =
-        input.text !== undefined
-          ? `for "${input.text.slice(0, 60)}"`
-          : target !== undefined
-            ? `for ${describeTarget(target)}`
-            : `${ms} ms`
-      return {
-        ...base,
-        target,
-        action,
-        normalized: bound({ text: input.text, target, ms }),
-        title: `Browser ${record.id}: wait ${what}`,
-        timeoutMs: ms + 5000
-      }
-    }
-    case "scroll":
-      return {
-        ...base,
-        target,
-        action:
-          target !== undefined ? { _tag: "scroll", element: node! } : { _tag: "scroll", direction: input.direction! },
-        normalized: bound({ target, direction: input.direction }),
-        title: `Browser ${record.id}: scroll ${target !== undefined ? `to ${describeTarget(target)}` : input.direction}`,
-        timeoutMs: 30_000
-      }
-    case "back":
-    case "reload":
-      return {
-        ...base,
-        action: { _tag: input.type },
-        normalized: bound({ url: record.url }),
-        title: `Browser ${record.id}: ${input.type === "back" ? "go back from" : "reload"} ${record.url.slice(0, 160)}`,
-        timeoutMs: 30_000
-      }
-    case "evaluate":
-      return {
-        ...base,
-        action: { _tag: "evaluate", expression: input.expression! },
-        normalized: bound({ expression: input.expression, url: record.url }),
-        title: `Browser ${record.id}: evaluate ${JSON.stringify(input.expression!.slice(0, 80))} on ${record.url.slice(0, 120)}`,
-        timeoutMs: 30_000
-      }
-  }
+  return PLANNERS[input.type]({
+    input,
+    record,
+    policy,
+    base: { sessionId: record.id, type: input.type, resume },
+    target,
+    element: target === undefined ? undefined : record.latest!.refs[target.ref]!,
+    bound: (what) => ({ session: record.id, type: input.type, ...what })
+  })
 }

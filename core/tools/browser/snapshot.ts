@@ -91,14 +91,19 @@ const isActionable = (node: AxNode) =>
     node.properties["focusable"] === true ||
     (node.properties["editable"] !== undefined && node.role !== "StaticText" && node.role !== "generic"))
 
+/** The first node that is no node's child (the document, when the host names no root). */
+const topNode = (nodes: ReadonlyArray<AxNode>) => {
+  const children = new Set(nodes.flatMap((node) => node.childIds))
+  return nodes.find((node) => !children.has(node.id))
+}
+
 /**
  * Renders the tree below `rootId` (default: the document) and mints refs from `nextRef` on.
  * Static text already contained in its parent's name is not repeated; a link's URL is shown.
  */
 export const renderSnapshot = (nodes: ReadonlyArray<AxNode>, nextRef: number, rootId?: string): RenderedSnapshot => {
   const byId = new Map(nodes.map((node) => [node.id, node]))
-  const children = new Set(nodes.flatMap((node) => node.childIds))
-  const root = rootId === undefined ? nodes.find((node) => !children.has(node.id)) : byId.get(rootId)
+  const root = rootId === undefined ? topNode(nodes) : byId.get(rootId)
   const lines: Array<string> = []
   const refs: Record<string, RefTarget> = {}
   const firstRef = nextRef
