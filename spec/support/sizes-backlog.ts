@@ -12,8 +12,6 @@ export const BACKLOG: Record<string, number> = {
   "core/tools/agent/loop.ts runLoop": 154,
   "core/tools/browser/interpret.ts readPage": 177,
   "core/tools/browser/plan.ts planControl": 127,
-  "core/tools/command/launch.ts interpretRun": 87,
-  "core/tools/command/status.ts cancelAction": 86,
   "core/tools/inspect/budget.ts pagedListing": 100,
   "core/tools/inspect/capabilities.ts capabilities": 89,
   "core/tools/inspect/capabilities.ts changes": 93,
