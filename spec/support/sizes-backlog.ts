@@ -20,7 +20,6 @@ export const BACKLOG: Record<string, number> = {
   "core/tools/inspect/search.ts searchFiles": 176,
   "core/tools/inspect/semantic.ts refreshIndex": 82,
   "core/tools/inspect/semantic.ts semanticSearch": 106,
-  "core/tools/plan/interpret.ts proposePlan": 86,
   "core/tools/research/extract.ts render": 110,
   "core/tools/research/extract.ts walk": 86,
   "core/tools/research/interpret.ts interpretFetch": 81,
