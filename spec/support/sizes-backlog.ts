@@ -24,7 +24,6 @@ export const BACKLOG: Record<string, number> = {
   "core/tools/research/extract.ts walk": 86,
   "core/tools/research/interpret.ts interpretFetch": 81,
   "core/tools/research/tool.ts fetchView": 87,
-  "core/tools/tasks/board.ts addItems": 87,
   "core/tools/workspaces/action.ts": 847,
   "core/tools/workspaces/action.ts observe": 185,
   "core/tools/workspaces/action.ts reviewOf": 169,
