@@ -8,8 +8,6 @@ export const BACKLOG: Record<string, number> = {
   "core/services/walk.ts gitCandidates": 163,
   "core/services/Workspace.ts makeWorkspace": 221,
   "core/store/StateStore.ts makeStateStore": 212,
-  "core/tools/agent/loop.ts": 516,
-  "core/tools/agent/loop.ts runLoop": 154,
   "core/tools/browser/interpret.ts readPage": 177,
   "core/tools/browser/plan.ts planControl": 127,
   "core/tools/inspect/budget.ts pagedListing": 100,
