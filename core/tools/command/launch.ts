@@ -10,7 +10,7 @@ import { CurrentSettings } from "../../services/CurrentSettings.ts"
 import { Processes } from "../../services/Processes.ts"
 import { Workspace } from "../../services/Workspace.ts"
 import { StateStore } from "../../store/StateStore.ts"
-import { envelopeChars } from "../fit.ts"
+import { envelopeChars, largestPartFitting } from "../fit.ts"
 import { gatedAction, type Planned } from "../Tool.ts"
 import {
   type ExitRecord,
@@ -27,7 +27,7 @@ import { captureTransaction, type CaptureOutcome } from "./capture.ts"
 import { planSandbox } from "./sandbox.ts"
 import { CommandPlan, type Prepared, type ToolContextNeeds, planOf, prepare } from "./policy.ts"
 import { type RunInput, TAIL_DEFAULT, TAIL_MIN } from "./schema.ts"
-import { boundedLogs, type FittedLogs, logPaths, logsWithin } from "./status.ts"
+import { boundedLogs, type FittedLogs, fitTails, logPaths, logsWithin, readTails } from "./status.ts"
 import {
   captureFields,
   captureText,
@@ -35,7 +35,6 @@ import {
   exitPhrase,
   jobFields,
   resolvedFields,
-  resultChars,
   resumeArgs,
   sandboxFields,
   seconds,
@@ -332,31 +331,30 @@ const interpretRun = (prepared: Prepared, maxChars: number, maxSeconds: number) 
     return yield* withOutput(base, record.id, maxChars)
   })
 
-/** A captured run's result: the run's fields, the capture's, and the diff preview within the budget. */
+/** A captured run's result: the run's fields, the capture's, and the diff preview and logs within the budget. */
 const captureResult = (base: ToolResult, captured: CaptureOutcome, maxChars: number) =>
   Effect.gen(function* () {
     const store = yield* StateStore
+    const jobId = String((base.data as Record<string, unknown>)["jobId"])
     const diff =
       captured.transactionId === undefined
         ? ""
         : ((yield* store.readText(`transactions/${captured.transactionId}/changes.diff`)) ?? "")
-    const budget = Math.max(0, Math.floor((maxChars - resultChars(base) - 1500) / 2))
-    const diffPreview =
-      diff.length <= budget
-        ? diff
-        : `${diff.slice(0, budget)}\n… (diff cut; the whole is .agentic/transactions/${captured.transactionId}/changes.diff)`
-    const logs = yield* boundedLogs(
-      String((base.data as Record<string, unknown>)["jobId"]),
-      budget,
-      Math.max(TAIL_MIN, Math.min(budget, 1_000_000))
-    )
-    return {
+    // The diff preview and the logs share one part budget: each shows at most `budget` characters.
+    const withParts = (budget: number, logs: FittedLogs): ToolResult => ({
       ...base,
       summary: `${base.summary}${captureText(captured)}`,
       data: {
         ...(base.data as Record<string, unknown>),
         ...captureFields(captured),
-        ...(captured.transactionId === undefined ? {} : { diffPreview }),
+        ...(captured.transactionId === undefined
+          ? {}
+          : {
+              diffPreview:
+                diff.length <= budget
+                  ? diff
+                  : `${diff.slice(0, budget)}\n… (diff cut; the whole is .agentic/transactions/${captured.transactionId}/changes.diff)`
+            }),
         stdout: logs.stdout,
         stderr: logs.stderr,
         stdoutTruncated: logs.stdoutTruncated,
@@ -368,13 +366,18 @@ const captureResult = (base: ToolResult, captured: CaptureOutcome, maxChars: num
           ...(base.retention?.facts ?? []),
           ...(captured.transactionId === undefined
             ? []
-            : [
-                `${captured.transactionId} planned from the captured changes of ${String((base.data as Record<string, unknown>)["jobId"])}`
-              ])
+            : [`${captured.transactionId} planned from the captured changes of ${jobId}`])
         ],
         omit_when_summarizing: ["stdout", "stderr", "diffPreview"]
       }
-    } satisfies ToolResult
+    })
+    // Each stream reads at most what the room beside the result could show (and never more than a million characters).
+    const room = Math.max(0, maxChars - envelopeChars("command.run", withParts(0, NO_LOGS)))
+    const tails = yield* readTails(jobId, Math.max(TAIL_MIN, Math.min(room, 1_000_000)))
+    const budget = largestPartFitting(maxChars, (part) =>
+      envelopeChars("command.run", withParts(part, fitTails(tails, part)))
+    )
+    return withParts(budget, fitTails(tails, budget))
   })
 
 const interpretStart = (prepared: Prepared, maxSeconds: number) =>

@@ -38,14 +38,14 @@ export const logPaths = (id: string) => {
 }
 
 /** Both logs' last `perStream` characters, each from one positioned read from its end (which also tells its size). */
-const readTails = (id: string, perStream: number) =>
+export const readTails = (id: string, perStream: number) =>
   Effect.gen(function* () {
     const paths = jobPaths(id)
     return { out: yield* readTail(paths.stdout, perStream), err: yield* readTail(paths.stderr, perStream) }
   })
 
 /** Fits tails read by readTails into a budget of JSON characters. */
-const fitTails = (tails: Effect.Effect.Success<ReturnType<typeof readTails>>, budget: number) => {
+export const fitTails = (tails: Effect.Effect.Success<ReturnType<typeof readTails>>, budget: number) => {
   const { out, err } = tails
   const [outBudget, errBudget] = splitBudget(out.text, err.text, Math.max(0, budget))
   const stdout = fitTail(out.text, outBudget)
