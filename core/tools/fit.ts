@@ -92,6 +92,18 @@ export const largestFitting = (max: number, fits: (n: number) => boolean): numbe
   return fits(low) ? low : -1
 }
 
+/**
+ * The largest part budget in [0, max] whose envelope fits: `envelopeOf(budget)` is the characters of the whole
+ * envelope as sent (envelopeChars) with its variable part (log tails, a text) cut to `budget`, and the answer
+ * is the largest budget with `envelopeOf(budget) <= max`, 0 when none fits. The measured envelope replaces a
+ * guessed margin; `envelopeOf` must grow with the budget until the part is whole (largestFitting's monotony).
+ */
+export const largestPartFitting = (max: number, envelopeOf: (partBudget: number) => number): number =>
+  Math.max(
+    0,
+    largestFitting(max, (partBudget) => envelopeOf(partBudget) <= max)
+  )
+
 /** What fitResult fits: a result built from the first `n` items, and the full output for the artifact. */
 export interface FitInput {
   /** The artifact folder under .agentic/artifacts/ (the tool's short name). */

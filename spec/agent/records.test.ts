@@ -6,7 +6,7 @@ import * as path from "node:path"
 import * as Effect from "effect/Effect"
 import { afterEach, describe, expect, it } from "vitest"
 import { runRunWorker } from "../../adapters/agentWorker.ts"
-import { hostMode, planStillApproved } from "../../core/tools/agent/loop.ts"
+import { hostMode, planStillApproved } from "../../core/tools/agent/gateState.ts"
 import { readTranscript, transcriptFile } from "../../core/tools/agent/store.ts"
 import { openWorkspace, type TempWorkspace } from "../support/workspace.ts"
 

@@ -7,11 +7,8 @@
  */
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
-import * as Schema from "effect/Schema"
 import * as Duration from "effect/Duration"
-import { APPROVALS_FILE, ApprovalRecordSchema, ApprovalStoreSchema, EXPIRY_MS } from "../../gate/records.ts"
 import type { Envelope } from "../../protocol/envelope.ts"
 import { CurrentSettings } from "../../services/CurrentSettings.ts"
 import {
@@ -24,9 +21,11 @@ import {
 } from "../../services/Model.ts"
 import { RegisteredTools } from "../../services/RegisteredTools.ts"
 import type { Settings } from "../../settings/settings.ts"
-import { HOST_STATE_FILE, HostModeSchema } from "../../store/hostState.ts"
-import { StateStore } from "../../store/StateStore.ts"
 import { gateOf, type ToolContext } from "../Tool.ts"
+import { defined } from "../../text/defined.ts"
+import { rebuild } from "./conversation.ts"
+import { parseFinish, withPlanned } from "./finish.ts"
+import { hostMode, planStillApproved } from "./gateState.ts"
 import { innerGate } from "./lower.ts"
 import type { RunResult, RunSpec, RunState } from "./schema.ts"
 import { appendEntry, readRun, readTranscript, type TranscriptEntry, updateRun } from "./store.ts"
@@ -109,106 +108,7 @@ export const offeredTools = (
   return tools
 }
 
-/** The system and first user message of a run. */
-export const openingMessages = (spec: RunSpec): ReadonlyArray<ModelMessage> => [
-  {
-    role: "system",
-    content: [
-      `You are a ${spec.role === "" ? "sub-agent" : spec.role} working in a ${spec.mode} run inside a workspace, through the tools offered.`,
-      spec.commitEdits
-        ? "Your workspace_edit calls may commit."
-        : "Your edits stay planned: workspace_edit offers preview, show and list only; the transaction ids you plan are cited in your evidence for the main model to commit.",
-      spec.taskBoardId === null
-        ? ""
-        : `Work the task board ${spec.taskBoardId}: take the next item with workspace_tasks, and update it with evidence when done.`,
-      spec.researchProjectId === null ? "" : `Record sources and notes in research project ${spec.researchProjectId}.`,
-      "When done, call finish_run with summary, evidence, remaining_work and confidence; an answer without a tool call ends the run with that text as its summary."
-    ]
-      .filter((line) => line !== "")
-      .join("\n")
-  },
-  { role: "user", content: spec.context === "" ? spec.objective : `${spec.objective}\n\nContext:\n${spec.context}` }
-]
-
-/** The conversation so far, and the calls that started but never finished, from the transcript. */
-export const rebuild = (spec: RunSpec, entries: ReadonlyArray<TranscriptEntry>) => {
-  const messages: Array<ModelMessage> = [...openingMessages(spec)]
-  const started = new Map<string, { name: string; arguments: string }>()
-  const settled = new Set<string>()
-  let lastCalls: ReadonlyArray<ModelToolCall> = []
-  for (const entry of entries) {
-    if (entry.type === "model_turn") {
-      const message = entry["message"] as { content: string | null; toolCalls: ReadonlyArray<ModelToolCall> }
-      messages.push({ role: "assistant", content: message.content, toolCalls: message.toolCalls })
-      lastCalls = message.toolCalls
-    } else if (entry.type === "tool_call") {
-      started.set(String(entry["callId"]), { name: String(entry["name"]), arguments: String(entry["arguments"]) })
-    } else if (entry.type === "tool_result" || entry.type === "refused" || entry.type === "tool_unknown") {
-      settled.add(String(entry["callId"]))
-      messages.push({ role: "tool", toolCallId: String(entry["callId"]), content: String(entry["content"]) })
-    } else if (entry.type === "note") {
-      messages.push({ role: "user", content: String(entry["content"]) })
-    }
-  }
-  const unknown = [...started.entries()].filter(([id]) => !settled.has(id)).map(([id, call]) => ({ id, ...call }))
-  const unstarted = lastCalls.filter((call) => !started.has(call.id) && !settled.has(call.id))
-  return { messages, unknown, unstarted }
-}
-
 const clip = (text: string, max: number) => (text.length <= max ? text : `${text.slice(0, max)}… (clipped)`)
-
-const strings = (value: unknown): ReadonlyArray<string> | undefined =>
-  value === undefined ? [] : Array.isArray(value) && value.every((item) => typeof item === "string") ? value : undefined
-
-/** finish_run's arguments, or why they are not acceptable. */
-export const parseFinish = (args: Record<string, unknown>): RunResult | string => {
-  if (typeof args["summary"] !== "string" || args["summary"].trim() === "")
-    return "finish_run needs summary (a non-empty string)"
-  const evidence = strings(args["evidence"])
-  const remaining = strings(args["remaining_work"])
-  if (evidence === undefined) return "evidence must be an array of strings"
-  if (remaining === undefined) return "remaining_work must be an array of strings"
-  const confidence = args["confidence"]
-  if (confidence !== undefined && (typeof confidence !== "number" || !(confidence >= 0 && confidence <= 1)))
-    return "confidence must be a number from 0 to 1"
-  return {
-    summary: args["summary"],
-    evidence,
-    remainingWork: remaining,
-    confidence: typeof confidence === "number" ? confidence : null
-  }
-}
-
-/**
- * The host's current permission mode, from `.agentic/host.json` (a long-running host writes it), decoded with
- * HostModeSchema (core/store/hostState.ts); absent: undefined. A file that is not JSON or holds no mode is
- * IO_ERROR naming it (StateStore.readJson): the gated call is then refused with that message.
- */
-export const hostMode = Effect.gen(function* () {
-  const store = yield* StateStore
-  const host = yield* store.readJson(HOST_STATE_FILE, HostModeSchema)
-  return host?.settings.permissionMode
-})
-
-/**
- * Whether the plan the run started under is still approved: read by id (the worker holds no approval key,
- * so it cannot sign; it only checks that the record the parent verified at entry is still approved and
- * not past its 24 hours). The store is decoded (core/gate/records.ts): a file that does not decode is
- * IO_ERROR naming it; a record that does not decode is never the approved one.
- */
-export const planStillApproved = (planId: string | null) =>
-  Effect.gen(function* () {
-    if (planId === null) return false
-    const store = yield* StateStore
-    const approvals = yield* store.readJson(APPROVALS_FILE, ApprovalStoreSchema)
-    const record = (approvals?.records ?? [])
-      .map((candidate) => Option.getOrUndefined(decodeApprovalRecord(candidate)))
-      .find((candidate) => candidate?.id === planId)
-    const created = Date.parse(record?.createdAt ?? "")
-    return record?.status === "approved" && !Number.isNaN(created) && created + EXPIRY_MS > Date.now()
-  })
-
-const decodeApprovalRecord = Schema.decodeUnknownOption(ApprovalRecordSchema)
 
 type Outcome = {
   readonly kind: "result" | "refused"
@@ -345,19 +245,186 @@ const end = (runId: string, patch: Partial<RunState>) =>
     (endedAt) => updateRun(runId, (state) => ({ ...state, ...patch, endedAt }))
   )
 
-/** The final result with the planned transactions appended to the evidence. */
-const withPlanned = (result: RunResult, state: RunState): RunResult => ({
-  ...result,
-  evidence: [
-    ...result.evidence,
-    ...state.changed.plannedTransactions
-      .filter((id) => !result.evidence.some((line) => line.includes(id)))
-      .map(
-        (id) =>
-          `planned transaction ${id} (not committed: commit it with workspace_edit {"action":"commit","transaction_id":"${id}"})`
+/** One run's loop as it goes: what it was given, what it offers, and the messages so far (appended as it goes). */
+interface Loop {
+  readonly runId: string
+  readonly spec: RunSpec
+  readonly settings: Settings
+  /** Where the model comes from and how to repair it, when the Model layer says (its failure message names it). */
+  readonly source: { readonly where: string; readonly repair: string } | undefined
+  readonly tools: LoopTools
+  readonly offered: ReadonlyArray<ModelTool>
+  readonly messages: Array<ModelMessage>
+  /** The characters of a tool result the model is shown. */
+  readonly maxChars: number
+}
+
+/** How a turn's calls ended: a finish_run result, a budget stop or cancellation, or neither (the loop goes on). */
+type Step = { readonly stop?: string; readonly finish?: RunResult }
+
+/** Writes a transcript entry and then adds its message (if any) to the conversation. */
+const say = (loop: Loop, entry: TranscriptEntry, message?: ModelMessage) =>
+  Effect.zipRight(
+    appendEntry(loop.runId, entry),
+    Effect.sync(() => (message === undefined ? undefined : loop.messages.push(message)))
+  )
+
+/** On resume: each call whose outcome is unknown is recorded as such (never replayed), and the model is told. */
+const recordResume = (loop: Loop, unknown: ReturnType<typeof rebuild>["unknown"], resumed: boolean) =>
+  Effect.gen(function* () {
+    for (const call of unknown) {
+      const content = `UNKNOWN OUTCOME: the worker stopped while ${call.name} was running; it was not replayed. Check its effect (workspace_inspect changes) before doing it again.`
+      yield* say(
+        loop,
+        { type: "tool_unknown", callId: call.id, name: call.name, arguments: call.arguments, content },
+        { role: "tool", toolCallId: call.id, content }
       )
-  ]
-})
+    }
+    if (unknown.length > 0 || resumed) {
+      yield* say(
+        loop,
+        { type: "note", content: "The run was resumed after its worker stopped." },
+        { role: "user", content: "The run was resumed after its worker stopped; continue toward the objective." }
+      )
+    }
+  })
+
+/** Runs the calls of one turn, each recorded before it runs and after; stops at a finish, a budget or a cancel. */
+const runCalls = (loop: Loop, calls: ReadonlyArray<ModelToolCall>) =>
+  Effect.gen(function* () {
+    for (const call of calls) {
+      const state = yield* readRun(loop.runId)
+      if (state.status !== "running") return { stop: "cancelled" } satisfies Step
+      if (state.used.toolCalls >= loop.spec.maxToolCalls) return { stop: "max_tool_calls" } satisfies Step
+      yield* appendEntry(loop.runId, {
+        type: "tool_call",
+        callId: call.id,
+        name: call.name,
+        arguments: call.arguments
+      })
+      yield* updateRun(loop.runId, (current) => ({
+        ...current,
+        used: { ...current.used, toolCalls: current.used.toolCalls + 1 }
+      }))
+      const outcome = yield* dispatch(state, loop.tools, loop.offered, call, loop.maxChars)
+      yield* say(
+        loop,
+        {
+          type: outcome.kind === "refused" ? "refused" : "tool_result",
+          callId: call.id,
+          name: call.name,
+          content: outcome.content,
+          ...defined({ envelope: outcome.envelope })
+        },
+        { role: "tool", toolCallId: call.id, content: outcome.content }
+      )
+      if (outcome.finish !== undefined) return { finish: outcome.finish } satisfies Step
+    }
+    return {} satisfies Step
+  })
+
+/** Ends the run when a step says so (completed with its result, or with the budget that ran out); true when ended. */
+const settle = (loop: Loop, step: Step) =>
+  Effect.gen(function* () {
+    if (step.stop === "cancelled") return true
+    const state = yield* readRun(loop.runId)
+    if (step.finish !== undefined) {
+      yield* end(loop.runId, { status: "completed", result: withPlanned(step.finish, state) })
+      return true
+    }
+    if (step.stop !== undefined) {
+      yield* end(loop.runId, {
+        status: "completed",
+        stopReason: step.stop,
+        result: withPlanned(
+          {
+            summary: `The run stopped: its ${step.stop} budget ran out before it finished.`,
+            evidence: [],
+            remainingWork: ["the objective was not confirmed finished"],
+            confidence: null
+          },
+          state
+        )
+      })
+      return true
+    }
+    return false
+  })
+
+/** At a pass boundary (every roundsPerPass rounds), counts the new pass and tells the model. */
+const startPass = (loop: Loop, state: RunState) =>
+  Effect.gen(function* () {
+    const { spec } = loop
+    if (
+      state.used.rounds > 0 &&
+      state.used.rounds % spec.roundsPerPass === 0 &&
+      state.used.passes < Math.floor(state.used.rounds / spec.roundsPerPass) + 1
+    ) {
+      const pass = state.used.rounds / spec.roundsPerPass + 1
+      yield* updateRun(loop.runId, (current) => ({ ...current, used: { ...current.used, passes: pass } }))
+      const content = `Pass ${pass - 1} of ${spec.maxPasses} ended. Continue toward the objective, or call finish_run.`
+      yield* say(loop, { type: "note", content }, { role: "user", content })
+    }
+  })
+
+/**
+ * A model request that failed: an endpoint unreachable after every attempt fails the run (MODEL_UNAVAILABLE,
+ * naming the repair); a rejected request costs a round and the model is told. True when the run ended.
+ */
+const modelFailed = (loop: Loop, failure: ModelFailure) =>
+  Effect.gen(function* () {
+    if (failure._tag === "ModelUnreachable") {
+      yield* appendEntry(loop.runId, { type: "model_error", message: failure.message, attempts: MODEL_ATTEMPTS })
+      yield* end(loop.runId, {
+        status: "failed",
+        error: {
+          code: "MODEL_UNAVAILABLE",
+          message:
+            loop.source === undefined
+              ? `The model endpoint (modelBaseUrl ${loop.settings.modelBaseUrl}) was unreachable after ${MODEL_ATTEMPTS} attempts: ${failure.message}. Check that the model server runs, or change the setting modelBaseUrl.`
+              : `The model (${loop.source.where}) was unreachable after ${MODEL_ATTEMPTS} attempts: ${failure.message}. ${loop.source.repair}`
+        }
+      })
+      return true
+    }
+    const content = `The model endpoint rejected the last request (${failure.message}); continue, or call finish_run.`
+    yield* updateRun(loop.runId, (current) => ({
+      ...current,
+      used: { ...current.used, rounds: current.used.rounds + 1 }
+    }))
+    yield* say(loop, { type: "model_error", message: failure.message }, { role: "user", content })
+    return false
+  })
+
+/** One round: the model's reply recorded, then its calls run; a reply without calls completes the run with its text. True when the run ended. */
+const takeTurn = (loop: Loop, state: RunState) =>
+  Effect.gen(function* () {
+    const replied = yield* Effect.either(ask(loop.settings, loop.spec, loop.messages, loop.offered))
+    if (Either.isLeft(replied)) return yield* modelFailed(loop, replied.left)
+    const reply: ModelReply = replied.right
+    const calls = reply.toolCalls.map((call, index) => ({
+      ...call,
+      id: call.id === "" ? `call_${state.used.rounds}_${index}` : call.id
+    }))
+    yield* say(
+      loop,
+      { type: "model_turn", round: state.used.rounds + 1, message: { content: reply.content, toolCalls: calls } },
+      { role: "assistant", content: reply.content, toolCalls: calls }
+    )
+    yield* updateRun(loop.runId, (current) => ({
+      ...current,
+      used: { ...current.used, rounds: current.used.rounds + 1, passes: Math.max(current.used.passes, 1) }
+    }))
+    if (calls.length === 0) {
+      const now = yield* readRun(loop.runId)
+      yield* end(loop.runId, {
+        status: "completed",
+        result: withPlanned({ summary: reply.content ?? "", evidence: [], remainingWork: [], confidence: null }, now)
+      })
+      return true
+    }
+    return yield* settle(loop, yield* runCalls(loop, calls))
+  })
 
 /** Runs (or resumes) the run until it ends, is cancelled, or its budget runs out. */
 export const runLoop = (runId: string, tools: LoopTools): Effect.Effect<void, unknown, ToolContext | Model> =>
@@ -367,150 +434,29 @@ export const runLoop = (runId: string, tools: LoopTools): Effect.Effect<void, un
     const first = yield* readRun(runId)
     if (first.status !== "running") return
     const spec = first.spec
-    const reach = { commitEdits: spec.commitEdits, web: spec.allowWeb }
-    const offered = offeredTools(spec, reach, tools.listing)
+    const offered = offeredTools(spec, { commitEdits: spec.commitEdits, web: spec.allowWeb }, tools.listing)
     const rebuilt = rebuild(spec, yield* readTranscript(runId))
-    const messages = rebuilt.messages
-    const say = (entry: TranscriptEntry, message?: ModelMessage) =>
-      Effect.zipRight(
-        appendEntry(runId, entry),
-        Effect.sync(() => (message === undefined ? undefined : messages.push(message)))
-      )
-    for (const call of rebuilt.unknown) {
-      const content = `UNKNOWN OUTCOME: the worker stopped while ${call.name} was running; it was not replayed. Check its effect (workspace_inspect changes) before doing it again.`
-      yield* say(
-        { type: "tool_unknown", callId: call.id, name: call.name, arguments: call.arguments, content },
-        { role: "tool", toolCallId: call.id, content }
-      )
+    const loop: Loop = {
+      runId,
+      spec,
+      settings,
+      source,
+      tools,
+      offered,
+      messages: rebuilt.messages,
+      maxChars: Math.min(settings.maxToolResultChars, 20_000)
     }
-    if (rebuilt.unknown.length > 0 || first.used.rounds > 0) {
-      yield* say(
-        { type: "note", content: "The run was resumed after its worker stopped." },
-        { role: "user", content: "The run was resumed after its worker stopped; continue toward the objective." }
-      )
-    }
-    const maxChars = Math.min(settings.maxToolResultChars, 20_000)
-
-    /** Runs the calls of one turn; returns the finish result, a budget stop, or nothing. */
-    const runCalls = (calls: ReadonlyArray<ModelToolCall>) =>
-      Effect.gen(function* () {
-        for (const call of calls) {
-          const state = yield* readRun(runId)
-          if (state.status !== "running") return { stop: "cancelled" as const }
-          if (state.used.toolCalls >= spec.maxToolCalls) return { stop: "max_tool_calls" as const }
-          yield* appendEntry(runId, { type: "tool_call", callId: call.id, name: call.name, arguments: call.arguments })
-          yield* updateRun(runId, (current) => ({
-            ...current,
-            used: { ...current.used, toolCalls: current.used.toolCalls + 1 }
-          }))
-          const outcome = yield* dispatch(state, tools, offered, call, maxChars)
-          yield* say(
-            {
-              type: outcome.kind === "refused" ? "refused" : "tool_result",
-              callId: call.id,
-              name: call.name,
-              content: outcome.content,
-              ...(outcome.envelope === undefined ? {} : { envelope: outcome.envelope })
-            },
-            { role: "tool", toolCallId: call.id, content: outcome.content }
-          )
-          if (outcome.finish !== undefined) return { finish: outcome.finish }
-        }
-        return {}
-      })
-
-    const settle = (step: { stop?: string; finish?: RunResult }) =>
-      Effect.gen(function* () {
-        if (step.stop === "cancelled") return true
-        const state = yield* readRun(runId)
-        if (step.finish !== undefined) {
-          yield* end(runId, { status: "completed", result: withPlanned(step.finish, state) })
-          return true
-        }
-        if (step.stop !== undefined) {
-          yield* end(runId, {
-            status: "completed",
-            stopReason: step.stop,
-            result: withPlanned(
-              {
-                summary: `The run stopped: its ${step.stop} budget ran out before it finished.`,
-                evidence: [],
-                remainingWork: ["the objective was not confirmed finished"],
-                confidence: null
-              },
-              state
-            )
-          })
-          return true
-        }
-        return false
-      })
-
-    if (rebuilt.unstarted.length > 0 && (yield* settle(yield* runCalls(rebuilt.unstarted)))) return
-
+    yield* recordResume(loop, rebuilt.unknown, first.used.rounds > 0)
+    // The calls of the last turn that never started (the worker stopped before them) run first.
+    if (rebuilt.unstarted.length > 0 && (yield* settle(loop, yield* runCalls(loop, rebuilt.unstarted)))) return
     while (true) {
       const state = yield* readRun(runId)
       if (state.status !== "running") return
       if (state.used.rounds >= spec.maxPasses * spec.roundsPerPass) {
-        yield* settle({ stop: "max_passes" })
+        yield* settle(loop, { stop: "max_passes" })
         return
       }
-      if (
-        state.used.rounds > 0 &&
-        state.used.rounds % spec.roundsPerPass === 0 &&
-        state.used.passes < Math.floor(state.used.rounds / spec.roundsPerPass) + 1
-      ) {
-        const pass = state.used.rounds / spec.roundsPerPass + 1
-        yield* updateRun(runId, (current) => ({ ...current, used: { ...current.used, passes: pass } }))
-        const content = `Pass ${pass - 1} of ${spec.maxPasses} ended. Continue toward the objective, or call finish_run.`
-        yield* say({ type: "note", content }, { role: "user", content })
-      }
-      const replied = yield* Effect.either(ask(settings, spec, messages, offered))
-      if (replied._tag === "Left") {
-        const failure = replied.left
-        if (failure._tag === "ModelUnreachable") {
-          yield* appendEntry(runId, { type: "model_error", message: failure.message, attempts: MODEL_ATTEMPTS })
-          yield* end(runId, {
-            status: "failed",
-            error: {
-              code: "MODEL_UNAVAILABLE",
-              message:
-                source === undefined
-                  ? `The model endpoint (modelBaseUrl ${settings.modelBaseUrl}) was unreachable after ${MODEL_ATTEMPTS} attempts: ${failure.message}. Check that the model server runs, or change the setting modelBaseUrl.`
-                  : `The model (${source.where}) was unreachable after ${MODEL_ATTEMPTS} attempts: ${failure.message}. ${source.repair}`
-            }
-          })
-          return
-        }
-        const content = `The model endpoint rejected the last request (${failure.message}); continue, or call finish_run.`
-        yield* updateRun(runId, (current) => ({
-          ...current,
-          used: { ...current.used, rounds: current.used.rounds + 1 }
-        }))
-        yield* say({ type: "model_error", message: failure.message }, { role: "user", content })
-        continue
-      }
-      const reply: ModelReply = replied.right
-      const calls = reply.toolCalls.map((call, index) => ({
-        ...call,
-        id: call.id === "" ? `call_${state.used.rounds}_${index}` : call.id
-      }))
-      yield* say(
-        { type: "model_turn", round: state.used.rounds + 1, message: { content: reply.content, toolCalls: calls } },
-        { role: "assistant", content: reply.content, toolCalls: calls }
-      )
-      yield* updateRun(runId, (current) => ({
-        ...current,
-        used: { ...current.used, rounds: current.used.rounds + 1, passes: Math.max(current.used.passes, 1) }
-      }))
-      if (calls.length === 0) {
-        const now = yield* readRun(runId)
-        yield* end(runId, {
-          status: "completed",
-          result: withPlanned({ summary: reply.content ?? "", evidence: [], remainingWork: [], confidence: null }, now)
-        })
-        return
-      }
-      if (yield* settle(yield* runCalls(calls))) return
+      yield* startPass(loop, state)
+      if (yield* takeTurn(loop, state)) return
     }
   })

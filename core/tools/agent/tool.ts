@@ -6,12 +6,14 @@
 import * as Effect from "effect/Effect"
 import type { ToolResult } from "../../protocol/envelope.ts"
 import { CurrentSettings } from "../../services/CurrentSettings.ts"
+import type { Settings } from "../../settings/settings.ts"
+import { envelopeChars, largestFitting } from "../fit.ts"
 import { RunWorkers } from "../../services/RunWorkers.ts"
 import { type ActionInput, defineTool, gatedAction, ungated } from "../Tool.ts"
 import { interpretLaunch, type LaunchBefore, loadLaunch, planLaunch, refreshRun, statusView } from "./launch.ts"
 import { ACTIONS, RunSpec, type RunState, type StartInput, TERMINAL } from "./schema.ts"
 import { DESCRIPTION } from "./description.ts"
-import { appendEntry, listRuns, readTranscript, RUNS_DIR, stateFile, updateRun } from "./store.ts"
+import { appendEntry, listRuns, readTranscript, RUNS_DIR, stateFile, type TranscriptEntry, updateRun } from "./store.ts"
 
 const TOOL = "workspace_agent"
 type Actions = typeof ACTIONS
@@ -50,6 +52,56 @@ const runEntry = (run: RunState) => ({
 
 const changes = Effect.map(listRuns, (runs) => runs.slice(0, 50).map(runEntry))
 
+/** A transcript entry as history shows it: whole, or, when its JSON passes 4000 characters, without its envelope and with its content cut to 2000. */
+const shownEntry = (entry: TranscriptEntry): unknown => {
+  const text = JSON.stringify(entry)
+  if (text.length <= 4000) return JSON.parse(text)
+  return JSON.parse(
+    JSON.stringify({
+      ...entry,
+      envelope: undefined,
+      content: String(entry["content"] ?? "").slice(0, 2000),
+      clipped: true
+    })
+  )
+}
+
+/**
+ * history: the entries from `offset` (at most `limit`), as many as keep the envelope within maxToolResultChars
+ * (at least one); the summary names the next offset and the whole transcript.
+ */
+const historyPage = (
+  runId: string,
+  state: RunState,
+  entries: ReadonlyArray<TranscriptEntry>,
+  offset: number,
+  limit: number,
+  settings: Settings
+): ToolResult => {
+  const page = entries.slice(offset, offset + limit).map(shownEntry)
+  const resultOf = (count: number): ToolResult => {
+    const next = offset + count
+    return {
+      summary: `Transcript of ${runId} (${state.status}): entries ${offset}-${next - 1} of ${entries.length}.${next < entries.length ? ` Continue with offset ${next}.` : ""} The whole transcript: .agentic/runs/${runId}/transcript.jsonl.`,
+      data: {
+        runId,
+        status: state.status,
+        entries: page.slice(0, count),
+        total: entries.length,
+        ...(next < entries.length ? { nextOffset: next } : {}),
+        transcriptPath: `.agentic/runs/${runId}/transcript.jsonl`
+      },
+      retention: {
+        importance: "normal",
+        facts: [`run ${runId} ${state.status}`],
+        omit_when_summarizing: ["entries"]
+      }
+    }
+  }
+  const fits = (count: number) => envelopeChars("agent.history", resultOf(count)) <= settings.maxToolResultChars
+  return resultOf(page.length === 0 ? 0 : Math.max(1, largestFitting(page.length, fits)))
+}
+
 export const agentTool = defineTool({
   name: TOOL,
   short: "agent",
@@ -86,41 +138,7 @@ export const agentTool = defineTool({
         const state = yield* refreshRun(input.run_id)
         const settings = yield* CurrentSettings
         const entries = yield* readTranscript(input.run_id)
-        const offset = input.offset ?? 0
-        const limit = input.limit ?? 50
-        const budget = settings.maxToolResultChars - 2000
-        const shown: Array<unknown> = []
-        let used = 0
-        for (const entry of entries.slice(offset, offset + limit)) {
-          let text = JSON.stringify(entry)
-          if (text.length > 4000)
-            text = JSON.stringify({
-              ...entry,
-              envelope: undefined,
-              content: String(entry["content"] ?? "").slice(0, 2000),
-              clipped: true
-            })
-          if (used + text.length > budget && shown.length > 0) break
-          used += text.length
-          shown.push(JSON.parse(text))
-        }
-        const next = offset + shown.length
-        return {
-          summary: `Transcript of ${input.run_id} (${state.status}): entries ${offset}-${next - 1} of ${entries.length}.${next < entries.length ? ` Continue with offset ${next}.` : ""} The whole transcript: .agentic/runs/${input.run_id}/transcript.jsonl.`,
-          data: {
-            runId: input.run_id,
-            status: state.status,
-            entries: shown,
-            total: entries.length,
-            ...(next < entries.length ? { nextOffset: next } : {}),
-            transcriptPath: `.agentic/runs/${input.run_id}/transcript.jsonl`
-          },
-          retention: {
-            importance: "normal",
-            facts: [`run ${input.run_id} ${state.status}`],
-            omit_when_summarizing: ["entries"]
-          }
-        } satisfies ToolResult
+        return historyPage(input.run_id, state, entries, input.offset ?? 0, input.limit ?? 50, settings)
       })
     ),
     cancel: ungated((input: ActionInput<Actions, "cancel">) =>

@@ -4,14 +4,16 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import { newId } from "../../gate/hash.ts"
-import type { ToolResult } from "../../protocol/envelope.ts"
+import type { Artifact, ToolResult } from "../../protocol/envelope.ts"
 import { toolError, type ToolError } from "../../protocol/errors.ts"
 import { CurrentSettings } from "../../services/CurrentSettings.ts"
 import { Processes } from "../../services/Processes.ts"
 import { Workspace } from "../../services/Workspace.ts"
 import { StateStore } from "../../store/StateStore.ts"
+import { envelopeChars, largestPartFitting } from "../fit.ts"
 import { gatedAction, type Planned } from "../Tool.ts"
 import {
+  type ExitRecord,
   ExitRecordSchema,
   type JobRecord,
   jobPaths,
@@ -25,7 +27,7 @@ import { captureTransaction, type CaptureOutcome } from "./capture.ts"
 import { planSandbox } from "./sandbox.ts"
 import { CommandPlan, type Prepared, type ToolContextNeeds, planOf, prepare } from "./policy.ts"
 import { type RunInput, TAIL_DEFAULT, TAIL_MIN } from "./schema.ts"
-import { boundedLogs, logPaths } from "./status.ts"
+import { boundedLogs, type FittedLogs, fitTails, logPaths, logsWithin, readTails } from "./status.ts"
 import {
   captureFields,
   captureText,
@@ -33,7 +35,6 @@ import {
   exitPhrase,
   jobFields,
   resolvedFields,
-  resultChars,
   resumeArgs,
   sandboxFields,
   seconds,
@@ -205,31 +206,115 @@ const endInterrupted = (record: JobRecord) =>
     yield* processes.signalGroup(record.pid, "SIGKILL")
   }).pipe(Effect.ignore)
 
+/** A run that timed out: TIMEOUT with the logs' tails, its whole process group killed. */
+const timedOut = (record: JobRecord, line: string, maxChars: number, maxSeconds: number) =>
+  Effect.gen(function* () {
+    const logs = yield* boundedLogs(record.id, Math.floor(maxChars / 2) - 1500, TAIL_DEFAULT)
+    return yield* Effect.fail(
+      toolError(
+        "TIMEOUT",
+        `${line} timed out after ${record.timeoutSeconds} s (${record.id}): it was killed with its whole process group, so nothing of it is left running. Raise timeout_seconds (at most ${maxSeconds} s), make the command finish sooner, or use start for a background job. Full logs: ${logPaths(record.id).stdout}, ${logPaths(record.id).stderr}.`,
+        {
+          jobId: record.id,
+          timeoutSeconds: record.timeoutSeconds,
+          killedProcessGroup: true,
+          sandboxed: record.sandboxed === true,
+          stdoutTail: logs.stdout,
+          stderrTail: logs.stderr,
+          logs: logPaths(record.id)
+        }
+      )
+    )
+  })
+
+/** A finished run's result without its output: what ran, how it ended, where the full logs are. */
+const exitedResult = (
+  record: JobRecord,
+  exit: ExitRecord,
+  artifacts: ReadonlyArray<Artifact>,
+  truncation: { readonly maxLogBytes: number | null } | undefined
+): ToolResult => {
+  const line = commandLine(record.executable, record.args)
+  const took = seconds(record.startedAt, exit.endedAt)
+  const summary = `${line} ${exitPhrase(exit)}${took === undefined ? "" : ` after ${took.toFixed(1)} s`} (${record.id}).${
+    exit.leftoverProcessesEnded === true
+      ? " It left processes behind in its process group; they were ended (use start for a background process)."
+      : ""
+  }${truncation === undefined ? "" : logTruncationText(truncation)}${unconfinedText(record)}`
+  return {
+    summary,
+    data: {
+      jobId: record.id,
+      status: "exited",
+      ...(truncation === undefined ? {} : { logTruncated: true, maxJobLogBytes: truncation.maxLogBytes }),
+      exitCode: exit.exitCode,
+      signal: exit.signal,
+      executable: record.executable,
+      ...shownArgs(record.args),
+      cwd: record.cwd,
+      ...resolvedFields(record),
+      timeoutSeconds: record.timeoutSeconds,
+      durationSeconds: took,
+      ...sandboxFields(record),
+      stdout: "",
+      stderr: "",
+      logs: logPaths(record.id)
+    },
+    artifacts,
+    retention: {
+      importance: "normal",
+      facts: [`${record.id}: ${line} ${exitPhrase(exit)}`],
+      omit_when_summarizing: ["stdout", "stderr"]
+    }
+  }
+}
+
+/** The run's result with its logs' tails: the largest that keep the envelope within maxChars. */
+const withOutput = (base: ToolResult, jobId: string, maxChars: number) => {
+  const withLogs = (logs: FittedLogs): ToolResult => ({
+    ...base,
+    summary:
+      logs.stdoutTruncated || logs.stderrTruncated
+        ? `${base.summary} Output shortened to its end; the full logs are the artifacts.`
+        : base.summary,
+    data: {
+      ...(base.data as Record<string, unknown>),
+      stdout: logs.stdout,
+      stderr: logs.stderr,
+      stdoutBytes: logs.stdoutBytes,
+      stderrBytes: logs.stderrBytes,
+      stdoutTruncated: logs.stdoutTruncated,
+      stderrTruncated: logs.stderrTruncated
+    }
+  })
+  // Each stream reads at most what the room beside the result could show (and never more than a million characters).
+  const room = Math.max(0, maxChars - envelopeChars("command.run", withLogs(NO_LOGS)))
+  return Effect.map(
+    logsWithin(jobId, Math.max(TAIL_MIN, Math.min(room, 1_000_000)), maxChars, (logs) =>
+      envelopeChars("command.run", withLogs(logs))
+    ),
+    withLogs
+  )
+}
+
+/** Logs with nothing shown, to measure the result around them. */
+const NO_LOGS: FittedLogs = {
+  stdout: "",
+  stderr: "",
+  stdoutBytes: 0,
+  stderrBytes: 0,
+  stdoutTruncated: false,
+  stderrTruncated: false
+}
+
+/** run: launches the job, waits for its exit (ending its group when the call is interrupted), and shows it. */
 const interpretRun = (prepared: Prepared, maxChars: number, maxSeconds: number) =>
   Effect.gen(function* () {
     const record = yield* launchJob("run", prepared)
     const exit = yield* awaitExit(record).pipe(Effect.onInterrupt(() => endInterrupted(record)))
     const line = commandLine(record.executable, record.args)
     const artifacts = yield* logArtifacts(record, exit)
-    const took = seconds(record.startedAt, exit.endedAt)
-    if (exit.status === "timed_out") {
-      const logs = yield* boundedLogs(record.id, Math.floor(maxChars / 2) - 1500, TAIL_DEFAULT)
-      return yield* Effect.fail(
-        toolError(
-          "TIMEOUT",
-          `${line} timed out after ${record.timeoutSeconds} s (${record.id}): it was killed with its whole process group, so nothing of it is left running. Raise timeout_seconds (at most ${maxSeconds} s), make the command finish sooner, or use start for a background job. Full logs: ${logPaths(record.id).stdout}, ${logPaths(record.id).stderr}.`,
-          {
-            jobId: record.id,
-            timeoutSeconds: record.timeoutSeconds,
-            killedProcessGroup: true,
-            sandboxed: record.sandboxed === true,
-            stdoutTail: logs.stdout,
-            stderrTail: logs.stderr,
-            logs: logPaths(record.id)
-          }
-        )
-      )
-    }
+    if (exit.status === "timed_out") return yield* timedOut(record, line, maxChars, maxSeconds)
     if (exit.status !== "exited") {
       return yield* Effect.fail(
         toolError("IO_ERROR", `${line} could not run as asked: ${exit.error ?? exit.status} (${record.id}).`, {
@@ -238,86 +323,38 @@ const interpretRun = (prepared: Prepared, maxChars: number, maxSeconds: number) 
         })
       )
     }
-    const truncation = yield* logTruncationOf(record.id, exit)
-    const summary = `${line} ${exitPhrase(exit)}${took === undefined ? "" : ` after ${took.toFixed(1)} s`} (${record.id}).${
-      exit.leftoverProcessesEnded === true
-        ? " It left processes behind in its process group; they were ended (use start for a background process)."
-        : ""
-    }${truncation === undefined ? "" : logTruncationText(truncation)}${unconfinedText(record)}`
-    const base: ToolResult = {
-      summary,
-      data: {
-        jobId: record.id,
-        status: "exited",
-        ...(truncation === undefined ? {} : { logTruncated: true, maxJobLogBytes: truncation.maxLogBytes }),
-        exitCode: exit.exitCode,
-        signal: exit.signal,
-        executable: record.executable,
-        ...shownArgs(record.args),
-        cwd: record.cwd,
-        ...resolvedFields(record),
-        timeoutSeconds: record.timeoutSeconds,
-        durationSeconds: took,
-        ...sandboxFields(record),
-        stdout: "",
-        stderr: "",
-        logs: logPaths(record.id)
-      },
-      artifacts,
-      retention: {
-        importance: "normal",
-        facts: [`${record.id}: ${line} ${exitPhrase(exit)}`],
-        omit_when_summarizing: ["stdout", "stderr"]
-      }
-    }
+    const base = exitedResult(record, exit, artifacts, yield* logTruncationOf(record.id, exit))
     if (record.capture === true) {
       const captured = yield* captureTransaction(record.id)
       return yield* captureResult(base, captured, maxChars)
     }
-    const budget = maxChars - resultChars(base) - 400
-    // Each stream reads at most what the whole budget could show (and never more than a million characters).
-    const logs = yield* boundedLogs(record.id, budget, Math.max(TAIL_MIN, Math.min(budget, 1_000_000)))
-    const truncated = logs.stdoutTruncated || logs.stderrTruncated
-    return {
-      ...base,
-      summary: truncated ? `${summary} Output shortened to its end; the full logs are the artifacts.` : summary,
-      data: {
-        ...(base.data as Record<string, unknown>),
-        stdout: logs.stdout,
-        stderr: logs.stderr,
-        stdoutBytes: logs.stdoutBytes,
-        stderrBytes: logs.stderrBytes,
-        stdoutTruncated: logs.stdoutTruncated,
-        stderrTruncated: logs.stderrTruncated
-      }
-    } satisfies ToolResult
+    return yield* withOutput(base, record.id, maxChars)
   })
 
-/** A captured run's result: the run's fields, the capture's, and the diff preview within the budget. */
+/** A captured run's result: the run's fields, the capture's, and the diff preview and logs within the budget. */
 const captureResult = (base: ToolResult, captured: CaptureOutcome, maxChars: number) =>
   Effect.gen(function* () {
     const store = yield* StateStore
+    const jobId = String((base.data as Record<string, unknown>)["jobId"])
     const diff =
       captured.transactionId === undefined
         ? ""
         : ((yield* store.readText(`transactions/${captured.transactionId}/changes.diff`)) ?? "")
-    const budget = Math.max(0, Math.floor((maxChars - resultChars(base) - 1500) / 2))
-    const diffPreview =
-      diff.length <= budget
-        ? diff
-        : `${diff.slice(0, budget)}\n… (diff cut; the whole is .agentic/transactions/${captured.transactionId}/changes.diff)`
-    const logs = yield* boundedLogs(
-      String((base.data as Record<string, unknown>)["jobId"]),
-      budget,
-      Math.max(TAIL_MIN, Math.min(budget, 1_000_000))
-    )
-    return {
+    // The diff preview and the logs share one part budget: each shows at most `budget` characters.
+    const withParts = (budget: number, logs: FittedLogs): ToolResult => ({
       ...base,
       summary: `${base.summary}${captureText(captured)}`,
       data: {
         ...(base.data as Record<string, unknown>),
         ...captureFields(captured),
-        ...(captured.transactionId === undefined ? {} : { diffPreview }),
+        ...(captured.transactionId === undefined
+          ? {}
+          : {
+              diffPreview:
+                diff.length <= budget
+                  ? diff
+                  : `${diff.slice(0, budget)}\n… (diff cut; the whole is .agentic/transactions/${captured.transactionId}/changes.diff)`
+            }),
         stdout: logs.stdout,
         stderr: logs.stderr,
         stdoutTruncated: logs.stdoutTruncated,
@@ -329,13 +366,18 @@ const captureResult = (base: ToolResult, captured: CaptureOutcome, maxChars: num
           ...(base.retention?.facts ?? []),
           ...(captured.transactionId === undefined
             ? []
-            : [
-                `${captured.transactionId} planned from the captured changes of ${String((base.data as Record<string, unknown>)["jobId"])}`
-              ])
+            : [`${captured.transactionId} planned from the captured changes of ${jobId}`])
         ],
         omit_when_summarizing: ["stdout", "stderr", "diffPreview"]
       }
-    } satisfies ToolResult
+    })
+    // Each stream reads at most what the room beside the result could show (and never more than a million characters).
+    const room = Math.max(0, maxChars - envelopeChars("command.run", withParts(0, NO_LOGS)))
+    const tails = yield* readTails(jobId, Math.max(TAIL_MIN, Math.min(room, 1_000_000)))
+    const budget = largestPartFitting(maxChars, (part) =>
+      envelopeChars("command.run", withParts(part, fitTails(tails, part)))
+    )
+    return withParts(budget, fitTails(tails, budget))
   })
 
 const interpretStart = (prepared: Prepared, maxSeconds: number) =>

@@ -6,8 +6,12 @@ import type { ToolError } from "../../protocol/errors.ts"
 import { CurrentSettings } from "../../services/CurrentSettings.ts"
 import { Processes } from "../../services/Processes.ts"
 import { StateStore } from "../../store/StateStore.ts"
+import { envelopeChars, largestPartFitting } from "../fit.ts"
 import {
+  type ExitRecord,
   ExitRecordSchema,
+  type JobRecord,
+  type JobState,
   jobGroupAlive,
   jobPaths,
   jobState,
@@ -23,16 +27,7 @@ import { captureTransaction } from "./capture.ts"
 import { fitTail, splitBudget } from "./tail.ts"
 import type { ToolContextNeeds } from "./policy.ts"
 import { TAIL_DEFAULT } from "./schema.ts"
-import {
-  captureFields,
-  captureText,
-  commandLine,
-  exitPhrase,
-  jobFields,
-  resultChars,
-  sandboxFields,
-  statusSummary
-} from "./view.ts"
+import { captureFields, captureText, commandLine, exitPhrase, jobFields, sandboxFields, statusSummary } from "./view.ts"
 
 /** How long cancel waits after SIGTERM before SIGKILL. */
 const GRACE_MS = 2000
@@ -43,14 +38,14 @@ export const logPaths = (id: string) => {
 }
 
 /** Both logs' last `perStream` characters, each from one positioned read from its end (which also tells its size). */
-const readTails = (id: string, perStream: number) =>
+export const readTails = (id: string, perStream: number) =>
   Effect.gen(function* () {
     const paths = jobPaths(id)
     return { out: yield* readTail(paths.stdout, perStream), err: yield* readTail(paths.stderr, perStream) }
   })
 
 /** Fits tails read by readTails into a budget of JSON characters. */
-const fitTails = (tails: Effect.Effect.Success<ReturnType<typeof readTails>>, budget: number) => {
+export const fitTails = (tails: Effect.Effect.Success<ReturnType<typeof readTails>>, budget: number) => {
   const { out, err } = tails
   const [outBudget, errBudget] = splitBudget(out.text, err.text, Math.max(0, budget))
   const stdout = fitTail(out.text, outBudget)
@@ -65,9 +60,27 @@ const fitTails = (tails: Effect.Effect.Success<ReturnType<typeof readTails>>, bu
   }
 }
 
+/** Both logs' tails as a result shows them: the fitted texts, the logs' sizes, whether either was cut. */
+export type FittedLogs = ReturnType<typeof fitTails>
+
+/** Fits tails into the largest budget that keeps the envelope built around them (`envelopeOf`) within `max`. */
+const fitTailsWithin = (
+  tails: Effect.Effect.Success<ReturnType<typeof readTails>>,
+  max: number,
+  envelopeOf: (logs: FittedLogs) => number
+) =>
+  fitTails(
+    tails,
+    largestPartFitting(max, (budget) => envelopeOf(fitTails(tails, budget)))
+  )
+
 /** Reads both logs' tails within a budget of JSON characters. */
 export const boundedLogs = (id: string, budget: number, perStream: number) =>
   Effect.map(readTails(id, perStream), (tails) => fitTails(tails, budget))
+
+/** Reads both logs' tails (`perStream` each) and fits them so that `envelopeOf(logs)` stays within `max`. */
+export const logsWithin = (id: string, perStream: number, max: number, envelopeOf: (logs: FittedLogs) => number) =>
+  Effect.map(readTails(id, perStream), (tails) => fitTailsWithin(tails, max, envelopeOf))
 
 /**
  * status: a running job costs one positioned read from the end of each log (the sizes come with it); a
@@ -131,12 +144,14 @@ export const statusAction = (input: { readonly job_id: string; readonly tail_cha
       }
     }
     if (tails === undefined) return base
-    const logs = fitTails(tails, settings.maxToolResultChars - resultChars(base) - 400)
-    return {
+    const withTails = (logs: FittedLogs): ToolResult => ({
       ...base,
       summary: `${summary} Tails: the last ${chars} characters of each log${logs.stdoutTruncated || logs.stderrTruncated ? " (within the result budget)" : ""}.`,
       data: { ...data, tailChars: chars, stdoutTail: logs.stdout, stderrTail: logs.stderr }
-    } satisfies ToolResult
+    })
+    return withTails(
+      fitTailsWithin(tails, settings.maxToolResultChars, (logs) => envelopeChars("command.status", withTails(logs)))
+    )
   })
 
 /** Polls `check` until it is true or `ms` pass. */
@@ -152,89 +167,118 @@ const waitUntil = (ms: number, check: Effect.Effect<boolean, ToolError, ToolCont
     }
   })
 
-export const cancelAction = (input: { readonly job_id: string }) =>
+/** cancel of a job whose process group is gone already: nothing is signalled, and the result says so. */
+const alreadyEnded = (record: JobRecord, before: JobState): ToolResult => {
+  const fact = `${record.id} was already ${before.status} before cancel: no process was running, so nothing was stopped. Check the job id if you expected to stop a running job.`
+  return {
+    summary: fact,
+    data: {
+      jobId: record.id,
+      status: before.status,
+      previousStatus: before.status,
+      cancelled: false,
+      exitCode: before.exit?.exitCode ?? null,
+      ...sandboxFields(record)
+    },
+    retention: { importance: "high", facts: [fact] }
+  }
+}
+
+/** How cancel ended a process group: whether it is gone, and whether SIGKILL was needed. */
+interface GroupEnd {
+  readonly ended: boolean
+  readonly killed: boolean
+}
+
+/** Ends a process group: SIGTERM, then SIGKILL when it outlives the grace period. */
+const endGroup = (pgid: number) =>
   Effect.gen(function* () {
-    const store = yield* StateStore
     const processes = yield* Processes
-    const record = yield* loadJob(input.job_id)
-    const paths = jobPaths(record.id)
-    const before = yield* jobState(record)
-    const groupAlive = before.status === "running" || (before.status === "orphaned" && (yield* jobGroupAlive(record)))
-    if (!groupAlive || record.pid === undefined) {
-      const fact = `${record.id} was already ${before.status} before cancel: no process was running, so nothing was stopped. Check the job id if you expected to stop a running job.`
-      return {
-        summary: fact,
-        data: {
-          jobId: record.id,
-          status: before.status,
-          previousStatus: before.status,
-          cancelled: false,
-          exitCode: before.exit?.exitCode ?? null,
-          ...sandboxFields(record)
-        },
-        retention: { importance: "high", facts: [fact] }
-      } satisfies ToolResult
-    }
-    const now = new Date(yield* Clock.currentTimeMillis).toISOString()
-    yield* store.writeJson(paths.cancel, { requestedAt: now })
-    const pgid = record.pid
-    const exitRecorded = Effect.map(store.readJson(paths.exit, ExitRecordSchema), (exit) => exit !== undefined)
     yield* processes.signalGroup(pgid, "SIGTERM")
-    let ended = yield* waitUntil(
+    const ended = yield* waitUntil(
       GRACE_MS,
       Effect.map(processes.groupAlive(pgid), (alive) => !alive)
     )
-    let killed = false
-    if (!ended) {
-      killed = true
-      ended = yield* waitUntil(
-        5000,
-        Effect.gen(function* () {
-          yield* processes.signalGroup(pgid, "SIGKILL")
-          return !(yield* processes.groupAlive(pgid))
-        })
-      )
-    }
-    // The supervisor records the exit once the group is gone; an orphaned job has nobody to do it.
+    if (ended) return { ended, killed: false } satisfies GroupEnd
+    const gone = yield* waitUntil(
+      5000,
+      Effect.gen(function* () {
+        yield* processes.signalGroup(pgid, "SIGKILL")
+        return !(yield* processes.groupAlive(pgid))
+      })
+    )
+    return { ended: gone, killed: true } satisfies GroupEnd
+  })
+
+/**
+ * The job's exit record after cancel: the supervisor records it once the group is gone; an orphaned job has
+ * nobody to do it, so when the group ended and no record came, cancel writes it.
+ */
+const exitAfterCancel = (record: JobRecord, before: JobState, group: GroupEnd) =>
+  Effect.gen(function* () {
+    const store = yield* StateStore
+    const processes = yield* Processes
+    const paths = jobPaths(record.id)
+    const exitRecorded = Effect.map(store.readJson(paths.exit, ExitRecordSchema), (exit) => exit !== undefined)
     const supervised =
       before.status === "running" &&
       (yield* waitUntil(
         5000,
         Effect.zipWith(exitRecorded, supervisorAlive(processes, record), (done, alive) => done || !alive)
       ))
-    let exit = yield* store.readJson(paths.exit, ExitRecordSchema)
-    if (exit === undefined && ended) {
-      exit = {
-        status: "cancelled",
-        exitCode: null,
-        signal: killed ? "SIGKILL" : "SIGTERM",
-        endedAt: new Date(yield* Clock.currentTimeMillis).toISOString(),
-        note:
-          before.status === "orphaned" || !supervised
-            ? "the supervisor was lost; cancel ended the process group itself"
-            : "ended by cancel"
-      }
-      yield* store.writeJson(paths.exit, exit)
+    const recorded = yield* store.readJson(paths.exit, ExitRecordSchema)
+    if (recorded !== undefined || !group.ended) return recorded
+    const exit: ExitRecord = {
+      status: "cancelled",
+      exitCode: null,
+      signal: group.killed ? "SIGKILL" : "SIGTERM",
+      endedAt: new Date(yield* Clock.currentTimeMillis).toISOString(),
+      note:
+        before.status === "orphaned" || !supervised
+          ? "the supervisor was lost; cancel ended the process group itself"
+          : "ended by cancel"
     }
+    yield* store.writeJson(paths.exit, exit)
+    return exit
+  })
+
+/** What cancel says happened: the group still there, cancelled, or ended on its own while cancel was asked. */
+const cancelSummary = (record: JobRecord, pgid: number, group: GroupEnd, exit: ExitRecord | undefined) => {
+  const line = commandLine(record.executable, record.args)
+  return !group.ended
+    ? `Cancel of ${record.id} sent SIGTERM and SIGKILL to process group ${pgid}, but processes of it are still there; check again with status.`
+    : exit?.status === "cancelled"
+      ? `Cancelled ${record.id} (${line}): its whole process group ${pgid} was ended${group.killed ? " (SIGKILL after the 2 s grace period)" : ""}.`
+      : `${record.id} ended while cancel was asked: it ${exit === undefined ? "ended" : exit.status === "exited" ? exitPhrase(exit) : exit.status.replace("_", " ")}; its process group ${pgid} is gone.`
+}
+
+/** cancel: asks the supervisor to stop (cancel.json), ends the job's process group and records the exit. */
+export const cancelAction = (input: { readonly job_id: string }) =>
+  Effect.gen(function* () {
+    const store = yield* StateStore
+    const record = yield* loadJob(input.job_id)
+    const before = yield* jobState(record)
+    const groupAlive = before.status === "running" || (before.status === "orphaned" && (yield* jobGroupAlive(record)))
+    if (!groupAlive || record.pid === undefined) return alreadyEnded(record, before)
+    const now = new Date(yield* Clock.currentTimeMillis).toISOString()
+    yield* store.writeJson(jobPaths(record.id).cancel, { requestedAt: now })
+    const pgid = record.pid
+    const group = yield* endGroup(pgid)
+    const exit = yield* exitAfterCancel(record, before, group)
     const line = commandLine(record.executable, record.args)
-    const summary = !ended
-      ? `Cancel of ${record.id} sent SIGTERM and SIGKILL to process group ${pgid}, but processes of it are still there; check again with status.`
-      : exit?.status === "cancelled"
-        ? `Cancelled ${record.id} (${line}): its whole process group ${pgid} was ended${killed ? " (SIGKILL after the 2 s grace period)" : ""}.`
-        : `${record.id} ended while cancel was asked: it ${exit === undefined ? "ended" : exit.status === "exited" ? exitPhrase(exit) : exit.status.replace("_", " ")}; its process group ${pgid} is gone.`
     return {
-      summary,
+      summary: cancelSummary(record, pgid, group, exit),
       data: {
         jobId: record.id,
         status: exit?.status ?? before.status,
         previousStatus: before.status,
-        cancelled: ended,
+        cancelled: group.ended,
         exitCode: exit?.exitCode ?? null,
         signal: exit?.signal ?? null,
-        processGroupEnded: ended,
+        processGroupEnded: group.ended,
         ...sandboxFields(record),
         logs: logPaths(record.id)
       },
-      retention: { importance: "high", facts: [`${record.id} ${ended ? "cancelled" : "cancel sent"}: ${line}`] }
+      retention: { importance: "high", facts: [`${record.id} ${group.ended ? "cancelled" : "cancel sent"}: ${line}`] }
     } satisfies ToolResult
   })

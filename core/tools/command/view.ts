@@ -1,5 +1,4 @@
 /** How command results show a command and a job: command lines, arguments, sandbox, exit and capture texts. */
-import type { ToolResult } from "../../protocol/envelope.ts"
 import type { ExitRecord, JobRecord, JobState } from "./jobs.ts"
 import type { CaptureOutcome } from "./capture.ts"
 import type { Prepared } from "./policy.ts"
@@ -56,10 +55,6 @@ export const timeoutText = (timeout: Prepared["timeout"], max: number) =>
   timeout.seconds === 0
     ? "no timeout"
     : `a timeout of ${timeout.seconds} s${timeout.capped ? ` (capped at the maximum command duration, ${max} s)` : ""}`
-
-/** The JSON size of a result, to budget the log text against maxToolResultChars. */
-export const resultChars = (result: ToolResult) =>
-  JSON.stringify({ protocol: "agentic-workspace/v1", ok: true, operation: "command.status", ...result }).length
 
 export const exitPhrase = (exit: ExitRecord) =>
   exit.exitCode !== null

@@ -9,44 +9,53 @@ import { newId } from "../../gate/hash.ts"
 import type { WorkspaceKey } from "../../gate/key.ts"
 import { type ApprovalRecord, approvedPlan, newestFirst, pendingPlan } from "../../gate/records.ts"
 import { modeLabel } from "../../settings/settings.ts"
+import { defined } from "../../text/defined.ts"
 import type { PlanInput, StoredPlan } from "./schema.ts"
 import { planDir } from "./load.ts"
 import { planMarkdown, planRetention, planView, showResult } from "./view.ts"
 
-export const proposePlan = (
-  input: PlanInput<"propose">
-): Effect.Effect<ToolResult, ToolError, StateStore | CurrentSettings | WorkspaceKey> =>
-  Effect.gen(function* () {
-    const store = yield* StateStore
-    const settings = yield* CurrentSettings
-    const id = yield* newId("plan")
-    const result = yield* updateRecords((records, now) =>
+/** The plan as plan.json stores it: the input's steps numbered (a bare string is a step of kind "other"). */
+const storedPlan = (
+  input: PlanInput<"propose">,
+  id: string,
+  revision: number,
+  createdAt: string,
+  supersedes: string | undefined
+): StoredPlan => ({
+  id,
+  revision,
+  title: input.title,
+  objective: input.objective,
+  steps: input.steps.map((step, index) =>
+    typeof step === "string"
+      ? { index: index + 1, text: step, kind: "other" as const }
+      : { index: index + 1, text: step.text, kind: step.kind ?? "other" }
+  ),
+  files: input.files ?? [],
+  commands: (input.commands ?? []).map((command) => ({
+    executable: command.executable,
+    args: command.args ?? []
+  })),
+  risks: input.risks ?? [],
+  questions: input.questions ?? [],
+  createdAt,
+  ...defined({ supersedes })
+})
+
+/**
+ * Writes a new plan revision inside the approval store's lock: plan.json and plan.md first, then its pending
+ * record, which supersedes the pending or approved plan before it.
+ */
+const recordProposal = (input: PlanInput<"propose">, id: string) =>
+  Effect.flatMap(StateStore, (store) =>
+    updateRecords((records, now) =>
       Effect.gen(function* () {
         const previous = newestFirst(records).filter((record) => record.kind === "plan")
         const replaced = previous.filter((record) => record.status === "pending" || record.status === "approved")
         const revision = (previous[0]?.revision ?? 0) + 1
         const createdAt = new Date(now).toISOString()
         const supersedes = replaced[0]?.id
-        const plan: StoredPlan = {
-          id,
-          revision,
-          title: input.title,
-          objective: input.objective,
-          steps: input.steps.map((step, index) =>
-            typeof step === "string"
-              ? { index: index + 1, text: step, kind: "other" as const }
-              : { index: index + 1, text: step.text, kind: step.kind ?? "other" }
-          ),
-          files: input.files ?? [],
-          commands: (input.commands ?? []).map((command) => ({
-            executable: command.executable,
-            args: command.args ?? []
-          })),
-          risks: input.risks ?? [],
-          questions: input.questions ?? [],
-          createdAt,
-          ...(supersedes === undefined ? {} : { supersedes })
-        }
+        const plan = storedPlan(input, id, revision, createdAt, supersedes)
         const markdown = planMarkdown(plan)
         // The text is written inside the store lock, before the record exists.
         yield* store.writeJson(`${planDir(id)}/plan.json`, plan)
@@ -59,7 +68,7 @@ export const proposePlan = (
           createdAt,
           revision,
           planPath: store.path(`${planDir(id)}/plan.md`),
-          ...(supersedes === undefined ? {} : { supersedes })
+          ...defined({ supersedes })
         }
         const next = records.map((existing) =>
           replaced.includes(existing)
@@ -69,7 +78,17 @@ export const proposePlan = (
         return [{ record, plan, markdown, replaced }, [record, ...next]] as const
       })
     )
-    const { record, plan, markdown, replaced } = result
+  )
+
+/** propose: a new pending plan revision, and the instruction to restate it and wait for the user's /accept. */
+export const proposePlan = (
+  input: PlanInput<"propose">
+): Effect.Effect<ToolResult, ToolError, StateStore | CurrentSettings | WorkspaceKey> =>
+  Effect.gen(function* () {
+    const store = yield* StateStore
+    const settings = yield* CurrentSettings
+    const id = yield* newId("plan")
+    const { record, plan, markdown, replaced } = yield* recordProposal(input, id)
     const manual = settings.permissionMode === 0
     const planPath = store.path(`${planDir(id)}/plan.md`)
     const instruction = `Restate this plan to the user in a few lines and stop: nothing mutating runs until the user replies /accept ${id} (or /deny ${id} <reason>).${
@@ -83,7 +102,7 @@ export const proposePlan = (
         planId: id,
         status: "pending",
         revision: plan.revision,
-        ...(plan.supersedes === undefined ? {} : { supersedes: plan.supersedes }),
+        ...defined({ supersedes: plan.supersedes }),
         plan: planView(record, plan),
         planPath,
         markdown,
@@ -176,7 +195,7 @@ export const completePlan = (
           ...target,
           status: "completed",
           completedAt: new Date(now).toISOString(),
-          ...(input.summary === undefined ? {} : { completionSummary: input.summary })
+          ...defined({ completionSummary: input.summary })
         }
         return [completed, records.map((candidate) => (candidate.id === target.id ? completed : candidate))] as const
       })

@@ -7,6 +7,7 @@
 import * as Schema from "effect/Schema"
 import * as Either from "effect/Either"
 import { toolError, type ToolError } from "../../protocol/errors.ts"
+import { defined } from "../../text/defined.ts"
 
 /** An item's status. Only "done" satisfies a dependency. */
 export type ItemStatus = "todo" | "in_progress" | "blocked" | "done" | "cancelled"
@@ -178,6 +179,79 @@ const cycleError = (cycle: ReadonlyArray<string>, label: (id: string) => string)
     { cycle }
   )
 
+/** What the depends_on entries of one create/add call resolve against. */
+interface AddCall {
+  readonly board: Board
+  /** The ids already on the board. */
+  readonly existing: ReadonlySet<string>
+  readonly inputs: ReadonlyArray<NewItem>
+  readonly mintedIds: ReadonlyArray<string>
+  /** The input array's name in messages. */
+  readonly field: string
+}
+
+/** The item id one depends_on entry names: a position inside the call (not the item's own), or an existing item_ id. */
+const resolveReference = (call: AddCall, index: number, at: number, ref: string): Either.Either<string, ToolError> => {
+  const { field, inputs } = call
+  const where = `${field}[${index}].depends_on[${at}]`
+  if (POSITION.test(ref)) {
+    const position = Number(ref)
+    if (position > inputs.length) {
+      return Either.left(
+        toolError(
+          "INVALID_INPUT",
+          `${where} is position "${ref}", outside 1..${inputs.length}: positions name the items of this same call (1 is the first of ${field}). Use a position from 1 to ${inputs.length}, or an existing item_ id.`,
+          { field: where, reference: ref }
+        )
+      )
+    }
+    if (position === index + 1) {
+      return Either.left(
+        toolError(
+          "INVALID_INPUT",
+          `${where} is position "${ref}", which names the item itself: an item cannot depend on itself.`,
+          {
+            field: where,
+            reference: ref
+          }
+        )
+      )
+    }
+    return Either.right(call.mintedIds[position - 1]!)
+  }
+  if (ITEM_ID.test(ref)) {
+    if (!call.existing.has(ref)) {
+      return Either.left(
+        toolError(
+          "INVALID_INPUT",
+          `${where} "${ref}" is not an item of board ${call.board.id}. Dependencies must exist: use an item_ id from the board (show lists them) or a 1-based position ("1".."${inputs.length}") inside this call.`,
+          { field: where, reference: ref }
+        )
+      )
+    }
+    return Either.right(ref)
+  }
+  return Either.left(
+    toolError(
+      "INVALID_INPUT",
+      `${where} "${ref}" is neither a 1-based position ("1".."${inputs.length}") naming an item of this call nor an item_ id.`,
+      { field: where, reference: ref }
+    )
+  )
+}
+
+/** The item ids input `index` depends on, each once, in order; the first entry that names nothing refuses the call. */
+const resolveDependencies = (call: AddCall, index: number): Either.Either<ReadonlyArray<string>, ToolError> => {
+  const deps: Array<string> = []
+  const refs = call.inputs[index]!.depends_on ?? []
+  for (let at = 0; at < refs.length; at++) {
+    const id = resolveReference(call, index, at, String(refs[at]))
+    if (Either.isLeft(id)) return Either.left(id.left)
+    if (!deps.includes(id.right)) deps.push(id.right)
+  }
+  return Either.right(deps)
+}
+
 /**
  * Adds `inputs` to the board with the ids `mintedIds` (one per input). depends_on entries are item_ ids
  * of the board or 1-based positions inside this call; `field` names the input array in messages.
@@ -189,69 +263,19 @@ export const addItems = (
   now: string,
   field = "items"
 ): Either.Either<Board, ToolError> => {
-  const existing = new Set(board.items.map((item) => item.id))
+  const call: AddCall = { board, existing: new Set(board.items.map((item) => item.id)), inputs, mintedIds, field }
   const created: Array<Item> = []
   for (let index = 0; index < inputs.length; index++) {
     const input = inputs[index]!
-    const deps: Array<string> = []
-    const refs = input.depends_on ?? []
-    for (let at = 0; at < refs.length; at++) {
-      const ref = String(refs[at])
-      const where = `${field}[${index}].depends_on[${at}]`
-      let id: string
-      if (POSITION.test(ref)) {
-        const position = Number(ref)
-        if (position > inputs.length) {
-          return Either.left(
-            toolError(
-              "INVALID_INPUT",
-              `${where} is position "${ref}", outside 1..${inputs.length}: positions name the items of this same call (1 is the first of ${field}). Use a position from 1 to ${inputs.length}, or an existing item_ id.`,
-              { field: where, reference: ref }
-            )
-          )
-        }
-        if (position === index + 1) {
-          return Either.left(
-            toolError(
-              "INVALID_INPUT",
-              `${where} is position "${ref}", which names the item itself: an item cannot depend on itself.`,
-              {
-                field: where,
-                reference: ref
-              }
-            )
-          )
-        }
-        id = mintedIds[position - 1]!
-      } else if (ITEM_ID.test(ref)) {
-        if (!existing.has(ref)) {
-          return Either.left(
-            toolError(
-              "INVALID_INPUT",
-              `${where} "${ref}" is not an item of board ${board.id}. Dependencies must exist: use an item_ id from the board (show lists them) or a 1-based position ("1".."${inputs.length}") inside this call.`,
-              { field: where, reference: ref }
-            )
-          )
-        }
-        id = ref
-      } else {
-        return Either.left(
-          toolError(
-            "INVALID_INPUT",
-            `${where} "${ref}" is neither a 1-based position ("1".."${inputs.length}") naming an item of this call nor an item_ id.`,
-            { field: where, reference: ref }
-          )
-        )
-      }
-      if (!deps.includes(id)) deps.push(id)
-    }
+    const deps = resolveDependencies(call, index)
+    if (Either.isLeft(deps)) return Either.left(deps.left)
     created.push({
       id: mintedIds[index]!,
       text: input.text,
       status: input.status ?? "todo",
       priority: input.priority ?? "medium",
-      ...(input.details === undefined ? {} : { details: input.details }),
-      depends_on: deps,
+      ...defined({ details: input.details }),
+      depends_on: deps.right,
       evidence: [],
       createdAt: now,
       updatedAt: now
@@ -337,10 +361,7 @@ export const updateItem = (
     patch.evidence === undefined ? [] : typeof patch.evidence === "string" ? [patch.evidence] : patch.evidence
   const updated: Item = {
     ...target,
-    ...(patch.text === undefined ? {} : { text: patch.text }),
-    ...(patch.status === undefined ? {} : { status: patch.status }),
-    ...(patch.priority === undefined ? {} : { priority: patch.priority }),
-    ...(patch.details === undefined ? {} : { details: patch.details }),
+    ...defined({ text: patch.text, status: patch.status, priority: patch.priority, details: patch.details }),
     depends_on: deps,
     evidence: [...target.evidence, ...evidence],
     updatedAt: now

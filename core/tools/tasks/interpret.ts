@@ -53,6 +53,7 @@ export const createBoard = (
     const board = yield* addItems(emptyBoard(id, input.title, now), inputs, ids, now)
     yield* store.locked(boardFile(id), store.writeJson(boardFile(id), board))
     return yield* boardResult(
+      "tasks.create",
       board,
       `Created board ${id} "${input.title}" with ${board.items.length} item(s).`,
       [`created board ${id} with ${board.items.length} item(s)`],
@@ -87,9 +88,12 @@ export const showBoard = (
 ): Effect.Effect<ToolResult, ToolError, StateStore | CurrentSettings> =>
   Effect.gen(function* () {
     const board = yield* loadBoard(input.board_id)
-    return yield* boardResult(board, `Board ${board.id} "${board.title}" (${board.status}): ${progress(board)}.`, [
-      `${board.id}: ${progress(board)}`
-    ])
+    return yield* boardResult(
+      "tasks.show",
+      board,
+      `Board ${board.id} "${board.title}" (${board.status}): ${progress(board)}.`,
+      [`${board.id}: ${progress(board)}`]
+    )
   })
 
 export const addBoardItems = (
@@ -106,6 +110,7 @@ export const addBoardItems = (
       })
     )
     return yield* boardResult(
+      "tasks.add",
       board,
       `Added ${ids.length} item(s) to ${board.id}: ${progress(board)}.`,
       [`added ${ids.join(", ")} to ${board.id}`],

@@ -3,6 +3,7 @@ import * as Effect from "effect/Effect"
 import type { ToolResult } from "../../protocol/envelope.ts"
 import { CurrentSettings } from "../../services/CurrentSettings.ts"
 import { StateStore } from "../../store/StateStore.ts"
+import { envelopeChars, largestFitting } from "../fit.ts"
 import { type Board, counts, type Item } from "./board.ts"
 import { boardFile } from "./schema.ts"
 
@@ -13,30 +14,26 @@ export const progress = (board: Board) => {
 
 export const itemView = (item: Item) => item
 
-/** Fits a board's items into the result budget; the full board is always its state.json. */
-export const boardData = (board: Board, budget: number) => {
-  const full = { ...board }
-  if (JSON.stringify(full).length <= budget) return { board: full, itemsOmitted: 0 }
-  const items: Array<Item> = []
-  let used = JSON.stringify({
-    ...board,
-    items: [],
-    notes: board.notes.slice(-5),
-    checkpoints: board.checkpoints.slice(-3)
-  }).length
-  for (const item of board.items) {
-    const size = JSON.stringify(item).length + 1
-    if (used + size > budget) break
-    items.push(item)
-    used += size
-  }
-  return {
-    board: { ...board, items, notes: board.notes.slice(-5), checkpoints: board.checkpoints.slice(-3) },
-    itemsOmitted: board.items.length - items.length
-  }
-}
+/** The board as a result shows it: whole, or its first `n` items with its last 5 notes and 3 checkpoints. */
+const shownBoard = (board: Board, n: number | "whole") =>
+  n === "whole"
+    ? { board: { ...board }, itemsOmitted: 0 }
+    : {
+        board: {
+          ...board,
+          items: board.items.slice(0, n),
+          notes: board.notes.slice(-5),
+          checkpoints: board.checkpoints.slice(-3)
+        },
+        itemsOmitted: board.items.length - n
+      }
 
+/**
+ * A board's result (`operation`, e.g. "tasks.show"): the whole board when its envelope fits maxToolResultChars,
+ * else the most items that do (envelopeChars); the full board is always its state.json, which the summary names.
+ */
 export const boardResult = (
+  operation: string,
   board: Board,
   summary: string,
   facts: ReadonlyArray<string>,
@@ -46,25 +43,36 @@ export const boardResult = (
     const settings = yield* CurrentSettings
     const store = yield* StateStore
     const path = store.path(boardFile(board.id))
-    const shown = boardData(board, settings.maxToolResultChars - 2000 - JSON.stringify(extra).length - summary.length)
-    return {
-      summary:
-        shown.itemsOmitted > 0
-          ? `${summary} ${shown.itemsOmitted} item(s) did not fit in this result; read ${path} for all of them.`
-          : summary,
-      data: {
-        boardId: board.id,
-        path,
-        ...extra,
-        board: shown.board,
-        ...(shown.itemsOmitted > 0 ? { itemsOmitted: shown.itemsOmitted } : {})
-      },
-      retention: {
-        importance: "normal",
-        facts: [...facts, `board ${board.id} "${board.title}" at ${path}`],
-        omit_when_summarizing: ["board"]
+    const resultOf = (n: number | "whole"): ToolResult => {
+      const shown = shownBoard(board, n)
+      return {
+        summary:
+          shown.itemsOmitted > 0
+            ? `${summary} ${shown.itemsOmitted} item(s) did not fit in this result; read ${path} for all of them.`
+            : summary,
+        data: {
+          boardId: board.id,
+          path,
+          ...extra,
+          board: shown.board,
+          ...(shown.itemsOmitted > 0 ? { itemsOmitted: shown.itemsOmitted } : {})
+        },
+        retention: {
+          importance: "normal",
+          facts: [...facts, `board ${board.id} "${board.title}" at ${path}`],
+          omit_when_summarizing: ["board"]
+        }
       }
-    } satisfies ToolResult
+    }
+    const fits = (result: ToolResult) => envelopeChars(operation, result) <= settings.maxToolResultChars
+    const whole = resultOf("whole")
+    if (fits(whole)) return whole
+    return resultOf(
+      Math.max(
+        0,
+        largestFitting(board.items.length, (n) => fits(resultOf(n)))
+      )
+    )
   })
 
 export const boardEntry = (board: Board, path: string) => ({
