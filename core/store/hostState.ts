@@ -1,7 +1,7 @@
 /**
  * `.agentic/host.json`: the settings a long-running host (the MCP server) runs with. The host writes it
  * (adapters/hostState.ts) at start and removes it at a clean stop; the CLI reads it to report the server's
- * true mode, and an agent run's worker reads it for the host's current mode (core/tools/agent/loop.ts).
+ * true mode, and an agent run's worker reads it for the host's current mode (core/tools/agent/gateState.ts).
  * This is its Schema, decoded on every read (StateStore.readJson): a file that is not JSON or not a host
  * state is reported by name, never cast.
  */

@@ -20,7 +20,8 @@ import { loadProject } from "../research/load.ts"
 import type { Planned, PlanStep } from "../Tool.ts"
 import { nothingToGate, reachOf } from "./lower.ts"
 import { BUDGETS, type Reach, type RunSpec, type RunState, type StartInput, TERMINAL } from "./schema.ts"
-import { appendEntry, listRuns, nowIso, readRun, stateFile, transcriptFile, updateRun, writeRun } from "./store.ts"
+import { nowIso } from "../../text/time.ts"
+import { appendEntry, listRuns, readRun, stateFile, transcriptFile, updateRun, writeRun } from "./store.ts"
 
 export interface LaunchBefore {
   readonly settings: Settings

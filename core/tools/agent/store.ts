@@ -2,19 +2,17 @@
  * Runs on disk: `.agentic/runs/<run_id>/state.json` (a Schema, decoded on every read; a bad file is
  * IO_ERROR naming it) and `transcript.jsonl` (one entry a line), each written under the store lock.
  */
-import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import { toolError, type ToolError } from "../../protocol/errors.ts"
 import { StateStore } from "../../store/StateStore.ts"
+import { nowIso } from "../../text/time.ts"
 import { type RunState, RunState as RunStateSchema, TERMINAL } from "./schema.ts"
 
 export const RUNS_DIR = "runs"
 export const stateFile = (runId: string) => `${RUNS_DIR}/${runId}/state.json`
 export const transcriptFile = (runId: string) => `${RUNS_DIR}/${runId}/transcript.jsonl`
-
-export const nowIso = Effect.map(Clock.currentTimeMillis, (now) => new Date(now).toISOString())
 
 const decodeState = Schema.decodeUnknownEither(RunStateSchema)
 
