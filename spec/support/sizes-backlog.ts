@@ -15,8 +15,6 @@ export const BACKLOG: Record<string, number> = {
   "core/tools/command/launch.ts interpretRun": 87,
   "core/tools/command/status.ts cancelAction": 86,
   "core/tools/inspect/budget.ts pagedListing": 100,
-  "core/tools/inspect/capabilities.ts capabilities": 89,
-  "core/tools/inspect/capabilities.ts changes": 93,
   "core/tools/inspect/list.ts listing": 95,
   "core/tools/inspect/read.ts readFile": 193,
   "core/tools/inspect/search.ts searchFiles": 176,
