@@ -1,11 +1,12 @@
 // Benchmark (prints figures, never fails): MCP over stdio, ours beside @modelcontextprotocol/server-filesystem
 // (the pinned devDependency) driven by the same SDK client, in one run, medians of alternating rounds:
 // spawn + initialize + tools/list; workspace_inspect read of a 10 KB file vs the peer's read_text_file;
-// capabilities vs the peer's list_allowed_directories; workspace_edit preview (one replace in 5,000 lines) vs the
-// peer's edit_file dryRun; search and list over MCP vs rg on a generated tree; resident memory (VmRSS) of both
-// servers at rest, at peak during a search of the large tree, and over repeated searches.
+// capabilities vs the peer's list_allowed_directories; list of a 30-file folder vs its list_directory;
+// workspace_edit preview (one replace in 5,000 lines) vs the peer's edit_file dryRun; search and list over
+// MCP vs rg on a generated tree; resident memory (VmRSS) of both servers at rest, at peak during a search of
+// the large tree, and over repeated searches.
 // Run: npm run bench:mcp [-- --files=57000 --ignored=32000 --repeats=1000] (BENCH_ROUNDS: rounds of the small calls)
-// `--only=hot`: only start-up and the three small calls (no large tree, search, list or memory rows).
+// `--only=hot`: only start-up and the four small calls (no large tree, search, list or memory rows).
 // `--baseline=DIR`: also serve from the build of another checkout DIR (its dist/), alternating in the same
 // rounds, so a change is measured against what it replaces under the same load.
 import { execFileSync, spawnSync } from "node:child_process"
@@ -78,6 +79,10 @@ const buildTree = (root: string) => {
   )
   const lines = Array.from({ length: 5000 }, (_, index) => `line ${index} of the file the preview row edits`)
   fs.writeFileSync(path.join(root, "five-thousand.txt"), `${lines.join("\n")}\n`)
+  // The small-list row's folder (bench:peers' "small list"): 30 one-line files.
+  fs.mkdirSync(path.join(root, "small"), { recursive: true })
+  for (let index = 0; index < 30; index++)
+    fs.writeFileSync(path.join(root, "small", `f${index}.ts`), `export const v = ${index}\n`)
   execFileSync("git", ["init", "-q"], { cwd: root })
   execFileSync("git", ["add", "-A"], { cwd: root })
   execFileSync("git", ["-c", "user.name=bench", "-c", "user.email=bench@example.invalid", "commit", "-qm", "tree"], {
@@ -135,6 +140,7 @@ const main = async () => {
         run: timed(callTool(server, "workspace_inspect", { action: "read", path: "ten-kb.txt" }))
       },
       { label: `${who} capabilities`, run: timed(callTool(server, "workspace_inspect", { action: "capabilities" })) },
+      { label: `${who} list`, run: timed(callTool(server, "workspace_inspect", { action: "list", path: "small" })) },
       {
         label: `${who} preview`,
         run: timed(callTool(server, "workspace_edit", { action: "preview", operations: [replace] }))
@@ -145,6 +151,7 @@ const main = async () => {
       ...(base === undefined ? [] : ourCalls(base, "base")),
       { label: "peer read", run: timed(callTool(peer, "read_text_file", { path: path.join(root, "ten-kb.txt") })) },
       { label: "peer noop", run: timed(callTool(peer, "list_allowed_directories", {})) },
+      { label: "peer list", run: timed(callTool(peer, "list_directory", { path: path.join(root, "small") })) },
       {
         label: "peer dryRun",
         run: timed(
@@ -169,6 +176,8 @@ const main = async () => {
     out(line("  workspace_inspect read, 10 KB", m("ours read"), { label: "peer", ms: m("peer read") }))
     out(line("  peer list_allowed_directories", m("peer noop")))
     out(line("  workspace_inspect capabilities", m("ours capabilities"), { label: "peer", ms: m("peer noop") }))
+    out(line("  peer list_directory, 30 entries", m("peer list")))
+    out(line("  workspace_inspect list, 30 entries", m("ours list"), { label: "peer", ms: m("peer list") }))
     out(line("  peer edit_file dryRun, one replace in 5,000 lines", m("peer dryRun")))
     out(
       line("  workspace_edit preview, one replace in 5,000 lines", m("ours preview"), {
@@ -181,10 +190,11 @@ const main = async () => {
       for (const [row, peerRow] of [
         ["read", "peer read"],
         ["capabilities", "peer noop"],
+        ["list", "peer list"],
         ["preview", "peer dryRun"]
       ] as const)
         out(
-          `${line(`  baseline ${row}`, m(`base ${row}`), { label: "peer", ms: m(peerRow) })}   ours ${(m(`ours ${row}`) / m(`base ${row}`)).toFixed(2)}x baseline`
+          `${line(`  baseline ${row}`, m(`base ${row}`), { label: "peer", ms: m(peerRow) })}   ours ${(m(`ours ${row}`) / m(`base ${row}`)).toFixed(2)}x baseline (medians ms: ours ${m(`ours ${row}`).toFixed(2)}, baseline ${m(`base ${row}`).toFixed(2)}, peer ${m(peerRow).toFixed(2)})`
         )
       await base.close()
     }

@@ -37,12 +37,32 @@ export const KERNEL_STORAGE: ReadonlyArray<StorageEntry> = [
 export const startupStepsOf = (tools: ReadonlyArray<ToolDefinition>): ReadonlyArray<StartupStep> =>
   tools.flatMap((tool) => tool.startup ?? [])
 
+/**
+ * A list derived from a tool set, kept per set: a runtime's candidates are one array for its whole session,
+ * so capabilities and changes derive the storage map and the change sources once, not on every call.
+ */
+const perToolSet = <A>(derive: (tools: ReadonlyArray<ToolDefinition>) => A) => {
+  const kept = new WeakMap<ReadonlyArray<ToolDefinition>, A>()
+  return (tools: ReadonlyArray<ToolDefinition>): A => {
+    const known = kept.get(tools)
+    if (known !== undefined) return known
+    const derived = derive(tools)
+    kept.set(tools, derived)
+    return derived
+  }
+}
+
 /** The changes sources of these tools. */
-export const changeSourcesOf = (tools: ReadonlyArray<ToolDefinition>): ReadonlyArray<ChangeSource> =>
-  tools.flatMap((tool) => tool.changes ?? [])
+export const changeSourcesOf: (tools: ReadonlyArray<ToolDefinition>) => ReadonlyArray<ChangeSource> = perToolSet(
+  (tools) => tools.flatMap((tool) => tool.changes ?? [])
+)
 
 /** The storage map: the kernel's entries and each tool's, by rank; a name claimed twice keeps the first. */
-export const storageMapOf = (tools: ReadonlyArray<ToolDefinition>): ReadonlyArray<StorageEntry> => {
+export const storageMapOf: (tools: ReadonlyArray<ToolDefinition>) => ReadonlyArray<StorageEntry> = perToolSet((tools) =>
+  storageMapFrom(tools)
+)
+
+const storageMapFrom = (tools: ReadonlyArray<ToolDefinition>): ReadonlyArray<StorageEntry> => {
   const seen = new Set<string>()
   return [
     ...KERNEL_STORAGE.filter((entry) => !tools.some((tool) => tool.storage?.some((own) => own.name === entry.name))),

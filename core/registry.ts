@@ -356,15 +356,17 @@ export const makeRegistry = (
 ): Registry => {
   const tools = candidates.filter((tool) => isRegistered(tool, settings, host))
   const byName = new Map(tools.map((tool) => [tool.name, tool]))
+  // The tools, the settings and the host are fixed for the registry's life: the listing is built once, on first use.
+  let listing: ReadonlyArray<ToolListing> | undefined
   return {
     tools,
     list: () =>
-      tools.map((tool) => ({
+      (listing ??= tools.map((tool) => ({
         name: tool.name,
         description: tool.description,
         inputSchema: toolInputSchema(tool),
         annotations: toolAnnotations(tool, settings)
-      })),
+      }))),
     call: (name, args) =>
       Effect.map(callUnbounded(name, args), (envelope) => boundRefusal(envelope, settings.maxToolResultChars))
   }

@@ -45,11 +45,19 @@ export class RegisteredTools extends Context.Tag("agentic-workspace/RegisteredTo
         const settings = yield* CurrentSettings
         const host = yield* HostInfo
         const byDefinition = candidates.filter((tool) => isRegistered(tool, settings, host))
+        // The settings and host are fixed for the session: the advertised list is filtered once, when it is
+        // first read after the runtime set it (and again only if it were ever replaced), not on every call.
+        let filteredFrom: ReadonlyArray<ToolDefinition> | undefined
+        let filtered: ReadonlyArray<ToolDefinition> = byDefinition
         return {
           get registered() {
-            return advertised?.current === undefined
-              ? byDefinition
-              : advertised.current.filter((tool) => isRegistered(tool, settings, host))
+            const current = advertised?.current
+            if (current === undefined) return byDefinition
+            if (filteredFrom !== current) {
+              filtered = current.filter((tool) => isRegistered(tool, settings, host))
+              filteredFrom = current
+            }
+            return filtered
           },
           candidates
         }

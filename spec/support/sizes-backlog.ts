@@ -8,8 +8,6 @@ export const BACKLOG: Record<string, number> = {
   "core/services/walk.ts gitCandidates": 163,
   "core/services/Workspace.ts makeWorkspace": 221,
   "core/store/StateStore.ts makeStateStore": 212,
-  "core/tools/inspect/capabilities.ts capabilities": 89,
-  "core/tools/inspect/capabilities.ts changes": 93,
   "core/tools/workspaces/action.ts": 847,
   "core/tools/workspaces/action.ts observe": 185,
   "core/tools/workspaces/action.ts reviewOf": 169,

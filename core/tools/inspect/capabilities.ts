@@ -8,13 +8,15 @@ import { decideSandbox } from "../../services/Sandbox.ts"
 import { type ApprovalRecord, approvedPlan, pendingPlan, pendingRecords } from "../../gate/records.ts"
 import type { Artifact, ToolResult } from "../../protocol/envelope.ts"
 import { CurrentSettings } from "../../services/CurrentSettings.ts"
-import { modeLabel, modeName } from "../../settings/settings.ts"
+import { modeLabel, modeName, type Settings } from "../../settings/settings.ts"
+import type { StorageEntry, ToolDefinition } from "../Tool.ts"
 import { StateStore } from "../../store/StateStore.ts"
 import { RegisteredTools } from "../../services/RegisteredTools.ts"
 import { envelopeChars, placeholderArtifact, writeArtifact } from "./budget.ts"
 import { largestFitting } from "./paging.ts"
 import { unsettledTransactions } from "../edit/commit.ts"
 import { plural } from "./common.ts"
+import { defined } from "../../text/defined.ts"
 
 /**
  * Plan, approval and memory state, for capabilities and overview. `top`, the names in `.agentic/` listed
@@ -70,14 +72,18 @@ export const stateFacts = (state: Effect.Effect.Success<typeof stateSummary>) =>
   `MEMORY.md ${state.notes.memoryExists ? `present at ${state.notes.memoryPath}` : "absent"}; ${plural(state.notes.count, "note")}`
 ]
 
-export const changes = Effect.gen(function* () {
-  const store = yield* StateStore
-  const records = yield* loadRecords
+/** The lists of every tool's `changes` sources, under CHANGE_KEYS (each present, maybe empty). */
+const sourcedLists = Effect.gen(function* () {
   const { candidates } = yield* RegisteredTools
   const sourced: Record<string, ReadonlyArray<unknown>> = Object.fromEntries(CHANGE_KEYS.map((key) => [key, []]))
   for (const source of changeSourcesOf(candidates))
     sourced[source.key] = [...(sourced[source.key] ?? []), ...(yield* source.list)]
-  const approvals = records
+  return sourced
+})
+
+/** The approvals still open (pending or approved), plans aside. */
+const openApprovals = (records: ReadonlyArray<ApprovalRecord>) =>
+  records
     .filter((record) => record.kind !== "plan" && (record.status === "pending" || record.status === "approved"))
     .map((record) => ({
       id: record.id,
@@ -85,12 +91,14 @@ export const changes = Effect.gen(function* () {
       status: record.status,
       title: record.title,
       createdAt: record.createdAt,
-      ...(record.tool === undefined ? {} : { tool: record.tool }),
-      ...(record.operation === undefined ? {} : { operation: record.operation }),
+      ...defined({ tool: record.tool, operation: record.operation }),
       destructive: record.destructive ?? false,
-      ...(record.resume === undefined ? {} : { resume: record.resume })
+      ...defined({ resume: record.resume })
     }))
-  const plans = records
+
+/** The newest 20 plans, with where each plan file is. */
+const recentPlans = (records: ReadonlyArray<ApprovalRecord>, planPath: (id: string) => string) =>
+  records
     .filter((record) => record.kind === "plan")
     .slice(0, 20)
     .map((record) => ({
@@ -99,69 +107,88 @@ export const changes = Effect.gen(function* () {
       title: record.title,
       revision: record.revision ?? 1,
       createdAt: record.createdAt,
-      planPath: record.planPath ?? store.path(`plans/${record.id}/plan.md`)
+      planPath: record.planPath ?? planPath(record.id)
     }))
-  const data = {
-    transactions: sourced.transactions!,
-    runs: sourced.runs!,
-    jobs: sourced.jobs!,
-    taskBoards: sourced.taskBoards!,
-    researchProjects: sourced.researchProjects!,
-    vcs: sourced.vcs!,
+
+type ChangesData = Record<string, ReadonlyArray<unknown>> & {
+  readonly approvals: ReturnType<typeof openApprovals>
+  readonly plans: ReturnType<typeof recentPlans>
+}
+
+/** What the changes listing keeps through compression: job ids, recent vcs steps, open approvals and plans. */
+const changesRetention = (data: ChangesData): ToolResult["retention"] => ({
+  importance: "high",
+  facts: [
+    ...(data["jobs"] as ReadonlyArray<{ readonly id?: string; readonly status?: string }>)
+      .slice(0, 20)
+      .map((job) => `job ${job.id ?? "?"} ${job.status ?? ""}`.trim()),
+    ...(data["vcs"] as ReadonlyArray<{ readonly summary?: string }>)
+      .slice(0, 5)
+      .map((entry) => `vcs: ${entry.summary ?? ""}`),
+    ...data.approvals.slice(0, 10).map((approval) => `approval ${approval.id} ${approval.status}: ${approval.title}`),
+    ...data.plans
+      .filter((plan) => plan.status === "pending" || plan.status === "approved")
+      .map((plan) => `plan ${plan.id} ${plan.status}: ${plan.planPath}`)
+  ],
+  // jobs is the one route back to a job_ id after compression: it is never omitted.
+  omit_when_summarizing: ["transactions", "runs", "taskBoards", "researchProjects", "vcs"]
+})
+
+/**
+ * A changes listing too large for one envelope: every list keeps its newest entries (the same count for all,
+ * jobs first to keep), and the full listing goes to an artifact.
+ */
+const trimmedChanges = (whole: ToolResult, data: ChangesData, budget: number) =>
+  Effect.gen(function* () {
+    const description = "The full changes listing, as JSON."
+    const trimmed = (keep: number, artifact: Artifact): ToolResult => {
+      const cut = Object.fromEntries(
+        Object.entries(data).map(([key, list]) => [key, list.slice(0, key === "jobs" ? Math.max(keep, 20) : keep)])
+      )
+      const truncated = Object.fromEntries(
+        Object.entries(data)
+          .filter(([key, list]) => (cut[key]?.length ?? 0) < list.length)
+          .map(([key, list]) => [key, list.length])
+      )
+      return {
+        summary: `${whole.summary} Only the newest ${keep} of each list are shown (totals in data.truncated) to fit maxToolResultChars; the full listing is in ${artifact.path}.`,
+        data: { ...cut, truncated },
+        ...defined({ retention: whole.retention }),
+        artifacts: [artifact]
+      }
+    }
+    const longest = Math.max(...Object.values(data).map((list) => list.length))
+    const placeholder = placeholderArtifact("inspect.changes", "changes", "json", description)
+    const keep = Math.max(
+      0,
+      largestFitting(longest, (n) => envelopeChars("inspect.changes", trimmed(n, placeholder)) <= budget)
+    )
+    const artifact = yield* writeArtifact("inspect.changes", "changes", "json", JSON.stringify(data), description)
+    return trimmed(keep, artifact)
+  })
+
+export const changes = Effect.gen(function* () {
+  const store = yield* StateStore
+  const records = yield* loadRecords
+  const sourced = yield* sourcedLists
+  const approvals = openApprovals(records)
+  const plans = recentPlans(records, (id) => store.path(`plans/${id}/plan.md`))
+  const data: ChangesData = {
+    transactions: sourced["transactions"]!,
+    runs: sourced["runs"]!,
+    jobs: sourced["jobs"]!,
+    taskBoards: sourced["taskBoards"]!,
+    researchProjects: sourced["researchProjects"]!,
+    vcs: sourced["vcs"]!,
     approvals,
     plans
   }
-  const jobs = data.jobs as ReadonlyArray<{ readonly id?: string; readonly status?: string }>
   const counts = Object.entries(data).map(([key, list]) => `${list.length} ${key}`)
-  const retention: ToolResult["retention"] = {
-    importance: "high",
-    facts: [
-      ...jobs.slice(0, 20).map((job) => `job ${job.id ?? "?"} ${job.status ?? ""}`.trim()),
-      ...(data.vcs as ReadonlyArray<{ readonly summary?: string }>)
-        .slice(0, 5)
-        .map((entry) => `vcs: ${entry.summary ?? ""}`),
-      ...approvals.slice(0, 10).map((approval) => `approval ${approval.id} ${approval.status}: ${approval.title}`),
-      ...plans
-        .filter((plan) => plan.status === "pending" || plan.status === "approved")
-        .map((plan) => `plan ${plan.id} ${plan.status}: ${plan.planPath}`)
-    ],
-    // jobs is the one route back to a job_ id after compression: it is never omitted.
-    omit_when_summarizing: ["transactions", "runs", "taskBoards", "researchProjects", "vcs"]
-  }
   const summary = `Recovery listing: ${counts.join(", ")}.`
-  const whole: ToolResult = { summary, data, retention }
+  const whole: ToolResult = { summary, data, retention: changesRetention(data) }
   const settings = yield* CurrentSettings
   if (envelopeChars("inspect.changes", whole) <= settings.maxToolResultChars) return whole
-  // Too large for one envelope: every list keeps its newest entries (the same count for all, jobs
-  // first to keep), and the full listing goes to an artifact.
-  const description = "The full changes listing, as JSON."
-  const trimmed = (keep: number, artifact: Artifact): ToolResult => {
-    const cut = Object.fromEntries(
-      Object.entries(data).map(([key, list]) => [key, list.slice(0, key === "jobs" ? Math.max(keep, 20) : keep)])
-    )
-    const truncated = Object.fromEntries(
-      Object.entries(data)
-        .filter(([key]) => (cut[key]?.length ?? 0) < data[key as keyof typeof data].length)
-        .map(([key, list]) => [key, list.length])
-    )
-    return {
-      summary: `${summary} Only the newest ${keep} of each list are shown (totals in data.truncated) to fit maxToolResultChars; the full listing is in ${artifact.path}.`,
-      data: { ...cut, truncated },
-      retention,
-      artifacts: [artifact]
-    }
-  }
-  const longest = Math.max(...Object.values(data).map((list) => list.length))
-  const placeholder = placeholderArtifact("inspect.changes", "changes", "json", description)
-  const keep = Math.max(
-    0,
-    largestFitting(
-      longest,
-      (n) => envelopeChars("inspect.changes", trimmed(n, placeholder)) <= settings.maxToolResultChars
-    )
-  )
-  const artifact = yield* writeArtifact("inspect.changes", "changes", "json", JSON.stringify(data), description)
-  return trimmed(keep, artifact)
+  return yield* trimmedChanges(whole, data, settings.maxToolResultChars)
 })
 
 /** Whether commands run sandboxed here, how, and why not (capabilities). */
@@ -187,48 +214,64 @@ const sandboxReport = Effect.gen(function* () {
   }
 })
 
-export const capabilities = Effect.gen(function* () {
-  const settings = yield* CurrentSettings
+/** The names at the top of `.agentic/`, listed once for every probe; undefined when the listing failed. */
+const stateTop = Effect.gen(function* () {
   const store = yield* StateStore
-  // One listing of .agentic/ answers every top-level probe; a nested one (approvals/state.json) is stat'ed
-  // only when its folder is there, and what is absent is not read (no notes folder, no notes to count).
   const listed = yield* Effect.option(store.list(""))
-  const top = new Set(Option.getOrElse(listed, () => []).map((entry) => entry.name))
-  // A listing that failed (an unreadable .agentic/) leaves every probe to say what it finds.
-  const state = yield* stateSummaryIn(Option.isSome(listed) ? top : undefined)
-  const { registered, candidates } = yield* RegisteredTools
-  const tools = registered.map((tool) => tool.name)
-  // Transactions start-up recovery leaves alone (a planted journal, a live committer): always reported.
-  const unsettled = Option.isNone(listed) || top.has("transactions") ? yield* unsettledTransactions : []
-  const storage = yield* Effect.forEach(storageMapOf(candidates), (entry) => {
-    const first = entry.probe.split("/")[0]!
-    const exists = !top.has(first)
-      ? Effect.succeed(false)
-      : first === entry.probe
-        ? Effect.succeed(true)
-        : Effect.map(store.stat(entry.probe), (stat) => stat !== undefined)
-    return Effect.map(exists, (found) => ({
-      name: entry.name,
-      path: entry.path,
-      description: entry.description,
-      exists: found
-    }))
+  return Option.isSome(listed) ? new Set(listed.value.map((entry) => entry.name)) : undefined
+})
+
+/**
+ * Whether each storage entry exists: a top-level probe is answered by the listing, a nested one
+ * (approvals/state.json) is stat'ed only when its folder is there. A failed listing finds nothing.
+ */
+const probedStorage = (entries: ReadonlyArray<StorageEntry>, top: ReadonlySet<string> | undefined) =>
+  Effect.gen(function* () {
+    const store = yield* StateStore
+    const found: Array<{ name: string; path: string; description: string; exists: boolean }> = []
+    for (const entry of entries) {
+      const first = entry.probe.split("/")[0]!
+      const exists =
+        top === undefined || !top.has(first)
+          ? false
+          : first === entry.probe || (yield* store.stat(entry.probe)) !== undefined
+      found.push({ name: entry.name, path: entry.path, description: entry.description, exists })
+    }
+    return found
   })
-  const sandbox = yield* sandboxReport
-  const summaryOf = (withTools: boolean) =>
-    `Permission mode ${modeLabel(settings.permissionMode)}; ${state.activePlan === null ? "no approved plan" : `approved plan ${state.activePlan.id}`}${
-      state.pendingPlan === null ? "" : `, plan ${state.pendingPlan.id} pending`
-    }; ${plural(state.pendingApprovals, "pending approval")}; ${plural(state.notes.count, "note")}, MEMORY.md ${state.notes.memoryExists ? "present" : "absent"}; commands ${
-      sandbox.active
-        ? `sandboxed (${sandbox.mechanism}${sandbox.network ? ", network shared" : ", no network"})`
-        : `not sandboxed (${sandbox.reason})`
-    }.${
-      unsettled.length === 0
-        ? ""
-        : ` ${plural(unsettled.length, "transaction")} left unsettled by recovery: ${unsettled.map((item) => item.transactionId).join(", ")} (see data.unsettledTransactions).`
-    }${withTools ? ` Tools: ${tools.join(", ")}.` : ""}`
-  const result = (entries: unknown, withTools: boolean): ToolResult => ({
-    summary: summaryOf(withTools),
+
+type StateSummary = Effect.Effect.Success<typeof stateSummary>
+type SandboxReport = Effect.Effect.Success<typeof sandboxReport>
+type Unsettled = Effect.Effect.Success<typeof unsettledTransactions>
+
+/** What one capabilities answer is made of, whatever rendering of the storage map it carries. */
+interface CapabilitiesParts {
+  readonly settings: Settings
+  readonly state: StateSummary
+  readonly sandbox: SandboxReport
+  readonly unsettled: Unsettled
+  readonly tools: ReadonlyArray<string>
+}
+
+/** The capabilities summary line; `withTools` names the registered tools too. */
+const capabilitiesSummary = ({ settings, state, sandbox, unsettled, tools }: CapabilitiesParts, withTools: boolean) =>
+  `Permission mode ${modeLabel(settings.permissionMode)}; ${state.activePlan === null ? "no approved plan" : `approved plan ${state.activePlan.id}`}${
+    state.pendingPlan === null ? "" : `, plan ${state.pendingPlan.id} pending`
+  }; ${plural(state.pendingApprovals, "pending approval")}; ${plural(state.notes.count, "note")}, MEMORY.md ${state.notes.memoryExists ? "present" : "absent"}; commands ${
+    sandbox.active
+      ? `sandboxed (${sandbox.mechanism}${sandbox.network ? ", network shared" : ", no network"})`
+      : `not sandboxed (${sandbox.reason})`
+  }.${
+    unsettled.length === 0
+      ? ""
+      : ` ${plural(unsettled.length, "transaction")} left unsettled by recovery: ${unsettled.map((item) => item.transactionId).join(", ")} (see data.unsettledTransactions).`
+  }${withTools ? ` Tools: ${tools.join(", ")}.` : ""}`
+
+/** The capabilities answer carrying `entries` as its storage map; without `withTools`, the compact form. */
+const capabilitiesResult = (parts: CapabilitiesParts, entries: unknown, withTools: boolean): ToolResult => {
+  const { settings, state, sandbox, unsettled, tools } = parts
+  return {
+    summary: capabilitiesSummary(parts, withTools),
     data: withTools
       ? {
           ...state,
@@ -249,30 +292,68 @@ export const capabilities = Effect.gen(function* () {
       importance: "high",
       facts: withTools ? [...stateFacts(state), `tools: ${tools.join(", ")}`] : stateFacts(state).slice(0, 2)
     }
-  })
-  // Smaller renderings of the storage map for small budgets: without descriptions, then name and path only.
-  // Built one at a time, largest first, so a call whose budget fits the whole answer builds only that one.
+  }
+}
+
+/**
+ * The largest rendering that fits the budget: the whole storage map, then without descriptions, then name and
+ * path only, then a name -> path object without the tools' detail, and at the smallest budget the names only
+ * (each path is in docs/INSPECT.md and in larger results). Built one at a time, largest first, so a call whose
+ * budget fits the whole answer builds and measures only that one.
+ */
+const fittingCapabilities = (
+  parts: CapabilitiesParts,
+  storage: Effect.Effect.Success<ReturnType<typeof probedStorage>>
+) => {
   const variants = [
-    () => result(storage, true),
+    () => capabilitiesResult(parts, storage, true),
     () =>
-      result(
+      capabilitiesResult(
+        parts,
         storage.map(({ description: _, ...rest }) => rest),
         true
       ),
     () =>
-      result(
+      capabilitiesResult(
+        parts,
         storage.map((entry) => ({ name: entry.name, path: entry.path })),
         true
       ),
-    () => result(Object.fromEntries(storage.map((entry) => [entry.name, entry.path])), false)
+    () => capabilitiesResult(parts, Object.fromEntries(storage.map((entry) => [entry.name, entry.path])), false)
   ]
   for (const variant of variants) {
     const built = variant()
-    if (envelopeChars("inspect.capabilities", built) <= settings.maxToolResultChars) return built
+    if (envelopeChars("inspect.capabilities", built) <= parts.settings.maxToolResultChars) return built
   }
-  // The smallest budget: the map's names only (each path is in docs/INSPECT.md and in larger results).
-  return result(
+  return capabilitiesResult(
+    parts,
     storage.map((entry) => entry.name),
     false
   )
+}
+
+/** The registered tools' names, kept per registered list (one for the session). */
+const toolNames = (() => {
+  const kept = new WeakMap<ReadonlyArray<ToolDefinition>, ReadonlyArray<string>>()
+  return (registered: ReadonlyArray<ToolDefinition>) => {
+    const known = kept.get(registered)
+    if (known !== undefined) return known
+    const names = registered.map((tool) => tool.name)
+    kept.set(registered, names)
+    return names
+  }
+})()
+
+export const capabilities = Effect.gen(function* () {
+  const settings = yield* CurrentSettings
+  // One listing of .agentic/ answers every top-level probe, and what is absent is not read (no notes folder,
+  // no notes to count); a listing that failed (an unreadable .agentic/) leaves every probe to say what it finds.
+  const top = yield* stateTop
+  const state = yield* stateSummaryIn(top)
+  const { registered, candidates } = yield* RegisteredTools
+  // Transactions start-up recovery leaves alone (a planted journal, a live committer): always reported.
+  const unsettled = top === undefined || top.has("transactions") ? yield* unsettledTransactions : []
+  const storage = yield* probedStorage(storageMapOf(candidates), top)
+  const sandbox = yield* sandboxReport
+  return fittingCapabilities({ settings, state, sandbox, unsettled, tools: toolNames(registered) }, storage)
 })
