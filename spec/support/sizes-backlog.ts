@@ -2,7 +2,6 @@
 /** Over a limit when the check landed (issue 28 item 2, to split): the size then, an upper bound from now on. */
 export const BACKLOG: Record<string, number> = {
   "adapters/workspacesVerb.ts workspacesVerb": 168,
-  "core/store/StateStore.ts makeStateStore": 212,
   "core/tools/agent/loop.ts": 516,
   "core/tools/agent/loop.ts runLoop": 154,
   "core/tools/browser/interpret.ts readPage": 177,
