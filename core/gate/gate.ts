@@ -11,8 +11,9 @@ import * as Schema from "effect/Schema"
 import type { Artifact, ToolResult } from "../protocol/envelope.ts"
 import { toolError, type ToolError } from "../protocol/errors.ts"
 import { CurrentSettings } from "../services/CurrentSettings.ts"
-import { modeLabel, modeName } from "../settings/settings.ts"
+import { modeLabel, modeName, type Settings } from "../settings/settings.ts"
 import { StateStore } from "../store/StateStore.ts"
+import { defined } from "../text/defined.ts"
 import { hashOperation, newId, stableStringify } from "./hash.ts"
 import { WorkspaceKey } from "./key.ts"
 import { type Prompt, storedPrompt } from "./prompt.ts"
@@ -219,6 +220,95 @@ const stagedResult = (request: GateRequest, record: ApprovalRecord, mode: 0 | 1 
   ...(request.preview?.artifacts === undefined ? {} : { artifacts: request.preview.artifacts })
 })
 
+/** What the locked update decided, and the record a Stage decision is about (new or already pending). */
+type Outcome = { readonly decision: Decision; readonly record: ApprovalRecord | undefined }
+
+/** `decide` on some records, for this request under these settings (and the planted fault, if any). */
+const decisionFor =
+  (request: GateRequest, settings: Settings, fault: GateFaultName, hash: string) =>
+  (records: ReadonlyArray<ApprovalRecord>): Decision =>
+    decide({
+      mode: settings.permissionMode,
+      allowDestructiveEdits: settings.allowDestructiveEdits,
+      destructive: request.destructive !== undefined,
+      ...defined({ confirm: request.confirm }),
+      ...(request.nothingToGateInManual === true ? { nothingToGateInManual: true } : {}),
+      hash,
+      records: fault === "skip-denial" ? records.filter((candidate) => candidate.status !== "denied") : records
+    })
+
+/** The hash an approval is bound to: the Plan's encoding with tool and kind (under "accept-after-change", without the paths' state). */
+const operationHash = (request: GateRequest, fault: GateFaultName) => {
+  const bound =
+    fault === "accept-after-change"
+      ? { ...request.normalized, before: undefined, current: undefined }
+      : request.normalized
+  return hashOperation({ tool: request.tool, kind: request.kind, operation: bound })
+}
+
+/** The records with approval `id` consumed at `now`. */
+const claimed = (records: ReadonlyArray<ApprovalRecord>, id: string, now: number): ReadonlyArray<ApprovalRecord> =>
+  records.map((candidate) =>
+    candidate.id === id
+      ? { ...candidate, status: "consumed" as const, consumedAt: new Date(now).toISOString() }
+      : candidate
+  )
+
+/** A new pending record of the recorded call, bound to `hash`. */
+const pendingRecord = (recorded: GateRequest, hash: string, now: number) =>
+  Effect.gen(function* () {
+    const staged: ApprovalRecord = {
+      id: yield* newId("approval"),
+      kind: recorded.kind,
+      status: "pending",
+      title: recorded.title,
+      createdAt: new Date(now).toISOString(),
+      hash,
+      tool: recorded.tool,
+      operation: recorded.operation,
+      destructive: recorded.destructive !== undefined,
+      resume: recorded.resume,
+      prompt: storedPrompt(recorded.prompt)
+    }
+    return staged
+  })
+
+/**
+ * Inside the store's lock: the decision on the current records, and the records after it — the approval a
+ * "Run" spends claimed, or the call staged (a new pending record, unless an identical one is pending already).
+ */
+const decideLocked =
+  (query: (records: ReadonlyArray<ApprovalRecord>) => Decision, recorded: GateRequest, hash: string) =>
+  (records: ReadonlyArray<ApprovalRecord>, now: number) =>
+    Effect.gen(function* () {
+      const decision = query(records)
+      if (decision._tag === "Run" && decision.consume !== undefined) {
+        // Claim the approval inside the lock, so a concurrent identical call (another process) cannot
+        // spend it too; it is handed back if the interpreter does not succeed.
+        return [{ decision, record: undefined }, claimed(records, decision.consume, now)] as const
+      }
+      if (decision._tag !== "Stage") return [{ decision, record: undefined }, records] as const
+      if (decision.existing !== undefined) {
+        const existing = records.find((candidate) => candidate.id === decision.existing)
+        return [{ decision, record: existing }, records] as const
+      }
+      const staged = yield* pendingRecord(recorded, hash, now)
+      return [{ decision, record: staged }, [staged, ...records]] as const
+    })
+
+/** Hands a claimed approval `id` back: approved again, its consumedAt dropped (a failure to write is ignored). */
+const releaseApproval = (id: string) =>
+  updateRecords((records) =>
+    Effect.succeed([
+      undefined,
+      records.map((candidate) => {
+        if (candidate.id !== id || candidate.status !== "consumed") return candidate
+        const { consumedAt: _consumedAt, ...rest } = candidate
+        return { ...rest, status: "approved" as const }
+      })
+    ] as const)
+  ).pipe(Effect.ignore)
+
 /**
  * The gate, called by the registry only (tools declare `gate: kind`; they never call this). It hashes
  * the Plan's encoding and asks the pure `decide`, first on a read of the store, so a call over the
@@ -235,21 +325,8 @@ export const gated = <R>(
   Effect.gen(function* () {
     const settings = yield* CurrentSettings
     const fault = yield* GateFault
-    const bound =
-      fault === "accept-after-change"
-        ? { ...request.normalized, before: undefined, current: undefined }
-        : request.normalized
-    const hash = yield* hashOperation({ tool: request.tool, kind: request.kind, operation: bound })
-    const query = (records: ReadonlyArray<ApprovalRecord>) =>
-      decide({
-        mode: settings.permissionMode,
-        allowDestructiveEdits: settings.allowDestructiveEdits,
-        destructive: request.destructive !== undefined,
-        ...(request.confirm === undefined ? {} : { confirm: request.confirm }),
-        ...(request.nothingToGateInManual === true ? { nothingToGateInManual: true } : {}),
-        hash,
-        records: fault === "skip-denial" ? records.filter((candidate) => candidate.status !== "denied") : records
-      })
+    const hash = yield* operationHash(request, fault)
+    const query = decisionFor(request, settings, fault, hash)
     // The destructive ceiling comes first in `decide` and writes nothing: refused here, on a read of the
     // store, before the tool records anything. Every other decision is taken (and expiry persisted) in the lock.
     const first = query(yield* loadRecords)
@@ -257,42 +334,7 @@ export const gated = <R>(
     const recorded = record === undefined ? request : yield* record
 
     // Decide, and stage if needed, inside one locked update so two processes never stage twice.
-    type Outcome = { readonly decision: Decision; readonly record: ApprovalRecord | undefined }
-    const outcome = yield* updateRecords<Outcome, never, never>((records, now) =>
-      Effect.gen(function* () {
-        const decision = query(records)
-        if (decision._tag === "Run" && decision.consume !== undefined) {
-          // Claim the approval inside the lock, so a concurrent identical call (another process) cannot
-          // spend it too; it is handed back below if the interpreter does not succeed.
-          const id = decision.consume
-          const claimed = records.map((candidate) =>
-            candidate.id === id
-              ? { ...candidate, status: "consumed" as const, consumedAt: new Date(now).toISOString() }
-              : candidate
-          )
-          return [{ decision, record: undefined }, claimed] as const
-        }
-        if (decision._tag !== "Stage") return [{ decision, record: undefined }, records] as const
-        if (decision.existing !== undefined) {
-          const existing = records.find((candidate) => candidate.id === decision.existing)
-          return [{ decision, record: existing }, records] as const
-        }
-        const staged: ApprovalRecord = {
-          id: yield* newId("approval"),
-          kind: recorded.kind,
-          status: "pending",
-          title: recorded.title,
-          createdAt: new Date(now).toISOString(),
-          hash,
-          tool: recorded.tool,
-          operation: recorded.operation,
-          destructive: recorded.destructive !== undefined,
-          resume: recorded.resume,
-          prompt: storedPrompt(recorded.prompt)
-        }
-        return [{ decision, record: staged }, [staged, ...records]] as const
-      })
-    )
+    const outcome = yield* updateRecords<Outcome, never, never>(decideLocked(query, recorded, hash))
     const { decision } = outcome
     switch (decision._tag) {
       case "Stage":
@@ -304,17 +346,7 @@ export const gated = <R>(
         if (decision.consume === undefined) return yield* interpret(recorded)
         const id = decision.consume
         // The approval is consumed only when the mutation succeeds: on failure (or interruption) it is approved again.
-        const release = updateRecords((records) =>
-          Effect.succeed([
-            undefined,
-            records.map((candidate) => {
-              if (candidate.id !== id || candidate.status !== "consumed") return candidate
-              const { consumedAt: _consumedAt, ...rest } = candidate
-              return { ...rest, status: "approved" as const }
-            })
-          ] as const)
-        ).pipe(Effect.ignore)
-        return yield* Effect.onError(interpret(recorded), () => release)
+        return yield* Effect.onError(interpret(recorded), () => releaseApproval(id))
       }
     }
   })

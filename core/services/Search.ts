@@ -241,6 +241,128 @@ const makeTextGrep = () => {
   }
 }
 
+/** One text's line search under a deadline: its matches, or "timeout" when the deadline passed first. */
+type SearchText = (
+  job: Parameters<ReturnType<typeof makeTextGrep>["run"]>[0],
+  deadline: number
+) => Effect.Effect<ReadonlyArray<LineMatch> | "timeout", ToolError>
+
+/** Runs `use` with a text search of its own: one worker per search, terminated when it ends (an idle worker would keep a Deno process alive). */
+const withTexts = <A, E, R>(use: (searchText: SearchText) => Effect.Effect<A, E, R>) =>
+  Effect.acquireUseRelease(
+    Effect.sync(makeTextGrep),
+    (texts) =>
+      use((job, deadline) =>
+        Effect.tryPromise({
+          try: () => texts.run(job, deadline),
+          catch: (error) => searchHostError(error instanceof Error ? error.message : String(error))
+        })
+      ),
+    (texts) => Effect.sync(texts.close)
+  )
+
+const deadlineOf = (timeoutMs: number | undefined) =>
+  timeoutMs === undefined ? Number.POSITIVE_INFINITY : Date.now() + timeoutMs
+
+/** The search of one given file's text, as a GrepResult of that one file. */
+const grepOneText = (options: GrepTextOptions, searchText: SearchText) =>
+  Effect.gen(function* () {
+    const found = yield* searchText(options, deadlineOf(options.timeoutMs))
+    const timedOut = found === "timeout"
+    return {
+      matches: timedOut ? [] : found.map((match) => ({ path: options.path, ...match })),
+      capped: false,
+      filesSearched: timedOut ? 0 : 1,
+      binarySkipped: 0,
+      tooLarge: [],
+      unreadable: [],
+      ...(timedOut ? { timedOut, notSearched: [options.path] } : {})
+    }
+  })
+
+/**
+ * The line search over the files `walk` yields under `options.base`, in path order: each read through
+ * `host` and searched until the cap or the deadline; what is too large, unreadable or binary is reported.
+ */
+const grepFiles = (
+  host: HostFsShape,
+  root: string,
+  walk: (options: WalkOptions) => Effect.Effect<WalkResult>,
+  options: GrepOptions,
+  searchText: SearchText
+): Effect.Effect<GrepResult, ToolError> =>
+  Effect.gen(function* () {
+    const deadline = deadlineOf(options.timeoutMs)
+    const walked = yield* walk({ ...options, directories: false, maxEntries: Number.MAX_SAFE_INTEGER })
+    const include = new GlobSet(options.include)
+    const matches: Array<GrepMatch> = []
+    const tooLarge: Array<string> = []
+    const unreadable: Array<string> = [...walked.unreadable]
+    const notSearched: Array<string> = []
+    let filesSearched = 0
+    let binarySkipped = 0
+    let capped = false
+    let timedOut = false
+    for (const entry of walked.entries) {
+      if (entry.type !== "file") continue
+      if (!include.isEmpty && !include.matches(entry.path)) continue
+      if (timedOut || Date.now() > deadline) {
+        timedOut = true
+        notSearched.push(entry.path)
+        continue
+      }
+      if (matches.length >= options.maxMatches) {
+        capped = true
+        break
+      }
+      const info = yield* Effect.orElseSucceed(host.stat(join(root, entry.path)), () => undefined)
+      if (info !== undefined && info.size > options.maxFileBytes) {
+        tooLarge.push(entry.path)
+        continue
+      }
+      const bytes = yield* Effect.orElseSucceed(host.readFile(join(root, entry.path)), () => undefined)
+      if (bytes === undefined) {
+        unreadable.push(entry.path)
+        continue
+      }
+      if (isBinary(bytes)) {
+        filesSearched++
+        binarySkipped++
+        continue
+      }
+      const found = yield* searchText(
+        {
+          text: decoder.decode(bytes),
+          source: options.source,
+          flags: options.flags,
+          context: options.context,
+          maxLineChars: options.maxLineChars
+        },
+        deadline
+      )
+      if (found === "timeout") {
+        timedOut = true
+        notSearched.push(entry.path)
+        continue
+      }
+      filesSearched++
+      for (const match of found) matches.push({ path: entry.path, ...match })
+    }
+    if (matches.length > options.maxMatches) {
+      capped = true
+      matches.length = options.maxMatches
+    }
+    return {
+      matches,
+      capped,
+      filesSearched,
+      binarySkipped,
+      tooLarge,
+      unreadable,
+      ...(timedOut ? { timedOut, notSearched } : {})
+    }
+  })
+
 /** The host-free search over HostFs. */
 export const makeHostFsSearch = (host: HostFsShape, root: string): SearchShape => {
   const readDir = (rel: string) =>
@@ -250,120 +372,10 @@ export const makeHostFsSearch = (host: HostFsShape, root: string): SearchShape =
     )
   const readGitignore = (dir: string) => readGitignoreText(host, root, dir)
   const walk = (options: WalkOptions) => walkTree(readDir, readGitignore, options)
-  // One worker per search, terminated when it ends: an idle worker would keep a Deno process alive.
-  const withTexts = <A, E, R>(
-    use: (
-      searchText: (
-        job: Parameters<ReturnType<typeof makeTextGrep>["run"]>[0],
-        deadline: number
-      ) => Effect.Effect<ReadonlyArray<LineMatch> | "timeout", ToolError>
-    ) => Effect.Effect<A, E, R>
-  ) =>
-    Effect.acquireUseRelease(
-      Effect.sync(makeTextGrep),
-      (texts) =>
-        use((job, deadline) =>
-          Effect.tryPromise({
-            try: () => texts.run(job, deadline),
-            catch: (error) => searchHostError(error instanceof Error ? error.message : String(error))
-          })
-        ),
-      (texts) => Effect.sync(texts.close)
-    )
-  const deadlineOf = (timeoutMs: number | undefined) =>
-    timeoutMs === undefined ? Number.POSITIVE_INFINITY : Date.now() + timeoutMs
   return {
     walk,
-    grepText: (options) =>
-      withTexts((searchText) =>
-        Effect.gen(function* () {
-          const found = yield* searchText(options, deadlineOf(options.timeoutMs))
-          const timedOut = found === "timeout"
-          return {
-            matches: timedOut ? [] : found.map((match) => ({ path: options.path, ...match })),
-            capped: false,
-            filesSearched: timedOut ? 0 : 1,
-            binarySkipped: 0,
-            tooLarge: [],
-            unreadable: [],
-            ...(timedOut ? { timedOut, notSearched: [options.path] } : {})
-          }
-        })
-      ),
-    grep: (options) =>
-      withTexts((searchText) =>
-        Effect.gen(function* () {
-          const deadline = deadlineOf(options.timeoutMs)
-          const walked = yield* walk({ ...options, directories: false, maxEntries: Number.MAX_SAFE_INTEGER })
-          const include = new GlobSet(options.include)
-          const matches: Array<GrepMatch> = []
-          const tooLarge: Array<string> = []
-          const unreadable: Array<string> = [...walked.unreadable]
-          const notSearched: Array<string> = []
-          let filesSearched = 0
-          let binarySkipped = 0
-          let capped = false
-          let timedOut = false
-          for (const entry of walked.entries) {
-            if (entry.type !== "file") continue
-            if (!include.isEmpty && !include.matches(entry.path)) continue
-            if (timedOut || Date.now() > deadline) {
-              timedOut = true
-              notSearched.push(entry.path)
-              continue
-            }
-            if (matches.length >= options.maxMatches) {
-              capped = true
-              break
-            }
-            const info = yield* Effect.orElseSucceed(host.stat(join(root, entry.path)), () => undefined)
-            if (info !== undefined && info.size > options.maxFileBytes) {
-              tooLarge.push(entry.path)
-              continue
-            }
-            const bytes = yield* Effect.orElseSucceed(host.readFile(join(root, entry.path)), () => undefined)
-            if (bytes === undefined) {
-              unreadable.push(entry.path)
-              continue
-            }
-            if (isBinary(bytes)) {
-              filesSearched++
-              binarySkipped++
-              continue
-            }
-            const found = yield* searchText(
-              {
-                text: decoder.decode(bytes),
-                source: options.source,
-                flags: options.flags,
-                context: options.context,
-                maxLineChars: options.maxLineChars
-              },
-              deadline
-            )
-            if (found === "timeout") {
-              timedOut = true
-              notSearched.push(entry.path)
-              continue
-            }
-            filesSearched++
-            for (const match of found) matches.push({ path: entry.path, ...match })
-          }
-          if (matches.length > options.maxMatches) {
-            capped = true
-            matches.length = options.maxMatches
-          }
-          return {
-            matches,
-            capped,
-            filesSearched,
-            binarySkipped,
-            tooLarge,
-            unreadable,
-            ...(timedOut ? { timedOut, notSearched } : {})
-          }
-        })
-      )
+    grepText: (options) => withTexts((searchText) => grepOneText(options, searchText)),
+    grep: (options) => withTexts((searchText) => grepFiles(host, root, walk, options, searchText))
   }
 }
 

@@ -190,56 +190,75 @@ export class WorkspaceWrites extends Context.Tag("agentic-workspace/WorkspaceWri
   WorkspaceShape
 >() {}
 
-/** The workspace over a host filesystem; exported for adapters that build it by hand. */
-export const makeWorkspace = (
-  host: typeof HostFs.Service,
-  root: string,
-  protectedPatterns: ReadonlyArray<string>
-): WorkspaceShape => {
+type Host = typeof HostFs.Service
+
+/** PATH_ESCAPE for a model-given path that leads, through a symlink, to a place outside the root. */
+const escapeError = (input: string, field: string) =>
+  toolError(
+    "PATH_ESCAPE",
+    `${field} "${echo(input)}" resolves through a symlink to a place outside the workspace; give a path inside the workspace root.`,
+    {
+      field,
+      path: echo(input)
+    }
+  )
+
+/**
+ * The real location of rel (or of its nearest existing ancestor), which must stay inside the root.
+ * Returns the real workspace-relative path (symlinks inside the root followed), so a write can also be
+ * checked against protection where it would really land.
+ */
+const checkReal = (host: Host, root: string, rel: string, input: string, field: string) =>
+  Effect.gen(function* () {
+    let current = rel
+    for (;;) {
+      const info = yield* Effect.orElseSucceed(host.lstat(join(root, current)), () => undefined)
+      if (info !== undefined) {
+        const real = yield* Effect.either(host.realpath(join(root, current)))
+        if (Either.isLeft(real)) {
+          // A dangling symlink: writing through it would create its target, wherever that is.
+          return yield* Effect.fail(escapeError(input, field))
+        }
+        const realRel = relativeTo(root, real.right)
+        if (realRel === undefined) return yield* Effect.fail(escapeError(input, field))
+        const rest = rel.slice(current.length).replace(/^\//, "")
+        return realRel === "" ? rest : rest === "" ? realRel : `${realRel}/${rest}`
+      }
+      if (current === "") return rel
+      current = dirname(current)
+    }
+  })
+
+/** The checks every member of the workspace shares: a path confined, where it really lands, its protection. */
+interface Checks {
+  readonly abs: (rel: string) => string
+  /** A host failure as the ToolError naming `rel`. */
+  readonly mapHost: (rel: string) => <A>(effect: Effect.Effect<A, HostError>) => Effect.Effect<A, ToolError>
+  /** The path confined (`rel`) and where it really lands (`real`). */
+  readonly resolveBoth: (
+    path: string,
+    field: string
+  ) => Effect.Effect<{ readonly rel: string; readonly real: string }, ToolError>
+  readonly resolve: (path: string, field?: string) => Effect.Effect<string, ToolError>
+  readonly isProtected: (rel: string) => boolean
+  readonly assertWritable: (rel: string) => Effect.Effect<void, ToolError>
+  /** The confined path, when neither it nor where it really lands is protected. */
+  readonly writable: (path: string, field?: string) => Effect.Effect<string, ToolError>
+  /** The real path of the entry itself (a symlink, not what it points to), refused when protected. */
+  readonly entryOf: (rel: string, input: string, field: string) => Effect.Effect<string, ToolError>
+}
+
+const checksOf = (host: Host, root: string, protectedPatterns: ReadonlyArray<string>): Checks => {
   const abs = (rel: string) => join(root, rel)
   const mapHost =
     (rel: string) =>
     <A>(effect: Effect.Effect<A, HostError>) =>
       Effect.mapError(effect, (error) => hostToToolError(error, rel))
 
-  const escape = (input: string, field: string) =>
-    toolError(
-      "PATH_ESCAPE",
-      `${field} "${echo(input)}" resolves through a symlink to a place outside the workspace; give a path inside the workspace root.`,
-      {
-        field,
-        path: echo(input)
-      }
-    )
-
-  // The real location of rel (or of its nearest existing ancestor) must stay inside the root.
-  // Returns the real workspace-relative path (symlinks inside the root followed), so a write can
-  // also be checked against protection where it would really land.
-  const checkReal = (rel: string, input: string, field: string): Effect.Effect<string, ToolError> =>
-    Effect.gen(function* () {
-      let current = rel
-      for (;;) {
-        const info = yield* Effect.orElseSucceed(host.lstat(abs(current)), () => undefined)
-        if (info !== undefined) {
-          const real = yield* Effect.either(host.realpath(abs(current)))
-          if (Either.isLeft(real)) {
-            // A dangling symlink: writing through it would create its target, wherever that is.
-            return yield* Effect.fail(escape(input, field))
-          }
-          const realRel = relativeTo(root, real.right)
-          if (realRel === undefined) return yield* Effect.fail(escape(input, field))
-          const rest = rel.slice(current.length).replace(/^\//, "")
-          return realRel === "" ? rest : rest === "" ? realRel : `${realRel}/${rest}`
-        }
-        if (current === "") return rel
-        current = dirname(current)
-      }
-    })
-
   const resolveBoth = (path: string, field: string) =>
     Effect.gen(function* () {
       const rel = yield* confine(root, path, field)
-      const real = yield* checkReal(rel, path, field)
+      const real = yield* checkReal(host, root, rel, path, field)
       return { rel, real }
     })
 
@@ -271,43 +290,26 @@ export const makeWorkspace = (
     Effect.gen(function* () {
       const slash = rel.lastIndexOf("/")
       if (slash < 0) return rel
-      const parent = yield* checkReal(rel.slice(0, slash), input, field)
+      const parent = yield* checkReal(host, root, rel.slice(0, slash), input, field)
       const entry = parent === "" ? rel.slice(slash + 1) : `${parent}/${rel.slice(slash + 1)}`
       if (entry !== rel) yield* assertWritable(entry)
       return entry
     })
 
-  // Where the host holds directory handles (host.confined), a mutation runs on the checked real path
-  // relative to the root, each directory opened without following links: a symlink swapped in after
-  // the check is never followed (PATH_ESCAPE). Elsewhere the checked absolute path is used.
-  const confined = host.confined
-  const writeTo = (path: string, bytes: Uint8Array, options?: { readonly mode?: number }) =>
-    Effect.gen(function* () {
-      const { rel, real } = yield* resolveBoth(path, "path")
-      yield* assertWritable(rel)
-      if (real !== rel) yield* assertWritable(real)
-      yield* mapHost(rel)(
-        confined === undefined
-          ? host.writeFileAtomic(abs(rel), bytes, options)
-          : confined.writeFileAtomic(root, real, bytes, options)
-      )
-    })
-  const onEntry = (
-    path: string,
-    field: string,
-    viaHandle: (c: NonNullable<typeof confined>, entry: string) => Effect.Effect<void, HostError>,
-    viaPath: (rel: string) => Effect.Effect<void, HostError>
-  ) =>
-    Effect.gen(function* () {
-      const rel = yield* writable(path, field)
-      if (confined === undefined) return yield* mapHost(rel)(viaPath(rel))
-      const entry = yield* entryOf(rel, path, field)
-      yield* mapHost(rel)(viaHandle(confined, entry))
-    })
+  return { abs, mapHost, resolveBoth, resolve, isProtected, assertWritable, writable, entryOf }
+}
 
-  // The staging steps of a commit. Where the host holds directory handles the temp is created in the
-  // checked real directory through its handle; elsewhere at the checked absolute path (with the file's
-  // mode carried over by hand, since a fresh temp has none), and the rename fsyncs as it goes.
+/**
+ * The staging steps of a commit. Where the host holds directory handles the temp is created in the
+ * checked real directory through its handle; elsewhere at the checked absolute path (with the file's
+ * mode carried over by hand, since a fresh temp has none), and the rename fsyncs as it goes.
+ */
+const stagingOf = (
+  host: Host,
+  root: string,
+  { abs, mapHost, resolveBoth, assertWritable }: Checks
+): Pick<WorkspaceShape, "stage" | "place" | "syncDirectories" | "discard"> => {
+  const confined = host.confined
   const badTemp = (temp: string) => Effect.die(new Error(`"${temp}" is not a staging name of a commit`))
   const beside = (real: string, temp: string) => (dirname(real) === "" ? temp : `${dirname(real)}/${temp}`)
   const stage = (path: string, temp: string, bytes: Uint8Array, options?: { readonly mode?: number }) =>
@@ -364,14 +366,46 @@ export const makeWorkspace = (
         )
       )
     })
+  return { stage, place, syncDirectories, discard }
+}
+
+/** The workspace over a host filesystem; exported for adapters that build it by hand. */
+export const makeWorkspace = (host: Host, root: string, protectedPatterns: ReadonlyArray<string>): WorkspaceShape => {
+  const checks = checksOf(host, root, protectedPatterns)
+  const { abs, mapHost, resolveBoth, resolve, isProtected, assertWritable, writable, entryOf } = checks
+
+  // Where the host holds directory handles (host.confined), a mutation runs on the checked real path
+  // relative to the root, each directory opened without following links: a symlink swapped in after
+  // the check is never followed (PATH_ESCAPE). Elsewhere the checked absolute path is used.
+  const confined = host.confined
+  const writeTo = (path: string, bytes: Uint8Array, options?: { readonly mode?: number }) =>
+    Effect.gen(function* () {
+      const { rel, real } = yield* resolveBoth(path, "path")
+      yield* assertWritable(rel)
+      if (real !== rel) yield* assertWritable(real)
+      yield* mapHost(rel)(
+        confined === undefined
+          ? host.writeFileAtomic(abs(rel), bytes, options)
+          : confined.writeFileAtomic(root, real, bytes, options)
+      )
+    })
+  const onEntry = (
+    path: string,
+    field: string,
+    viaHandle: (c: NonNullable<typeof confined>, entry: string) => Effect.Effect<void, HostError>,
+    viaPath: (rel: string) => Effect.Effect<void, HostError>
+  ) =>
+    Effect.gen(function* () {
+      const rel = yield* writable(path, field)
+      if (confined === undefined) return yield* mapHost(rel)(viaPath(rel))
+      const entry = yield* entryOf(rel, path, field)
+      yield* mapHost(rel)(viaHandle(confined, entry))
+    })
 
   return {
     root,
     resolve,
-    stage,
-    place,
-    syncDirectories,
-    discard,
+    ...stagingOf(host, root, checks),
     abs,
     isProtected,
     assertWritable,

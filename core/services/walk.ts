@@ -7,7 +7,10 @@
  */
 import type { DirEntry } from "./HostFs.ts"
 import { GITIGNORE, IgnoreStack } from "./gitignore.ts"
+import { CLEAN, type GitListing, REGULAR, SYMLINK } from "./gitListing.ts"
 import { byPath, GlobSet, isPrunedDir } from "./searchCore.ts"
+
+export { GIT_LS_FILES_ARGS, GIT_LS_FILES_SEARCH_ARGS, type GitListing, parseGitListing } from "./gitListing.ts"
 
 /** What a walk visits (the Search port's WalkOptions, restated here to keep this module free of the port). */
 export interface WalkScope {
@@ -125,117 +128,6 @@ export function* driveSync(walk: TreeWalk, tree: SyncTree): Generator<TreeEntry>
   }
 }
 
-/** What a tracked path's tags and index mode say (one byte per path of a GitListing). */
-const CLEAN = 1
-const REGULAR = 2
-const SYMLINK = 4
-
-/**
- * The output of `git ls-files -z -t -s -c -o [-d -m] --directory`, parsed: each tracked path once
- * (merged over its tags and stages: CLEAN when only the "H" tag was seen, so git vouches for it being on
- * disk as indexed; REGULAR for mode 100644/100755, SYMLINK for 120000) and the untracked paths (an
- * untracked directory with its trailing "/"). `sorted`: the tracked paths came in strictly increasing
- * path order, as git's index order (bytes) gives them except around astral characters, so the
- * candidates are merged in order instead of sorted.
- */
-export interface GitListing {
-  readonly tracked: ReadonlyArray<string>
-  readonly flags: Uint8Array
-  readonly untracked: ReadonlyArray<string>
-  readonly sorted: boolean
-}
-
-/**
- * The git call whose output `gitCandidates` reads for a listing: tracked (with modes), deleted, modified
- * (typechanges among them), and untracked with untracked directories collapsed; no excludes, so neither
- * .git/info/exclude nor core.excludesFile can hide a path. -d and -m make git stat every tracked file.
- */
-export const GIT_LS_FILES_ARGS: ReadonlyArray<string> = [
-  "ls-files",
-  "-z",
-  "-t",
-  "-s",
-  "-c",
-  "-o",
-  "-d",
-  "-m",
-  "--directory"
-]
-
-/**
- * The same call for a search, without -d and -m: the index is trusted for tracked files (no stat of
- * each), since the search worker opens every candidate itself and silently skips what is missing, a
- * symlink, a directory or any other non-regular file, exactly as the walk never hands those over.
- */
-export const GIT_LS_FILES_SEARCH_ARGS: ReadonlyArray<string> = ["ls-files", "-z", "-t", "-s", "-c", "-o", "--directory"]
-
-const modeFlag = (stdout: string, at: number): number => {
-  if (stdout.charCodeAt(at + 6) !== 32) return 0
-  if (stdout.startsWith("100644", at) || stdout.startsWith("100755", at)) return REGULAR
-  return stdout.startsWith("120000", at) ? SYMLINK : 0
-}
-
-/**
- * Parses the output of GIT_LS_FILES_ARGS run in the directory `base` (paths relative to it), one record
- * at a time over the text (no split, no object per path). Undefined when git's view cannot be used as
- * is (the base is itself untracked, a name did not decode, a record is malformed).
- */
-export const parseGitListing = (stdout: string, base: string): GitListing | undefined => {
-  if (stdout.includes("\ufffd")) return undefined
-  const prefix = base === "" ? "" : `${base}/`
-  const tracked: Array<string> = []
-  const untracked: Array<string> = []
-  let flags = new Uint8Array(4096)
-  let sorted = true
-  /** Where each tracked path is, once the order broke (a path may then come again away from its first record). */
-  let where: Map<string, number> | undefined
-  for (let at = 0; at < stdout.length; ) {
-    let end = stdout.indexOf("\0", at)
-    if (end < 0) end = stdout.length
-    const next = end + 1
-    if (end === at) {
-      at = next
-      continue
-    }
-    const tag = stdout.charCodeAt(at)
-    if (tag === 63) {
-      // "?": untracked.
-      const rest = stdout.slice(at + 2, end)
-      if (rest === "./" || rest === "") return undefined
-      untracked.push(`${prefix}${rest}`)
-      at = next
-      continue
-    }
-    const tab = stdout.indexOf("\t", at + 2)
-    if (tab < 0 || tab >= end) return undefined
-    const rel = `${prefix}${stdout.slice(tab + 1, end)}`
-    const clean = tag === 72
-    const count = tracked.length
-    let known = -1
-    if (count > 0 && tracked[count - 1] === rel) known = count - 1
-    else if (where !== undefined) known = where.get(rel) ?? -1
-    else if (count > 0 && !(tracked[count - 1]! < rel)) {
-      sorted = false
-      where = new Map(tracked.map((path, index) => [path, index]))
-      known = where.get(rel) ?? -1
-    }
-    if (known >= 0) {
-      if (!clean) flags[known] = flags[known]! & ~CLEAN
-    } else {
-      if (count === flags.length) {
-        const bigger = new Uint8Array(count * 2)
-        bigger.set(flags)
-        flags = bigger
-      }
-      flags[count] = (clean ? CLEAN : 0) | modeFlag(stdout, at + 2)
-      tracked.push(rel)
-      where?.set(rel, count)
-    }
-    at = next
-  }
-  return { tracked, flags: flags.subarray(0, tracked.length), untracked, sorted }
-}
-
 const parentOf = (rel: string) => {
   const at = rel.lastIndexOf("/")
   return at < 0 ? "" : rel.slice(0, at)
@@ -279,23 +171,66 @@ export function gitCandidates(
   scope: WalkScope,
   stackAtBase: IgnoreStack
 ): Iterable<TreeEntry | WalkFrame> | undefined {
-  const { base, includeIgnored, maxDepth } = scope
-  const excludes = new GlobSet(scope.excludes)
-  // Which directories hold a .gitignore that is on disk (read only those).
-  const withGitignore = new Set<string>()
-  const present = new Set<string>([base])
-  const markPresent = (dir: string) => {
-    for (let at = dir; !present.has(at); at = parentOf(at)) present.add(at)
+  const found = onDisk(listing, tree, scope.base)
+  if (found === undefined) return undefined
+  const rules = dirRules(found, tree, scope, stackAtBase)
+  const extra = extraItems(found, rules)
+  const tracked = () => trackedEntries(listing.tracked, found.types, rules)
+  const byKey = (a: Keyed, b: Keyed) => byPath(a.key, b.key)
+  if (!listing.sorted) {
+    const all: Array<Keyed> = [...extra]
+    for (const entry of tracked()) all.push({ key: entry.path, item: entry })
+    all.sort(byKey)
+    return all.map((entry) => entry.item)
+  }
+  extra.sort(byKey)
+  return (function* merged(): Generator<TreeEntry | WalkFrame> {
+    let next = 0
+    for (const entry of tracked()) {
+      while (next < extra.length && extra[next]!.key < entry.path) yield extra[next++]!.item
+      yield entry
+    }
+    while (next < extra.length) yield extra[next++]!.item
+  })()
+}
+
+/** What git's listing says is on disk below the base, before any rule is applied. */
+interface OnDisk {
+  readonly base: string
+  /** Directories that hold a .gitignore on disk (only those are read). */
+  readonly withGitignore: Set<string>
+  /** The base and every directory known to hold something. */
+  readonly present: Set<string>
+  /** Untracked paths and trees (directories to walk): few, with their types. */
+  readonly others: Array<{ path: string; type: DirEntry["type"] | "tree" }>
+  /** Each tracked path's type when it is a candidate entry (undefined: gone, or a tree among `others`). */
+  readonly types: Array<DirEntry["type"] | undefined>
+}
+
+const markPresent = (found: OnDisk, dir: string) => {
+  for (let at = dir; !found.present.has(at); at = parentOf(at)) found.present.add(at)
+}
+
+const noteGitignore = (found: OnDisk, rel: string) => {
+  if (nameOf(rel) === GITIGNORE) found.withGitignore.add(parentOf(rel))
+}
+
+/**
+ * The untracked and the tracked paths' types (a tracked path git does not vouch for is looked at), and the
+ * directories present. Undefined when the listing cannot be used: the base itself is a listed path, or a
+ * tracked path lies below an untracked non-directory (a directory replaced by a file or a symlink: the
+ * index no longer describes the disk there).
+ */
+const onDisk = (listing: GitListing, tree: SyncTree, base: string): OnDisk | undefined => {
+  const { tracked, flags } = listing
+  const found: OnDisk = {
+    base,
+    withGitignore: new Set(),
+    present: new Set([base]),
+    others: [],
+    types: new Array(tracked.length)
   }
   const untrackedFiles = new Set<string>()
-  /** Untracked paths and trees (directories to walk): few, with their types. */
-  const others: Array<{ path: string; type: DirEntry["type"] | "tree" }> = []
-  /** Each tracked path's type when it is a candidate entry (undefined: gone, or a tree among `others`). */
-  const { tracked, flags } = listing
-  const types: Array<DirEntry["type"] | undefined> = new Array(tracked.length)
-  const note = (rel: string) => {
-    if (nameOf(rel) === GITIGNORE) withGitignore.add(parentOf(rel))
-  }
   for (const path of listing.untracked) {
     let type: DirEntry["type"] | "tree" | undefined
     if (path.endsWith("/")) type = "tree"
@@ -307,50 +242,72 @@ export function gitCandidates(
     if (type === undefined) continue
     const rel = type === "tree" && path.endsWith("/") ? path.slice(0, -1) : path
     if (rel === base) return undefined
-    others.push({ path: rel, type })
-    markPresent(parentOf(rel))
-    note(rel)
+    found.others.push({ path: rel, type })
+    markPresent(found, parentOf(rel))
+    noteGitignore(found, rel)
   }
   let lastParent: string | undefined
   for (let index = 0; index < tracked.length; index++) {
     const path = tracked[index]!
-    const flag = flags[index]!
-    let type: DirEntry["type"] | "tree" | undefined
-    if (flag === (CLEAN | REGULAR)) type = "file"
-    else if (flag === (CLEAN | SYMLINK)) type = "symlink"
-    else {
-      type = tree.lstatType(path)
-      if (type === "directory") type = "tree"
-      if (type === undefined) {
-        // A deleted path: its directories may still be there (empty), as the walk would list them.
-        for (let dir = parentOf(path); dir !== base && !present.has(dir); dir = parentOf(dir)) {
-          if (tree.lstatType(dir) === "directory") {
-            markPresent(dir)
-            break
-          }
-        }
-      }
-    }
+    const type = trackedType(found, tree, path, flags[index]!)
     if (type === undefined) continue
     if (path === base) return undefined
-    if (type === "tree") others.push({ path, type })
-    else types[index] = type
+    if (type === "tree") found.others.push({ path, type })
+    else found.types[index] = type
     if (lastParent === undefined || !isParent(lastParent, path)) {
       lastParent = parentOf(path)
-      markPresent(lastParent)
+      markPresent(found, lastParent)
     }
-    note(path)
+    noteGitignore(found, path)
   }
-  // A tracked path below an untracked non-directory (a directory replaced by a file or a symlink): the
-  // index no longer describes the disk there.
-  for (const dir of present) if (untrackedFiles.has(dir)) return undefined
-  interface DirState {
-    readonly visible: boolean
-    readonly stack: IgnoreStack
-    readonly checkFiles: boolean
+  for (const dir of found.present) if (untrackedFiles.has(dir)) return undefined
+  return found
+}
+
+/** A tracked path's type: from its flags when git vouches for it, else from the disk (undefined: deleted). */
+const trackedType = (
+  found: OnDisk,
+  tree: SyncTree,
+  path: string,
+  flag: number
+): DirEntry["type"] | "tree" | undefined => {
+  if (flag === (CLEAN | REGULAR)) return "file"
+  if (flag === (CLEAN | SYMLINK)) return "symlink"
+  const type = tree.lstatType(path)
+  if (type === "directory") return "tree"
+  if (type === undefined) {
+    // A deleted path: its directories may still be there (empty), as the walk would list them.
+    for (let dir = parentOf(path); dir !== found.base && !found.present.has(dir); dir = parentOf(dir)) {
+      if (tree.lstatType(dir) === "directory") {
+        markPresent(found, dir)
+        break
+      }
+    }
   }
+  return type
+}
+
+/** A directory's standing: whether the walk would reach it, the rules in force inside, whether files need a check. */
+interface DirState {
+  readonly visible: boolean
+  readonly stack: IgnoreStack
+  readonly checkFiles: boolean
+}
+
+const hidden: DirState = { visible: false, stack: IgnoreStack.empty, checkFiles: false }
+
+/** The walk's rules over git's paths: each directory's state (asked once, lazily), the depth and the keep test. */
+interface DirRules {
+  readonly scope: WalkScope
+  readonly stateOf: (dir: string) => DirState
+  readonly inDepth: (rel: string) => boolean
+  readonly keep: (path: string, parent: DirState) => boolean
+}
+
+const dirRules = (found: OnDisk, tree: SyncTree, scope: WalkScope, stackAtBase: IgnoreStack): DirRules => {
+  const { base, includeIgnored, maxDepth } = scope
+  const excludes = new GlobSet(scope.excludes)
   const states = new Map<string, DirState>()
-  const hidden: DirState = { visible: false, stack: IgnoreStack.empty, checkFiles: false }
   const stateOf = (dir: string): DirState => {
     const known = states.get(dir)
     if (known !== undefined) return known
@@ -368,7 +325,9 @@ export function gitCandidates(
         state = hidden
       else {
         const stack =
-          includeIgnored || !withGitignore.has(dir) ? parent.stack : parent.stack.with(dir, tree.readGitignore(dir))
+          includeIgnored || !found.withGitignore.has(dir)
+            ? parent.stack
+            : parent.stack.with(dir, tree.readGitignore(dir))
         state = { visible: true, stack, checkFiles: !includeIgnored && stack.decidesFiles }
       }
     }
@@ -376,24 +335,30 @@ export function gitCandidates(
     return state
   }
   const inDepth = (rel: string) => maxDepth === undefined || depthBelow(rel, base) <= maxDepth
-  /** Directory entries, untracked paths and trees to walk, keyed where they fall in path order. */
-  const extra: Array<Keyed> = []
-  if (scope.directories)
-    for (const dir of present) {
-      if (dir === base || !stateOf(dir).visible || !inDepth(dir)) continue
-      extra.push({ key: dir, item: { path: dir, type: "directory" } })
-    }
   const keep = (path: string, parent: DirState) =>
     inDepth(path) &&
     (excludes.isEmpty || !excludes.matches(path)) &&
     !(parent.checkFiles && parent.stack.ignores(path, false))
-  for (const candidate of others) {
+  return { scope, stateOf, inDepth, keep }
+}
+
+/** Directory entries, untracked paths and trees to walk, keyed where they fall in path order. */
+const extraItems = (found: OnDisk, rules: DirRules): Array<Keyed> => {
+  const { scope, stateOf, inDepth, keep } = rules
+  const { base, maxDepth } = scope
+  const extra: Array<Keyed> = []
+  if (scope.directories)
+    for (const dir of found.present) {
+      if (dir === base || !stateOf(dir).visible || !inDepth(dir)) continue
+      extra.push({ key: dir, item: { path: dir, type: "directory" } })
+    }
+  for (const candidate of found.others) {
     const parent = stateOf(parentOf(candidate.path))
     if (!parent.visible) continue
     if (candidate.type === "tree") {
       // An untracked directory (or a submodule, or a path that became one): walked as the walk would.
       const state = stateOf(candidate.path)
-      if (!state.visible || present.has(candidate.path)) continue
+      if (!state.visible || found.present.has(candidate.path)) continue
       if (scope.directories && inDepth(candidate.path))
         extra.push({ key: candidate.path, item: { path: candidate.path, type: "directory" } })
       const depth = depthBelow(candidate.path, base)
@@ -404,37 +369,27 @@ export function gitCandidates(
     if (keep(candidate.path, parent))
       extra.push({ key: candidate.path, item: { path: candidate.path, type: candidate.type } })
   }
-  /** The tracked candidates in git's order, produced as they are consumed (a capped search stops early). */
-  function* trackedEntries(): Generator<TreeEntry> {
-    let dir: string | undefined
-    let state = hidden
-    for (let index = 0; index < tracked.length; index++) {
-      const type = types[index]
-      if (type === undefined) continue
-      const path = tracked[index]!
-      if (dir === undefined || !isParent(dir, path)) {
-        dir = parentOf(path)
-        state = stateOf(dir)
-      }
-      if (state.visible && keep(path, state)) yield { path, type }
+  return extra
+}
+
+/** The tracked candidates in git's order, produced as they are consumed (a capped search stops early). */
+function* trackedEntries(
+  tracked: ReadonlyArray<string>,
+  types: ReadonlyArray<DirEntry["type"] | undefined>,
+  rules: DirRules
+): Generator<TreeEntry> {
+  let dir: string | undefined
+  let state = hidden
+  for (let index = 0; index < tracked.length; index++) {
+    const type = types[index]
+    if (type === undefined) continue
+    const path = tracked[index]!
+    if (dir === undefined || !isParent(dir, path)) {
+      dir = parentOf(path)
+      state = rules.stateOf(dir)
     }
+    if (state.visible && rules.keep(path, state)) yield { path, type }
   }
-  const byKey = (a: Keyed, b: Keyed) => byPath(a.key, b.key)
-  if (!listing.sorted) {
-    const all: Array<Keyed> = [...extra]
-    for (const entry of trackedEntries()) all.push({ key: entry.path, item: entry })
-    all.sort(byKey)
-    return all.map((entry) => entry.item)
-  }
-  extra.sort(byKey)
-  return (function* merged(): Generator<TreeEntry | WalkFrame> {
-    let next = 0
-    for (const entry of trackedEntries()) {
-      while (next < extra.length && extra[next]!.key < entry.path) yield extra[next++]!.item
-      yield entry
-    }
-    while (next < extra.length) yield extra[next++]!.item
-  })()
 }
 
 /** Expands git's candidates into entries, walking the untracked directories among them (lazily, in order). */

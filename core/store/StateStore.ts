@@ -106,18 +106,55 @@ const io = (rel: string) => (error: HostError) =>
     path: `.agentic/${rel}`
   })
 
-/** Builds the store over a host filesystem and a workspace root. */
-export const makeStateStore = (host: typeof HostFs.Service, root: string): StateStoreShape => {
+// A workspace may arrive with .agentic/ (or a folder in it) as a symlink, e.g. from a cloned repository:
+// the store must never read or write through it to a place outside .agentic/ of this workspace.
+const escaped = (rel: string) =>
+  toolError(
+    "PATH_ESCAPE",
+    `The state path .agentic/${rel} leads outside this workspace's .agentic/ folder through a symlink; the user must remove that link before the toolkit can use its state.`,
+    { path: `.agentic/${rel}` }
+  )
+
+/** One record decoded from a store file's text: IO_ERROR naming the file and the repair when it is not JSON or not valid. */
+const decodeRecord = <A, I>(
+  rel: string,
+  text: string,
+  schema: Schema.Schema<A, I, never>
+): Effect.Effect<A, ToolError> => {
+  const parsed = Either.try(() => JSON.parse(text) as unknown)
+  if (Either.isLeft(parsed)) {
+    return Effect.fail(
+      toolError(
+        "IO_ERROR",
+        `The state file .agentic/${rel} is not valid JSON; move it aside to start that store afresh.`,
+        {
+          path: `.agentic/${rel}`
+        }
+      )
+    )
+  }
+  return Schema.decodeUnknown(schema, { onExcessProperty: "preserve" })(parsed.right).pipe(
+    Effect.mapError((error) =>
+      toolError(
+        "IO_ERROR",
+        `The state file .agentic/${rel} does not hold a valid record (${ParseResult.ArrayFormatter.formatErrorSync(
+          error
+        )
+          .slice(0, 3)
+          .map((issue) => `${issue.path.join(".") || "the record"}: ${issue.message}`)
+          .join("; ")}); move it aside to start that store afresh.`,
+        { path: `.agentic/${rel}` }
+      )
+    )
+  )
+}
+
+type Host = typeof HostFs.Service
+
+/** How the store reaches its files: each path checked against symlinks out of .agentic/, then the host's calls. */
+const accessOf = (host: Host, root: string) => {
   const base = join(root, STATE_DIR)
   const abs = (rel: string) => join(base, rel)
-  // A workspace may arrive with .agentic/ (or a folder in it) as a symlink, e.g. from a cloned repository:
-  // the store must never read or write through it to a place outside .agentic/ of this workspace.
-  const escaped = (rel: string) =>
-    toolError(
-      "PATH_ESCAPE",
-      `The state path .agentic/${rel} leads outside this workspace's .agentic/ folder through a symlink; the user must remove that link before the toolkit can use its state.`,
-      { path: `.agentic/${rel}` }
-    )
   const confined = (rel: string): Effect.Effect<void, ToolError> =>
     Effect.gen(function* () {
       let current = rel
@@ -152,8 +189,31 @@ export const makeStateStore = (host: typeof HostFs.Service, root: string): State
     handles === undefined ? host.appendFile(abs(rel), bytes) : handles.appendFile(root, inRoot(rel), bytes)
   const removeAt = (rel: string, options?: { readonly recursive?: boolean }) =>
     handles === undefined ? host.remove(abs(rel), options) : handles.remove(root, inRoot(rel), options)
-  // First use of .agentic/ (the first file written or appended; a lock alone leaves no file): make sure git ignores it. Checked once per store;
-  // a .gitignore the user wrote themselves is left as it is.
+  const readFrom = (rel: string) =>
+    handles?.readFile === undefined ? host.readFile(abs(rel)) : handles.readFile(root, inRoot(rel))
+  const withLockAt = <A, E, R>(rel: string, effect: Effect.Effect<A, E, R>) =>
+    handles === undefined ? host.withLock(abs(rel), effect) : handles.withLock(root, inRoot(rel), effect)
+  return {
+    abs,
+    guard,
+    hasHandles: handles !== undefined,
+    hostError,
+    makeParent,
+    replaceFile,
+    appendTo,
+    removeAt,
+    readFrom,
+    withLockAt
+  }
+}
+
+type Access = ReturnType<typeof accessOf>
+
+/**
+ * First use of .agentic/ (the first file written or appended; a lock alone leaves no file): make sure git
+ * ignores it. Checked once per store; a .gitignore the user wrote themselves is left as it is.
+ */
+const ensureIgnoredOnce = (host: Host, { abs, guard, hostError, makeParent, replaceFile }: Access) => {
   let ignored = false
   const ensureIgnored: Effect.Effect<void, ToolError> = Effect.suspend(() => {
     if (ignored) return Effect.void
@@ -169,12 +229,15 @@ export const makeStateStore = (host: typeof HostFs.Service, root: string): State
       ignored = true
     }).pipe((effect) => guard(STATE_GITIGNORE, effect))
   })
-  const writing = <A, E, R>(rel: string, effect: Effect.Effect<A, E, R>) =>
-    Effect.zipRight(ensureIgnored, guard(rel, effect))
+  return ensureIgnored
+}
+
+/** The store's reads: a missing file reads as undefined, a record is decoded against its schema. */
+const readsOf = ({ guard, hostError, readFrom }: Access) => {
   const readBytes = (rel: string) =>
     guard(
       rel,
-      (handles?.readFile === undefined ? host.readFile(abs(rel)) : handles.readFile(root, inRoot(rel))).pipe(
+      readFrom(rel).pipe(
         Effect.map((bytes): Uint8Array | undefined => bytes),
         Effect.catchIf(
           (error) => error.reason === "NotFound",
@@ -186,35 +249,17 @@ export const makeStateStore = (host: typeof HostFs.Service, root: string): State
   const readText = (rel: string) =>
     Effect.map(readBytes(rel), (bytes) => (bytes === undefined ? undefined : decoder.decode(bytes)))
   const readJson = <A, I>(rel: string, schema: Schema.Schema<A, I, never>): Effect.Effect<A | undefined, ToolError> =>
-    Effect.flatMap(readText(rel), (text) => {
-      if (text === undefined) return Effect.succeed(undefined)
-      const parsed = Either.try(() => JSON.parse(text) as unknown)
-      if (Either.isLeft(parsed)) {
-        return Effect.fail(
-          toolError(
-            "IO_ERROR",
-            `The state file .agentic/${rel} is not valid JSON; move it aside to start that store afresh.`,
-            {
-              path: `.agentic/${rel}`
-            }
-          )
-        )
-      }
-      return Schema.decodeUnknown(schema, { onExcessProperty: "preserve" })(parsed.right).pipe(
-        Effect.mapError((error) =>
-          toolError(
-            "IO_ERROR",
-            `The state file .agentic/${rel} does not hold a valid record (${ParseResult.ArrayFormatter.formatErrorSync(
-              error
-            )
-              .slice(0, 3)
-              .map((issue) => `${issue.path.join(".") || "the record"}: ${issue.message}`)
-              .join("; ")}); move it aside to start that store afresh.`,
-            { path: `.agentic/${rel}` }
-          )
-        )
-      )
-    })
+    Effect.flatMap(readText(rel), (text) =>
+      text === undefined ? Effect.succeed(undefined) : decodeRecord(rel, text, schema)
+    )
+  return { readBytes, readText, readJson }
+}
+
+/** The store's writes, each after the first-use .gitignore: atomic replaces (creating parent folders) and appends. */
+const writesOf = (access: Access, ensureIgnored: Effect.Effect<void, ToolError>) => {
+  const { guard, hostError, makeParent, replaceFile, appendTo } = access
+  const writing = <A, E, R>(rel: string, effect: Effect.Effect<A, E, R>) =>
+    Effect.zipRight(ensureIgnored, guard(rel, effect))
   const writeBytes = (rel: string, bytes: Uint8Array, options?: { readonly durable?: boolean }) =>
     writing(
       rel,
@@ -236,7 +281,7 @@ export const makeStateStore = (host: typeof HostFs.Service, root: string): State
     const [first, ...rest] = files
     if (first === undefined) return Effect.void
     // Without directory handles each file is checked as writeBytes checks it.
-    if (handles === undefined)
+    if (!access.hasHandles)
       return Effect.forEach(files, (file) => writeText(`${dir}/${file.name}`, file.text, options), { discard: true })
     return Effect.zipRight(
       writeText(`${dir}/${first.name}`, first.text, options),
@@ -250,10 +295,26 @@ export const makeStateStore = (host: typeof HostFs.Service, root: string): State
       )
     )
   }
+  const appendText = (rel: string, text: string) =>
+    writing(
+      rel,
+      makeParent(rel).pipe(Effect.zipRight(appendTo(rel, encoder.encode(text))), Effect.mapError(hostError(rel)))
+    )
+  return { writeBytes, writeText, writeJson, writeTexts, appendText }
+}
+
+/** Builds the store over a host filesystem and a workspace root. */
+export const makeStateStore = (host: Host, root: string): StateStoreShape => {
+  const access = accessOf(host, root)
+  const { abs, guard, hostError, makeParent, removeAt, withLockAt } = access
+  const reads = readsOf(access)
+  const writes = writesOf(access, ensureIgnoredOnce(host, access))
+  const { readJson } = reads
+  const { writeJson } = writes
   const locked = <A, E, R>(rel: string, effect: Effect.Effect<A, E, R>) =>
     guard(rel, makeParent(rel).pipe(Effect.mapError(hostError(rel)))).pipe(
       Effect.zipRight(
-        (handles === undefined ? host.withLock(abs(rel), effect) : handles.withLock(root, inRoot(rel), effect)).pipe(
+        withLockAt(rel, effect).pipe(
           Effect.catchIf(
             (error): error is HostError => error instanceof HostError,
             (error) => Effect.fail(io(rel)(error))
@@ -264,18 +325,8 @@ export const makeStateStore = (host: typeof HostFs.Service, root: string): State
   return {
     path: (rel) => `${STATE_DIR}/${rel}`,
     abs,
-    readBytes,
-    readText,
-    readJson,
-    writeBytes,
-    writeText,
-    writeJson,
-    writeTexts,
-    appendText: (rel, text) =>
-      writing(
-        rel,
-        makeParent(rel).pipe(Effect.zipRight(appendTo(rel, encoder.encode(text))), Effect.mapError(hostError(rel)))
-      ),
+    ...reads,
+    ...writes,
     remove: (rel, options) =>
       guard(
         rel,
