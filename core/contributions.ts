@@ -3,17 +3,7 @@
  * `.agentic/` storage map. Nothing here imports a tool: callers pass the definitions (ALL_TOOLS, or the
  * candidates a runtime was started with through the RegisteredTools service).
  */
-import type { ChangeKey, ChangeSource, StartupStep, StorageEntry, ToolDefinition } from "./tools/Tool.ts"
-
-/** Every key of `data` in the changes listing, in the reference's order; each is present (maybe empty). */
-export const CHANGE_KEYS: ReadonlyArray<ChangeKey> = [
-  "transactions",
-  "runs",
-  "jobs",
-  "taskBoards",
-  "researchProjects",
-  "vcs"
-]
+import type { ChangeSource, StartupStep, StorageEntry, ToolDefinition } from "./tools/Tool.ts"
 
 /** Storage the kernel owns: the approvals store (the gate) and artifacts (the shared result budget). */
 export const KERNEL_STORAGE: ReadonlyArray<StorageEntry> = [
@@ -52,9 +42,9 @@ const perToolSet = <A>(derive: (tools: ReadonlyArray<ToolDefinition>) => A) => {
   }
 }
 
-/** The changes sources of these tools. */
+/** The changes sources of these tools, by rank (the order of their keys in the listing's `data`). */
 export const changeSourcesOf: (tools: ReadonlyArray<ToolDefinition>) => ReadonlyArray<ChangeSource> = perToolSet(
-  (tools) => tools.flatMap((tool) => tool.changes ?? [])
+  (tools) => tools.flatMap((tool) => tool.changes ?? []).sort((a, b) => a.rank - b.rank)
 )
 
 /** The storage map: the kernel's entries and each tool's, by rank; a name claimed twice keeps the first. */

@@ -229,12 +229,27 @@ export interface StartupStep {
   readonly run: Effect.Effect<void, ToolError, ToolContext>
 }
 
-/** The keys of `data` in the changes listing. */
-export type ChangeKey = "transactions" | "runs" | "jobs" | "taskBoards" | "researchProjects" | "vcs"
+/** The key of one list in the changes listing's `data`: the owning tool names it ("transactions", "jobs"). */
+export type ChangeKey = string
 
-/** One contributor to the changes listing: its entries, newest first, in the reference's shape. */
+/**
+ * One contributor to the changes listing: its entries, newest first, in the reference's shape. The tool that
+ * owns the list declares everything the listing does with it, so inspect names no other tool's list.
+ */
 export interface ChangeSource {
   readonly key: ChangeKey
+  /**
+   * Its place in `data`, lower first; the reference's order is transactions 10, runs 20, jobs 30, taskBoards 40,
+   * researchProjects 50, vcs 60. The kernel's approvals and plans follow every source.
+   */
+  readonly rank: number
+  /** The retention facts this list contributes (from its newest entries); none when absent. */
+  readonly facts?: (list: ReadonlyArray<unknown>) => ReadonlyArray<string>
+  /**
+   * A list that is never omitted when summarizing and, when the listing is trimmed to fit, keeps at least this
+   * many entries (jobs: the one route back to a job id after compression). Absent: omitted when summarizing.
+   */
+  readonly keepAtLeast?: number
   /** Read by `workspace_inspect changes`, an ungated action: it reads only. */
   readonly list: Effect.Effect<ReadonlyArray<unknown>, ToolError, ReadContext>
 }

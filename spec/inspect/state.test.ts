@@ -229,10 +229,12 @@ describe('changes: "lists transactions, runs, jobs ..., taskBoards, researchProj
     const added: Array<ChangeSource> = [
       {
         key: "jobs",
+        rank: 30,
         list: Effect.succeed([{ id: "job_1", status: "running", executable: "npm", exitCode: null, startedAt: now() }])
       },
       {
         key: "transactions",
+        rank: 10,
         list: Effect.succeed([
           {
             id: "tx_1",

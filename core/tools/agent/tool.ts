@@ -116,7 +116,7 @@ export const agentTool = defineTool({
     openWorldHint: { anyOf: ["allowAgentWebResearch"] },
     why: "a run edits, and may run commands or reach the web within its parent's permissions"
   },
-  changes: [{ key: "runs", list: changes }],
+  changes: [{ key: "runs", rank: 20, list: changes }],
   storage: [
     {
       name: "runs",

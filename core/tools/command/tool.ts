@@ -34,7 +34,19 @@ export const commandTool = defineTool({
     why: "an allowed executable can delete files or reach the network (`npm install`, `git fetch`); unsure means yes"
   },
   startup: [{ name: "jobs: mark lost jobs orphaned", run: markOrphanedJobs }],
-  changes: [{ key: "jobs", list: jobChanges }],
+  changes: [
+    {
+      key: "jobs",
+      rank: 30,
+      list: jobChanges,
+      facts: (jobs) =>
+        (jobs as ReadonlyArray<{ readonly id?: string; readonly status?: string }>)
+          .slice(0, 20)
+          .map((job) => `job ${job.id ?? "?"} ${job.status ?? ""}`.trim()),
+      // The one route back to a job_ id after compression: never omitted, at least 20 kept when trimmed.
+      keepAtLeast: 20
+    }
+  ],
   storage: [
     {
       name: "jobs",

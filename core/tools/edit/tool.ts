@@ -74,7 +74,7 @@ export const editTool = defineTool({
     why: "deletes, moves, overwrites and forced rollbacks exist only when the ceiling is lifted"
   },
   startup: [{ name: "workspace_edit: recover interrupted commits", run: recoverTransactions }],
-  changes: [{ key: "transactions", list: transactionChanges }],
+  changes: [{ key: "transactions", rank: 10, list: transactionChanges }],
   storage: [
     {
       name: "transactions",

@@ -1,7 +1,7 @@
 /** workspace_inspect capabilities and changes, and the plan/approval/memory state overview shows. */
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { CHANGE_KEYS, changeSourcesOf, storageMapOf } from "../../contributions.ts"
+import { changeSourcesOf, storageMapOf } from "../../contributions.ts"
 import { loadRecordState, loadRecords } from "../../gate/gate.ts"
 import { Processes } from "../../services/Processes.ts"
 import { decideSandbox } from "../../services/Sandbox.ts"
@@ -9,7 +9,7 @@ import { type ApprovalRecord, approvedPlan, pendingPlan, pendingRecords } from "
 import type { Artifact, ToolResult } from "../../protocol/envelope.ts"
 import { CurrentSettings } from "../../services/CurrentSettings.ts"
 import { modeLabel, modeName, type Settings } from "../../settings/settings.ts"
-import type { StorageEntry, ToolDefinition } from "../Tool.ts"
+import type { ChangeSource, StorageEntry, ToolDefinition } from "../Tool.ts"
 import { StateStore } from "../../store/StateStore.ts"
 import { RegisteredTools } from "../../services/RegisteredTools.ts"
 import { envelopeChars, placeholderArtifact, writeArtifact } from "./budget.ts"
@@ -72,13 +72,13 @@ export const stateFacts = (state: Effect.Effect.Success<typeof stateSummary>) =>
   `MEMORY.md ${state.notes.memoryExists ? `present at ${state.notes.memoryPath}` : "absent"}; ${plural(state.notes.count, "note")}`
 ]
 
-/** The lists of every tool's `changes` sources, under CHANGE_KEYS (each present, maybe empty). */
+/** The registered tools' `changes` sources (by rank), and their lists under their keys (each present, maybe empty). */
 const sourcedLists = Effect.gen(function* () {
   const { candidates } = yield* RegisteredTools
-  const sourced: Record<string, ReadonlyArray<unknown>> = Object.fromEntries(CHANGE_KEYS.map((key) => [key, []]))
-  for (const source of changeSourcesOf(candidates))
-    sourced[source.key] = [...(sourced[source.key] ?? []), ...(yield* source.list)]
-  return sourced
+  const sources = changeSourcesOf(candidates)
+  const sourced: Record<string, ReadonlyArray<unknown>> = {}
+  for (const source of sources) sourced[source.key] = [...(sourced[source.key] ?? []), ...(yield* source.list)]
+  return { sources, sourced }
 })
 
 /** The approvals still open (pending or approved), plans aside. */
@@ -115,35 +115,47 @@ type ChangesData = Record<string, ReadonlyArray<unknown>> & {
   readonly plans: ReturnType<typeof recentPlans>
 }
 
-/** What the changes listing keeps through compression: job ids, recent vcs steps, open approvals and plans. */
-const changesRetention = (data: ChangesData): ToolResult["retention"] => ({
+/**
+ * What the changes listing keeps through compression: each source's facts (job ids, recent vcs steps), open
+ * approvals and plans; every list but those a source keeps (jobs) may be omitted when summarizing.
+ */
+const changesRetention = (sources: ReadonlyArray<ChangeSource>, data: ChangesData): ToolResult["retention"] => ({
   importance: "high",
   facts: [
-    ...(data["jobs"] as ReadonlyArray<{ readonly id?: string; readonly status?: string }>)
-      .slice(0, 20)
-      .map((job) => `job ${job.id ?? "?"} ${job.status ?? ""}`.trim()),
-    ...(data["vcs"] as ReadonlyArray<{ readonly summary?: string }>)
-      .slice(0, 5)
-      .map((entry) => `vcs: ${entry.summary ?? ""}`),
+    ...keysOf(sources).flatMap(
+      (key) => sources.find((source) => source.key === key && source.facts)?.facts?.(data[key] ?? []) ?? []
+    ),
     ...data.approvals.slice(0, 10).map((approval) => `approval ${approval.id} ${approval.status}: ${approval.title}`),
     ...data.plans
       .filter((plan) => plan.status === "pending" || plan.status === "approved")
       .map((plan) => `plan ${plan.id} ${plan.status}: ${plan.planPath}`)
   ],
-  // jobs is the one route back to a job_ id after compression: it is never omitted.
-  omit_when_summarizing: ["transactions", "runs", "taskBoards", "researchProjects", "vcs"]
+  omit_when_summarizing: keysOf(sources).filter((key) => keptAtLeast(sources, key) === undefined)
 })
+
+/** The keys of these sources, each once, in rank order (several tools may contribute to one key). */
+const keysOf = (sources: ReadonlyArray<ChangeSource>): ReadonlyArray<string> => [
+  ...new Set(sources.map((source) => source.key))
+]
+
+/** The most entries any source of this key asks to keep (undefined: the list may be omitted when summarizing). */
+const keptAtLeast = (sources: ReadonlyArray<ChangeSource>, key: string): number | undefined => {
+  const asked = sources.flatMap((source) =>
+    source.key === key && source.keepAtLeast !== undefined ? [source.keepAtLeast] : []
+  )
+  return asked.length === 0 ? undefined : Math.max(...asked)
+}
 
 /**
  * A changes listing too large for one envelope: every list keeps its newest entries (the same count for all,
  * jobs first to keep), and the full listing goes to an artifact.
  */
-const trimmedChanges = (whole: ToolResult, data: ChangesData, budget: number) =>
+const trimmedChanges = (whole: ToolResult, sources: ReadonlyArray<ChangeSource>, data: ChangesData, budget: number) =>
   Effect.gen(function* () {
     const description = "The full changes listing, as JSON."
     const trimmed = (keep: number, artifact: Artifact): ToolResult => {
       const cut = Object.fromEntries(
-        Object.entries(data).map(([key, list]) => [key, list.slice(0, key === "jobs" ? Math.max(keep, 20) : keep)])
+        Object.entries(data).map(([key, list]) => [key, list.slice(0, Math.max(keep, keptAtLeast(sources, key) ?? 0))])
       )
       const truncated = Object.fromEntries(
         Object.entries(data)
@@ -170,25 +182,16 @@ const trimmedChanges = (whole: ToolResult, data: ChangesData, budget: number) =>
 export const changes = Effect.gen(function* () {
   const store = yield* StateStore
   const records = yield* loadRecords
-  const sourced = yield* sourcedLists
+  const { sources, sourced } = yield* sourcedLists
   const approvals = openApprovals(records)
   const plans = recentPlans(records, (id) => store.path(`plans/${id}/plan.md`))
-  const data: ChangesData = {
-    transactions: sourced["transactions"]!,
-    runs: sourced["runs"]!,
-    jobs: sourced["jobs"]!,
-    taskBoards: sourced["taskBoards"]!,
-    researchProjects: sourced["researchProjects"]!,
-    vcs: sourced["vcs"]!,
-    approvals,
-    plans
-  }
+  const data: ChangesData = { ...sourced, approvals, plans }
   const counts = Object.entries(data).map(([key, list]) => `${list.length} ${key}`)
   const summary = `Recovery listing: ${counts.join(", ")}.`
-  const whole: ToolResult = { summary, data, retention: changesRetention(data) }
+  const whole: ToolResult = { summary, data, retention: changesRetention(sources, data) }
   const settings = yield* CurrentSettings
   if (envelopeChars("inspect.changes", whole) <= settings.maxToolResultChars) return whole
-  return yield* trimmedChanges(whole, data, settings.maxToolResultChars)
+  return yield* trimmedChanges(whole, sources, data, settings.maxToolResultChars)
 })
 
 /** Whether commands run sandboxed here, how, and why not (capabilities). */

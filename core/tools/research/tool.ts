@@ -179,7 +179,7 @@ export const researchTool = defineTool({
     openWorldHint: true,
     why: "search, fetch and deep reach hosts outside this machine"
   },
-  changes: [{ key: "researchProjects", list: researchChanges }],
+  changes: [{ key: "researchProjects", rank: 50, list: researchChanges }],
   storage: [
     {
       name: "research",

@@ -34,7 +34,7 @@ export const tasksTool = defineTool({
     openWorldHint: false,
     why: "writes task boards under `.agentic/`"
   },
-  changes: [{ key: "taskBoards", list: taskBoardChanges }],
+  changes: [{ key: "taskBoards", rank: 40, list: taskBoardChanges }],
   storage: [
     {
       name: "boards",

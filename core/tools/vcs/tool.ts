@@ -54,7 +54,15 @@ export const vcsTool = defineTool({
     openWorldHint: true,
     why: "checkout, branch delete and forced push need the ceiling; push and the GitHub actions reach the network"
   },
-  changes: [{ key: "vcs", list: vcsChanges }],
+  changes: [
+    {
+      key: "vcs",
+      rank: 60,
+      list: vcsChanges,
+      facts: (steps) =>
+        (steps as ReadonlyArray<{ readonly summary?: string }>).slice(0, 5).map((step) => `vcs: ${step.summary ?? ""}`)
+    }
+  ],
   storage: [
     {
       name: "vcs",
