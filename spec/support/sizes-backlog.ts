@@ -28,10 +28,5 @@ export const BACKLOG: Record<string, number> = {
   "core/tools/research/interpret.ts interpretFetch": 81,
   "core/tools/research/tool.ts fetchView": 87,
   "core/tools/tasks/board.ts addItems": 87,
-  "core/tools/workspaces/action.ts": 847,
-  "core/tools/workspaces/action.ts observe": 185,
-  "core/tools/workspaces/action.ts reviewOf": 169,
-  "core/tools/workspaces/action.ts runEffect": 189,
-  "core/tools/workspaces/prs.ts readPrView": 205,
-  "core/tools/workspaces/tool.ts": 613
+  "core/tools/workspaces/prs.ts readPrView": 205
 }
