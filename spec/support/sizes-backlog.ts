@@ -27,6 +27,5 @@ export const BACKLOG: Record<string, number> = {
   "core/tools/research/extract.ts walk": 86,
   "core/tools/research/interpret.ts interpretFetch": 81,
   "core/tools/research/tool.ts fetchView": 87,
-  "core/tools/tasks/board.ts addItems": 87,
-  "core/tools/workspaces/prs.ts readPrView": 205
+  "core/tools/tasks/board.ts addItems": 87
 }
