@@ -1,7 +1,6 @@
 /** Issue 28 item 2: what spec/kernel/sizes.test.ts allows for now (see there). */
 /** Over a limit when the check landed (issue 28 item 2, to split): the size then, an upper bound from now on. */
 export const BACKLOG: Record<string, number> = {
-  "adapters/workspacesVerb.ts workspacesVerb": 168,
   "core/gate/gate.ts gated": 91,
   "core/services/MemoryHostFs.ts makeMemoryHostFs": 257,
   "core/services/Search.ts makeHostFsSearch": 124,
