@@ -55,13 +55,20 @@ const isFunction = (node: ts.Node) =>
   ts.isGetAccessorDeclaration(node) ||
   ts.isSetAccessorDeclaration(node)
 
-/** The oversized files and functions under `dirs`; a function named twice keeps its longest span. */
-export const oversized = (repo: string, dirs: ReadonlyArray<string>): Array<Oversize> => {
+/**
+ * The oversized files and functions under `dirs`; a function named twice keeps its longest span. `limits`
+ * defaults to the rule's (the spec lowers it once to show the measure finds files and functions at all).
+ */
+export const oversized = (
+  repo: string,
+  dirs: ReadonlyArray<string>,
+  limits: { readonly file: number; readonly func: number } = { file: FILE_LIMIT, func: FUNCTION_LIMIT }
+): Array<Oversize> => {
   const found = new Map<string, number>()
   for (const file of dirs.flatMap((dir) => sourcesUnder(repo, dir))) {
     const text = fs.readFileSync(path.join(repo, file), "utf8")
     const lines = lineCount(text)
-    if (lines > FILE_LIMIT) found.set(file, lines)
+    if (lines > limits.file) found.set(file, lines)
     const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true)
     const visit = (node: ts.Node) => {
       if (isFunction(node)) {
@@ -69,7 +76,7 @@ export const oversized = (repo: string, dirs: ReadonlyArray<string>): Array<Over
         const end = source.getLineAndCharacterOfPosition(node.getEnd()).line
         const span = end - start + 1
         const key = `${file} ${nameOf(node)}`
-        if (span > FUNCTION_LIMIT && span > (found.get(key) ?? 0)) found.set(key, span)
+        if (span > limits.func && span > (found.get(key) ?? 0)) found.set(key, span)
       }
       ts.forEachChild(node, visit)
     }

@@ -9,6 +9,7 @@ import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import { toolError, type ToolError } from "../../protocol/errors.ts"
 import { StateStore } from "../../store/StateStore.ts"
+import { defined } from "../../text/defined.ts"
 
 export const ReceiptState = Schema.Literal("needs_confirmation", "unknown", "succeeded", "failed")
 export type ReceiptState = typeof ReceiptState.Type
@@ -70,9 +71,9 @@ export const advance = (
         ...receipt,
         state: to,
         phases: { ...receipt.phases, ...change.phases },
-        ...(change.outcome === undefined ? {} : { outcome: change.outcome }),
+        ...defined({ outcome: change.outcome }),
         expect: change.expect ?? receipt.expect,
-        history: [...receipt.history, { state: to, at, ...(change.note === undefined ? {} : { note: change.note }) }],
+        history: [...receipt.history, { state: to, at, ...defined({ note: change.note }) }],
         updatedAt: at
       })
     : Either.left(
@@ -80,6 +81,22 @@ export const advance = (
           request_id: receipt.requestId
         })
       )
+
+/** No receipt for a request id: NOT_FOUND, which proves nothing about the effect. */
+export const noReceipt = (requestId: string) =>
+  toolError(
+    "NOT_FOUND",
+    `There is no receipt for request ${requestId}. A missing receipt does not prove the effect was absent; do not create a replacement request on that basis, ask the user to check.`,
+    { request_id: requestId }
+  )
+
+/** A request id reused with other inputs: EDIT_CONFLICT (an original request keeps its exact inputs). */
+export const conflict = (requestId: string) =>
+  toolError(
+    "EDIT_CONFLICT",
+    `request_id ${requestId} was already used with different inputs; an original request keeps its exact inputs. Poll it with get_workspace_operation, or create a new request id for a new action.`,
+    { request_id: requestId }
+  )
 
 export const receiptPath = (requestId: string) => `receipts/${requestId.toLowerCase()}.json`
 
