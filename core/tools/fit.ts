@@ -7,13 +7,21 @@
  */
 import * as Effect from "effect/Effect"
 import { sha256Bytes } from "../gate/hash.ts"
-import { type Artifact, success, type ToolResult } from "../protocol/envelope.ts"
+import { type Artifact, type EnvelopeError, failure, success, type ToolResult } from "../protocol/envelope.ts"
 import { CurrentSettings } from "../services/CurrentSettings.ts"
 import { StateStore } from "../store/StateStore.ts"
 
 /** The characters an envelope costs as JSON: what maxToolResultChars bounds. */
 export const envelopeChars = (operation: string, result: ToolResult): number =>
   JSON.stringify(success(operation, result)).length
+
+/**
+ * The characters a failure envelope costs as JSON (what the registry sends for `error` under `operation`): for
+ * an error whose details carry a variable part (a timeout's log tails), so it is sized to the budget like a
+ * success instead of being clipped by boundRefusal.
+ */
+export const failureChars = (operation: string, error: EnvelopeError): number =>
+  JSON.stringify(failure(operation, error)).length
 
 /**
  * `JSON.stringify(text).length`, counted without making the JSON: the quotes, two characters for `"`, `\`

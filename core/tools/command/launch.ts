@@ -10,7 +10,7 @@ import { CurrentSettings } from "../../services/CurrentSettings.ts"
 import { Processes } from "../../services/Processes.ts"
 import { Workspace } from "../../services/Workspace.ts"
 import { StateStore } from "../../store/StateStore.ts"
-import { envelopeChars, largestPartFitting } from "../fit.ts"
+import { envelopeChars, failureChars, largestPartFitting } from "../fit.ts"
 import { gatedAction, type Planned } from "../Tool.ts"
 import {
   type ExitRecord,
@@ -27,7 +27,7 @@ import { captureTransaction, type CaptureOutcome } from "./capture.ts"
 import { planSandbox } from "./sandbox.ts"
 import { CommandPlan, type Prepared, type ToolContextNeeds, planOf, prepare } from "./policy.ts"
 import { type RunInput, TAIL_DEFAULT, TAIL_MIN } from "./schema.ts"
-import { boundedLogs, type FittedLogs, fitTails, logPaths, logsWithin, readTails } from "./status.ts"
+import { type FittedLogs, fitTails, logPaths, logsWithin, readTails } from "./status.ts"
 import {
   captureFields,
   captureText,
@@ -206,11 +206,13 @@ const endInterrupted = (record: JobRecord) =>
     yield* processes.signalGroup(record.pid, "SIGKILL")
   }).pipe(Effect.ignore)
 
-/** A run that timed out: TIMEOUT with the logs' tails, its whole process group killed. */
+/**
+ * A run that timed out: TIMEOUT with the logs' tails, its whole process group killed. The tails are the largest
+ * that keep the failure envelope as sent (failureChars) within maxChars.
+ */
 const timedOut = (record: JobRecord, line: string, maxChars: number, maxSeconds: number) =>
   Effect.gen(function* () {
-    const logs = yield* boundedLogs(record.id, Math.floor(maxChars / 2) - 1500, TAIL_DEFAULT)
-    return yield* Effect.fail(
+    const errorOf = (logs: FittedLogs) =>
       toolError(
         "TIMEOUT",
         `${line} timed out after ${record.timeoutSeconds} s (${record.id}): it was killed with its whole process group, so nothing of it is left running. Raise timeout_seconds (at most ${maxSeconds} s), make the command finish sooner, or use start for a background job. Full logs: ${logPaths(record.id).stdout}, ${logPaths(record.id).stderr}.`,
@@ -224,7 +226,10 @@ const timedOut = (record: JobRecord, line: string, maxChars: number, maxSeconds:
           logs: logPaths(record.id)
         }
       )
+    const logs = yield* logsWithin(record.id, TAIL_DEFAULT, maxChars, (logs) =>
+      failureChars("command.run", errorOf(logs))
     )
+    return yield* Effect.fail(errorOf(logs))
   })
 
 /** A finished run's result without its output: what ran, how it ended, where the full logs are. */

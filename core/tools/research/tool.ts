@@ -14,16 +14,17 @@ import { CurrentSettings } from "../../services/CurrentSettings.ts"
 import { RegisteredTools } from "../../services/RegisteredTools.ts"
 import type { Settings } from "../../settings/settings.ts"
 import { StateStore } from "../../store/StateStore.ts"
+import { envelopeChars, largestFitting, largestPartFitting } from "../fit.ts"
 import { type ActionInput, defineTool, gatedAction, ungated } from "../Tool.ts"
 import { awaitRun, interpretLaunch, type LaunchBefore, loadLaunch, specOf, statusView } from "../agent/launch.ts"
 import type { RunState, StartInput } from "../agent/schema.ts"
 import { changeProject, interpretFetch, interpretSearch, type SearchOutcome } from "./interpret.ts"
 import { loadActiveProject, loadProject, loadProjects, researchChanges } from "./load.ts"
 import { planFetch, planSearch, type SearchPlan } from "./plan.ts"
-import { addNote, newProject, projectFile, RESEARCH_DIR } from "./project.ts"
+import { addNote, newProject, type Project, projectFile, RESEARCH_DIR } from "./project.ts"
 import { ACTIONS, DeepPlanSchema, FetchPlanSchema, SearchPlanSchema } from "./schema.ts"
 import { fetchView } from "./fetchView.ts"
-import { fitResults, PROJECT_VIEW_OVERHEAD, projectLine, projectView } from "./view.ts"
+import { projectLine, projectView } from "./view.ts"
 import { DESCRIPTION } from "./description.ts"
 import { nowIso } from "../../text/time.ts"
 
@@ -132,13 +133,15 @@ const loadDeep = (input: ActionInput<Actions, "deep">) =>
     return { _tag: "Start", launch, input: start } satisfies DeepBefore
   })
 
-const searchView = (outcome: SearchOutcome, plan: SearchPlan, settings: Settings): ToolResult => {
-  const fitted = fitResults(outcome.results, settings.maxToolResultChars - 1500)
+/**
+ * search's result with the first `shown` results: as many as keep the envelope as sent within
+ * maxToolResultChars (envelopeChars measures it), the rest counted in resultsOmitted.
+ */
+const searchResult = (outcome: SearchOutcome, plan: SearchPlan, settings: Settings, shown: number): ToolResult => {
+  const omitted = outcome.results.length - shown
   const summary = [
     `${outcome.answeredBy} answered "${plan.query}" with ${outcome.results.length} result(s)${plan.provider === "auto" ? ` (auto tried ${outcome.tried.map((entry) => entry.provider).join(", ")})` : ""}.`,
-    fitted.omitted > 0
-      ? `${fitted.omitted} result(s) did not fit in maxToolResultChars (${settings.maxToolResultChars}).`
-      : "",
+    omitted > 0 ? `${omitted} result(s) did not fit in maxToolResultChars (${settings.maxToolResultChars}).` : "",
     outcome.searchId === undefined ? "" : `Recorded as ${outcome.searchId} in ${plan.researchId}.`,
     outcome.results.length > 0 ? 'Fetch a result with {"action":"fetch","url":...}.' : ""
   ]
@@ -150,8 +153,8 @@ const searchView = (outcome: SearchOutcome, plan: SearchPlan, settings: Settings
       provider: plan.provider,
       answeredBy: outcome.answeredBy,
       query: plan.query,
-      results: fitted.results,
-      resultsOmitted: fitted.omitted,
+      results: outcome.results.slice(0, shown),
+      resultsOmitted: omitted,
       tried: outcome.tried,
       ...(outcome.searchId === undefined ? {} : { searchId: outcome.searchId, researchId: plan.researchId })
     },
@@ -162,6 +165,34 @@ const searchView = (outcome: SearchOutcome, plan: SearchPlan, settings: Settings
         ...(outcome.searchId === undefined ? [] : [`search ${outcome.searchId} recorded in ${plan.researchId}`])
       ],
       omit_when_summarizing: ["results"]
+    }
+  }
+}
+
+/** search's result: the longest prefix of the results whose envelope fits maxToolResultChars. */
+const searchView = (outcome: SearchOutcome, plan: SearchPlan, settings: Settings): ToolResult => {
+  const fits = (shown: number) =>
+    envelopeChars("research.search", searchResult(outcome, plan, settings, shown)) <= settings.maxToolResultChars
+  return searchResult(outcome, plan, settings, Math.max(0, largestFitting(outcome.results.length, fits)))
+}
+
+/**
+ * show's result with the project view cut to `budget` characters (projectView): the oldest searches, then
+ * notes and sources, go first; the summary and data.omitted say what did not fit.
+ */
+const showResult = (project: Project, path: string, budget: number): ToolResult => {
+  const { project: view, omitted } = projectView(project, path, budget)
+  const cut = omitted.sources + omitted.notes + omitted.searches > 0
+  return {
+    summary: `Research project ${project.id} "${project.title}" (${project.status}): ${project.sources.length} source(s), ${project.notes.length} note(s), ${project.searches.length} search(es).${cut ? ` The oldest ${omitted.searches} search(es), ${omitted.notes} note(s) and ${omitted.sources} source(s) did not fit; read ${path} for all of them.` : ""}`,
+    data: { researchId: project.id, path, project: view, ...(cut ? { omitted } : {}) },
+    retention: {
+      importance: "normal",
+      facts: [
+        `research project ${project.id} "${project.title}" at ${path}`,
+        ...project.sources.slice(-10).map((source) => `source ${source.id}: ${source.url} (${source.contentPath})`)
+      ],
+      omit_when_summarizing: ["project"]
     }
   }
 }
@@ -282,26 +313,11 @@ export const researchTool = defineTool({
         const settings = yield* CurrentSettings
         const project = yield* loadProject(input.research_id)
         const path = store.path(projectFile(project.id))
-        const { project: view, omitted } = projectView(
-          project,
-          path,
-          settings.maxToolResultChars - PROJECT_VIEW_OVERHEAD
+        const resultOf = (budget: number) => showResult(project, path, budget)
+        // The view gets the largest budget whose envelope as sent fits maxToolResultChars.
+        return resultOf(
+          largestPartFitting(settings.maxToolResultChars, (budget) => envelopeChars("research.show", resultOf(budget)))
         )
-        const cut = omitted.sources + omitted.notes + omitted.searches > 0
-        return {
-          summary: `Research project ${project.id} "${project.title}" (${project.status}): ${project.sources.length} source(s), ${project.notes.length} note(s), ${project.searches.length} search(es).${cut ? ` The oldest ${omitted.searches} search(es), ${omitted.notes} note(s) and ${omitted.sources} source(s) did not fit; read ${path} for all of them.` : ""}`,
-          data: { researchId: project.id, path, project: view, ...(cut ? { omitted } : {}) },
-          retention: {
-            importance: "normal",
-            facts: [
-              `research project ${project.id} "${project.title}" at ${path}`,
-              ...project.sources
-                .slice(-10)
-                .map((source) => `source ${source.id}: ${source.url} (${source.contentPath})`)
-            ],
-            omit_when_summarizing: ["project"]
-          }
-        } satisfies ToolResult
       })
     ),
     note: ungated((input: ActionInput<Actions, "note">) =>

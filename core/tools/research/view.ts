@@ -1,14 +1,11 @@
 /**
  * What workspace_research shows: the budget split of a fetch (data.links gets its own share, a quarter
  * of maxToolResultChars and at least 1000 characters, measured as JSON.stringify(data.links).length;
- * data.text gets what the measured envelope leaves), search results fitted to the budget, and the project views.
+ * data.text gets what the measured envelope leaves) and the project views (show fits them by measuring its envelope).
  */
 import { largestFitting } from "../fit.ts"
 import type { Link } from "./extract.ts"
-import type { Project, SearchResult } from "./project.ts"
-
-/** The characters kept for the summary and the other fields of a project view (show). */
-export const PROJECT_VIEW_OVERHEAD = 1500
+import type { Project } from "./project.ts"
 
 /** data.links' share (the reference's rule): a quarter of maxToolResultChars, at least 1000 characters. */
 export const linksShare = (maxToolResultChars: number): number => Math.max(1000, Math.floor(maxToolResultChars / 4))
@@ -53,22 +50,6 @@ export const fitText = (text: string, share: number): { readonly text: string; r
   const code = text.charCodeAt(end - 1)
   if (end > 0 && code >= 0xd800 && code <= 0xdbff) end--
   return { text: text.slice(0, end), truncated: true }
-}
-
-/** The longest prefix of search results that fits `budget` characters as JSON. */
-export const fitResults = (
-  results: ReadonlyArray<SearchResult>,
-  budget: number
-): { readonly results: ReadonlyArray<SearchResult>; readonly omitted: number } => {
-  let used = 2
-  let count = 0
-  for (const result of results) {
-    const size = JSON.stringify(result).length + 1
-    if (used + size > budget) break
-    used += size
-    count++
-  }
-  return { results: results.slice(0, count), omitted: results.length - count }
 }
 
 /** A project's one-line view for list. */
