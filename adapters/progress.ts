@@ -8,6 +8,7 @@
  * (it cannot add to a count of real work).
  */
 import type { ProgressUpdate } from "../core/services/Progress.ts"
+import { defined } from "../core/text/defined.ts"
 
 /** How often a call that reports nothing sends a heartbeat. */
 export const PROGRESS_HEARTBEAT_MS = 1000
@@ -51,7 +52,7 @@ export const startProgress = (
       if (update.total !== undefined) hasTotal = true
       emit({
         progress: update.progress,
-        ...(update.total === undefined ? {} : { total: update.total }),
+        ...defined({ total: update.total }),
         message: `${tool}: ${update.message}`
       })
     },

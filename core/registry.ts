@@ -28,6 +28,7 @@ import {
   toolAnnotations,
   toolInputSchema
 } from "./tools/Tool.ts"
+import { defined } from "./text/defined.ts"
 
 /** What tools/list shows of one tool. */
 export interface ToolListing {
@@ -251,7 +252,7 @@ const settle = (
         failure(operation, {
           code: error.code,
           message: error.message,
-          ...(error.details === undefined ? {} : { details: error.details })
+          ...defined({ details: error.details })
         })
       )
     ),
@@ -293,14 +294,14 @@ export const runGated = (
           tool: tool.name,
           operation,
           kind: action.kindOf === undefined ? action.gate : action.kindOf(input),
-          ...(confirm === undefined ? {} : { confirm }),
+          ...defined({ confirm }),
           ...(planned.nothingToGateInManual === true ? { nothingToGateInManual: true } : {}),
           title: planned.title,
           normalized: normalized as EncodedPlan,
           prompt: planned.prompt,
-          ...(planned.destructive === undefined ? {} : { destructive: planned.destructive }),
+          ...defined({ destructive: planned.destructive }),
           resume: planned.resume,
-          ...(planned.preview === undefined ? {} : { preview: planned.preview })
+          ...defined({ preview: planned.preview })
         })
       )
     let current: Planned<unknown, unknown> = step

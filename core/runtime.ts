@@ -28,6 +28,7 @@ import { StateStore } from "./store/StateStore.ts"
 import { advertisingPass } from "./tools/advertising.ts"
 import { ALL_TOOLS } from "./tools/index.ts"
 import { type ToolContext, type ToolDefinition, toolInputSchema } from "./tools/Tool.ts"
+import { defined } from "./text/defined.ts"
 
 /** The services a host provides to the core. */
 export type HostServices =
@@ -103,7 +104,7 @@ export const hostLayer = (parts: HostParts): Layer.Layer<HostServices, unknown> 
     workers,
     Layer.succeed(LanguageServerHost, {
       runtime: parts.runtime,
-      ...(parts.languageServers === undefined ? {} : { factory: parts.languageServers })
+      ...defined({ factory: parts.languageServers })
     })
   )
 }

@@ -19,6 +19,7 @@ import { decodeJobFile, awaitSupervisor } from "../../core/services/jobFiles.ts"
 import { NO_SANDBOX } from "../../core/services/Sandbox.ts"
 import { resolveExecutable } from "../../core/exec/resolve.ts"
 import { bootIdOf, procGroupAlive, procIdentity, type ProcView } from "../procfs.ts"
+import { defined } from "../../core/text/defined.ts"
 
 /** The supervisor script (shared with the Node host). */
 export const SUPERVISOR = new URL("../node/supervisor.mjs", import.meta.url).pathname
@@ -92,7 +93,7 @@ const launch = async (jobDir: string): Promise<Launched> => {
   const base = {
     supervisorPid: pid,
     supervisorIdentity: procIdentity(denoProcView, pid) ?? `pid:${pid}`,
-    ...(bootId === undefined ? {} : { bootId })
+    ...defined({ bootId })
   }
   const reported = await awaitSupervisor({
     read: (name, schema) => readJobFile(`${jobDir}/${name}`, name, schema),

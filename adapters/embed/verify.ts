@@ -12,6 +12,7 @@ import type * as Layer from "effect/Layer"
 import { type HostServices, hostLayer } from "../../core/runtime.ts"
 import { makeMemoryHostFs } from "../../core/services/MemoryHostFs.ts"
 import { type VerifyOptions, type VerifyReport, verifyApprovalSemantics as run } from "../../core/verify/run.ts"
+import { defined } from "../../core/text/defined.ts"
 
 export type { VerifyReport } from "../../core/verify/run.ts"
 export type { HostServices } from "../../core/runtime.ts"
@@ -43,10 +44,7 @@ export const memoryLayer = (): Layer.Layer<HostServices, unknown> =>
 export const verifyApprovalSemantics = (options: VerifyApprovalOptions): Promise<VerifyReport> => {
   const given: VerifyOptions = {
     layer: options.layer,
-    ...(options.runs === undefined ? {} : { runs: options.runs }),
-    ...(options.seed === undefined ? {} : { seed: options.seed }),
-    ...(options.maxSteps === undefined ? {} : { maxSteps: options.maxSteps }),
-    ...(options.onProgress === undefined ? {} : { onProgress: options.onProgress })
+    ...defined({ runs: options.runs, seed: options.seed, maxSteps: options.maxSteps, onProgress: options.onProgress })
   }
   return run(given)
 }

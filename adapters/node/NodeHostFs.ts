@@ -18,6 +18,7 @@ import { installSha256, installSha256Stream } from "../../core/gate/hash.ts"
 import { makeReadSmall, SYNC_READ_BYTES } from "../readSmall.ts"
 import { nodeConfinedFs } from "./confinedFs.ts"
 import { processIdentity } from "./identity.ts"
+import { defined } from "../../core/text/defined.ts"
 
 // Every hash of the core on this host is node:crypto's, synchronous (core/gate/hash.ts says why).
 installSha256((bytes) => createHash("sha256").update(bytes).digest("hex"))
@@ -178,7 +179,7 @@ export const nodeHostFs: HostFsShape = {
       const durable = options?.durable !== false
       await writeFileAtomic(abs, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), {
         fsync: durable,
-        ...(options?.mode === undefined ? {} : { mode: options.mode })
+        ...defined({ mode: options?.mode })
       })
       if (durable) await syncDir(path.dirname(abs))
     }),

@@ -30,6 +30,7 @@ import { hasProc, processIdentity, readBootId, signalZero } from "./identity.ts"
 export { processIdentity } from "./identity.ts"
 import { sandboxSupport, wrapperFor } from "./sandbox.ts"
 import { SUPERVISOR_SOURCE } from "./scripts.generated.ts"
+import { defined } from "../../core/text/defined.ts"
 
 /** How this host reads /proc for the shared parser (adapters/procfs.ts). */
 const view: ProcView = {
@@ -122,7 +123,7 @@ const launch = async (jobDir: string): Promise<Launched> => {
   if (pid === undefined) throw await spawnError
   const supervisorIdentity = processIdentity(pid) ?? `pid:${pid}`
   const bootId = readBootId()
-  const base = { supervisorPid: pid, supervisorIdentity, ...(bootId === undefined ? {} : { bootId }) }
+  const base = { supervisorPid: pid, supervisorIdentity, ...defined({ bootId }) }
   const reported = await awaitSupervisor({
     read: (name, schema) => readJobFile(jobDir, name, schema),
     alive: () => processIdentity(pid) !== undefined,

@@ -32,6 +32,7 @@ import {
 } from "../../core/services/browserFiles.ts"
 import { decodeJobFile } from "../../core/services/jobFiles.ts"
 import { checkAddress, isIpLiteral } from "../../core/tools/browser/egress.ts"
+import { defined } from "../../core/text/defined.ts"
 
 const dir = process.argv[2]
 if (dir === undefined) process.exit(2)
@@ -298,7 +299,7 @@ const end = (status: string, detail?: string) => {
       // already gone
     }
   }
-  writeExit({ status, endedAt: new Date().toISOString(), ...(detail === undefined ? {} : { detail }) })
+  writeExit({ status, endedAt: new Date().toISOString(), ...defined({ detail }) })
   proxy.close()
   process.exit(0)
 }
@@ -358,7 +359,7 @@ const watch = async (wsUrl: string) => {
   const socket = new WebSocket(wsUrl)
   let id = 0
   const send = (method: string, params: Record<string, unknown> = {}, sessionId?: string) =>
-    socket.send(JSON.stringify({ id: ++id, method, params, ...(sessionId === undefined ? {} : { sessionId }) }))
+    socket.send(JSON.stringify({ id: ++id, method, params, ...defined({ sessionId }) }))
   const requests = new Map<string, string>()
   socket.addEventListener("open", () =>
     send("Target.setAutoAttach", { autoAttach: true, waitForDebuggerOnStart: false, flatten: true })

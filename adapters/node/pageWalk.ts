@@ -20,6 +20,7 @@
 import type { CDPSession } from "playwright-core"
 import { toolError } from "../../core/protocol/errors.ts"
 import type { AxNode, BrowserScope, ElementRef } from "../../core/services/Browser.ts"
+import { defined } from "../../core/text/defined.ts"
 
 /** Shared by the walk and the resolver: a node's children as the walk sees them, and how a path is followed. */
 const COMMON = String.raw`
@@ -432,7 +433,7 @@ export const walkPage = async (
   const contextId = await worldOf(cdp)
   const args = {
     max: MAX_NODES,
-    ...(scope.selector === undefined ? {} : { selector: scope.selector }),
+    ...defined({ selector: scope.selector }),
     ...(scope.element === undefined
       ? {}
       : { path: scope.element.path, role: scope.element.role, name: scope.element.name })
@@ -459,10 +460,10 @@ export const walkPage = async (
     id: String(node.i),
     role: node.r,
     name: node.n,
-    ...(node.v === undefined ? {} : { value: node.v }),
+    ...defined({ value: node.v }),
     properties: node.p ?? {},
     childIds: node.c === undefined ? [] : node.c.map(String),
-    ...(node.k === undefined ? {} : { path: node.k }),
+    ...defined({ path: node.k }),
     ignored: false
   }))
   return { nodes, ...(answer.root === undefined ? {} : { rootId: String(answer.root) }) }

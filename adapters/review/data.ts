@@ -23,6 +23,7 @@ import { loadProject } from "../../core/tools/research/load.ts"
 import { BoardSchema } from "../../core/tools/tasks/board.ts"
 import { LOG_FORMAT, parseLog } from "../../core/tools/vcs/parse.ts"
 import { openGit } from "../../core/exec/git.ts"
+import { defined } from "../../core/text/defined.ts"
 
 /** A full diff larger than this is cut (the page then says so and names the file that has all of it). */
 export const MAX_DIFF_CHARS = 4 * 1024 * 1024
@@ -259,11 +260,11 @@ const cardOf = (record: ApprovalRecord) =>
     const expiresAt = new Date(Date.parse(record.createdAt) + EXPIRY_MS).toISOString()
     if (record.kind === "plan") {
       const markdown = SAFE_ID.test(record.id) ? yield* read(`plans/${record.id}/plan.md`) : undefined
-      return { record, version, expiresAt, ...(markdown === undefined ? {} : { markdown }) } satisfies ReviewCard
+      return { record, version, expiresAt, ...defined({ markdown }) } satisfies ReviewCard
     }
     if (record.kind === "vcs" && record.prompt?._tag === "vcs") {
       const push = yield* pushCommits(record.prompt)
-      return { record, version, expiresAt, ...(push === undefined ? {} : { push }) } satisfies ReviewCard
+      return { record, version, expiresAt, ...defined({ push }) } satisfies ReviewCard
     }
     const tx = record.resume?.arguments["transaction_id"]
     if (record.kind !== "transaction" || typeof tx !== "string" || !SAFE_ID.test(tx))

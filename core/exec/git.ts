@@ -25,6 +25,7 @@ import {
   parseConfigList,
   repositoryOverrides
 } from "./gitConfig.ts"
+import { defined } from "../text/defined.ts"
 
 /** Output bound of reads that may be large (diffs, show). */
 export const LARGE_OUTPUT_BYTES = 64 * 1024 * 1024
@@ -245,8 +246,7 @@ export const openGit = (cwd: string | undefined) =>
           cwd: cwdAbs,
           env: { ...env, ...options?.env },
           timeoutMs,
-          ...(options?.maxOutputBytes === undefined ? {} : { maxOutputBytes: options.maxOutputBytes }),
-          ...(options?.stdin === undefined ? {} : { stdin: options.stdin })
+          ...defined({ maxOutputBytes: options?.maxOutputBytes, stdin: options?.stdin })
         })
         if (result.timedOut)
           return yield* Effect.fail(timeoutError(shownCommand("git", args), settings.maxCommandDurationSeconds))
@@ -332,8 +332,7 @@ export const openGh = (git: Git) =>
           cwd: git.cwdAbs,
           env: { ...env, ...options?.env },
           timeoutMs: settings.maxCommandDurationSeconds * 1000,
-          ...(options?.maxOutputBytes === undefined ? {} : { maxOutputBytes: options.maxOutputBytes }),
-          ...(options?.stdin === undefined ? {} : { stdin: options.stdin })
+          ...defined({ maxOutputBytes: options?.maxOutputBytes, stdin: options?.stdin })
         })
         if (result.timedOut)
           return yield* Effect.fail(timeoutError(shownCommand("gh", args), settings.maxCommandDurationSeconds))

@@ -217,7 +217,7 @@ const stagedResult = (request: GateRequest, record: ApprovalRecord, mode: 0 | 1 
     },
     ...request.preview?.data
   },
-  ...(request.preview?.artifacts === undefined ? {} : { artifacts: request.preview.artifacts })
+  ...defined({ artifacts: request.preview?.artifacts })
 })
 
 /** What the locked update decided, and the record a Stage decision is about (new or already pending). */

@@ -12,6 +12,7 @@ import type { StateStore } from "../store/StateStore.ts"
 import type { WorkspaceKey } from "./key.ts"
 import { loadRecords, updateRecords } from "./gate.ts"
 import { age, type ApprovalRecord, approvedPlan, clipBytes, pendingPlan, pendingRecords } from "./records.ts"
+import { defined } from "../text/defined.ts"
 
 /** A parsed /accept or /deny. `text` is the note (accept) or the reason (deny). */
 export interface DecisionCommand {
@@ -90,8 +91,8 @@ export const applyCommand = (
   const decidedAt = new Date(now).toISOString()
   const decided: ApprovalRecord =
     command.verb === "accept"
-      ? { ...target, status: "approved", decidedAt, ...(command.text === undefined ? {} : { note: command.text }) }
-      : { ...target, status: "denied", decidedAt, ...(command.text === undefined ? {} : { reason: command.text }) }
+      ? { ...target, status: "approved", decidedAt, ...defined({ note: command.text }) }
+      : { ...target, status: "denied", decidedAt, ...defined({ reason: command.text }) }
   return {
     records: records.map((record) => (record.id === target.id ? decided : record)),
     outcome: { verb: command.verb, record: decided }
@@ -257,7 +258,6 @@ export const preprocess = (
     const block = modeBlock(settings.permissionMode, records, yield* Clock.currentTimeMillis)
     return {
       text: block === undefined ? text : `${text}\n\n${block}`,
-      ...(decided === undefined ? {} : { decided }),
-      ...(refused === undefined ? {} : { refused })
+      ...defined({ decided, refused })
     }
   })

@@ -19,6 +19,7 @@ import * as Stream from "effect/Stream"
 import { toolError, type ToolError } from "../protocol/errors.ts"
 import { findEgressDenial, type EgressPolicy } from "./policy.ts"
 import { checkUrl } from "./url.ts"
+import { defined } from "../text/defined.ts"
 
 /** A response as the engine returns it: the final URL, the status, lower-cased headers and the body bytes. */
 export interface EgressResponse {
@@ -68,7 +69,7 @@ const tooLarge = (url: string, policy: EgressPolicy, seen: number | undefined) =
       url,
       maxFetchBytes: policy.maxBytes,
       setting: "maxFetchBytes",
-      ...(seen === undefined ? {} : { contentLength: seen })
+      ...defined({ contentLength: seen })
     }
   )
 

@@ -29,6 +29,7 @@ import type { Search } from "../services/Search.ts"
 import type { Workspace, WorkspaceWrites } from "../services/Workspace.ts"
 import type { Settings } from "../settings/settings.ts"
 import type { StateStore } from "../store/StateStore.ts"
+import { defined } from "../text/defined.ts"
 
 /**
  * The services of a gated action's interpreter (and of the kernel's own steps: start-up, `record`, `view`,
@@ -110,7 +111,7 @@ export const toolAnnotations = (tool: Pick<ToolDefinition, "hints">, settings: S
   readOnlyHint: evaluateHint(tool.hints.readOnlyHint, settings),
   destructiveHint: evaluateHint(tool.hints.destructiveHint, settings),
   openWorldHint: evaluateHint(tool.hints.openWorldHint, settings),
-  ...(tool.hints.idempotentHint === undefined ? {} : { idempotentHint: tool.hints.idempotentHint })
+  ...defined({ idempotentHint: tool.hints.idempotentHint })
 })
 
 /** The gate kinds (the reference's approval.kind values). */

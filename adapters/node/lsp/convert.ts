@@ -7,6 +7,7 @@ import type {
   LspWorkspaceEdit
 } from "../../../core/services/LanguageServers.ts"
 import { failure, relativeOf } from "./common.ts"
+import { defined } from "../../../core/text/defined.ts"
 
 export const SYMBOL_KINDS = [
   "",
@@ -54,7 +55,7 @@ export const diagnosticOf = (rel: string, raw: RawDiagnostic): LspDiagnostic => 
   severity: SEVERITIES[raw.severity ?? 1] ?? "error",
   message: raw.message,
   ...(raw.code === undefined ? {} : { code: String(raw.code) }),
-  ...(raw.source === undefined ? {} : { source: raw.source })
+  ...defined({ source: raw.source })
 })
 
 /** The locations of a definition or references answer (Location, Location[] or LocationLink[]) inside the root. */
@@ -135,7 +136,7 @@ export const flattenSymbols = (
       path: file,
       range,
       selection: symbol.selectionRange ?? range,
-      ...(container === undefined ? {} : { container })
+      ...defined({ container })
     }
     return [own, ...flattenSymbols(root, readText, file, symbol.children ?? [], symbol.name)]
   })

@@ -28,6 +28,7 @@ import { pythonConfiguration } from "./pyright.ts"
 import { confinement, serverEnv } from "./sandbox.ts"
 import { resolveTypeScript } from "./typescript.ts"
 import { resolvePyright } from "./pyright.ts"
+import { defined } from "../../../core/text/defined.ts"
 
 /** Finds a language's server, or the failure that names the install that repairs it. */
 const resolveServer = (language: LanguageId, root: string): Resolved | Failed =>
@@ -223,7 +224,7 @@ export class Slot {
       published,
       listeners,
       sandboxed: confined.sandboxed,
-      ...(confined.reason === undefined ? {} : { unconfinedReason: confined.reason }),
+      ...defined({ unconfinedReason: confined.reason }),
       capabilities: {},
       dead: state.dead
     }
@@ -271,7 +272,7 @@ export class Slot {
     return this.run(async (server) => ({
       ...server.resolved.info,
       sandboxed: server.sandboxed,
-      ...(server.unconfinedReason === undefined ? {} : { unconfinedReason: server.unconfinedReason })
+      ...defined({ unconfinedReason: server.unconfinedReason })
     }))
   }
 }

@@ -22,6 +22,7 @@ import { nothingToGate, reachOf } from "./lower.ts"
 import { BUDGETS, type Reach, type RunSpec, type RunState, type StartInput, TERMINAL } from "./schema.ts"
 import { nowIso } from "../../text/time.ts"
 import { appendEntry, listRuns, readRun, stateFile, transcriptFile, updateRun, writeRun } from "./store.ts"
+import { defined } from "../../text/defined.ts"
 
 export interface LaunchBefore {
   readonly settings: Settings
@@ -242,8 +243,7 @@ export const statusView = (state: RunState, lead?: string): ToolResult => {
     data: {
       runId: state.runId,
       status: state.status,
-      ...(state.stopReason === undefined ? {} : { stopReason: state.stopReason }),
-      ...(state.error === undefined ? {} : { error: state.error }),
+      ...defined({ stopReason: state.stopReason, error: state.error }),
       mode: state.spec.mode,
       reach: { commitEdits: state.spec.commitEdits, commands: state.spec.allowCommands, web: state.spec.allowWeb },
       used: state.used,

@@ -24,6 +24,7 @@ import type { ControlPlan } from "./plan.ts"
 import { renderSnapshot, snapshotDiff } from "./snapshot.ts"
 import { pageEvents, snapshotArtifact } from "./view.ts"
 import { nowIso } from "../../text/time.ts"
+import { defined } from "../../text/defined.ts"
 
 /** Earlier snapshots kept per session (their files and ref ranges). */
 const KEEP_SNAPSHOTS = 20
@@ -118,7 +119,7 @@ export const takeSnapshot = (record: SessionRecord, scope: BrowserScope, scopeLa
             title: tree.page.title,
             takenAt: at,
             totalLines: rendered.lines.length,
-            ...(scopeLabel === undefined ? {} : { scope: scopeLabel }),
+            ...defined({ scope: scopeLabel }),
             refs: rendered.refs
           },
           history: [{ snapshotId, firstRef: rendered.firstRef, nextRef: rendered.nextRef }, ...current.history].slice(
@@ -198,10 +199,12 @@ export const runControl = (plan: ControlPlan) =>
         ...(diff === undefined
           ? {}
           : { added: diff.added, removed: diff.removed, addedCount: diff.addedCount, removedCount: diff.removedCount }),
-        ...(outcome.status === undefined ? {} : { httpStatus: outcome.status }),
-        ...(outcome.met === undefined ? {} : { met: outcome.met }),
-        ...(outcome.result === undefined ? {} : { result: outcome.result }),
-        ...(outcome.otherMatches === undefined ? {} : { otherMatches: outcome.otherMatches }),
+        ...defined({
+          httpStatus: outcome.status,
+          met: outcome.met,
+          result: outcome.result,
+          otherMatches: outcome.otherMatches
+        }),
         events
       },
       artifacts: [taken.artifact],
@@ -228,8 +231,7 @@ export const listAll = Effect.gen(function* () {
       title: record.title,
       createdAt: record.createdAt,
       lastUsedAt: record.lastUsedAt,
-      ...(record.closedAt === undefined ? {} : { closedAt: record.closedAt }),
-      ...(record.closeReason === undefined ? {} : { closeReason: record.closeReason })
+      ...defined({ closedAt: record.closedAt, closeReason: record.closeReason })
     })
   }
   const open = sessions.filter((session) => session.status === "open")

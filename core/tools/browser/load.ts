@@ -12,6 +12,7 @@ import { Browser } from "../../services/Browser.ts"
 import { CurrentSettings } from "../../services/CurrentSettings.ts"
 import { StateStore } from "../../store/StateStore.ts"
 import { nowIso } from "../../text/time.ts"
+import { defined } from "../../text/defined.ts"
 
 const Endpoint = Schema.Struct({
   cdpUrl: Schema.String,
@@ -245,7 +246,7 @@ export const refRefusal = (
         {
           ref,
           sessionId: record.id,
-          ...(standing.snapshotId === undefined ? {} : { snapshot: standing.snapshotId }),
+          ...defined({ snapshot: standing.snapshotId }),
           ...(record.latest === undefined ? {} : { latestSnapshot: record.latest.snapshotId })
         }
       )

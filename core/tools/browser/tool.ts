@@ -17,6 +17,7 @@ import { loadOpenSession, refRefusal, refStanding, type SessionRecord, sweepIdle
 import { type ControlPlan, planControl } from "./plan.ts"
 import { browserActions, type ControlInput, type ReadInput } from "./schema.ts"
 import { description } from "./description.ts"
+import { defined } from "../../text/defined.ts"
 
 /** What a control's approval is bound to: the session, the control type and its target. */
 export const BrowserControlPlan = Schema.TaggedStruct("BrowserControl", {
@@ -82,7 +83,7 @@ const controlAction = gatedAction({
         data: {
           sessionId: planned.sessionId,
           type: planned.type,
-          ...(planned.target === undefined ? {} : { target: planned.target }),
+          ...defined({ target: planned.target }),
           ...(planned.action._tag === "navigate" ? { url: planned.action.url } : {}),
           pageUrl: record.url,
           ...(untrustedRead === undefined

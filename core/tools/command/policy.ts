@@ -18,6 +18,7 @@ import { captureUnavailable } from "./capture.ts"
 import { decideSandbox, type SandboxDecision } from "../../services/Sandbox.ts"
 import { effectiveTimeout } from "./timeouts.ts"
 import type { RunInput } from "./schema.ts"
+import { defined } from "../../text/defined.ts"
 
 const SHELL_CHARS = /[|&;<>()$`*?]|\s/
 
@@ -184,7 +185,7 @@ export const planOf = (action: "run" | "start", prepared: Prepared): CommandPlan
   cwd: prepared.cwd,
   timeoutSeconds: prepared.timeout.seconds,
   resolvedExecutable: prepared.resolution.executable,
-  ...(prepared.resolution.script === undefined ? {} : { resolvedScript: prepared.resolution.script }),
+  ...defined({ resolvedScript: prepared.resolution.script }),
   // What the user approves includes whether the command is confined and whether it reaches the network.
   sandboxed: prepared.sandbox._tag === "Sandboxed",
   ...(prepared.sandbox._tag === "Sandboxed" ? { network: prepared.network } : {}),

@@ -3,6 +3,7 @@ import type { ExitRecord, JobRecord, JobState } from "./jobs.ts"
 import type { CaptureOutcome } from "./capture.ts"
 import type { Prepared } from "./policy.ts"
 import type { RunInput } from "./schema.ts"
+import { defined } from "../../text/defined.ts"
 
 /** A command line for people to read: arguments with spaces or quotes are JSON-quoted. */
 export const commandLine = (executable: string, args: ReadonlyArray<string>): string => {
@@ -45,10 +46,7 @@ export const unconfinedText = (record: { readonly sandboxed?: boolean; readonly 
 export const resumeArgs = (input: RunInput): Record<string, unknown> => ({
   action: input.action,
   executable: input.executable,
-  ...(input.args === undefined ? {} : { args: input.args }),
-  ...(input.cwd === undefined ? {} : { cwd: input.cwd }),
-  ...(input.timeout_seconds === undefined ? {} : { timeout_seconds: input.timeout_seconds }),
-  ...(input.capture === undefined ? {} : { capture: input.capture })
+  ...defined({ args: input.args, cwd: input.cwd, timeout_seconds: input.timeout_seconds, capture: input.capture })
 })
 
 export const timeoutText = (timeout: Prepared["timeout"], max: number) =>
@@ -68,16 +66,18 @@ export const seconds = (from: string | undefined, to: string | undefined) =>
 
 export const resolvedFields = (record: JobRecord) => ({
   resolvedExecutable: record.resolvedExecutable,
-  ...(record.resolvedScript === undefined ? {} : { resolvedScript: record.resolvedScript })
+  ...defined({ resolvedScript: record.resolvedScript })
 })
 
 /** The data and summary a captured job adds: the planned transaction, what changed, or why nothing was planned. */
 export const captureFields = (captured: CaptureOutcome) => ({
   capture: true,
-  ...(captured.transactionId === undefined ? {} : { transactionId: captured.transactionId }),
-  ...(captured.changes === undefined ? {} : { captured: captured.changes }),
-  ...(captured.error === undefined ? {} : { captureError: captured.error }),
-  ...(captured.changedDuringRun === undefined ? {} : { changedDuringRun: captured.changedDuringRun })
+  ...defined({
+    transactionId: captured.transactionId,
+    captured: captured.changes,
+    captureError: captured.error,
+    changedDuringRun: captured.changedDuringRun
+  })
 })
 
 const changedDuringRunText = (captured: CaptureOutcome) => {

@@ -17,6 +17,7 @@ import { type BeforeEntry, type BeforeState, operationPaths } from "./planner.ts
 import { allTransactions, readTransaction, type TransactionRecord, txPaths } from "./record.ts"
 import { type CurrentPath, currentState, readJournal } from "./rollback.ts"
 import type { Operation, StoredOperation } from "./schema.ts"
+import { defined } from "../../text/defined.ts"
 
 /**
  * Confines every path of every operation (PATH_ESCAPE), refuses protected targets (PROTECTED_PATH), and
@@ -235,7 +236,7 @@ export const loadStored = (record: TransactionRecord) =>
       record,
       diff,
       maxChars: settings.maxToolResultChars,
-      ...(before === undefined ? {} : { before })
+      ...defined({ before })
     } satisfies StoredBefore
   })
 

@@ -7,6 +7,7 @@ import { toolError } from "../../protocol/errors.ts"
 import { StateStore } from "../../store/StateStore.ts"
 import type { PlannedDirectory, TouchedPath } from "./planner.ts"
 import { StoredOperation, TouchedPathSchema } from "./schema.ts"
+import { defined } from "../../text/defined.ts"
 
 /** The folder of every transaction, relative to .agentic/. */
 export const TRANSACTIONS_DIR = "transactions"
@@ -225,9 +226,11 @@ export const listEntry = (record: TransactionRecord) => {
     id: record.id,
     status: record.status,
     createdAt: record.createdAt,
-    ...(record.committedAt === undefined ? {} : { committedAt: record.committedAt }),
-    ...(record.rolledBackAt === undefined ? {} : { rolledBackAt: record.rolledBackAt }),
-    ...(record.idempotencyKey === undefined ? {} : { idempotencyKey: record.idempotencyKey }),
+    ...defined({
+      committedAt: record.committedAt,
+      rolledBackAt: record.rolledBackAt,
+      idempotencyKey: record.idempotencyKey
+    }),
     destructive: record.destructive.length > 0,
     fileCount: record.files.length,
     files: record.files.slice(0, LIST_CAP).map((file) => file.path),
@@ -270,6 +273,5 @@ export const transactionView = (record: TransactionRecord) => ({
   changes: record.files.slice(0, INLINE_CAP),
   changesTruncated: record.files.length > INLINE_CAP,
   directoryPlan: record.directories,
-  ...(record.recovered === undefined ? {} : { recovered: record.recovered }),
-  ...(record.rollbackKept === undefined ? {} : { rollbackKept: record.rollbackKept })
+  ...defined({ recovered: record.recovered, rollbackKept: record.rollbackKept })
 })

@@ -19,6 +19,7 @@ import { Workspace } from "../../services/Workspace.ts"
 import { rangeText } from "./lspEdits.ts"
 import type { Operation, ResolvedRenameOp } from "./schema.ts"
 import { decodeText } from "./text.ts"
+import { defined } from "../../text/defined.ts"
 
 type RenameInput = Extract<Operation, { readonly type: "rename_symbol" }>
 
@@ -42,7 +43,7 @@ export const languageServerError = (failure: LanguageServerFailure, doing: strin
         `${doing}: the language server ${failure.reason === "refused" ? "refused" : failure.reason === "unavailable" ? "is unavailable" : failure.reason === "timeout" ? "timed out" : "crashed"}: ${failure.message}. Nothing was written.`,
         {
           reason: failure.reason,
-          ...(failure.stderrTail === undefined ? {} : { stderrTail: failure.stderrTail })
+          ...defined({ stderrTail: failure.stderrTail })
         }
       )
 
@@ -140,7 +141,7 @@ const ambiguousSymbol = (
           line: start.line + 1,
           column: start.character + 1,
           kind: candidate.kind,
-          ...(candidate.container === undefined ? {} : { container: candidate.container })
+          ...defined({ container: candidate.container })
         })
       )
     ),
@@ -301,7 +302,7 @@ export const resolveRename = (
       path,
       line: position.line + 1,
       column: position.character + 1,
-      ...(op.symbol === undefined ? {} : { symbol: op.symbol }),
+      ...defined({ symbol: op.symbol }),
       old_name: oldName,
       new_name: op.new_name,
       files,

@@ -14,6 +14,7 @@ import type { PlannedTransaction } from "./planner.ts"
 import { languageServerError, requireLanguageServers } from "./rename.ts"
 import type { StoredOperation } from "./schema.ts"
 import { decodeText } from "./text.ts"
+import { defined } from "../../text/defined.ts"
 
 /** The most files of the same language that name a changed file whose diagnostics are compared too. */
 export const DEPENDENTS_CAP = 50
@@ -53,8 +54,7 @@ const shown = (d: LspDiagnostic, chars: number): ShownDiagnostic => ({
   column: d.range.start.character + 1,
   severity: d.severity,
   message: d.message.length > chars ? `${d.message.slice(0, chars)}…` : d.message,
-  ...(d.code === undefined ? {} : { code: d.code }),
-  ...(d.source === undefined ? {} : { source: d.source })
+  ...defined({ code: d.code, source: d.source })
 })
 
 const textOf = (bytes: Uint8Array) => {
@@ -223,7 +223,7 @@ export const stagedDiagnostics = (
       checked: [...new Set([...edited.map((file) => file.path), ...dependentsShown])],
       introducedCounts: severityCounts(delta.introduced),
       removedCounts: severityCounts(delta.removed),
-      ...(note === undefined ? {} : { note })
+      ...defined({ note })
     }
     return { envelope: envelopeOf(base, delta, budget), review: reviewOf(base, delta) }
   })

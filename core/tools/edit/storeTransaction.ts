@@ -11,6 +11,7 @@ import { reviewMarkdown, transactionDiff } from "./diff.ts"
 import type { PlannedTransaction } from "./planner.ts"
 import { type RecordedFile, type TransactionRecord, txPaths } from "./record.ts"
 import type { StoredOperation } from "./schema.ts"
+import { defined } from "../../text/defined.ts"
 
 /** Stores a planned transaction (status planned) with its diff and review; `sections` are extra review.md sections. */
 export const storeTransaction = (
@@ -44,7 +45,7 @@ export const storeTransaction = (
       directories: planned.directories,
       destructive: planned.destructive,
       diffPath: store.path(paths.diff),
-      ...(sections === undefined ? {} : { sections })
+      ...defined({ sections })
     })
     const artifact = (kind: string, rel: string, text: string, description: string) =>
       Effect.map(
@@ -66,7 +67,7 @@ export const storeTransaction = (
       id,
       status: "planned",
       createdAt,
-      ...(key === undefined ? {} : { idempotencyKey: key }),
+      ...defined({ idempotencyKey: key }),
       operationsHash,
       approvalHash,
       operations,

@@ -14,6 +14,7 @@ import { listEntry, type RecordedFile, type TransactionRecord, transactionView, 
 import type { applyRollback } from "./rollback.ts"
 import type { RollbackPlan } from "./schema.ts"
 import type { StagedDiagnostics } from "./stagedDiagnostics.ts"
+import { defined } from "../../text/defined.ts"
 
 const counts = (files: ReadonlyArray<RecordedFile>) => {
   const of = (change: RecordedFile["change"]) => files.filter((file) => file.change === change).length
@@ -57,7 +58,7 @@ export const previewResult = (
   Effect.gen(function* () {
     const fields = {
       ...(yield* previewFields(record, record.status === "committed", diff)),
-      ...(diagnostics === undefined ? {} : { diagnostics })
+      ...defined({ diagnostics })
     }
     const told =
       diagnostics !== undefined

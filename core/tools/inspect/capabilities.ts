@@ -212,7 +212,7 @@ const sandboxReport = Effect.gen(function* () {
     mechanism: support.mechanism,
     network: active ? settings.allowCommandNetwork : true,
     capture: active && support.capture,
-    ...(reason === undefined ? {} : { reason }),
+    ...defined({ reason }),
     ...(settings.commandSandbox === "required" && !support.available ? { commandsRefused: true } : {})
   }
 })

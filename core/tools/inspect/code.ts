@@ -33,6 +33,7 @@ import { type PositionInput, resolvePosition, targetOf, where } from "./codePosi
 import { fail, plural } from "./common.ts"
 import { requireSnapshot } from "./paging.ts"
 import { walkScope } from "./scope.ts"
+import { defined } from "../../text/defined.ts"
 
 export { CODE_DEFAULT_LIMIT, DIAGNOSTICS_MAX_FILES, failureToToolError } from "./codeCommon.ts"
 export { type PositionInput, resolvePosition } from "./codePosition.ts"
@@ -56,7 +57,7 @@ const fileOutline = (servers: LanguageServersShape, input: SymbolsInput, path: s
         kind: symbol.kind,
         ...oneBased(symbol.selection.start),
         endLine: symbol.range.end.line + 1,
-        ...(symbol.container === undefined ? {} : { container: symbol.container }),
+        ...defined({ container: symbol.container }),
         preview: previewOf(lines, symbol.selection.start.line)
       }))
     const info = yield* infoOf(servers, file.language)
@@ -101,7 +102,7 @@ const workspaceMatches = (servers: LanguageServersShape, input: SymbolsInput, qu
         kind: symbol.kind,
         path: symbol.path,
         ...oneBased(symbol.selection.start),
-        ...(symbol.container === undefined ? {} : { container: symbol.container }),
+        ...defined({ container: symbol.container }),
         preview: previewOf(lines, symbol.selection.start.line)
       })
     }
@@ -215,8 +216,7 @@ export const codeDiagnostics = (input: Paging & { readonly path?: string | undef
         endColumn: diagnostic.range.end.character + 1,
         severity: diagnostic.severity,
         message: diagnostic.message.slice(0, 2000),
-        ...(diagnostic.code === undefined ? {} : { code: diagnostic.code }),
-        ...(diagnostic.source === undefined ? {} : { source: diagnostic.source }),
+        ...defined({ code: diagnostic.code, source: diagnostic.source }),
         preview: previewOf(lines, diagnostic.range.start.line)
       })
     }

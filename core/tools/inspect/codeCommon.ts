@@ -21,6 +21,7 @@ import { Workspace } from "../../services/Workspace.ts"
 import { pagedListing } from "./budget.ts"
 import { checkSnapshot, fail, snapshotOf } from "./common.ts"
 import { describeBytes } from "./paging.ts"
+import { defined } from "../../text/defined.ts"
 
 /** Entries per page when limit is omitted. */
 export const CODE_DEFAULT_LIMIT = 100
@@ -63,7 +64,7 @@ export const failureToToolError = (failure: LanguageServerFailure, what: string)
         : "The server refused this request; check the position (line and column of the symbol's name) or use search."
   return toolError("LANGUAGE_SERVER_FAILED", `${what} failed: ${failure.message}. ${repair}`, {
     reason: failure.reason,
-    ...(failure.stderrTail === undefined ? {} : { stderrTail: failure.stderrTail })
+    ...defined({ stderrTail: failure.stderrTail })
   })
 }
 

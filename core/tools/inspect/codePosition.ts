@@ -16,6 +16,7 @@ import {
   served
 } from "./codeCommon.ts"
 import { fail, plural } from "./common.ts"
+import { defined } from "../../text/defined.ts"
 
 /** The most candidates an ambiguous {symbol} lists. */
 const CANDIDATES_SHOWN = 20
@@ -40,7 +41,7 @@ export const candidateOf = (symbol: LspSymbol) => ({
   kind: symbol.kind,
   path: symbol.path,
   ...oneBased(symbol.selection.start),
-  ...(symbol.container === undefined ? {} : { container: symbol.container })
+  ...defined({ container: symbol.container })
 })
 
 /** Whether a symbol is what `name` names: its name, or `Container.name`. */

@@ -5,6 +5,7 @@ import type { StateStore } from "../../store/StateStore.ts"
 import type { ApprovalRecord } from "../../gate/records.ts"
 import type { StoredPlan } from "./schema.ts"
 import { readPlan } from "./load.ts"
+import { defined } from "../../text/defined.ts"
 
 /** The plan as Markdown, as written to plan.md. */
 export const planMarkdown = (plan: StoredPlan): string => {
@@ -40,13 +41,15 @@ export const planView = (record: ApprovalRecord, plan: StoredPlan | undefined) =
   revision: record.revision ?? plan?.revision ?? 1,
   title: record.title,
   createdAt: record.createdAt,
-  ...(record.decidedAt === undefined ? {} : { decidedAt: record.decidedAt }),
-  ...(record.note === undefined ? {} : { note: record.note }),
-  ...(record.reason === undefined ? {} : { reason: record.reason }),
-  ...(record.supersedes === undefined ? {} : { supersedes: record.supersedes }),
-  ...(record.supersededBy === undefined ? {} : { supersededBy: record.supersededBy }),
-  ...(record.completedAt === undefined ? {} : { completedAt: record.completedAt }),
-  ...(record.completionSummary === undefined ? {} : { completionSummary: record.completionSummary }),
+  ...defined({
+    decidedAt: record.decidedAt,
+    note: record.note,
+    reason: record.reason,
+    supersedes: record.supersedes,
+    supersededBy: record.supersededBy,
+    completedAt: record.completedAt,
+    completionSummary: record.completionSummary
+  }),
   ...(plan === undefined
     ? {}
     : {
@@ -81,7 +84,7 @@ export const showResult = (record: ApprovalRecord, verb: string): Effect.Effect<
         revision: record.revision ?? 1,
         plan: planView(record, plan),
         planPath,
-        ...(markdown === undefined ? {} : { markdown })
+        ...defined({ markdown })
       },
       retention: planRetention([`plan ${record.id} ${record.status}: ${record.title}`, `plan text at ${planPath}`])
     }

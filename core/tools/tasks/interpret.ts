@@ -20,6 +20,7 @@ import { boardFile, type TasksInput } from "./schema.ts"
 import { changeBoard, checkCapacity, listBoards, loadBoard, mintIds } from "./load.ts"
 import { boardEntry, boardResult, itemView, progress } from "./view.ts"
 import { nowIso } from "../../text/time.ts"
+import { defined } from "../../text/defined.ts"
 
 export const setStatus = (id: string, status: "open" | "archived") =>
   Effect.gen(function* () {
@@ -163,10 +164,7 @@ export const noteBoard = (
         }
         const next: Board = {
           ...current,
-          notes: [
-            ...current.notes,
-            { at: now, text: input.text, ...(input.item_id === undefined ? {} : { itemId: input.item_id }) }
-          ].slice(-200),
+          notes: [...current.notes, { at: now, text: input.text, ...defined({ itemId: input.item_id }) }].slice(-200),
           updatedAt: now
         }
         return [next, next] as const
@@ -188,7 +186,7 @@ export const checkpointBoard = (
         ...current,
         checkpoints: [
           ...current.checkpoints,
-          { at: now, counts: counts(current), ...(input.text === undefined ? {} : { text: input.text }) }
+          { at: now, counts: counts(current), ...defined({ text: input.text }) }
         ].slice(-100),
         updatedAt: now
       }
