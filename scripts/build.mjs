@@ -21,6 +21,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import * as esbuild from "esbuild"
+import { CLI_EXTERNAL, noAjv, REQUIRE_BANNER } from "./bundleParts.mjs"
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
 const DIST = path.join(REPO, "dist")
@@ -33,8 +34,8 @@ export const ENTRIES = {
   verify: "adapters/embed/verify.ts"
 }
 
-/** What the command leaves to node_modules: packages too large or too dynamic to bundle (the browser driver). */
-export const CLI_EXTERNAL = ["playwright-core", "chromium-bidi"]
+/** What the command leaves to node_modules (scripts/bundleParts.mjs, shared with the specs' bundle). */
+export { CLI_EXTERNAL }
 
 /** The browser session supervisor (its own process), built to dist/browserSupervisor.js. */
 export const SUPERVISOR_ENTRY = "adapters/node/browserSupervisor.ts"
@@ -67,16 +68,6 @@ export const API_EXTERNAL = [
   ...CLI_EXTERNAL
 ]
 
-/** CommonJS dependencies bundled into ESM get `require`, `__filename` and `__dirname` (write-file-atomic needs it). */
-const REQUIRE_BANNER = [
-  'import { createRequire as __awCreateRequire } from "node:module";',
-  'import { fileURLToPath as __awFileURLToPath } from "node:url";',
-  "const require = __awCreateRequire(import.meta.url);",
-  // write-file-atomic names its temp files after __filename.
-  "const __filename = __awFileURLToPath(import.meta.url);",
-  'const __dirname = __awFileURLToPath(new URL(".", import.meta.url));'
-].join(" ")
-
 fs.rmSync(DIST, { recursive: true, force: true })
 fs.mkdirSync(DIST, { recursive: true })
 
@@ -99,21 +90,7 @@ const entries = (names) => Object.fromEntries(names.map((name) => [name, path.jo
 
 // The command: its npm dependencies bundled in. Loading effect's ~300 ESM files from node_modules costs
 // most of a second per start; one parsed bundle does not. CommonJS dependencies get `require`, `__filename` and `__dirname`.
-// The MCP server passes its own jsonSchemaValidator (adapters/mcp/server.ts formSchemaValidator), so the
-// SDK's default Ajv provider is never constructed; the command does not even parse Ajv.
-const noAjv = {
-  name: "no-ajv",
-  setup(build) {
-    build.onResolve({ filter: /validation\/ajv-provider\.js$/ }, (args) =>
-      args.importer.includes("@modelcontextprotocol/sdk") ? { path: "ajv-provider", namespace: "no-ajv" } : undefined
-    )
-    build.onLoad({ filter: /.*/, namespace: "no-ajv" }, () => ({
-      contents:
-        'export class AjvJsonSchemaValidator { constructor() { throw new Error("agentic-workspace passes its own jsonSchemaValidator; Ajv is not bundled") } }',
-      loader: "js"
-    }))
-  }
-}
+// The MCP server passes its own jsonSchemaValidator: noAjv (scripts/bundleParts.mjs) leaves Ajv out.
 const cli = await esbuild.build({
   ...common,
   entryPoints: entries(["cli"]),

@@ -18,38 +18,13 @@
  *
  * The vitest global setup of the `slow` project (spec/support/bundleSetup.ts) builds it once per run (again on
  * each rerun in watch mode) into a temporary folder and names that folder in AW_SPEC_BUNDLE; spec/support/bin.ts
- * turns it into the command a spec starts.
+ * turns it into the command a spec starts. What must match the shipped command (CLI_EXTERNAL, the CommonJS banner,
+ * the plugin that leaves Ajv out) is imported from scripts/bundleParts.mjs, which scripts/build.mjs uses too.
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
 import * as esbuild from "esbuild"
-
-/** The package's external packages of the command (scripts/build.mjs CLI_EXTERNAL). */
-const CLI_EXTERNAL = ["playwright-core", "chromium-bidi"]
-
-/** `require`, `__filename` and `__dirname` for the CommonJS dependencies bundled into ESM (scripts/build.mjs). */
-const REQUIRE_BANNER = [
-  'import { createRequire as __awCreateRequire } from "node:module";',
-  'import { fileURLToPath as __awFileURLToPath } from "node:url";',
-  "const require = __awCreateRequire(import.meta.url);",
-  "const __filename = __awFileURLToPath(import.meta.url);",
-  'const __dirname = __awFileURLToPath(new URL(".", import.meta.url));'
-].join(" ")
-
-/** The MCP server passes its own JSON Schema validator, so the command bundles no Ajv (scripts/build.mjs). */
-const noAjv: esbuild.Plugin = {
-  name: "no-ajv",
-  setup(build) {
-    build.onResolve({ filter: /validation\/ajv-provider\.js$/ }, (args) =>
-      args.importer.includes("@modelcontextprotocol/sdk") ? { path: "ajv-provider", namespace: "no-ajv" } : undefined
-    )
-    build.onLoad({ filter: /.*/, namespace: "no-ajv" }, () => ({
-      contents:
-        'export class AjvJsonSchemaValidator { constructor() { throw new Error("agentic-workspace passes its own jsonSchemaValidator; Ajv is not bundled") } }',
-      loader: "js"
-    }))
-  }
-}
+import { CLI_EXTERNAL, noAjv, REQUIRE_BANNER } from "../../scripts/bundleParts.mjs"
 
 /** The options every build of the bundle shares (scripts/build.mjs `common`, without the metafile). */
 const common = (repo: string, dist: string): esbuild.BuildOptions => ({
