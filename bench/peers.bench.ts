@@ -25,6 +25,7 @@ import * as path from "node:path"
 import { parse as parseHtml } from "parse5"
 import { type Command, callTool, median, type McpStart, peakDuring, REPO, rssMiB, startMcp } from "./support/mcp.ts"
 import { ensureBenchTree, TREE_QUERIES } from "./support/tree.ts"
+import { articlePage } from "./pages.ts"
 
 const QUICK = process.argv.includes("--quick")
 const ONLY = process.argv
@@ -287,19 +288,6 @@ const vcsRepo = (dir: string, files: number, commits: number) => {
   for (let index = 0; index < 100; index++)
     fs.writeFileSync(path.join(dir, "new", `u${index}.txt`), `untracked ${index}\n`)
   git(dir, "status", "--short")
-}
-
-/** An article-shaped HTML page of about `bytes` bytes. */
-const articlePage = (bytes: number): string => {
-  const parts = ['<!doctype html><html><head><meta charset="utf-8"><title>Bench page</title></head><body><main>']
-  let size = parts[0]!.length
-  for (let section = 0; size < bytes - 200; section++) {
-    const chunk = `<h2>Section ${section}</h2><p>Paragraph with <b>bold</b>, <a href="/s/${section}">a link</a> and text é ü ${"lorem ipsum dolor sit amet ".repeat(12)}</p><ul><li>one</li><li>two <code>x()</code></li></ul><table><tr><th>k</th><th>v</th></tr><tr><td>${section}</td><td>value</td></tr></table><pre><code>const s = ${section}\nreturn s</code></pre>`
-    parts.push(chunk)
-    size += chunk.length
-  }
-  parts.push("</main></body></html>")
-  return parts.join("")
 }
 
 /** A page whose accessibility snapshot is long (links, headings, buttons, a form). */

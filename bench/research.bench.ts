@@ -16,6 +16,14 @@ import { parse } from "parse5"
 import { openNodeWorkspace } from "../adapters/node/host.ts"
 import * as Effect from "effect/Effect"
 import { extractHtml, htmlParser } from "../core/tools/research/extract.ts"
+import { articlePage } from "./pages.ts"
+
+/** The machine's load averages (1, 5, 15 minutes), as each row prints them. */
+const loadText = (): string =>
+  os
+    .loadavg()
+    .map((value) => value.toFixed(2))
+    .join(" ")
 
 const ROUNDS = 15
 const MB = 1_000_000
@@ -37,19 +45,6 @@ const makePage = (bytes: number): string => {
     section++
   }
   parts.push("</main><footer>footer</footer></body></html>")
-  return parts.join("")
-}
-
-/** bench:peers' article page of about `bytes` bytes: a main of sections, no navigation, scripts or footer. */
-const articlePage = (bytes: number): string => {
-  const parts = ['<!doctype html><html><head><meta charset="utf-8"><title>Bench page</title></head><body><main>']
-  let size = parts[0]!.length
-  for (let section = 0; size < bytes - 200; section++) {
-    const chunk = `<h2>Section ${section}</h2><p>Paragraph with <b>bold</b>, <a href="/s/${section}">a link</a> and text é ü ${"lorem ipsum dolor sit amet ".repeat(12)}</p><ul><li>one</li><li>two <code>x()</code></li></ul><table><tr><th>k</th><th>v</th></tr><tr><td>${section}</td><td>value</td></tr></table><pre><code>const s = ${section}\nreturn s</code></pre>`
-    parts.push(chunk)
-    size += chunk.length
-  }
-  parts.push("</main></body></html>")
   return parts.join("")
 }
 
@@ -158,10 +153,7 @@ const articleRow = async () => {
       }
     const show = (bytes: number) => `${(bytes / MB).toFixed(1)} MB (${(bytes / page.length).toFixed(1)}x the page)`
     console.log(
-      `  peak memory of one call (maxRSS growth, median of 3 fresh processes): ours ${show(median(peaks.ours))}, fetch() + parse5.parse ${show(median(peaks.anchor))} (target <= 3x); load ${os
-        .loadavg()
-        .map((value) => value.toFixed(2))
-        .join(" ")}`
+      `  peak memory of one call (maxRSS growth, median of 3 fresh processes): ours ${show(median(peaks.ours))}, fetch() + parse5.parse ${show(median(peaks.anchor))} (target <= 3x); load ${loadText()}`
     )
   } finally {
     await opened.dispose()
@@ -243,10 +235,7 @@ const main = async () => {
       )
     }
     console.log(
-      `  workspace_research fetch / anchor: ${(median(times.fetch) / median(times.anchor)).toFixed(2)}x (target <= 1.50x); load ${os
-        .loadavg()
-        .map((value) => value.toFixed(2))
-        .join(" ")}`
+      `  workspace_research fetch / anchor: ${(median(times.fetch) / median(times.anchor)).toFixed(2)}x (target <= 1.50x); load ${loadText()}`
     )
   } finally {
     await opened.dispose()
