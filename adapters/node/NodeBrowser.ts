@@ -23,6 +23,7 @@ import {
 import { processIdentity } from "./NodeProcesses.ts"
 import { callOn, resolveElement, STALE, scopeObject, walkPage, worldOf } from "./pageWalk.ts"
 import { endSession, launchSession, sleep } from "./browserSession.ts"
+import { type NavigationWatch, settle, watchNavigation } from "./browserNavigation.ts"
 
 /** Closes a session: its connection dropped, then every process of it ended (browserSession.ts). */
 const close = async (endpoint: BrowserEndpoint): Promise<{ processesLeft: number }> => {
@@ -183,13 +184,6 @@ const clickPoint = async (cdp: CDPSession, objectId: string): Promise<{ x: numbe
   return point
 }
 
-/** After an action: wait for a navigation it started (and the document to settle), bounded. */
-const settle = async (page: Page, before: string, timeoutMs: number) => {
-  await sleep(100)
-  if (page.url() !== before) await page.waitForLoadState("load", { timeout: timeoutMs }).catch(() => undefined)
-  else await page.waitForLoadState("domcontentloaded", { timeout: Math.min(timeoutMs, 5000) }).catch(() => undefined)
-}
-
 const navigationError = (error: unknown, url: string): ToolError => {
   const message = error instanceof Error ? error.message.split("\n")[0]! : String(error)
   if (/ERR_TUNNEL_CONNECTION_FAILED|ERR_PROXY/.test(message)) {
@@ -214,6 +208,7 @@ interface Step {
   readonly cdp: CDPSession
   readonly before: string
   readonly timeoutMs: number
+  readonly watch: NavigationWatch
 }
 
 /** One kind of action. */
@@ -253,15 +248,17 @@ const backOrReload = async (
 }
 
 /** Clicks a ref's element at its centre (refused when hidden or covered). */
-const click = async ({ page, cdp, before, timeoutMs }: Step, action: ActionOf<"click">): Promise<ActionOutcome> => {
+const click = async (step: Step, action: ActionOf<"click">): Promise<ActionOutcome> => {
+  const { page, cdp, timeoutMs } = step
   const point = await clickPoint(cdp, await elementOf(cdp, action.element))
   await page.mouse.click(point.x, point.y)
-  await settle(page, before, timeoutMs)
+  await settle(page, step.watch, step.before, timeoutMs)
   return { page: await stateOf(page) }
 }
 
 /** Clicks the first visible element showing a text; the outcome names how many matched and the others' texts. */
-const clickText = async ({ page, before, timeoutMs }: Step, action: ActionOf<"click_text">): Promise<ActionOutcome> => {
+const clickText = async (step: Step, action: ActionOf<"click_text">): Promise<ActionOutcome> => {
+  const { page, timeoutMs } = step
   const matches = page.getByText(action.text, { exact: action.exact })
   const count = Math.min(await matches.count(), 50)
   const visible: Array<number> = []
@@ -286,12 +283,13 @@ const clickText = async ({ page, before, timeoutMs }: Step, action: ActionOf<"cl
         .slice(0, 120)
     )
   await matches.nth(visible[0]!).click({ timeout: timeoutMs })
-  await settle(page, before, timeoutMs)
+  await settle(page, step.watch, step.before, timeoutMs)
   return { page: await stateOf(page), result: { matches: visible.length }, otherMatches: others }
 }
 
 /** Replaces a text field's (or an editable element's) text, then submits it when asked. */
-const typeText = async ({ page, cdp, before, timeoutMs }: Step, action: ActionOf<"type">): Promise<ActionOutcome> => {
+const typeText = async (step: Step, action: ActionOf<"type">): Promise<ActionOutcome> => {
+  const { page, cdp, timeoutMs } = step
   const field = await elementOf(cdp, action.element)
   await clickPoint(cdp, field)
   const editable = await callOn<boolean>(
@@ -312,12 +310,13 @@ const typeText = async ({ page, cdp, before, timeoutMs }: Step, action: ActionOf
   if (action.text === "") await page.keyboard.press("Delete")
   else await page.keyboard.insertText(action.text)
   if (action.submit) await page.keyboard.press("Enter")
-  await settle(page, before, timeoutMs)
+  await settle(page, step.watch, step.before, timeoutMs)
   return { page: await stateOf(page) }
 }
 
 /** Presses a key (a name Playwright knows). */
-const press = async ({ page, before, timeoutMs }: Step, action: ActionOf<"press">): Promise<ActionOutcome> => {
+const press = async (step: Step, action: ActionOf<"press">): Promise<ActionOutcome> => {
+  const { page, timeoutMs } = step
   await page.keyboard.press(action.key).catch((error) => {
     throw toolError(
       "INVALID_INPUT",
@@ -325,7 +324,7 @@ const press = async ({ page, before, timeoutMs }: Step, action: ActionOf<"press"
       { field: "key" }
     )
   })
-  await settle(page, before, timeoutMs)
+  await settle(page, step.watch, step.before, timeoutMs)
   return { page: await stateOf(page) }
 }
 
@@ -373,7 +372,16 @@ const evaluate = async ({ page }: Step, action: ActionOf<"evaluate">): Promise<A
 const act = async (endpoint: BrowserEndpoint, action: BrowserAction, timeoutMs: number): Promise<ActionOutcome> => {
   const { page, cdp } = await pageOf(endpoint)
   page.setDefaultTimeout(timeoutMs)
-  const step: Step = { page, cdp, before: page.url(), timeoutMs }
+  const watch = await watchNavigation(page, cdp)
+  try {
+    return await perform({ page, cdp, before: page.url(), timeoutMs, watch }, action)
+  } finally {
+    watch.stop()
+  }
+}
+
+/** Dispatches an action to its step. */
+const perform = (step: Step, action: BrowserAction): Promise<ActionOutcome> => {
   switch (action._tag) {
     case "navigate":
       return navigate(step, action)

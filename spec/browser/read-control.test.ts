@@ -292,6 +292,21 @@ describe("workspace_browser control (Auto)", () => {
     expect(pages.requests).toContain("/submitted?email=grace%40example.com&news=on")
   })
 
+  it("a submission or a link whose server answers after 1.5 s: the outcome is the page it led to, not the one before", async () => {
+    await go("/slow-form")
+    const form = ok(await read())
+    const submitted = ok(
+      await control({ type: "type", ref: refFor(form["text"], "Query"), text: "late", submit: true })
+    )
+    expect(submitted["url"]).toBe(pages.url("/slow?q=late"))
+    expect(submitted["title"]).toBe("Slow")
+    await go("/slow-form")
+    const page = ok(await read())
+    const clicked = ok(await control({ type: "click", ref: refFor(page["text"], "Slow link") }))
+    expect(clicked["url"]).toBe(pages.url("/slow?from=link"))
+    expect(clicked["title"]).toBe("Slow")
+  })
+
   it("'click_text (text, exact or substring, first visible match, ambiguous matches listed)'", async () => {
     await go("/links")
     const exact = ok(await control({ type: "click_text", text: "Item 7", exact: true }))
