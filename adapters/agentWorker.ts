@@ -15,6 +15,8 @@ import { lowerSettings } from "../core/tools/agent/lower.ts"
 import { runLoop } from "../core/tools/agent/loop.ts"
 import { RunState } from "../core/tools/agent/schema.ts"
 import { updateRun } from "../core/tools/agent/store.ts"
+import { agentTool } from "../core/tools/agent/tool.ts"
+import { withOwnStore } from "../core/registry.ts"
 import type { OpenFailure } from "./open.ts"
 
 /** What a host gives the worker. */
@@ -68,15 +70,19 @@ export const runRunWorker = async (runId: string, host: WorkerHost): Promise<num
   }
   const runtime = opened
   try {
+    // The worker keeps the run's records as workspace_agent does (its OwnStore: `.agentic/runs/`).
     await runtime.run(
-      runLoop(runId, { listing: runtime.registry.list(), call: runtime.registry.call }).pipe(
-        Effect.provide(Model.layer(host.model)),
-        Effect.catchAllCause((cause) =>
-          updateRun(runId, (current) => ({
-            ...current,
-            status: "failed",
-            error: { code: "INTERNAL_ERROR", message: `The worker failed: ${String(cause).slice(0, 300)}` }
-          })).pipe(Effect.ignore)
+      withOwnStore(
+        agentTool,
+        runLoop(runId, { listing: runtime.registry.list(), call: runtime.registry.call }).pipe(
+          Effect.provide(Model.layer(host.model)),
+          Effect.catchAllCause((cause) =>
+            updateRun(runId, (current) => ({
+              ...current,
+              status: "failed",
+              error: { code: "INTERNAL_ERROR", message: `The worker failed: ${String(cause).slice(0, 300)}` }
+            })).pipe(Effect.ignore)
+          )
         )
       )
     )

@@ -18,6 +18,8 @@ import { operationOf } from "../core/tools/workspaces/reconcile.ts"
 import { ActionFields, type ActionInput } from "../core/tools/workspaces/schema.ts"
 import { checkContext, requireGit } from "../core/tools/workspaces/git.ts"
 import { operationResult } from "../core/tools/workspaces/view.ts"
+import { actionTool, operationTool } from "../core/tools/workspaces/tool.ts"
+import { withOwnStore } from "../core/registry.ts"
 import type { CliHost, ParsedLine } from "./cli.ts"
 import type { Session } from "./open.ts"
 
@@ -133,11 +135,13 @@ const print = (host: CliHost, envelope: Envelope) => {
 const operationVerb = async ({ line, host, session, sub }: VerbCall) => {
   const requestId = line.flags["request-id"]
   if (typeof requestId !== "string") return usage(host, `${sub} needs --request-id ID (the original request id).`)
-  const result = await session.runtime!.run(operationOf(requestId, sub === "reconcile")).then(
-    ({ receipt, observed }) => success(`workspaces.${sub}`, operationResult(receipt, observed)),
-    (error) =>
-      failure(`workspaces.${sub}`, toolError("NOT_FOUND", String((error as { message?: string }).message ?? error)))
-  )
+  const result = await session
+    .runtime!.run(withOwnStore(operationTool, operationOf(requestId, sub === "reconcile")))
+    .then(
+      ({ receipt, observed }) => success(`workspaces.${sub}`, operationResult(receipt, observed)),
+      (error) =>
+        failure(`workspaces.${sub}`, toolError("NOT_FOUND", String((error as { message?: string }).message ?? error)))
+    )
   return print(host, result)
 }
 
@@ -243,7 +247,7 @@ const actionFieldsOf = (sub: string, rest: ReadonlyArray<string>): Record<string
 
 /** Without --yes: the review the confirmation would show (its guide, argv and refs), read without staging anything. */
 const dryRunVerb = async ({ host, session, sub }: VerbCall, fields: Record<string, unknown>, args: ActionInput) => {
-  const reviewed = await session.runtime!.run(Effect.either(dryReview(args)))
+  const reviewed = await session.runtime!.run(withOwnStore(actionTool, Effect.either(dryReview(args))))
   if (Either.isLeft(reviewed)) return print(host, failure(`workspaces.${sub}`, reviewed.left))
   const review = reviewed.right
   return print(

@@ -16,12 +16,14 @@ import { type ToolError, toolError } from "./protocol/errors.ts"
 import { CAPABILITY_SERVICE, type HostInfoShape } from "./services/HostFs.ts"
 import { isRegistered, missingService } from "./services/RegisteredTools.ts"
 import type { Settings } from "./settings/settings.ts"
+import { confineStore, OwnStore, StateStore } from "./store/StateStore.ts"
 import { ALL_TOOLS } from "./tools/index.ts"
 import {
   type AnyGatedAction,
   type JsonSchemaObject,
   type Planned,
   type ToolAnnotations,
+  type KernelContext,
   type ToolContext,
   type ToolDefinition,
   type ToolHints,
@@ -42,7 +44,7 @@ export interface ToolListing {
  * The registered tools and the one entry point for calling them; `R` is what a call needs (the tools'
  * services, or nothing for the diagnostic registry of a runtime that did not start).
  */
-export interface Registry<R = ToolContext> {
+export interface Registry<R = KernelContext> {
   readonly tools: ReadonlyArray<ToolDefinition>
   readonly list: () => ReadonlyArray<ToolListing>
   readonly call: (name: string, args: unknown) => Effect.Effect<Envelope, never, R>
@@ -319,7 +321,7 @@ export const runGated = (
     )
   })
 
-const runTool = (tool: ToolDefinition, args: unknown): Effect.Effect<Envelope, never, ToolContext> => {
+const runTool = (tool: ToolDefinition, args: unknown): Effect.Effect<Envelope, never, KernelContext> => {
   const given = tool.bare ?? (args as { action?: unknown } | null)?.action
   // The operation names the action as given, clipped like every echoed value.
   const actionName = typeof given === "string" ? echo(given, 64) : "invalid"
@@ -336,11 +338,34 @@ const runTool = (tool: ToolDefinition, args: unknown): Effect.Effect<Envelope, n
       )
     }
   })
-  if (tool.precheck === undefined) return decodeAndRun
-  return Effect.flatMap(Effect.either(tool.precheck(args)), (checked) =>
-    Either.isLeft(checked) ? Effect.succeed(failure(operation, checked.left)) : decodeAndRun
-  )
+  const checked =
+    tool.precheck === undefined
+      ? decodeAndRun
+      : Effect.flatMap(Effect.either(tool.precheck(args)), (checked) =>
+          Either.isLeft(checked) ? Effect.succeed(failure(operation, checked.left)) : decodeAndRun
+        )
+  return withOwnStore(tool, checked)
 }
+
+/**
+ * The storage a tool keeps records in, relative to `.agentic/`: its `storage` entries' probe paths, its
+ * `alsoWrites`, and its artifacts (`artifacts/<short>` and `artifacts/<short>.<action>`).
+ */
+export const ownedStorage = (tool: Pick<ToolDefinition, "short" | "storage" | "alsoWrites">): ReadonlyArray<string> => [
+  ...(tool.storage ?? []).map((entry) => entry.probe),
+  ...(tool.alsoWrites ?? []),
+  `artifacts/${tool.short}`,
+  `artifacts/${tool.short}.*`
+]
+
+/** Runs a tool's effect with its kernel-owned write: OwnStore, the StateStore confined to the tool's storage. */
+export const withOwnStore = <A, E, R>(
+  tool: Pick<ToolDefinition, "name" | "short" | "storage" | "alsoWrites">,
+  effect: Effect.Effect<A, E, R>
+): Effect.Effect<A, E, Exclude<R, OwnStore> | StateStore> =>
+  Effect.flatMap(StateStore, (store) =>
+    Effect.provideService(effect, OwnStore, confineStore(store, tool.name, ownedStorage(tool)))
+  )
 
 const defectText = (cause: Cause.Cause<unknown>): string => {
   const defect = Cause.squash(cause)
@@ -371,7 +396,7 @@ export const makeRegistry = (
     call: (name, args) =>
       Effect.map(callUnbounded(name, args), (envelope) => boundRefusal(envelope, settings.maxToolResultChars))
   }
-  function callUnbounded(name: string, args: unknown): Effect.Effect<Envelope, never, ToolContext> {
+  function callUnbounded(name: string, args: unknown): Effect.Effect<Envelope, never, KernelContext> {
     const tool = byName.get(name)
     if (tool === undefined) {
       const candidate = known.find((entry) => entry.name === name)

@@ -11,11 +11,19 @@ import type { HttpClient } from "@effect/platform/HttpClient"
 import { NetState } from "./net/NetState.ts"
 import { noNetworkLayer } from "./net/noNetwork.ts"
 import { WorkspaceKey } from "./gate/key.ts"
+import { PlanRecords } from "./gate/planRecords.ts"
 import type { Envelope } from "./protocol/envelope.ts"
-import { type Registry, makeRegistry } from "./registry.ts"
+import { type Registry, makeRegistry, withOwnStore } from "./registry.ts"
 import { Browser } from "./services/Browser.ts"
 import { CurrentSettings } from "./services/CurrentSettings.ts"
-import { type Capability, HostFs, type HostFsShape, HostInfo, type HostInfoShape } from "./services/HostFs.ts"
+import {
+  type Capability,
+  HostFs,
+  type HostFsShape,
+  HostInfo,
+  type HostInfoShape,
+  HostReads
+} from "./services/HostFs.ts"
 import { LanguageServerHost, type LanguageServersFactory, languageServersFromHost } from "./services/LanguageServers.ts"
 import { Processes, type ProcessesShape } from "./services/Processes.ts"
 import { type ProgressUpdate, withProgress } from "./services/Progress.ts"
@@ -24,10 +32,10 @@ import { RunWorkers, type RunWorkersShape } from "./services/RunWorkers.ts"
 import { Search } from "./services/Search.ts"
 import { Workspace } from "./services/Workspace.ts"
 import type { Settings } from "./settings/settings.ts"
-import { StateStore } from "./store/StateStore.ts"
+import { StateReads, StateStore } from "./store/StateStore.ts"
 import { advertisingPass } from "./tools/advertising.ts"
 import { ALL_TOOLS } from "./tools/index.ts"
-import { type ToolContext, type ToolDefinition, toolInputSchema } from "./tools/Tool.ts"
+import { type KernelContext, type ToolDefinition, toolInputSchema } from "./tools/Tool.ts"
 import { defined } from "./text/defined.ts"
 
 /** The services a host provides to the core. */
@@ -109,8 +117,11 @@ export const hostLayer = (parts: HostParts): Layer.Layer<HostServices, unknown> 
   )
 }
 
-/** The services the core builds over a host: every service a tool may use but RegisteredTools, which the start adds. */
-export type CoreServices = Exclude<ToolContext, RegisteredTools>
+/**
+ * The services the core builds over a host: every service a tool may use but RegisteredTools, which the start
+ * adds, and OwnStore, which the registry provides per call (confined to the calling tool's storage).
+ */
+export type CoreServices = Exclude<KernelContext, RegisteredTools>
 
 /**
  * The core's services over a host layer (`hostLayer(parts)`, or a host's own `layer(root)`): the one way
@@ -122,7 +133,9 @@ export const coreLayer = (
   settings: Settings
 ): Layer.Layer<CoreServices, unknown> => {
   const base = Layer.merge(host, CurrentSettings.layer(settings))
-  return Layer.mergeAll(Workspace.layer, StateStore.layer, NetState.layer, languageServersFromHost).pipe(
+  const hostReads = Layer.effect(HostReads, Effect.map(HostFs, HostReads.from))
+  const store = Layer.provideMerge(Layer.merge(StateReads.layer, PlanRecords.layer), StateStore.layer)
+  return Layer.mergeAll(Workspace.layer, store, hostReads, NetState.layer, languageServersFromHost).pipe(
     Layer.provideMerge(base)
   )
 }
@@ -132,7 +145,7 @@ export interface WorkspaceRuntime {
   readonly settings: Settings
   readonly info: HostInfoShape
   readonly registry: Registry
-  readonly run: <A, E>(effect: Effect.Effect<A, E, ToolContext>) => Promise<A>
+  readonly run: <A, E>(effect: Effect.Effect<A, E, KernelContext>) => Promise<A>
   /** One call; `onProgress` hears the tool's progress reports (core/services/Progress.ts). */
   readonly call: (
     tool: string,
@@ -156,11 +169,11 @@ export const startHost = async (
   const runtime = ManagedRuntime.make(
     Layer.provideMerge(RegisteredTools.layer(tools, advertisedTools), coreLayer(host, settings))
   )
-  const run = <A, E>(effect: Effect.Effect<A, E, ToolContext>) => runtime.runPromise(effect)
+  const run = <A, E>(effect: Effect.Effect<A, E, KernelContext>) => runtime.runPromise(effect)
   try {
     const info = await run(HostInfo)
-    const steps = tools.flatMap((tool) => tool.startup ?? [])
-    await run(Effect.forEach(steps, (step) => step.run, { discard: true }))
+    const steps = tools.flatMap((tool) => (tool.startup ?? []).map((step) => withOwnStore(tool, step.run)))
+    await run(Effect.forEach(steps, (step) => step, { discard: true }))
     // A tool that decides how this host advertises it (the Workspaces tools) does so once, after the steps.
     // One pass: a host fact several tools read to advertise themselves is read once (core/tools/advertising.ts).
     const pass = advertisingPass(
@@ -169,7 +182,7 @@ export const startHost = async (
           ? Effect.succeed([tool])
           : // A tool whose advertising check cannot run (a host that claims processes it does not provide) is not listed.
             Effect.catchAllCause(
-              Effect.map(tool.advertise, (t) => (t === undefined ? [] : [t])),
+              Effect.map(withOwnStore(tool, tool.advertise), (t) => (t === undefined ? [] : [t])),
               () => Effect.succeed([])
             )
       )

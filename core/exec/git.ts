@@ -9,11 +9,11 @@ import * as Effect from "effect/Effect"
 import { newId } from "../gate/hash.ts"
 import { toolError, type ToolError } from "../protocol/errors.ts"
 import { CurrentSettings } from "../services/CurrentSettings.ts"
-import { HostFs, HostInfo } from "../services/HostFs.ts"
+import { HostReads, HostInfo } from "../services/HostFs.ts"
 import { join, relativeTo } from "../services/paths.ts"
 import { type ExecResult, Processes } from "../services/Processes.ts"
 import { Workspace } from "../services/Workspace.ts"
-import { StateStore } from "../store/StateStore.ts"
+import { OwnStore } from "../store/StateStore.ts"
 import { allowed, allowlistName } from "./allowlist.ts"
 import { resolveCwd } from "./cwd.ts"
 import {
@@ -126,7 +126,7 @@ const OPENINGS_MAX = 32
  */
 const watchedState = (watched: ReadonlyArray<string>) =>
   Effect.gen(function* () {
-    const host = yield* HostFs
+    const host = yield* HostReads
     const infos = yield* Effect.forEach(watched, (abs) => Effect.either(host.stat(abs)), { concurrency: "unbounded" })
     const parts: Array<string> = []
     let newest = 0
@@ -430,8 +430,8 @@ export const withIndexCopy = <A, E, R>(
   use: (copy: IndexCopy) => Effect.Effect<A, E, R>
 ) =>
   Effect.gen(function* () {
-    const host = yield* HostFs
-    const store = yield* StateStore
+    const host = yield* HostReads
+    const store = yield* OwnStore
     const indexPath = (yield* git.must(["rev-parse", "--git-path", "index"])).trim()
     const indexAbs = indexPath.startsWith("/") ? indexPath : join(git.cwdAbs, indexPath)
     const bytes = yield* host.readFile(indexAbs).pipe(

@@ -12,7 +12,7 @@ import type { Artifact, ToolResult } from "../protocol/envelope.ts"
 import { toolError, type ToolError } from "../protocol/errors.ts"
 import { CurrentSettings } from "../services/CurrentSettings.ts"
 import { modeLabel, modeName, type Settings } from "../settings/settings.ts"
-import { StateStore } from "../store/StateStore.ts"
+import { StateReads, StateStore } from "../store/StateStore.ts"
 import { defined } from "../text/defined.ts"
 import { hashOperation, newId, stableStringify } from "./hash.ts"
 import { WorkspaceKey } from "./key.ts"
@@ -123,7 +123,7 @@ const storedRecords = (state: typeof ApprovalStoreSchema.Type | undefined): Read
  * nothing is written.
  */
 export const loadRecordState = Effect.gen(function* () {
-  const store = yield* StateStore
+  const store = yield* StateReads
   const now = yield* Clock.currentTimeMillis
   const { trusted, untrusted } = yield* partitionRecords(
     storedRecords(yield* store.readJson(APPROVALS_FILE, ApprovalStoreSchema))
@@ -321,7 +321,7 @@ export const gated = <R>(
   request: GateRequest,
   interpret: (request: GateRequest) => Effect.Effect<ToolResult, ToolError, R>,
   record?: Effect.Effect<GateRequest, ToolError, R>
-): Effect.Effect<ToolResult, ToolError, R | StateStore | CurrentSettings | WorkspaceKey> =>
+): Effect.Effect<ToolResult, ToolError, R | StateStore | StateReads | CurrentSettings | WorkspaceKey> =>
   Effect.gen(function* () {
     const settings = yield* CurrentSettings
     const fault = yield* GateFault

@@ -8,7 +8,7 @@ import * as Effect from "effect/Effect"
 import { toolError, type ToolError } from "../protocol/errors.ts"
 import { CurrentSettings } from "../services/CurrentSettings.ts"
 import { modeLabel } from "../settings/settings.ts"
-import type { StateStore } from "../store/StateStore.ts"
+import type { StateReads, StateStore } from "../store/StateStore.ts"
 import type { WorkspaceKey } from "./key.ts"
 import { loadRecords, updateRecords } from "./gate.ts"
 import { age, type ApprovalRecord, approvedPlan, clipBytes, pendingPlan, pendingRecords } from "./records.ts"
@@ -236,7 +236,7 @@ export const decideCommand = (
 /** The preprocessor: decides /accept and /deny, appends the mode block, leaves compressor commands alone. */
 export const preprocess = (
   message: string
-): Effect.Effect<Preprocessed, ToolError, StateStore | CurrentSettings | WorkspaceKey> =>
+): Effect.Effect<Preprocessed, ToolError, StateStore | StateReads | CurrentSettings | WorkspaceKey> =>
   Effect.gen(function* () {
     if (isPassThrough(message)) return { text: message }
     const settings = yield* CurrentSettings

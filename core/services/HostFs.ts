@@ -210,8 +210,40 @@ export interface HostFsShape {
   readonly withLock: <A, E, R>(abs: string, effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | HostError, R>
 }
 
-/** The host filesystem service. */
+/** The host filesystem service (every member: the kernel's own steps and a gated action's interpreter). */
 export class HostFs extends Context.Tag("agentic-workspace/HostFs")<HostFs, HostFsShape>() {}
+
+/** The reading members of the host filesystem. */
+export type HostReadsShape = Pick<
+  HostFsShape,
+  | "owner"
+  | "ownerAlive"
+  | "readFile"
+  | "scanFile"
+  | "readSmall"
+  | "readRange"
+  | "stat"
+  | "lstat"
+  | "readDir"
+  | "realpath"
+>
+
+/** The host filesystem's reads: what an ungated `run` and a gated `load` get instead of HostFs. */
+export class HostReads extends Context.Tag("agentic-workspace/HostReads")<HostReads, HostReadsShape>() {
+  /** The reading half of the host's filesystem: the same functions, nothing else reachable. */
+  static readonly from = (fs: HostFsShape): HostReadsShape => ({
+    owner: fs.owner,
+    ownerAlive: fs.ownerAlive,
+    readFile: fs.readFile,
+    scanFile: fs.scanFile,
+    readSmall: fs.readSmall,
+    readRange: fs.readRange,
+    stat: fs.stat,
+    lstat: fs.lstat,
+    readDir: fs.readDir,
+    realpath: fs.realpath
+  })
+}
 
 /**
  * The services a host can provide beyond the filesystem, as a typed literal list: a host advertises

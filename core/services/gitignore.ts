@@ -11,7 +11,7 @@
  */
 import * as Effect from "effect/Effect"
 import ignore from "ignore"
-import type { HostFsShape } from "./HostFs.ts"
+import type { HostReadsShape } from "./HostFs.ts"
 import { join } from "./paths.ts"
 
 /** The file name git reads per directory. */
@@ -26,7 +26,7 @@ const decoder = new TextDecoder()
 export const gitignoreText = (bytes: Uint8Array): string => decoder.decode(bytes)
 
 /** Reads directory `dir`'s .gitignore through HostFs: its text, or undefined when there is none (or it cannot be read). */
-export const readGitignoreText = (host: HostFsShape, root: string, dir: string): Effect.Effect<string | undefined> =>
+export const readGitignoreText = (host: HostReadsShape, root: string, dir: string): Effect.Effect<string | undefined> =>
   host.readFile(join(root, gitignoreRel(dir))).pipe(
     Effect.map((bytes): string | undefined => gitignoreText(bytes)),
     Effect.orElseSucceed(() => undefined)

@@ -9,7 +9,7 @@
  */
 import * as Effect from "effect/Effect"
 import { sha256Bytes, sha256Stream } from "../gate/hash.ts"
-import type { HostError, HostFsShape } from "./HostFs.ts"
+import type { HostError, HostReadsShape } from "./HostFs.ts"
 
 /** A bounded read from the end of a file. */
 export interface Tail {
@@ -32,7 +32,7 @@ const missingIsUndefined = <A>(effect: Effect.Effect<A, HostError>): Effect.Effe
 
 /** At most `maxBytes` from the end of a file (a stat, then one positioned read), never the whole file; undefined when it does not exist. */
 export const tailFile = (
-  host: HostFsShape,
+  host: HostReadsShape,
   abs: string,
   maxBytes: number
 ): Effect.Effect<Tail | undefined, HostError> =>
@@ -50,7 +50,7 @@ export const tailFile = (
  * of SCAN_CHUNK_BYTES until a short one.
  */
 export const scanFile = (
-  host: HostFsShape,
+  host: HostReadsShape,
   abs: string,
   visit: (chunk: Uint8Array) => void
 ): Effect.Effect<number, HostError> => {
@@ -67,7 +67,7 @@ export const scanFile = (
  * SHA-256 (hex) of a file, streamed through the host's incremental hash when it installed one (else read
  * whole and hashed); undefined when it does not exist.
  */
-export const sha256File = (host: HostFsShape, abs: string): Effect.Effect<string | undefined, HostError> =>
+export const sha256File = (host: HostReadsShape, abs: string): Effect.Effect<string | undefined, HostError> =>
   missingIsUndefined(
     Effect.suspend(() => {
       const hash = sha256Stream()

@@ -89,7 +89,7 @@ export interface StateStoreShape {
   ) => Effect.Effect<B, E | ToolError, R>
 }
 
-/** The state store service. */
+/** The state store service (every member: the kernel's own steps and a gated action's interpreter). */
 export class StateStore extends Context.Tag("agentic-workspace/StateStore")<StateStore, StateStoreShape>() {
   static readonly layer = Layer.effect(
     StateStore,
@@ -99,6 +99,90 @@ export class StateStore extends Context.Tag("agentic-workspace/StateStore")<Stat
       return makeStateStore(host, info.root)
     })
   )
+}
+
+/** The reading members of the store: what a handler that must not change anything may use. */
+export const STATE_READ_MEMBERS = [
+  "path",
+  "abs",
+  "readBytes",
+  "readText",
+  "readJson",
+  "list",
+  "stat",
+  "locked"
+] as const
+
+/**
+ * The store's reads (and `locked`, which serialises a read with the writers; the lock file is the kernel's
+ * bookkeeping, never a record). An ungated `run` and a gated `load` get this, not StateStore.
+ */
+export type StateReadsShape = Pick<StateStoreShape, (typeof STATE_READ_MEMBERS)[number]>
+
+/** The reading half of a store: the same functions, nothing else reachable. */
+export const readingHalf = (store: StateStoreShape): StateReadsShape => ({
+  path: store.path,
+  abs: store.abs,
+  readBytes: store.readBytes,
+  readText: store.readText,
+  readJson: store.readJson,
+  list: store.list,
+  stat: store.stat,
+  locked: store.locked
+})
+
+/** The store's reads, derived from the StateStore the runtime built. */
+export class StateReads extends Context.Tag("agentic-workspace/StateReads")<StateReads, StateReadsShape>() {
+  static readonly layer = Layer.effect(StateReads, Effect.map(StateStore, readingHalf))
+}
+
+/**
+ * A kernel-owned write: the calling tool's own `.agentic/` storage (the `probe` paths of its `storage`
+ * entries: `notes` and `MEMORY.md` for workspace_notes, `tasks` for workspace_tasks, ...). The registry
+ * provides it per call, confined to that tool's entries, so an ungated action may keep its own records
+ * (a note, a board, a job's status) and nothing else: a path outside them fails PROTECTED_PATH, written
+ * nowhere. docs/DEVELOPING.md lists every such write.
+ */
+export class OwnStore extends Context.Tag("agentic-workspace/OwnStore")<OwnStore, StateStoreShape>() {}
+
+/**
+ * Whether `rel` (relative to `.agentic/`) is one of `owned` or inside one; an entry ending in `*` is a plain
+ * prefix (`artifacts/inspect.*` owns `artifacts/inspect.read/...`).
+ */
+export const isOwned = (owned: ReadonlyArray<string>, rel: string): boolean => {
+  const clean = rel.replace(/^\.\/+/, "").replace(/\/+$/, "")
+  if (clean.split("/").some((part) => part === ".." || part === ".")) return false
+  return owned.some((own) =>
+    own.endsWith("*") ? clean.startsWith(own.slice(0, -1)) : clean === own || clean.startsWith(`${own}/`)
+  )
+}
+
+/** The store confined to `owned`: a write, lock or update elsewhere fails PROTECTED_PATH and changes nothing. */
+export const confineStore = (store: StateStoreShape, tool: string, owned: ReadonlyArray<string>): StateStoreShape => {
+  const check = (rel: string): Effect.Effect<void, ToolError> =>
+    isOwned(owned, rel)
+      ? Effect.void
+      : Effect.fail(
+          toolError(
+            "PROTECTED_PATH",
+            `${tool} may keep records only in its own storage (${owned.map((own) => `.agentic/${own}`).join(", ") || "none"}), not .agentic/${rel}; this is a defect of the tool, report it.`,
+            { path: `.agentic/${rel}` }
+          )
+        )
+  return {
+    ...readingHalf(store),
+    writeBytes: (rel, bytes, options) => Effect.zipRight(check(rel), store.writeBytes(rel, bytes, options)),
+    writeText: (rel, text, options) => Effect.zipRight(check(rel), store.writeText(rel, text, options)),
+    writeJson: (rel, value, options) => Effect.zipRight(check(rel), store.writeJson(rel, value, options)),
+    writeTexts: (dir, files, options) =>
+      Effect.zipRight(
+        Effect.forEach(files, (file) => check(`${dir}/${file.name}`), { discard: true }),
+        store.writeTexts(dir, files, options)
+      ),
+    appendText: (rel, text) => Effect.zipRight(check(rel), store.appendText(rel, text)),
+    remove: (rel, options) => Effect.zipRight(check(rel), store.remove(rel, options)),
+    update: (rel, schema, f) => Effect.zipRight(check(rel), store.update(rel, schema, f))
+  }
 }
 
 const io = (rel: string) => (error: HostError) =>
@@ -233,7 +317,7 @@ const ensureIgnoredOnce = (host: Host, { abs, guard, hostError, makeParent, repl
 }
 
 /** The store's reads: a missing file reads as undefined, a record is decoded against its schema. */
-const readsOf = ({ guard, hostError, readFrom }: Access) => {
+const storeReads = ({ guard, hostError, readFrom }: Access) => {
   const readBytes = (rel: string) =>
     guard(
       rel,
@@ -307,7 +391,7 @@ const writesOf = (access: Access, ensureIgnored: Effect.Effect<void, ToolError>)
 export const makeStateStore = (host: Host, root: string): StateStoreShape => {
   const access = accessOf(host, root)
   const { abs, guard, hostError, makeParent, removeAt, withLockAt } = access
-  const reads = readsOf(access)
+  const reads = storeReads(access)
   const writes = writesOf(access, ensureIgnoredOnce(host, access))
   const { readJson } = reads
   const { writeJson } = writes

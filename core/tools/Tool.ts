@@ -17,10 +17,11 @@ import type { DestructiveReason, RecordKind, ResumeCall } from "../gate/records.
 import type { Artifact, ToolResult } from "../protocol/envelope.ts"
 import type { ToolError } from "../protocol/errors.ts"
 import type { WorkspaceKey } from "../gate/key.ts"
+import type { PlanRecords } from "../gate/planRecords.ts"
 import type { Browser } from "../services/Browser.ts"
 import type { CurrentSettings } from "../services/CurrentSettings.ts"
 import type { NetState } from "../net/NetState.ts"
-import type { Capability, HostFs, HostInfo, HostInfoShape } from "../services/HostFs.ts"
+import type { Capability, HostFs, HostInfo, HostInfoShape, HostReads } from "../services/HostFs.ts"
 import type { LanguageServers } from "../services/LanguageServers.ts"
 import type { Processes } from "../services/Processes.ts"
 import type { RegisteredTools } from "../services/RegisteredTools.ts"
@@ -28,20 +29,25 @@ import type { RunWorkers } from "../services/RunWorkers.ts"
 import type { Search } from "../services/Search.ts"
 import type { Workspace, WorkspaceWrites } from "../services/Workspace.ts"
 import type { Settings } from "../settings/settings.ts"
-import type { StateStore } from "../store/StateStore.ts"
+import type { OwnStore, StateReads, StateStore } from "../store/StateStore.ts"
 import { defined } from "../text/defined.ts"
 
 /**
  * The services of a gated action's interpreter (and of the kernel's own steps: start-up, `record`, `view`,
- * the changes sources); adapters provide all of them (a missing one as a layer that refuses).
+ * the changes sources); adapters provide all of them (a missing one as a layer that refuses). `OwnStore` is
+ * provided by the registry per call, confined to the calling tool's own storage.
  */
 export type ToolContext =
   | Workspace
   | WorkspaceWrites
   | StateStore
+  | StateReads
+  | OwnStore
+  | PlanRecords
   | CurrentSettings
   | HostInfo
   | HostFs
+  | HostReads
   | Processes
   | Search
   | RegisteredTools
@@ -52,12 +58,21 @@ export type ToolContext =
   | RunWorkers
   | LanguageServers
 
+/** What the runtime provides: every service of ToolContext but OwnStore, which the registry adds per call. */
+export type KernelContext = Exclude<ToolContext, OwnStore>
+
 /**
  * The context of a handler that must not change anything: an ungated action's `run` and a gated action's
- * `load` (its `plan` is pure). It lacks the writing services (`WorkspaceWrites`), so a handler that writes
- * from `run` or `load` does not type-check (spec/kernel/read-only-context.test.ts).
+ * `load` (its `plan` is pure). It lacks the writing services: `WorkspaceWrites` (the workspace's writes), the
+ * whole `StateStore` (it has `StateReads`, and `OwnStore`: the tool's own records, a kernel-owned write) and
+ * the whole `HostFs` (it has `HostReads`). A handler that writes from `run` or `load` through any of them does
+ * not type-check (spec/kernel/read-only-context.test.ts). What it may still reach that acts is listed in
+ * docs/DEVELOPING.md as the kernel-owned writes.
  */
-export type ReadContext = Exclude<ToolContext, WorkspaceWrites>
+export type ReadContext = Exclude<ToolContext, WorkspaceWrites | StateStore | HostFs>
+
+/** Reads alone, not even a tool's own store: the `changes` sources (run inside another tool's call). */
+export type ReadsOnlyContext = Exclude<ReadContext, OwnStore>
 
 /** The action schemas of a tool: action name -> the Struct of its fields (without `action`). */
 export type ActionSchemas = Record<string, Schema.Schema.AnyNoContext>
@@ -252,7 +267,7 @@ export interface ChangeSource {
    */
   readonly keepAtLeast?: number
   /** Read by `workspace_inspect changes`, an ungated action: it reads only. */
-  readonly list: Effect.Effect<ReadonlyArray<unknown>, ToolError, ReadContext>
+  readonly list: Effect.Effect<ReadonlyArray<unknown>, ToolError, ReadsOnlyContext>
 }
 
 /** One entry of the `.agentic/` storage map that capabilities reports. */
@@ -290,6 +305,11 @@ export interface ToolDefinition<S extends ActionSchemas = ActionSchemas> {
   readonly startup?: ReadonlyArray<StartupStep>
   readonly changes?: ReadonlyArray<ChangeSource>
   readonly storage?: ReadonlyArray<StorageEntry>
+  /**
+   * Store paths (relative to `.agentic/`) of another tool's storage this tool also keeps records in, through
+   * OwnStore: workspace_research's `deep` starts and follows a workspace_agent run (`runs`).
+   */
+  readonly alsoWrites?: ReadonlyArray<string>
   readonly probe: Probe
   /**
    * Optional: the one action of a tool whose input has no `action` field (the Workspaces tools, whose wire

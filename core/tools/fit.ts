@@ -9,7 +9,7 @@ import * as Effect from "effect/Effect"
 import { sha256Bytes } from "../gate/hash.ts"
 import { type Artifact, type EnvelopeError, failure, success, type ToolResult } from "../protocol/envelope.ts"
 import { CurrentSettings } from "../services/CurrentSettings.ts"
-import { StateStore } from "../store/StateStore.ts"
+import { OwnStore } from "../store/StateStore.ts"
 
 /** The characters an envelope costs as JSON: what maxToolResultChars bounds. */
 export const envelopeChars = (operation: string, result: ToolResult): number =>
@@ -75,7 +75,7 @@ export const writeArtifact = (
   description: string
 ) =>
   Effect.gen(function* () {
-    const store = yield* StateStore
+    const store = yield* OwnStore
     const bytes = new TextEncoder().encode(content)
     const sha256 = yield* sha256Bytes(bytes)
     const path = artifactPath(area, stem, sha256, extension)

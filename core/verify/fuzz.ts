@@ -19,7 +19,7 @@ import { CurrentSettings } from "../services/CurrentSettings.ts"
 import { HostFs } from "../services/HostFs.ts"
 import { defaultSettings, type Settings } from "../settings/settings.ts"
 import { ALL_TOOLS } from "../tools/index.ts"
-import type { ToolContext } from "../tools/Tool.ts"
+import type { KernelContext } from "../tools/Tool.ts"
 
 /** The envelope every public tool returns, as the reference states its type. */
 export const EnvelopeSchema = Schema.Struct({
@@ -236,7 +236,7 @@ export const fuzzTools = async (
     const { tool, args, bad } = drawCall(pools, keys, pick)
     if (bad) malformed++
     byTool[tool] = (byTool[tool] ?? 0) + 1
-    const run = <A>(effect: Effect.Effect<A, unknown, ToolContext>) =>
+    const run = <A>(effect: Effect.Effect<A, unknown, KernelContext>) =>
       runtime.run(Effect.provideService(effect, CurrentSettings, settingsFor(mode)))
     // The tree as it was: unchanged since the last hash unless the last call succeeded (and may have written).
     const before = known ?? (await run(treeHash(root)))

@@ -7,7 +7,7 @@ import * as Clock from "effect/Clock"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import { GateFault, type GateFaultName, loadRecords } from "../gate/gate.ts"
-import type { ToolContext } from "../tools/Tool.ts"
+import type { KernelContext } from "../tools/Tool.ts"
 import { preprocess } from "../gate/preprocess.ts"
 import type { Envelope } from "../protocol/envelope.ts"
 import { makeRegistry } from "../registry.ts"
@@ -99,7 +99,7 @@ export const settingsOf = (world: World): Settings => ({
 export const runtimeDriver = (runtime: WorkspaceRuntime, fault: GateFaultName = "none"): Driver => {
   let now = T0
   const root = runtime.info.root.replace(/\/+$/, "")
-  const runIn = <A, E>(settings: Settings, effect: Effect.Effect<A, E, ToolContext | GateFault>): Promise<A> =>
+  const runIn = <A, E>(settings: Settings, effect: Effect.Effect<A, E, KernelContext | GateFault>): Promise<A> =>
     runtime.run(
       effect.pipe(
         Effect.provideService(CurrentSettings, settings),

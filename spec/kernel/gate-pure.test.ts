@@ -34,7 +34,7 @@ import { CurrentSettings } from "../../core/services/CurrentSettings.ts"
 import { makeMemoryHostFs } from "../../core/services/MemoryHostFs.ts"
 import { defaultSettings, type Settings } from "../../core/settings/settings.ts"
 import { fixedClock } from "../../core/verify/run.ts"
-import { makeStateStore, StateStore } from "../../core/store/StateStore.ts"
+import { makeStateStore, readingHalf, StateReads, StateStore } from "../../core/store/StateStore.ts"
 
 const T0 = Date.UTC(2026, 0, 15, 12, 0, 0)
 const ROOT = "/w"
@@ -44,7 +44,7 @@ const hmac = (payload: string, bytes: Uint8Array = KEY_BYTES) =>
   createHmac("sha256", Buffer.from(bytes)).update(payload, "utf8").digest("hex")
 const iso = (ms: number) => new Date(ms).toISOString()
 
-type Services = StateStore | WorkspaceKey | CurrentSettings
+type Services = StateStore | StateReads | WorkspaceKey | CurrentSettings
 
 /** One in-memory workspace: its store (writes counted), its key, the settings and the time in force. */
 const harness = async (options: { readonly settings?: Partial<Settings>; readonly fault?: GateFaultName } = {}) => {
@@ -62,6 +62,7 @@ const harness = async (options: { readonly settings?: Partial<Settings>; readonl
   const provide = <A, E>(effect: Effect.Effect<A, E, Services>, keyShape: WorkspaceKeyShape = key) =>
     effect.pipe(
       Effect.provideService(StateStore, store),
+      Effect.provideService(StateReads, readingHalf(store)),
       Effect.provideService(WorkspaceKey, keyShape),
       Effect.provideService(CurrentSettings, world.settings),
       Effect.provideService(GateFault, options.fault ?? "none"),

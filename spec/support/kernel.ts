@@ -8,7 +8,7 @@ import { signRecord } from "../../core/gate/gate.ts"
 import { preprocess, type Preprocessed } from "../../core/gate/preprocess.ts"
 import type { ApprovalRecord } from "../../core/gate/records.ts"
 import type { Envelope } from "../../core/protocol/envelope.ts"
-import type { ToolContext } from "../../core/tools/Tool.ts"
+import type { KernelContext } from "../../core/tools/Tool.ts"
 import { testRegistry } from "./gatedTool.ts"
 import type { TempWorkspace } from "./workspace.ts"
 
@@ -17,12 +17,12 @@ export const T0 = Date.UTC(2026, 0, 15, 12, 0, 0)
 export const HOUR = 60 * 60 * 1000
 
 /** Runs a core effect with Effect's TestClock set to `ms` (the store's Clock reads it). */
-export const at = <A, E>(ws: TempWorkspace, ms: number, effect: Effect.Effect<A, E, ToolContext>): Promise<A> =>
+export const at = <A, E>(ws: TempWorkspace, ms: number, effect: Effect.Effect<A, E, KernelContext>): Promise<A> =>
   ws.run(
     Effect.zipRight(TestClock.setTime(ms), effect).pipe(Effect.provide(TestContext.TestContext)) as Effect.Effect<
       A,
       E,
-      ToolContext
+      KernelContext
     >
   )
 

@@ -6,7 +6,7 @@ import * as path from "node:path"
 import type * as Effect from "effect/Effect"
 import type { Envelope } from "../../core/protocol/envelope.ts"
 import type { WorkspaceRuntime } from "../../core/runtime.ts"
-import type { ToolContext, ToolDefinition } from "../../core/tools/Tool.ts"
+import type { KernelContext, ToolDefinition } from "../../core/tools/Tool.ts"
 import { openNodeWorkspace } from "../../adapters/node/host.ts"
 import { binStart } from "./bin.ts"
 
@@ -20,7 +20,7 @@ export interface TempWorkspace {
   readonly dir: string
   readonly runtime: WorkspaceRuntime
   readonly call: (tool: string, args: unknown) => Promise<Envelope>
-  readonly run: <A, E>(effect: Effect.Effect<A, E, ToolContext>) => Promise<A>
+  readonly run: <A, E>(effect: Effect.Effect<A, E, KernelContext>) => Promise<A>
   /** Reopens the workspace with other settings (same directory, same .agentic/ state). */
   readonly reopen: (settings?: Record<string, unknown>) => Promise<TempWorkspace>
   readonly write: (rel: string, content: string | Uint8Array) => Promise<void>

@@ -7,15 +7,15 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { APPROVALS_FILE, ApprovalRecordSchema, ApprovalStoreSchema, EXPIRY_MS } from "../../gate/records.ts"
 import { HOST_STATE_FILE, HostModeSchema } from "../../store/hostState.ts"
-import { StateStore } from "../../store/StateStore.ts"
+import { StateReads } from "../../store/StateStore.ts"
 
 /**
  * The host's current permission mode, from `.agentic/host.json` (a long-running host writes it), decoded with
  * HostModeSchema (core/store/hostState.ts); absent: undefined. A file that is not JSON or holds no mode is
- * IO_ERROR naming it (StateStore.readJson): the gated call is then refused with that message.
+ * IO_ERROR naming it (StateReads.readJson): the gated call is then refused with that message.
  */
 export const hostMode = Effect.gen(function* () {
-  const store = yield* StateStore
+  const store = yield* StateReads
   const host = yield* store.readJson(HOST_STATE_FILE, HostModeSchema)
   return host?.settings.permissionMode
 })
@@ -29,7 +29,7 @@ export const hostMode = Effect.gen(function* () {
 export const planStillApproved = (planId: string | null) =>
   Effect.gen(function* () {
     if (planId === null) return false
-    const store = yield* StateStore
+    const store = yield* StateReads
     const approvals = yield* store.readJson(APPROVALS_FILE, ApprovalStoreSchema)
     const record = (approvals?.records ?? [])
       .map((candidate) => Option.getOrUndefined(decodeApprovalRecord(candidate)))

@@ -15,7 +15,7 @@ import { CurrentSettings } from "../../services/CurrentSettings.ts"
 import { HostInfo } from "../../services/HostFs.ts"
 import { RunWorkers } from "../../services/RunWorkers.ts"
 import type { Settings } from "../../settings/settings.ts"
-import { StateStore } from "../../store/StateStore.ts"
+import { StateReads } from "../../store/StateStore.ts"
 import { loadProject } from "../research/load.ts"
 import type { Planned, PlanStep } from "../Tool.ts"
 import { nothingToGate, reachOf } from "./lower.ts"
@@ -37,7 +37,7 @@ export const loadLaunch = (input: StartInput) =>
   Effect.gen(function* () {
     const settings = yield* CurrentSettings
     const host = yield* HostInfo
-    const store = yield* StateStore
+    const store = yield* StateReads
     if (input.task_board_id !== undefined) {
       const board = /^[A-Za-z0-9_-]+$/.test(input.task_board_id)
         ? yield* store.readText(`tasks/${input.task_board_id}/state.json`)

@@ -6,7 +6,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import { toolError, type ToolError } from "../../protocol/errors.ts"
-import { StateStore } from "../../store/StateStore.ts"
+import { OwnStore, StateReads } from "../../store/StateStore.ts"
 import { nowIso } from "../../text/time.ts"
 import { type RunState, RunState as RunStateSchema, TERMINAL } from "./schema.ts"
 
@@ -37,7 +37,7 @@ const parseState = (text: string, path: string): Either.Either<RunState, ToolErr
 /** The run's state, or NOT_FOUND naming the repair. */
 export const readRun = (runId: string) =>
   Effect.gen(function* () {
-    const store = yield* StateStore
+    const store = yield* StateReads
     const text = yield* store.readText(stateFile(runId))
     if (text === undefined) {
       return yield* Effect.fail(toolError("NOT_FOUND", `No run ${runId}. List runs with {"action":"list"}.`, { runId }))
@@ -47,7 +47,7 @@ export const readRun = (runId: string) =>
 
 /** Writes a new run's state (under the lock). */
 export const writeRun = (state: RunState) =>
-  Effect.flatMap(StateStore, (store) =>
+  Effect.flatMap(OwnStore, (store) =>
     store.locked(stateFile(state.runId), store.writeText(stateFile(state.runId), `${JSON.stringify(state, null, 2)}\n`))
   )
 
@@ -61,7 +61,7 @@ export const updateRun = (
   options: { readonly overTerminal?: boolean } = {}
 ) =>
   Effect.gen(function* () {
-    const store = yield* StateStore
+    const store = yield* OwnStore
     return yield* store.locked(
       stateFile(runId),
       Effect.gen(function* () {
@@ -85,7 +85,7 @@ const decodeEntry = Schema.decodeUnknownEither(TranscriptEntrySchema)
 /** Appends an entry under the run's lock, numbered after the last one. */
 export const appendEntry = (runId: string, entry: TranscriptEntry) =>
   Effect.gen(function* () {
-    const store = yield* StateStore
+    const store = yield* OwnStore
     const at = yield* nowIso
     yield* store.locked(
       transcriptFile(runId),
@@ -100,7 +100,7 @@ export const appendEntry = (runId: string, entry: TranscriptEntry) =>
  */
 export const readTranscript = (runId: string) =>
   Effect.gen(function* () {
-    const store = yield* StateStore
+    const store = yield* StateReads
     const text = (yield* store.readText(transcriptFile(runId))) ?? ""
     const entries: Array<TranscriptEntry> = []
     for (const [index, line] of text.split("\n").entries()) {
@@ -126,7 +126,7 @@ export const readTranscript = (runId: string) =>
 
 /** Every run's state, newest first (unreadable ones are skipped). */
 export const listRuns = Effect.gen(function* () {
-  const store = yield* StateStore
+  const store = yield* StateReads
   const entries = yield* Effect.orElseSucceed(store.list(RUNS_DIR), () => [])
   const runs: Array<RunState> = []
   for (const entry of entries) {

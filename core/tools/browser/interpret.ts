@@ -10,7 +10,7 @@ import type { ToolResult } from "../../protocol/envelope.ts"
 import { toolError } from "../../protocol/errors.ts"
 import { Browser, type BrowserScope, type PageState } from "../../services/Browser.ts"
 import { CurrentSettings } from "../../services/CurrentSettings.ts"
-import { StateStore } from "../../store/StateStore.ts"
+import { OwnStore } from "../../store/StateStore.ts"
 import {
   closeSession,
   listSessions,
@@ -46,7 +46,7 @@ export const markRead = (url: string) =>
 
 /** Starts a session: the browser shows about:blank (loading a page is control navigate, which is gated). */
 export const openSession = Effect.gen(function* () {
-  const store = yield* StateStore
+  const store = yield* OwnStore
   const browser = yield* Browser
   const settings = yield* CurrentSettings
   const id = yield* newId("bs")
@@ -93,7 +93,7 @@ export const openSession = Effect.gen(function* () {
 export const takeSnapshot = (record: SessionRecord, scope: BrowserScope, scopeLabel?: string) =>
   Effect.gen(function* () {
     const browser = yield* Browser
-    const store = yield* StateStore
+    const store = yield* OwnStore
     const tree = yield* browser.tree(record.endpoint, scope)
     const at = yield* nowIso
     const paths = sessionPaths(record.id)
@@ -150,7 +150,7 @@ export const takeSnapshot = (record: SessionRecord, scope: BrowserScope, scopeLa
 export const runControl = (plan: ControlPlan) =>
   Effect.gen(function* () {
     const browser = yield* Browser
-    const store = yield* StateStore
+    const store = yield* OwnStore
     const record = yield* loadOpenSession(plan.sessionId)
     // A page-events file that does not decode is refused before the control runs.
     yield* pageEvents(record.id)

@@ -10,7 +10,7 @@ import * as Schema from "effect/Schema"
 import { toolError, type ToolError } from "../../protocol/errors.ts"
 import { Browser } from "../../services/Browser.ts"
 import { CurrentSettings } from "../../services/CurrentSettings.ts"
-import { StateStore } from "../../store/StateStore.ts"
+import { StateReads, OwnStore } from "../../store/StateStore.ts"
 import { nowIso } from "../../text/time.ts"
 import { defined } from "../../text/defined.ts"
 
@@ -76,9 +76,9 @@ export const sessionPaths = (id: string) => ({
  * naming it (StateStore.readJson); one that decodes but names another session (copied or planted
  * into this folder) is refused the same way, so its endpoint is never used.
  */
-export const readSession = (id: string): Effect.Effect<SessionRecord | undefined, ToolError, StateStore> =>
+export const readSession = (id: string): Effect.Effect<SessionRecord | undefined, ToolError, StateReads> =>
   Effect.gen(function* () {
-    const store = yield* StateStore
+    const store = yield* StateReads
     const record = yield* store.readJson(sessionPaths(id).record, SessionRecord)
     if (record === undefined || record.id === id) return record
     return yield* Effect.fail(
@@ -96,7 +96,7 @@ export const updateSession = <B, E, R>(
   f: (record: SessionRecord) => Effect.Effect<readonly [B, SessionRecord], E, R>
 ) =>
   Effect.gen(function* () {
-    const store = yield* StateStore
+    const store = yield* OwnStore
     return yield* store.locked(
       sessionPaths(id).record,
       Effect.gen(function* () {
@@ -170,7 +170,7 @@ export const closeSession = (id: string, reason: "close" | "idle" | "lost") =>
 
 /** Every session record, newest first (unreadable ones skipped). */
 export const listSessions = Effect.gen(function* () {
-  const store = yield* StateStore
+  const store = yield* OwnStore
   const entries = yield* store.list("browser")
   const records: Array<SessionRecord> = []
   for (const entry of entries) {

@@ -9,9 +9,9 @@ import type { Artifact, ToolResult } from "../../protocol/envelope.ts"
 import { toolError } from "../../protocol/errors.ts"
 import { Browser, type BrowserScope, type PageState } from "../../services/Browser.ts"
 import { CurrentSettings } from "../../services/CurrentSettings.ts"
-import { StateStore } from "../../store/StateStore.ts"
+import { OwnStore } from "../../store/StateStore.ts"
 import { defined } from "../../text/defined.ts"
-import { writeArtifact } from "../inspect/budget.ts"
+import { writeArtifact } from "../fit.ts"
 import { htmlParser } from "../research/extract.ts"
 import { linesOf, markRead, takeSnapshot } from "./interpret.ts"
 import { loadOpenSession, type SessionRecord, sessionPaths, touchSession } from "./load.ts"
@@ -97,7 +97,9 @@ const readText = (record: SessionRecord, scoped: Scoped, given: string | undefin
     }
     yield* touchSession(record.id, (current) => ({ ...current, url: page.url, title: page.title }))
     const full = `${lines.join("\n")}\n`
+    // Under .agentic/artifacts/browser/, the tool's own artifacts (its OwnStore).
     const artifact = yield* writeArtifact(
+      "browser",
       "browser.text",
       `browser-text-${record.id}`,
       "txt",
@@ -110,7 +112,7 @@ const readText = (record: SessionRecord, scoped: Scoped, given: string | undefin
 /** A later page of the snapshot: from the stored one, so every line is shown exactly once across pages. */
 const readStored = (record: SessionRecord, given: string) =>
   Effect.gen(function* () {
-    const store = yield* StateStore
+    const store = yield* OwnStore
     if (record.latest === undefined || record.latest.snapshotId !== given) {
       return yield* Effect.fail(
         toolError(
@@ -157,7 +159,7 @@ const readFresh = (record: SessionRecord, scoped: Scoped) =>
 const takeScreenshot = (record: SessionRecord, scoped: Scoped, page: PageState) =>
   Effect.gen(function* () {
     const browser = yield* Browser
-    const store = yield* StateStore
+    const store = yield* OwnStore
     const png = yield* browser.screenshot(record.endpoint, scoped.scope)
     const sha256 = yield* sha256Bytes(png)
     const rel = sessionPaths(record.id).screenshot(sha256.slice(0, 16))

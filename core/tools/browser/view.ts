@@ -6,7 +6,7 @@ import * as Effect from "effect/Effect"
 import type { Artifact, ToolResult } from "../../protocol/envelope.ts"
 import { type PageEvent, PageEventsSchema } from "../../services/browserFiles.ts"
 import { CurrentSettings } from "../../services/CurrentSettings.ts"
-import { StateStore } from "../../store/StateStore.ts"
+import { StateReads } from "../../store/StateStore.ts"
 import { envelopeChars } from "../inspect/budget.ts"
 import { largestFitting } from "../inspect/paging.ts"
 import { sessionPaths } from "./load.ts"
@@ -18,12 +18,12 @@ export const EVENTS_SHOWN = 10
  * The page's recent problems as a read shows them: console errors, failed requests, dialogs; bounded. They
  * come from events.json (core/services/browserFiles.ts), written by the host's browser supervisor and
  * decoded here: absent (no event yet) is no events; a file that is not JSON or does not decode is IO_ERROR
- * naming it (StateStore.readJson), never shown as given. Read and control check it before they touch the
+ * naming it (StateReads.readJson), never shown as given. Read and control check it before they touch the
  * page, so such a refusal changes nothing.
  */
 export const pageEvents = (sessionId: string) =>
   Effect.gen(function* () {
-    const store = yield* StateStore
+    const store = yield* StateReads
     const raw = yield* store.readJson(sessionPaths(sessionId).events, PageEventsSchema)
     const events = raw?.events ?? []
     const totals = raw?.totals ?? {}

@@ -10,7 +10,7 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { toolError, type ToolError } from "../../protocol/errors.ts"
 import { Workspace } from "../../services/Workspace.ts"
-import { StateStore } from "../../store/StateStore.ts"
+import { OwnStore } from "../../store/StateStore.ts"
 import { planCapturedTransaction } from "../edit/interpret.ts"
 import { MAX_OPERATIONS, MAX_TEXT_CHARS, type Operation } from "../edit/schema.ts"
 import { jobPaths } from "./jobs.ts"
@@ -98,7 +98,7 @@ export const captureOperations = (
 /** The transaction of a captured job: planned once (later calls return the same id), or the reason it could not be. */
 export const captureTransaction = (jobId: string) =>
   Effect.gen(function* () {
-    const store = yield* StateStore
+    const store = yield* OwnStore
     const dir = `${jobPaths(jobId).dir}/capture`
     return yield* store.locked(
       `${dir}/transaction.json`,

@@ -9,9 +9,9 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import type { Artifact } from "../../protocol/envelope.ts"
 import { toolError, type ToolError } from "../../protocol/errors.ts"
-import { HostFs, HostInfo } from "../../services/HostFs.ts"
+import { HostReads, HostInfo } from "../../services/HostFs.ts"
 import { Processes, type ProcessesShape } from "../../services/Processes.ts"
-import { StateStore } from "../../store/StateStore.ts"
+import { OwnStore, StateReads, type StateStoreShape } from "../../store/StateStore.ts"
 import { type ExitRecord, ExitRecordSchema, type LogDigest, LogDigestSchema } from "../../services/jobFiles.ts"
 import { decodeTail, tailBytesFor } from "./tail.ts"
 import { sha256File, tailFile } from "../../services/hostReads.ts"
@@ -116,7 +116,7 @@ export const logTruncationOf = (id: string, exit: ExitRecord | undefined) =>
     if (exit?.logTruncated === true) return { maxLogBytes: exit.maxLogBytes ?? null }
     // An exit record with digests comes from a supervisor that records truncation in it: no marker to look for.
     if (exit?.logs !== undefined) return undefined
-    const store = yield* StateStore
+    const store = yield* StateReads
     const marker = yield* Effect.orElseSucceed(
       store.readJson(jobPaths(id).logTruncated, LogTruncatedSchema),
       () => undefined
@@ -129,9 +129,9 @@ export const logTruncationText = (truncation: { readonly maxLogBytes: number | n
   ` Its output passed maxJobLogBytes${truncation.maxLogBytes === null ? "" : ` (${truncation.maxLogBytes} bytes)`}: the logs were cut there with a marker line and the rest was discarded.`
 
 /** Reads a job's record; NOT_FOUND names the repair. */
-export const loadJob = (id: string): Effect.Effect<JobRecord, ToolError, StateStore> =>
+export const loadJob = (id: string): Effect.Effect<JobRecord, ToolError, StateReads> =>
   Effect.gen(function* () {
-    const store = yield* StateStore
+    const store = yield* StateReads
     const record = JOB_ID.test(id) ? yield* store.readJson(jobPaths(id).record, JobRecordSchema) : undefined
     if (record === undefined) {
       return yield* Effect.fail(
@@ -145,10 +145,16 @@ export const loadJob = (id: string): Effect.Effect<JobRecord, ToolError, StateSt
     return record
   })
 
-/** The status of a job now, persisting "orphaned" the first time it is seen. */
-export const jobState = (record: JobRecord): Effect.Effect<JobState, ToolError, StateStore | Processes> =>
+/**
+ * The status of a job now. The first time it is seen orphaned, that is persisted through `keep` (the
+ * command tool's own store) when the caller has it; the changes listing passes none and writes nothing.
+ */
+export const jobState = (
+  record: JobRecord,
+  keep?: Pick<StateStoreShape, "update">
+): Effect.Effect<JobState, ToolError, StateReads | Processes> =>
   Effect.gen(function* () {
-    const store = yield* StateStore
+    const store = yield* StateReads
     const processes = yield* Processes
     const paths = jobPaths(record.id)
     const exit = yield* store.readJson(paths.exit, ExitRecordSchema)
@@ -163,12 +169,13 @@ export const jobState = (record: JobRecord): Effect.Effect<JobState, ToolError, 
     const late = yield* store.readJson(paths.exit, ExitRecordSchema)
     if (late !== undefined) return { status: late.status, exit: late }
     const now = yield* Clock.currentTimeMillis
-    yield* store.update(paths.record, JobRecordSchema, (current) =>
-      Effect.succeed([
-        undefined,
-        { ...(current ?? record), orphanedAt: current?.orphanedAt ?? new Date(now).toISOString() }
-      ] as const)
-    )
+    if (keep !== undefined)
+      yield* keep.update(paths.record, JobRecordSchema, (current) =>
+        Effect.succeed([
+          undefined,
+          { ...(current ?? record), orphanedAt: current?.orphanedAt ?? new Date(now).toISOString() }
+        ] as const)
+      )
     return { status: "orphaned" }
   })
 
@@ -195,10 +202,10 @@ export const jobGroupAlive = (record: JobRecord): Effect.Effect<boolean, never, 
 export const readTail = (
   rel: string,
   chars: number
-): Effect.Effect<{ readonly text: string; readonly bytes: number }, ToolError, StateStore | HostFs> =>
+): Effect.Effect<{ readonly text: string; readonly bytes: number }, ToolError, StateReads | HostReads> =>
   Effect.gen(function* () {
-    const store = yield* StateStore
-    const host = yield* HostFs
+    const store = yield* StateReads
+    const host = yield* HostReads
     const tail = yield* tailFile(host, store.abs(rel), tailBytesFor(chars)).pipe(
       Effect.mapError((error) =>
         toolError("IO_ERROR", `The log .agentic/${rel} could not be read (${error.reason}).`, {
@@ -213,9 +220,9 @@ export const readTail = (
 /** Sizes of both logs (0 when absent). */
 export const logSizes = (
   id: string
-): Effect.Effect<{ readonly stdout: number; readonly stderr: number }, ToolError, StateStore> =>
+): Effect.Effect<{ readonly stdout: number; readonly stderr: number }, ToolError, StateReads> =>
   Effect.gen(function* () {
-    const store = yield* StateStore
+    const store = yield* StateReads
     const paths = jobPaths(id)
     const out = yield* store.stat(paths.stdout)
     const err = yield* store.stat(paths.stderr)
@@ -231,9 +238,9 @@ export const logSizes = (
 export const logArtifacts = (
   record: JobRecord,
   exit?: ExitRecord
-): Effect.Effect<ReadonlyArray<Artifact>, ToolError, StateStore | HostFs> =>
+): Effect.Effect<ReadonlyArray<Artifact>, ToolError, OwnStore | StateReads | HostReads> =>
   Effect.gen(function* () {
-    const store = yield* StateStore
+    const store = yield* OwnStore
     const paths = jobPaths(record.id)
     const out: Array<Artifact> = []
     const hashes: { stdout?: LogHash; stderr?: LogHash } = { ...record.logHashes }
@@ -245,7 +252,7 @@ export const logArtifacts = (
       const recorded = exit?.logs?.[stream]
       let digest = recorded !== undefined && recorded.size === info.size ? recorded : hashes[stream]
       if (digest === undefined || digest.size !== info.size) {
-        const host = yield* HostFs
+        const host = yield* HostReads
         const sha256 = yield* sha256File(host, store.abs(rel)).pipe(
           Effect.mapError((error) =>
             toolError("IO_ERROR", `The log .agentic/${rel} could not be read (${error.reason}).`, {
@@ -276,7 +283,7 @@ export const logArtifacts = (
 
 /** Every job record, newest first (unreadable folders skipped). */
 export const listJobs = Effect.gen(function* () {
-  const store = yield* StateStore
+  const store = yield* StateReads
   const entries = yield* store.list(JOBS_DIR)
   const records: Array<JobRecord> = []
   for (const entry of entries) {
@@ -293,7 +300,7 @@ export const listJobs = Effect.gen(function* () {
 /** A job's status on a host without a Processes service: what the files say ("unknown" while no exit is recorded). */
 const fileState = (record: JobRecord) =>
   Effect.gen(function* () {
-    const store = yield* StateStore
+    const store = yield* StateReads
     const exit = yield* store.readJson(jobPaths(record.id).exit, ExitRecordSchema)
     if (exit !== undefined) return { status: exit.status, exit } as const
     return { status: record.orphanedAt === undefined ? ("unknown" as const) : ("orphaned" as const) }
@@ -322,9 +329,9 @@ export const jobChanges = Effect.gen(function* () {
 })
 
 /** Start-up: marks every job whose supervisor was lost without an exit record as orphaned (skipped without a process host). */
-export const markOrphanedJobs: Effect.Effect<void, never, StateStore | Processes> = Effect.gen(function* () {
+export const markOrphanedJobs: Effect.Effect<void, never, OwnStore | Processes> = Effect.gen(function* () {
   if (!(yield* HostInfo).capabilities.includes("process")) return
-  const store = yield* StateStore
+  const store = yield* OwnStore
   const entries = yield* store.list(JOBS_DIR)
   for (const entry of entries) {
     if (entry.type !== "directory" || !JOB_ID.test(entry.name)) continue
@@ -332,6 +339,6 @@ export const markOrphanedJobs: Effect.Effect<void, never, StateStore | Processes
     if ((yield* store.stat(paths.exit)) !== undefined) continue
     const record = yield* store.readJson(paths.record, JobRecordSchema)
     if (record === undefined || record.orphanedAt !== undefined) continue
-    yield* jobState(record)
+    yield* jobState(record, store)
   }
-}).pipe(Effect.catchAllCause(() => Effect.void)) as Effect.Effect<void, never, StateStore | Processes>
+}).pipe(Effect.catchAllCause(() => Effect.void)) as Effect.Effect<void, never, OwnStore | Processes>

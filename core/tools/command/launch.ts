@@ -11,7 +11,7 @@ import { Processes } from "../../services/Processes.ts"
 import { Workspace } from "../../services/Workspace.ts"
 import { StateStore } from "../../store/StateStore.ts"
 import { envelopeChars, failureChars, largestPartFitting } from "../fit.ts"
-import { gatedAction, type Planned } from "../Tool.ts"
+import { gatedAction, type Planned, type ToolContext } from "../Tool.ts"
 import {
   type ExitRecord,
   ExitRecordSchema,
@@ -25,7 +25,7 @@ import {
 } from "./jobs.ts"
 import { captureTransaction, type CaptureOutcome } from "./capture.ts"
 import { planSandbox } from "./sandbox.ts"
-import { CommandPlan, type Prepared, type ToolContextNeeds, planOf, prepare } from "./policy.ts"
+import { CommandPlan, type Prepared, planOf, prepare } from "./policy.ts"
 import { type RunInput, TAIL_DEFAULT, TAIL_MIN } from "./schema.ts"
 import { type FittedLogs, fitTails, logPaths, logsWithin, readTails } from "./status.ts"
 import {
@@ -182,10 +182,10 @@ export const runAction = gatedAction({
       }
     })
   },
-  interpret: (plan, prepared): Effect.Effect<ToolResult, ToolError, ToolContextNeeds> =>
+  interpret: (plan, prepared): Effect.Effect<ToolResult, ToolError, ToolContext> =>
     Effect.flatMap(
       CurrentSettings,
-      (settings): Effect.Effect<ToolResult, ToolError, ToolContextNeeds> =>
+      (settings): Effect.Effect<ToolResult, ToolError, ToolContext> =>
         plan.action === "run"
           ? interpretRun(prepared, settings.maxToolResultChars, settings.maxCommandDurationSeconds)
           : interpretStart(prepared, settings.maxCommandDurationSeconds)
@@ -388,7 +388,7 @@ const captureResult = (base: ToolResult, captured: CaptureOutcome, maxChars: num
 const interpretStart = (prepared: Prepared, maxSeconds: number) =>
   Effect.gen(function* () {
     const record = yield* launchJob("start", prepared)
-    const state = yield* jobState(record)
+    const state = yield* jobState(record, yield* StateStore)
     const line = commandLine(record.executable, record.args)
     return {
       summary: `Started ${record.id}: ${line} (pid ${record.pid}, its own process group) with ${timeoutText(prepared.timeout, maxSeconds)}.${unconfinedText(record)} Check it with workspace_command {"action":"status","job_id":"${record.id}"}; stop it with {"action":"cancel","job_id":"${record.id}"}.`,

@@ -6,12 +6,12 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { toolError, type ToolError } from "../../protocol/errors.ts"
 import { CurrentSettings } from "../../services/CurrentSettings.ts"
-import { type HostFs, HostInfo } from "../../services/HostFs.ts"
+import { type HostReads, HostInfo } from "../../services/HostFs.ts"
 import type { LanguageServers } from "../../services/LanguageServers.ts"
 import { Processes, type Resolution } from "../../services/Processes.ts"
 import type { Search } from "../../services/Search.ts"
 import { Workspace } from "../../services/Workspace.ts"
-import type { StateStore } from "../../store/StateStore.ts"
+import type { StateReads } from "../../store/StateStore.ts"
 import { allowed, allowlistName } from "../../exec/allowlist.ts"
 import { resolveCwd } from "../../exec/cwd.ts"
 import { captureUnavailable } from "./capture.ts"
@@ -109,10 +109,10 @@ export const prepare = (input: RunInput): Effect.Effect<Prepared, ToolError, Too
 export type ToolContextNeeds =
   | CurrentSettings
   | HostInfo
-  | HostFs
+  | HostReads
   | Workspace
   | Processes
-  | StateStore
+  | StateReads
   | LanguageServers
   | Search
 

@@ -5,7 +5,7 @@ import type { Artifact, ToolResult } from "../../protocol/envelope.ts"
 import type { ToolError } from "../../protocol/errors.ts"
 import { CurrentSettings } from "../../services/CurrentSettings.ts"
 import { Processes } from "../../services/Processes.ts"
-import { StateStore } from "../../store/StateStore.ts"
+import { OwnStore } from "../../store/StateStore.ts"
 import { envelopeChars, largestPartFitting } from "../fit.ts"
 import {
   type ExitRecord,
@@ -90,7 +90,7 @@ export const statusAction = (input: { readonly job_id: string; readonly tail_cha
   Effect.gen(function* () {
     const settings = yield* CurrentSettings
     const record = yield* loadJob(input.job_id)
-    const state = yield* jobState(record)
+    const state = yield* jobState(record, yield* OwnStore)
     const running = state.status === "running"
     const groupAlive = state.status === "orphaned" ? yield* jobGroupAlive(record) : running
     const wantTail = running || input.tail_chars !== undefined
@@ -216,7 +216,7 @@ const endGroup = (pgid: number) =>
  */
 const exitAfterCancel = (record: JobRecord, before: JobState, group: GroupEnd) =>
   Effect.gen(function* () {
-    const store = yield* StateStore
+    const store = yield* OwnStore
     const processes = yield* Processes
     const paths = jobPaths(record.id)
     const exitRecorded = Effect.map(store.readJson(paths.exit, ExitRecordSchema), (exit) => exit !== undefined)
@@ -255,9 +255,9 @@ const cancelSummary = (record: JobRecord, pgid: number, group: GroupEnd, exit: E
 /** cancel: asks the supervisor to stop (cancel.json), ends the job's process group and records the exit. */
 export const cancelAction = (input: { readonly job_id: string }) =>
   Effect.gen(function* () {
-    const store = yield* StateStore
+    const store = yield* OwnStore
     const record = yield* loadJob(input.job_id)
-    const before = yield* jobState(record)
+    const before = yield* jobState(record, store)
     const groupAlive = before.status === "running" || (before.status === "orphaned" && (yield* jobGroupAlive(record)))
     if (!groupAlive || record.pid === undefined) return alreadyEnded(record, before)
     const now = new Date(yield* Clock.currentTimeMillis).toISOString()

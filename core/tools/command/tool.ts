@@ -56,6 +56,8 @@ export const commandTool = defineTool({
       rank: 60
     }
   ],
+  // A captured job's changes become a planned workspace_edit transaction (capture.ts).
+  alsoWrites: ["transactions"],
   probe: { args: { action: "status", job_id: "job_00000000" }, ok: "any" },
   handlers: {
     run: runAction,

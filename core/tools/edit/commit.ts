@@ -9,7 +9,7 @@ import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import { toolError, type ToolError } from "../../protocol/errors.ts"
 import { newId, sha256Bytes } from "../../gate/hash.ts"
-import { HostFs } from "../../services/HostFs.ts"
+import { HostFs, HostReads } from "../../services/HostFs.ts"
 import { stageName, Workspace, WorkspaceWrites } from "../../services/Workspace.ts"
 import { StateStore } from "../../store/StateStore.ts"
 import type { PlannedFile, PlannedTransaction } from "./planner.ts"
@@ -76,7 +76,7 @@ export const withoutLock = (record: TransactionRecord): TransactionRecord => {
 
 /** Whether the process (and, for this process, the commit) a lock names still runs. */
 export const lockAlive = (lock: CommitLock) =>
-  Effect.flatMap(HostFs, (host) =>
+  Effect.flatMap(HostReads, (host) =>
     lock.pid === host.owner.pid && lock.identity === host.owner.identity
       ? Effect.succeed(heldHere.has(lock.token))
       : host.ownerAlive(lock)

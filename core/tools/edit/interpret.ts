@@ -7,7 +7,7 @@ import * as Effect from "effect/Effect"
 import { hashOperation } from "../../gate/hash.ts"
 import { toolError } from "../../protocol/errors.ts"
 import { CurrentSettings } from "../../services/CurrentSettings.ts"
-import { StateStore } from "../../store/StateStore.ts"
+import { StateReads } from "../../store/StateStore.ts"
 import type { Planned } from "../Tool.ts"
 import { applyCommit, updateTransaction, withCommitLock, withoutLock } from "./commit.ts"
 import { byKey, loadBeforeState, normalizeOperations } from "./load.ts"
@@ -47,7 +47,7 @@ export const prepare = (
   expectedBefore?: ReadonlyMap<string, string>
 ) =>
   Effect.gen(function* () {
-    const store = yield* StateStore
+    const store = yield* StateReads
     const operations = yield* normalizeOperations(input.operations)
     const operationsHash = yield* hashOperation(operations)
     const key = input.idempotency_key
@@ -90,7 +90,7 @@ export const storePlanned = (planned: Planned<CommitPlan, CommitWork>) =>
   Effect.gen(function* () {
     const pending = planned.work.pending
     if (planned.work.record !== undefined || pending === undefined) return planned
-    const store = yield* StateStore
+    const store = yield* StateReads
     const body = Effect.gen(function* () {
       // Another call may have stored the same key meanwhile: that transaction is the one to commit.
       const raced = yield* byKey(pending.key, pending.operationsHash)

@@ -8,7 +8,7 @@ import * as Schema from "effect/Schema"
 import { stableStringify } from "../../gate/hash.ts"
 import { WorkspaceKey } from "../../gate/key.ts"
 import type { ToolError } from "../../protocol/errors.ts"
-import { StateStore } from "../../store/StateStore.ts"
+import { StateReads, StateStore } from "../../store/StateStore.ts"
 import { txPaths } from "./record.ts"
 
 /** One file of the journal: where its before-bytes are kept and what it becomes. */
@@ -97,9 +97,9 @@ export const writeJournal = (journal: Journal) =>
 export type ReadJournal = { readonly journal: Journal; readonly trusted: boolean } | undefined
 
 /** Reads the journal of `id` and checks its MAC. */
-export const readJournalOf = (id: string): Effect.Effect<ReadJournal, ToolError, StateStore | WorkspaceKey> =>
+export const readJournalOf = (id: string): Effect.Effect<ReadJournal, ToolError, StateReads | WorkspaceKey> =>
   Effect.gen(function* () {
-    const store = yield* StateStore
+    const store = yield* StateReads
     const key = yield* WorkspaceKey
     const journal = yield* store.readJson(txPaths(id).journal, JournalSchema)
     if (journal === undefined) return undefined

@@ -6,11 +6,11 @@ import * as Effect from "effect/Effect"
 import { CurrentSettings } from "../../services/CurrentSettings.ts"
 import { hashOperation, sha256Bytes } from "../../gate/hash.ts"
 import { toolError, type ToolError } from "../../protocol/errors.ts"
-import { HostFs } from "../../services/HostFs.ts"
+import { HostReads } from "../../services/HostFs.ts"
 import type { LanguageServers } from "../../services/LanguageServers.ts"
 import { hostToToolError, Workspace } from "../../services/Workspace.ts"
 import { ancestors } from "../../services/paths.ts"
-import { StateStore } from "../../store/StateStore.ts"
+import { StateReads } from "../../store/StateStore.ts"
 import type { Journal } from "./journal.ts"
 import { resolveRename } from "./rename.ts"
 import { type BeforeEntry, type BeforeState, operationPaths } from "./planner.ts"
@@ -113,10 +113,10 @@ export const READ_CONCURRENCY = 16
  */
 export const loadBeforeState = (
   operations: ReadonlyArray<StoredOperation>
-): Effect.Effect<BeforeState, ToolError, Workspace | CurrentSettings | HostFs> =>
+): Effect.Effect<BeforeState, ToolError, Workspace | CurrentSettings | HostReads> =>
   Effect.gen(function* () {
     const ws = yield* Workspace
-    const host = yield* HostFs
+    const host = yield* HostReads
     const { maxFileBytes } = yield* CurrentSettings
     const named = new Set<string>()
     for (const op of operations) for (const path of operationPaths(op)) named.add(path)
@@ -179,7 +179,7 @@ export const loadBeforeState = (
 
 /** The stored diff of a transaction ("" when it is gone). */
 export const storedDiff = (record: TransactionRecord) =>
-  Effect.flatMap(StateStore, (store) => Effect.map(store.readText(txPaths(record.id).diff), (diff) => diff ?? ""))
+  Effect.flatMap(StateReads, (store) => Effect.map(store.readText(txPaths(record.id).diff), (diff) => diff ?? ""))
 
 /** The idempotency rule: the stored transaction an idempotency_key names, or EDIT_CONFLICT when it holds other operations. */
 export const byKey = (key: string | undefined, operationsHash: string) =>

@@ -4,7 +4,7 @@ import * as Schema from "effect/Schema"
 import { type DestructiveReason, DestructiveReasonSchema } from "../../gate/records.ts"
 import { type Artifact, ArtifactSchema } from "../../protocol/envelope.ts"
 import { toolError } from "../../protocol/errors.ts"
-import { StateStore } from "../../store/StateStore.ts"
+import { StateReads } from "../../store/StateStore.ts"
 import type { PlannedDirectory, TouchedPath } from "./planner.ts"
 import { StoredOperation, TouchedPathSchema } from "./schema.ts"
 import { defined } from "../../text/defined.ts"
@@ -126,7 +126,7 @@ export const txPaths = (id: string) => ({
 /** Reads a transaction record, or NOT_FOUND naming the repair. */
 export const readTransaction = (id: string) =>
   Effect.gen(function* () {
-    const store = yield* StateStore
+    const store = yield* StateReads
     const record = yield* store.readJson(txPaths(id).record, TransactionRecordSchema)
     if (record === undefined) {
       return yield* Effect.fail(
@@ -148,7 +148,7 @@ const newestFirst = (a: TransactionRecord, b: TransactionRecord) =>
 
 /** Every stored transaction, newest first. */
 export const allTransactions = Effect.gen(function* () {
-  const store = yield* StateStore
+  const store = yield* StateReads
   const entries = yield* store.list(TRANSACTIONS_DIR)
   const records = yield* Effect.forEach(
     entries.filter((entry) => entry.type === "directory" && entry.name.startsWith("tx_")),
@@ -168,7 +168,7 @@ const scanned = new WeakMap<object, ReadonlySet<string>>()
  * decoded only when it can hold that status, as the JSON string "committing" or through a \u escape.
  */
 export const committingTransactions = Effect.gen(function* () {
-  const store = yield* StateStore
+  const store = yield* StateReads
   const entries = yield* store.list(TRANSACTIONS_DIR)
   const records: Array<TransactionRecord> = []
   for (const entry of entries) {
@@ -200,7 +200,7 @@ export const committingMarker = (id: string) => `${COMMITTING_DIR}/${id}`
  * recovery is what would act on those, and it reads every record.
  */
 export const currentlyCommitting = Effect.gen(function* () {
-  const store = yield* StateStore
+  const store = yield* StateReads
   const known = scanned.get(store)
   if (known === undefined) return yield* committingTransactions
   const markers =

@@ -5,7 +5,7 @@
 import * as Effect from "effect/Effect"
 import { newId, sha256Bytes, sha256Text } from "../../gate/hash.ts"
 import type { Artifact } from "../../protocol/envelope.ts"
-import { StateStore } from "../../store/StateStore.ts"
+import { OwnStore } from "../../store/StateStore.ts"
 import { nowIso } from "../../text/time.ts"
 import { reviewMarkdown, transactionDiff } from "./diff.ts"
 import type { PlannedTransaction } from "./planner.ts"
@@ -23,7 +23,7 @@ export const storeTransaction = (
   sections?: ReadonlyArray<string>
 ) =>
   Effect.gen(function* () {
-    const store = yield* StateStore
+    const store = yield* OwnStore
     const id = yield* newId("tx")
     const createdAt = yield* nowIso
     const paths = txPaths(id)

@@ -8,7 +8,7 @@ import type { Artifact, ToolResult } from "../../protocol/envelope.ts"
 import type { ToolError } from "../../protocol/errors.ts"
 import { CurrentSettings } from "../../services/CurrentSettings.ts"
 import { defined } from "../../text/defined.ts"
-import { StateStore } from "../../store/StateStore.ts"
+import { StateReads } from "../../store/StateStore.ts"
 import type { ReadContext } from "../Tool.ts"
 import {
   envelopeChars,
@@ -157,7 +157,7 @@ const listingArtifact = <E>(listing: PagedListing<E>, total: number, description
     // `head` is the hash of that JSON, so `head` names the artifact's bytes: a page of a listing already
     // written (the next page, a repeated call) reuses the file without encoding and hashing them again.
     const headJson = JSON.stringify(head)
-    const store = yield* StateStore
+    const store = yield* StateReads
     const known = written.get(headJson)
     if (known !== undefined) {
       const on = yield* Effect.orElseSucceed(store.stat(known.path.slice(".agentic/".length)), () => undefined)

@@ -10,7 +10,7 @@ import type { Artifact, ToolResult } from "../../protocol/envelope.ts"
 import { CurrentSettings } from "../../services/CurrentSettings.ts"
 import { modeLabel, modeName, type Settings } from "../../settings/settings.ts"
 import type { ChangeSource, StorageEntry, ToolDefinition } from "../Tool.ts"
-import { StateStore } from "../../store/StateStore.ts"
+import { StateReads } from "../../store/StateStore.ts"
 import { RegisteredTools } from "../../services/RegisteredTools.ts"
 import { envelopeChars, placeholderArtifact, writeArtifact } from "./budget.ts"
 import { largestFitting } from "./paging.ts"
@@ -24,7 +24,7 @@ import { defined } from "../../text/defined.ts"
  */
 const stateSummaryIn = (top?: ReadonlySet<string>) =>
   Effect.gen(function* () {
-    const store = yield* StateStore
+    const store = yield* StateReads
     const settings = yield* CurrentSettings
     const there = (name: string) => top === undefined || top.has(name)
     const { records, untrusted } = there("approvals") ? yield* loadRecordState : { records: [], untrusted: 0 }
@@ -180,7 +180,7 @@ const trimmedChanges = (whole: ToolResult, sources: ReadonlyArray<ChangeSource>,
   })
 
 export const changes = Effect.gen(function* () {
-  const store = yield* StateStore
+  const store = yield* StateReads
   const records = yield* loadRecords
   const { sources, sourced } = yield* sourcedLists
   const approvals = openApprovals(records)
@@ -219,7 +219,7 @@ const sandboxReport = Effect.gen(function* () {
 
 /** The names at the top of `.agentic/`, listed once for every probe; undefined when the listing failed. */
 const stateTop = Effect.gen(function* () {
-  const store = yield* StateStore
+  const store = yield* StateReads
   const listed = yield* Effect.option(store.list(""))
   return Option.isSome(listed) ? new Set(listed.value.map((entry) => entry.name)) : undefined
 })
@@ -230,7 +230,7 @@ const stateTop = Effect.gen(function* () {
  */
 const probedStorage = (entries: ReadonlyArray<StorageEntry>, top: ReadonlySet<string> | undefined) =>
   Effect.gen(function* () {
-    const store = yield* StateStore
+    const store = yield* StateReads
     const found: Array<{ name: string; path: string; description: string; exists: boolean }> = []
     for (const entry of entries) {
       const first = entry.probe.split("/")[0]!

@@ -5,7 +5,7 @@
 import * as Effect from "effect/Effect"
 import { sha256Text, stableStringify } from "../../gate/hash.ts"
 import { toolError, type ToolError } from "../../protocol/errors.ts"
-import { HostFs, HostInfo } from "../../services/HostFs.ts"
+import { HostReads, HostInfo } from "../../services/HostFs.ts"
 import { join } from "../../services/paths.ts"
 import type { WalkEntry } from "../../services/Search.ts"
 import { Workspace } from "../../services/Workspace.ts"
@@ -57,7 +57,7 @@ export const checkSnapshot = (action: string, given: string | undefined, current
 
 export const withSizes = (entries: ReadonlyArray<WalkEntry>) =>
   Effect.gen(function* () {
-    const host = yield* HostFs
+    const host = yield* HostReads
     const info = yield* HostInfo
     return yield* Effect.forEach(entries, (entry) =>
       entry.type === "file"

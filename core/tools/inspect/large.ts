@@ -3,11 +3,11 @@
  * hold the whole file. One streamed pass (scanFile, core/services/hostReads.ts) counts the lines and line
  * endings, notes a BOM, the final newline and invalid UTF-8, sniffs binary content from the first chunk and
  * records the byte offsets where the asked page starts and ends (the line index of that page); the page
- * itself is then one positioned read (HostFs.readRange), and the SHA-256 is streamed (sha256File).
+ * itself is then one positioned read (HostReads.readRange), and the SHA-256 is streamed (sha256File).
  */
 import * as Effect from "effect/Effect"
 import { BINARY_SNIFF_BYTES, isBinary } from "../../text/bytes.ts"
-import type { HostError, HostFsShape } from "../../services/HostFs.ts"
+import type { HostError, HostReadsShape } from "../../services/HostFs.ts"
 import { binaryKind, describeBytes, type LineEndings } from "./paging.ts"
 import { scanFile } from "../../services/hostReads.ts"
 
@@ -80,7 +80,7 @@ export const canStream = (size: number): boolean => size > STREAM_THRESHOLD_BYTE
 
 /** One streamed pass over `abs`: line count, endings, BOM, binary sniff, and the byte range of lines [offset, offset + limit). */
 export const scanLarge = (
-  host: HostFsShape,
+  host: HostReadsShape,
   abs: string,
   offset: number,
   limit: number
@@ -145,7 +145,7 @@ export const scanLarge = (
   })
 
 /** The lines of a page of a large file, read by one positioned read of at most MAX_PAGE_BYTES. */
-export const readLargePage = (host: HostFsShape, abs: string, scan: LargeScan) =>
+export const readLargePage = (host: HostReadsShape, abs: string, scan: LargeScan) =>
   Effect.gen(function* () {
     const length = Math.min(scan.pageEnd - scan.pageStart, MAX_PAGE_BYTES)
     const bytes = length <= 0 ? new Uint8Array(0) : yield* host.readRange(abs, scan.pageStart, length)

@@ -4,7 +4,7 @@ import { sha256Bytes, sha256Text } from "../../gate/hash.ts"
 import type { Artifact, ToolResult } from "../../protocol/envelope.ts"
 import { toolError } from "../../protocol/errors.ts"
 import { CurrentSettings } from "../../services/CurrentSettings.ts"
-import { type HostError, HostFs } from "../../services/HostFs.ts"
+import { type HostError, HostReads } from "../../services/HostFs.ts"
 import { GlobSet } from "../../services/searchCore.ts"
 import { hostToToolError, Workspace } from "../../services/Workspace.ts"
 import { defined } from "../../text/defined.ts"
@@ -40,7 +40,7 @@ const fileView = (
 ) =>
   Effect.gen(function* () {
     const ws = yield* Workspace
-    const host = yield* HostFs
+    const host = yield* HostReads
     if (read === undefined && canStream(size)) {
       const abs = ws.abs(rel)
       const fromHost = <A>(effect: Effect.Effect<A, HostError>) =>
@@ -100,7 +100,7 @@ const openForRead = (path: string) =>
   Effect.gen(function* () {
     const ws = yield* Workspace
     const rel = yield* ws.resolve(path)
-    const host = yield* HostFs
+    const host = yield* HostReads
     const opened =
       host.readSmall === undefined
         ? undefined

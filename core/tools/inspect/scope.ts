@@ -1,14 +1,14 @@
 /** Which part of the tree a listing or search covers: .gitignore, the configured excludes, named hidden paths. */
 import * as Effect from "effect/Effect"
 import { CurrentSettings } from "../../services/CurrentSettings.ts"
-import { HostFs, HostInfo } from "../../services/HostFs.ts"
+import { HostReads, HostInfo } from "../../services/HostFs.ts"
 import { isIgnoredPath, readGitignoreText } from "../../services/gitignore.ts"
 import { GlobSet } from "../../services/searchCore.ts"
 
 /** True when .gitignore hides `rel` (or a directory above it): the one reader, through the host. */
 export const isIgnored = (rel: string, isDirectory: boolean) =>
   Effect.gen(function* () {
-    const host = yield* HostFs
+    const host = yield* HostReads
     const info = yield* HostInfo
     return yield* isIgnoredPath((dir) => readGitignoreText(host, info.root, dir), rel, isDirectory)
   })

@@ -12,13 +12,13 @@ import type MiniSearchIndex from "minisearch"
 import type { ToolResult } from "../../protocol/envelope.ts"
 import { toolError } from "../../protocol/errors.ts"
 import { CurrentSettings } from "../../services/CurrentSettings.ts"
-import { HostFs, HostInfo } from "../../services/HostFs.ts"
+import { HostReads, HostInfo } from "../../services/HostFs.ts"
 import { dirname, join } from "../../services/paths.ts"
 import { walkScope } from "./scope.ts"
 import { Search } from "../../services/Search.ts"
 import { GlobSet } from "../../services/searchCore.ts"
 import { Workspace } from "../../services/Workspace.ts"
-import { StateStore } from "../../store/StateStore.ts"
+import { OwnStore, StateReads } from "../../store/StateStore.ts"
 import { sha256Bytes } from "../../gate/hash.ts"
 import { envelopeChars } from "./budget.ts"
 import { describeBytes, largestFitting, numberLines } from "./paging.ts"
@@ -170,7 +170,7 @@ interface IndexScope {
 
 /** The stored index (undefined: none could be read) and, when it is of this version and loads, its chunks and files. */
 const loadIndex = Effect.gen(function* () {
-  const store = yield* StateStore
+  const store = yield* StateReads
   const stored = yield* Effect.orElseSucceed(store.readJson(INDEX_FILE, StoredIndexSchema), () => undefined)
   const MiniSearch = yield* loadMiniSearch
   if (stored !== undefined && stored.version === INDEX_VERSION) {
@@ -188,7 +188,7 @@ const loadIndex = Effect.gen(function* () {
  */
 const indexFile = (index: ChunkIndex, files: Record<string, IndexedFile>, path: string) =>
   Effect.gen(function* () {
-    const host = yield* HostFs
+    const host = yield* HostReads
     const info = yield* HostInfo
     const stat = yield* Effect.orElseSucceed(host.stat(join(info.root, path)), () => undefined)
     if (stat === undefined) return "same" as const
@@ -240,7 +240,7 @@ const dropUnseen = (
 /** Brings the index up to date with the subtree in scope (under the index lock) and returns it. */
 const refreshIndex = (scope: IndexScope) =>
   Effect.gen(function* () {
-    const store = yield* StateStore
+    const store = yield* OwnStore
     const search = yield* Search
     return yield* store.locked(
       INDEX_FILE,
@@ -367,7 +367,7 @@ const semanticResult = (
 export const semanticSearch = (input: SemanticInput) =>
   Effect.gen(function* () {
     const ws = yield* Workspace
-    const store = yield* StateStore
+    const store = yield* OwnStore
     const settings = yield* CurrentSettings
     const base = yield* ws.resolve(input.path ?? "")
     if (tokenize(input.query).every((term) => options.processTerm(term) === null)) {

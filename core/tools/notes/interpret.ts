@@ -2,13 +2,13 @@
 import * as Effect from "effect/Effect"
 import type { ToolResult } from "../../protocol/envelope.ts"
 import { toolError, type ToolError } from "../../protocol/errors.ts"
-import { StateStore } from "../../store/StateStore.ts"
+import { OwnStore, StateReads } from "../../store/StateStore.ts"
 import { byteLength, checkSize, labelOf, relOf, resolveTarget, terminated } from "./load.ts"
 import { MEMORY_FILE, type NotesInput } from "./schema.ts"
 
-export const writeNote = (input: NotesInput<"write">): Effect.Effect<ToolResult, ToolError, StateStore> =>
+export const writeNote = (input: NotesInput<"write">): Effect.Effect<ToolResult, ToolError, OwnStore> =>
   Effect.gen(function* () {
-    const store = yield* StateStore
+    const store = yield* OwnStore
     const target = yield* resolveTarget(input)
     const text = terminated(input.content)
     const bytes = yield* checkSize(target, text)
@@ -28,9 +28,9 @@ export const writeNote = (input: NotesInput<"write">): Effect.Effect<ToolResult,
     }
   })
 
-export const appendNote = (input: NotesInput<"append">): Effect.Effect<ToolResult, ToolError, StateStore> =>
+export const appendNote = (input: NotesInput<"append">): Effect.Effect<ToolResult, ToolError, OwnStore> =>
   Effect.gen(function* () {
-    const store = yield* StateStore
+    const store = yield* OwnStore
     const target = yield* resolveTarget(input)
     const rel = relOf(target)
     const bytes = yield* store.locked(
@@ -56,9 +56,9 @@ export const appendNote = (input: NotesInput<"append">): Effect.Effect<ToolResul
     }
   })
 
-export const readNote = (input: NotesInput<"read">): Effect.Effect<ToolResult, ToolError, StateStore> =>
+export const readNote = (input: NotesInput<"read">): Effect.Effect<ToolResult, ToolError, StateReads> =>
   Effect.gen(function* () {
-    const store = yield* StateStore
+    const store = yield* StateReads
     const target = yield* resolveTarget(input)
     const text = yield* store.readText(relOf(target))
     if (text === undefined) {
@@ -84,9 +84,9 @@ export const readNote = (input: NotesInput<"read">): Effect.Effect<ToolResult, T
     }
   })
 
-export const listNotes = (input: NotesInput<"list">): Effect.Effect<ToolResult, ToolError, StateStore> =>
+export const listNotes = (input: NotesInput<"list">): Effect.Effect<ToolResult, ToolError, StateReads> =>
   Effect.gen(function* () {
-    const store = yield* StateStore
+    const store = yield* StateReads
     const limit = input.limit ?? 100
     const entries = (yield* store.list("notes")).filter((entry) => entry.type === "file" && entry.name.endsWith(".md"))
     const names = entries.map((entry) => entry.name.slice(0, -3)).sort()
@@ -118,9 +118,9 @@ export const listNotes = (input: NotesInput<"list">): Effect.Effect<ToolResult, 
     }
   })
 
-export const deleteNote = (input: NotesInput<"delete">): Effect.Effect<ToolResult, ToolError, StateStore> =>
+export const deleteNote = (input: NotesInput<"delete">): Effect.Effect<ToolResult, ToolError, OwnStore> =>
   Effect.gen(function* () {
-    const store = yield* StateStore
+    const store = yield* OwnStore
     const target = yield* resolveTarget(input)
     if (target.memory) {
       return yield* Effect.fail(

@@ -3,8 +3,9 @@ import * as Effect from "effect/Effect"
 import { toolError, type ToolError } from "../../protocol/errors.ts"
 import type { ToolResult } from "../../protocol/envelope.ts"
 import { CurrentSettings } from "../../services/CurrentSettings.ts"
-import { StateStore } from "../../store/StateStore.ts"
-import { loadRecords, updateRecords } from "../../gate/gate.ts"
+import { OwnStore, StateReads } from "../../store/StateStore.ts"
+import { loadRecords } from "../../gate/gate.ts"
+import { PlanRecords } from "../../gate/planRecords.ts"
 import { newId } from "../../gate/hash.ts"
 import type { WorkspaceKey } from "../../gate/key.ts"
 import { type ApprovalRecord, approvedPlan, newestFirst, pendingPlan } from "../../gate/records.ts"
@@ -47,8 +48,8 @@ const storedPlan = (
  * record, which supersedes the pending or approved plan before it.
  */
 const recordProposal = (input: PlanInput<"propose">, id: string) =>
-  Effect.flatMap(StateStore, (store) =>
-    updateRecords((records, now) =>
+  Effect.flatMap(Effect.zip(OwnStore, PlanRecords), ([store, plans]) =>
+    plans.update((records, now) =>
       Effect.gen(function* () {
         const previous = newestFirst(records).filter((record) => record.kind === "plan")
         const replaced = previous.filter((record) => record.status === "pending" || record.status === "approved")
@@ -83,9 +84,9 @@ const recordProposal = (input: PlanInput<"propose">, id: string) =>
 /** propose: a new pending plan revision, and the instruction to restate it and wait for the user's /accept. */
 export const proposePlan = (
   input: PlanInput<"propose">
-): Effect.Effect<ToolResult, ToolError, StateStore | CurrentSettings | WorkspaceKey> =>
+): Effect.Effect<ToolResult, ToolError, OwnStore | StateReads | PlanRecords | CurrentSettings | WorkspaceKey> =>
   Effect.gen(function* () {
-    const store = yield* StateStore
+    const store = yield* StateReads
     const settings = yield* CurrentSettings
     const id = yield* newId("plan")
     const { record, plan, markdown, replaced } = yield* recordProposal(input, id)
@@ -119,7 +120,11 @@ export const proposePlan = (
     }
   })
 
-export const currentPlan = (): Effect.Effect<ToolResult, ToolError, StateStore | CurrentSettings | WorkspaceKey> =>
+export const currentPlan = (): Effect.Effect<
+  ToolResult,
+  ToolError,
+  OwnStore | StateReads | PlanRecords | CurrentSettings | WorkspaceKey
+> =>
   Effect.gen(function* () {
     const records = yield* loadRecords
     const record = pendingPlan(records) ?? approvedPlan(records)
@@ -135,7 +140,7 @@ export const currentPlan = (): Effect.Effect<ToolResult, ToolError, StateStore |
 
 export const showPlan = (
   input: PlanInput<"show">
-): Effect.Effect<ToolResult, ToolError, StateStore | CurrentSettings | WorkspaceKey> =>
+): Effect.Effect<ToolResult, ToolError, OwnStore | StateReads | PlanRecords | CurrentSettings | WorkspaceKey> =>
   Effect.gen(function* () {
     const records = yield* loadRecords
     const record = records.find((candidate) => candidate.id === input.plan_id && candidate.kind === "plan")
@@ -151,10 +156,11 @@ export const showPlan = (
 
 export const completePlan = (
   input: PlanInput<"complete">
-): Effect.Effect<ToolResult, ToolError, StateStore | CurrentSettings | WorkspaceKey> =>
+): Effect.Effect<ToolResult, ToolError, OwnStore | StateReads | PlanRecords | CurrentSettings | WorkspaceKey> =>
   Effect.gen(function* () {
     const settings = yield* CurrentSettings
-    const record = yield* updateRecords((records, now) =>
+    const plans = yield* PlanRecords
+    const record = yield* plans.update((records, now) =>
       Effect.gen(function* () {
         const target =
           // Without plan_id: the approved plan, else the pending one (so complete on it fails TRANSACTION_STATE, not NOT_FOUND).
@@ -207,9 +213,9 @@ export const completePlan = (
 
 export const listPlans = (
   input: PlanInput<"list">
-): Effect.Effect<ToolResult, ToolError, StateStore | CurrentSettings | WorkspaceKey> =>
+): Effect.Effect<ToolResult, ToolError, OwnStore | StateReads | PlanRecords | CurrentSettings | WorkspaceKey> =>
   Effect.gen(function* () {
-    const store = yield* StateStore
+    const store = yield* StateReads
     const plans = (yield* loadRecords).filter((record) => record.kind === "plan")
     const limit = input.limit ?? 20
     const shown = plans.slice(0, limit).map((record) => ({

@@ -1,7 +1,7 @@
 /** What workspace_plan shows: the Markdown of a plan, its view in data, and the result of show. */
 import * as Effect from "effect/Effect"
 import type { ToolResult } from "../../protocol/envelope.ts"
-import type { StateStore } from "../../store/StateStore.ts"
+import type { StateReads } from "../../store/StateStore.ts"
 import type { ApprovalRecord } from "../../gate/records.ts"
 import type { StoredPlan } from "./schema.ts"
 import { readPlan } from "./load.ts"
@@ -69,7 +69,7 @@ export const planRetention = (facts: ReadonlyArray<string>, importance: "normal"
   omit_when_summarizing: ["markdown", "plan.steps"]
 })
 
-export const showResult = (record: ApprovalRecord, verb: string): Effect.Effect<ToolResult, never, StateStore> =>
+export const showResult = (record: ApprovalRecord, verb: string): Effect.Effect<ToolResult, never, StateReads> =>
   Effect.gen(function* () {
     const { plan, markdown, planPath } = yield* Effect.orElseSucceed(readPlan(record.id), () => ({
       plan: undefined,

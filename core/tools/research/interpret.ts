@@ -14,7 +14,7 @@ import { ALLOW_ALL, decidingRule, parseRobots, type RobotsRules } from "../../ne
 import { writeArtifact } from "../fit.ts"
 import { toolError, type ToolError } from "../../protocol/errors.ts"
 import { CurrentSettings } from "../../services/CurrentSettings.ts"
-import { StateStore } from "../../store/StateStore.ts"
+import { OwnStore } from "../../store/StateStore.ts"
 import {
   decodeBytes,
   detectCharset,
@@ -47,7 +47,7 @@ export const changeProject = <A>(
   change: (project: Project) => Either.Either<readonly [A, Project], ToolError>
 ) =>
   Effect.gen(function* () {
-    const store = yield* StateStore
+    const store = yield* OwnStore
     return yield* store.update(projectFile(id), Project, (current) =>
       Effect.gen(function* () {
         if (current === undefined)
@@ -309,7 +309,7 @@ const recordSource = (
   sha256: string
 ) =>
   Effect.gen(function* () {
-    const store = yield* StateStore
+    const store = yield* OwnStore
     const text = page.extracted.text
     const sourceId = yield* newId("source")
     const rel = sourceFile(researchId, sourceId)

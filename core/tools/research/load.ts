@@ -1,8 +1,8 @@
-/** The before-state of workspace_research calls: projects read (and decoded) through the StateStore. */
+/** The before-state of workspace_research calls: projects read (and decoded) through the StateReads. */
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import { toolError } from "../../protocol/errors.ts"
-import { StateStore } from "../../store/StateStore.ts"
+import { StateReads } from "../../store/StateStore.ts"
 import { checkProjectId, Project, projectFile, RESEARCH_DIR } from "./project.ts"
 
 const notFound = (id: string) =>
@@ -15,7 +15,7 @@ const notFound = (id: string) =>
 /** A stored project, or NOT_FOUND; a bad file is IO_ERROR. */
 export const loadProject = (id: string) =>
   Effect.gen(function* () {
-    const store = yield* StateStore
+    const store = yield* StateReads
     const project = yield* store.readJson(projectFile(id), Project)
     if (project === undefined) return yield* Effect.fail(notFound(id))
     return yield* checkProjectId(project, id)
@@ -23,7 +23,7 @@ export const loadProject = (id: string) =>
 
 /** Every stored project, newest first by updatedAt (unreadable folders are skipped). */
 export const loadProjects = Effect.gen(function* () {
-  const store = yield* StateStore
+  const store = yield* StateReads
   const entries = yield* store.list(RESEARCH_DIR)
   const projects: Array<Project> = []
   for (const entry of entries) {
@@ -54,7 +54,7 @@ export const loadActiveProject = (id: string) =>
 
 /** The changes listing entries (workspace_inspect changes -> researchProjects). */
 export const researchChanges = Effect.gen(function* () {
-  const store = yield* StateStore
+  const store = yield* StateReads
   const projects = yield* loadProjects
   return projects.slice(0, 20).map((project) => ({
     researchId: project.id,

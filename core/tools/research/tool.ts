@@ -13,11 +13,12 @@ import { toolError } from "../../protocol/errors.ts"
 import { CurrentSettings } from "../../services/CurrentSettings.ts"
 import { RegisteredTools } from "../../services/RegisteredTools.ts"
 import type { Settings } from "../../settings/settings.ts"
-import { StateStore } from "../../store/StateStore.ts"
+import { OwnStore, StateReads } from "../../store/StateStore.ts"
 import { envelopeChars, largestFitting, largestPartFitting } from "../fit.ts"
 import { type ActionInput, defineTool, gatedAction, ungated } from "../Tool.ts"
 import { awaitRun, interpretLaunch, type LaunchBefore, loadLaunch, specOf, statusView } from "../agent/launch.ts"
 import type { RunState, StartInput } from "../agent/schema.ts"
+import { RUNS_DIR } from "../agent/store.ts"
 import { changeProject, interpretFetch, interpretSearch, type SearchOutcome } from "./interpret.ts"
 import { loadActiveProject, loadProject, loadProjects, researchChanges } from "./load.ts"
 import { planFetch, planSearch, type SearchPlan } from "./plan.ts"
@@ -220,6 +221,8 @@ export const researchTool = defineTool({
       rank: 80
     }
   ],
+  // deep starts and follows a workspace_agent run.
+  alsoWrites: [RUNS_DIR],
   probe: { args: { action: "list" }, ok: true },
   handlers: {
     search: gatedAction({
@@ -275,7 +278,7 @@ export const researchTool = defineTool({
     }),
     start: ungated((input: ActionInput<Actions, "start">) =>
       Effect.gen(function* () {
-        const store = yield* StateStore
+        const store = yield* OwnStore
         const id = yield* newId("research")
         const now = yield* nowIso
         const project = newProject(id, input.title.trim(), (input.question ?? "").trim(), now)
@@ -290,7 +293,7 @@ export const researchTool = defineTool({
     ),
     list: ungated((input: ActionInput<Actions, "list">) =>
       Effect.gen(function* () {
-        const store = yield* StateStore
+        const store = yield* StateReads
         const all = (yield* loadProjects).filter(
           (project) => input.include_archived === true || project.status === "active"
         )
@@ -309,7 +312,7 @@ export const researchTool = defineTool({
     ),
     show: ungated((input: ActionInput<Actions, "show">) =>
       Effect.gen(function* () {
-        const store = yield* StateStore
+        const store = yield* StateReads
         const settings = yield* CurrentSettings
         const project = yield* loadProject(input.research_id)
         const path = store.path(projectFile(project.id))

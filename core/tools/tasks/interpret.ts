@@ -4,7 +4,7 @@ import { newId } from "../../gate/hash.ts"
 import type { ToolResult } from "../../protocol/envelope.ts"
 import { toolError, type ToolError } from "../../protocol/errors.ts"
 import type { CurrentSettings } from "../../services/CurrentSettings.ts"
-import { StateStore } from "../../store/StateStore.ts"
+import { OwnStore, StateReads } from "../../store/StateStore.ts"
 import {
   addItems,
   type Board,
@@ -44,9 +44,9 @@ export const setStatus = (id: string, status: "open" | "archived") =>
 
 export const createBoard = (
   input: TasksInput<"create">
-): Effect.Effect<ToolResult, ToolError, StateStore | CurrentSettings> =>
+): Effect.Effect<ToolResult, ToolError, OwnStore | StateReads | CurrentSettings> =>
   Effect.gen(function* () {
-    const store = yield* StateStore
+    const store = yield* OwnStore
     const inputs = (input.items ?? []) as ReadonlyArray<NewItem>
     const id = yield* newId("board")
     const now = yield* nowIso
@@ -66,9 +66,9 @@ export const createBoard = (
 
 export const listBoardsAction = (
   input: TasksInput<"list">
-): Effect.Effect<ToolResult, ToolError, StateStore | CurrentSettings> =>
+): Effect.Effect<ToolResult, ToolError, StateReads | CurrentSettings> =>
   Effect.gen(function* () {
-    const store = yield* StateStore
+    const store = yield* StateReads
     const boards = yield* listBoards
     const visible = boards.filter((board) => input.include_archived === true || board.status === "open")
     const limit = input.limit ?? 20
@@ -86,7 +86,7 @@ export const listBoardsAction = (
 
 export const showBoard = (
   input: TasksInput<"show">
-): Effect.Effect<ToolResult, ToolError, StateStore | CurrentSettings> =>
+): Effect.Effect<ToolResult, ToolError, StateReads | CurrentSettings> =>
   Effect.gen(function* () {
     const board = yield* loadBoard(input.board_id)
     return yield* boardResult(
@@ -99,7 +99,7 @@ export const showBoard = (
 
 export const addBoardItems = (
   input: TasksInput<"add">
-): Effect.Effect<ToolResult, ToolError, StateStore | CurrentSettings> =>
+): Effect.Effect<ToolResult, ToolError, OwnStore | StateReads | CurrentSettings> =>
   Effect.gen(function* () {
     const inputs = input.items as ReadonlyArray<NewItem>
     const ids = yield* mintIds(inputs.length)
@@ -121,7 +121,7 @@ export const addBoardItems = (
 
 export const updateBoardItem = (
   input: TasksInput<"update">
-): Effect.Effect<ToolResult, ToolError, StateStore | CurrentSettings> =>
+): Effect.Effect<ToolResult, ToolError, OwnStore | StateReads | CurrentSettings> =>
   Effect.gen(function* () {
     const { board_id, item_id, ...patch } = input
     const board = yield* changeBoard(board_id, (current, now) =>
@@ -137,7 +137,7 @@ export const updateBoardItem = (
 
 export const removeBoardItem = (
   input: TasksInput<"remove">
-): Effect.Effect<ToolResult, ToolError, StateStore | CurrentSettings> =>
+): Effect.Effect<ToolResult, ToolError, OwnStore | StateReads | CurrentSettings> =>
   Effect.gen(function* () {
     const board = yield* changeBoard(input.board_id, (current, now) =>
       Effect.map(removeItem(current, input.item_id, now), (next) => [next, next] as const)
@@ -151,7 +151,7 @@ export const removeBoardItem = (
 
 export const noteBoard = (
   input: TasksInput<"note">
-): Effect.Effect<ToolResult, ToolError, StateStore | CurrentSettings> =>
+): Effect.Effect<ToolResult, ToolError, OwnStore | StateReads | CurrentSettings> =>
   Effect.gen(function* () {
     const board = yield* changeBoard(input.board_id, (current, now) =>
       Effect.gen(function* () {
@@ -179,7 +179,7 @@ export const noteBoard = (
 
 export const checkpointBoard = (
   input: TasksInput<"checkpoint">
-): Effect.Effect<ToolResult, ToolError, StateStore | CurrentSettings> =>
+): Effect.Effect<ToolResult, ToolError, OwnStore | StateReads | CurrentSettings> =>
   Effect.gen(function* () {
     const board = yield* changeBoard(input.board_id, (current, now) => {
       const next: Board = {
@@ -212,7 +212,7 @@ export const checkpointBoard = (
 
 export const nextBoardItem = (
   input: TasksInput<"next">
-): Effect.Effect<ToolResult, ToolError, StateStore | CurrentSettings> =>
+): Effect.Effect<ToolResult, ToolError, OwnStore | StateReads | CurrentSettings> =>
   Effect.gen(function* () {
     const board = yield* loadBoard(input.board_id)
     const item = nextItem(board)
@@ -242,8 +242,9 @@ export const nextBoardItem = (
 
 export const archiveBoard = (
   input: TasksInput<"archive">
-): Effect.Effect<ToolResult, ToolError, StateStore | CurrentSettings> => setStatus(input.board_id, "archived")
+): Effect.Effect<ToolResult, ToolError, OwnStore | StateReads | CurrentSettings> =>
+  setStatus(input.board_id, "archived")
 
 export const reopenBoard = (
   input: TasksInput<"reopen">
-): Effect.Effect<ToolResult, ToolError, StateStore | CurrentSettings> => setStatus(input.board_id, "open")
+): Effect.Effect<ToolResult, ToolError, OwnStore | StateReads | CurrentSettings> => setStatus(input.board_id, "open")

@@ -2,7 +2,7 @@
 import * as Effect from "effect/Effect"
 import { newId } from "../../gate/hash.ts"
 import { toolError, type ToolError } from "../../protocol/errors.ts"
-import { StateStore } from "../../store/StateStore.ts"
+import { OwnStore, StateReads } from "../../store/StateStore.ts"
 import { type Board, BoardSchema } from "./board.ts"
 import { BOARD_ID, boardFile, MAX_ITEMS, TASKS_DIR } from "./schema.ts"
 import { boardEntry } from "./view.ts"
@@ -10,7 +10,7 @@ import { nowIso } from "../../text/time.ts"
 
 export const loadBoard = (id: string) =>
   Effect.gen(function* () {
-    const store = yield* StateStore
+    const store = yield* StateReads
     const board = yield* store.readJson(boardFile(id), BoardSchema)
     if (board === undefined) {
       return yield* Effect.fail(
@@ -34,7 +34,7 @@ export const changeBoard = <A>(
   allowArchived = false
 ) =>
   Effect.gen(function* () {
-    const store = yield* StateStore
+    const store = yield* OwnStore
     const now = yield* nowIso
     // An unknown board is refused before the lock, which would create its folder.
     yield* loadBoard(id)
@@ -83,7 +83,7 @@ export const checkCapacity = (board: Board, adding: number) =>
 
 /** Every board, most recently updated first (unreadable ones skipped). */
 export const listBoards = Effect.gen(function* () {
-  const store = yield* StateStore
+  const store = yield* StateReads
   const entries = yield* store.list(TASKS_DIR)
   const boards: Array<Board> = []
   for (const entry of entries) {
@@ -96,7 +96,7 @@ export const listBoards = Effect.gen(function* () {
 
 /** The entries of the `taskBoards` list in workspace_inspect changes (newest first, at most 50). */
 export const taskBoardChanges = Effect.gen(function* () {
-  const store = yield* StateStore
+  const store = yield* StateReads
   const boards = yield* listBoards
   return boards.slice(0, 50).map((board) => boardEntry(board, store.path(boardFile(board.id))))
 })

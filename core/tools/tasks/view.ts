@@ -2,7 +2,7 @@
 import * as Effect from "effect/Effect"
 import type { ToolResult } from "../../protocol/envelope.ts"
 import { CurrentSettings } from "../../services/CurrentSettings.ts"
-import { StateStore } from "../../store/StateStore.ts"
+import { StateReads } from "../../store/StateStore.ts"
 import { envelopeChars, largestFitting } from "../fit.ts"
 import { type Board, counts, type Item } from "./board.ts"
 import { boardFile } from "./schema.ts"
@@ -41,7 +41,7 @@ export const boardResult = (
 ) =>
   Effect.gen(function* () {
     const settings = yield* CurrentSettings
-    const store = yield* StateStore
+    const store = yield* StateReads
     const path = store.path(boardFile(board.id))
     const resultOf = (n: number | "whole"): ToolResult => {
       const shown = shownBoard(board, n)

@@ -8,7 +8,7 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import type { ToolResult } from "../../protocol/envelope.ts"
 import type { ToolError } from "../../protocol/errors.ts"
-import { StateStore } from "../../store/StateStore.ts"
+import { OwnStore, StateReads } from "../../store/StateStore.ts"
 import type { ToolContext } from "../Tool.ts"
 import { ghFailure, loadBranch, loadHead, loadStatus, treeOf } from "./load.ts"
 import { classifyFailure, type Gh, type Git, redactTokens, shownCommand } from "../../exec/git.ts"
@@ -57,7 +57,7 @@ const HistoryStateSchema: Schema.Schema<HistoryState> = Schema.Struct({
 
 const record = (entry: Omit<HistoryEntry, "at">) =>
   Effect.gen(function* () {
-    const store = yield* StateStore
+    const store = yield* OwnStore
     const at = new Date(yield* Clock.currentTimeMillis).toISOString()
     yield* store.update(HISTORY_FILE, HistoryStateSchema, (current) =>
       Effect.succeed([
@@ -69,7 +69,7 @@ const record = (entry: Omit<HistoryEntry, "at">) =>
 
 /** The entries of the `vcs` changes source, newest first. */
 export const vcsChanges = Effect.gen(function* () {
-  const store = yield* StateStore
+  const store = yield* StateReads
   const state = yield* store.readJson(HISTORY_FILE, HistoryStateSchema)
   return (state?.entries ?? []).slice(0, 50)
 })

@@ -197,19 +197,23 @@ export const ghList = (kind: "issue" | "pr", input: VcsInput<"issue_list"> | Vcs
     const ran = yield* gh.exec(args)
     if (ran.exitCode !== 0) return yield* Effect.fail(ghFailure(args, ran))
     const parsed = yield* Effect.try({
-      try: () => JSON.parse(ran.stdout) as ReadonlyArray<Record<string, any>>,
+      try: () => JSON.parse(ran.stdout) as ReadonlyArray<Record<string, unknown>>,
       catch: () => toolError("VCS_FAILED", `${shownCommand("gh", args)} did not answer JSON: ${gitMessage(ran.stdout)}`)
     })
-    const items: ReadonlyArray<Record<string, any>> = parsed.map((item) => ({
-      ...item,
-      author:
-        typeof item["author"] === "object" && item["author"] !== null
-          ? (item["author"].login ?? null)
-          : (item["author"] ?? null),
-      ...(Array.isArray(item["labels"])
-        ? { labels: item["labels"].map((label: { name?: string }) => label.name ?? String(label)) }
-        : {})
-    }))
+    const items: ReadonlyArray<Record<string, unknown>> = parsed.map((item) => {
+      const author = item["author"]
+      const labels = item["labels"]
+      return {
+        ...item,
+        author:
+          typeof author === "object" && author !== null
+            ? ((author as { readonly login?: unknown }).login ?? null)
+            : (author ?? null),
+        ...(Array.isArray(labels)
+          ? { labels: labels.map((label: { name?: string }) => label.name ?? String(label)) }
+          : {})
+      }
+    })
     return yield* ghListResult(kind, input.state ?? "open", items)
   })
 

@@ -72,6 +72,8 @@ export const vcsTool = defineTool({
       rank: 95
     }
   ],
+  // The index copy its reads of the working tree use (core/exec/git.ts).
+  alsoWrites: ["vcs/scratch"],
   probe: { args: { action: "status" }, ok: "any" },
   handlers: {
     status: ungated(status),

@@ -8,7 +8,7 @@ import { sha256Text } from "../../gate/hash.ts"
 import type { Artifact, ToolResult } from "../../protocol/envelope.ts"
 import type { ToolError } from "../../protocol/errors.ts"
 import { CurrentSettings } from "../../services/CurrentSettings.ts"
-import type { StateStore } from "../../store/StateStore.ts"
+import type { OwnStore, StateReads } from "../../store/StateStore.ts"
 import {
   envelopeChars,
   type FitInput,
@@ -303,7 +303,9 @@ const clippedLine = (operation: string, budget: number, build: BuildPage, artifa
 }
 
 /** One page of a diff: checked against the snapshot, fitted to the budget, the full diff an artifact when paged. */
-export const pagedText = (input: PagedText): Effect.Effect<ToolResult, ToolError, CurrentSettings | StateStore> =>
+export const pagedText = (
+  input: PagedText
+): Effect.Effect<ToolResult, ToolError, CurrentSettings | StateReads | OwnStore> =>
   Effect.gen(function* () {
     const budget = (yield* CurrentSettings).maxToolResultChars
     const page = yield* openPage(input)

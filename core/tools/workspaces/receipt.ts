@@ -8,7 +8,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import { toolError, type ToolError } from "../../protocol/errors.ts"
-import { StateStore } from "../../store/StateStore.ts"
+import { OwnStore, StateReads } from "../../store/StateStore.ts"
 import { defined } from "../../text/defined.ts"
 
 export const ReceiptState = Schema.Literal("needs_confirmation", "unknown", "succeeded", "failed")
@@ -103,17 +103,17 @@ export const receiptPath = (requestId: string) => `receipts/${requestId.toLowerC
 /** Reads a receipt; undefined when there is none; IO_ERROR naming the file when it does not decode. */
 export const readReceipt = (requestId: string) =>
   Effect.gen(function* () {
-    const store = yield* StateStore
+    const store = yield* StateReads
     // readJson decodes through the Schema; a bad file is IO_ERROR naming it.
     return (yield* store.readJson(receiptPath(requestId), Receipt)) as Receipt | undefined
   })
 
 export const writeReceipt = (receipt: Receipt) =>
-  Effect.flatMap(StateStore, (store) => store.writeJson(receiptPath(receipt.requestId), receipt))
+  Effect.flatMap(OwnStore, (store) => store.writeJson(receiptPath(receipt.requestId), receipt))
 
 /** Under the receipt's lock: reads it, lets `f` decide, writes what `f` returns (if anything). */
 export const withReceiptLock = <A, E, R>(requestId: string, effect: Effect.Effect<A, E, R>) =>
-  Effect.flatMap(StateStore, (store) => store.locked(receiptPath(requestId), effect))
+  Effect.flatMap(StateReads, (store) => store.locked(receiptPath(requestId), effect))
 
 /** `user:pass@`, GitHub tokens and absolute paths out of a message (git's stderr can name any of them). */
 export const scrubText = (text: string): string =>
@@ -149,7 +149,7 @@ export const receiptData = (receipt: Receipt) => ({
 /** The request ids whose receipts are `unknown` (run, outcome not proven), other than `except`. */
 export const unsettledRequests = (except: string) =>
   Effect.gen(function* () {
-    const store = yield* StateStore
+    const store = yield* StateReads
     const entries = yield* store
       .list("receipts")
       .pipe(Effect.catchAll(() => Effect.succeed([] as ReadonlyArray<{ readonly name: string }>)))

@@ -47,6 +47,9 @@ import { operationResult, statusResult } from "./view.ts"
 
 // get_workspace_status ------------------------------------------------------------------------------
 
+/** The store paths the Workspaces tools keep records in (OwnStore). */
+const WORKSPACES_WRITES = ["receipts", "workspaces/scratch"]
+
 export const statusTool: ToolDefinition = defineTool({
   name: "get_workspace_status",
   short: "workspaces",
@@ -56,6 +59,8 @@ export const statusTool: ToolDefinition = defineTool({
   enabled: (settings) => settings.workspaceCapabilities.includes(COMMANDS_CAPABILITY),
   requires: ["process"],
   hints: { readOnlyHint: true, destructiveHint: false, openWorldHint: false, why: "reads the git working copy" },
+  // Its receipts, and the index copy its reads of the working tree use (core/exec/git.ts).
+  alsoWrites: WORKSPACES_WRITES,
   probe: { args: {}, ok: "any" },
   precheck: () => requireCapabilities([COMMANDS_CAPABILITY], "get_workspace_status"),
   advertise: advertiseWith((): ToolDefinition => statusTool),
@@ -120,6 +125,8 @@ const makeReadTool = (views: ReadonlyArray<(typeof VIEWS)[number]>): ToolDefinit
       openWorldHint: true,
       why: "reads git views of the working copy and, with gh, the repository's pull requests"
     },
+    // Its receipts, and the index copy its reads of the working tree use (core/exec/git.ts).
+    alsoWrites: WORKSPACES_WRITES,
     probe: { args: { context_id: "00000000-0000-8000-8000-000000000000", view: "changes" }, ok: false },
     precheck: readPrecheck,
     advertise: Effect.map(
@@ -153,6 +160,8 @@ export const operationTool: ToolDefinition = defineTool({
     openWorldHint: false,
     why: "reads a receipt and observes the repository"
   },
+  // Its receipts, and the index copy its reads of the working tree use (core/exec/git.ts).
+  alsoWrites: WORKSPACES_WRITES,
   probe: { args: { request_id: "00000000-0000-8000-8000-000000000000" }, ok: false },
   precheck: () => requireCapabilities([COMMANDS_CAPABILITY], "get_workspace_operation"),
   advertise: advertiseWith((): ToolDefinition => operationTool),
@@ -200,6 +209,8 @@ export const makeActionTool = (actions: ReadonlyArray<BuiltAction>): ToolDefinit
       openWorldHint: true,
       why: "commits, switches and deletes branches, moves files, pushes and pulls, each after the user's confirmation"
     },
+    // Its receipts, and the index copy its reads of the working tree use (core/exec/git.ts).
+    alsoWrites: WORKSPACES_WRITES,
     probe: {
       args: {
         action: "commit",
