@@ -134,16 +134,19 @@ export const loadRecordState = Effect.gen(function* () {
 /** Loads the trusted records with expiry applied (a read: nothing is written). */
 export const loadRecords = Effect.map(loadRecordState, (state) => state.records)
 
+/** A change of the approval records: the result and the next records, from the current ones and the time. */
+export type RecordsChange<B, E, R> = (
+  records: ReadonlyArray<ApprovalRecord>,
+  now: number
+) => Effect.Effect<readonly [B, ReadonlyArray<ApprovalRecord>], E, R>
+
 /**
  * A locked read-modify-write of the approvals store: `f` sees the trusted, expired, newest-first records and
  * returns its result and the next records, which are capped and signed before they are written. Untrusted
  * records are kept as they were (so capabilities can count them), after the trusted ones and outside the cap.
  */
 export const updateRecords = <B, E, R>(
-  f: (
-    records: ReadonlyArray<ApprovalRecord>,
-    now: number
-  ) => Effect.Effect<readonly [B, ReadonlyArray<ApprovalRecord>], E, R>
+  f: RecordsChange<B, E, R>
 ): Effect.Effect<B, E | ToolError, StateStore | WorkspaceKey | R> =>
   Effect.gen(function* () {
     const store = yield* StateStore

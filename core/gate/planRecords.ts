@@ -10,18 +10,13 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { toolError, type ToolError } from "../protocol/errors.ts"
 import type { StateStore } from "../store/StateStore.ts"
-import { updateRecords } from "./gate.ts"
+import { type RecordsChange, updateRecords } from "./gate.ts"
 import type { WorkspaceKey } from "./key.ts"
 import type { ApprovalRecord } from "./records.ts"
 
 /** A locked read-modify-write of the plan records (as the gate's updateRecords, limited to kind "plan"). */
 export interface PlanRecordsShape {
-  readonly update: <B, E, R>(
-    f: (
-      records: ReadonlyArray<ApprovalRecord>,
-      now: number
-    ) => Effect.Effect<readonly [B, ReadonlyArray<ApprovalRecord>], E, R>
-  ) => Effect.Effect<B, E | ToolError, R>
+  readonly update: <B, E, R>(f: RecordsChange<B, E, R>) => Effect.Effect<B, E | ToolError, R>
 }
 
 /** The plan records service. */
@@ -49,10 +44,7 @@ export const onlyPlansChanged = (
 
 /** updateRecords, refusing (before anything is written) a change to a record that is not a plan. */
 export const updatePlanRecords = <B, E, R>(
-  f: (
-    records: ReadonlyArray<ApprovalRecord>,
-    now: number
-  ) => Effect.Effect<readonly [B, ReadonlyArray<ApprovalRecord>], E, R>
+  f: RecordsChange<B, E, R>
 ): Effect.Effect<B, E | ToolError, StateStore | WorkspaceKey | R> =>
   updateRecords((records, now) =>
     Effect.flatMap(f(records, now), (result) =>
