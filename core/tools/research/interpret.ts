@@ -113,13 +113,10 @@ export const askProvider = (provider: ConcreteProvider, plan: SearchPlan) =>
         : provider === "wikipedia"
           ? parseWikipedia(body, settings.wikipediaUrl, plan.limit)
           : parseSearxng(body, plan.limit)
-    return yield* Either.match(parsed, {
-      onLeft: (failure) =>
-        Effect.fail(
-          providerFailed(provider, failure.message, failure.rateLimited === true ? { rateLimited: true } : {})
-        ),
-      onRight: (results) => Effect.succeed({ provider, results } satisfies ProviderAnswer)
-    })
+    const results = yield* Either.mapLeft(parsed, (failure) =>
+      providerFailed(provider, failure.message, failure.rateLimited === true ? { rateLimited: true } : {})
+    )
+    return { provider, results } satisfies ProviderAnswer
   })
 
 /** The outcome of a search: who answered and who was tried before. */
