@@ -3,7 +3,7 @@
  * `.agentic/` storage map. Nothing here imports a tool: callers pass the definitions (ALL_TOOLS, or the
  * candidates a runtime was started with through the RegisteredTools service).
  */
-import type { ChangeSource, StartupStep, StorageEntry, ToolDefinition } from "./tools/Tool.ts"
+import type { ChangeSource, StorageEntry, ToolDefinition } from "./tools/Tool.ts"
 
 /** Storage the kernel owns: the approvals store (the gate) and artifacts (the shared result budget). */
 export const KERNEL_STORAGE: ReadonlyArray<StorageEntry> = [
@@ -22,10 +22,6 @@ export const KERNEL_STORAGE: ReadonlyArray<StorageEntry> = [
     rank: 100
   }
 ]
-
-/** The start-up steps of these tools, in tool order. */
-export const startupStepsOf = (tools: ReadonlyArray<ToolDefinition>): ReadonlyArray<StartupStep> =>
-  tools.flatMap((tool) => tool.startup ?? [])
 
 /**
  * A list derived from a tool set, kept per set: a runtime's candidates are one array for its whole session,

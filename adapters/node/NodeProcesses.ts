@@ -10,7 +10,6 @@ import * as path from "node:path"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import type * as Schema from "effect/Schema"
-import * as Layer from "effect/Layer"
 import { HostError } from "../../core/services/HostFs.ts"
 import { toolError, type ToolError } from "../../core/protocol/errors.ts"
 import {
@@ -18,7 +17,6 @@ import {
   type ExecRequest,
   type ExecResult,
   type Launched,
-  Processes,
   type ProcessesShape
 } from "../../core/services/Processes.ts"
 import { resolveExecutable } from "../../core/exec/resolve.ts"
@@ -311,6 +309,3 @@ export const nodeProcesses: ProcessesShape = {
   exec: (request) => nodeExec(request),
   sandbox: Effect.sync(sandboxSupport)
 }
-
-/** The layer the Node host adds to the core. */
-export const nodeProcessesLayer = Layer.succeed(Processes, nodeProcesses)

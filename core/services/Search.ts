@@ -171,10 +171,6 @@ export const finishWalk = (
   return { entries: kept, complete: complete && unreadable.length === 0, unreadable }
 }
 
-/** Compiles the search's RegExp (the caller validated it already; an invalid one is a defect here). */
-export const compileGrep = (options: Pick<GrepOptions, "source" | "flags">): RegExp =>
-  new RegExp(options.source, options.flags)
-
 /** What the fallback needs of a Web Worker (Deno and browsers have them; Node 20 has none as a global). */
 interface WebWorker {
   postMessage: (message: unknown) => void

@@ -19,9 +19,6 @@ import { CurrentSettings } from "./CurrentSettings.ts"
 import { type DirEntry, type FileInfo, type HostError, HostFs, HostInfo } from "./HostFs.ts"
 import { ancestors, basename, confine, dirname, join, relativeTo } from "./paths.ts"
 
-/** The globs every workspace protects, whatever the settings say. */
-export const BUILTIN_PROTECTED: ReadonlyArray<string> = [".git/**", ".agentic/**"]
-
 /**
  * Code points HFS+ ignores in names (git's list for CVE-2014-9390) and other default-ignorable ones:
  * `.g<U+200C>it` names `.git` there.

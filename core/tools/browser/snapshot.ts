@@ -7,9 +7,6 @@
 import type { AxNode, ElementRef } from "../../services/Browser.ts"
 import { extractHtml, type ParseHtml } from "../research/extract.ts"
 
-/** A ref: `e` and a number. */
-export const REF_PATTERN = /^e\d+$/
-
 /** What a ref stands for in the snapshot that minted it: the host's path to the element, its role and name. */
 export type RefTarget = ElementRef
 

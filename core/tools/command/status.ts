@@ -74,10 +74,6 @@ const fitTailsWithin = (
     largestPartFitting(max, (budget) => envelopeOf(fitTails(tails, budget)))
   )
 
-/** Reads both logs' tails within a budget of JSON characters. */
-export const boundedLogs = (id: string, budget: number, perStream: number) =>
-  Effect.map(readTails(id, perStream), (tails) => fitTails(tails, budget))
-
 /** Reads both logs' tails (`perStream` each) and fits them so that `envelopeOf(logs)` stays within `max`. */
 export const logsWithin = (id: string, perStream: number, max: number, envelopeOf: (logs: FittedLogs) => number) =>
   Effect.map(readTails(id, perStream), (tails) => fitTailsWithin(tails, max, envelopeOf))

@@ -79,9 +79,6 @@ export const eolStyle = (text: string): EolStyle => {
 export const toEolStyle = (text: string, style: EolStyle): string =>
   style === "crlf" ? text.replace(/\r?\n/g, "\r\n") : style === "lf" ? text.replace(/\r\n/g, "\n") : text
 
-/** The line break a file uses for new lines ("\n" unless it is all CRLF). */
-export const eolOf = (style: EolStyle): string => (style === "crlf" ? "\r\n" : "\n")
-
 /** Non-overlapping occurrences of `search` in `text`, as start offsets. */
 export const occurrences = (text: string, search: string): ReadonlyArray<number> => {
   const out: Array<number> = []

@@ -49,9 +49,6 @@ export const offsetPastEnd = (offset: number, total: number, unit: string): Tool
 
 export { largestFitting } from "../fit.ts"
 
-/** The characters a result costs: its summary and its data as JSON. */
-export const resultChars = (summary: string, data: unknown): number => summary.length + JSON.stringify(data).length
-
 /** The read gutter lives in core/text/gutter.ts, with the check workspace_edit runs against it. */
 export { gutterLine, numberLines } from "../../text/gutter.ts"
 

@@ -3,7 +3,7 @@
  * per workspace_action action, read_workspace's fields and views, and the plan a confirmation binds.
  */
 import * as Schema from "effect/Schema"
-import { PR_READS_CAPABILITY, REMOTE_READS_CAPABILITY, type WorkspaceActionName } from "./names.ts"
+import { PR_READS_CAPABILITY, REMOTE_READS_CAPABILITY } from "./names.ts"
 
 const UUID = Schema.String.pipe(
   Schema.pattern(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, {
@@ -91,8 +91,6 @@ export const ActionFields = {
 } as const
 export type BuiltAction = keyof typeof ActionFields
 export const BUILT_ACTIONS = Object.keys(ActionFields) as ReadonlyArray<BuiltAction>
-export const isBuilt = (action: WorkspaceActionName): action is BuiltAction =>
-  (BUILT_ACTIONS as ReadonlyArray<string>).includes(action)
 
 /** The actions whose confirmation is marked destructive. */
 export const DESTRUCTIVE: ReadonlyArray<BuiltAction> = ["branch_switch", "branch_delete", "stash_discard", "move"]
