@@ -1224,3 +1224,125 @@ describe("the cases the planner's first mutation run found open", () => {
     expect(result.destructive).toEqual([])
   })
 })
+
+describe("the cases the mutation run of the split planner found open (issue 28)", () => {
+  /** An LSP edit of line `line`, characters start to end (0-based), to `text`. */
+  const at = (line: number, start: number, end: number, text: string) => ({
+    range: { start: { line, character: start }, end: { line, character: end } },
+    new_text: text
+  })
+  /** rename_symbol of foo to bar as a transaction stores it (asked at a.ts 1:10): edits of a.ts and bar.ts, foo.ts renamed to bar.ts. */
+  const renameFoo: Operation = {
+    type: "rename_symbol",
+    path: "a.ts",
+    line: 1,
+    column: 10,
+    old_name: "foo",
+    new_name: "bar",
+    files: [
+      { path: "a.ts", edits: [at(0, 9, 12, "bar"), at(0, 23, 26, "bar"), at(1, 0, 3, "bar")] },
+      { path: "bar.ts", edits: [at(0, 13, 16, "bar")] }
+    ],
+    renames: [{ from: "foo.ts", to: "bar.ts" }]
+  }
+  const renameBefore = {
+    "a.ts": file("import { foo } from './foo'\nfoo()\n", "sha-a"),
+    "foo.ts": file("export const foo = 1\n", "sha-foo", 0o600),
+    "bar.ts": MISSING
+  }
+
+  it("rename_symbol names every file it edits and both sides of every file rename, each once, in order", () => {
+    expect(operationPaths(renameFoo)).toEqual(["a.ts", "bar.ts", "foo.ts"])
+  })
+
+  it("rename_symbol is planned through the tree: edits, then the file rename as a move, then the renamed file's edits", () => {
+    const result = planned([renameFoo], renameBefore)
+    expect(files(result)).toEqual([
+      {
+        path: "a.ts",
+        change: "modify",
+        before: { text: "import { foo } from './foo'\nfoo()\n", mode: 0o644 },
+        beforeSha256: "sha-a",
+        after: { text: "import { bar } from './bar'\nbar()\n", mode: 0o644 }
+      },
+      {
+        path: "bar.ts",
+        change: "create",
+        before: "none",
+        beforeSha256: null,
+        after: { text: "export const bar = 1\n", mode: 0o600 }
+      },
+      {
+        path: "foo.ts",
+        change: "delete",
+        before: { text: "export const foo = 1\n", mode: 0o600 },
+        beforeSha256: "sha-foo",
+        after: "none"
+      }
+    ])
+    expect(result.touched).toEqual([
+      { path: "a.ts", before: "sha-a" },
+      { path: "bar.ts", before: "missing" },
+      { path: "foo.ts", before: "sha-foo" }
+    ])
+    expect(result.destructive).toStrictEqual([{ operation: "rename_symbol file rename", path: "foo.ts -> bar.ts" }])
+    expect(result.directories).toEqual([])
+    expect(result.createdDirectories).toEqual([])
+  })
+
+  it("rename_symbol after an operation that changed one of its files: INVALID_INPUT naming the rename and the file", () => {
+    expect(
+      refused([{ type: "replace", path: "a.ts", search: "foo()", replacement: "foo(1)" }, renameFoo], renameBefore)
+    ).toEqual({
+      code: "INVALID_INPUT",
+      message:
+        'operations[1] (rename_symbol foo -> bar at a.ts:1:10): an earlier operation of this transaction changes "a.ts", but the language server\'s rename is of the files as they are on disk. Put rename_symbol first, or in its own transaction.',
+      details: { operation: 1, type: "rename_symbol", path: "a.ts" }
+    })
+  })
+
+  it("a file created in an existing directory leaves the directory unchanged: a later rename_symbol moving it fails as a directory move", () => {
+    // A server may answer a module rename with a folder rename (m/ -> n/); the planner moves files only.
+    const renameModule: Operation = {
+      type: "rename_symbol",
+      path: "lib.rs",
+      line: 1,
+      column: 5,
+      old_name: "m",
+      new_name: "n",
+      files: [{ path: "lib.rs", edits: [at(0, 4, 5, "n")] }],
+      renames: [{ from: "m", to: "n" }]
+    }
+    expect(
+      refused([{ type: "create", path: "m/new.rs", content: "x\n" }, renameModule], {
+        "lib.rs": file("mod m;\n", "sha-lib"),
+        m: DIR,
+        "m/new.rs": MISSING,
+        n: MISSING
+      })
+    ).toEqual({
+      code: "INVALID_INPUT",
+      message:
+        'operations[1] (rename_symbol m -> n at lib.rs:1:5): "m" is a directory; move works on files. move each file instead.',
+      details: { operation: 1, type: "rename_symbol", path: "m" }
+    })
+  })
+
+  it("mkdir of a directory that exists below a symlink takes it as it is: only the later operation on the link fails", () => {
+    // As in "parents are checked from the top": l is named by the delete, so the loader lstat()s it (a symlink),
+    // while l/d, read through it, is the directory it points to. The mkdir has nothing to create or check.
+    expect(
+      refused(
+        [
+          { type: "mkdir", path: "l/d" },
+          { type: "delete", path: "l" }
+        ],
+        { l: LINK, "l/d": DIR }
+      )
+    ).toEqual({
+      code: "INVALID_INPUT",
+      message: 'operations[1] (delete l): "l" is a symlink or special file; workspace_edit deletes regular files only.',
+      details: { operation: 1, type: "delete", path: "l" }
+    })
+  })
+})
