@@ -23,6 +23,7 @@ const DEFAULT = [
   "spec/kernel/records-schema.test.ts",
   "spec/kernel/preprocess-texts.test.ts",
   "spec/kernel/hash-prompt.test.ts",
+  "spec/kernel/hash-install-pure.test.ts",
   "spec/kernel/prompt-schema.test.ts",
   "spec/kernel/gate-pure.test.ts",
   "spec/kernel/key-pure.test.ts"
