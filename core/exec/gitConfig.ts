@@ -52,6 +52,16 @@ export const gitEnv = (ceiling: string): Record<string, string> => ({
   LANGUAGE: "C"
 })
 
+/** The environment gh runs with besides git's (quiet, never interactive, no pager program). */
+export const GH_ENV: Readonly<Record<string, string>> = {
+  GH_PROMPT_DISABLED: "1",
+  GH_NO_UPDATE_NOTIFIER: "1",
+  GH_PAGER: "cat",
+  NO_COLOR: "1",
+  CLICOLOR: "0",
+  GH_SPINNER_DISABLED: "1"
+}
+
 /** The fixed options in front of every git subcommand. */
 export const baseOptions = (runHooks: boolean): ReadonlyArray<string> => [
   "--no-pager",

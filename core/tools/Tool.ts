@@ -18,15 +18,17 @@ import type { Artifact, ToolResult } from "../protocol/envelope.ts"
 import type { ToolError } from "../protocol/errors.ts"
 import type { WorkspaceKey } from "../gate/key.ts"
 import type { PlanRecords } from "../gate/planRecords.ts"
-import type { Browser } from "../services/Browser.ts"
+import type { Browser, BrowserReads, BrowserSessions } from "../services/Browser.ts"
 import type { CurrentSettings } from "../services/CurrentSettings.ts"
 import type { NetState } from "../net/NetState.ts"
 import type { Capability, HostFs, HostInfo, HostInfoShape, HostReads } from "../services/HostFs.ts"
 import type { LanguageServers } from "../services/LanguageServers.ts"
-import type { Processes } from "../services/Processes.ts"
+import type { JobControl } from "../services/JobControl.ts"
+import type { ProcessReads, Processes } from "../services/Processes.ts"
 import type { RegisteredTools } from "../services/RegisteredTools.ts"
-import type { RunWorkers } from "../services/RunWorkers.ts"
+import type { RunControl, RunWorkers, WorkerReads } from "../services/RunWorkers.ts"
 import type { Search } from "../services/Search.ts"
+import type { VcsReads } from "../services/VcsReads.ts"
 import type { Workspace, WorkspaceWrites } from "../services/Workspace.ts"
 import type { Settings } from "../settings/settings.ts"
 import type { OwnStore, StateReads, StateStore } from "../store/StateStore.ts"
@@ -49,13 +51,20 @@ export type ToolContext =
   | HostFs
   | HostReads
   | Processes
+  | ProcessReads
+  | JobControl
+  | VcsReads
   | Search
   | RegisteredTools
   | WorkspaceKey
   | HttpClient
   | NetState
   | Browser
+  | BrowserReads
+  | BrowserSessions
   | RunWorkers
+  | WorkerReads
+  | RunControl
   | LanguageServers
 
 /** What the runtime provides: every service of ToolContext but OwnStore, which the registry adds per call. */
