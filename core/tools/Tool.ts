@@ -72,16 +72,25 @@ export type KernelContext = Exclude<ToolContext, OwnStore>
 
 /**
  * The context of a handler that must not change anything: an ungated action's `run` and a gated action's
- * `load` (its `plan` is pure). It lacks the writing services: `WorkspaceWrites` (the workspace's writes), the
- * whole `StateStore` (it has `StateReads`, and `OwnStore`: the tool's own records, a kernel-owned write) and
- * the whole `HostFs` (it has `HostReads`). A handler that writes from `run` or `load` through any of them does
- * not type-check (spec/kernel/read-only-context.test.ts). What it may still reach that acts is listed in
- * docs/DEVELOPING.md as the kernel-owned writes.
+ * `load` (its `plan` is pure). It lacks every service that can change something: `WorkspaceWrites` (the
+ * workspace's writes), the whole `StateStore` (it has `StateReads`, and `OwnStore`: the tool's own records),
+ * the whole `HostFs` (it has `HostReads`), `Processes` (it has `ProcessReads`, and `VcsReads` for git and
+ * gh reads), `Browser` (it has `BrowserReads`), `RunWorkers` (it has `WorkerReads`) and `HttpClient` (no
+ * request at all). A handler that writes from `run` or `load` through any of them does not type-check
+ * (spec/kernel/read-only-context.test.ts). What it may still do that acts is a kernel-owned write with its
+ * own narrow service (`OwnStore`, `PlanRecords`, `JobControl`, `BrowserSessions`, `RunControl`, the index
+ * copy of `VcsReads`), listed in docs/DEVELOPING.md.
  */
-export type ReadContext = Exclude<ToolContext, WorkspaceWrites | StateStore | HostFs>
+export type ReadContext = Exclude<
+  ToolContext,
+  WorkspaceWrites | StateStore | HostFs | Processes | Browser | RunWorkers | HttpClient
+>
 
-/** Reads alone, not even a tool's own store: the `changes` sources (run inside another tool's call). */
-export type ReadsOnlyContext = Exclude<ReadContext, OwnStore>
+/**
+ * Reads alone, not even a tool's own store nor any other kernel-owned write: the `changes` sources (run
+ * inside another tool's call).
+ */
+export type ReadsOnlyContext = Exclude<ReadContext, OwnStore | PlanRecords | JobControl | BrowserSessions | RunControl>
 
 /** The action schemas of a tool: action name -> the Struct of its fields (without `action`). */
 export type ActionSchemas = Record<string, Schema.Schema.AnyNoContext>
