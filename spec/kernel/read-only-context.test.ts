@@ -23,6 +23,7 @@ import { openGh, openGit } from "../../core/exec/git.ts"
 import { Browser, BrowserReads, BrowserSessions } from "../../core/services/Browser.ts"
 import { HostFs, HostReads } from "../../core/services/HostFs.ts"
 import { JobControl } from "../../core/services/JobControl.ts"
+import { LanguageServers } from "../../core/services/LanguageServers.ts"
 import { ProcessReads, Processes } from "../../core/services/Processes.ts"
 import { RunControl, RunWorkers, WorkerReads } from "../../core/services/RunWorkers.ts"
 import { ghReadRefusal, gitReadRefusal, VcsReads } from "../../core/services/VcsReads.ts"
@@ -180,6 +181,8 @@ const sessionsCannotAct = Effect.flatMap(BrowserSessions, (browser) => browser.a
 const workerReadsCannotSpawn = Effect.flatMap(WorkerReads, (workers) => workers.spawn("/tmp", "run_1"))
 // @ts-expect-error RunControl has no spawn
 const runControlCannotSpawn = Effect.flatMap(RunControl, (workers) => workers.spawn("/tmp", "run_1"))
+// @ts-expect-error LanguageServers answers queries; stopping the servers is the runtime's close
+const serversCannotShutDown = Effect.flatMap(LanguageServers, (servers) => servers.shutdown)
 
 // What a read may do type-checks: the store's and the host's reads, the tool's own records.
 const readsAndOwnRecords = ungated((input: { readonly path: string }) =>
@@ -279,7 +282,8 @@ describe("an ungated action cannot change anything, by type", () => {
         browserReadsCannotAct,
         sessionsCannotAct,
         workerReadsCannotSpawn,
-        runControlCannotSpawn
+        runControlCannotSpawn,
+        serversCannotShutDown
       ].every(Effect.isEffect)
     ).toBe(true)
   })
