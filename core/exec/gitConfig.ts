@@ -78,7 +78,8 @@ export const baseOptions = (runHooks: boolean): ReadonlyArray<string> => [
 
 const LOCAL = new Set(["local", "worktree"])
 
-const DEFAULT_PROGRAM: Record<string, string> = {
+/** The program-valued keys git has a default for: the repository may not set them, the user may. */
+export const DEFAULT_PROGRAM: Readonly<Record<string, string>> = {
   "core.sshcommand": "ssh",
   "gpg.program": "gpg",
   "gpg.openpgp.program": "gpg",

@@ -5,8 +5,9 @@
  * `pr list`, `api --method GET`, ...), so `git commit` from a load does not type-check. The service checks
  * the same lists again before it runs anything, with the executable (git, gh), the global options
  * (`--no-pager`, `-c`) and the environment (the runner's own: no GIT_SSH_COMMAND, GIT_EXTERNAL_DIFF, ...):
- * a request built around the types fails INVALID_INPUT and nothing runs. The values of `-c` and
- * GIT_CONFIG_* are the runner's hardening (core/exec/gitConfig.ts) and are not checked again here.
+ * a request built around the types fails INVALID_INPUT and nothing runs. A `-c` (or GIT_CONFIG_*) must be
+ * one the hardening sets (core/exec/gitConfig.ts); the user's own program-valued keys it puts back
+ * (credential helpers, ssh and gpg programs) are not checked against the user's config.
  * The one write it carries is kernel-owned: `add`, `update-index` and `write-tree` into a private copy of
  * the index under `.agentic/` (core/exec/indexCopy.ts), which also adds the unreferenced objects git
  * writes for them.
@@ -18,7 +19,7 @@
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import { GH_ENV, gitEnv } from "../exec/gitConfig.ts"
+import { baseOptions, DEFAULT_PROGRAM, GH_ENV, gitEnv } from "../exec/gitConfig.ts"
 import { toolError, type ToolError } from "../protocol/errors.ts"
 import { HostInfo } from "./HostFs.ts"
 import { type ExecRequest, type ExecResult, Processes } from "./Processes.ts"
@@ -107,6 +108,54 @@ const envRefusal = (env: Readonly<Record<string, string>> | undefined): string |
   return undefined
 }
 
+/** The hardening's own `-c` keys with their one value (core/exec/gitConfig.ts baseOptions). */
+const FIXED_CONFIG: ReadonlyMap<string, string> = (() => {
+  const options = baseOptions(false)
+  const fixed = new Map<string, string>()
+  for (let i = 0; i < options.length; i++)
+    if (options[i] === "-c") {
+      const pair = options[++i]!
+      fixed.set(pair.slice(0, pair.indexOf("=")).toLowerCase(), pair.slice(pair.indexOf("=") + 1))
+    }
+  return fixed
+})()
+
+/**
+ * Why a `-c key=value` (or a GIT_CONFIG_KEY/VALUE pair) is not one the hardening sets (undefined when it is):
+ * a fixed option with its value, a repository's filter neutralised, or a program-valued key put back to the
+ * user's own value (credential helpers, ssh and gpg programs; that value is not checked again).
+ */
+export const configRefusal = (key: string, value: string): string | undefined => {
+  const lower = key.toLowerCase()
+  const fixed = FIXED_CONFIG.get(lower)
+  if (fixed !== undefined) return value === fixed ? undefined : `-c ${key} with another value`
+  if (/^filter\..+\.(clean|smudge)$/.test(lower)) return value === "" ? undefined : `-c ${key} that runs a filter`
+  if (/^filter\..+\.required$/.test(lower)) return value === "false" ? undefined : `-c ${key}`
+  if (/^credential\.(.+\.)?helper$/.test(lower) || DEFAULT_PROGRAM[lower] !== undefined) return undefined
+  return `-c ${key}, which the hardening never sets`
+}
+
+/** The `-c` pairs of the global options and of GIT_CONFIG_*: each must be the hardening's. */
+const configPairsRefusal = (
+  options: ReadonlyArray<string>,
+  env: Readonly<Record<string, string>> | undefined
+): string | undefined => {
+  const pairs: Array<readonly [string, string]> = []
+  for (let i = 0; i < options.length; i++)
+    if (options[i] === "-c") {
+      const pair = options[++i] ?? ""
+      const at = pair.indexOf("=")
+      pairs.push(at < 0 ? [pair, "true"] : [pair.slice(0, at), pair.slice(at + 1)])
+    }
+  const count = Number(env?.["GIT_CONFIG_COUNT"] ?? "0")
+  for (let i = 0; i < count; i++) pairs.push([env?.[`GIT_CONFIG_KEY_${i}`] ?? "", env?.[`GIT_CONFIG_VALUE_${i}`] ?? ""])
+  for (const [key, value] of pairs) {
+    const why = configRefusal(key, value)
+    if (why !== undefined) return why
+  }
+  return undefined
+}
+
 /** Why a git request is not a read (undefined when it is one). */
 export const gitReadRefusal = (request: GitReadRequest, agenticAbs: string): string | undefined => {
   if (programOf(request.executable) !== "git") return `the executable ${request.executable} is not git`
@@ -117,6 +166,8 @@ export const gitReadRefusal = (request: GitReadRequest, agenticAbs: string): str
     if (option === "-c" && i + 1 < request.options.length) i++
     else if (option !== "--no-pager") return `the global option ${option} is not one git is read with`
   }
+  const config = configPairsRefusal(request.options, request.env)
+  if (config !== undefined) return config
   const [sub, second] = request.args
   if (has(GIT_READ_SUBCOMMANDS, sub)) return undefined
   if (sub === "config") return has(CONFIG_READS, second) ? undefined : "git config that is not a read"
@@ -142,6 +193,8 @@ export const ghReadRefusal = (request: GhReadRequest): string | undefined => {
   if (programOf(request.executable) !== "gh") return `the executable ${request.executable} is not gh`
   const env = envRefusal(request.env)
   if (env !== undefined) return env
+  const config = configPairsRefusal([], request.env)
+  if (config !== undefined) return config
   const [group, verb, ...rest] = request.args
   if (group === "auth") return verb === "status" || verb === "token" ? undefined : `gh auth ${verb} is not a read`
   if (group === "issue" || group === "pr")

@@ -20,6 +20,7 @@ import { toolError } from "../../core/protocol/errors.ts"
 import { PlanRecords } from "../../core/gate/planRecords.ts"
 import * as HttpClient from "@effect/platform/HttpClient"
 import { openGh, openGit } from "../../core/exec/git.ts"
+import { baseOptions } from "../../core/exec/gitConfig.ts"
 import { Browser, BrowserReads, BrowserSessions } from "../../core/services/Browser.ts"
 import { HostFs, HostReads } from "../../core/services/HostFs.ts"
 import { JobControl } from "../../core/services/JobControl.ts"
@@ -407,12 +408,20 @@ describe("the narrow services exist and carry only what they name", () => {
             }),
             reads.gh({ ...request, executable: "gh", args: ["api", "-i", "--method", "GET", "-f", "title=x", "x"] }),
             reads.git({ ...request, args: ["ls-remote", "ext::sh"], env: { GIT_SSH_COMMAND: "touch planted" } }),
-            reads.git({ ...request, args: ["log"], env: { GIT_PAGER: "touch planted" } })
+            reads.git({ ...request, args: ["log"], env: { GIT_PAGER: "touch planted" } }),
+            reads.git({ ...request, options: ["-c", "core.fsmonitor=touch planted"], args: ["status"] }),
+            reads.git({ ...request, options: ["-c", "diff.external=touch planted"], args: ["diff"] }),
+            reads.gh({
+              ...request,
+              executable: "gh",
+              args: ["pr", "list"],
+              env: { GIT_CONFIG_COUNT: "1", GIT_CONFIG_KEY_0: "core.pager", GIT_CONFIG_VALUE_0: "touch planted" }
+            })
           ].map((run) => Effect.map(Effect.flip(run), (error) => error.code))
         )
       )
     )
-    expect(refused).toEqual(Array.from({ length: 7 }, () => "INVALID_INPUT"))
+    expect(refused).toEqual(Array.from({ length: 10 }, () => "INVALID_INPUT"))
     await expect(fs.stat(planted)).rejects.toThrow()
   })
 
@@ -433,6 +442,11 @@ describe("the narrow services exist and carry only what they name", () => {
         args: ["api", "-i", "--method", "GET", "-H", "Accept: x", "repos/o/r"]
       })
     ]).toEqual([undefined, undefined, undefined, undefined, undefined, undefined])
+    const hardened = [...baseOptions(false), "-c", "filter.lfs.smudge=", "-c", "core.sshCommand=ssh"]
+    expect(gitReadRefusal({ ...git, options: hardened, args: ["status"] }, "/w/.agentic")).toBeUndefined()
+    expect(gitReadRefusal({ ...git, options: ["-c", "core.hooksPath=/tmp/hooks"], args: ["status"] }, "/w")).toBe(
+      "-c core.hooksPath with another value"
+    )
     expect(gitReadRefusal({ ...git, args: ["write-tree"], env: { GIT_INDEX_FILE: "/w/index" } }, "/w/.agentic")).toBe(
       "git write-tree without GIT_INDEX_FILE naming a copy of the index under .agentic/"
     )
