@@ -14,7 +14,7 @@ import { WorkspaceKey } from "./gate/key.ts"
 import { PlanRecords } from "./gate/planRecords.ts"
 import type { Envelope } from "./protocol/envelope.ts"
 import { type Registry, makeRegistry, withOwnStore } from "./registry.ts"
-import { Browser } from "./services/Browser.ts"
+import { Browser, BrowserReads, BrowserSessions } from "./services/Browser.ts"
 import { CurrentSettings } from "./services/CurrentSettings.ts"
 import {
   type Capability,
@@ -25,11 +25,13 @@ import {
   HostReads
 } from "./services/HostFs.ts"
 import { LanguageServerHost, type LanguageServersFactory, languageServersFromHost } from "./services/LanguageServers.ts"
-import { Processes, type ProcessesShape } from "./services/Processes.ts"
+import { JobControl } from "./services/JobControl.ts"
+import { ProcessReads, Processes, type ProcessesShape } from "./services/Processes.ts"
 import { type ProgressUpdate, withProgress } from "./services/Progress.ts"
 import { isRegistered, RegisteredTools } from "./services/RegisteredTools.ts"
-import { RunWorkers, type RunWorkersShape } from "./services/RunWorkers.ts"
+import { RunControl, RunWorkers, type RunWorkersShape, WorkerReads } from "./services/RunWorkers.ts"
 import { Search } from "./services/Search.ts"
+import { VcsReads } from "./services/VcsReads.ts"
 import { Workspace } from "./services/Workspace.ts"
 import type { Settings } from "./settings/settings.ts"
 import { StateReads, StateStore } from "./store/StateStore.ts"
@@ -135,7 +137,17 @@ export const coreLayer = (
   const base = Layer.merge(host, CurrentSettings.layer(settings))
   const hostReads = Layer.effect(HostReads, Effect.map(HostFs, HostReads.from))
   const store = Layer.provideMerge(Layer.merge(StateReads.layer, PlanRecords.layer), StateStore.layer)
-  return Layer.mergeAll(Workspace.layer, store, hostReads, NetState.layer, languageServersFromHost).pipe(
+  // The reading halves and the kernel-owned writes of the acting services, derived once from them.
+  const halves = Layer.mergeAll(
+    ProcessReads.layer,
+    VcsReads.layer,
+    BrowserReads.layer,
+    BrowserSessions.layer,
+    WorkerReads.layer,
+    RunControl.layer
+  )
+  const stored = Layer.provideMerge(JobControl.layer, store)
+  return Layer.mergeAll(Workspace.layer, stored, halves, hostReads, NetState.layer, languageServersFromHost).pipe(
     Layer.provideMerge(base)
   )
 }

@@ -2,24 +2,26 @@
  * Running git and gh, for workspace_vcs, the Workspaces integration and the search: allowlist, resolution on
  * PATH, the hardened argv and environment (./gitConfig.ts), the timeout from maxCommandDurationSeconds,
  * git's failures turned into codes, and the private index copy of a run that would write the index.
- * Always argv through Processes.exec, never a shell.
+ * Always argv, never a shell: a read (`exec`, `must`) through VcsReads, whose types admit only read-only
+ * subcommands (what a load or an ungated read may run), a write (`execWrite`, `mustWrite`) through
+ * Processes, which only an interpreter has.
  */
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
-import { newId } from "../gate/hash.ts"
 import { toolError, type ToolError } from "../protocol/errors.ts"
 import { CurrentSettings } from "../services/CurrentSettings.ts"
 import { HostReads, HostInfo } from "../services/HostFs.ts"
 import { join, relativeTo } from "../services/paths.ts"
-import { type ExecResult, Processes } from "../services/Processes.ts"
+import { type ExecResult, ProcessReads, Processes } from "../services/Processes.ts"
+import { type GhReadArgs, type GitReadArgs, type IndexCopyArgs, VcsReads } from "../services/VcsReads.ts"
 import { Workspace } from "../services/Workspace.ts"
-import { OwnStore } from "../store/StateStore.ts"
 import { allowed, allowlistName } from "./allowlist.ts"
 import { resolveCwd } from "./cwd.ts"
 import {
   baseOptions,
   type ConfigEntry,
   configEnv,
+  GH_ENV,
   gitEnv,
   parentOf,
   parseConfigList,
@@ -37,6 +39,11 @@ export interface RunOptions {
   readonly env?: Readonly<Record<string, string>>
 }
 
+/** Options of a read: its environment may only name a copy of the index (git) or the GitHub host (gh). */
+export interface ReadOptions extends Omit<RunOptions, "env"> {
+  readonly env?: { readonly GIT_INDEX_FILE?: string; readonly GH_HOST?: string }
+}
+
 /** The git of one call: where it runs and how. */
 export interface Git {
   /** The workspace-relative cwd ("" for the root). */
@@ -44,10 +51,23 @@ export interface Git {
   readonly cwdAbs: string
   /** The argv prefix every git subcommand gets (the executable, base options and repository overrides). */
   readonly prefix: ReadonlyArray<string>
-  /** Runs `git <args>`; a nonzero exit is returned, not failed. */
-  readonly exec: (args: ReadonlyArray<string>, options?: RunOptions) => Effect.Effect<ExecResult, ToolError>
-  /** Runs `git <args>` and fails with the classified error on a nonzero exit; returns stdout. */
-  readonly must: (args: ReadonlyArray<string>, options?: RunOptions) => Effect.Effect<string, ToolError>
+  /** Runs the read `git <args>`; a nonzero exit is returned, not failed. */
+  readonly exec: (args: GitReadArgs, options?: ReadOptions) => Effect.Effect<ExecResult, ToolError, VcsReads>
+  /** Runs the read `git <args>` and fails with the classified error on a nonzero exit; returns stdout. */
+  readonly must: (args: GitReadArgs, options?: ReadOptions) => Effect.Effect<string, ToolError, VcsReads>
+  /** Runs any `git <args>` (an interpreter's write); a nonzero exit is returned, not failed. */
+  readonly execWrite: (
+    args: ReadonlyArray<string>,
+    options?: RunOptions
+  ) => Effect.Effect<ExecResult, ToolError, Processes>
+  /** Runs any `git <args>` and fails with the classified error on a nonzero exit; returns stdout. */
+  readonly mustWrite: (args: ReadonlyArray<string>, options?: RunOptions) => Effect.Effect<string, ToolError, Processes>
+  /** Runs `git <args>` on a copy of the index (withIndexCopy only: `env` names the copy). */
+  readonly execOnCopy: (
+    args: IndexCopyArgs,
+    env: { readonly GIT_INDEX_FILE: string },
+    options?: Omit<RunOptions, "env">
+  ) => Effect.Effect<ExecResult, ToolError, VcsReads>
   /** Options push needs for `remote`: --receive-pack=git-receive-pack when the repository's config names another program. */
   readonly pushOptions: (remote: string) => ReadonlyArray<string>
   /** The `git config` the hardening is made of, as environment variables (for gh, which runs git itself). */
@@ -74,7 +94,7 @@ export const checkAllowed = (name: "git" | "gh", why: string) =>
 /** Resolves `name` on PATH only (never the project's node_modules/.bin or the cwd). */
 const resolveOnPath = (name: string) =>
   Effect.gen(function* () {
-    const processes = yield* Processes
+    const processes = yield* ProcessReads
     const workspace = yield* Workspace
     const found = yield* processes.resolve(name, join(workspace.root, "node_modules/.bin"))
     if (found._tag === "Found" && found.via === "PATH") return found.executable
@@ -194,7 +214,7 @@ const opening = (
   executable: string,
   cwdAbs: string,
   base: ReadonlyArray<string>,
-  raw: (prefix: ReadonlyArray<string>, args: ReadonlyArray<string>) => Effect.Effect<ExecResult, ToolError>
+  raw: (prefix: ReadonlyArray<string>, args: GitReadArgs) => Effect.Effect<ExecResult, ToolError, VcsReads>
 ) =>
   Effect.gen(function* () {
     const key = [executable, cwdAbs, ...base].join("\0")
@@ -226,52 +246,70 @@ const opening = (
     return { entries, toplevel } satisfies Opening
   })
 
+/** A run that timed out as TIMEOUT naming the command; any other result as it is. */
+const timed = (name: "git" | "gh", args: ReadonlyArray<string>, seconds: number) => (result: ExecResult) =>
+  result.timedOut ? Effect.fail(timeoutError(shownCommand(name, args), seconds)) : Effect.succeed(result)
+
+/** stdout of a run that exited 0; else the classified failure. */
+export const mustSucceed = (args: ReadonlyArray<string>) => (result: ExecResult) =>
+  result.exitCode === 0
+    ? Effect.succeed(result.stdout)
+    : Effect.fail(classifyFailure(shownCommand("git", args), result))
+
 /** Opens git for one call in `cwd` (workspace-relative): allowlist, PATH, hardening from the repository's config. */
 export const openGit = (cwd: string | undefined) =>
   Effect.gen(function* () {
     yield* checkAllowed("git", "workspace_vcs")
     const settings = yield* CurrentSettings
     const workspace = yield* Workspace
-    const processes = yield* Processes
     const rel = yield* resolveCwd(cwd)
     const cwdAbs = workspace.abs(rel)
     const executable = yield* resolveOnPath("git")
-    const timeoutMs = settings.maxCommandDurationSeconds * 1000
+    const seconds = settings.maxCommandDurationSeconds
     const env = gitEnv(parentOf(workspace.root))
     const base = baseOptions(settings.vcsRunHooks)
-    const raw = (prefix: ReadonlyArray<string>, args: ReadonlyArray<string>, options?: RunOptions) =>
-      Effect.gen(function* () {
-        const result = yield* processes.exec({
-          argv: [executable, ...prefix, ...args],
-          cwd: cwdAbs,
-          env: { ...env, ...options?.env },
-          timeoutMs,
-          ...defined({ maxOutputBytes: options?.maxOutputBytes, stdin: options?.stdin })
-        })
-        if (result.timedOut)
-          return yield* Effect.fail(timeoutError(shownCommand("git", args), settings.maxCommandDurationSeconds))
-        return result
-      })
+    const run = (options?: RunOptions) => ({
+      executable,
+      cwd: cwdAbs,
+      env: { ...env, ...options?.env },
+      timeoutMs: seconds * 1000,
+      ...defined({ maxOutputBytes: options?.maxOutputBytes, stdin: options?.stdin })
+    })
+    const raw = (prefix: ReadonlyArray<string>, args: GitReadArgs, options?: ReadOptions) =>
+      Effect.flatMap(
+        Effect.flatMap(VcsReads, (reads) => reads.git({ ...run(options), options: prefix, args })),
+        timed("git", args, seconds)
+      )
     const { entries, toplevel } = yield* opening(executable, cwdAbs, base, raw)
     const overrides = repositoryOverrides(entries)
     if ("_tag" in overrides) return yield* Effect.fail(overrides)
     const prefix = [...base, ...overrides.args]
-    const exec = (args: ReadonlyArray<string>, options?: RunOptions) => raw(prefix, args, options)
-    const must = (args: ReadonlyArray<string>, options?: RunOptions) =>
-      Effect.flatMap(exec(args, options), (result) =>
-        result.exitCode === 0
-          ? Effect.succeed(result.stdout)
-          : Effect.fail(classifyFailure(shownCommand("git", args), result))
+    const exec = (args: GitReadArgs, options?: ReadOptions) => raw(prefix, args, options)
+    const execWrite = (args: ReadonlyArray<string>, options?: RunOptions) =>
+      Effect.flatMap(
+        Effect.flatMap(Processes, (processes) => {
+          const { executable: file, ...rest } = run(options)
+          return processes.exec({ ...rest, argv: [file, ...prefix, ...args] })
+        }),
+        timed("git", args, seconds)
       )
-    const pushOptions = (remote: string) =>
-      overrides.receivePackRemotes.includes(remote) ? ["--receive-pack=git-receive-pack"] : []
     const git: Git = {
       cwd: rel,
       cwdAbs,
       prefix: ["git", ...prefix],
       exec,
-      must,
-      pushOptions,
+      must: (args, options) => Effect.flatMap(exec(args, options), mustSucceed(args)),
+      execWrite,
+      mustWrite: (args, options) => Effect.flatMap(execWrite(args, options), mustSucceed(args)),
+      execOnCopy: (args, copyEnv, options) =>
+        Effect.flatMap(
+          Effect.flatMap(VcsReads, (reads) =>
+            reads.git({ ...run(options), env: { ...env, ...copyEnv }, options: prefix, args })
+          ),
+          timed("git", args, seconds)
+        ),
+      pushOptions: (remote) =>
+        overrides.receivePackRemotes.includes(remote) ? ["--receive-pack=git-receive-pack"] : [],
       configEnv: configEnv(prefix),
       toplevel
     }
@@ -312,33 +350,37 @@ export const openGh = (git: Git) =>
   Effect.gen(function* () {
     yield* checkAllowed("gh", "This GitHub action")
     const settings = yield* CurrentSettings
-    const processes = yield* Processes
     const workspace = yield* Workspace
     const executable = yield* resolveOnPath("gh")
+    const seconds = settings.maxCommandDurationSeconds
     const env: Record<string, string> = {
       ...gitEnv(parentOf(workspace.root)),
       ...git.configEnv,
-      GH_PROMPT_DISABLED: "1",
-      GH_NO_UPDATE_NOTIFIER: "1",
-      GH_PAGER: "cat",
-      NO_COLOR: "1",
-      CLICOLOR: "0",
-      GH_SPINNER_DISABLED: "1"
+      ...GH_ENV
     }
-    const exec = (args: ReadonlyArray<string>, options?: RunOptions) =>
-      Effect.gen(function* () {
-        const result = yield* processes.exec({
-          argv: [executable, ...args],
-          cwd: git.cwdAbs,
-          env: { ...env, ...options?.env },
-          timeoutMs: settings.maxCommandDurationSeconds * 1000,
-          ...defined({ maxOutputBytes: options?.maxOutputBytes, stdin: options?.stdin })
-        })
-        if (result.timedOut)
-          return yield* Effect.fail(timeoutError(shownCommand("gh", args), settings.maxCommandDurationSeconds))
-        return result
-      })
-    return { exec }
+    const run = (options?: RunOptions) => ({
+      executable,
+      cwd: git.cwdAbs,
+      env: { ...env, ...options?.env },
+      timeoutMs: seconds * 1000,
+      ...defined({ maxOutputBytes: options?.maxOutputBytes, stdin: options?.stdin })
+    })
+    /** Runs the read `gh <args>`. */
+    const exec = (args: GhReadArgs, options?: ReadOptions) =>
+      Effect.flatMap(
+        Effect.flatMap(VcsReads, (reads) => reads.gh({ ...run(options), args })),
+        timed("gh", args, seconds)
+      )
+    /** Runs any `gh <args>` (an interpreter's write). */
+    const execWrite = (args: ReadonlyArray<string>, options?: RunOptions) =>
+      Effect.flatMap(
+        Effect.flatMap(Processes, (processes) => {
+          const { executable: file, ...rest } = run(options)
+          return processes.exec({ ...rest, argv: [file, ...args] })
+        }),
+        timed("gh", args, seconds)
+      )
+    return { exec, execWrite }
   })
 
 /** The type of an opened gh. */
@@ -402,59 +444,3 @@ export const classifyFailure = (
   }
   return toolError("VCS_FAILED", `${command} failed with exit code ${result.exitCode}: ${message}`, details)
 }
-
-/*
- * A private copy of the git index for one run of git that would write it (`write-tree` rewrites the index's
- * cache-tree; `add -A` rewrites entries): GIT_INDEX_FILE points at a copy under `.agentic/<area>/scratch/`,
- * so the real index stays byte-equal. Shared by workspace_vcs (the tree of the index) and the Workspaces
- * integration (the tree of the working copy).
- *
- * @example
- *   const tree = yield* withIndexCopy(git, "vcs", "fail", (env) => git.must(["write-tree"], { env }))
- */
-/** What the run of git gets: the environment naming the copy, and the real index file's mtime (seconds) when there is one. */
-export interface IndexCopy {
-  readonly env: { readonly GIT_INDEX_FILE: string }
-  readonly indexMtimeSec: number | undefined
-}
-
-/**
- * Runs `use` with a copy of the repository's index (none when the repository has no index yet: git then reads
- * an empty one) and removes the copy afterwards. An index that exists but cannot be read fails IO_ERROR
- * (`unreadable: "fail"`) or is taken as no index (`"missing"`).
- */
-export const withIndexCopy = <A, E, R>(
-  git: Git,
-  area: string,
-  unreadable: "fail" | "missing",
-  use: (copy: IndexCopy) => Effect.Effect<A, E, R>
-) =>
-  Effect.gen(function* () {
-    const host = yield* HostReads
-    const store = yield* OwnStore
-    const indexPath = (yield* git.must(["rev-parse", "--git-path", "index"])).trim()
-    const indexAbs = indexPath.startsWith("/") ? indexPath : join(git.cwdAbs, indexPath)
-    const bytes = yield* host.readFile(indexAbs).pipe(
-      Effect.map((value): Uint8Array | undefined => value),
-      Effect.catchAll((error) =>
-        error.reason === "NotFound" || unreadable === "missing"
-          ? Effect.succeed(undefined)
-          : Effect.fail(
-              toolError("IO_ERROR", `The git index could not be read (${error.reason}).`, { path: indexPath })
-            )
-      )
-    )
-    // Read before the copy: git's racy-git rule compares entries with the index file's own mtime.
-    const indexStat =
-      bytes === undefined
-        ? undefined
-        : yield* host.stat(indexAbs).pipe(Effect.catchAll(() => Effect.succeed(undefined)))
-    const scratch = `${area}/scratch/${yield* newId("index")}`
-    // Without an index the copy's folder is made by a placeholder, so git can write the copy there.
-    if (bytes !== undefined) yield* store.writeBytes(scratch, bytes)
-    else yield* store.writeText(`${scratch}.keep`, "")
-    return yield* use({
-      env: { GIT_INDEX_FILE: store.abs(scratch) },
-      indexMtimeSec: indexStat === undefined ? undefined : Math.floor(indexStat.mtimeMs / 1000)
-    }).pipe(Effect.ensuring(Effect.all([store.remove(scratch), store.remove(`${scratch}.keep`)]).pipe(Effect.ignore)))
-  })

@@ -52,6 +52,16 @@ export const gitEnv = (ceiling: string): Record<string, string> => ({
   LANGUAGE: "C"
 })
 
+/** The environment gh runs with besides git's (quiet, never interactive, no pager program). */
+export const GH_ENV: Readonly<Record<string, string>> = {
+  GH_PROMPT_DISABLED: "1",
+  GH_NO_UPDATE_NOTIFIER: "1",
+  GH_PAGER: "cat",
+  NO_COLOR: "1",
+  CLICOLOR: "0",
+  GH_SPINNER_DISABLED: "1"
+}
+
 /** The fixed options in front of every git subcommand. */
 export const baseOptions = (runHooks: boolean): ReadonlyArray<string> => [
   "--no-pager",
@@ -68,7 +78,8 @@ export const baseOptions = (runHooks: boolean): ReadonlyArray<string> => [
 
 const LOCAL = new Set(["local", "worktree"])
 
-const DEFAULT_PROGRAM: Record<string, string> = {
+/** The program-valued keys git has a default for: the repository may not set them, the user may. */
+export const DEFAULT_PROGRAM: Readonly<Record<string, string>> = {
   "core.sshcommand": "ssh",
   "gpg.program": "gpg",
   "gpg.openpgp.program": "gpg",

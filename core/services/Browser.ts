@@ -171,3 +171,37 @@ export class Browser extends Context.Tag("agentic-workspace/Browser")<Browser, B
     })
   }
 }
+
+/** The members of Browser that only look at a session: whether it is alive, its page, tree, DOM and a screenshot. */
+export type BrowserReadsShape = Pick<BrowserShape, "alive" | "page" | "tree" | "html" | "screenshot">
+
+/**
+ * The reading half of Browser: what workspace_browser read and list, and control's load, get. No control
+ * (`act`: navigate, click, type, evaluate, ...) is reachable from it, nor starting or ending a session.
+ */
+export class BrowserReads extends Context.Tag("agentic-workspace/BrowserReads")<BrowserReads, BrowserReadsShape>() {
+  static readonly layer = Layer.effect(
+    BrowserReads,
+    Effect.map(Browser, (browser) => ({
+      alive: browser.alive,
+      page: browser.page,
+      tree: browser.tree,
+      html: browser.html,
+      screenshot: browser.screenshot
+    }))
+  )
+}
+
+/**
+ * A kernel-owned write: starting a session's browser (on about:blank) and ending it, for the ungated open
+ * and close (and the idle sweep). A page is driven only by a gated control, through Browser itself.
+ */
+export class BrowserSessions extends Context.Tag("agentic-workspace/BrowserSessions")<
+  BrowserSessions,
+  Pick<BrowserShape, "launch" | "close">
+>() {
+  static readonly layer = Layer.effect(
+    BrowserSessions,
+    Effect.map(Browser, (browser) => ({ launch: browser.launch, close: browser.close }))
+  )
+}

@@ -178,8 +178,14 @@ export const unavailableLanguageServers = (runtime: string): LanguageServersShap
   }
 }
 
+/**
+ * What the tools get: every query, not `shutdown`. A query starts the language's server on first use (a
+ * kernel-owned start: the host's process, confined like a command); only the runtime's close stops them.
+ */
+export type LanguageServerQueries = Omit<LanguageServersShape, "shutdown">
+
 /** The language-server service. */
-export class LanguageServers extends Context.Tag("LanguageServers")<LanguageServers, LanguageServersShape>() {
+export class LanguageServers extends Context.Tag("LanguageServers")<LanguageServers, LanguageServerQueries>() {
   /** The layer of a host without language servers: every member fails `unavailable` naming the host. */
   static readonly layerUnavailable = (runtime: string) =>
     Layer.succeed(LanguageServers, unavailableLanguageServers(runtime))
@@ -216,7 +222,8 @@ export const languageServersFromHost: Layer.Layer<
     const info = yield* HostInfo
     const shape =
       host.factory === undefined ? unavailableLanguageServers(host.runtime) : host.factory(info.root, settings)
-    yield* Effect.addFinalizer(() => shape.shutdown)
-    return shape
+    const { shutdown, ...queries } = shape
+    yield* Effect.addFinalizer(() => shutdown)
+    return queries
   })
 )

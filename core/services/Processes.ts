@@ -110,6 +110,27 @@ export class Processes extends Context.Tag("agentic-workspace/Processes")<Proces
   static readonly layerUnavailable = (runtime: string) => Layer.succeed(Processes, unavailableProcesses(runtime))
 }
 
+/** The members of Processes that start nothing and signal nothing. */
+export type ProcessReadsShape = Pick<ProcessesShape, "resolve" | "isAlive" | "groupAlive" | "bootId" | "sandbox">
+
+/**
+ * The reading half of Processes: resolving an executable, whether a process or a group is alive, the boot
+ * id, the sandbox probe. What an ungated `run` and a gated `load` get instead of Processes: neither `launch`
+ * nor `exec` (any program) nor `signalGroup` is reachable from it.
+ */
+export class ProcessReads extends Context.Tag("agentic-workspace/ProcessReads")<ProcessReads, ProcessReadsShape>() {
+  /** The same functions, nothing else reachable. */
+  static readonly from = (processes: ProcessesShape): ProcessReadsShape => ({
+    resolve: processes.resolve,
+    isAlive: processes.isAlive,
+    groupAlive: processes.groupAlive,
+    bootId: processes.bootId,
+    sandbox: processes.sandbox
+  })
+  /** Derived once from the host's Processes. */
+  static readonly layer = Layer.effect(ProcessReads, Effect.map(Processes, ProcessReads.from))
+}
+
 /** Processes that refuse every call: "this host (deno) has no process service". */
 export const unavailableProcesses = (runtime: string): ProcessesShape => {
   const refusal = toolError("TOOL_DISABLED", `this host (${runtime}) has no process service`, {

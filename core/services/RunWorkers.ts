@@ -42,3 +42,31 @@ export class RunWorkers extends Context.Tag("agentic-workspace/RunWorkers")<RunW
       stop: () => Effect.void
     })
 }
+
+/**
+ * Whether a run's worker still runs: the reading half of RunWorkers (workspace_agent status and history,
+ * research's deep reads). Starting a worker is not reachable from it.
+ */
+export class WorkerReads extends Context.Tag("agentic-workspace/WorkerReads")<
+  WorkerReads,
+  Pick<RunWorkersShape, "alive">
+>() {
+  static readonly layer = Layer.effect(
+    WorkerReads,
+    Effect.map(RunWorkers, (workers) => ({ alive: workers.alive }))
+  )
+}
+
+/**
+ * A kernel-owned write: stopping a run's worker (workspace_agent cancel, an ungated action). It can stop a
+ * worker the kernel recorded in the run's state; it cannot start one.
+ */
+export class RunControl extends Context.Tag("agentic-workspace/RunControl")<
+  RunControl,
+  Pick<RunWorkersShape, "stop">
+>() {
+  static readonly layer = Layer.effect(
+    RunControl,
+    Effect.map(RunWorkers, (workers) => ({ stop: workers.stop }))
+  )
+}

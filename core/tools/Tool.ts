@@ -18,15 +18,17 @@ import type { Artifact, ToolResult } from "../protocol/envelope.ts"
 import type { ToolError } from "../protocol/errors.ts"
 import type { WorkspaceKey } from "../gate/key.ts"
 import type { PlanRecords } from "../gate/planRecords.ts"
-import type { Browser } from "../services/Browser.ts"
+import type { Browser, BrowserReads, BrowserSessions } from "../services/Browser.ts"
 import type { CurrentSettings } from "../services/CurrentSettings.ts"
 import type { NetState } from "../net/NetState.ts"
 import type { Capability, HostFs, HostInfo, HostInfoShape, HostReads } from "../services/HostFs.ts"
 import type { LanguageServers } from "../services/LanguageServers.ts"
-import type { Processes } from "../services/Processes.ts"
+import type { JobControl } from "../services/JobControl.ts"
+import type { ProcessReads, Processes } from "../services/Processes.ts"
 import type { RegisteredTools } from "../services/RegisteredTools.ts"
-import type { RunWorkers } from "../services/RunWorkers.ts"
+import type { RunControl, RunWorkers, WorkerReads } from "../services/RunWorkers.ts"
 import type { Search } from "../services/Search.ts"
+import type { VcsReads } from "../services/VcsReads.ts"
 import type { Workspace, WorkspaceWrites } from "../services/Workspace.ts"
 import type { Settings } from "../settings/settings.ts"
 import type { OwnStore, StateReads, StateStore } from "../store/StateStore.ts"
@@ -49,13 +51,20 @@ export type ToolContext =
   | HostFs
   | HostReads
   | Processes
+  | ProcessReads
+  | JobControl
+  | VcsReads
   | Search
   | RegisteredTools
   | WorkspaceKey
   | HttpClient
   | NetState
   | Browser
+  | BrowserReads
+  | BrowserSessions
   | RunWorkers
+  | WorkerReads
+  | RunControl
   | LanguageServers
 
 /** What the runtime provides: every service of ToolContext but OwnStore, which the registry adds per call. */
@@ -63,16 +72,25 @@ export type KernelContext = Exclude<ToolContext, OwnStore>
 
 /**
  * The context of a handler that must not change anything: an ungated action's `run` and a gated action's
- * `load` (its `plan` is pure). It lacks the writing services: `WorkspaceWrites` (the workspace's writes), the
- * whole `StateStore` (it has `StateReads`, and `OwnStore`: the tool's own records, a kernel-owned write) and
- * the whole `HostFs` (it has `HostReads`). A handler that writes from `run` or `load` through any of them does
- * not type-check (spec/kernel/read-only-context.test.ts). What it may still reach that acts is listed in
- * docs/DEVELOPING.md as the kernel-owned writes.
+ * `load` (its `plan` is pure). It lacks every service that can change something: `WorkspaceWrites` (the
+ * workspace's writes), the whole `StateStore` (it has `StateReads`, and `OwnStore`: the tool's own records),
+ * the whole `HostFs` (it has `HostReads`), `Processes` (it has `ProcessReads`, and `VcsReads` for git and
+ * gh reads), `Browser` (it has `BrowserReads`), `RunWorkers` (it has `WorkerReads`) and `HttpClient` (no
+ * request at all). A handler that writes from `run` or `load` through any of them does not type-check
+ * (spec/kernel/read-only-context.test.ts). What it may still do that acts is a kernel-owned write with its
+ * own narrow service (`OwnStore`, `PlanRecords`, `JobControl`, `BrowserSessions`, `RunControl`, the index
+ * copy of `VcsReads`), listed in docs/DEVELOPING.md.
  */
-export type ReadContext = Exclude<ToolContext, WorkspaceWrites | StateStore | HostFs>
+export type ReadContext = Exclude<
+  ToolContext,
+  WorkspaceWrites | StateStore | HostFs | Processes | Browser | RunWorkers | HttpClient
+>
 
-/** Reads alone, not even a tool's own store: the `changes` sources (run inside another tool's call). */
-export type ReadsOnlyContext = Exclude<ReadContext, OwnStore>
+/**
+ * Reads alone, not even a tool's own store nor any other kernel-owned write: the `changes` sources (run
+ * inside another tool's call).
+ */
+export type ReadsOnlyContext = Exclude<ReadContext, OwnStore | PlanRecords | JobControl | BrowserSessions | RunControl>
 
 /** The action schemas of a tool: action name -> the Struct of its fields (without `action`). */
 export type ActionSchemas = Record<string, Schema.Schema.AnyNoContext>

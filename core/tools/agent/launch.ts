@@ -13,7 +13,7 @@ import type { ToolResult } from "../../protocol/envelope.ts"
 import { toolError, type ToolError } from "../../protocol/errors.ts"
 import { CurrentSettings } from "../../services/CurrentSettings.ts"
 import { HostInfo } from "../../services/HostFs.ts"
-import { RunWorkers } from "../../services/RunWorkers.ts"
+import { RunWorkers, WorkerReads } from "../../services/RunWorkers.ts"
 import type { Settings } from "../../settings/settings.ts"
 import { StateReads } from "../../store/StateStore.ts"
 import { loadProject } from "../research/load.ts"
@@ -206,7 +206,7 @@ export const refreshRun = (runId: string) =>
     // A run written as running whose worker was never recorded (the starting call died before it spawned one)
     // is interrupted once a minute has passed; a live worker is asked directly.
     if (state.worker === null && Date.now() - Date.parse(state.updatedAt) < 60_000) return state
-    const workers = yield* RunWorkers
+    const workers = yield* WorkerReads
     if (state.worker !== null && (yield* workers.alive(state.worker))) return state
     // The worker may have ended the run just before it exited: read again under the lock.
     return yield* updateRun(runId, (current) =>

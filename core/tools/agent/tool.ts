@@ -8,7 +8,7 @@ import type { ToolResult } from "../../protocol/envelope.ts"
 import { CurrentSettings } from "../../services/CurrentSettings.ts"
 import type { Settings } from "../../settings/settings.ts"
 import { envelopeChars, largestFitting } from "../fit.ts"
-import { RunWorkers } from "../../services/RunWorkers.ts"
+import { RunControl } from "../../services/RunWorkers.ts"
 import { type ActionInput, defineTool, gatedAction, ungated } from "../Tool.ts"
 import { interpretLaunch, type LaunchBefore, loadLaunch, planLaunch, refreshRun, statusView } from "./launch.ts"
 import { ACTIONS, RunSpec, type RunState, type StartInput, TERMINAL } from "./schema.ts"
@@ -156,7 +156,7 @@ export const agentTool = defineTool({
           status: "cancelled",
           endedAt: new Date().toISOString()
         }))
-        if (before.worker !== null) yield* Effect.flatMap(RunWorkers, (workers) => workers.stop(before.worker!))
+        if (before.worker !== null) yield* Effect.flatMap(RunControl, (control) => control.stop(before.worker!))
         yield* appendEntry(input.run_id, { type: "cancelled", previous: before.status })
         return statusView(state, `Cancelled ${input.run_id} (it was ${before.status}).`)
       })

@@ -8,7 +8,7 @@ import { newId, sha256Text, stableStringify } from "../../gate/hash.ts"
 import { NetState } from "../../net/NetState.ts"
 import type { ToolResult } from "../../protocol/envelope.ts"
 import { toolError } from "../../protocol/errors.ts"
-import { Browser, type BrowserScope, type PageState } from "../../services/Browser.ts"
+import { Browser, BrowserReads, type BrowserScope, BrowserSessions, type PageState } from "../../services/Browser.ts"
 import { CurrentSettings } from "../../services/CurrentSettings.ts"
 import { OwnStore } from "../../store/StateStore.ts"
 import {
@@ -47,7 +47,7 @@ export const markRead = (url: string) =>
 /** Starts a session: the browser shows about:blank (loading a page is control navigate, which is gated). */
 export const openSession = Effect.gen(function* () {
   const store = yield* OwnStore
-  const browser = yield* Browser
+  const browser = yield* BrowserSessions
   const settings = yield* CurrentSettings
   const id = yield* newId("bs")
   const paths = sessionPaths(id)
@@ -92,7 +92,7 @@ export const openSession = Effect.gen(function* () {
 /** Takes a snapshot of the page (or a scope), mints its refs and makes it the session's latest. */
 export const takeSnapshot = (record: SessionRecord, scope: BrowserScope, scopeLabel?: string) =>
   Effect.gen(function* () {
-    const browser = yield* Browser
+    const browser = yield* BrowserReads
     const store = yield* OwnStore
     const tree = yield* browser.tree(record.endpoint, scope)
     const at = yield* nowIso

@@ -8,7 +8,7 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { toolError, type ToolError } from "../../protocol/errors.ts"
-import { Browser } from "../../services/Browser.ts"
+import { BrowserReads, BrowserSessions } from "../../services/Browser.ts"
 import { CurrentSettings } from "../../services/CurrentSettings.ts"
 import { StateReads, OwnStore } from "../../store/StateStore.ts"
 import { nowIso } from "../../text/time.ts"
@@ -120,7 +120,7 @@ const unknownSession = (id: string) =>
 export const statusOf = (record: SessionRecord) =>
   Effect.gen(function* () {
     if (record.status === "closed") return "closed" as SessionStatus
-    const browser = yield* Browser
+    const browser = yield* BrowserReads
     return (yield* browser.alive(record.endpoint)) ? ("open" as SessionStatus) : ("lost" as SessionStatus)
   })
 
@@ -154,7 +154,7 @@ export const loadOpenSession = (id: string) =>
 /** Ends a session's processes and marks its record closed (idempotent). */
 export const closeSession = (id: string, reason: "close" | "idle" | "lost") =>
   Effect.gen(function* () {
-    const browser = yield* Browser
+    const browser = yield* BrowserSessions
     const record = yield* readSession(id)
     if (record === undefined) return yield* Effect.fail(unknownSession(id))
     const ended = yield* browser.close(record.endpoint)

@@ -7,7 +7,7 @@ import * as Effect from "effect/Effect"
 import { sha256Bytes, sha256Text, stableStringify } from "../../gate/hash.ts"
 import type { Artifact, ToolResult } from "../../protocol/envelope.ts"
 import { toolError } from "../../protocol/errors.ts"
-import { Browser, type BrowserScope, type PageState } from "../../services/Browser.ts"
+import { BrowserReads, type BrowserScope, type PageState } from "../../services/Browser.ts"
 import { CurrentSettings } from "../../services/CurrentSettings.ts"
 import { OwnStore } from "../../store/StateStore.ts"
 import { defined } from "../../text/defined.ts"
@@ -81,7 +81,7 @@ const checkPaging = (input: ReadInput, offset: number) => {
 /** Text mode: the live DOM reduced to readable text; its id is the hash of the url and the lines. */
 const readText = (record: SessionRecord, scoped: Scoped, given: string | undefined) =>
   Effect.gen(function* () {
-    const browser = yield* Browser
+    const browser = yield* BrowserReads
     const read = yield* browser.html(record.endpoint, scoped.scope)
     const page = read.page
     const lines = linesOf(readableText(read.html, page.url, yield* htmlParser))
@@ -158,7 +158,7 @@ const readFresh = (record: SessionRecord, scoped: Scoped) =>
 /** A PNG of the scope (or the full page), stored in the session and returned as an artifact. */
 const takeScreenshot = (record: SessionRecord, scoped: Scoped, page: PageState) =>
   Effect.gen(function* () {
-    const browser = yield* Browser
+    const browser = yield* BrowserReads
     const store = yield* OwnStore
     const png = yield* browser.screenshot(record.endpoint, scoped.scope)
     const sha256 = yield* sha256Bytes(png)

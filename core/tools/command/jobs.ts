@@ -10,7 +10,7 @@ import * as Schema from "effect/Schema"
 import type { Artifact } from "../../protocol/envelope.ts"
 import { toolError, type ToolError } from "../../protocol/errors.ts"
 import { HostReads, HostInfo } from "../../services/HostFs.ts"
-import { Processes, type ProcessesShape } from "../../services/Processes.ts"
+import { ProcessReads, type ProcessReadsShape } from "../../services/Processes.ts"
 import { OwnStore, StateReads, type StateStoreShape } from "../../store/StateStore.ts"
 import { type ExitRecord, ExitRecordSchema, type LogDigest, LogDigestSchema } from "../../services/jobFiles.ts"
 import { decodeTail, tailBytesFor } from "./tail.ts"
@@ -152,10 +152,10 @@ export const loadJob = (id: string): Effect.Effect<JobRecord, ToolError, StateRe
 export const jobState = (
   record: JobRecord,
   keep?: Pick<StateStoreShape, "update">
-): Effect.Effect<JobState, ToolError, StateReads | Processes> =>
+): Effect.Effect<JobState, ToolError, StateReads | ProcessReads> =>
   Effect.gen(function* () {
     const store = yield* StateReads
-    const processes = yield* Processes
+    const processes = yield* ProcessReads
     const paths = jobPaths(record.id)
     const exit = yield* store.readJson(paths.exit, ExitRecordSchema)
     if (exit !== undefined) return { status: exit.status, exit }
@@ -180,7 +180,7 @@ export const jobState = (
   })
 
 /** Whether the job's supervisor is the live process recorded at launch. */
-export const supervisorAlive = (processes: ProcessesShape, record: JobRecord): Effect.Effect<boolean> =>
+export const supervisorAlive = (processes: ProcessReadsShape, record: JobRecord): Effect.Effect<boolean> =>
   record.supervisorPid === undefined || record.supervisorIdentity === undefined
     ? Effect.succeed(false)
     : processes.isAlive(record.supervisorPid, record.supervisorIdentity)
@@ -189,9 +189,9 @@ export const supervisorAlive = (processes: ProcessesShape, record: JobRecord): E
  * Whether the job's process group may still hold processes: only in the boot it was started in (a
  * process-group id from another boot names someone else's processes).
  */
-export const jobGroupAlive = (record: JobRecord): Effect.Effect<boolean, never, Processes> =>
+export const jobGroupAlive = (record: JobRecord): Effect.Effect<boolean, never, ProcessReads> =>
   Effect.gen(function* () {
-    const processes = yield* Processes
+    const processes = yield* ProcessReads
     if (record.pid === undefined) return false
     const boot = yield* processes.bootId
     if (record.bootId !== undefined && boot !== undefined && record.bootId !== boot) return false
@@ -329,16 +329,18 @@ export const jobChanges = Effect.gen(function* () {
 })
 
 /** Start-up: marks every job whose supervisor was lost without an exit record as orphaned (skipped without a process host). */
-export const markOrphanedJobs: Effect.Effect<void, never, OwnStore | Processes> = Effect.gen(function* () {
-  if (!(yield* HostInfo).capabilities.includes("process")) return
-  const store = yield* OwnStore
-  const entries = yield* store.list(JOBS_DIR)
-  for (const entry of entries) {
-    if (entry.type !== "directory" || !JOB_ID.test(entry.name)) continue
-    const paths = jobPaths(entry.name)
-    if ((yield* store.stat(paths.exit)) !== undefined) continue
-    const record = yield* store.readJson(paths.record, JobRecordSchema)
-    if (record === undefined || record.orphanedAt !== undefined) continue
-    yield* jobState(record, store)
+export const markOrphanedJobs: Effect.Effect<void, never, HostInfo | OwnStore | StateReads | ProcessReads> = Effect.gen(
+  function* () {
+    if (!(yield* HostInfo).capabilities.includes("process")) return
+    const store = yield* OwnStore
+    const entries = yield* store.list(JOBS_DIR)
+    for (const entry of entries) {
+      if (entry.type !== "directory" || !JOB_ID.test(entry.name)) continue
+      const paths = jobPaths(entry.name)
+      if ((yield* store.stat(paths.exit)) !== undefined) continue
+      const record = yield* store.readJson(paths.record, JobRecordSchema)
+      if (record === undefined || record.orphanedAt !== undefined) continue
+      yield* jobState(record, store)
+    }
   }
-}).pipe(Effect.catchAllCause(() => Effect.void)) as Effect.Effect<void, never, OwnStore | Processes>
+).pipe(Effect.catchAllCause(() => Effect.void))

@@ -8,7 +8,7 @@ import { toolError, type ToolError } from "../../protocol/errors.ts"
 import { CurrentSettings } from "../../services/CurrentSettings.ts"
 import { type HostReads, HostInfo } from "../../services/HostFs.ts"
 import type { LanguageServers } from "../../services/LanguageServers.ts"
-import { Processes, type Resolution } from "../../services/Processes.ts"
+import { ProcessReads, type Resolution } from "../../services/Processes.ts"
 import type { Search } from "../../services/Search.ts"
 import { Workspace } from "../../services/Workspace.ts"
 import type { StateReads } from "../../store/StateStore.ts"
@@ -68,7 +68,7 @@ export const prepare = (input: RunInput): Effect.Effect<Prepared, ToolError, Too
   Effect.gen(function* () {
     const settings = yield* CurrentSettings
     const info = yield* HostInfo
-    const processes = yield* Processes
+    const processes = yield* ProcessReads
     const args = input.args ?? []
     const timeout = yield* effectiveTimeout(input.action, input.timeout_seconds, settings.maxCommandDurationSeconds)
     const textError = checkExecutableText(input.executable, args)
@@ -111,7 +111,7 @@ export type ToolContextNeeds =
   | HostInfo
   | HostReads
   | Workspace
-  | Processes
+  | ProcessReads
   | StateReads
   | LanguageServers
   | Search
@@ -119,7 +119,7 @@ export type ToolContextNeeds =
 const resolveFor = (executable: string, cwd: string) =>
   Effect.gen(function* () {
     const workspace = yield* Workspace
-    const processes = yield* Processes
+    const processes = yield* ProcessReads
     if (executable.includes("/") || executable.includes("\\")) {
       // A path is taken inside the workspace, relative to cwd, and confined like any other path.
       const rel = yield* workspace.resolve(

@@ -4,7 +4,8 @@ import * as Effect from "effect/Effect"
 import type { Artifact, ToolResult } from "../../protocol/envelope.ts"
 import type { ToolError } from "../../protocol/errors.ts"
 import { CurrentSettings } from "../../services/CurrentSettings.ts"
-import { Processes } from "../../services/Processes.ts"
+import { JobControl } from "../../services/JobControl.ts"
+import { ProcessReads } from "../../services/Processes.ts"
 import { OwnStore } from "../../store/StateStore.ts"
 import { envelopeChars, largestPartFitting } from "../fit.ts"
 import {
@@ -186,11 +187,15 @@ interface GroupEnd {
   readonly killed: boolean
 }
 
-/** Ends a process group: SIGTERM, then SIGKILL when it outlives the grace period. */
-const endGroup = (pgid: number) =>
+/**
+ * Ends a job's process group: SIGTERM, then SIGKILL when it outlives the grace period. The signals go through
+ * JobControl (the group the supervisor recorded for this job, a kernel-owned write); `pgid` is watched.
+ */
+const endGroup = (jobId: string, pgid: number) =>
   Effect.gen(function* () {
-    const processes = yield* Processes
-    yield* processes.signalGroup(pgid, "SIGTERM")
+    const control = yield* JobControl
+    const processes = yield* ProcessReads
+    yield* control.signalJob(jobId, "SIGTERM")
     const ended = yield* waitUntil(
       GRACE_MS,
       Effect.map(processes.groupAlive(pgid), (alive) => !alive)
@@ -199,7 +204,7 @@ const endGroup = (pgid: number) =>
     const gone = yield* waitUntil(
       5000,
       Effect.gen(function* () {
-        yield* processes.signalGroup(pgid, "SIGKILL")
+        yield* control.signalJob(jobId, "SIGKILL")
         return !(yield* processes.groupAlive(pgid))
       })
     )
@@ -213,7 +218,7 @@ const endGroup = (pgid: number) =>
 const exitAfterCancel = (record: JobRecord, before: JobState, group: GroupEnd) =>
   Effect.gen(function* () {
     const store = yield* OwnStore
-    const processes = yield* Processes
+    const processes = yield* ProcessReads
     const paths = jobPaths(record.id)
     const exitRecorded = Effect.map(store.readJson(paths.exit, ExitRecordSchema), (exit) => exit !== undefined)
     const supervised =
@@ -259,7 +264,7 @@ export const cancelAction = (input: { readonly job_id: string }) =>
     const now = new Date(yield* Clock.currentTimeMillis).toISOString()
     yield* store.writeJson(jobPaths(record.id).cancel, { requestedAt: now })
     const pgid = record.pid
-    const group = yield* endGroup(pgid)
+    const group = yield* endGroup(record.id, pgid)
     const exit = yield* exitAfterCancel(record, before, group)
     const line = commandLine(record.executable, record.args)
     return {

@@ -3,7 +3,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { changeSourcesOf, storageMapOf } from "../../contributions.ts"
 import { loadRecordState, loadRecords } from "../../gate/gate.ts"
-import { Processes } from "../../services/Processes.ts"
+import { ProcessReads } from "../../services/Processes.ts"
 import { decideSandbox } from "../../services/Sandbox.ts"
 import { type ApprovalRecord, approvedPlan, pendingPlan, pendingRecords } from "../../gate/records.ts"
 import type { Artifact, ToolResult } from "../../protocol/envelope.ts"
@@ -197,8 +197,8 @@ export const changes = Effect.gen(function* () {
 /** Whether commands run sandboxed here, how, and why not (capabilities). */
 const sandboxReport = Effect.gen(function* () {
   const settings = yield* CurrentSettings
-  // A host without processes provides a Processes layer that reports no sandbox.
-  const support = yield* (yield* Processes).sandbox
+  // A host without processes provides a Processes layer that reports no sandbox (ProcessReads is its half).
+  const support = yield* (yield* ProcessReads).sandbox
   const decision = decideSandbox(settings.commandSandbox, support)
   const active = "_tag" in decision && decision._tag === "Sandboxed"
   const reason = active

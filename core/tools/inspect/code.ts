@@ -8,7 +8,7 @@
  */
 import * as Effect from "effect/Effect"
 import { toolError } from "../../protocol/errors.ts"
-import type { LanguageServersShape, LspDiagnostic, LspSymbol, ServerInfo } from "../../services/LanguageServers.ts"
+import type { LanguageServerQueries, LspDiagnostic, LspSymbol, ServerInfo } from "../../services/LanguageServers.ts"
 import { Search } from "../../services/Search.ts"
 import { Workspace } from "../../services/Workspace.ts"
 import {
@@ -41,7 +41,7 @@ export { type PositionInput, resolvePosition } from "./codePosition.ts"
 type SymbolsInput = Paging & { readonly path?: string | undefined; readonly symbol?: string | undefined }
 
 /** symbols {path}: a file's outline, in source order. */
-const fileOutline = (servers: LanguageServersShape, input: SymbolsInput, path: string) =>
+const fileOutline = (servers: LanguageServerQueries, input: SymbolsInput, path: string) =>
   Effect.gen(function* () {
     const read = lineReader()
     const file = yield* codeFile(servers, path)
@@ -75,7 +75,7 @@ const fileOutline = (servers: LanguageServersShape, input: SymbolsInput, path: s
   })
 
 /** symbols {symbol}: the workspace's symbols matching a name, exact names first. */
-const workspaceMatches = (servers: LanguageServersShape, input: SymbolsInput, query: string) =>
+const workspaceMatches = (servers: LanguageServerQueries, input: SymbolsInput, query: string) =>
   Effect.gen(function* () {
     const read = lineReader()
     const languages = yield* enabledLanguages(

@@ -10,7 +10,7 @@ import {
   type LanguageId,
   type LanguageServerFailure,
   LanguageServers,
-  type LanguageServersShape,
+  type LanguageServerQueries,
   type LspLocation,
   type LspPosition,
   type LspSymbol,
@@ -103,11 +103,11 @@ export const oneBased = (at: LspPosition) => ({ line: at.line + 1, column: at.ch
 export const serverFacts = (info: ServerInfo | undefined) => (info === undefined ? {} : { server: info })
 
 /** The server's name and version, or undefined when the host has none (only reached after a successful call). */
-export const infoOf = (servers: LanguageServersShape, language: LanguageId) =>
+export const infoOf = (servers: LanguageServerQueries, language: LanguageId) =>
   Effect.orElseSucceed(servers.info(language), () => undefined)
 
 /** A file the model named, checked: inside the root, a file, and one a server answers for. */
-export const codeFile = (servers: LanguageServersShape, path: string, field = "path") =>
+export const codeFile = (servers: LanguageServerQueries, path: string, field = "path") =>
   Effect.gen(function* () {
     const ws = yield* Workspace
     const rel = yield* ws.resolve(path, field)

@@ -4,7 +4,7 @@
  */
 import * as Effect from "effect/Effect"
 import { toolError } from "../../protocol/errors.ts"
-import type { LanguageId, LanguageServersShape, LspPosition, LspSymbol } from "../../services/LanguageServers.ts"
+import type { LanguageId, LanguageServerQueries, LspPosition, LspSymbol } from "../../services/LanguageServers.ts"
 import {
   codeFile,
   dedupe,
@@ -52,7 +52,7 @@ export const named = (symbol: LspSymbol, name: string) => {
 }
 
 /** The workspace's symbols that `name` names, across the enabled languages (a failure when none answers). */
-const workspaceNamed = (servers: LanguageServersShape, name: string, short: string) =>
+const workspaceNamed = (servers: LanguageServerQueries, name: string, short: string) =>
   Effect.gen(function* () {
     const languages = yield* enabledLanguages(
       "No language server is enabled (the languageServers setting is empty), so {symbol} cannot be resolved; pass {path, line, column} after asking the user to enable one."
@@ -101,7 +101,7 @@ const ambiguous = (unique: ReadonlyArray<LspSymbol>, name: string) => {
 }
 
 /** Resolves `{symbol}` (optionally narrowed by path) to the one symbol it names. */
-const resolveSymbol = (servers: LanguageServersShape, input: PositionInput, name: string, action: string) =>
+const resolveSymbol = (servers: LanguageServerQueries, input: PositionInput, name: string, action: string) =>
   Effect.gen(function* () {
     if (input.line !== undefined || input.column !== undefined)
       return yield* fail(
@@ -134,7 +134,7 @@ const resolveSymbol = (servers: LanguageServersShape, input: PositionInput, name
   })
 
 /** Resolves `{path, line, column}` or `{symbol}` (optionally narrowed by path) to one position. */
-export const resolvePosition = (servers: LanguageServersShape, input: PositionInput, action: string) =>
+export const resolvePosition = (servers: LanguageServerQueries, input: PositionInput, action: string) =>
   Effect.gen(function* () {
     if (input.symbol !== undefined) return yield* resolveSymbol(servers, input, input.symbol, action)
     if (input.path === undefined || input.line === undefined || input.column === undefined)

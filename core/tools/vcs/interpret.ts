@@ -101,7 +101,7 @@ type PlanOf<T extends VcsPlan["_tag"]> = Extract<VcsPlan, { readonly _tag: T }>
 /** init: the new repository and the branch git put it on. */
 const interpretInit = (plan: PlanOf<"Init">, git: Git) =>
   Effect.gen(function* () {
-    yield* git.must(plan.argv)
+    yield* git.mustWrite(plan.argv)
     const branch = yield* loadBranch(git)
     const summary = `Initialized a git repository in ${plan.cwd === "" ? "the workspace root" : plan.cwd} on branch ${branch ?? "?"}.`
     return yield* result("vcs.init", summary, { initialized: true, cwd: plan.cwd, branch }, [], {
@@ -113,7 +113,7 @@ const interpretInit = (plan: PlanOf<"Init">, git: Git) =>
 /** add: what the index now stages (not recorded in the history: staging changes no ref). */
 const interpretAdd = (plan: PlanOf<"Add">, git: Git) =>
   Effect.gen(function* () {
-    yield* git.must(plan.argv)
+    yield* git.mustWrite(plan.argv)
     const { status } = yield* loadStatus(git, plan.top)
     const summary = `Staged ${plan.paths
       .map((path) => (path === "" ? "." : path))
@@ -131,7 +131,7 @@ const interpretAdd = (plan: PlanOf<"Add">, git: Git) =>
 /** commit: the new commit, its files, and whether its tree is the one approved. */
 const interpretCommit = (plan: PlanOf<"Commit">, git: Git) =>
   Effect.gen(function* () {
-    yield* git.must(plan.argv, { stdin: plan.message })
+    yield* git.mustWrite(plan.argv, { stdin: plan.message })
     const commit = (yield* loadHead(git))!
     const tree = yield* treeOf(git, commit)
     const files = yield* filesOf(git, commit)
@@ -159,7 +159,7 @@ const interpretCommit = (plan: PlanOf<"Commit">, git: Git) =>
 /** checkout: where HEAD is now (a branch, or detached). */
 const interpretCheckout = (plan: PlanOf<"Checkout">, git: Git) =>
   Effect.gen(function* () {
-    yield* git.must(plan.argv)
+    yield* git.mustWrite(plan.argv)
     const head = yield* loadHead(git)
     const branch = yield* loadBranch(git)
     const summary = `Checked out ${plan.ref}: ${branch === null ? `HEAD detached at ${short(head)}` : `on ${branch} (${short(head)})`}.`
@@ -179,7 +179,7 @@ const interpretCheckout = (plan: PlanOf<"Checkout">, git: Git) =>
 /** branch create: the new branch (HEAD stays where it was). */
 const interpretBranchCreate = (plan: PlanOf<"BranchCreate">, git: Git) =>
   Effect.gen(function* () {
-    yield* git.must(plan.argv)
+    yield* git.mustWrite(plan.argv)
     const current = yield* loadBranch(git)
     const summary = `Created branch ${plan.name} at ${short(plan.start)} (not switched to it; ${current === null ? "HEAD is still detached" : `still on ${current}`}).`
     return yield* result(
@@ -198,7 +198,7 @@ const interpretBranchCreate = (plan: PlanOf<"BranchCreate">, git: Git) =>
 /** branch delete: the deleted branch and the commit it was at. */
 const interpretBranchDelete = (plan: PlanOf<"BranchDelete">, git: Git) =>
   Effect.gen(function* () {
-    yield* git.must(plan.argv)
+    yield* git.mustWrite(plan.argv)
     const summary = `Deleted branch ${plan.name} (was ${short(plan.tip)}).`
     return yield* result(
       "vcs.branch",
@@ -216,15 +216,15 @@ const interpretBranchDelete = (plan: PlanOf<"BranchDelete">, git: Git) =>
 /** push: the pushed commit (or that the remote had it already), and the upstream when asked for. */
 const interpretPush = (plan: PlanOf<"Push">, git: Git) =>
   Effect.gen(function* () {
-    const pushed = yield* git.exec(plan.argv)
+    const pushed = yield* git.execWrite(plan.argv)
     if (pushed.exitCode !== 0) {
       return yield* Effect.fail(
         classifyFailure(shownCommand("git", plan.argv), { ...pushed, stderr: `${pushed.stderr}\n${pushed.stdout}` })
       )
     }
     if (plan.setUpstream) {
-      yield* git.must(["config", `branch.${plan.branch}.remote`, plan.remote])
-      yield* git.must(["config", `branch.${plan.branch}.merge`, `refs/heads/${plan.branch}`])
+      yield* git.mustWrite(["config", `branch.${plan.branch}.remote`, plan.remote])
+      yield* git.mustWrite(["config", `branch.${plan.branch}.merge`, `refs/heads/${plan.branch}`])
     }
     const upToDate = /^=\t/m.test(pushed.stdout)
     const summary = upToDate
@@ -251,7 +251,7 @@ const interpretPush = (plan: PlanOf<"Push">, git: Git) =>
 const interpretGhCreate = (plan: PlanOf<"IssueCreate" | "PrCreate">, gh: Gh | undefined) =>
   Effect.gen(function* () {
     if (gh === undefined) return yield* Effect.die(new Error("a GitHub plan without gh"))
-    const ran = yield* gh.exec(plan.argv, { stdin: plan.body })
+    const ran = yield* gh.execWrite(plan.argv, { stdin: plan.body })
     if (ran.exitCode !== 0) return yield* Effect.fail(ghFailure(plan.argv, ran))
     const url = redactTokens(
       ran.stdout

@@ -4,7 +4,9 @@
  * (what its pure planner in plan.ts needs, or the no-op result).
  */
 import * as Effect from "effect/Effect"
-import { type Git, findRepository, gitMessage, openGh, openGit, shownCommand, withIndexCopy } from "../../exec/git.ts"
+import { type Git, findRepository, gitMessage, openGh, openGit, shownCommand } from "../../exec/git.ts"
+import { withIndexCopy } from "../../exec/indexCopy.ts"
+import type { VcsReads } from "../../services/VcsReads.ts"
 import { sha256Text } from "../../gate/hash.ts"
 import { toolError, type ToolError } from "../../protocol/errors.ts"
 import { CurrentSettings } from "../../services/CurrentSettings.ts"
@@ -99,7 +101,7 @@ export const checkRefFormat = (git: Git, field: string, value: string, full: str
   })
 
 /** A model-given revision (a branch, tag, sha or HEAD, with ~N/^N suffixes), checked and resolved to its commit. */
-export const resolveRevision = (git: Git, field: string, value: string): Effect.Effect<string, ToolError> =>
+export const resolveRevision = (git: Git, field: string, value: string): Effect.Effect<string, ToolError, VcsReads> =>
   Effect.gen(function* () {
     const textError = checkRefText(field, value, "revision")
     if (textError !== undefined) return yield* Effect.fail(textError)
@@ -126,7 +128,7 @@ export const resolveRevision = (git: Git, field: string, value: string): Effect.
  * tree, so it runs on a copy (GIT_INDEX_FILE under .agentic/vcs/scratch/), and the real index stays byte-equal.
  */
 export const writeTree = (git: Git) =>
-  withIndexCopy(git, "vcs", "fail", ({ env }) => Effect.map(git.must(["write-tree"], { env }), (out) => out.trim()))
+  withIndexCopy(git, "vcs", "fail", (copy) => Effect.map(copy.must(["write-tree"]), (out) => out.trim()))
 
 /** The tree of a commit. */
 export const treeOf = (git: Git, commit: string) =>

@@ -5,6 +5,7 @@
 import * as Effect from "effect/Effect"
 import { classifyFailure, findRepository, gitMessage, LARGE_OUTPUT_BYTES } from "../../exec/git.ts"
 import { openGh, openGit, redactTokens, shownCommand } from "../../exec/git.ts"
+import type { GhReadArgs, GitReadArgs } from "../../services/VcsReads.ts"
 import type { ToolResult } from "../../protocol/envelope.ts"
 import { toolError, type ToolError } from "../../protocol/errors.ts"
 import type { ReadContext } from "../Tool.ts"
@@ -108,7 +109,16 @@ export const log: Read<"log"> = (input) =>
     // only when that fails is HEAD looked at (an unborn branch has no commits; anything else is git's error).
     const start = input.ref === undefined ? "HEAD" : yield* resolveRevision(git, "ref", input.ref)
     const paths = yield* repoPaths(input.paths ?? [], repo.top, false)
-    const args = ["log", "--no-color", "-z", LOG_FORMAT, `--max-count=${limit + 1}`, start, "--", ...pathspecs(paths)]
+    const args: GitReadArgs = [
+      "log",
+      "--no-color",
+      "-z",
+      LOG_FORMAT,
+      `--max-count=${limit + 1}`,
+      start,
+      "--",
+      ...pathspecs(paths)
+    ]
     const ran = yield* git.exec(args)
     const commits =
       ran.exitCode === 0
@@ -193,7 +203,7 @@ export const ghList = (kind: "issue" | "pr", input: VcsInput<"issue_list"> | Vcs
       kind === "issue"
         ? "number,title,state,url,author,labels,createdAt,updatedAt"
         : "number,title,state,url,author,headRefName,baseRefName,isDraft,createdAt"
-    const args = [kind, "list", `--json=${fields}`, `--limit=${limit}`, `--state=${input.state ?? "open"}`]
+    const args: GhReadArgs = [kind, "list", `--json=${fields}`, `--limit=${limit}`, `--state=${input.state ?? "open"}`]
     const ran = yield* gh.exec(args)
     if (ran.exitCode !== 0) return yield* Effect.fail(ghFailure(args, ran))
     const parsed = yield* Effect.try({
@@ -223,7 +233,7 @@ export const prDiff: Read<"pr_diff"> = (input) =>
     const git = yield* openGit(input.cwd)
     yield* findRepository(git)
     const gh = yield* openGh(git)
-    const args = ["pr", "diff", String(input.pull_request_number), "--color=never"]
+    const args: GhReadArgs = ["pr", "diff", String(input.pull_request_number), "--color=never"]
     const ran = yield* gh.exec(args, { maxOutputBytes: LARGE_OUTPUT_BYTES })
     if (ran.exitCode !== 0) return yield* Effect.fail(ghFailure(args, ran))
     const { offset: _offset, snapshot: _snapshot, ...rest } = input

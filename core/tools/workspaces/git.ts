@@ -9,9 +9,11 @@ import { WorkspaceKey } from "../../gate/key.ts"
 import { toolError } from "../../protocol/errors.ts"
 import { CurrentSettings } from "../../services/CurrentSettings.ts"
 import { HostInfo } from "../../services/HostFs.ts"
+import type { GitReadArgs } from "../../services/VcsReads.ts"
 import { authenticatedGh, githubRepoOf } from "./github.ts"
 import { onceWhileAdvertising } from "../advertising.ts"
-import { findRepository, type Git, LARGE_OUTPUT_BYTES, openGit, withIndexCopy } from "../../exec/git.ts"
+import { findRepository, type Git, LARGE_OUTPUT_BYTES, openGit } from "../../exec/git.ts"
+import { type IndexCopy, withIndexCopy } from "../../exec/indexCopy.ts"
 import {
   actionCapability,
   COMMANDS_CAPABILITY,
@@ -129,7 +131,7 @@ export const hostNow = Effect.gen(function* () {
 })
 
 /** A one-line git read; "" when git fails (an unset config key, no upstream, an unborn HEAD). */
-export const readLine = (git: Git, args: ReadonlyArray<string>) =>
+export const readLine = (git: Git, args: GitReadArgs) =>
   Effect.map(git.exec(args), (result) => (result.exitCode === 0 ? result.stdout.trim() : ""))
 
 /** The pathspec that keeps the toolkit's own state out of every enumeration and tree. */
@@ -140,11 +142,11 @@ export const NOT_AGENTIC = [":(exclude,top).agentic"]
  * of the index (GIT_INDEX_FILE), then `git write-tree`; the real index is never touched.
  */
 export const workingTree = (git: Git) =>
-  withIndexCopy(git, "workspaces", "missing", ({ env, indexMtimeSec }) =>
+  withIndexCopy(git, "workspaces", "missing", (copy) =>
     Effect.gen(function* () {
-      if (indexMtimeSec !== undefined) yield* smudgeRacy(git, env, indexMtimeSec)
-      yield* git.must(["add", "-A", "--", ".", ...NOT_AGENTIC], { env })
-      return (yield* git.must(["write-tree"], { env })).trim()
+      if (copy.indexMtimeSec !== undefined) yield* smudgeRacy(copy, copy.indexMtimeSec)
+      yield* copy.must(["add", "-A", "--", ".", ...NOT_AGENTIC])
+      return (yield* copy.must(["write-tree"])).trim()
     })
   )
 
@@ -167,13 +169,12 @@ export const parseDebugEntries = (
  * unchanged in the copy and the tree would miss the save (the skipped context-id flake). Every entry racy
  * against the real index's mtime is re-inserted without stat data, so `git add -A` hashes it.
  */
-const smudgeRacy = (git: Git, env: Readonly<Record<string, string>>, indexSec: number) =>
+const smudgeRacy = (copy: IndexCopy, indexSec: number) =>
   Effect.gen(function* () {
-    const listed = yield* git.must(["ls-files", "-s", "--debug", "-z"], { env, maxOutputBytes: LARGE_OUTPUT_BYTES })
+    const listed = yield* copy.must(["ls-files", "-s", "--debug", "-z"], { maxOutputBytes: LARGE_OUTPUT_BYTES })
     const racy = parseDebugEntries(listed).filter((entry) => entry.mtimeSec >= indexSec)
     if (racy.length === 0) return
-    yield* git.must(["update-index", "-z", "--index-info"], {
-      env,
+    yield* copy.must(["update-index", "-z", "--index-info"], {
       stdin: racy.map((entry) => `${entry.info}\0`).join("")
     })
   })

@@ -5,7 +5,8 @@
  */
 import * as Effect from "effect/Effect"
 import { toolError, type ToolError } from "../../protocol/errors.ts"
-import type { ReadContext } from "../Tool.ts"
+import type { ExecResult } from "../../services/Processes.ts"
+import type { ReadContext, ToolContext } from "../Tool.ts"
 import { type Gh, type Git, openGh } from "../../exec/git.ts"
 
 /** A GitHub repository: the host gh talks to (with a port when the remote URL has one), owner and name. */
@@ -87,41 +88,46 @@ export const parseIncluded = (stdout: string): { status: number; body: string } 
 
 const MAX_REST_BYTES = 32 * 1024 * 1024
 
-/** Calls GitHub's REST API on the repository's host through `gh api` (GH_HOST names the host, with its port). */
-export const rest = (
+/** Parses what `gh api -i` printed into a REST answer (no HTTP answer: the status is undefined). */
+const restAnswer = (ran: ExecResult): RestAnswer => {
+  const parsed = parseIncluded(ran.stdout)
+  if (parsed === undefined)
+    return { status: undefined, json: undefined, transport: redactText(ran.stderr.trim()).slice(0, 300) }
+  let json: unknown
+  try {
+    json = parsed.body === "" ? undefined : JSON.parse(parsed.body)
+  } catch {
+    json = undefined
+  }
+  return { status: parsed.status, json }
+}
+
+/** Reads GitHub's REST API on the repository's host through `gh api --method GET` (GH_HOST names the host, with its port). */
+export const restGet = (gh: Gh, repo: GithubRepo, path: string): Effect.Effect<RestAnswer, ToolError, ReadContext> =>
+  Effect.map(
+    gh.exec(["api", "-i", "--method", "GET", "-H", "Accept: application/vnd.github+json", path], {
+      env: { GH_HOST: repo.host },
+      maxOutputBytes: MAX_REST_BYTES
+    }),
+    restAnswer
+  )
+
+/** Changes something through GitHub's REST API (an interpreter's write: POST or PUT with a JSON body). */
+export const restWrite = (
   gh: Gh,
   repo: GithubRepo,
-  method: "GET" | "POST" | "PUT",
+  method: "POST" | "PUT",
   path: string,
-  body?: unknown
-): Effect.Effect<RestAnswer, ToolError, ReadContext> =>
-  Effect.gen(function* () {
-    const args = [
-      "api",
-      "-i",
-      "--method",
-      method,
-      "-H",
-      "Accept: application/vnd.github+json",
-      path,
-      ...(body === undefined ? [] : ["--input", "-"])
-    ]
-    const ran = yield* gh.exec(args, {
+  body: unknown
+): Effect.Effect<RestAnswer, ToolError, ToolContext> =>
+  Effect.map(
+    gh.execWrite(["api", "-i", "--method", method, "-H", "Accept: application/vnd.github+json", path, "--input", "-"], {
       env: { GH_HOST: repo.host },
       maxOutputBytes: MAX_REST_BYTES,
-      ...(body === undefined ? {} : { stdin: JSON.stringify(body) })
-    })
-    const parsed = parseIncluded(ran.stdout)
-    if (parsed === undefined)
-      return { status: undefined, json: undefined, transport: redactText(ran.stderr.trim()).slice(0, 300) }
-    let json: unknown
-    try {
-      json = parsed.body === "" ? undefined : JSON.parse(parsed.body)
-    } catch {
-      json = undefined
-    }
-    return { status: parsed.status, json }
-  })
+      stdin: JSON.stringify(body)
+    }),
+    restAnswer
+  )
 
 /** `user:pass@` and GitHub tokens out of a message. */
 export const redactText = (text: string): string =>

@@ -11,7 +11,7 @@ import { toolError, type ToolError } from "../../protocol/errors.ts"
 import type { Git } from "../../exec/git.ts"
 import type { Planned, ToolContext } from "../Tool.ts"
 import { NOT_AGENTIC, readLine } from "./git.ts"
-import { redactText, repoPath as githubPath, rest, restError } from "./github.ts"
+import { redactText, repoPath as githubPath, restError, restWrite } from "./github.ts"
 import { branchTip, expectOf, type Loaded, requireGithub, stashRef } from "./load.ts"
 import { loadChanges } from "./read.ts"
 import {
@@ -79,8 +79,8 @@ type Effector = (git: Git, receipt: Receipt, f: Fields, e: Fields) => Effect.Eff
 
 const commitEffect: Effector = (git, _receipt, f, e) =>
   Effect.gen(function* () {
-    yield* git.must(["add", "-A", "--", ".", ...NOT_AGENTIC])
-    const result = yield* git.exec(["commit", "--no-verify", "-m", f["message"]!])
+    yield* git.mustWrite(["add", "-A", "--", ".", ...NOT_AGENTIC])
+    const result = yield* git.execWrite(["commit", "--no-verify", "-m", f["message"]!])
     if (result.exitCode !== 0) return failedWith({ local_applied: false }, gitFailure(result))
     return {
       state: "succeeded",
@@ -91,7 +91,7 @@ const commitEffect: Effector = (git, _receipt, f, e) =>
 
 const pushEffect: Effector = (git, _receipt, f, e) =>
   Effect.map(
-    git.exec([
+    git.execWrite([
       "push",
       ...git.pushOptions(f["remote"]!),
       "--",
@@ -117,7 +117,7 @@ const pushEffect: Effector = (git, _receipt, f, e) =>
 
 const pullEffect: Effector = (git, _receipt, f, e) =>
   Effect.gen(function* () {
-    const fetched = yield* git.exec(["fetch", "--no-tags", "--", f["remote"]!, `refs/heads/${f["branch"]}`])
+    const fetched = yield* git.execWrite(["fetch", "--no-tags", "--", f["remote"]!, `refs/heads/${f["branch"]}`])
     if (fetched.exitCode !== 0)
       return failedWith({ local_applied: false, reloaded: false }, gitFailure(fetched, "VCS_FAILED", redact))
     const target = yield* readLine(git, ["rev-parse", "-q", "--verify", "FETCH_HEAD^{commit}"])
@@ -130,7 +130,7 @@ const pullEffect: Effector = (git, _receipt, f, e) =>
         expect: { ...e, target }
       }
     }
-    const merged = yield* git.exec(["merge", "--ff-only", "--no-edit", target])
+    const merged = yield* git.execWrite(["merge", "--ff-only", "--no-edit", target])
     if (merged.exitCode !== 0)
       return failedWith({ local_applied: false, reloaded: false }, gitFailure(merged, "NON_FAST_FORWARD"), {
         target
@@ -144,7 +144,7 @@ const pullEffect: Effector = (git, _receipt, f, e) =>
   })
 
 const branchCreateEffect: Effector = (git, _receipt, f, e) =>
-  Effect.map(git.exec(["branch", "--", f["name"]!, e["commit"]!]), (result) =>
+  Effect.map(git.execWrite(["branch", "--", f["name"]!, e["commit"]!]), (result) =>
     settleStep(
       result,
       { local_applied: false },
@@ -157,7 +157,7 @@ const parkChanges = (git: Git, receipt: Receipt) =>
   Effect.gen(function* () {
     const changes = yield* loadChanges(git)
     if (changes.entries.length === 0) return Either.right<string | null>(null)
-    const parked = yield* git.exec([
+    const parked = yield* git.execWrite([
       "stash",
       "push",
       "-u",
@@ -177,7 +177,7 @@ const branchSwitchEffect: Effector = (git, receipt, f) =>
     const parked = yield* parkChanges(git, receipt)
     if (Either.isLeft(parked)) return parked.left
     const park = parked.right
-    const result = yield* git.exec(["switch", "--", f["name"]!])
+    const result = yield* git.execWrite(["switch", "--", f["name"]!])
     return settleStep(
       result,
       { local_applied: false, reloaded: false },
@@ -187,7 +187,7 @@ const branchSwitchEffect: Effector = (git, receipt, f) =>
   })
 
 const branchDeleteEffect: Effector = (git, _receipt, f, e) =>
-  Effect.map(git.exec(["branch", "-D", "--", f["name"]!]), (result) =>
+  Effect.map(git.execWrite(["branch", "-D", "--", f["name"]!]), (result) =>
     settleStep(
       result,
       { local_applied: false },
@@ -196,7 +196,7 @@ const branchDeleteEffect: Effector = (git, _receipt, f, e) =>
   )
 
 const moveEffect: Effector = (git, _receipt, f) =>
-  Effect.map(git.exec(["mv", "--", f["from"]!, f["to"]!]), (result) =>
+  Effect.map(git.execWrite(["mv", "--", f["from"]!, f["to"]!]), (result) =>
     settleStep(
       result,
       { local_applied: false },
@@ -208,7 +208,7 @@ const stashEffect: Effector = (git, receipt, f) =>
   Effect.gen(function* () {
     const ref = yield* stashRef(git, f["stash_id"]!)
     const restore = receipt.action === "stash_restore"
-    const result = yield* git.exec(["stash", restore ? "pop" : "drop", ref])
+    const result = yield* git.execWrite(["stash", restore ? "pop" : "drop", ref])
     if (result.exitCode !== 0) {
       // A pop that conflicts has applied part of the stash and kept it: not a clean failure.
       return restore
@@ -230,14 +230,14 @@ const stashEffect: Effector = (git, receipt, f) =>
 const prRequest = (git: Git, receipt: Receipt, f: Fields, e: Fields) =>
   Effect.flatMap(requireGithub(git), ({ gh, repo }) =>
     receipt.action === "pr_create"
-      ? rest(gh, repo, "POST", `${githubPath(repo)}/pulls`, {
+      ? restWrite(gh, repo, "POST", `${githubPath(repo)}/pulls`, {
           title: f["title"],
           body: f["body"],
           head: f["head"],
           base: f["base"],
           draft: (receipt.inputs["draft"] as boolean | undefined) === true
         })
-      : rest(gh, repo, "PUT", `${githubPath(repo)}/pulls/${e["number"]}/merge`, {
+      : restWrite(gh, repo, "PUT", `${githubPath(repo)}/pulls/${e["number"]}/merge`, {
           sha: e["head_sha"],
           merge_method: "merge"
         })

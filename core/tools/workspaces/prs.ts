@@ -11,7 +11,7 @@ import type { ToolResult } from "../../protocol/envelope.ts"
 import { toolError } from "../../protocol/errors.ts"
 import type { Gh } from "../../exec/git.ts"
 import { defined } from "../../text/defined.ts"
-import { type GithubRepo, redactText, repoPath, rest, restError } from "./github.ts"
+import { type GithubRepo, redactText, repoPath, restError, restGet } from "./github.ts"
 
 /** Characters per description chunk. */
 export const DESCRIPTION_CHUNK_CHARS = 2000
@@ -124,7 +124,7 @@ interface ApiFile {
 
 /** GET a PR; NOT_FOUND for an unknown number. */
 export const getPull = (gh: Gh, repo: GithubRepo, number: number) =>
-  Effect.flatMap(rest(gh, repo, "GET", `${repoPath(repo)}/pulls/${number}`), (answer) =>
+  Effect.flatMap(restGet(gh, repo, `${repoPath(repo)}/pulls/${number}`), (answer) =>
     answer.status === 200 && typeof answer.json === "object" && answer.json !== null
       ? Effect.succeed(answer.json as ApiPull)
       : Effect.fail(restError(`pull request #${number}`, answer))
@@ -135,7 +135,7 @@ const listAll = <A>(gh: Gh, repo: GithubRepo, path: string, cap: number, what: s
   Effect.gen(function* () {
     const items: Array<A> = []
     for (let page = 1; items.length < cap; page++) {
-      const answer = yield* rest(gh, repo, "GET", `${path}${path.includes("?") ? "&" : "?"}per_page=100&page=${page}`)
+      const answer = yield* restGet(gh, repo, `${path}${path.includes("?") ? "&" : "?"}per_page=100&page=${page}`)
       if (answer.status !== 200 || !Array.isArray(answer.json)) return yield* Effect.fail(restError(what, answer))
       items.push(...(answer.json as Array<A>))
       if ((answer.json as Array<A>).length < 100) return { items: items.slice(0, cap), complete: true }
@@ -321,7 +321,7 @@ const sideFile = (gh: Gh, repo: GithubRepo, input: PrReadInput, source: DiffSour
     let gap: Gap | null = null
     if (input.side === "target") {
       const { pull } = source
-      const compared = yield* rest(gh, repo, "GET", `${repoPath(repo)}/compare/${pull.head.sha}...${pull.base.sha}`)
+      const compared = yield* restGet(gh, repo, `${repoPath(repo)}/compare/${pull.head.sha}...${pull.base.sha}`)
       const listed = (compared.json as { files?: Array<ApiFile> } | undefined)?.files
       if (compared.status !== 200 || !Array.isArray(listed))
         gap = {

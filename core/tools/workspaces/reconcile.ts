@@ -8,7 +8,7 @@ import type { ToolError } from "../../protocol/errors.ts"
 import type { Git } from "../../exec/git.ts"
 import type { ReadContext } from "../Tool.ts"
 import { githubOf, readLine, requireGit } from "./git.ts"
-import { redactText, rest } from "./github.ts"
+import { redactText, restGet } from "./github.ts"
 import type { Settlement } from "./interpret.ts"
 import { branchTip } from "./load.ts"
 import { getPull } from "./prs.ts"
@@ -173,10 +173,9 @@ const observePrCreate: Observer = (git, _receipt, e) =>
     const found = yield* githubOf(git)
     if (found === undefined) return { observed: { github_readable: false } }
     const owner = e["owner"]!
-    const answer = yield* rest(
+    const answer = yield* restGet(
       found.gh,
       found.repo,
-      "GET",
       `repos/${owner}/${e["repo"]}/pulls?state=all&head=${encodeURIComponent(`${owner}:${e["head"]}`)}&base=${encodeURIComponent(e["base"]!)}&per_page=100`
     )
     if (answer.status !== 200 || !Array.isArray(answer.json))
