@@ -156,6 +156,18 @@ const configPairsRefusal = (
   return undefined
 }
 
+/**
+ * Whether the options (before a `--`) include `--output` (diff, log, show, diff-tree: the output goes to a
+ * file git opens for writing); after `--` every argument is a path.
+ */
+const writesOutputFile = (args: ReadonlyArray<string>): boolean => {
+  for (const arg of args) {
+    if (arg === "--") return false
+    if (arg === "--output" || arg.startsWith("--output=")) return true
+  }
+  return false
+}
+
 /** Why a git request is not a read (undefined when it is one). */
 export const gitReadRefusal = (request: GitReadRequest, agenticAbs: string): string | undefined => {
   if (programOf(request.executable) !== "git") return `the executable ${request.executable} is not git`
@@ -169,6 +181,7 @@ export const gitReadRefusal = (request: GitReadRequest, agenticAbs: string): str
   const config = configPairsRefusal(request.options, request.env)
   if (config !== undefined) return config
   const [sub, second] = request.args
+  if (writesOutputFile(request.args)) return `git ${sub} --output, which writes a file`
   if (has(GIT_READ_SUBCOMMANDS, sub)) return undefined
   if (sub === "config") return has(CONFIG_READS, second) ? undefined : "git config that is not a read"
   if (sub === "remote")

@@ -411,6 +411,7 @@ describe("the narrow services exist and carry only what they name", () => {
             reads.git({ ...request, args: ["log"], env: { GIT_PAGER: "touch planted" } }),
             reads.git({ ...request, options: ["-c", "core.fsmonitor=touch planted"], args: ["status"] }),
             reads.git({ ...request, options: ["-c", "diff.external=touch planted"], args: ["diff"] }),
+            reads.git({ ...request, args: ["diff", `--output=${planted}`] }),
             reads.gh({
               ...request,
               executable: "gh",
@@ -421,7 +422,7 @@ describe("the narrow services exist and carry only what they name", () => {
         )
       )
     )
-    expect(refused).toEqual(Array.from({ length: 10 }, () => "INVALID_INPUT"))
+    expect(refused).toEqual(Array.from({ length: 11 }, () => "INVALID_INPUT"))
     await expect(fs.stat(planted)).rejects.toThrow()
   })
 
@@ -447,6 +448,13 @@ describe("the narrow services exist and carry only what they name", () => {
     expect(gitReadRefusal({ ...git, options: ["-c", "core.hooksPath=/tmp/hooks"], args: ["status"] }, "/w")).toBe(
       "-c core.hooksPath with another value"
     )
+    expect(gitReadRefusal({ ...git, args: ["diff", "--output=/w/planted", "HEAD"] }, "/w/.agentic")).toBe(
+      "git diff --output, which writes a file"
+    )
+    expect(gitReadRefusal({ ...git, args: ["log", "--output", "/w/planted"] }, "/w/.agentic")).toBe(
+      "git log --output, which writes a file"
+    )
+    expect(gitReadRefusal({ ...git, args: ["diff", "HEAD", "--", "--output=name"] }, "/w/.agentic")).toBeUndefined()
     expect(gitReadRefusal({ ...git, args: ["write-tree"], env: { GIT_INDEX_FILE: "/w/index" } }, "/w/.agentic")).toBe(
       "git write-tree without GIT_INDEX_FILE naming a copy of the index under .agentic/"
     )
