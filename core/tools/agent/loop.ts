@@ -29,6 +29,7 @@ import { hostMode, planStillApproved } from "./gateState.ts"
 import { innerGate } from "./lower.ts"
 import type { RunResult, RunSpec, RunState } from "./schema.ts"
 import { appendEntry, readRun, readTranscript, type TranscriptEntry, updateRun } from "./store.ts"
+import { nowIso } from "../../text/time.ts"
 
 /** What the loop needs of the worker's registry (lowered settings). */
 export interface LoopTools {
@@ -237,13 +238,7 @@ const ask = (
   )
 
 const end = (runId: string, patch: Partial<RunState>) =>
-  Effect.flatMap(
-    Effect.map(
-      Effect.sync(() => new Date().toISOString()),
-      (endedAt) => endedAt
-    ),
-    (endedAt) => updateRun(runId, (state) => ({ ...state, ...patch, endedAt }))
-  )
+  Effect.flatMap(nowIso, (endedAt) => updateRun(runId, (state) => ({ ...state, ...patch, endedAt })))
 
 /** One run's loop as it goes: what it was given, what it offers, and the messages so far (appended as it goes). */
 interface Loop {

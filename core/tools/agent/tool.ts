@@ -14,6 +14,7 @@ import { interpretLaunch, type LaunchBefore, loadLaunch, planLaunch, refreshRun,
 import { ACTIONS, RunSpec, type RunState, type StartInput, TERMINAL } from "./schema.ts"
 import { DESCRIPTION } from "./description.ts"
 import { appendEntry, listRuns, readTranscript, RUNS_DIR, stateFile, type TranscriptEntry, updateRun } from "./store.ts"
+import { nowIso } from "../../text/time.ts"
 
 const TOOL = "workspace_agent"
 type Actions = typeof ACTIONS
@@ -151,11 +152,8 @@ export const agentTool = defineTool({
             retention: { importance: "normal", facts: [fact] }
           } satisfies ToolResult
         }
-        const state = yield* updateRun(input.run_id, (current) => ({
-          ...current,
-          status: "cancelled",
-          endedAt: new Date().toISOString()
-        }))
+        const endedAt = yield* nowIso
+        const state = yield* updateRun(input.run_id, (current) => ({ ...current, status: "cancelled", endedAt }))
         if (before.worker !== null) yield* Effect.flatMap(RunControl, (control) => control.stop(before.worker!))
         yield* appendEntry(input.run_id, { type: "cancelled", previous: before.status })
         return statusView(state, `Cancelled ${input.run_id} (it was ${before.status}).`)

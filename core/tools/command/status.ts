@@ -29,6 +29,7 @@ import { fitTail, splitBudget } from "./tail.ts"
 import type { ToolContextNeeds } from "./policy.ts"
 import { TAIL_DEFAULT } from "./schema.ts"
 import { captureFields, captureText, commandLine, exitPhrase, jobFields, sandboxFields, statusSummary } from "./view.ts"
+import { nowIso } from "../../text/time.ts"
 
 /** How long cancel waits after SIGTERM before SIGKILL. */
 const GRACE_MS = 2000
@@ -233,7 +234,7 @@ const exitAfterCancel = (record: JobRecord, before: JobState, group: GroupEnd) =
       status: "cancelled",
       exitCode: null,
       signal: group.killed ? "SIGKILL" : "SIGTERM",
-      endedAt: new Date(yield* Clock.currentTimeMillis).toISOString(),
+      endedAt: yield* nowIso,
       note:
         before.status === "orphaned" || !supervised
           ? "the supervisor was lost; cancel ended the process group itself"
@@ -261,7 +262,7 @@ export const cancelAction = (input: { readonly job_id: string }) =>
     const before = yield* jobState(record, store)
     const groupAlive = before.status === "running" || (before.status === "orphaned" && (yield* jobGroupAlive(record)))
     if (!groupAlive || record.pid === undefined) return alreadyEnded(record, before)
-    const now = new Date(yield* Clock.currentTimeMillis).toISOString()
+    const now = yield* nowIso
     yield* store.writeJson(jobPaths(record.id).cancel, { requestedAt: now })
     const pgid = record.pid
     const group = yield* endGroup(record.id, pgid)
