@@ -8,7 +8,7 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { toolError, type ToolError } from "../../protocol/errors.ts"
-import { Browser } from "../../services/Browser.ts"
+import { Browser, type PageState } from "../../services/Browser.ts"
 import { CurrentSettings } from "../../services/CurrentSettings.ts"
 import { StateReads, OwnStore } from "../../store/StateStore.ts"
 import { nowIso } from "../../text/time.ts"
@@ -212,13 +212,23 @@ export const sweepIdle = Effect.gen(function* () {
   return closed
 })
 
-/** Marks a session used now (idle time counts from here). */
-export const touchSession = (id: string, change: (record: SessionRecord) => SessionRecord = (record) => record) =>
+/** A use this recent is already on record: idle time is counted in whole minutes, so a touch within it is not written. */
+const TOUCH_WITHIN_MS = 5_000
+
+/**
+ * Marks a session used now (idle time counts from here), showing `page` when given. `seen` is the record as
+ * the call read it: when it already shows that page and a use within TOUCH_WITHIN_MS (a later page read right
+ * after its first), nothing is written, so paging does not rewrite the record under its lock.
+ */
+export const touchSession = (seen: SessionRecord, page?: PageState) =>
   Effect.gen(function* () {
+    const nowMs = yield* Clock.currentTimeMillis
+    const samePage = page === undefined || (page.url === seen.url && page.title === seen.title)
+    if (samePage && Math.abs(nowMs - Date.parse(seen.lastUsedAt)) < TOUCH_WITHIN_MS) return
     const at = yield* nowIso
-    return yield* updateSession(id, (record) => {
-      const next = { ...change(record), lastUsedAt: at }
-      return Effect.succeed([next, next] as const)
+    yield* updateSession(seen.id, (record) => {
+      const next = { ...record, ...(page === undefined ? {} : { url: page.url, title: page.title }), lastUsedAt: at }
+      return Effect.succeed([undefined, next] as const)
     })
   })
 

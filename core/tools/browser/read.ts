@@ -96,7 +96,7 @@ const readText = (record: SessionRecord, scoped: Scoped, given: string | undefin
         )
       )
     }
-    yield* touchSession(record.id, (current) => ({ ...current, url: page.url, title: page.title }))
+    yield* touchSession(record, page)
     const full = `${lines.join("\n")}\n`
     // Under .agentic/artifacts/browser/, the tool's own artifacts (its OwnStore).
     const artifact = yield* writeArtifact(
@@ -137,7 +137,7 @@ const readStored = (record: SessionRecord, given: string) =>
       digest.bytes,
       lines.length
     )
-    yield* touchSession(record.id)
+    yield* touchSession(record)
     return {
       lines,
       snapshot,
