@@ -106,10 +106,16 @@ export const takeSnapshot = (record: SessionRecord, scope: BrowserScope, scopeLa
         const { sha256, bytes } = yield* textDigest(content)
         // The text and its refs are written before the record names them, so any process that reads the
         // record finds both; the refs stay out of the record, which every call reads and a touch rewrites.
-        yield* store.writeTexts(paths.snapshots, [
-          { name: `${snapshotId}.txt`, text: content },
-          { name: `${snapshotId}.refs.json`, text: JSON.stringify(rendered.refs) }
-        ])
+        // Not fsynced: they serve only a live browser, and a crash that could lose them ends the browser too
+        // (the session is lost and never read again); the record, which list and close still use, is.
+        yield* store.writeTexts(
+          paths.snapshots,
+          [
+            { name: `${snapshotId}.txt`, text: content },
+            { name: `${snapshotId}.refs.json`, text: JSON.stringify(rendered.refs) }
+          ],
+          { durable: false }
+        )
         const next: SessionRecord = {
           ...current,
           lastUsedAt: at,
