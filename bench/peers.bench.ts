@@ -674,8 +674,10 @@ const main = async () => {
           pages = count
         }
         const snapshot = timed(callTool(peer, "browser_snapshot", {}))
-        // One paged read first, so the every-page row's note counts the pages it reads.
+        // One paged read first, so the every-page row's note counts the pages it reads (the first-page row's
+        // reads set `pages` to 1 before that note is made).
         await read(true)
+        const everyPage = pages
         await row(
           "browser snapshot, first page",
           "@playwright/mcp browser_snapshot",
@@ -691,7 +693,7 @@ const main = async () => {
           R.heavy + 2,
           { run: timed(() => read(true)) },
           { run: snapshot },
-          `${pages} pages of ours vs one unpaged snapshot`
+          `${everyPage} pages of ours vs one unpaged snapshot`
         )
         await callTool(ours, "workspace_browser", { action: "close", session_id: session })()
       }

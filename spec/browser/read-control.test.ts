@@ -73,6 +73,7 @@ describe("workspace_browser open and read", () => {
     const first = ok(await read({ limit: 300 }))
     const snapshot = first["snapshot"] as string
     const artifact = await ws.read(`.agentic/browser/${session}/snapshots/${snapshot}.txt`)
+    const recordAfterFirst = await ws.read(`.agentic/browser/${session}/session.json`)
     const missing = await read({ offset: 300 })
     expect(missing.error?.code).toBe("INVALID_INPUT")
     expect(missing.error?.message).toContain('"snapshot" is required at a nonzero offset')
@@ -86,6 +87,8 @@ describe("workspace_browser open and read", () => {
       text += page["text"]
       next = page["nextOffset"]
       pagesRead++
+      // A later page right after its first rewrites nothing: the record already says the session was just used.
+      if (pagesRead === 2) expect(await ws.read(`.agentic/browser/${session}/session.json`)).toBe(recordAfterFirst)
     }
     expect(pagesRead).toBeGreaterThan(5)
     expect(text).toBe(artifact)

@@ -4,7 +4,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { makeTempDir, openWorkspace, runCli, type TempWorkspace } from "../support/workspace.ts"
-import { closeAll, data, type PageServer, processesNaming, startPages } from "./support.ts"
+import { closeAll, data, type PageServer, processesNaming, refFor, startPages } from "./support.ts"
 
 let pages: PageServer
 const opened: Array<TempWorkspace> = []
@@ -16,8 +16,9 @@ const workspace = async (settings: Record<string, unknown> = {}, dir?: string) =
   opened.push(ws)
   return ws
 }
-const recordOf = (ws: TempWorkspace, id: string) =>
-  JSON.parse(fs.readFileSync(path.join(ws.dir, ".agentic/browser", id, "session.json"), "utf8"))
+const recordOfRoot = (root: string, id: string) =>
+  JSON.parse(fs.readFileSync(path.join(root, ".agentic/browser", id, "session.json"), "utf8"))
+const recordOf = (ws: TempWorkspace, id: string) => recordOfRoot(ws.dir, id)
 const alive = (pid: number) => processesNaming("").includes(pid)
 
 beforeAll(async () => {
@@ -66,7 +67,27 @@ describe("workspace_browser sessions", () => {
       expect(read.code, read.stdout).toBe(0)
       expect(JSON.parse(read.stdout).data).toMatchObject({ sessionId: id, url: pages.url("/form"), title: "Form" })
       expect(JSON.parse(read.stdout).data.text).toContain('- heading "Sign up" [level=1]')
-      const record = JSON.parse(fs.readFileSync(path.join(root, ".agentic/browser", id, "session.json"), "utf8"))
+      // A ref minted by one process is acted on by another: its element is in snapshots/<id>.refs.json, not the record.
+      const snapshot = JSON.parse(read.stdout).data.snapshot as string
+      expect(recordOfRoot(root, id).latest).toMatchObject({ snapshotId: snapshot, refCount: 3 })
+      expect(recordOfRoot(root, id).latest.refs).toBeUndefined()
+      const email = refFor(JSON.parse(read.stdout).data.text, "Email")
+      expect(
+        JSON.parse(
+          fs.readFileSync(path.join(root, ".agentic/browser", id, "snapshots", `${snapshot}.refs.json`), "utf8")
+        )[email]
+      ).toMatchObject({ role: "textbox", name: "Email" })
+      const typed = await runCli([
+        "call",
+        "workspace_browser",
+        JSON.stringify({ action: "control", session_id: id, type: "type", ref: email, text: "ada@example.com" }),
+        ...set
+      ])
+      expect(typed.code, typed.stdout).toBe(0)
+      expect(JSON.parse(typed.stdout).data.added).toEqual(
+        expect.arrayContaining([expect.stringMatching(/^- textbox "Email" (\[focused\] )?value="ada@example.com"/)])
+      )
+      const record = recordOfRoot(root, id)
       const close = await runCli([
         "call",
         "workspace_browser",

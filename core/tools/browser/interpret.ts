@@ -22,6 +22,7 @@ import {
 } from "./load.ts"
 import type { ControlPlan } from "./plan.ts"
 import { renderSnapshot, snapshotDiff } from "./snapshot.ts"
+import { keepSnapshot, snapshotLines, textDigest } from "./stored.ts"
 import { pageEvents, snapshotArtifact } from "./view.ts"
 import { nowIso } from "../../text/time.ts"
 import { defined } from "../../text/defined.ts"
@@ -29,10 +30,6 @@ import { defined } from "../../text/defined.ts"
 /** Earlier snapshots kept per session (their files and ref ranges). */
 const KEEP_SNAPSHOTS = 20
 const HISTORY = 50
-
-/** A stored text's lines (none for an empty one; the final newline ends the last line). */
-export const linesOf = (text: string | undefined) =>
-  text === undefined || text === "" ? [] : text.replace(/\n$/, "").split("\n")
 
 /**
  * Records in NetState that web content reached the model ("browser read <url>"), so the opt-in
@@ -106,7 +103,19 @@ export const takeSnapshot = (record: SessionRecord, scope: BrowserScope, scopeLa
         const rendered = renderSnapshot(tree.nodes, current.nextRef, tree.rootId)
         const content = rendered.lines.length === 0 ? "" : `${rendered.lines.join("\n")}\n`
         const snapshotId = yield* sha256Text(stableStringify({ url: tree.page.url, tree: content }))
-        yield* store.writeText(paths.snapshot(snapshotId), content)
+        const { sha256, bytes } = yield* textDigest(content)
+        // The text and its refs are written before the record names them, so any process that reads the
+        // record finds both; the refs stay out of the record, which every call reads and a touch rewrites.
+        // Not fsynced: they serve only a live browser, and a crash that could lose them ends the browser too
+        // (the session is lost and never read again); the record, which list and close still use, is.
+        yield* store.writeTexts(
+          paths.snapshots,
+          [
+            { name: `${snapshotId}.txt`, text: content },
+            { name: `${snapshotId}.refs.json`, text: JSON.stringify(rendered.refs) }
+          ],
+          { durable: false }
+        )
         const next: SessionRecord = {
           ...current,
           lastUsedAt: at,
@@ -120,7 +129,9 @@ export const takeSnapshot = (record: SessionRecord, scope: BrowserScope, scopeLa
             takenAt: at,
             totalLines: rendered.lines.length,
             ...defined({ scope: scopeLabel }),
-            refs: rendered.refs
+            sha256,
+            bytes,
+            refCount: rendered.nextRef - rendered.firstRef
           },
           history: [{ snapshotId, firstRef: rendered.firstRef, nextRef: rendered.nextRef }, ...current.history].slice(
             0,
@@ -128,19 +139,20 @@ export const takeSnapshot = (record: SessionRecord, scope: BrowserScope, scopeLa
           )
         }
         yield* store.writeJson(paths.record, next)
-        return { record: next, lines: rendered.lines, snapshotId, content }
+        keepSnapshot(store.abs, record.id, snapshotId, rendered.lines, rendered.refs)
+        return { record: next, lines: rendered.lines, snapshotId, sha256, bytes }
       })
     )
-    // Older snapshot files are pruned; their refs stay known as stale through the history.
-    const keep = new Set(minted.record.history.slice(0, KEEP_SNAPSHOTS).map((entry) => `${entry.snapshotId}.txt`))
+    // Older snapshot files (text and refs) are pruned; their refs stay known as stale through the history.
+    const keep = new Set(minted.record.history.slice(0, KEEP_SNAPSHOTS).map((entry) => entry.snapshotId))
     for (const entry of yield* store.list(paths.snapshots)) {
-      if (!keep.has(entry.name)) yield* Effect.ignore(store.remove(`${paths.snapshots}/${entry.name}`))
+      if (!keep.has(entry.name.replace(/\.(txt|refs\.json)$/, "")))
+        yield* Effect.ignore(store.remove(`${paths.snapshots}/${entry.name}`))
     }
-    const sha256 = yield* sha256Text(minted.content)
     const artifact = snapshotArtifact(
       store.path(paths.snapshot(minted.snapshotId)),
-      sha256,
-      new TextEncoder().encode(minted.content).length,
+      minted.sha256,
+      minted.bytes,
       minted.lines.length
     )
     return { record: minted.record, page: tree.page, lines: minted.lines, snapshotId: minted.snapshotId, artifact }
@@ -150,18 +162,15 @@ export const takeSnapshot = (record: SessionRecord, scope: BrowserScope, scopeLa
 export const runControl = (plan: ControlPlan) =>
   Effect.gen(function* () {
     const browser = yield* Browser
-    const store = yield* OwnStore
     const record = yield* loadOpenSession(plan.sessionId)
     // A page-events file that does not decode is refused before the control runs.
     yield* pageEvents(record.id)
     const before = { url: record.url, title: record.title }
     const previousLines =
-      record.latest === undefined
-        ? undefined
-        : linesOf(yield* store.readText(sessionPaths(record.id).snapshot(record.latest.snapshotId)))
+      record.latest === undefined ? undefined : yield* snapshotLines(record.id, record.latest.snapshotId)
     const outcome = yield* browser.act(record.endpoint, plan.action, plan.timeoutMs)
-    const fresh = (yield* readSession(record.id)) ?? record
-    const taken = yield* takeSnapshot(fresh, {})
+    // takeSnapshot reads the record again under its lock; this one gives only the endpoint and the id.
+    const taken = yield* takeSnapshot(record, {})
     const diff = previousLines === undefined ? undefined : snapshotDiff(previousLines, taken.lines, 15)
     const page = taken.page
     // A control's result shows page content too (title, snapshot diff lines).

@@ -1,14 +1,14 @@
 /**
  * workspace_browser's durable state under `.agentic/browser/<session_id>/`: session.json (the record:
- * how to reconnect, the ref counter, the latest snapshot and its refs), snapshots/<id>.txt (the full
- * snapshot text, also the read's artifact) and events.json (written by the host's supervisor). Every
- * read of a record decodes it; a bad file is IO_ERROR naming it.
+ * how to reconnect, the ref counter, the latest snapshot), snapshots/<id>.txt (the full snapshot text, also
+ * the read's artifact), snapshots/<id>.refs.json (the refs that snapshot minted) and events.json (written by
+ * the host's supervisor). Every read of a record decodes it; a bad file is IO_ERROR naming it.
  */
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { toolError, type ToolError } from "../../protocol/errors.ts"
-import { BrowserReads, BrowserSessions } from "../../services/Browser.ts"
+import { BrowserReads, BrowserSessions, type PageState } from "../../services/Browser.ts"
 import { CurrentSettings } from "../../services/CurrentSettings.ts"
 import { StateReads, OwnStore } from "../../store/StateStore.ts"
 import { nowIso } from "../../text/time.ts"
@@ -26,7 +26,16 @@ const Endpoint = Schema.Struct({
 
 const RefTargetSchema = Schema.Struct({ path: Schema.String, role: Schema.String, name: Schema.String })
 
-/** The latest snapshot of a session: its id, where it was taken and the refs it minted. */
+/** The refs one snapshot minted, by ref (snapshots/<id>.refs.json). */
+export const RefMap = Schema.Record({ key: Schema.String, value: RefTargetSchema })
+export type RefMap = typeof RefMap.Type
+
+/**
+ * The latest snapshot of a session: its id, where it was taken, its text's hash and size and how many refs
+ * it minted. The refs themselves are in snapshots/<id>.refs.json, so a call that uses no ref never reads,
+ * decodes or writes them again; `refs` is filled in when a ref is used (withRefs). A record written before
+ * they moved there holds them here, and its hash, size and count are worked out from the files.
+ */
 const LatestSnapshot = Schema.Struct({
   snapshotId: Schema.String,
   url: Schema.String,
@@ -34,7 +43,10 @@ const LatestSnapshot = Schema.Struct({
   takenAt: Schema.String,
   totalLines: Schema.Number,
   scope: Schema.optional(Schema.String),
-  refs: Schema.Record({ key: Schema.String, value: RefTargetSchema })
+  sha256: Schema.optional(Schema.String),
+  bytes: Schema.optional(Schema.Number),
+  refCount: Schema.optional(Schema.Number),
+  refs: Schema.optional(RefMap)
 })
 
 /** One session's record. */
@@ -67,6 +79,7 @@ export const sessionPaths = (id: string) => ({
   record: `browser/${id}/session.json`,
   events: `browser/${id}/events.json`,
   snapshot: (snapshotId: string) => `browser/${id}/snapshots/${snapshotId}.txt`,
+  refs: (snapshotId: string) => `browser/${id}/snapshots/${snapshotId}.refs.json`,
   snapshots: `browser/${id}/snapshots`,
   screenshot: (stamp: string) => `browser/${id}/screenshots/${stamp}.png`
 })
@@ -199,13 +212,23 @@ export const sweepIdle = Effect.gen(function* () {
   return closed
 })
 
-/** Marks a session used now (idle time counts from here). */
-export const touchSession = (id: string, change: (record: SessionRecord) => SessionRecord = (record) => record) =>
+/** A use this recent is already on record: idle time is counted in whole minutes, so a touch within it is not written. */
+const TOUCH_WITHIN_MS = 5_000
+
+/**
+ * Marks a session used now (idle time counts from here), showing `page` when given. `seen` is the record as
+ * the call read it: when it already shows that page and a use within TOUCH_WITHIN_MS (a later page read right
+ * after its first), nothing is written, so paging does not rewrite the record under its lock.
+ */
+export const touchSession = (seen: SessionRecord, page?: PageState) =>
   Effect.gen(function* () {
+    const nowMs = yield* Clock.currentTimeMillis
+    const samePage = page === undefined || (page.url === seen.url && page.title === seen.title)
+    if (samePage && Math.abs(nowMs - Date.parse(seen.lastUsedAt)) < TOUCH_WITHIN_MS) return
     const at = yield* nowIso
-    return yield* updateSession(id, (record) => {
-      const next = { ...change(record), lastUsedAt: at }
-      return Effect.succeed([next, next] as const)
+    yield* updateSession(seen.id, (record) => {
+      const next = { ...record, ...(page === undefined ? {} : { url: page.url, title: page.title }), lastUsedAt: at }
+      return Effect.succeed([undefined, next] as const)
     })
   })
 
@@ -219,11 +242,14 @@ export type RefStanding =
   | { readonly _tag: "Stale"; readonly snapshotId: string | undefined }
   | { readonly _tag: "Unknown" }
 
-/** Where a ref stands (pure): refs are minted in order, so a number at or past nextRef was never minted. */
+/**
+ * Where a ref stands (pure), in a record whose latest refs are filled in (stored.ts withRefs): refs are
+ * minted in order, so a number at or past nextRef was never minted.
+ */
 export const refStanding = (record: SessionRecord, ref: string): RefStanding => {
   const number = Number(ref.slice(1))
   const latest = record.latest
-  if (latest !== undefined && Object.hasOwn(latest.refs, ref)) {
+  if (latest?.refs !== undefined && Object.hasOwn(latest.refs, ref)) {
     return { _tag: "Live", snapshotId: latest.snapshotId, target: latest.refs[ref]! }
   }
   if (!Number.isSafeInteger(number) || number >= record.nextRef) return { _tag: "Unknown" }

@@ -279,7 +279,7 @@ export const planControl = (
     policy,
     base: { sessionId: record.id, type: input.type, resume },
     target,
-    element: target === undefined ? undefined : record.latest!.refs[target.ref]!,
+    element: target === undefined ? undefined : record.latest!.refs![target.ref]!,
     bound: (what) => ({ session: record.id, type: input.type, ...what })
   })
 }

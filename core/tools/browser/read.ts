@@ -13,10 +13,11 @@ import { OwnStore } from "../../store/StateStore.ts"
 import { defined } from "../../text/defined.ts"
 import { writeArtifact } from "../fit.ts"
 import { htmlParser } from "../research/extract.ts"
-import { linesOf, markRead, takeSnapshot } from "./interpret.ts"
+import { markRead, takeSnapshot } from "./interpret.ts"
 import { loadOpenSession, type SessionRecord, sessionPaths, touchSession } from "./load.ts"
 import { READ_DEFAULT_LIMIT, type ReadInput } from "./schema.ts"
 import { readableText } from "./snapshot.ts"
+import { linesOf, snapshotLines, textDigest, withRefs } from "./stored.ts"
 import { fitLines, pageEvents, snapshotArtifact } from "./view.ts"
 
 /** What a read is scoped to: the browser's scope and how the summary names it (none for the whole page). */
@@ -49,7 +50,7 @@ const scopeOf = (
     return Effect.succeed({ scope: { selector: input.selector } as BrowserScope, label: `selector ${input.selector}` })
   if (input.ref !== undefined) {
     const ref = input.ref
-    const target = record.latest?.refs[ref]
+    const target = record.latest?.refs?.[ref]
     return target === undefined
       ? Effect.succeed(undefined)
       : Effect.succeed({ scope: { element: target } as BrowserScope, label: `ref ${ref}` })
@@ -95,7 +96,7 @@ const readText = (record: SessionRecord, scoped: Scoped, given: string | undefin
         )
       )
     }
-    yield* touchSession(record.id, (current) => ({ ...current, url: page.url, title: page.title }))
+    yield* touchSession(record, page)
     const full = `${lines.join("\n")}\n`
     // Under .agentic/artifacts/browser/, the tool's own artifacts (its OwnStore).
     const artifact = yield* writeArtifact(
@@ -122,21 +123,26 @@ const readStored = (record: SessionRecord, given: string) =>
         )
       )
     }
-    const snapshot = record.latest.snapshotId
-    const lines = linesOf(yield* store.readText(sessionPaths(record.id).snapshot(snapshot)))
-    const content = lines.length === 0 ? "" : `${lines.join("\n")}\n`
+    const latest = record.latest
+    const snapshot = latest.snapshotId
+    const lines = yield* snapshotLines(record.id, snapshot)
+    // The record carries the text's hash and size; for one written before it did, they are worked out here.
+    const digest =
+      latest.sha256 !== undefined && latest.bytes !== undefined
+        ? { sha256: latest.sha256, bytes: latest.bytes }
+        : yield* textDigest(lines.length === 0 ? "" : `${lines.join("\n")}\n`)
     const artifact = snapshotArtifact(
       store.path(sessionPaths(record.id).snapshot(snapshot)),
-      yield* sha256Text(content),
-      new TextEncoder().encode(content).length,
+      digest.sha256,
+      digest.bytes,
       lines.length
     )
-    yield* touchSession(record.id)
+    yield* touchSession(record)
     return {
       lines,
       snapshot,
-      page: { url: record.latest.url, title: record.latest.title },
-      refCount: Object.keys(record.latest.refs).length,
+      page: { url: latest.url, title: latest.title },
+      refCount: latest.refCount ?? Object.keys(latest.refs ?? {}).length,
       artifact
     } satisfies ReadMaterial
   })
@@ -150,7 +156,7 @@ const readFresh = (record: SessionRecord, scoped: Scoped) =>
         lines: taken.lines,
         snapshot: taken.snapshotId,
         page: taken.page,
-        refCount: Object.keys(taken.record.latest!.refs).length,
+        refCount: taken.record.latest!.refCount,
         artifact: taken.artifact
       }) satisfies ReadMaterial
   )
@@ -255,7 +261,9 @@ export const readPage = (
     const offset = input.offset ?? 0
     const limit = input.limit ?? READ_DEFAULT_LIMIT
     yield* checkPaging(input, offset)
-    const record = yield* loadOpenSession(input.session_id)
+    const loaded = yield* loadOpenSession(input.session_id)
+    // Only a read scoped to a ref needs the latest snapshot's refs.
+    const record = input.ref === undefined ? loaded : yield* withRefs(loaded)
     // A page-events file that does not decode is refused before the page is read (nothing is written).
     yield* pageEvents(record.id)
     const scoped = yield* scopeOf(record, input)

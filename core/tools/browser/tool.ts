@@ -17,6 +17,7 @@ import { loadOpenSession, refRefusal, refStanding, type SessionRecord, sweepIdle
 import { type ControlPlan, planControl } from "./plan.ts"
 import { browserActions, type ControlInput, type ReadInput } from "./schema.ts"
 import { description } from "./description.ts"
+import { withRefs } from "./stored.ts"
 import { defined } from "../../text/defined.ts"
 
 /** What a control's approval is bound to: the session, the control type and its target. */
@@ -50,7 +51,9 @@ const controlAction = gatedAction({
     Effect.zipRight(
       sweepIdle,
       Effect.gen(function* () {
-        const record = yield* loadOpenSession(input.session_id)
+        const loaded = yield* loadOpenSession(input.session_id)
+        // Only a control on a ref needs the latest snapshot's refs.
+        const record = input.ref === undefined ? loaded : yield* withRefs(loaded)
         const settings = yield* CurrentSettings
         const untrustedRead = settings.stageEgressAfterUntrustedRead
           ? yield* Effect.flatMap(NetState, (net) => net.lastUntrustedRead)
