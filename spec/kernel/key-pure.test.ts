@@ -77,6 +77,13 @@ describe("signing and verifying", () => {
     expect(await run(other.verify("payload", mac))).toBe(false)
   })
 
+  it("the key holds its own copy of the bytes: changing the caller's array afterwards changes no MAC", async () => {
+    const given = BYTES.slice()
+    const key = await run(makeWorkspaceKey(given))
+    given.fill(0)
+    expect(await run(key.sign("p"))).toBe(hmac("p"))
+  })
+
   it("a key that is not 32 bytes is a defect naming both lengths", async () => {
     expect(KEY_BYTES).toBe(32)
     for (const length of [0, 31, 33]) {
@@ -208,6 +215,19 @@ describe("the WorkspaceKey layers", () => {
     const path = `/state/agentic-workspace/keys/${digest}.key`
     const { ops, calls } = memoryOps(new Map([[path, BYTES]]))
     expect(await signWith(WorkspaceKey.layerFile(ops, { XDG_STATE_HOME: "/state" }, root), "p")).toBe(hmac("p"))
+    expect(calls).toEqual([`read ${path}`])
+  })
+
+  it("layerFile names the key file by the host's SHA-256 of the root when the host gives one (WebCrypto is not loaded)", async () => {
+    const seen: Array<string> = []
+    const path = "/state/agentic-workspace/keys/the-host-digest.key"
+    const { ops, calls } = memoryOps(new Map([[path, BYTES]]))
+    const layer = WorkspaceKey.layerFile(ops, { XDG_STATE_HOME: "/state" }, "/r", (text) => {
+      seen.push(text)
+      return "the-host-digest"
+    })
+    expect(await signWith(layer, "p")).toBe(hmac("p"))
+    expect(seen).toEqual(["/r"])
     expect(calls).toEqual([`read ${path}`])
   })
 
