@@ -274,27 +274,39 @@ export const pageBuilder =
       clipTo === undefined
         ? page.lines.slice(page.offset, page.offset + n).join("\n")
         : `${page.lines[page.offset]!.slice(0, clipTo)}…`,
-      clipTo !== undefined
+      clipTo !== undefined,
+      page.files.slice(0, fileCount)
     )
 
 /**
  * The characters of `pageBuilder(page, compact)(n, artifact, fileCount)`'s envelope (envelopeChars) without
- * making its text: the envelope around an empty diff, plus the JSON characters of the page's lines, counted
- * once per line (jsonStringChars; each "\n" between two lines is two), so each try of the fitting costs one
- * small envelope instead of the whole page (a 1,000-line page was made and measured ~12 times per call).
+ * making its text or its file list: the envelope around an empty diff and no files, plus the JSON characters
+ * of the page's lines (jsonStringChars of each, and two for each "\n" between two) and of the files listed
+ * (each one's JSON, and a comma between two), summed once per output. Each try of the fitting then costs
+ * one small envelope instead of the whole page (a 1,000-line page with 200 files was made and measured
+ * ~20 times per call).
  */
 export const pageChars = (page: Page) => {
-  const { lines, offset } = page
+  const { lines, offset, files } = page
   const want = Math.max(0, Math.min(page.limit, lines.length - offset))
-  const before = [0]
-  for (let index = 0; index < want; index++) before.push(before[index]! + jsonStringChars(lines[offset + index]!) - 2)
+  const linesBefore = [0]
+  for (let index = 0; index < want; index++)
+    linesBefore.push(linesBefore[index]! + jsonStringChars(lines[offset + index]!) - 2)
+  const filesBefore = [0]
+  for (let index = 0; index < files.length; index++)
+    filesBefore.push(filesBefore[index]! + JSON.stringify(files[index]).length)
   return (compact: boolean, n: number, artifact: Artifact | undefined, fileCount: number): number =>
-    envelopeChars(page.input.operation, pageResult(page, compact, n, artifact, fileCount, "", false)) +
-    before[n]! +
-    2 * Math.max(0, n - 1)
+    envelopeChars(page.input.operation, pageResult(page, compact, n, artifact, fileCount, "", false, [])) +
+    linesBefore[n]! +
+    2 * Math.max(0, n - 1) +
+    filesBefore[fileCount]! +
+    Math.max(0, fileCount - 1)
 }
 
-/** One page's result: `n` lines from the page's offset, whose text (`diff`) is given, or a clipped line's start. */
+/**
+ * One page's result: `n` lines from the page's offset, whose text (`diff`) is given, or a clipped line's start;
+ * the first `fileCount` files, listed as `listed` (pageChars measures an empty list and adds the rest).
+ */
 const pageResult = (
   page: Page,
   compact: boolean,
@@ -302,7 +314,8 @@ const pageResult = (
   artifact: Artifact | undefined,
   fileCount: number,
   diff: string,
-  clipped: boolean
+  clipped: boolean,
+  listed: ReadonlyArray<DiffFile>
 ): ToolResult => {
   const { input, lines, offset, files, snapshot } = page
   const end = offset + n
@@ -313,7 +326,7 @@ const pageResult = (
       ...input.extra,
       diff,
       ...(clipped ? { lineClipped: true } : {}),
-      files: files.slice(0, fileCount),
+      files: listed,
       filesTruncated: fileCount < files.length,
       offset,
       limit: page.limit,
@@ -366,10 +379,7 @@ export const pagedText = (
     // The file list takes at most half the budget, so lines of the diff always have room.
     const fileCount = Math.max(
       0,
-      largestFitting(
-        Math.min(files.length, 200),
-        (count) => envelopeChars(input.operation, build(0, marker, count)) <= budget / 2
-      )
+      largestFitting(Math.min(files.length, 200), (count) => chars(compact, 0, marker, count) <= budget / 2)
     )
     const n = Math.max(
       0,
