@@ -18,7 +18,7 @@ import {
   writeArtifact as writeArtifactOf
 } from "../fit.ts"
 import { largestFitting, offsetPastEnd, requireSnapshot, staleSnapshot } from "../inspect/paging.ts"
-import { type CommitRecord, type DiffFile, diffFiles, type parseBranches, type RepoStatus } from "./parse.ts"
+import { type CommitRecord, type DiffFile, diffFilesOfLines, type parseBranches, type RepoStatus } from "./parse.ts"
 import { DIFF_LIMIT_DEFAULT } from "./schema.ts"
 
 /** Writes a full output as a content-addressed artifact under .agentic/artifacts/vcs/ (repeating a call reuses the file). */
@@ -223,10 +223,12 @@ const openPage = (input: PagedText) =>
 
 /** The page of an output whose hash is `snapshot`: its lines, files and counts, at the input's offset and limit. */
 export const pageOf = (input: PagedText, snapshot: string): Page => {
-  const files: ReadonlyArray<DiffFile> = diffFiles(input.text)
+  // The trailing empty line splitLines drops is no header or hunk line: the files are the same without it.
+  const lines = splitLines(input.text)
+  const files = diffFilesOfLines(lines)
   return {
     input,
-    lines: splitLines(input.text),
+    lines,
     offset: input.offset ?? 0,
     limit: input.limit ?? DIFF_LIMIT_DEFAULT,
     files,
