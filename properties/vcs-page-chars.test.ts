@@ -19,9 +19,16 @@ const unit = fc.oneof(
   fc.constantFrom("\ud83d\ude00", "\udbff\udfff", "\ud800\ud800", "\udc00\ud800")
 )
 
-// Lines of a diff: file headers and hunk lines (so the page has files and counts), and anything else.
+// Lines of a diff: file headers (renames and binary files too) and hunk lines (so the page has files and
+// counts), and anything else.
 const line = fc.oneof(
   fc.string({ unit, maxLength: 8 }).map((name) => `diff --git a/${name} b/${name}`),
+  fc
+    .tuple(fc.string({ unit, maxLength: 8 }), fc.string({ unit, maxLength: 8 }))
+    .map(([from, to]) => `diff --git a/${from} b/${to}`),
+  fc.string({ unit, maxLength: 8 }).map((name) => `rename from ${name}`),
+  fc.string({ unit, maxLength: 8 }).map((name) => `rename to ${name}`),
+  fc.constant("Binary files a/x and b/x differ"),
   fc.constant("@@ -1,3 +1,4 @@"),
   fc.string({ unit, maxLength: 30 }).map((text) => `+${text}`),
   fc.string({ unit, maxLength: 30 }).map((text) => `-${text}`),
