@@ -114,7 +114,7 @@ const interpretInit = (plan: PlanOf<"Init">, git: Git) =>
 const interpretAdd = (plan: PlanOf<"Add">, git: Git) =>
   Effect.gen(function* () {
     yield* git.mustWrite(plan.argv)
-    const { status } = yield* loadStatus(git, plan.top)
+    const status = yield* loadStatus(git, plan.top)
     const summary = `Staged ${plan.paths
       .map((path) => (path === "" ? "." : path))
       .slice(0, 5)

@@ -43,28 +43,32 @@ export const ghFailure = (
 /** The pathspecs that keep `.agentic/` (at the workspace root) out of a repository whose top is `top`. */
 export const agenticExclude = (top: string): ReadonlyArray<string> => (top === "" ? [":(exclude,top).agentic"] : [])
 
-/** The raw porcelain v2 status (what checkout and add bind) and its parse. */
-export const loadStatus = (git: Git, top: string) =>
-  Effect.gen(function* () {
-    const text = yield* git.must(
-      [
-        "status",
-        "--porcelain=v2",
-        "--branch",
-        "-z",
-        "--untracked-files=all",
-        "--ignore-submodules=dirty",
-        "--",
-        ...agenticExclude(top)
-      ],
-      { maxOutputBytes: 256 * 1024 * 1024 }
-    )
-    return { text, status: parseStatus(text), sha256: yield* sha256Text(text) } as {
-      text: string
-      status: RepoStatus
-      sha256: string
-    }
-  })
+/** The raw porcelain v2 status. */
+const statusText = (git: Git, top: string) =>
+  git.must(
+    [
+      "status",
+      "--porcelain=v2",
+      "--branch",
+      "-z",
+      "--untracked-files=all",
+      "--ignore-submodules=dirty",
+      "--",
+      ...agenticExclude(top)
+    ],
+    { maxOutputBytes: 256 * 1024 * 1024 }
+  )
+
+/** The status, parsed. */
+export const loadStatus = (git: Git, top: string): Effect.Effect<RepoStatus, ToolError, VcsReads> =>
+  Effect.map(statusText(git, top), parseStatus)
+
+/**
+ * The SHA-256 of the raw status, which add and checkout bind (only they hash it: a status read or commit's
+ * conflict check never used the hash).
+ */
+export const loadStatusSha256 = (git: Git, top: string): Effect.Effect<string, ToolError, VcsReads> =>
+  Effect.flatMap(statusText(git, top), sha256Text)
 
 /** HEAD's commit, or null in a repository without commits. */
 export const loadHead = (git: Git) =>
@@ -280,7 +284,7 @@ export const beforeAdd: Loader<"add"> = (input) =>
     const git = yield* openGit(input.cwd)
     const repo = yield* findRepository(git)
     const paths = yield* repoPaths(input.paths, repo.top, true)
-    const { sha256 } = yield* loadStatus(git, repo.top)
+    const sha256 = yield* loadStatusSha256(git, repo.top)
     return before(git, {
       _tag: "Add",
       cwd: git.cwd,
@@ -308,7 +312,7 @@ export const beforeCommit: Loader<"commit"> = (input) =>
         )
       )
     }
-    const { status } = yield* loadStatus(git, repo.top)
+    const status = yield* loadStatus(git, repo.top)
     if (status.conflicted.length > 0) {
       const paths = status.conflicted.map((entry) => entry.path)
       return yield* Effect.fail(
@@ -346,7 +350,7 @@ export const beforeCheckout: Loader<"checkout"> = (input) =>
     const git = yield* openGit(input.cwd)
     const repo = yield* findRepository(git)
     const target = yield* resolveRevision(git, "ref", input.ref)
-    const { sha256 } = yield* loadStatus(git, repo.top)
+    const sha256 = yield* loadStatusSha256(git, repo.top)
     const head = yield* loadHead(git)
     return before(git, {
       _tag: "Checkout",

@@ -189,11 +189,14 @@ export interface DiffFile {
 }
 
 /** The files of a `git diff` (or `gh pr diff`) output, from its headers and +/- lines. */
-export const diffFiles = (text: string): ReadonlyArray<DiffFile> => {
+export const diffFiles = (text: string): ReadonlyArray<DiffFile> => diffFilesOfLines(text.split("\n"))
+
+/** diffFiles of an output already split at "\n" (a paged diff has its lines). */
+export const diffFilesOfLines = (lines: ReadonlyArray<string>): ReadonlyArray<DiffFile> => {
   const files: Array<{ path: string; oldPath?: string; additions: number; deletions: number; binary?: true }> = []
   let current: (typeof files)[number] | undefined
   let inHunk = false
-  for (const line of text.split("\n")) {
+  for (const line of lines) {
     if (line.startsWith("diff --git ")) {
       const match = /^diff --git a\/(.*) b\/(.*)$/.exec(line)
       current = { path: match?.[2] ?? line.slice(11), additions: 0, deletions: 0 }

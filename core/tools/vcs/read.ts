@@ -30,7 +30,7 @@ export const status: Read<"status"> = (input) =>
   Effect.gen(function* () {
     const git = yield* openGit(input.cwd)
     const repo = yield* findRepository(git)
-    const { status } = yield* loadStatus(git, repo.top)
+    const status = yield* loadStatus(git, repo.top)
     return yield* statusResult(status, repo.top)
   })
 

@@ -13,11 +13,12 @@ import {
   envelopeChars,
   type FitInput,
   fitResult,
+  jsonStringChars,
   placeholderArtifact,
   writeArtifact as writeArtifactOf
 } from "../fit.ts"
 import { largestFitting, offsetPastEnd, requireSnapshot, staleSnapshot } from "../inspect/paging.ts"
-import { type CommitRecord, type DiffFile, diffFiles, type parseBranches, type RepoStatus } from "./parse.ts"
+import { type CommitRecord, type DiffFile, diffFilesOfLines, type parseBranches, type RepoStatus } from "./parse.ts"
 import { DIFF_LIMIT_DEFAULT } from "./schema.ts"
 
 /** Writes a full output as a content-addressed artifact under .agentic/artifacts/vcs/ (repeating a call reuses the file). */
@@ -191,7 +192,7 @@ const splitLines = (text: string): ReadonlyArray<string> => {
 }
 
 /** What every page of one output shares: its lines, the page's start and size, its files and its hash. */
-interface Page {
+export interface Page {
   readonly input: PagedText
   readonly lines: ReadonlyArray<string>
   readonly offset: number
@@ -203,7 +204,7 @@ interface Page {
 }
 
 /** A page of `n` lines, the first `fileCount` files, the artifact when there is one, `clipTo` characters of a line too long to fit. */
-type BuildPage = (n: number, artifact: Artifact | undefined, fileCount: number, clipTo?: number) => ToolResult
+export type BuildPage = (n: number, artifact: Artifact | undefined, fileCount: number, clipTo?: number) => ToolResult
 
 /** The output checked against the given snapshot and offset, as lines with its files and counts. */
 const openPage = (input: PagedText) =>
@@ -214,21 +215,28 @@ const openPage = (input: PagedText) =>
     if (input.snapshot !== undefined && input.snapshot !== snapshot) {
       return yield* Effect.fail(staleSnapshot(input.action, input.snapshot, snapshot, `The output of ${input.action}`))
     }
-    const lines = splitLines(input.text)
-    const offset = input.offset ?? 0
-    if (offset > lines.length) return yield* Effect.fail(offsetPastEnd(offset, lines.length, "lines"))
-    const files: ReadonlyArray<DiffFile> = diffFiles(input.text)
-    return {
-      input,
-      lines,
-      offset,
-      limit: input.limit ?? DIFF_LIMIT_DEFAULT,
-      files,
-      additions: files.reduce((sum, file) => sum + file.additions, 0),
-      deletions: files.reduce((sum, file) => sum + file.deletions, 0),
-      snapshot
-    } satisfies Page
+    const page = pageOf(input, snapshot)
+    if (page.offset > page.lines.length)
+      return yield* Effect.fail(offsetPastEnd(page.offset, page.lines.length, "lines"))
+    return page
   })
+
+/** The page of an output whose hash is `snapshot`: its lines, files and counts, at the input's offset and limit. */
+export const pageOf = (input: PagedText, snapshot: string): Page => {
+  // The trailing empty line splitLines drops is no header or hunk line: the files are the same without it.
+  const lines = splitLines(input.text)
+  const files = diffFilesOfLines(lines)
+  return {
+    input,
+    lines,
+    offset: input.offset ?? 0,
+    limit: input.limit ?? DIFF_LIMIT_DEFAULT,
+    files,
+    additions: files.reduce((sum, file) => sum + file.additions, 0),
+    deletions: files.reduce((sum, file) => sum + file.deletions, 0),
+    snapshot
+  }
+}
 
 /** The page's summary: what changed, which lines, whether git cut the output, where the rest is, how to go on. */
 const pageSummary = (
@@ -256,41 +264,93 @@ const pageSummary = (
 }
 
 /** Builds the pages of one output; `compact` (the smallest budgets) keeps only what paging needs. */
-const pageBuilder =
+export const pageBuilder =
   (page: Page, compact: boolean): BuildPage =>
-  (n, artifact, fileCount, clipTo) => {
-    const { input, lines, offset, files, snapshot } = page
-    const end = offset + n
-    const nextOffset = end >= lines.length ? null : end
-    return {
-      summary: pageSummary(page, end, nextOffset, artifact, compact),
-      data: {
-        ...input.extra,
-        diff: clipTo === undefined ? lines.slice(offset, end).join("\n") : `${lines[offset]!.slice(0, clipTo)}…`,
-        ...(clipTo === undefined ? {} : { lineClipped: true }),
-        files: files.slice(0, fileCount),
-        filesTruncated: fileCount < files.length,
-        offset,
-        limit: page.limit,
-        returned: n,
-        totalLines: lines.length,
-        nextOffset,
-        complete: input.complete,
-        snapshot
-      },
-      ...(artifact === undefined ? {} : { artifacts: [artifact] }),
-      retention: {
-        importance: "normal",
-        facts: compact
-          ? []
-          : [
-              ...(input.facts ?? []),
-              `${input.what}: ${files.length} files, +${page.additions} -${page.deletions} (snapshot ${snapshot.slice(0, 12)})`
-            ],
-        omit_when_summarizing: ["diff", "files"]
-      }
+  (n, artifact, fileCount, clipTo) =>
+    pageResult(
+      page,
+      compact,
+      n,
+      artifact,
+      fileCount,
+      clipTo === undefined
+        ? page.lines.slice(page.offset, page.offset + n).join("\n")
+        : `${page.lines[page.offset]!.slice(0, clipTo)}…`,
+      clipTo !== undefined,
+      page.files.slice(0, fileCount)
+    )
+
+/**
+ * The characters of `pageBuilder(page, compact)(n, artifact, fileCount)`'s envelope (envelopeChars) without
+ * making its text or its file list: the envelope around an empty diff and no files, plus the JSON characters
+ * of the page's lines (jsonStringChars of each, and two for each "\n" between two) and of the files listed
+ * (each one's JSON, and a comma between two), summed once per output. Each try of the fitting then costs
+ * one small envelope instead of the whole page (a 1,000-line page with 200 files was made and measured
+ * ~20 times per call).
+ */
+export const pageChars = (page: Page) => {
+  const { lines, offset, files } = page
+  const want = Math.max(0, Math.min(page.limit, lines.length - offset))
+  const linesBefore = [0]
+  for (let index = 0; index < want; index++)
+    linesBefore.push(linesBefore[index]! + jsonStringChars(lines[offset + index]!) - 2)
+  const filesBefore = [0]
+  for (let index = 0; index < files.length; index++)
+    filesBefore.push(filesBefore[index]! + JSON.stringify(files[index]).length)
+  return (compact: boolean, n: number, artifact: Artifact | undefined, fileCount: number): number =>
+    envelopeChars(page.input.operation, pageResult(page, compact, n, artifact, fileCount, "", false, [])) +
+    linesBefore[n]! +
+    2 * Math.max(0, n - 1) +
+    filesBefore[fileCount]! +
+    Math.max(0, fileCount - 1)
+}
+
+/**
+ * One page's result: `n` lines from the page's offset, whose text (`diff`) is given, or a clipped line's start;
+ * the first `fileCount` files, listed as `listed` (pageChars measures an empty list and adds the rest).
+ */
+const pageResult = (
+  page: Page,
+  compact: boolean,
+  n: number,
+  artifact: Artifact | undefined,
+  fileCount: number,
+  diff: string,
+  clipped: boolean,
+  listed: ReadonlyArray<DiffFile>
+): ToolResult => {
+  const { input, lines, offset, files, snapshot } = page
+  const end = offset + n
+  const nextOffset = end >= lines.length ? null : end
+  return {
+    summary: pageSummary(page, end, nextOffset, artifact, compact),
+    data: {
+      ...input.extra,
+      diff,
+      ...(clipped ? { lineClipped: true } : {}),
+      files: listed,
+      filesTruncated: fileCount < files.length,
+      offset,
+      limit: page.limit,
+      returned: n,
+      totalLines: lines.length,
+      nextOffset,
+      complete: input.complete,
+      snapshot
+    },
+    ...(artifact === undefined ? {} : { artifacts: [artifact] }),
+    retention: {
+      importance: "normal",
+      facts: compact
+        ? []
+        : [
+            ...(input.facts ?? []),
+            `${input.what}: ${files.length} files, +${page.additions} -${page.deletions} (snapshot ${snapshot.slice(0, 12)})`
+          ],
+      omit_when_summarizing: ["diff", "files"]
     }
   }
+}
 
 /**
  * The page when not even one line fits (a minified file's line): the line's start, halved until the envelope
@@ -312,24 +372,20 @@ export const pagedText = (
     const { lines, offset, files } = page
     const want = Math.min(page.limit, lines.length - offset)
     const description = `The full output of ${input.action} (${lines.length} lines).`
-    if (want >= lines.length) {
-      const whole = pageBuilder(page, false)(want, undefined, files.length)
-      if (envelopeChars(input.operation, whole) <= budget) return whole
-    }
+    const chars = pageChars(page)
+    if (want >= lines.length && chars(false, want, undefined, files.length) <= budget)
+      return pageBuilder(page, false)(want, undefined, files.length)
     const marker = placeholderArtifact("vcs", input.operation, input.action, "diff", description)
     const compact = envelopeChars(input.operation, pageBuilder(page, false)(1, marker, 0, 40)) > budget
     const build = pageBuilder(page, compact)
     // The file list takes at most half the budget, so lines of the diff always have room.
     const fileCount = Math.max(
       0,
-      largestFitting(
-        Math.min(files.length, 200),
-        (count) => envelopeChars(input.operation, build(0, marker, count)) <= budget / 2
-      )
+      largestFitting(Math.min(files.length, 200), (count) => chars(compact, 0, marker, count) <= budget / 2)
     )
     const n = Math.max(
       0,
-      largestFitting(want, (count) => envelopeChars(input.operation, build(count, marker, fileCount)) <= budget)
+      largestFitting(want, (count) => chars(compact, count, marker, fileCount) <= budget)
     )
     const artifact = yield* writeArtifact(input.operation, input.action, "diff", input.text, description)
     if (n > 0 || want === 0) return build(n, artifact, fileCount)
