@@ -10,6 +10,7 @@
  * becomes unused), and the spec shows at run time that the same write, in `interpret`, goes through the gate,
  * that OwnStore refuses a path outside the tool's storage, and that PlanRecords changes plan records only.
  */
+import { spawn } from "node:child_process"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import * as Effect from "effect/Effect"
@@ -377,6 +378,30 @@ describe("the narrow services exist and carry only what they name", () => {
       )
     )
     expect(signalled).toEqual([false, false])
+  })
+
+  it("JobControl signals a recorded group only in the boot the job was started in (a group id of another boot names someone else's processes)", async () => {
+    ws = await openWorkspace()
+    const child = spawn("sleep", ["30"], { detached: true, stdio: "ignore" })
+    const exited = new Promise((resolve) => child.once("exit", resolve))
+    try {
+      const pid = child.pid!
+      const job = path.join(ws.dir, ".agentic/jobs/job_otherboot")
+      await fs.mkdir(job, { recursive: true })
+      await fs.writeFile(path.join(job, "started.json"), JSON.stringify({ pid, pgid: pid }))
+      await fs.writeFile(path.join(job, "job.json"), JSON.stringify({ id: "job_otherboot", bootId: "another-boot" }))
+      const signal = () =>
+        ws!.run(Effect.flatMap(JobControl, (control) => control.signalJob("job_otherboot", "SIGTERM")))
+      expect(await signal()).toBe(false)
+      expect(child.exitCode === null && child.signalCode === null).toBe(true)
+      const boot = (await fs.readFile("/proc/sys/kernel/random/boot_id", "utf8")).trim()
+      await fs.writeFile(path.join(job, "job.json"), JSON.stringify({ id: "job_otherboot", bootId: boot }))
+      expect(await signal()).toBe(true)
+      await exited
+      expect(child.signalCode).toBe("SIGTERM")
+    } finally {
+      child.kill("SIGKILL")
+    }
   })
 
   it("VcsReads runs a git read, and refuses before running anything what its types let through but is not a read", async () => {
