@@ -15,6 +15,7 @@
  *   const endpoint = yield* browser.launch({ sessionDir: "/srv/p/.agentic/browser/bs_1", executablePath: "", allowPrivateNetwork: false })
  *   const { page, nodes } = yield* browser.tree(endpoint, {})
  */
+import { membersOf } from "./members.ts"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -173,7 +174,11 @@ export class Browser extends Context.Tag("agentic-workspace/Browser")<Browser, B
 }
 
 /** The members of Browser that only look at a session: whether it is alive, its page, tree, DOM and a screenshot. */
-export type BrowserReadsShape = Pick<BrowserShape, "alive" | "page" | "tree" | "html" | "screenshot">
+export const BROWSER_READS = ["alive", "page", "tree", "html", "screenshot"] as const
+export type BrowserReadsShape = Pick<BrowserShape, (typeof BROWSER_READS)[number]>
+
+/** The members of Browser a session's start and end need (BrowserSessions). */
+export const BROWSER_SESSIONS = ["launch", "close"] as const
 
 /**
  * The reading half of Browser: what workspace_browser read and list, and control's load, get. No control
@@ -182,13 +187,7 @@ export type BrowserReadsShape = Pick<BrowserShape, "alive" | "page" | "tree" | "
 export class BrowserReads extends Context.Tag("agentic-workspace/BrowserReads")<BrowserReads, BrowserReadsShape>() {
   static readonly layer = Layer.effect(
     BrowserReads,
-    Effect.map(Browser, (browser) => ({
-      alive: browser.alive,
-      page: browser.page,
-      tree: browser.tree,
-      html: browser.html,
-      screenshot: browser.screenshot
-    }))
+    Effect.map(Browser, (browser) => membersOf(browser, BROWSER_READS))
   )
 }
 
@@ -198,10 +197,10 @@ export class BrowserReads extends Context.Tag("agentic-workspace/BrowserReads")<
  */
 export class BrowserSessions extends Context.Tag("agentic-workspace/BrowserSessions")<
   BrowserSessions,
-  Pick<BrowserShape, "launch" | "close">
+  Pick<BrowserShape, (typeof BROWSER_SESSIONS)[number]>
 >() {
   static readonly layer = Layer.effect(
     BrowserSessions,
-    Effect.map(Browser, (browser) => ({ launch: browser.launch, close: browser.close }))
+    Effect.map(Browser, (browser) => membersOf(browser, BROWSER_SESSIONS))
   )
 }

@@ -6,6 +6,7 @@
  *   const host = yield* HostFs
  *   const bytes = yield* host.readFile("/home/user/project/src/a.ts")
  */
+import { membersOf } from "./members.ts"
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
@@ -214,35 +215,24 @@ export interface HostFsShape {
 export class HostFs extends Context.Tag("agentic-workspace/HostFs")<HostFs, HostFsShape>() {}
 
 /** The reading members of the host filesystem. */
-export type HostReadsShape = Pick<
-  HostFsShape,
-  | "owner"
-  | "ownerAlive"
-  | "readFile"
-  | "scanFile"
-  | "readSmall"
-  | "readRange"
-  | "stat"
-  | "lstat"
-  | "readDir"
-  | "realpath"
->
+export const HOST_READS = [
+  "owner",
+  "ownerAlive",
+  "readFile",
+  "scanFile",
+  "readSmall",
+  "readRange",
+  "stat",
+  "lstat",
+  "readDir",
+  "realpath"
+] as const
+export type HostReadsShape = Pick<HostFsShape, (typeof HOST_READS)[number]>
 
 /** The host filesystem's reads: what an ungated `run` and a gated `load` get instead of HostFs. */
 export class HostReads extends Context.Tag("agentic-workspace/HostReads")<HostReads, HostReadsShape>() {
   /** The reading half of the host's filesystem: the same functions, nothing else reachable. */
-  static readonly from = (fs: HostFsShape): HostReadsShape => ({
-    owner: fs.owner,
-    ownerAlive: fs.ownerAlive,
-    readFile: fs.readFile,
-    scanFile: fs.scanFile,
-    readSmall: fs.readSmall,
-    readRange: fs.readRange,
-    stat: fs.stat,
-    lstat: fs.lstat,
-    readDir: fs.readDir,
-    realpath: fs.realpath
-  })
+  static readonly from = (fs: HostFsShape): HostReadsShape => membersOf(fs, HOST_READS)
 }
 
 /**

@@ -17,6 +17,7 @@
  *   const launched = yield* processes.launch("/srv/project/.agentic/jobs/job_1")
  *   const alive = yield* processes.isAlive(launched.supervisorPid, launched.supervisorIdentity)
  */
+import { membersOf } from "./members.ts"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -111,7 +112,8 @@ export class Processes extends Context.Tag("agentic-workspace/Processes")<Proces
 }
 
 /** The members of Processes that start nothing and signal nothing. */
-export type ProcessReadsShape = Pick<ProcessesShape, "resolve" | "isAlive" | "groupAlive" | "bootId" | "sandbox">
+export const PROCESS_READS = ["resolve", "isAlive", "groupAlive", "bootId", "sandbox"] as const
+export type ProcessReadsShape = Pick<ProcessesShape, (typeof PROCESS_READS)[number]>
 
 /**
  * The reading half of Processes: resolving an executable, whether a process or a group is alive, the boot
@@ -120,13 +122,7 @@ export type ProcessReadsShape = Pick<ProcessesShape, "resolve" | "isAlive" | "gr
  */
 export class ProcessReads extends Context.Tag("agentic-workspace/ProcessReads")<ProcessReads, ProcessReadsShape>() {
   /** The same functions, nothing else reachable. */
-  static readonly from = (processes: ProcessesShape): ProcessReadsShape => ({
-    resolve: processes.resolve,
-    isAlive: processes.isAlive,
-    groupAlive: processes.groupAlive,
-    bootId: processes.bootId,
-    sandbox: processes.sandbox
-  })
+  static readonly from = (processes: ProcessesShape): ProcessReadsShape => membersOf(processes, PROCESS_READS)
   /** Derived once from the host's Processes. */
   static readonly layer = Layer.effect(ProcessReads, Effect.map(Processes, ProcessReads.from))
 }

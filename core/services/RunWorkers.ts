@@ -5,6 +5,7 @@
  * It opens the workspace with the settings recorded in the run's state.json and never reads the
  * approval key.
  */
+import { membersOf } from "./members.ts"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -43,17 +44,21 @@ export class RunWorkers extends Context.Tag("agentic-workspace/RunWorkers")<RunW
     })
 }
 
+/** The members of RunWorkers that start nothing (WorkerReads) and the one that stops a worker (RunControl). */
+export const WORKER_READS = ["alive"] as const
+export const RUN_CONTROL = ["stop"] as const
+
 /**
  * Whether a run's worker still runs: the reading half of RunWorkers (workspace_agent status and history,
  * research's deep reads). Starting a worker is not reachable from it.
  */
 export class WorkerReads extends Context.Tag("agentic-workspace/WorkerReads")<
   WorkerReads,
-  Pick<RunWorkersShape, "alive">
+  Pick<RunWorkersShape, (typeof WORKER_READS)[number]>
 >() {
   static readonly layer = Layer.effect(
     WorkerReads,
-    Effect.map(RunWorkers, (workers) => ({ alive: workers.alive }))
+    Effect.map(RunWorkers, (workers) => membersOf(workers, WORKER_READS))
   )
 }
 
@@ -63,10 +68,10 @@ export class WorkerReads extends Context.Tag("agentic-workspace/WorkerReads")<
  */
 export class RunControl extends Context.Tag("agentic-workspace/RunControl")<
   RunControl,
-  Pick<RunWorkersShape, "stop">
+  Pick<RunWorkersShape, (typeof RUN_CONTROL)[number]>
 >() {
   static readonly layer = Layer.effect(
     RunControl,
-    Effect.map(RunWorkers, (workers) => ({ stop: workers.stop }))
+    Effect.map(RunWorkers, (workers) => membersOf(workers, RUN_CONTROL))
   )
 }
