@@ -68,6 +68,11 @@ interface Summary {
   readonly pass: boolean
 }
 const summaries: Array<Summary> = []
+/**
+ * The target of a row printed for context only, outside the pass count: a second anchor the issue quotes
+ * beside a row's real one (git ls-files reads the index git keeps, where a listing walks the tree as rg does).
+ */
+const CONTEXT = "context"
 const fmt = (ms: number) => (ms < 10 ? ms.toFixed(2) : ms < 100 ? ms.toFixed(1) : ms.toFixed(0))
 
 /** Times `work` (ms). */
@@ -84,7 +89,7 @@ const timed = (work: () => Promise<unknown> | unknown) => async () => {
 const row = async (
   name: string,
   anchorName: string,
-  target: number,
+  target: number | typeof CONTEXT,
   rounds: number,
   ours: Measure,
   anchor: Measure,
@@ -109,17 +114,18 @@ const row = async (
 const report = (
   name: string,
   anchorName: string,
-  target: number,
+  target: number | typeof CONTEXT,
   a: ReadonlyArray<number>,
   b: ReadonlyArray<number>,
   note = ""
 ) => {
   const ratios = a.map((value, index) => value / b[index]!)
   const ratio = median(ratios)
-  const pass = ratio <= target
-  summaries.push({ row: name, ratio, target, pass })
+  const verdict =
+    target === CONTEXT ? "context only, no target" : `target <= ${target}x  ${ratio <= target ? "PASS" : "MISS"}`
+  if (target !== CONTEXT) summaries.push({ row: name, ratio, target, pass: ratio <= target })
   out(
-    `${name}\n    ours ${fmt(median(a))} ms  vs  ${anchorName} ${fmt(median(b))} ms   median ratio ${ratio.toFixed(2)}x  target <= ${target}x  ${pass ? "PASS" : "MISS"}${note === "" ? "" : `   (${note})`}`
+    `${name}\n    ours ${fmt(median(a))} ms  vs  ${anchorName} ${fmt(median(b))} ms   median ratio ${ratio.toFixed(2)}x  ${verdict}${note === "" ? "" : `   (${note})`}`
   )
   out(`    per-round ratios: ${ratios.map((value) => value.toFixed(2)).join(" ")}`)
 }
@@ -520,7 +526,7 @@ const main = async () => {
         await row(
           "MCP list all files (the same), the second anchor",
           "git ls-files -co --exclude-standard",
-          1.5,
+          CONTEXT,
           R.tree,
           { run: timed(listAll) },
           { run: run("git", ["ls-files", "-z", "-co", "--exclude-standard"], root, GIT_ENV) }
