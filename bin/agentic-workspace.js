@@ -13,11 +13,11 @@ if (typeof globalThis.Deno !== "undefined") {
   // V8's heap flags for this process (docs/INSPECT.md "Memory during a search"): a young generation keeps
   // its first size instead of doubling under a search's allocation rate (the main thread's is 1 MiB); a
   // search worker's starts at 4 MiB (--min-semi-space-size is read when a heap is configured: the workers',
-  // not the main thread's, which already is); the old generation may grow by half its live size between
-  // full collections, so the garbage of a few large searches (a listing of the whole tree each) is not kept. V8
-  // resets the growth factor to 2 each time it configures a heap, so it is set again once each worker runs.
+  // not the main thread's, which already is). The old generation grows at V8's own pace: held to half its live
+  // size it collected fully every 15 or so edit previews (docs/INSPECT.md "The per-call floor"). V8 resets the growth
+  // factor to 2 each time it configures a heap, so it is set again once each worker runs.
   const v8 = await import("node:v8")
-  v8.setFlagsFromString("--semi-space-growth-factor=1 --min-semi-space-size=4 --heap-growing-percent=50")
+  v8.setFlagsFromString("--semi-space-growth-factor=1 --min-semi-space-size=4")
   process.on("worker", (worker) => worker.once("online", () => v8.setFlagsFromString("--semi-space-growth-factor=1")))
   const { existsSync, realpathSync } = await import("node:fs")
   const { fileURLToPath } = await import("node:url")

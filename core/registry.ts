@@ -16,7 +16,7 @@ import { type ToolError, toolError } from "./protocol/errors.ts"
 import { CAPABILITY_SERVICE, type HostInfoShape } from "./services/HostFs.ts"
 import { isRegistered, missingService } from "./services/RegisteredTools.ts"
 import type { Settings } from "./settings/settings.ts"
-import { confineStore, OwnStore, StateStore } from "./store/StateStore.ts"
+import { confineStore, OwnStore, StateStore, type StateStoreShape } from "./store/StateStore.ts"
 import { ALL_TOOLS } from "./tools/index.ts"
 import {
   type AnyGatedAction,
@@ -358,14 +358,34 @@ export const ownedStorage = (tool: Pick<ToolDefinition, "short" | "storage" | "a
   `artifacts/${tool.short}.*`
 ]
 
+type OwnedTool = Pick<ToolDefinition, "name" | "short" | "storage" | "alsoWrites">
+
+/**
+ * The confined stores made so far, per store and tool: a runtime has one StateStore and fixed tool definitions,
+ * so each tool's OwnStore is made once per session, not on every call.
+ */
+const confinedStores = new WeakMap<StateStoreShape, WeakMap<OwnedTool, StateStoreShape>>()
+
+const ownStoreOf = (store: StateStoreShape, tool: OwnedTool): StateStoreShape => {
+  let byTool = confinedStores.get(store)
+  if (byTool === undefined) {
+    byTool = new WeakMap()
+    confinedStores.set(store, byTool)
+  }
+  let confined = byTool.get(tool)
+  if (confined === undefined) {
+    confined = confineStore(store, tool.name, ownedStorage(tool))
+    byTool.set(tool, confined)
+  }
+  return confined
+}
+
 /** Runs a tool's effect with its kernel-owned write: OwnStore, the StateStore confined to the tool's storage. */
 export const withOwnStore = <A, E, R>(
-  tool: Pick<ToolDefinition, "name" | "short" | "storage" | "alsoWrites">,
+  tool: OwnedTool,
   effect: Effect.Effect<A, E, R>
 ): Effect.Effect<A, E, Exclude<R, OwnStore> | StateStore> =>
-  Effect.flatMap(StateStore, (store) =>
-    Effect.provideService(effect, OwnStore, confineStore(store, tool.name, ownedStorage(tool)))
-  )
+  Effect.flatMap(StateStore, (store) => Effect.provideService(effect, OwnStore, ownStoreOf(store, tool)))
 
 const defectText = (cause: Cause.Cause<unknown>): string => {
   const defect = Cause.squash(cause)

@@ -11,6 +11,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import type { WorkspaceRuntime } from "../../core/runtime.ts"
 import { decodeSettings, modeLabel, type Settings } from "../../core/settings/settings.ts"
 import type { CliHost, ParsedLine } from "../cli.ts"
+import type { Session } from "../open.ts"
 import { defined } from "../../core/text/defined.ts"
 import { clearHostState, writeHostState } from "../hostState.ts"
 import { terminalCommand } from "./decide.ts"
@@ -135,10 +136,27 @@ const reviewPage = (mcpHost: McpHost, host: CliHost, reviewPort: number | undefi
   return { startFor, served: () => review }
 }
 
+/**
+ * The session with its host.json being written: tools/list does not wait for that write (two fsyncs on first
+ * use of .agentic/), each call does, so a call's answer is never read before the server's record is there.
+ */
+const afterHostState = (session: Session, written: Promise<void>): Session => {
+  let done = false
+  void written.then(() => {
+    done = true
+  })
+  return {
+    ...session,
+    call: (tool, args, options) =>
+      done ? session.call(tool, args, options) : written.then(() => session.call(tool, args, options))
+  }
+}
+
 /** The verb's workspaces: one runtime per root, opened once; `dispose` closes every one (and removes its host.json). */
 const workspaces = (line: ParsedLine, host: CliHost, mcpHost: McpHost, flags: McpFlags) => {
   const review = reviewPage(mcpHost, host, flags.reviewPort)
   const opened = new Map<string, Promise<McpWorkspace>>()
+  const written: Array<Promise<void>> = []
   const open = (root: string): Promise<McpWorkspace> => {
     let workspace = opened.get(root)
     if (workspace === undefined) {
@@ -148,15 +166,16 @@ const workspaces = (line: ParsedLine, host: CliHost, mcpHost: McpHost, flags: Mc
           host.stderr(`agentic-workspace mcp: serving only the diagnostic tool: ${failed.reason}. ${failed.repair}\n`)
         const runtime = session.runtime
         if (runtime === undefined) return { session, root }
-        await writeHostState(runtime, {
+        const hostState = writeHostState(runtime, {
           host: "mcp",
           transport: flags.transport,
           ...defined({ pid: mcpHost.pid }),
           startedAt: new Date().toISOString()
         })
+        written.push(hostState)
         review.startFor(runtime)
         await review.served()
-        return { session, root: runtime.info.root }
+        return { session: afterHostState(session, hostState), root: runtime.info.root }
       })
       opened.set(root, workspace)
     }
@@ -164,6 +183,8 @@ const workspaces = (line: ParsedLine, host: CliHost, mcpHost: McpHost, flags: Mc
   }
   const dispose = async () => {
     await (await review.served())?.close()
+    // A host.json still being written is finished first, so clearing it leaves none behind.
+    await Promise.all(written)
     for (const workspace of opened.values()) {
       const { session } = await workspace
       if (session.runtime !== undefined) await clearHostState(session.runtime, mcpHost.pid)

@@ -30,16 +30,23 @@ installSha256Stream(() => {
 // proper-lockfile reports a held lock as ELOCKED.
 const REASONS: Record<string, HostErrorReason> = { ...ERRNO_REASONS, ELOCKED: "Busy" }
 
-/** Maps a Node error to a HostError. */
+/**
+ * Maps a Node error to a HostError. Made without the Schema's check of its fields (typed here): a missing file
+ * is the common case (a .gitignore or a state probe that is not there, on every list or capabilities call), and
+ * the check cost about as much as the rest of the error.
+ */
 export const toHostError =
   (target: string) =>
   (cause: unknown): HostError => {
     const code = (cause as { code?: string } | undefined)?.code ?? ""
-    return new HostError({
-      reason: REASONS[code] ?? "Other",
-      path: target,
-      message: cause instanceof Error ? cause.message : String(cause)
-    })
+    return new HostError(
+      {
+        reason: REASONS[code] ?? "Other",
+        path: target,
+        message: cause instanceof Error ? cause.message : String(cause)
+      },
+      true
+    )
   }
 
 const attempt = <A>(target: string, run: () => Promise<A>) =>

@@ -388,11 +388,15 @@ const mapError =
   (cause: unknown): HostError => {
     if (cause instanceof Escaped) return new HostError({ reason: "Escape", path: rel, message: cause.message })
     const code = (cause as { code?: string } | undefined)?.code ?? ""
-    return new HostError({
-      reason: ERRNO_REASONS[code] ?? (code === "ELOCKED" ? "Busy" : "Other"),
-      path: rel,
-      message: cause instanceof Error ? cause.message : String(cause)
-    })
+    // Unchecked by the Schema, as NodeHostFs's toHostError: the fields are typed, a missing file is common.
+    return new HostError(
+      {
+        reason: ERRNO_REASONS[code] ?? (code === "ELOCKED" ? "Busy" : "Other"),
+        path: rel,
+        message: cause instanceof Error ? cause.message : String(cause)
+      },
+      true
+    )
   }
 
 const run = <A>(rel: string, task: () => Promise<A>) => Effect.tryPromise({ try: task, catch: mapError(rel) })

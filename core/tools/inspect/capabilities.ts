@@ -347,6 +347,28 @@ const toolNames = (() => {
   }
 })()
 
+/**
+ * The last answer per session (its settings, fixed for the session) and what it was made of: an answer whose
+ * parts are the same as the last one's is that answer, not built and measured against the budget again.
+ */
+const lastAnswer = new WeakMap<
+  Settings,
+  { readonly key: string; readonly tools: ReadonlyArray<string>; readonly result: ToolResult }
+>()
+
+/** The fitting answer for these parts, kept while the parts stay the same. */
+const answerFor = (
+  parts: CapabilitiesParts,
+  storage: Effect.Effect.Success<ReturnType<typeof probedStorage>>
+): ToolResult => {
+  const key = JSON.stringify([parts.state, parts.sandbox, parts.unsettled, storage])
+  const last = lastAnswer.get(parts.settings)
+  if (last !== undefined && last.key === key && last.tools === parts.tools) return last.result
+  const result = fittingCapabilities(parts, storage)
+  lastAnswer.set(parts.settings, { key, tools: parts.tools, result })
+  return result
+}
+
 export const capabilities = Effect.gen(function* () {
   const settings = yield* CurrentSettings
   // One listing of .agentic/ answers every top-level probe, and what is absent is not read (no notes folder,
@@ -358,5 +380,5 @@ export const capabilities = Effect.gen(function* () {
   const unsettled = top === undefined || top.has("transactions") ? yield* unsettledTransactions : []
   const storage = yield* probedStorage(storageMapOf(candidates), top)
   const sandbox = yield* sandboxReport
-  return fittingCapabilities({ settings, state, sandbox, unsettled, tools: toolNames(registered) }, storage)
+  return answerFor({ settings, state, sandbox, unsettled, tools: toolNames(registered) }, storage)
 })

@@ -98,11 +98,12 @@ export const listing = (
     // holds is then exactly the first page of the listing as it is now. A later page's snapshot is the whole
     // listing's, as before, and the page after it accepts either. `enumerated` (the hash of every entry walked)
     // names the artifact of a cut page.
+    const enumerated = yield* snapshotOfJson(query, allJson)
+    // A page that reaches the end of what was walked names the same entries as `enumerated`: not hashed again.
     const prefixSnapshot = (end: number) =>
       end >= walked.entries.length
-        ? snapshotOfJson(query, allJson)
+        ? Effect.succeed(enumerated)
         : snapshotOfJson(query, JSON.stringify(walked.entries.slice(0, end)))
-    const enumerated = yield* snapshotOfJson(query, allJson)
     // At offset 0 no page is held, so there is nothing to check.
     if (input.snapshot !== undefined && offset > 0 && input.snapshot !== enumerated)
       yield* checkSnapshot(action, input.snapshot, yield* prefixSnapshot(offset), `The listing of "${base || "."}"`)
