@@ -33,11 +33,16 @@ type Op =
   | { readonly k: "cont" | "block" | "li" | "header"; readonly items: ReadonlyArray<Tok> }
   | { readonly k: "list"; readonly ordered: boolean; readonly items: ReadonlyArray<Tok> }
   | { readonly k: "head"; readonly level: number; readonly items: ReadonlyArray<Tok> }
+  /** A heading of plain text, rendered already: its block (empty when the heading has no text). */
+  | { readonly k: "lit"; readonly text: string }
+  /** A list item of plain text: its line without the marker (which depends on the list). */
+  | { readonly k: "litext"; readonly content: string }
   /** td, th, tr, thead, tbody, tfoot: a container when walked, a table's rows and cells when its table finishes. */
   | { readonly k: "part"; readonly tag: string; readonly hidden: boolean; readonly items: ReadonlyArray<Tok> }
   | { readonly k: "inline"; readonly text: string; readonly quote: string; readonly marks: ReadonlyArray<Tok> }
   | { readonly k: "pre"; readonly code: string; readonly marks: ReadonlyArray<Tok> }
-  | { readonly k: "table"; readonly lines: ReadonlyArray<string>; readonly marks: ReadonlyArray<Tok> }
+  /** A table: its `| a | b |` lines joined with newlines (tight blocks between gaps join that way). */
+  | { readonly k: "table"; readonly text: string; readonly marks: ReadonlyArray<Tok> }
   /** A dropped or hidden element: its markers, candidates and (when an ancestor reads text) its text. */
   | { readonly k: "pruned"; readonly li: boolean; readonly items: ReadonlyArray<Tok> }
   /**
@@ -88,7 +93,11 @@ const KEEP_OPEN = new Set(["html", "head", "body"])
 /** Whether a token stands for a list item or a table part (what a list or a table counts among its children). */
 const structural = (tok: Tok): boolean =>
   typeof tok !== "string" &&
-  (tok.k === "li" || tok.k === "part" || (tok.k === "pruned" && tok.li) || (tok.k === "cand" && structural(tok.inner)))
+  (tok.k === "li" ||
+    tok.k === "litext" ||
+    tok.k === "part" ||
+    (tok.k === "pruned" && tok.li) ||
+    (tok.k === "cand" && structural(tok.inner)))
 
 const unwrap = (tok: Tok): Tok => (typeof tok !== "string" && tok.k === "cand" ? tok.inner : tok)
 
@@ -116,6 +125,8 @@ const collect = (items: ReadonlyArray<Tok>, keepText: boolean, out: Array<Tok> =
     switch (tok.k) {
       case "flush":
       case "br":
+      case "lit":
+      case "litext":
         break
       case "raw":
         if (keepText) out.push(tok)
@@ -142,8 +153,16 @@ const collect = (items: ReadonlyArray<Tok>, keepText: boolean, out: Array<Tok> =
   return out
 }
 
+const NONE: ReadonlyArray<Tok> = []
+
+/**
+ * An array as it is kept in a token: exactly its length (an array built by pushes keeps room for 16 more
+ * elements, several times the size of the few most tokens hold), and one shared empty array.
+ */
+const fit = <A>(items: Array<A>): ReadonlyArray<A> => (items.length === 0 ? (NONE as ReadonlyArray<A>) : items.slice())
+
 /** Adjacent strings joined and flattened (parse5's text arrives in many small pieces). */
-const mergeText = (items: Array<Tok>): Array<Tok> => {
+const mergeText = (items: Array<Tok>): ReadonlyArray<Tok> => {
   const out: Array<Tok> = []
   let text = ""
   for (const tok of items) {
@@ -161,11 +180,11 @@ const mergeText = (items: Array<Tok>): Array<Tok> => {
     text.charCodeAt(0)
     out.push(text)
   }
-  return out
+  return fit(out)
 }
 
 /** A table's rows (its own tr parts and those of its thead, tbody and tfoot) as `| a | b |` lines. */
-const tableLines = (items: ReadonlyArray<Tok>): Array<string> => {
+const tableLines = (items: ReadonlyArray<Tok>): ReadonlyArray<string> => {
   const rows: Array<ReadonlyArray<Tok>> = []
   const gather = (children: ReadonlyArray<Tok>) => {
     for (const child of children) {
@@ -189,7 +208,7 @@ const tableLines = (items: ReadonlyArray<Tok>): Array<string> => {
     }
     if (filled) lines.push(`| ${cells.join(" | ")} |`)
   }
-  return lines
+  return fit(lines)
 }
 
 /** Whether an ancestor of `el` reads its text content. */
@@ -198,24 +217,48 @@ const ancestorNeedsText = (el: El): boolean => {
   return false
 }
 
+/**
+ * What plain children (text and inline code or alt text, nothing else) add to the line being built, or
+ * undefined when they are not plain. Only for an element no ancestor reads the text of.
+ */
+const plainText = (items: ReadonlyArray<Tok>): string | undefined => {
+  let out = ""
+  for (const tok of items) {
+    if (typeof tok === "string") out += tok
+    else if (tok.k === "inline" && tok.marks.length === 0) {
+      if (tok.text !== "") out += ` ${tok.quote}${tok.text}${tok.quote} `
+    } else return undefined
+  }
+  return out
+}
+
 /** One element's own token (never spread into its parent), given its reduced children. */
-const ownOp = (el: El, items: Array<Tok>, needText: boolean): Op => {
+const ownOp = (el: El, items: ReadonlyArray<Tok>, needText: boolean): Op => {
   const tag = el.tag
   if (DROP.has(tag) || (!PART.has(tag) && hidden(el)))
-    return { k: "pruned", li: tag === "li", items: collect(items, needText && !NO_TEXT.has(tag)) }
-  if (HEADING.test(tag)) return { k: "head", level: Number(tag[1]), items }
+    return { k: "pruned", li: tag === "li", items: fit(collect(items, needText && !NO_TEXT.has(tag))) }
+  if (HEADING.test(tag)) {
+    const content = needText ? undefined : plainText(items)
+    if (content === undefined) return { k: "head", level: Number(tag[1]), items }
+    const line = collapse(`${"#".repeat(Number(tag[1]))} ${content}`)
+    return { k: "lit", text: line.replace(/^#+$/, "") === "" ? "" : line }
+  }
   if (tag === "br") return BR
   if (tag === "pre")
     return {
       k: "pre",
       code: textOf(items).replace(/^\n/, "").replace(/\s+$/, ""),
-      marks: collect(items, false)
+      marks: fit(collect(items, false))
     }
-  if (tag === "code") return { k: "inline", text: collapse(textOf(items)), quote: "`", marks: collect(items, false) }
+  if (tag === "code")
+    return { k: "inline", text: collapse(textOf(items)), quote: "`", marks: fit(collect(items, false)) }
   if (tag === "img")
-    return { k: "inline", text: collapse(attr(el, "alt") ?? ""), quote: "", marks: collect(items, false) }
-  if (tag === "table") return { k: "table", lines: tableLines(items), marks: collect(items, false) }
-  if (tag === "li") return { k: "li", items }
+    return { k: "inline", text: collapse(attr(el, "alt") ?? ""), quote: "", marks: fit(collect(items, false)) }
+  if (tag === "table") return { k: "table", text: tableLines(items).join("\n"), marks: fit(collect(items, false)) }
+  if (tag === "li") {
+    const content = needText ? undefined : plainText(items)
+    return content === undefined ? { k: "li", items } : { k: "litext", content }
+  }
   if (PART.has(tag)) return { k: "part", tag, hidden: hidden(el), items }
   if (tag === "ul" || tag === "ol" || tag === "menu") return { k: "list", ordered: tag === "ol", items }
   if (tag === "header") return { k: "header", items }
@@ -538,8 +581,18 @@ const walk = (
     case "table":
       flush(render)
       gap(render)
-      for (const line of tok.lines) render.blocks.push({ text: line, tight: true })
+      if (tok.text !== "") render.blocks.push({ text: tok.text, tight: true })
       gap(render)
+      return
+    case "lit":
+      flush(render)
+      if (tok.text !== "") render.blocks.push({ text: tok.text, tight: false })
+      return
+    case "litext":
+      flush(render, true)
+      render.line = `${"  ".repeat(Math.max(0, depth - 1))}${item?.ordered === true ? `${item.index}.` : "-"} ${tok.content}`
+      if (/^\s*(-|\d+\.)\s*$/.test(render.line)) render.line = ""
+      flush(render, true)
       return
     default:
       return
@@ -548,7 +601,7 @@ const walk = (
 
 const isListItem = (tok: Tok): boolean => {
   const inner = unwrap(tok)
-  return typeof inner !== "string" && (inner.k === "li" || (inner.k === "pruned" && inner.li))
+  return typeof inner !== "string" && (inner.k === "li" || inner.k === "litext" || (inner.k === "pruned" && inner.li))
 }
 
 /** The blocks as text: blank blocks separate, two tight neighbours join with one newline, others with two. */
