@@ -159,7 +159,8 @@ const NONE: ReadonlyArray<Tok> = []
  * An array as it is kept in a token: exactly its length (an array built by pushes keeps room for 16 more
  * elements, several times the size of the few most tokens hold), and one shared empty array.
  */
-const fit = <A>(items: Array<A>): ReadonlyArray<A> => (items.length === 0 ? (NONE as ReadonlyArray<A>) : items.slice())
+const exactly = <A>(items: Array<A>): ReadonlyArray<A> =>
+  items.length === 0 ? (NONE as ReadonlyArray<A>) : items.slice()
 
 /** Adjacent strings joined and flattened (parse5's text arrives in many small pieces). */
 const mergeText = (items: Array<Tok>): ReadonlyArray<Tok> => {
@@ -180,7 +181,7 @@ const mergeText = (items: Array<Tok>): ReadonlyArray<Tok> => {
     text.charCodeAt(0)
     out.push(text)
   }
-  return fit(out)
+  return exactly(out)
 }
 
 /** A table's rows (its own tr parts and those of its thead, tbody and tfoot) as `| a | b |` lines. */
@@ -208,7 +209,7 @@ const tableLines = (items: ReadonlyArray<Tok>): ReadonlyArray<string> => {
     }
     if (filled) lines.push(`| ${cells.join(" | ")} |`)
   }
-  return fit(lines)
+  return exactly(lines)
 }
 
 /** Whether an ancestor of `el` reads its text content. */
@@ -236,7 +237,7 @@ const plainText = (items: ReadonlyArray<Tok>): string | undefined => {
 const ownOp = (el: El, items: ReadonlyArray<Tok>, needText: boolean): Op => {
   const tag = el.tag
   if (DROP.has(tag) || (!PART.has(tag) && hidden(el)))
-    return { k: "pruned", li: tag === "li", items: fit(collect(items, needText && !NO_TEXT.has(tag))) }
+    return { k: "pruned", li: tag === "li", items: exactly(collect(items, needText && !NO_TEXT.has(tag))) }
   if (HEADING.test(tag)) {
     const content = needText ? undefined : plainText(items)
     if (content === undefined) return { k: "head", level: Number(tag[1]), items }
@@ -248,13 +249,13 @@ const ownOp = (el: El, items: ReadonlyArray<Tok>, needText: boolean): Op => {
     return {
       k: "pre",
       code: textOf(items).replace(/^\n/, "").replace(/\s+$/, ""),
-      marks: fit(collect(items, false))
+      marks: exactly(collect(items, false))
     }
   if (tag === "code")
-    return { k: "inline", text: collapse(textOf(items)), quote: "`", marks: fit(collect(items, false)) }
+    return { k: "inline", text: collapse(textOf(items)), quote: "`", marks: exactly(collect(items, false)) }
   if (tag === "img")
-    return { k: "inline", text: collapse(attr(el, "alt") ?? ""), quote: "", marks: fit(collect(items, false)) }
-  if (tag === "table") return { k: "table", text: tableLines(items).join("\n"), marks: fit(collect(items, false)) }
+    return { k: "inline", text: collapse(attr(el, "alt") ?? ""), quote: "", marks: exactly(collect(items, false)) }
+  if (tag === "table") return { k: "table", text: tableLines(items).join("\n"), marks: exactly(collect(items, false)) }
   if (tag === "li") {
     const content = needText ? undefined : plainText(items)
     return content === undefined ? { k: "li", items } : { k: "litext", content }
