@@ -3,21 +3,38 @@
  *
  * parse5 is fed the text in chunks through a tree adapter that keeps light nodes for the open elements
  * only. When the parser pops (finishes) an element, the element is reduced in place, in its parent, to the
- * few tokens the extractor reads: text, block breaks, headings, lists and their items, table rows, pre
+ * few tokens (tokens.ts) the extractor reads: text, block breaks, headings, lists and their items, table rows, pre
  * blocks, inline code and image alt text, and the markers (links, titles, h1s, base hrefs, main candidates);
  * its children are dropped. A finished element's subtree never changes again: parse5 inserts only into open
  * elements (or, fostering, beside an open table), and the adoption agency moves finished elements only whole,
  * under the open element that held them. What depends on where an element ends up (the main content, being
- * inside main, list depth and item numbers, a header's fate) is decided by the final pass, which walks the
- * tokens exactly as `render` walks the tree. Two exceptions are handled: `head` is reopened by parse5 for
+ * inside main, list depth and item numbers, a header's fate) is decided by the final pass (tokens.ts), which
+ * walks the tokens exactly as `render` walks the tree. Two exceptions are handled: `head` is reopened by parse5 for
  * late head elements, so it is reduced only at the end, and an element popped while one of its children is
  * still open (the adoption agency removes it first and moves the child after) waits for its parent.
  *
  * The tree-based extractor this equals for every input is spec/support/htmlOracle.ts, checked by
- * properties/html-stream.test.ts (misnested markup, tables, lists, hiding, main candidates, chunk splits).
+ * properties/html-stream.test.ts (misnested markup, tables, lists, hiding, main candidates, chunk splits) and
+ * spec/research/html-stream.test.ts (the specs' pages and malformed markup).
  */
 import type { Extracted, Link } from "./extract.ts"
 import { attr, BLOCK, collapse, DROP, hidden } from "./html.ts"
+import {
+  BR,
+  type Cand,
+  collect,
+  exactly,
+  FLUSH,
+  mergeText,
+  type Op,
+  plainText,
+  renderRoot,
+  structural,
+  tableLines,
+  type Tok,
+  textOf,
+  visit
+} from "./tokens.ts"
 
 /** An attribute as parse5 hands it over. */
 interface Attribute {
@@ -25,46 +42,6 @@ interface Attribute {
   readonly value: string
 }
 
-/** What an element, once finished, reduces to (a string is text). */
-type Tok = string | Op
-
-type Op =
-  | { readonly k: "flush" | "br" }
-  | { readonly k: "cont" | "block" | "li" | "header"; readonly items: ReadonlyArray<Tok> }
-  | { readonly k: "list"; readonly ordered: boolean; readonly items: ReadonlyArray<Tok> }
-  | { readonly k: "head"; readonly level: number; readonly items: ReadonlyArray<Tok> }
-  /** A heading of plain text, rendered already: its block (empty when the heading has no text). */
-  | { readonly k: "lit"; readonly text: string }
-  /** A list item of plain text: its line without the marker (which depends on the list). */
-  | { readonly k: "litext"; readonly content: string }
-  /** td, th, tr, thead, tbody, tfoot: a container when walked, a table's rows and cells when its table finishes. */
-  | { readonly k: "part"; readonly tag: string; readonly hidden: boolean; readonly items: ReadonlyArray<Tok> }
-  | { readonly k: "inline"; readonly text: string; readonly quote: string; readonly marks: ReadonlyArray<Tok> }
-  | { readonly k: "pre"; readonly code: string; readonly marks: ReadonlyArray<Tok> }
-  /** A table: its `| a | b |` lines joined with newlines (tight blocks between gaps join that way). */
-  | { readonly k: "table"; readonly text: string; readonly marks: ReadonlyArray<Tok> }
-  /** A dropped or hidden element: its markers, candidates and (when an ancestor reads text) its text. */
-  | { readonly k: "pruned"; readonly li: boolean; readonly items: ReadonlyArray<Tok> }
-  /**
-   * A main candidate (main, article or role=main), kept whole so it can be rendered first. Its text counts
-   * for an ancestor's text content through a raw token beside it, never through the candidate itself.
-   */
-  | {
-      readonly k: "cand"
-      readonly mainOk: boolean
-      readonly role: boolean
-      readonly article: boolean
-      readonly marks: ReadonlyArray<Tok>
-      readonly inner: Op
-    }
-  | { readonly k: "link"; readonly href: string; readonly text: string }
-  | { readonly k: "title" | "h1" | "raw"; readonly text: string }
-  | { readonly k: "base"; readonly href: string }
-
-type Cand = Extract<Op, { k: "cand" }>
-
-const FLUSH: Op = { k: "flush" }
-const BR: Op = { k: "br" }
 /** Comments are never stored: the extractor reads none. */
 const COMMENT = { k: "comment" } as const
 
@@ -90,147 +67,10 @@ const HEADING = /^h[1-6]$/
 /** Reduced only at the end: head is reopened for late head elements; html and body are the roots. */
 const KEEP_OPEN = new Set(["html", "head", "body"])
 
-/** Whether a token stands for a list item or a table part (what a list or a table counts among its children). */
-const structural = (tok: Tok): boolean =>
-  typeof tok !== "string" &&
-  (tok.k === "li" ||
-    tok.k === "litext" ||
-    tok.k === "part" ||
-    (tok.k === "pruned" && tok.li) ||
-    (tok.k === "cand" && structural(tok.inner)))
-
-const unwrap = (tok: Tok): Tok => (typeof tok !== "string" && tok.k === "cand" ? tok.inner : tok)
-
-/**
- * The text content of reduced tokens, as `textContent` reads the elements they stand for: text and raw
- * tokens, below containers; code, pre blocks, tables and candidates count through the raw token beside them.
- */
-const textOf = (items: ReadonlyArray<Tok>): string => {
-  let out = ""
-  for (const tok of items) {
-    if (typeof tok === "string") out += tok
-    else if (tok.k === "raw") out += tok.text
-    else if (tok.k !== "cand" && "items" in tok) out += textOf(tok.items)
-  }
-  return out
-}
-
-/** Markers and candidates of tokens (and their text as raw tokens when kept): what a dropped element leaves. */
-const collect = (items: ReadonlyArray<Tok>, keepText: boolean, out: Array<Tok> = []): Array<Tok> => {
-  for (const tok of items) {
-    if (typeof tok === "string") {
-      if (keepText) out.push({ k: "raw", text: tok })
-      continue
-    }
-    switch (tok.k) {
-      case "flush":
-      case "br":
-      case "lit":
-      case "litext":
-        break
-      case "raw":
-        if (keepText) out.push(tok)
-        break
-      case "link":
-      case "title":
-      case "h1":
-      case "base":
-      case "cand":
-        out.push(tok)
-        break
-      case "pruned":
-        collect(tok.items, keepText, out)
-        break
-      case "inline":
-      case "pre":
-      case "table":
-        for (const mark of tok.marks) out.push(mark)
-        break
-      default:
-        collect(tok.items, keepText, out)
-    }
-  }
-  return out
-}
-
-const NONE: ReadonlyArray<Tok> = []
-
-/**
- * An array as it is kept in a token: exactly its length (an array built by pushes keeps room for 16 more
- * elements, several times the size of the few most tokens hold), and one shared empty array.
- */
-const exactly = <A>(items: Array<A>): ReadonlyArray<A> =>
-  items.length === 0 ? (NONE as ReadonlyArray<A>) : items.slice()
-
-/** Adjacent strings joined and flattened (parse5's text arrives in many small pieces). */
-const mergeText = (items: Array<Tok>): ReadonlyArray<Tok> => {
-  const out: Array<Tok> = []
-  let text = ""
-  for (const tok of items) {
-    if (typeof tok === "string") text += tok
-    else {
-      if (text !== "") {
-        text.charCodeAt(0) // flattens the concatenation: one flat string instead of a tree of pieces
-        out.push(text)
-        text = ""
-      }
-      out.push(tok)
-    }
-  }
-  if (text !== "") {
-    text.charCodeAt(0)
-    out.push(text)
-  }
-  return exactly(out)
-}
-
-/** A table's rows (its own tr parts and those of its thead, tbody and tfoot) as `| a | b |` lines. */
-const tableLines = (items: ReadonlyArray<Tok>): ReadonlyArray<string> => {
-  const rows: Array<ReadonlyArray<Tok>> = []
-  const gather = (children: ReadonlyArray<Tok>) => {
-    for (const child of children) {
-      const part = unwrap(child)
-      if (typeof part === "string" || part.k !== "part") continue
-      if (part.tag === "tr") rows.push(part.items)
-      else if (part.tag === "thead" || part.tag === "tbody" || part.tag === "tfoot") gather(part.items)
-    }
-  }
-  gather(items)
-  const lines: Array<string> = []
-  for (const row of rows) {
-    const cells: Array<string> = []
-    let filled = false
-    for (const child of row) {
-      const cell = unwrap(child)
-      if (typeof cell === "string" || cell.k !== "part" || (cell.tag !== "td" && cell.tag !== "th")) continue
-      const text = collapse(textOf(cell.items))
-      cells.push(text.includes("|") ? text.replace(/\|/g, "\\|") : text)
-      filled ||= text !== ""
-    }
-    if (filled) lines.push(`| ${cells.join(" | ")} |`)
-  }
-  return exactly(lines)
-}
-
 /** Whether an ancestor of `el` reads its text content. */
 const ancestorNeedsText = (el: El): boolean => {
   for (let node = el.parent; node !== undefined; node = node.parent) if (NEEDS_TEXT.has(node.tag)) return true
   return false
-}
-
-/**
- * What plain children (text and inline code or alt text, nothing else) add to the line being built, or
- * undefined when they are not plain. Only for an element no ancestor reads the text of.
- */
-const plainText = (items: ReadonlyArray<Tok>): string | undefined => {
-  let out = ""
-  for (const tok of items) {
-    if (typeof tok === "string") out += tok
-    else if (tok.k === "inline" && tok.marks.length === 0) {
-      if (tok.text !== "") out += ` ${tok.quote}${tok.text}${tok.quote} `
-    } else return undefined
-  }
-  return out
 }
 
 /** One element's own token (never spread into its parent), given its reduced children. */
@@ -462,182 +302,6 @@ class Adapter {
     const tokens = parent.tag === "#fragment" ? [] : reduce(el, ancestorNeedsText(el), false)
     replaceAt(parent.items, index, tokens)
     el.parent = undefined
-  }
-}
-
-/** One render of tokens: the finished blocks, the line being built, the candidate to skip. */
-interface Render {
-  readonly blocks: Array<{ readonly text: string; readonly tight: boolean }>
-  line: string
-  readonly skip: Op | undefined
-}
-
-const flush = (render: Render, tight = false) => {
-  const text = collapse(render.line)
-  if (text !== "") render.blocks.push({ text, tight })
-  render.line = ""
-}
-
-const gap = (render: Render) => render.blocks.push({ text: "", tight: false })
-
-/** Where a list item stands: in an ol or not, and its number among its list's items. */
-interface ListItem {
-  readonly ordered: boolean
-  readonly index: number
-}
-
-const walkItems = (render: Render, items: ReadonlyArray<Tok>, inMain: boolean, depth: number) => {
-  for (const tok of items) walk(render, tok, inMain, depth, undefined, false)
-}
-
-/**
- * Renders one token as `render` renders the element it stands for: `inMain` is the ancestors' (a header
- * outside main is dropped), `self` says the element is itself a main candidate (its children are in main).
- */
-const walk = (
-  render: Render,
-  tok: Tok,
-  inMain: boolean,
-  depth: number,
-  item: ListItem | undefined,
-  self: boolean
-): void => {
-  if (typeof tok === "string") {
-    render.line += tok
-    return
-  }
-  if (tok === render.skip) return
-  const inside = inMain || self
-  switch (tok.k) {
-    case "flush":
-      flush(render)
-      return
-    case "br":
-      flush(render, true)
-      return
-    case "cand":
-      walk(render, tok.inner, inMain, depth, item, true)
-      return
-    case "part":
-      if (tok.hidden) return
-      if (tok.tag === "tr") {
-        flush(render)
-        walkItems(render, tok.items, inside, depth)
-        flush(render)
-      } else walkItems(render, tok.items, inside, depth)
-      return
-    case "cont":
-      walkItems(render, tok.items, inside, depth)
-      return
-    case "header":
-      if (!inMain) return
-      flush(render)
-      walkItems(render, tok.items, inside, depth)
-      flush(render)
-      return
-    case "block":
-      flush(render)
-      walkItems(render, tok.items, inside, depth)
-      flush(render)
-      return
-    case "list": {
-      const apart = depth === 0
-      flush(render, true)
-      if (apart) gap(render)
-      let index = 0
-      for (const child of tok.items)
-        walk(
-          render,
-          child,
-          inside,
-          depth + 1,
-          isListItem(child) ? { ordered: tok.ordered, index: ++index } : undefined,
-          false
-        )
-      flush(render, true)
-      if (apart) gap(render)
-      return
-    }
-    case "li":
-      flush(render, true)
-      render.line = `${"  ".repeat(Math.max(0, depth - 1))}${item?.ordered === true ? `${item.index}.` : "-"} `
-      walkItems(render, tok.items, inside, depth)
-      if (/^\s*(-|\d+\.)\s*$/.test(render.line)) render.line = ""
-      flush(render, true)
-      return
-    case "head":
-      flush(render)
-      render.line = `${"#".repeat(tok.level)} `
-      walkItems(render, tok.items, inside, depth)
-      if (collapse(render.line).replace(/^#+$/, "") === "") render.line = ""
-      flush(render)
-      return
-    case "inline":
-      if (tok.text !== "") render.line += ` ${tok.quote}${tok.text}${tok.quote} `
-      return
-    case "pre":
-      flush(render)
-      if (tok.code !== "") render.blocks.push({ text: `\`\`\`\n${tok.code}\n\`\`\``, tight: false })
-      return
-    case "table":
-      flush(render)
-      gap(render)
-      if (tok.text !== "") render.blocks.push({ text: tok.text, tight: true })
-      gap(render)
-      return
-    case "lit":
-      flush(render)
-      if (tok.text !== "") render.blocks.push({ text: tok.text, tight: false })
-      return
-    case "litext":
-      flush(render, true)
-      render.line = `${"  ".repeat(Math.max(0, depth - 1))}${item?.ordered === true ? `${item.index}.` : "-"} ${tok.content}`
-      if (/^\s*(-|\d+\.)\s*$/.test(render.line)) render.line = ""
-      flush(render, true)
-      return
-    default:
-      return
-  }
-}
-
-const isListItem = (tok: Tok): boolean => {
-  const inner = unwrap(tok)
-  return typeof inner !== "string" && (inner.k === "li" || inner.k === "litext" || (inner.k === "pruned" && inner.li))
-}
-
-/** The blocks as text: blank blocks separate, two tight neighbours join with one newline, others with two. */
-const joinBlocks = (blocks: Render["blocks"]): string => {
-  let out = ""
-  let previous: { readonly tight: boolean } | undefined
-  for (const block of blocks) {
-    if (block.text === "") {
-      previous = { tight: false }
-      continue
-    }
-    if (previous !== undefined) out += previous.tight && block.tight ? "\n" : "\n\n"
-    out += block.text
-    previous = block
-  }
-  return out
-}
-
-const renderRoot = (root: Op, skip: Op | undefined, inMainAtRoot: boolean): string => {
-  const state: Render = { blocks: [], line: "", skip }
-  walk(state, root, inMainAtRoot, 0, undefined, false)
-  flush(state)
-  return joinBlocks(state.blocks)
-}
-
-/** Visits tokens in document order (pre-order), below candidates, dropped elements and leaf markers too. */
-const visit = (items: ReadonlyArray<Tok>, each: (tok: Op) => void) => {
-  for (const tok of items) {
-    if (typeof tok === "string") continue
-    each(tok)
-    if (tok.k === "cand") {
-      visit(tok.marks, each)
-      visit([tok.inner], each)
-    } else if ("marks" in tok) visit(tok.marks, each)
-    else if ("items" in tok) visit(tok.items, each)
   }
 }
 
