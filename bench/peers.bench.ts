@@ -637,6 +637,28 @@ const main = async () => {
         { run: timed(() => must(session.call("workspace_research", { action: "fetch", url }))) },
         { run: timed(async () => parseHtml(await (await fetch(url)).text())) }
       )
+      // The live heap while the page is reduced (bench/support/htmlHeap.ts: a child with --expose-gc, gc() and
+      // heapUsed at each 64 KiB chunk and after), as a multiple of the page's size; the tree-based reduction
+      // it replaced (spec/support/htmlOracle.ts) measured the same way for comparison.
+      const heap = (which: string) => {
+        const child = spawnSync(
+          process.execPath,
+          ["--expose-gc", "--import", "tsx", path.join(REPO, "bench/support/htmlHeap.ts"), which, String(MB)],
+          { cwd: REPO, encoding: "utf8" }
+        )
+        if (child.status !== 0) throw new Error(child.stderr)
+        return JSON.parse(child.stdout.trim()) as { readonly peak: number; readonly page: number }
+      }
+      const streamed = heap("stream")
+      const tree = heap("tree")
+      valueRow(
+        `research memory during extraction, ${(streamed.page / MB).toFixed(2)} MB HTML (x the page's size)`,
+        streamed.peak / MB,
+        streamed.page / MB,
+        "MB",
+        3,
+        `"peer" is the page's size; the tree-based extractor it replaced: ${(tree.peak / MB).toFixed(1)} MB, ${(tree.peak / tree.page).toFixed(1)}x`
+      )
     }
 
     // --- browser snapshot over MCP -------------------------------------------------------------------

@@ -12,7 +12,7 @@ import { CurrentSettings } from "../../services/CurrentSettings.ts"
 import { OwnStore } from "../../store/StateStore.ts"
 import { defined } from "../../text/defined.ts"
 import { writeArtifact } from "../fit.ts"
-import { htmlParser } from "../research/extract.ts"
+import { htmlModule } from "../research/extract.ts"
 import { markRead, takeSnapshot } from "./interpret.ts"
 import { loadOpenSession, type SessionRecord, sessionPaths, touchSession } from "./load.ts"
 import { READ_DEFAULT_LIMIT, type ReadInput } from "./schema.ts"
@@ -85,7 +85,7 @@ const readText = (record: SessionRecord, scoped: Scoped, given: string | undefin
     const browser = yield* BrowserReads
     const read = yield* browser.html(record.endpoint, scoped.scope)
     const page = read.page
-    const lines = linesOf(readableText(read.html, page.url, yield* htmlParser))
+    const lines = linesOf(readableText(read.html, page.url, yield* htmlModule))
     const snapshot = yield* sha256Text(stableStringify({ url: page.url, text: lines }))
     if (given !== undefined && given !== snapshot) {
       return yield* Effect.fail(

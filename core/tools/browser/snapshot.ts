@@ -5,7 +5,7 @@
  * never reused; the ref map ties each one to the DOM node it names.
  */
 import type { AxNode, ElementRef } from "../../services/Browser.ts"
-import { extractHtml, type ParseHtml } from "../research/extract.ts"
+import { extractHtmlText, type Parse5Module } from "../research/stream.ts"
 
 /** What a ref stands for in the snapshot that minted it: the host's path to the element, its role and name. */
 export type RefTarget = ElementRef
@@ -196,5 +196,5 @@ export const snapshotDiff = (
  * same page fetched by research give the same text (main content first, headings as `#` lines, lists,
  * tables and code kept; scripts, navigation, forms and hidden elements dropped).
  */
-export const readableText = (html: string, pageUrl: string, parse: ParseHtml): string =>
-  extractHtml(html, pageUrl, parse).text.replace(/\r\n?/g, "\n")
+export const readableText = (html: string, pageUrl: string, parse5: Parse5Module): string =>
+  extractHtmlText(parse5, html, pageUrl).text.replace(/\r\n?/g, "\n")

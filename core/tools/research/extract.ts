@@ -4,30 +4,38 @@
  * the charset comes from the Content-Type header, else a byte-order mark, else a `<meta>` in the first
  * 1024 bytes, else UTF-8.
  *
- * HTML reduction: script, style, noscript, template, svg, iframe, nav, footer, aside, form controls and
+ * HTML reduction (stream.ts, as the page is parsed): script, style, noscript, template, svg, iframe, nav, footer, aside, form controls and
  * hidden elements are dropped (a header only outside main/article); headings become `#` lines, list items
  * `-` / `1.` lines, table rows `| a | b |` lines, pre blocks fenced code, inline code in backticks; the
  * main content (main, [role=main], else the first article) comes first, the rest of the body after it.
  */
 import * as Effect from "effect/Effect"
 import { isBinary } from "../../text/bytes.ts"
-import { attr, collapse, findEach, hidden, type Node, render, textContent } from "./html.ts"
+import { collapse, type Node } from "./html.ts"
+import { htmlStream, type Parse5Module } from "./stream.ts"
 
 /** parse5's `parse`: an HTML document as the tree `Node` reads. */
 export type ParseHtml = (html: string) => Node
 
-let parse5: Promise<ParseHtml> | undefined
+/** parse5 as it is used: `parse` (a tree, for a search results page) and the module the page stream drives. */
+interface Loaded {
+  readonly parse: ParseHtml
+  readonly module: Parse5Module
+}
+
+let parse5: Promise<Loaded> | undefined
 
 /**
  * parse5, loaded on the first page or results page that needs it (a dynamic `import()`): with entities it is
  * about 170 KB of code that a workspace server never reading a web page neither parses at start nor keeps
  * resident (issue 19, memory at rest). A failed load is retried by the next call.
  */
-export const htmlParser: Effect.Effect<ParseHtml> = Effect.promise(() => {
+const loadParse5: Effect.Effect<Loaded> = Effect.promise(() => {
   parse5 ??= import("parse5").then(
-    (module): ParseHtml =>
-      (html) =>
-        module.parse(html) as unknown as Node,
+    (module): Loaded => ({
+      parse: (html) => module.parse(html) as unknown as Node,
+      module: module as unknown as Parse5Module
+    }),
     (error: unknown) => {
       parse5 = undefined
       throw error
@@ -35,6 +43,12 @@ export const htmlParser: Effect.Effect<ParseHtml> = Effect.promise(() => {
   )
   return parse5
 })
+
+/** parse5's `parse`, loaded on first use: a whole tree, for the search providers' results pages. */
+export const htmlParser: Effect.Effect<ParseHtml> = Effect.map(loadParse5, (loaded) => loaded.parse)
+
+/** parse5's module, loaded on first use, for `htmlStream` (stream.ts): a page reduced as it is parsed. */
+export const htmlModule: Effect.Effect<Parse5Module> = Effect.map(loadParse5, (loaded) => loaded.module)
 
 /** What kind of body a response carries. */
 export type BodyKind = "html" | "text" | "binary"
@@ -148,6 +162,30 @@ export const decodeBytes = (bytes: Uint8Array, charset: string): string => {
   return decoder.encoding === "windows-1252" ? decodeWindows1252(bytes) : decoder.decode(bytes)
 }
 
+const CHUNK = 64 * 1024
+
+/**
+ * Reduces an HTML body to its title, readable text and links as it is decoded: the bytes are decoded 64 KiB
+ * at a time (a streaming TextDecoder, or the windows-1252 table) and each piece is fed to the parser, so the
+ * whole decoded text, a document tree and the reduced text are never held at once.
+ */
+export const extractHtmlBytes = (
+  parse5: Parse5Module,
+  bytes: Uint8Array,
+  charset: string,
+  pageUrl: string
+): Extracted => {
+  const stream = htmlStream(parse5, pageUrl)
+  const decoder = new TextDecoder(charset)
+  const table = decoder.encoding === "windows-1252"
+  for (let start = 0; start < bytes.length; start += CHUNK) {
+    const piece = bytes.subarray(start, start + CHUNK)
+    stream.write(table ? decodeWindows1252(piece) : decoder.decode(piece, { stream: true }))
+  }
+  if (!table) stream.write(decoder.decode())
+  return stream.end()
+}
+
 /** One extracted anchor. */
 export interface Link {
   readonly url: string
@@ -159,55 +197,6 @@ export interface Extracted {
   readonly title: string
   readonly text: string
   readonly links: ReadonlyArray<Link>
-}
-
-const resolveHref = (href: string, base: string): string | undefined => {
-  try {
-    const url = new URL(href.trim(), base)
-    if (url.protocol !== "http:" && url.protocol !== "https:") return undefined
-    return url.href
-  } catch {
-    return undefined
-  }
-}
-
-/** Reduces an HTML document to its title, readable text (main content first) and anchors in document order. */
-export const extractHtml = (html: string, pageUrl: string, parse: ParseHtml): Extracted => {
-  const document = parse(html)
-  const [titleNode, baseHref, bodyNode] = findEach(document, [
-    (node) => node.tagName === "title",
-    (node) => node.tagName === "base" && attr(node, "href") !== undefined,
-    (node) => node.tagName === "body"
-  ])
-  const title = titleNode === undefined ? "" : collapse(textContent(titleNode))
-  const base = (baseHref === undefined ? undefined : resolveHref(attr(baseHref, "href")!, pageUrl)) ?? pageUrl
-  const body = bodyNode ?? document
-  const [mainTag, roleMain, article, h1] = findEach(body, [
-    (node) => node.tagName === "main" && !hidden(node),
-    (node) => attr(node, "role") === "main",
-    (node) => node.tagName === "article",
-    (node) => node.tagName === "h1"
-  ])
-  const main = mainTag ?? roleMain ?? article
-  const mainText = main === undefined ? "" : render(main, undefined, true)
-  const restText = render(body, main, false)
-  const text = [mainText, restText].filter((part) => part !== "").join("\n\n")
-  const links: Array<Link> = []
-  const walkLinks = (node: Node) => {
-    if (node.tagName === "template") return
-    if (node.tagName === "a") {
-      const href = attr(node, "href")
-      const url = href === undefined ? undefined : resolveHref(href, base)
-      if (url !== undefined) links.push({ url, text: collapse(textContent(node)).slice(0, 300) })
-    }
-    for (const child of node.childNodes ?? []) walkLinks(child)
-  }
-  walkLinks(document)
-  return {
-    title: title === "" ? (h1 === undefined ? "" : collapse(textContent(h1))) : title,
-    text,
-    links
-  }
 }
 
 /** The title of a markdown or plain text: its first `# ` heading, else its first non-empty line (at most 200 characters). */

@@ -1,7 +1,7 @@
 /**
- * The parse5 tree as the extractor and the result-page parsers read it, and its reduction to readable text
- * (`render`): dropped and hidden elements left out, headings as `#` lines, list items as `-` / `1.` lines,
- * table rows as `| a | b |` lines, pre blocks fenced, inline code in backticks, images by their alt text.
+ * What the readable-text reduction shares: the parse5 node as the result-page parsers read it, the elements
+ * left out (DROP) and those standing as blocks (BLOCK), attributes, hiding, and whitespace collapsing. The
+ * reduction itself is stream.ts (spec/support/htmlOracle.ts keeps the tree walk it equals).
  */
 /** A parse5 default-tree node, as far as the extractor and the result-page parsers read it. */
 export interface Node {
@@ -12,7 +12,8 @@ export interface Node {
   readonly value?: string
 }
 
-const DROP = new Set([
+/** Elements left out of the readable text. */
+export const DROP: ReadonlySet<string> = new Set([
   "script",
   "style",
   "noscript",
@@ -36,7 +37,8 @@ const DROP = new Set([
   "link",
   "meta"
 ])
-const BLOCK = new Set([
+/** Elements that stand as blocks of their own. */
+export const BLOCK: ReadonlySet<string> = new Set([
   "p",
   "div",
   "section",
@@ -62,7 +64,13 @@ const BLOCK = new Set([
   "caption"
 ])
 
-export const attr = (node: Node, name: string): string | undefined => {
+/** What `attr` and `hidden` read: a node's attributes. */
+export interface Attributed {
+  readonly attrs?: ReadonlyArray<{ readonly name: string; readonly value: string }>
+}
+
+/** The value of an element's first attribute of that name. */
+export const attr = (node: Attributed, name: string): string | undefined => {
   const attrs = node.attrs
   if (attrs === undefined) return undefined
   for (const item of attrs) if (item.name === name) return item.value
@@ -70,7 +78,7 @@ export const attr = (node: Node, name: string): string | undefined => {
 }
 const DISPLAY_NONE = /display\s*:\s*none/i
 /** `hidden`, `aria-hidden="true"` or an inline `display: none` (one pass over the attributes, as on every element). */
-export const hidden = (node: Node) => {
+export const hidden = (node: Attributed) => {
   const attrs = node.attrs
   if (attrs === undefined || attrs.length === 0) return false
   let style: string | undefined
@@ -95,205 +103,3 @@ const UNCOLLAPSED = /[^\S ]| {2}/
 
 /** Whitespace runs as one space, trimmed (most text has single spaces only: then only the trim). */
 export const collapse = (text: string) => (UNCOLLAPSED.test(text) ? text.replace(/\s+/g, " ") : text).trim()
-
-export const textContent = (node: Node): string => {
-  if (node.nodeName === "#text") return node.value ?? ""
-  if (
-    node.tagName !== undefined &&
-    (node.tagName === "script" || node.tagName === "style" || node.tagName === "template")
-  )
-    return ""
-  let out = ""
-  for (const child of node.childNodes ?? []) out += textContent(child)
-  return out
-}
-
-/**
- * The first node (pre-order, not below a template) each test accepts, in one walk: what `find` answers for
- * each test, without walking the tree once per test.
- */
-export const findEach = (root: Node, tests: ReadonlyArray<(node: Node) => boolean>): Array<Node | undefined> => {
-  const found: Array<Node | undefined> = tests.map(() => undefined)
-  let left = tests.length
-  const walk = (node: Node): boolean => {
-    for (let index = 0; index < tests.length; index++) {
-      if (found[index] === undefined && tests[index]!(node)) {
-        found[index] = node
-        if (--left === 0) return true
-      }
-    }
-    if (node.tagName === "template") return false
-    const children = node.childNodes
-    if (children !== undefined) for (const child of children) if (walk(child)) return true
-    return false
-  }
-  walk(root)
-  return found
-}
-
-/** One finished block of text; tight blocks (list items, table rows, lines cut by `br`) join with one newline. */
-interface Block {
-  readonly text: string
-  readonly tight: boolean
-}
-
-/** Where an item stands: its list and its number among the list's items. */
-interface ListItem {
-  readonly parent: Node
-  readonly index: number
-}
-
-/** The state of one render: the finished blocks, the line being built, the subtree to skip, each item's number. */
-interface Render {
-  readonly blocks: Array<Block>
-  line: string
-  readonly skip: Node | undefined
-  readonly listItems: Map<Node, ListItem>
-}
-
-/** Ends the line being built as a block (when it has text). */
-const flush = (render: Render, tight = false) => {
-  const text = collapse(render.line)
-  if (text !== "") render.blocks.push({ text, tight })
-  render.line = ""
-}
-
-/** A blank block: what surrounds it stands apart (two newlines) whatever its tightness. */
-const gap = (render: Render) => render.blocks.push({ text: "", tight: false })
-
-const walkChildren = (render: Render, node: Node, inMain: boolean, listDepth: number) => {
-  for (const child of node.childNodes ?? []) walk(render, child, inMain, listDepth)
-}
-
-/** A heading: its own `#` line (dropped when it has no text). */
-const heading = (render: Render, node: Node, tag: string, inMain: boolean, listDepth: number) => {
-  flush(render)
-  render.line = `${"#".repeat(Number(tag[1]))} `
-  walkChildren(render, node, inMain, listDepth)
-  if (collapse(render.line).replace(/^#+$/, "") === "") render.line = ""
-  flush(render)
-}
-
-/** A pre block: fenced code, its text as written. */
-const preformatted = (render: Render, node: Node) => {
-  flush(render)
-  const code = textContent(node).replace(/^\n/, "").replace(/\s+$/, "")
-  if (code !== "") render.blocks.push({ text: `\`\`\`\n${code}\n\`\`\``, tight: false })
-}
-
-/** Inline code in backticks; an image's alt text. */
-const inline = (render: Render, text: string, quote: string) => {
-  const collapsed = collapse(text)
-  if (collapsed !== "") render.line += ` ${quote}${collapsed}${quote} `
-}
-
-/** A table's rows: its own `tr` children and those of its thead, tbody and tfoot. */
-const tableRows = (table: Node): Array<Node> => {
-  const rows: Array<Node> = []
-  const collect = (node: Node) => {
-    for (const child of node.childNodes ?? []) {
-      if (child.tagName === "tr") rows.push(child)
-      else if (child.tagName === "thead" || child.tagName === "tbody" || child.tagName === "tfoot") collect(child)
-    }
-  }
-  collect(table)
-  return rows
-}
-
-/** A table: one `| a | b |` line per row with a cell of text, standing apart from what surrounds it. */
-const table = (render: Render, node: Node) => {
-  flush(render)
-  gap(render)
-  for (const row of tableRows(node)) {
-    const cells: Array<string> = []
-    let filled = false
-    for (const cell of row.childNodes ?? []) {
-      if (cell.tagName !== "td" && cell.tagName !== "th") continue
-      const text = collapse(textContent(cell))
-      cells.push(text.includes("|") ? text.replace(/\|/g, "\\|") : text)
-      filled ||= text !== ""
-    }
-    if (filled) render.blocks.push({ text: `| ${cells.join(" | ")} |`, tight: true })
-  }
-  gap(render)
-}
-
-/** A list item: a `-` (or, in an ol, `n.`) line indented by its depth, dropped when it has no text. */
-const listItem = (render: Render, node: Node, inMain: boolean, listDepth: number) => {
-  flush(render, true)
-  const item = render.listItems.get(node)
-  render.line = `${"  ".repeat(Math.max(0, listDepth - 1))}${item?.parent.tagName === "ol" ? `${item.index}.` : "-"} `
-  walkChildren(render, node, inMain, listDepth)
-  if (/^\s*(-|\d+\.)\s*$/.test(render.line)) render.line = ""
-  flush(render, true)
-}
-
-/** Any other element: its children, as a block when it is one; a list numbers its items and, outermost, stands apart. */
-const container = (render: Render, node: Node, tag: string, inMain: boolean, listDepth: number) => {
-  const isList = tag === "ul" || tag === "ol" || tag === "menu"
-  if (isList) {
-    // Each item's list and its number among the list's items, counted once per list (not once per item).
-    let index = 0
-    for (const child of node.childNodes ?? [])
-      if (child.tagName === "li") render.listItems.set(child, { parent: node, index: ++index })
-  }
-  const block = BLOCK.has(tag) || tag === "tr"
-  const apart = isList && listDepth === 0
-  if (block) flush(render, isList)
-  if (apart) gap(render)
-  walkChildren(render, node, inMain, isList ? listDepth + 1 : listDepth)
-  if (block) flush(render, isList)
-  if (apart) gap(render)
-}
-
-const HEADING = /^h[1-6]$/
-
-/** Renders one node: text joins the line; dropped and hidden elements (a header outside main) are left out. */
-const walk = (render: Render, node: Node, inMain: boolean, listDepth: number): void => {
-  if (node === render.skip) return
-  if (node.nodeName === "#text") {
-    render.line += node.value ?? ""
-    return
-  }
-  const tag = node.tagName
-  if (tag === undefined) walkChildren(render, node, inMain, listDepth)
-  else if (!DROP.has(tag) && !hidden(node) && (tag !== "header" || inMain))
-    element(render, node, tag, inMain, listDepth)
-}
-
-/** Renders a kept element by its kind. */
-const element = (render: Render, node: Node, tag: string, inMain: boolean, listDepth: number) => {
-  const inside = inMain || tag === "main" || tag === "article" || attr(node, "role") === "main"
-  if (HEADING.test(tag)) heading(render, node, tag, inside, listDepth)
-  else if (tag === "br") flush(render, true)
-  else if (tag === "pre") preformatted(render, node)
-  else if (tag === "code") inline(render, textContent(node), "`")
-  else if (tag === "img") inline(render, attr(node, "alt") ?? "", "")
-  else if (tag === "table") table(render, node)
-  else if (tag === "li") listItem(render, node, inside, listDepth)
-  else container(render, node, tag, inside, listDepth)
-}
-
-/** The blocks as text: blank blocks separate, two tight neighbours join with one newline, others with two. */
-const joinBlocks = (blocks: ReadonlyArray<Block>): string => {
-  let out = ""
-  let previous: { readonly tight: boolean } | undefined
-  for (const block of blocks) {
-    if (block.text === "") {
-      previous = { tight: false }
-      continue
-    }
-    if (previous !== undefined) out += previous.tight && block.tight ? "\n" : "\n\n"
-    out += block.text
-    previous = block
-  }
-  return out
-}
-
-/** Renders readable text, skipping `skip` (the main subtree when rendering the rest). */
-export const render = (root: Node, skip: Node | undefined, inMainAtRoot: boolean): string => {
-  const state: Render = { blocks: [], line: "", skip, listItems: new Map() }
-  walk(state, root, inMainAtRoot, 0)
-  flush(state)
-  return joinBlocks(state.blocks)
-}

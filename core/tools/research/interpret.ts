@@ -19,7 +19,8 @@ import {
   decodeBytes,
   detectCharset,
   type Extracted,
-  extractHtml,
+  extractHtmlBytes,
+  htmlModule,
   htmlParser,
   kindOfMediaType,
   type Link,
@@ -289,11 +290,12 @@ const readBody = (response: EgressResponse) =>
     if (kind === "binary" || (kind === "text" && sniffKind(response.body) === "binary"))
       return yield* Effect.fail(binaryRefusal(response.url, mediaType))
     const charset = detectCharset(response.body, headerCharset, kind)
-    const decoded = decodeBytes(response.body, charset)
-    const extracted: Extracted =
-      kind === "html"
-        ? extractHtml(decoded, response.url, yield* htmlParser)
-        : { title: textTitle(decoded), text: decoded, links: [] }
+    let extracted: Extracted
+    if (kind === "html") extracted = extractHtmlBytes(yield* htmlModule, response.body, charset, response.url)
+    else {
+      const decoded = decodeBytes(response.body, charset)
+      extracted = { title: textTitle(decoded), text: decoded, links: [] }
+    }
     const contentType = mediaType === "" ? (kind === "html" ? "text/html" : "text/plain") : mediaType
     return { contentType, charset, extracted }
   })
