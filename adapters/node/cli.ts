@@ -15,7 +15,8 @@ const readStdin = async (): Promise<string> => {
 export const runNodeCli = (argv: ReadonlyArray<string>): Promise<number> =>
   runCli(argv, {
     cwd: process.cwd(),
-    open: openNodeSession,
+    // A verb of this command runs one call or one listing and exits: nothing is computed ahead of a tools/list.
+    open: (root, settings) => openNodeSession(root, settings, undefined, { warmListing: false }),
     stdout: (text) => process.stdout.write(text),
     stderr: (text) => process.stderr.write(text),
     readStdin: () => readStdin(),
@@ -30,9 +31,9 @@ export const runNodeCli = (argv: ReadonlyArray<string>): Promise<number> =>
     },
     verbs: {
       // Loaded only for `mcp`: a `call` never parses the MCP SDK (issue 18, start-up).
-      // The workspace opens while the MCP modules load.
+      // The workspace opens while the MCP modules load (a server lists its tools: their schemas are computed ahead).
       mcp: async (line, host) => {
-        const opening = host.open(line.root, line.settings)
+        const opening = openNodeSession(line.root, line.settings)
         const [{ mcpVerb }, { nodeMcpHost }] = await Promise.all([import("../mcp/verb.ts"), import("./mcpHost.ts")])
         return mcpVerb(nodeMcpHost)(line, { ...host, open: () => opening })
       },
