@@ -11,6 +11,7 @@
  */
 import { spawn, spawnSync } from "node:child_process"
 import * as fs from "node:fs"
+import * as fsp from "node:fs/promises"
 import * as os from "node:os"
 import * as path from "node:path"
 import type { SandboxSupport } from "../../core/services/Sandbox.ts"
@@ -92,39 +93,54 @@ const bwrapVerdict = (result: Ran, capture: Capture): ProbedSupport =>
         `bubblewrap could not create its namespaces (${firstLine(result.stderr) || `exit ${result.status}`}); unprivileged user namespaces may be disabled`
       )
 
-/**
- * The capture probe: overlayfs mounted by an unprivileged user in `unshare -Urm`, in a fresh temp folder.
- * Either the answer (no unshare) or the command to run and the verdict on its result, which removes the folder.
- */
-const captureProbe = ():
-  | Capture
-  | { readonly file: string; readonly args: ReadonlyArray<string>; readonly verdict: (result: Ran) => Capture } => {
-  const unshare = findOnPath("unshare")
-  if (unshare === undefined) return { capture: false, captureReason: "unshare (util-linux) is not installed" }
-  const base = fs.mkdtempSync(path.join(os.tmpdir(), "aw-capture-probe-"))
-  const cleanup = () => fs.rmSync(base, { recursive: true, force: true })
-  try {
-    for (const name of ["lower", "upper", "work", "merged"]) fs.mkdirSync(path.join(base, name))
-  } catch (error) {
-    cleanup()
-    throw error
-  }
-  const script = `mount -t overlay overlay -o lowerdir=${base}/lower,upperdir=${base}/upper,workdir=${base}/work ${base}/merged && echo ok > ${base}/merged/probe`
-  return {
-    file: unshare,
-    args: ["-Urm", "/bin/sh", "-c", script],
-    verdict: (result) => {
-      try {
-        return result.status === 0 && fs.existsSync(path.join(base, "upper/probe"))
-          ? { capture: true }
-          : {
-              capture: false,
-              captureReason: `overlayfs cannot be mounted in a user namespace here (${firstLine(result.stderr) || `exit ${result.status}`})`
-            }
-      } finally {
-        cleanup()
+const NO_UNSHARE: Capture = { capture: false, captureReason: "unshare (util-linux) is not installed" }
+const CAPTURE_DIRS = ["lower", "upper", "work", "merged"] as const
+
+/** The capture probe's command: overlayfs mounted by an unprivileged user in `unshare -Urm`, over folders in `base`. */
+const captureArgs = (base: string): ReadonlyArray<string> => [
+  "-Urm",
+  "/bin/sh",
+  "-c",
+  `mount -t overlay overlay -o lowerdir=${base}/lower,upperdir=${base}/upper,workdir=${base}/work ${base}/merged && echo ok > ${base}/merged/probe`
+]
+
+const captureVerdict = (result: Ran, wrote: boolean): Capture =>
+  result.status === 0 && wrote
+    ? { capture: true }
+    : {
+        capture: false,
+        captureReason: `overlayfs cannot be mounted in a user namespace here (${firstLine(result.stderr) || `exit ${result.status}`})`
       }
-    }
+
+/** The capture probe, synchronously, in a fresh temp folder removed after. */
+const captureProbeSync = (): Capture => {
+  const unshare = findOnPath("unshare")
+  if (unshare === undefined) return NO_UNSHARE
+  const base = fs.mkdtempSync(path.join(os.tmpdir(), "aw-capture-probe-"))
+  try {
+    for (const name of CAPTURE_DIRS) fs.mkdirSync(path.join(base, name))
+    const result = runSync(unshare, captureArgs(base))
+    return captureVerdict(result, fs.existsSync(path.join(base, "upper/probe")))
+  } finally {
+    fs.rmSync(base, { recursive: true, force: true })
+  }
+}
+
+/** The capture probe in the background: the folder made and removed off the main thread too. */
+const captureProbeAsync = async (): Promise<Capture> => {
+  const unshare = findOnPath("unshare")
+  if (unshare === undefined) return NO_UNSHARE
+  const base = await fsp.mkdtemp(path.join(os.tmpdir(), "aw-capture-probe-"))
+  try {
+    await Promise.all(CAPTURE_DIRS.map((name) => fsp.mkdir(path.join(base, name))))
+    const result = await runAsync(unshare, captureArgs(base))
+    const wrote = await fsp.access(path.join(base, "upper/probe")).then(
+      () => true,
+      () => false
+    )
+    return captureVerdict(result, wrote)
+  } finally {
+    await fsp.rm(base, { recursive: true, force: true })
   }
 }
 
@@ -163,10 +179,7 @@ export const sandboxProbe = (): ProbedSupport => {
   if (!("bwrap" in host)) return keep(host)
   const result = bwrapProbe(host.bwrap, runSync)
   if (result.status !== 0) return keep(bwrapVerdict(result, { capture: false }))
-  const capture = captureProbe()
-  return keep(
-    bwrapVerdict(result, "verdict" in capture ? capture.verdict(runSync(capture.file, capture.args)) : capture)
-  )
+  return keep(bwrapVerdict(result, captureProbeSync()))
 }
 
 /**
@@ -178,15 +191,14 @@ export const startSandboxProbe = (): Promise<ProbedSupport> => {
   probing ??= (async () => {
     const host = withoutProcesses()
     if (!("bwrap" in host)) return keep(host)
-    let capture: ReturnType<typeof captureProbe>
-    try {
-      capture = captureProbe()
-    } catch (error) {
-      capture = { capture: false, captureReason: `the capture probe could not run (${firstLine(String(error))})` }
-    }
     const [result, captured] = await Promise.all([
       bwrapProbe(host.bwrap, runAsync),
-      "verdict" in capture ? runAsync(capture.file, capture.args).then(capture.verdict) : capture
+      captureProbeAsync().catch(
+        (error): Capture => ({
+          capture: false,
+          captureReason: `the capture probe could not run (${firstLine(String(error))})`
+        })
+      )
     ])
     return keep(bwrapVerdict(result, captured))
   })()
