@@ -1,10 +1,11 @@
 /**
  * The Node entry of the `agentic-workspace` bin. It loads little by itself: it checks the package, reads
- * the verb and, for `call`, starts the sandbox probe (adapters/node/sandboxProbe.ts) so its processes run
+ * the verb (answering `--version` itself) and, for `call`, starts the sandbox probe (adapters/node/sandboxProbe.ts) so its processes run
  * while the rest of the command loads (adapters/node/cli.ts, a dynamic import); the call awaits the answer
  * when it needs it (capabilities, a command). spec/adapters/package.test.ts checks what this entry loads.
  */
 import { parseLine } from "../cliLine.ts"
+import { VERSION } from "../version.ts"
 import { missingRuntimeFiles } from "./runtimeFiles.ts"
 import { startSandboxProbe } from "./sandboxProbe.ts"
 
@@ -20,9 +21,13 @@ if (missing.length > 0) {
 
 const argv = process.argv.slice(2)
 const line = parseLine(argv, process.cwd())
-// A failed start is no answer: the call probes again when it asks (sandboxSupportAsync).
-if (line.verb === "call" && line.errors.length === 0 && line.flags["help"] === undefined)
-  startSandboxProbe().catch(() => undefined)
-
-const { runNodeCli } = await import("./cli.ts")
-process.exitCode = await runNodeCli(argv)
+if (line.verb === undefined && line.errors.length === 0 && line.flags["version"] === true) {
+  // `--version` needs nothing else (adapters/cli.ts answers it the same way).
+  process.stdout.write(`${VERSION}\n`)
+} else {
+  // A failed start is no answer: the call probes again when it asks (sandboxSupportAsync).
+  if (line.verb === "call" && line.errors.length === 0 && line.flags["help"] === undefined)
+    startSandboxProbe().catch(() => undefined)
+  const { runNodeCli } = await import("./cli.ts")
+  process.exitCode = await runNodeCli(argv)
+}

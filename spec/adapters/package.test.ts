@@ -642,7 +642,7 @@ const commandInputs = async (): Promise<Array<string>> => [
 ]
 
 describe("lazy loading: a verb loads only what it needs (dist/ as npm pack built it)", () => {
-  it("issue 29: the entry loads only the line parser, the runtime-file check and the sandbox probe; the command follows by a dynamic import", async () => {
+  it("issue 29: the entry loads only the line parser, the version, the runtime-file check and the sandbox probe; the command follows by a dynamic import", async () => {
     // The probe's processes run while the rest loads (adapters/node/main.ts), so nothing heavier may precede it.
     const inputs = await staticInputs("meta-cli.json", "dist/cli.js")
     expect(inputs.filter((input) => input.startsWith("external:") && !input.startsWith("external:node:"))).toEqual([])
@@ -651,6 +651,7 @@ describe("lazy loading: a verb loads only what it needs (dist/ as npm pack built
       "adapters/node/main.ts",
       "adapters/node/runtimeFiles.ts",
       "adapters/node/sandboxProbe.ts",
+      "adapters/version.ts",
       "core/settings/parseValue.ts"
     ])
   })
