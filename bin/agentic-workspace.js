@@ -16,9 +16,15 @@ if (typeof globalThis.Deno !== "undefined") {
   // not the main thread's, which already is). The old generation grows at V8's own pace: held to half its live
   // size it collected fully every 15 or so edit previews (docs/INSPECT.md "The per-call floor"). V8 resets the growth
   // factor to 2 each time it configures a heap, so it is set again once each worker runs.
-  const v8 = await import("node:v8")
-  v8.setFlagsFromString("--semi-space-growth-factor=1 --min-semi-space-size=4")
-  process.on("worker", (worker) => worker.once("online", () => v8.setFlagsFromString("--semi-space-growth-factor=1")))
+  // A one-shot verb written first (`call`, a listing, a decision) exits before its heap matters: it keeps V8's
+  // defaults, whose young generation grows while the bundle loads instead of collecting every 1 MiB (about a
+  // tenth of a `call`'s CPU went to those collections; docs/PACKAGE.md "Start-up").
+  const ONE_SHOT = new Set(["call", "tools", "approvals", "accept", "deny", "workspaces", "host", "help"])
+  if (!ONE_SHOT.has(process.argv[2])) {
+    const v8 = await import("node:v8")
+    v8.setFlagsFromString("--semi-space-growth-factor=1 --min-semi-space-size=4")
+    process.on("worker", (worker) => worker.once("online", () => v8.setFlagsFromString("--semi-space-growth-factor=1")))
+  }
   const { existsSync, realpathSync } = await import("node:fs")
   const { fileURLToPath } = await import("node:url")
   const here = realpathSync(fileURLToPath(import.meta.url))

@@ -167,6 +167,12 @@ export interface WorkspaceRuntime {
   readonly dispose: () => Promise<void>
 }
 
+/** How a start may be shortened for its caller. */
+export interface StartOptions {
+  /** false: the tools' input schemas are not computed ahead of a tools/list (a one-shot CLI `call` never lists). */
+  readonly warmListing?: boolean
+}
+
 /**
  * Starts the runtime on a host layer, the one start path of every host: builds the services, runs every
  * tool's start-up steps, and registers the enabled tools. `tools` replaces the candidate set (default
@@ -175,7 +181,8 @@ export interface WorkspaceRuntime {
 export const startHost = async (
   host: Layer.Layer<HostServices, unknown>,
   settings: Settings,
-  tools: ReadonlyArray<ToolDefinition> = ALL_TOOLS
+  tools: ReadonlyArray<ToolDefinition> = ALL_TOOLS,
+  options: StartOptions = {}
 ): Promise<WorkspaceRuntime> => {
   const advertisedTools: { current?: ReadonlyArray<ToolDefinition> } = {}
   const runtime = ManagedRuntime.make(
@@ -202,6 +209,7 @@ export const startHost = async (
     // While the pass waits for its processes (git, gh), the input schemas of the tools listed as they are
     // are computed (toolInputSchema keeps them), so the first tools/list does not pay for them after.
     const warm = Effect.sync(() => {
+      if (options.warmListing === false) return
       for (const tool of tools)
         if (tool.advertise === undefined && isRegistered(tool, settings, info)) toolInputSchema(tool)
     })

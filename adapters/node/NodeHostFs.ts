@@ -4,8 +4,6 @@ import * as fs from "node:fs"
 import * as fsp from "node:fs/promises"
 import * as path from "node:path"
 import * as Effect from "effect/Effect"
-import lockfile from "proper-lockfile"
-import writeFileAtomic from "write-file-atomic"
 import {
   type DirEntry,
   ERRNO_REASONS,
@@ -19,6 +17,11 @@ import { makeReadSmall, SYNC_READ_BYTES } from "../readSmall.ts"
 import { nodeConfinedFs } from "./confinedFs.ts"
 import { processIdentity } from "./identity.ts"
 import { defined } from "../../core/text/defined.ts"
+
+// proper-lockfile and write-file-atomic (with graceful-fs, which patches node:fs as it loads, and signal-exit)
+// load on the first lock or atomic write: a call that only reads (capabilities, a read) never evaluates them.
+const lockfile = () => import("proper-lockfile").then((module) => module.default)
+const writeFileAtomic = () => import("write-file-atomic").then((module) => module.default)
 
 // Every hash of the core on this host is node:crypto's, synchronous (core/gate/hash.ts says why).
 installSha256((bytes) => createHash("sha256").update(bytes).digest("hex"))
@@ -184,7 +187,7 @@ export const nodeHostFs: HostFsShape = {
   writeFileAtomic: (abs, bytes, options) =>
     attempt(abs, async () => {
       const durable = options?.durable !== false
-      await writeFileAtomic(abs, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), {
+      await (await writeFileAtomic())(abs, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), {
         fsync: durable,
         ...defined({ mode: options?.mode })
       })
@@ -223,7 +226,7 @@ export const nodeHostFs: HostFsShape = {
         // A folder that cannot be written (a read-only mount, as inside the command sandbox) fails at once
         // instead of being retried for the whole lock timeout.
         await fsp.access(path.dirname(abs), fs.constants.W_OK)
-        return lockfile.lock(abs, {
+        return (await lockfile()).lock(abs, {
           realpath: false,
           stale: LOCK_STALE_MS,
           update: LOCK_STALE_MS / 4,

@@ -17,8 +17,10 @@ import { randomBytes } from "node:crypto"
 import * as fs from "node:fs"
 import * as fsp from "node:fs/promises"
 import * as Effect from "effect/Effect"
-import lockfile from "proper-lockfile"
 import { type ConfinedFsShape, ERRNO_REASONS, HostError } from "../../core/services/HostFs.ts"
+
+/** proper-lockfile (and graceful-fs under it), loaded on the first lock (adapters/node/NodeHostFs.ts says why). */
+const lockfile = () => import("proper-lockfile").then((module) => module.default)
 
 const DIRECTORY_FLAGS = fs.constants.O_RDONLY | fs.constants.O_DIRECTORY | fs.constants.O_NOFOLLOW
 
@@ -364,7 +366,7 @@ const lock = async (root: string, rel: string): Promise<() => Promise<void>> => 
     held = await fsp.open(at(handle, "."), DIRECTORY_FLAGS)
   })
   try {
-    const unlock = await lockfile.lock(at(held!, name), {
+    const unlock = await (await lockfile()).lock(at(held!, name), {
       realpath: false,
       stale: LOCK_STALE_MS,
       update: LOCK_STALE_MS / 4,

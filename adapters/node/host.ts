@@ -16,6 +16,7 @@ import { nodeRunWorkers } from "./NodeRunWorkers.ts"
 import type { RunWorkersShape } from "../../core/services/RunWorkers.ts"
 import { WorkspaceKey } from "../../core/gate/key.ts"
 import { nodeSearchLayer } from "./NodeSearch.ts"
+import { defined } from "../../core/text/defined.ts"
 
 /** Network options of the Node host: the connector's address rule and the resolver it uses (tests pass a stub resolver). */
 export interface NodeHostOptions {
@@ -26,6 +27,8 @@ export interface NodeHostOptions {
   readonly approvalKey?: "file" | "memory"
   /** How sub-agent runs are started (default: worker processes; the LM Studio plugin runs them beside its client). */
   readonly workers?: RunWorkersShape
+  /** false: skip computing the input schemas ahead of a tools/list (core/runtime.ts StartOptions; the CLI's `call`). */
+  readonly warmListing?: boolean
 }
 
 /** Every service the Node host provides, over the real root `root`; the network refuses private addresses unless `policy` allows them. */
@@ -76,7 +79,8 @@ const opening = (tools?: ReadonlyArray<ToolDefinition>, options: NodeHostOptions
         options.workers
       ),
       settings,
-      tools
+      tools,
+      defined({ warmListing: options.warmListing })
     )
 })
 

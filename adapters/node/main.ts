@@ -1,9 +1,13 @@
-/** The Node entry of the `agentic-workspace` bin. */
-import * as fs from "node:fs/promises"
-import * as path from "node:path"
-import { runCli } from "../cli.ts"
-import { NODE_CAPABILITIES, openNodeSession } from "./host.ts"
+/**
+ * The Node entry of the `agentic-workspace` bin. It loads little by itself: it checks the package, reads
+ * the verb (answering `--version` itself) and, for `call`, starts the sandbox probe (adapters/node/sandboxProbe.ts) so its processes run
+ * while the rest of the command loads (adapters/node/cli.ts, a dynamic import); the call awaits the answer
+ * when it needs it (capabilities, a command). spec/adapters/package.test.ts checks what this entry loads.
+ */
+import { parseLine } from "../cliLine.ts"
+import { VERSION } from "../version.ts"
 import { missingRuntimeFiles } from "./runtimeFiles.ts"
+import { startSandboxProbe } from "./sandboxProbe.ts"
 
 // A package that lost a file it runs later (the bin a sub-agent worker re-runs, the browser supervisor, the
 // review page) stops here, naming it, rather than as a run "interrupted" or a browser that "did not start".
@@ -15,57 +19,15 @@ if (missing.length > 0) {
   process.exit(2)
 }
 
-/** All of standard input as text (`call TOOL -`). */
-const readStdin = async (): Promise<string> => {
-  const chunks: Array<Buffer> = []
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer)
-  return Buffer.concat(chunks).toString("utf8")
+const argv = process.argv.slice(2)
+const line = parseLine(argv, process.cwd())
+if (line.verb === undefined && line.errors.length === 0 && line.flags["version"] === true) {
+  // `--version` needs nothing else (adapters/cli.ts answers it the same way).
+  process.stdout.write(`${VERSION}\n`)
+} else {
+  // A failed start is no answer: the call probes again when it asks (sandboxSupportAsync).
+  if (line.verb === "call" && line.errors.length === 0 && line.flags["help"] === undefined)
+    startSandboxProbe().catch(() => undefined)
+  const { runNodeCli } = await import("./cli.ts")
+  process.exitCode = await runNodeCli(argv)
 }
-
-const code = await runCli(process.argv.slice(2), {
-  cwd: process.cwd(),
-  open: openNodeSession,
-  stdout: (text) => process.stdout.write(text),
-  stderr: (text) => process.stderr.write(text),
-  readStdin: () => readStdin(),
-  readFile: (file) => fs.readFile(path.resolve(process.cwd(), file), "utf8"),
-  isRunning: (pid) => {
-    try {
-      process.kill(pid, 0)
-      return true
-    } catch (error) {
-      return (error as { code?: string }).code === "EPERM"
-    }
-  },
-  verbs: {
-    // Loaded only for `mcp`: a `call` never parses the MCP SDK (issue 18, start-up).
-    // The workspace opens while the MCP modules load.
-    mcp: async (line, host) => {
-      const opening = host.open(line.root, line.settings)
-      const [{ mcpVerb }, { nodeMcpHost }] = await Promise.all([import("../mcp/verb.ts"), import("./mcpHost.ts")])
-      return mcpVerb(nodeMcpHost)(line, { ...host, open: () => opening })
-    },
-    // The review page (node:http), loaded only for `review`.
-    review: async (line, host) => (await import("../review/verb.ts")).reviewVerb(line, host),
-    // The sub-agent worker (started by NodeRunWorkers, never by a user): runs one run to its end.
-    "agent-worker": async (line) => {
-      const { runWorker } = await import("./agentWorker.ts")
-      return runWorker(line.root, line.positional[0] ?? "")
-    },
-    // Loaded only for `verify`: the model-based test and fast-check never load for other verbs.
-    verify: async (line, host) => {
-      const [{ verifyVerb }, { nodeVerifyLayers }] = await Promise.all([
-        import("../verify.ts"),
-        import("./verifyLayers.ts")
-      ])
-      return verifyVerb(nodeVerifyLayers)(line, host)
-    },
-    host: async (_line, host) => {
-      host.stdout(
-        `${JSON.stringify({ runtime: "node", version: process.versions.node, platform: process.platform, capabilities: NODE_CAPABILITIES })}\n`
-      )
-      return 0
-    }
-  }
-})
-process.exitCode = code

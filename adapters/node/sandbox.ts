@@ -3,13 +3,13 @@
  * Linux, a sandbox-exec profile on macOS (written, not exercised by CI), nothing on Windows. The wrapper is
  * computed here and handed to the supervisor, which runs `<wrapper...> -- <executable> <args...>`.
  */
-import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import type { SandboxPolicy, SandboxSupport } from "../../core/services/Sandbox.ts"
 import { keysDir } from "../../core/gate/key.ts"
 import { nodeKeyEnv } from "./NodeKey.ts"
+import { BASE_MOUNTS, findOnPath, sandboxProbe, startSandboxProbe } from "./sandboxProbe.ts"
 import { CAPTURE_DIFF_SOURCE } from "./scripts.generated.ts"
 
 /** The private HOME inside the sandbox (on its private /tmp). */
@@ -65,20 +65,6 @@ export const LEFTOVER_SCRIPT = [
   "exit $code"
 ].join("; ")
 
-const findOnPath = (name: string): string | undefined => {
-  for (const dir of (process.env["PATH"] ?? "").split(path.delimiter)) {
-    if (dir === "" || dir === ".") continue
-    const candidate = path.join(dir, name)
-    try {
-      fs.accessSync(candidate, fs.constants.X_OK)
-      if (fs.statSync(candidate).isFile()) return candidate
-    } catch {
-      // not here
-    }
-  }
-  return undefined
-}
-
 const inside = (parent: string, child: string) =>
   child === parent || child.startsWith(parent.endsWith("/") ? parent : `${parent}/`)
 
@@ -90,12 +76,6 @@ const exists = (target: string) => {
     return false
   }
 }
-
-/**
- * The mounts every bubblewrap run starts with, the jobs' and the availability probe's: / read-only, a fresh
- * /dev and /proc, a private /tmp.
- */
-const BASE_MOUNTS = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"] as const
 
 /**
  * The bubblewrap arguments for a policy, in mount order: the whole filesystem read-only, a fresh /dev and
@@ -171,77 +151,21 @@ export const sandboxExecProfile = (policy: SandboxPolicy, tmp: string): string =
   return `${lines.join("\n")}\n`
 }
 
-const firstLine = (text: string) => text.trim().split("\n")[0] ?? ""
+/** The host's hidden folder follows the environment in force (the key's folder, core/gate/key.ts). */
+const hidden = () => [path.dirname(keysDir(nodeKeyEnv()))]
 
-let probed: Omit<SandboxSupport, "hidden"> | undefined
+/** What this host can do (adapters/node/sandboxProbe.ts): the probe's answer, found now when none is yet. */
+export const sandboxSupport = (): SandboxSupport => ({ ...sandboxProbe(), hidden: hidden() })
 
-/** Probes the host once: can bubblewrap create the namespaces (Linux), is sandbox-exec there (macOS)? */
-const probe = (): Omit<SandboxSupport, "hidden"> => {
-  if (probed !== undefined) return probed
-  const unavailable = (reason: string) => ({
-    available: false,
-    mechanism: "none" as const,
-    reason,
-    capture: false,
-    captureReason: reason
-  })
-  if (process.platform === "linux") {
-    const bwrap = findOnPath("bwrap")
-    if (bwrap === undefined) {
-      probed = unavailable("bubblewrap (bwrap) is not installed (Debian/Ubuntu: apt-get install bubblewrap)")
-    } else {
-      const trueBin = fs.existsSync("/bin/true") ? "/bin/true" : "/usr/bin/true"
-      const result = spawnSync(bwrap, [...BASE_MOUNTS, "--unshare-net", "--unshare-pid", "--", trueBin], {
-        encoding: "utf8",
-        timeout: 10_000
-      })
-      probed =
-        result.status === 0
-          ? { available: true, mechanism: "bwrap" as const, ...captureProbe() }
-          : unavailable(
-              `bubblewrap could not create its namespaces (${firstLine(result.stderr ?? "") || `exit ${result.status}`}); unprivileged user namespaces may be disabled`
-            )
-    }
-  } else if (process.platform === "darwin") {
-    probed = fs.existsSync("/usr/bin/sandbox-exec")
-      ? {
-          available: true,
-          mechanism: "sandbox-exec" as const,
-          capture: false,
-          captureReason: "capture needs Linux (overlayfs in a user namespace)"
-        }
-      : unavailable("/usr/bin/sandbox-exec is missing")
-  } else {
-    probed = unavailable(`no command sandbox is implemented for ${process.platform}`)
-  }
-  return probed
-}
-
-/** What this host can do; the hidden folder follows the environment in force (the key's folder, core/gate/key.ts). */
-export const sandboxSupport = (): SandboxSupport => ({ ...probe(), hidden: [path.dirname(keysDir(nodeKeyEnv()))] })
+/** What this host can do, awaiting the background probe (started here when nothing started it before). */
+export const sandboxSupportAsync = async (): Promise<SandboxSupport> => ({
+  // A background probe that failed to run (a spawn refused) is retried here synchronously.
+  ...(await startSandboxProbe().catch(() => sandboxProbe())),
+  hidden: hidden()
+})
 
 /** The path of bwrap (sandboxSupport() must have found it). */
 export const bwrapPath = (): string => findOnPath("bwrap") ?? "bwrap"
-
-/** Whether capture can run: overlayfs mounted by an unprivileged user in `unshare -Urm` (probed once). */
-const captureProbe = (): Pick<SandboxSupport, "capture" | "captureReason"> => {
-  const unshare = findOnPath("unshare")
-  if (unshare === undefined) return { capture: false, captureReason: "unshare (util-linux) is not installed" }
-  const base = fs.mkdtempSync(path.join(os.tmpdir(), "aw-capture-probe-"))
-  try {
-    for (const name of ["lower", "upper", "work", "merged"]) fs.mkdirSync(path.join(base, name))
-    const script = `mount -t overlay overlay -o lowerdir=${base}/lower,upperdir=${base}/upper,workdir=${base}/work ${base}/merged && echo ok > ${base}/merged/probe`
-    const result = spawnSync(unshare, ["-Urm", "/bin/sh", "-c", script], { encoding: "utf8", timeout: 10_000 })
-    return result.status === 0 && fs.existsSync(path.join(base, "upper/probe"))
-      ? { capture: true }
-      : {
-          capture: false,
-          captureReason: `overlayfs cannot be mounted in a user namespace here (${firstLine(result.stderr ?? "") || `exit ${result.status}`})`
-        }
-  } finally {
-    fs.rmSync(base, { recursive: true, force: true })
-  }
-}
 
 /** The wrapper for a job's policy on this host; undefined when the host cannot sandbox (the launch then fails the job). */
 export const wrapperFor = (policy: SandboxPolicy, cwd: string, jobDir: string): SandboxWrapper | undefined => {

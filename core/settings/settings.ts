@@ -235,32 +235,8 @@ export const decodeSettings = (input: unknown): Either.Either<Settings, string> 
     ].join("; ")
   )
 
-/**
- * Reads one `key=value` override as the CLI and plugin configs give it: JSON when the value parses as
- * JSON, else the raw string; a list setting also takes a comma-separated string.
- */
-export const parseSettingValue = (key: string, raw: string): unknown => {
-  let value: unknown
-  try {
-    value = JSON.parse(raw)
-  } catch {
-    value = raw
-  }
-  if (
-    (key === "protectedPatterns" ||
-      key === "excludePatterns" ||
-      key === "executableAllowlist" ||
-      key === "workspaceCapabilities" ||
-      key === "languageServers") &&
-    typeof value === "string"
-  ) {
-    return value
-      .split(",")
-      .map((part) => part.trim())
-      .filter((part) => part.length > 0)
-  }
-  return value
-}
+/** Reads one `key=value` override (core/settings/parseValue.ts, which loads without the Schema). */
+export { parseSettingValue } from "./parseValue.ts"
 
 /** The name the reference gives each permission level. */
 export const modeName = (mode: Settings["permissionMode"]): "manual" | "plan" | "auto" =>

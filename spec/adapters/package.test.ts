@@ -627,11 +627,52 @@ const staticInputs = async (meta: string, entry: string): Promise<Array<string>>
   return [...[...seen].flatMap((output) => Object.keys(metafile.outputs[output]!.inputs)), ...external]
 }
 
+/** The output file (chunk) that holds a source file of the command's bundle. */
+const cliChunkOf = async (source: string): Promise<string> => {
+  const metafile = JSON.parse(await fs.readFile(path.join(REPO, "dist", "meta-cli.json"), "utf8")) as {
+    outputs: Record<string, { inputs: Record<string, unknown> }>
+  }
+  return Object.entries(metafile.outputs).find(([, output]) => Object.keys(output.inputs).includes(source))![0]
+}
+
+/** What every verb of the command loads before it runs: the entry, then the command's chunk (adapters/node/cli.ts). */
+const commandInputs = async (): Promise<Array<string>> => [
+  ...(await staticInputs("meta-cli.json", "dist/cli.js")),
+  ...(await staticInputs("meta-cli.json", await cliChunkOf("adapters/node/cli.ts")))
+]
+
 describe("lazy loading: a verb loads only what it needs (dist/ as npm pack built it)", () => {
-  it("the command's static graph holds no MCP SDK, no minisearch, no playwright-core", async () => {
+  it("issue 29: the entry loads only the line parser, the version, the runtime-file check and the sandbox probe; the command follows by a dynamic import", async () => {
+    // The probe's processes run while the rest loads (adapters/node/main.ts), so nothing heavier may precede it.
     const inputs = await staticInputs("meta-cli.json", "dist/cli.js")
+    expect(inputs.filter((input) => input.startsWith("external:") && !input.startsWith("external:node:"))).toEqual([])
+    expect(inputs.filter((input) => !input.startsWith("external:")).sort()).toEqual([
+      "adapters/cliLine.ts",
+      "adapters/node/main.ts",
+      "adapters/node/runtimeFiles.ts",
+      "adapters/node/sandboxProbe.ts",
+      "adapters/version.ts",
+      "core/settings/parseValue.ts"
+    ])
+  })
+
+  it("the command's static graph holds no MCP SDK, no minisearch, no playwright-core", async () => {
+    const inputs = await commandInputs()
     expect(inputs.some((input) => input.includes("core/registry.ts"))).toBe(true)
     expect(inputs.filter((input) => /@modelcontextprotocol|minisearch|playwright-core|@hono/.test(input))).toEqual([])
+  })
+
+  it("issue 29: a `call` (capabilities) evaluates no other verb, no help text and no lock or atomic-write library", async () => {
+    const inputs = await commandInputs()
+    expect(inputs).toContain("core/tools/inspect/capabilities.ts")
+    // approvals/accept/deny, workspaces, the help texts, review, the MCP verb; proper-lockfile and
+    // write-file-atomic (graceful-fs patches node:fs as it loads) wait for the first lock or atomic write.
+    const notForCall =
+      /adapters\/(approvalsVerb|approvalDetails|hostState|workspacesVerb|cliHelp)\.ts|adapters\/(review|mcp)\/|node_modules\/(proper-lockfile|write-file-atomic|graceful-fs|signal-exit)\//
+    expect(inputs.filter((input) => notForCall.test(input))).toEqual([])
+    // Each still ships, behind its dynamic import.
+    for (const source of ["adapters/approvalsVerb.ts", "adapters/workspacesVerb.ts", "adapters/cliHelp.ts"])
+      expect(await cliChunkOf(source)).toBeDefined()
   })
 
   it("the MCP server at start holds neither undici nor parse5 (issue 19): they load on the first request or page that needs them", async () => {
@@ -642,7 +683,7 @@ describe("lazy loading: a verb loads only what it needs (dist/ as npm pack built
       Object.entries(metafile.outputs).find(([, output]) => Object.keys(output.inputs).includes(source))![0]
     // What `mcp` loads before its first call: the command, then the verb's and the Node MCP host's chunks.
     const atStart = [
-      ...(await staticInputs("meta-cli.json", "dist/cli.js")),
+      ...(await commandInputs()),
       ...(await staticInputs("meta-cli.json", chunkOf("adapters/mcp/verb.ts"))),
       ...(await staticInputs("meta-cli.json", chunkOf("adapters/node/mcpHost.ts")))
     ]

@@ -1,0 +1,210 @@
+/**
+ * The probe of the Node host's command sandbox (adapters/node/sandbox.ts): can bubblewrap create its
+ * namespaces, and can capture mount overlayfs in a user namespace (Linux); is sandbox-exec there (macOS)?
+ * Node builtins only, so the command's entry can start it before the rest of the bundle loads.
+ *
+ * The answer is asked of this host each process, never read from a file: a workspace or a cloned
+ * repository could plant one. `startSandboxProbe` runs both probes as child processes in the background
+ * (the `call` entry starts it, so they run while the modules load and the workspace opens);
+ * `sandboxProbe` is the synchronous form for a caller that needs the answer now and finds none yet.
+ * The first answer is kept for the process.
+ */
+import { spawn, spawnSync } from "node:child_process"
+import * as fs from "node:fs"
+import * as fsp from "node:fs/promises"
+import * as os from "node:os"
+import * as path from "node:path"
+import type { SandboxSupport } from "../../core/services/Sandbox.ts"
+
+/** The probe's answer: SandboxSupport without the hidden folders (they follow the environment in force). */
+export type ProbedSupport = Omit<SandboxSupport, "hidden">
+
+/** The mounts every bubblewrap run starts with, the jobs' and the probe's: / read-only, a fresh /dev and /proc, a private /tmp. */
+export const BASE_MOUNTS = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"] as const
+
+/** An executable on PATH, or undefined. */
+export const findOnPath = (name: string): string | undefined => {
+  for (const dir of (process.env["PATH"] ?? "").split(path.delimiter)) {
+    if (dir === "" || dir === ".") continue
+    const candidate = path.join(dir, name)
+    try {
+      fs.accessSync(candidate, fs.constants.X_OK)
+      if (fs.statSync(candidate).isFile()) return candidate
+    } catch {
+      // not here
+    }
+  }
+  return undefined
+}
+
+const firstLine = (text: string) => text.trim().split("\n")[0] ?? ""
+
+/** How a probe process ended: its exit status (null when it could not start or was killed) and its stderr. */
+interface Ran {
+  readonly status: number | null
+  readonly stderr: string
+}
+
+type Runner<R> = (file: string, args: ReadonlyArray<string>) => R
+
+const PROBE_TIMEOUT_MS = 10_000
+
+const runSync: Runner<Ran> = (file, args) => {
+  const result = spawnSync(file, args, { encoding: "utf8", timeout: PROBE_TIMEOUT_MS })
+  return { status: result.status, stderr: result.stderr ?? "" }
+}
+
+const runAsync: Runner<Promise<Ran>> = (file, args) =>
+  new Promise((resolve) => {
+    const child = spawn(file, args, { stdio: ["ignore", "ignore", "pipe"], timeout: PROBE_TIMEOUT_MS })
+    let stderr = ""
+    child.stderr.setEncoding("utf8")
+    child.stderr.on("data", (chunk: string) => {
+      stderr += chunk
+    })
+    child.on("error", () => resolve({ status: null, stderr }))
+    child.on("close", (status) => resolve({ status, stderr }))
+  })
+
+type Capture = Pick<SandboxSupport, "capture" | "captureReason">
+
+const unavailable = (reason: string): ProbedSupport => ({
+  available: false,
+  mechanism: "none",
+  reason,
+  capture: false,
+  captureReason: reason
+})
+
+/** The bubblewrap probe: namespaces as a job gets them, running /bin/true. */
+const bwrapProbe = <R>(bwrap: string, run: Runner<R>): R =>
+  run(bwrap, [
+    ...BASE_MOUNTS,
+    "--unshare-net",
+    "--unshare-pid",
+    "--",
+    fs.existsSync("/bin/true") ? "/bin/true" : "/usr/bin/true"
+  ])
+
+const bwrapVerdict = (result: Ran, capture: Capture): ProbedSupport =>
+  result.status === 0
+    ? { available: true, mechanism: "bwrap", ...capture }
+    : unavailable(
+        `bubblewrap could not create its namespaces (${firstLine(result.stderr) || `exit ${result.status}`}); unprivileged user namespaces may be disabled`
+      )
+
+const NO_UNSHARE: Capture = { capture: false, captureReason: "unshare (util-linux) is not installed" }
+const CAPTURE_DIRS = ["lower", "upper", "work", "merged"] as const
+
+/** The capture probe's command: overlayfs mounted by an unprivileged user in `unshare -Urm`, over folders in `base`. */
+const captureArgs = (base: string): ReadonlyArray<string> => [
+  "-Urm",
+  "/bin/sh",
+  "-c",
+  `mount -t overlay overlay -o lowerdir=${base}/lower,upperdir=${base}/upper,workdir=${base}/work ${base}/merged && echo ok > ${base}/merged/probe`
+]
+
+const captureVerdict = (result: Ran, wrote: boolean): Capture =>
+  result.status === 0 && wrote
+    ? { capture: true }
+    : {
+        capture: false,
+        captureReason: `overlayfs cannot be mounted in a user namespace here (${firstLine(result.stderr) || `exit ${result.status}`})`
+      }
+
+/** The capture probe, synchronously, in a fresh temp folder removed after. */
+const captureProbeSync = (): Capture => {
+  const unshare = findOnPath("unshare")
+  if (unshare === undefined) return NO_UNSHARE
+  const base = fs.mkdtempSync(path.join(os.tmpdir(), "aw-capture-probe-"))
+  try {
+    for (const name of CAPTURE_DIRS) fs.mkdirSync(path.join(base, name))
+    const result = runSync(unshare, captureArgs(base))
+    return captureVerdict(result, fs.existsSync(path.join(base, "upper/probe")))
+  } finally {
+    fs.rmSync(base, { recursive: true, force: true })
+  }
+}
+
+/** The capture probe in the background: the folder made and removed off the main thread too. */
+const captureProbeAsync = async (): Promise<Capture> => {
+  const unshare = findOnPath("unshare")
+  if (unshare === undefined) return NO_UNSHARE
+  const base = await fsp.mkdtemp(path.join(os.tmpdir(), "aw-capture-probe-"))
+  try {
+    await Promise.all(CAPTURE_DIRS.map((name) => fsp.mkdir(path.join(base, name))))
+    const result = await runAsync(unshare, captureArgs(base))
+    const wrote = await fsp.access(path.join(base, "upper/probe")).then(
+      () => true,
+      () => false
+    )
+    return captureVerdict(result, wrote)
+  } finally {
+    await fsp.rm(base, { recursive: true, force: true })
+  }
+}
+
+/** The answer where no probe process needs to run (not Linux, or no bwrap), else the bwrap to probe. */
+const withoutProcesses = (): ProbedSupport | { readonly bwrap: string } => {
+  if (process.platform === "linux") {
+    const bwrap = findOnPath("bwrap")
+    return bwrap === undefined
+      ? unavailable("bubblewrap (bwrap) is not installed (Debian/Ubuntu: apt-get install bubblewrap)")
+      : { bwrap }
+  }
+  if (process.platform === "darwin")
+    return fs.existsSync("/usr/bin/sandbox-exec")
+      ? {
+          available: true,
+          mechanism: "sandbox-exec",
+          capture: false,
+          captureReason: "capture needs Linux (overlayfs in a user namespace)"
+        }
+      : unavailable("/usr/bin/sandbox-exec is missing")
+  return unavailable(`no command sandbox is implemented for ${process.platform}`)
+}
+
+let probed: ProbedSupport | undefined
+let probing: Promise<ProbedSupport> | undefined
+
+const keep = (answer: ProbedSupport): ProbedSupport => {
+  probed ??= answer
+  return probed
+}
+
+/** The probe's answer now: the one already found, else the probe run synchronously (bwrap first, capture only when it works). */
+export const sandboxProbe = (): ProbedSupport => {
+  if (probed !== undefined) return probed
+  const host = withoutProcesses()
+  if (!("bwrap" in host)) return keep(host)
+  const result = bwrapProbe(host.bwrap, runSync)
+  if (result.status !== 0) return keep(bwrapVerdict(result, { capture: false }))
+  return keep(bwrapVerdict(result, captureProbeSync()))
+}
+
+/**
+ * Starts the probe in the background (once per process) and resolves to its answer: bubblewrap's and
+ * capture's probes run at the same time as child processes (capture counts only when bubblewrap works).
+ */
+export const startSandboxProbe = (): Promise<ProbedSupport> => {
+  if (probed !== undefined) return Promise.resolve(probed)
+  probing ??= (async () => {
+    const host = withoutProcesses()
+    if (!("bwrap" in host)) return keep(host)
+    const [result, captured] = await Promise.all([
+      bwrapProbe(host.bwrap, runAsync),
+      captureProbeAsync().catch(
+        (error): Capture => ({
+          capture: false,
+          captureReason: `the capture probe could not run (${firstLine(String(error))})`
+        })
+      )
+    ])
+    return keep(bwrapVerdict(result, captured))
+  })()
+  // A probe that could not run is forgotten, so the next caller probes again.
+  probing.catch(() => {
+    probing = undefined
+  })
+  return probing
+}
