@@ -296,7 +296,7 @@ const sandboxCost = async () => {
   const off = await openNodeWorkspace(dir, { permissionMode: 2, commandSandbox: "off" })
   if ("_tag" in off) throw new Error(off.reason)
   try {
-    const support = sandboxSupport()
+    const support = await sandboxSupport()
     if (!support.available) {
       console.log(`sandbox start cost: not measured, the sandbox is unavailable here (${support.reason})`)
       return

@@ -26,7 +26,7 @@ import { toHostError } from "./NodeHostFs.ts"
 import { hasProc, processIdentity, readBootId, signalZero } from "./identity.ts"
 
 export { processIdentity } from "./identity.ts"
-import { sandboxSupportAsync, wrapperFor } from "./sandbox.ts"
+import { sandboxSupport, wrapperFor } from "./sandbox.ts"
 import { SUPERVISOR_SOURCE } from "./scripts.generated.ts"
 import { defined } from "../../core/text/defined.ts"
 
@@ -95,9 +95,8 @@ const wrapperArg = async (jobDir: string): Promise<ReadonlyArray<string>> => {
   const spec = decodeJobFile("spec.json", JobSpecSchema, await fsp.readFile(path.join(jobDir, "spec.json"), "utf8"))
   if (Either.isLeft(spec)) throw new Error(`the job's ${spec.left}`)
   if (spec.right.sandbox === undefined) return []
-  // The probe's answer (awaited, so wrapperFor finds it and never probes again synchronously).
-  const support = await sandboxSupportAsync()
-  const wrapper = wrapperFor(spec.right.sandbox, spec.right.cwd, jobDir)
+  const support = await sandboxSupport()
+  const wrapper = wrapperFor(support, spec.right.sandbox, spec.right.cwd, jobDir)
   if (wrapper === undefined)
     throw new Error(`the command sandbox is unavailable: ${support.reason ?? "unknown reason"}`)
   return [JSON.stringify(wrapper)]
@@ -310,5 +309,5 @@ export const nodeProcesses: ProcessesShape = {
   bootId: Effect.sync(readBootId),
   exec: (request) => nodeExec(request),
   // Awaits the background probe (adapters/node/sandboxProbe.ts) the command's entry may have started.
-  sandbox: Effect.promise(sandboxSupportAsync)
+  sandbox: Effect.promise(sandboxSupport)
 }

@@ -25,7 +25,7 @@ if (line.verb === undefined && line.errors.length === 0 && line.flags["version"]
   // `--version` needs nothing else (adapters/cli.ts answers it the same way).
   process.stdout.write(`${VERSION}\n`)
 } else {
-  // A failed start is no answer: the call probes again when it asks (sandboxSupportAsync).
+  // A failed start is no answer: the call probes again when it asks (sandboxSupport).
   if (line.verb === "call" && line.errors.length === 0 && line.flags["help"] === undefined)
     startSandboxProbe().catch(() => undefined)
   const { runNodeCli } = await import("./cli.ts")

@@ -9,7 +9,7 @@ import * as path from "node:path"
 import type { SandboxPolicy, SandboxSupport } from "../../core/services/Sandbox.ts"
 import { keysDir } from "../../core/gate/key.ts"
 import { nodeKeyEnv } from "./NodeKey.ts"
-import { BASE_MOUNTS, findOnPath, sandboxProbe, startSandboxProbe } from "./sandboxProbe.ts"
+import { BASE_MOUNTS, findOnPath, startSandboxProbe } from "./sandboxProbe.ts"
 import { CAPTURE_DIFF_SOURCE } from "./scripts.generated.ts"
 
 /** The private HOME inside the sandbox (on its private /tmp). */
@@ -154,22 +154,25 @@ export const sandboxExecProfile = (policy: SandboxPolicy, tmp: string): string =
 /** The host's hidden folder follows the environment in force (the key's folder, core/gate/key.ts). */
 const hidden = () => [path.dirname(keysDir(nodeKeyEnv()))]
 
-/** What this host can do (adapters/node/sandboxProbe.ts): the probe's answer, found now when none is yet. */
-export const sandboxSupport = (): SandboxSupport => ({ ...sandboxProbe(), hidden: hidden() })
-
-/** What this host can do, awaiting the background probe (started here when nothing started it before). */
-export const sandboxSupportAsync = async (): Promise<SandboxSupport> => ({
-  // A background probe that failed to run (a spawn refused) is retried here synchronously.
-  ...(await startSandboxProbe().catch(() => sandboxProbe())),
+/**
+ * What this host can do: the probe's answer (adapters/node/sandboxProbe.ts; started here when nothing started
+ * it before), with the hidden folder as the environment has it now. A probe that failed to run is run again.
+ */
+export const sandboxSupport = async (): Promise<SandboxSupport> => ({
+  ...(await startSandboxProbe().catch(() => startSandboxProbe())),
   hidden: hidden()
 })
 
-/** The path of bwrap (sandboxSupport() must have found it). */
+/** The path of bwrap (the probe must have found it). */
 export const bwrapPath = (): string => findOnPath("bwrap") ?? "bwrap"
 
-/** The wrapper for a job's policy on this host; undefined when the host cannot sandbox (the launch then fails the job). */
-export const wrapperFor = (policy: SandboxPolicy, cwd: string, jobDir: string): SandboxWrapper | undefined => {
-  const support = sandboxSupport()
+/** The wrapper for a job's policy on a host that can do `support`; undefined when it cannot sandbox (the launch then fails the job). */
+export const wrapperFor = (
+  support: SandboxSupport,
+  policy: SandboxPolicy,
+  cwd: string,
+  jobDir: string
+): SandboxWrapper | undefined => {
   if (!support.available) return undefined
   if (support.mechanism === "bwrap") {
     if (policy.capture !== true) return bwrapArgs(bwrapPath(), policy, cwd)

@@ -5,11 +5,10 @@
  *
  * The answer is asked of this host each process, never read from a file: a workspace or a cloned
  * repository could plant one. `startSandboxProbe` runs both probes as child processes in the background
- * (the `call` entry starts it, so they run while the modules load and the workspace opens);
- * `sandboxProbe` is the synchronous form for a caller that needs the answer now and finds none yet.
- * The first answer is kept for the process.
+ * (the `call` entry starts it, so they run while the modules load and the workspace opens); every caller
+ * awaits that one answer, kept for the process.
  */
-import { spawn, spawnSync } from "node:child_process"
+import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as fsp from "node:fs/promises"
 import * as os from "node:os"
@@ -45,16 +44,10 @@ interface Ran {
   readonly stderr: string
 }
 
-type Runner<R> = (file: string, args: ReadonlyArray<string>) => R
-
 const PROBE_TIMEOUT_MS = 10_000
 
-const runSync: Runner<Ran> = (file, args) => {
-  const result = spawnSync(file, args, { encoding: "utf8", timeout: PROBE_TIMEOUT_MS })
-  return { status: result.status, stderr: result.stderr ?? "" }
-}
-
-const runAsync: Runner<Promise<Ran>> = (file, args) =>
+/** Runs one probe process to its end (never rejects: a process that cannot start ends with status null). */
+const run = (file: string, args: ReadonlyArray<string>): Promise<Ran> =>
   new Promise((resolve) => {
     const child = spawn(file, args, { stdio: ["ignore", "ignore", "pipe"], timeout: PROBE_TIMEOUT_MS })
     let stderr = ""
@@ -77,7 +70,7 @@ const unavailable = (reason: string): ProbedSupport => ({
 })
 
 /** The bubblewrap probe: namespaces as a job gets them, running /bin/true. */
-const bwrapProbe = <R>(bwrap: string, run: Runner<R>): R =>
+const bwrapProbe = (bwrap: string): Promise<Ran> =>
   run(bwrap, [
     ...BASE_MOUNTS,
     "--unshare-net",
@@ -112,28 +105,14 @@ const captureVerdict = (result: Ran, wrote: boolean): Capture =>
         captureReason: `overlayfs cannot be mounted in a user namespace here (${firstLine(result.stderr) || `exit ${result.status}`})`
       }
 
-/** The capture probe, synchronously, in a fresh temp folder removed after. */
-const captureProbeSync = (): Capture => {
-  const unshare = findOnPath("unshare")
-  if (unshare === undefined) return NO_UNSHARE
-  const base = fs.mkdtempSync(path.join(os.tmpdir(), "aw-capture-probe-"))
-  try {
-    for (const name of CAPTURE_DIRS) fs.mkdirSync(path.join(base, name))
-    const result = runSync(unshare, captureArgs(base))
-    return captureVerdict(result, fs.existsSync(path.join(base, "upper/probe")))
-  } finally {
-    fs.rmSync(base, { recursive: true, force: true })
-  }
-}
-
-/** The capture probe in the background: the folder made and removed off the main thread too. */
-const captureProbeAsync = async (): Promise<Capture> => {
+/** The capture probe, in a fresh temp folder made and removed off the main thread. */
+const captureProbe = async (): Promise<Capture> => {
   const unshare = findOnPath("unshare")
   if (unshare === undefined) return NO_UNSHARE
   const base = await fsp.mkdtemp(path.join(os.tmpdir(), "aw-capture-probe-"))
   try {
     await Promise.all(CAPTURE_DIRS.map((name) => fsp.mkdir(path.join(base, name))))
-    const result = await runAsync(unshare, captureArgs(base))
+    const result = await run(unshare, captureArgs(base))
     const wrote = await fsp.access(path.join(base, "upper/probe")).then(
       () => true,
       () => false
@@ -164,47 +143,32 @@ const withoutProcesses = (): ProbedSupport | { readonly bwrap: string } => {
   return unavailable(`no command sandbox is implemented for ${process.platform}`)
 }
 
-let probed: ProbedSupport | undefined
+/** Both probes at once, as child processes (capture counts only when bubblewrap works). */
+const probe = async (): Promise<ProbedSupport> => {
+  const host = withoutProcesses()
+  if (!("bwrap" in host)) return host
+  const [result, captured] = await Promise.all([
+    bwrapProbe(host.bwrap),
+    captureProbe().catch(
+      (error): Capture => ({
+        capture: false,
+        captureReason: `the capture probe could not run (${firstLine(String(error))})`
+      })
+    )
+  ])
+  return bwrapVerdict(result, captured)
+}
+
 let probing: Promise<ProbedSupport> | undefined
 
-const keep = (answer: ProbedSupport): ProbedSupport => {
-  probed ??= answer
-  return probed
-}
-
-/** The probe's answer now: the one already found, else the probe run synchronously (bwrap first, capture only when it works). */
-export const sandboxProbe = (): ProbedSupport => {
-  if (probed !== undefined) return probed
-  const host = withoutProcesses()
-  if (!("bwrap" in host)) return keep(host)
-  const result = bwrapProbe(host.bwrap, runSync)
-  if (result.status !== 0) return keep(bwrapVerdict(result, { capture: false }))
-  return keep(bwrapVerdict(result, captureProbeSync()))
-}
-
-/**
- * Starts the probe in the background (once per process) and resolves to its answer: bubblewrap's and
- * capture's probes run at the same time as child processes (capture counts only when bubblewrap works).
- */
+/** Starts the probe in the background (once per process) and resolves to its answer, the same for every caller. */
 export const startSandboxProbe = (): Promise<ProbedSupport> => {
-  if (probed !== undefined) return Promise.resolve(probed)
-  probing ??= (async () => {
-    const host = withoutProcesses()
-    if (!("bwrap" in host)) return keep(host)
-    const [result, captured] = await Promise.all([
-      bwrapProbe(host.bwrap, runAsync),
-      captureProbeAsync().catch(
-        (error): Capture => ({
-          capture: false,
-          captureReason: `the capture probe could not run (${firstLine(String(error))})`
-        })
-      )
-    ])
-    return keep(bwrapVerdict(result, captured))
-  })()
-  // A probe that could not run is forgotten, so the next caller probes again.
-  probing.catch(() => {
-    probing = undefined
-  })
+  if (probing === undefined) {
+    probing = probe()
+    // A probe that could not run is forgotten, so the next caller probes again.
+    probing.catch(() => {
+      probing = undefined
+    })
+  }
   return probing
 }

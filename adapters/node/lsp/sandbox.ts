@@ -34,12 +34,12 @@ export const languageServerBwrapArgs = (
 }
 
 /** How a server is confined on this host under the commandSandbox setting, or why it is refused. */
-export const confinement = (
+export const confinement = async (
   settings: Settings,
   root: string,
   readable: ReadonlyArray<string>
-): { prefix: ReadonlyArray<string>; sandboxed: boolean; reason?: string } | Failed => {
-  const support = sandboxSupport()
+): Promise<{ prefix: ReadonlyArray<string>; sandboxed: boolean; reason?: string } | Failed> => {
+  const support = await sandboxSupport()
   const decision = decideSandbox(settings.commandSandbox, support)
   if ("code" in decision) {
     return new Failed({

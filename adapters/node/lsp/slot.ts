@@ -172,7 +172,7 @@ export class Slot {
   private async start(deadline: number): Promise<Running> {
     const resolved = resolveServer(this.language, this.root)
     if (resolved instanceof Failed) throw resolved
-    const confined = confinement(this.settings, this.root, resolved.readable)
+    const confined = await confinement(this.settings, this.root, resolved.readable)
     if (confined instanceof Failed) throw confined
     const rpc = await loadRpc()
     const [executable, ...args] = [...confined.prefix, ...resolved.argv]
