@@ -4,23 +4,15 @@ import * as fs from "node:fs"
 import * as fsp from "node:fs/promises"
 import * as path from "node:path"
 import * as Effect from "effect/Effect"
-import {
-  type DirEntry,
-  ERRNO_REASONS,
-  type FileInfo,
-  HostError,
-  type HostErrorReason,
-  type HostFsShape
-} from "../../core/services/HostFs.ts"
+import type { DirEntry, FileInfo, HostFsShape } from "../../core/services/HostFs.ts"
 import { installSha256, installSha256Stream } from "../../core/gate/hash.ts"
 import { makeReadSmall, SYNC_READ_BYTES } from "../readSmall.ts"
-import { nodeConfinedFs } from "./confinedFs.ts"
+import { lockfile, nodeConfinedFs, toHostError } from "./confinedFs.ts"
 import { processIdentity } from "./identity.ts"
 import { defined } from "../../core/text/defined.ts"
 
-// proper-lockfile and write-file-atomic (with graceful-fs, which patches node:fs as it loads, and signal-exit)
-// load on the first lock or atomic write: a call that only reads (capabilities, a read) never evaluates them.
-const lockfile = () => import("proper-lockfile").then((module) => module.default)
+// write-file-atomic loads on the first atomic write, as proper-lockfile on the first lock (confinedFs.ts): a
+// call that only reads (capabilities, a read) never evaluates them.
 const writeFileAtomic = () => import("write-file-atomic").then((module) => module.default)
 
 // Every hash of the core on this host is node:crypto's, synchronous (core/gate/hash.ts says why).
@@ -30,27 +22,7 @@ installSha256Stream(() => {
   return { update: (chunk) => hash.update(chunk), digest: () => hash.digest("hex") }
 })
 
-// proper-lockfile reports a held lock as ELOCKED.
-const REASONS: Record<string, HostErrorReason> = { ...ERRNO_REASONS, ELOCKED: "Busy" }
-
-/**
- * Maps a Node error to a HostError. Made without the Schema's check of its fields (typed here): a missing file
- * is the common case (a .gitignore or a state probe that is not there, on every list or capabilities call), and
- * the check cost about as much as the rest of the error.
- */
-export const toHostError =
-  (target: string) =>
-  (cause: unknown): HostError => {
-    const code = (cause as { code?: string } | undefined)?.code ?? ""
-    return new HostError(
-      {
-        reason: REASONS[code] ?? "Other",
-        path: target,
-        message: cause instanceof Error ? cause.message : String(cause)
-      },
-      true
-    )
-  }
+export { toHostError }
 
 const attempt = <A>(target: string, run: () => Promise<A>) =>
   Effect.tryPromise({ try: run, catch: toHostError(target) })

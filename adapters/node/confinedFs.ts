@@ -17,10 +17,35 @@ import { randomBytes } from "node:crypto"
 import * as fs from "node:fs"
 import * as fsp from "node:fs/promises"
 import * as Effect from "effect/Effect"
-import { type ConfinedFsShape, ERRNO_REASONS, HostError } from "../../core/services/HostFs.ts"
+import { type ConfinedFsShape, ERRNO_REASONS, HostError, type HostErrorReason } from "../../core/services/HostFs.ts"
 
-/** proper-lockfile (and graceful-fs under it), loaded on the first lock (adapters/node/NodeHostFs.ts says why). */
-const lockfile = () => import("proper-lockfile").then((module) => module.default)
+/**
+ * proper-lockfile (with graceful-fs, which patches node:fs as it loads, and signal-exit), loaded on the first
+ * lock: a call that only reads (capabilities, a read) never evaluates it. NodeHostFs locks with it too.
+ */
+export const lockfile = () => import("proper-lockfile").then((module) => module.default)
+
+// proper-lockfile reports a held lock as ELOCKED.
+const REASONS: Record<string, HostErrorReason> = { ...ERRNO_REASONS, ELOCKED: "Busy" }
+
+/**
+ * Maps a Node error to a HostError naming `target` (this module's and NodeHostFs's). Made without the Schema's
+ * check of its fields (typed here): a missing file is the common case (a .gitignore or a state probe that is
+ * not there, on every list or capabilities call), and the check cost about as much as the rest of the error.
+ */
+export const toHostError =
+  (target: string) =>
+  (cause: unknown): HostError => {
+    const code = (cause as { code?: string } | undefined)?.code ?? ""
+    return new HostError(
+      {
+        reason: REASONS[code] ?? "Other",
+        path: target,
+        message: cause instanceof Error ? cause.message : String(cause)
+      },
+      true
+    )
+  }
 
 const DIRECTORY_FLAGS = fs.constants.O_RDONLY | fs.constants.O_DIRECTORY | fs.constants.O_NOFOLLOW
 
@@ -389,16 +414,7 @@ const mapError =
   (rel: string) =>
   (cause: unknown): HostError => {
     if (cause instanceof Escaped) return new HostError({ reason: "Escape", path: rel, message: cause.message })
-    const code = (cause as { code?: string } | undefined)?.code ?? ""
-    // Unchecked by the Schema, as NodeHostFs's toHostError: the fields are typed, a missing file is common.
-    return new HostError(
-      {
-        reason: ERRNO_REASONS[code] ?? (code === "ELOCKED" ? "Busy" : "Other"),
-        path: rel,
-        message: cause instanceof Error ? cause.message : String(cause)
-      },
-      true
-    )
+    return toHostError(rel)(cause)
   }
 
 const run = <A>(rel: string, task: () => Promise<A>) => Effect.tryPromise({ try: task, catch: mapError(rel) })
