@@ -132,8 +132,11 @@ export const VERB_FLAGS: Record<string, ReadonlyArray<string>> = {
 const cliHelp = () => import("./cliHelp.ts")
 
 /** Runs one command line; resolves to the exit code. */
-export const runCli = async (argv: ReadonlyArray<string>, host: CliHost): Promise<number> => {
-  const line = parseLine(argv, host.cwd)
+export const runCli = (argv: ReadonlyArray<string>, host: CliHost): Promise<number> =>
+  runCliLine(parseLine(argv, host.cwd), host)
+
+/** Runs a command line already parsed (the Node entry parses it first, to start the sandbox probe early). */
+export const runCliLine = async (line: ParsedLine, host: CliHost): Promise<number> => {
   if (line.errors.length > 0) {
     host.stderr(`agentic-workspace: ${line.errors.join("; ")}\n\n${(await cliHelp()).USAGE}`)
     return 2

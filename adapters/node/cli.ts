@@ -1,7 +1,8 @@
 /** The Node host's command line: the CliHost over the Node host, and the verbs only Node serves. */
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
-import { runCli } from "../cli.ts"
+import { runCliLine } from "../cli.ts"
+import type { ParsedLine } from "../cliLine.ts"
 import { NODE_CAPABILITIES, openNodeSession } from "./host.ts"
 
 /** All of standard input as text (`call TOOL -`). */
@@ -11,9 +12,9 @@ const readStdin = async (): Promise<string> => {
   return Buffer.concat(chunks).toString("utf8")
 }
 
-/** Runs the command line `argv` on the Node host; resolves to the exit code. */
-export const runNodeCli = (argv: ReadonlyArray<string>): Promise<number> =>
-  runCli(argv, {
+/** Runs the parsed command line on the Node host; resolves to the exit code. */
+export const runNodeCli = (line: ParsedLine): Promise<number> =>
+  runCliLine(line, {
     cwd: process.cwd(),
     // A verb of this command runs one call or one listing and exits: nothing is computed ahead of a tools/list.
     open: (root, settings) => openNodeSession(root, settings, undefined, { warmListing: false }),

@@ -19,8 +19,7 @@ if (missing.length > 0) {
   process.exit(2)
 }
 
-const argv = process.argv.slice(2)
-const line = parseLine(argv, process.cwd())
+const line = parseLine(process.argv.slice(2), process.cwd())
 if (line.verb === undefined && line.errors.length === 0 && line.flags["version"] === true) {
   // `--version` needs nothing else (adapters/cli.ts answers it the same way).
   process.stdout.write(`${VERSION}\n`)
@@ -29,5 +28,5 @@ if (line.verb === undefined && line.errors.length === 0 && line.flags["version"]
   if (line.verb === "call" && line.errors.length === 0 && line.flags["help"] === undefined)
     startSandboxProbe().catch(() => undefined)
   const { runNodeCli } = await import("./cli.ts")
-  process.exitCode = await runNodeCli(argv)
+  process.exitCode = await runNodeCli(line)
 }
