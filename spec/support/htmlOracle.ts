@@ -5,7 +5,17 @@
  */
 import { parse } from "parse5"
 import type { Extracted, Link } from "../../core/tools/research/extract.ts"
-import { attr, BLOCK, collapse, DROP, hidden, type Node } from "../../core/tools/research/html.ts"
+import {
+  attr,
+  BLOCK,
+  type Block,
+  collapse,
+  DROP,
+  hidden,
+  joinBlocks,
+  type Node,
+  resolveHref
+} from "../../core/tools/research/html.ts"
 
 export const textContent = (node: Node): string => {
   if (node.nodeName === "#text") return node.value ?? ""
@@ -40,12 +50,6 @@ export const findEach = (root: Node, tests: ReadonlyArray<(node: Node) => boolea
   }
   walk(root)
   return found
-}
-
-/** One finished block of text; tight blocks (list items, table rows, lines cut by `br`) join with one newline. */
-interface Block {
-  readonly text: string
-  readonly tight: boolean
 }
 
 /** Where an item stands: its list and its number among the list's items. */
@@ -185,38 +189,12 @@ const element = (render: Render, node: Node, tag: string, inMain: boolean, listD
   else container(render, node, tag, inside, listDepth)
 }
 
-/** The blocks as text: blank blocks separate, two tight neighbours join with one newline, others with two. */
-const joinBlocks = (blocks: ReadonlyArray<Block>): string => {
-  let out = ""
-  let previous: { readonly tight: boolean } | undefined
-  for (const block of blocks) {
-    if (block.text === "") {
-      previous = { tight: false }
-      continue
-    }
-    if (previous !== undefined) out += previous.tight && block.tight ? "\n" : "\n\n"
-    out += block.text
-    previous = block
-  }
-  return out
-}
-
 /** Renders readable text, skipping `skip` (the main subtree when rendering the rest). */
 export const render = (root: Node, skip: Node | undefined, inMainAtRoot: boolean): string => {
   const state: Render = { blocks: [], line: "", skip, listItems: new Map() }
   walk(state, root, inMainAtRoot, 0)
   flush(state)
   return joinBlocks(state.blocks)
-}
-
-const resolveHref = (href: string, base: string): string | undefined => {
-  try {
-    const url = new URL(href.trim(), base)
-    if (url.protocol !== "http:" && url.protocol !== "https:") return undefined
-    return url.href
-  } catch {
-    return undefined
-  }
 }
 
 /** Reduces an HTML document to its title, readable text (main content first) and anchors in document order. */

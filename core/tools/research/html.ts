@@ -1,6 +1,7 @@
 /**
  * What the readable-text reduction shares: the parse5 node as the result-page parsers read it, the elements
- * left out (DROP) and those standing as blocks (BLOCK), attributes, hiding, and whitespace collapsing. The
+ * left out (DROP) and those standing as blocks (BLOCK), attributes, hiding, whitespace collapsing, how finished
+ * blocks join and how a link's href resolves. The
  * reduction itself is stream.ts (spec/support/htmlOracle.ts keeps the tree walk it equals).
  */
 /** A parse5 default-tree node, as far as the extractor and the result-page parsers read it. */
@@ -103,3 +104,36 @@ const UNCOLLAPSED = /[^\S ]| {2}/
 
 /** Whitespace runs as one space, trimmed (most text has single spaces only: then only the trim). */
 export const collapse = (text: string) => (UNCOLLAPSED.test(text) ? text.replace(/\s+/g, " ") : text).trim()
+
+/** One finished block of text; tight blocks (list items, table rows, lines cut by `br`) join with one newline. */
+export interface Block {
+  readonly text: string
+  readonly tight: boolean
+}
+
+/** The blocks as text: blank blocks separate, two tight neighbours join with one newline, others with two. */
+export const joinBlocks = (blocks: ReadonlyArray<Block>): string => {
+  let out = ""
+  let previous: { readonly tight: boolean } | undefined
+  for (const block of blocks) {
+    if (block.text === "") {
+      previous = { tight: false }
+      continue
+    }
+    if (previous !== undefined) out += previous.tight && block.tight ? "\n" : "\n\n"
+    out += block.text
+    previous = block
+  }
+  return out
+}
+
+/** An anchor's href against the page's base, when it resolves to an http(s) URL. */
+export const resolveHref = (href: string, base: string): string | undefined => {
+  try {
+    const url = new URL(href.trim(), base)
+    if (url.protocol !== "http:" && url.protocol !== "https:") return undefined
+    return url.href
+  } catch {
+    return undefined
+  }
+}

@@ -18,7 +18,7 @@
  * spec/research/html-stream.test.ts (the specs' pages and malformed markup).
  */
 import type { Extracted, Link } from "./extract.ts"
-import { attr, BLOCK, collapse, DROP, hidden } from "./html.ts"
+import { attr, BLOCK, collapse, DROP, hidden, resolveHref } from "./html.ts"
 import {
   BR,
   type Cand,
@@ -302,16 +302,6 @@ class Adapter {
     const tokens = parent.tag === "#fragment" ? [] : reduce(el, ancestorNeedsText(el), false)
     replaceAt(parent.items, index, tokens)
     el.parent = undefined
-  }
-}
-
-const resolveHref = (href: string, base: string): string | undefined => {
-  try {
-    const url = new URL(href.trim(), base)
-    if (url.protocol !== "http:" && url.protocol !== "https:") return undefined
-    return url.href
-  } catch {
-    return undefined
   }
 }
 

@@ -3,7 +3,7 @@
  * content, markers, table lines) and the final pass that renders them as `render` rendered the tree: blocks
  * of text, `#` headings, `-` / `1.` items indented by list depth, `| a | b |` rows, fenced pre blocks.
  */
-import { collapse } from "./html.ts"
+import { type Block, collapse, joinBlocks } from "./html.ts"
 
 /** What an element, once finished, reduces to (a string is text). */
 export type Tok = string | Op
@@ -190,7 +190,7 @@ export const plainText = (items: ReadonlyArray<Tok>): string | undefined => {
 
 /** One render of tokens: the finished blocks, the line being built, the candidate to skip. */
 interface Render {
-  readonly blocks: Array<{ readonly text: string; readonly tight: boolean }>
+  readonly blocks: Array<Block>
   line: string
   readonly skip: Op | undefined
 }
@@ -331,22 +331,6 @@ const walk = (
 const isListItem = (tok: Tok): boolean => {
   const inner = unwrap(tok)
   return typeof inner !== "string" && (inner.k === "li" || inner.k === "litext" || (inner.k === "pruned" && inner.li))
-}
-
-/** The blocks as text: blank blocks separate, two tight neighbours join with one newline, others with two. */
-const joinBlocks = (blocks: Render["blocks"]): string => {
-  let out = ""
-  let previous: { readonly tight: boolean } | undefined
-  for (const block of blocks) {
-    if (block.text === "") {
-      previous = { tight: false }
-      continue
-    }
-    if (previous !== undefined) out += previous.tight && block.tight ? "\n" : "\n\n"
-    out += block.text
-    previous = block
-  }
-  return out
 }
 
 /** Renders tokens from a root (skipping `skip`, the main when rendering the rest) to the readable text. */
