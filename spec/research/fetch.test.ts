@@ -5,12 +5,10 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
 import { linksShare } from "../../core/tools/research/view.ts"
+import { ARTICLE_PAGE, page } from "../support/researchPages.ts"
 import { cleanup, data, reply, research, server, workspace } from "./support.ts"
 
 afterEach(cleanup)
-
-const page = (body: string, head = "<title>A page</title>") =>
-  `<!doctype html><html><head>${head}</head><body>${body}</body></html>`
 
 describe("fetch: the text and links budget", () => {
   it("'data.text (the page text bounded by maxToolResultChars, with the full text stored as an artifact ...)'", async () => {
@@ -73,25 +71,7 @@ describe("fetch: the text and links budget", () => {
 describe("fetch: readable text (parse5)", () => {
   it("drops script/style/nav/footer boilerplate, keeps headings, lists, tables and code as text, main content first", async () => {
     const s = await server()
-    s.route(
-      "/article",
-      reply(
-        page(
-          `<header><a href="/">Site</a> Top banner</header><nav><a href="/a">Nav A</a></nav>
-           <div class="aside-ish"><p>Related stories</p></div>
-           <main><h1>The title</h1><p>First <em>paragraph</em>.</p>
-             <h2>Steps</h2><ol><li>Install</li><li>Run</li></ol>
-             <ul><li>apple</li><li>pear</li></ul>
-             <table><tr><th>Name</th><th>Value</th></tr><tr><td>a</td><td>1</td></tr></table>
-             <pre><code>const x = 1
-console.log(x)</code></pre>
-             <script>window.evil = 1</script><style>.x{color:red}</style>
-           </main>
-           <footer>Copyright footer</footer>`,
-          "<title>Article</title><style>body{}</style><script>var tracking = 1</script>"
-        )
-      )
-    )
+    s.route("/article", reply(ARTICLE_PAGE))
     const ws = await workspace()
     const result = await research(ws, { action: "fetch", url: `${s.origin}/article` })
     const text: string = data(result)["text"]

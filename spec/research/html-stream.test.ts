@@ -10,6 +10,7 @@ import * as path from "node:path"
 import * as parse5 from "parse5"
 import { describe, expect, it } from "vitest"
 import { articlePage } from "../../bench/pages.ts"
+import { ARTICLE_PAGE, page } from "../support/researchPages.ts"
 import { extractHtmlBytes } from "../../core/tools/research/extract.ts"
 import { extractHtmlText, htmlStream, type Parse5Module } from "../../core/tools/research/stream.ts"
 import { PAGES } from "../browser/support.ts"
@@ -19,9 +20,6 @@ import { FIXTURES } from "./support.ts"
 const module = parse5 as unknown as Parse5Module
 const PAGE = "https://example.com/dir/page.html"
 
-const page = (body: string, head = "<title>A page</title>") =>
-  `<!doctype html><html><head>${head}</head><body>${body}</body></html>`
-
 /** The pages spec/research/fetch.test.ts serves, as written there. */
 const RESEARCH_PAGES = [
   page(`<main>${Array.from({ length: 200 }, (_, i) => `<p>Paragraph ${i} ${"word ".repeat(20)}</p>`).join("")}</main>`),
@@ -29,20 +27,7 @@ const RESEARCH_PAGES = [
     `<main><p>Intro</p><ul>${Array.from({ length: 300 }, (_, i) => `<li><a href="/item/${i}">Item number ${i}</a></li>`).join("")}</ul></main>`
   ),
   page("<main><p>x <a href='https://example.com/a'>a</a></p></main>"),
-  page(
-    `<header><a href="/">Site</a> Top banner</header><nav><a href="/a">Nav A</a></nav>
-           <div class="aside-ish"><p>Related stories</p></div>
-           <main><h1>The title</h1><p>First <em>paragraph</em>.</p>
-             <h2>Steps</h2><ol><li>Install</li><li>Run</li></ol>
-             <ul><li>apple</li><li>pear</li></ul>
-             <table><tr><th>Name</th><th>Value</th></tr><tr><td>a</td><td>1</td></tr></table>
-             <pre><code>const x = 1
-console.log(x)</code></pre>
-             <script>window.evil = 1</script><style>.x{color:red}</style>
-           </main>
-           <footer>Copyright footer</footer>`,
-    "<title>Article</title><style>body{}</style><script>var tracking = 1</script>"
-  ),
+  ARTICLE_PAGE,
   page("<p>café – ‘quoted’ €5</p>", "<title>café</title>"),
   page("<main><p>Body text</p></main>", "<title>Sourced</title>")
 ]
