@@ -15,7 +15,7 @@
  *   const endpoint = yield* browser.launch({ sessionDir: "/srv/p/.agentic/browser/bs_1", executablePath: "", allowPrivateNetwork: false })
  *   const { page, nodes } = yield* browser.tree(endpoint, {})
  */
-import { membersOf } from "./members.ts"
+import { narrowLayer } from "./members.ts"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -185,10 +185,7 @@ export const BROWSER_SESSIONS = ["launch", "close"] as const
  * (`act`: navigate, click, type, evaluate, ...) is reachable from it, nor starting or ending a session.
  */
 export class BrowserReads extends Context.Tag("agentic-workspace/BrowserReads")<BrowserReads, BrowserReadsShape>() {
-  static readonly layer = Layer.effect(
-    BrowserReads,
-    Effect.map(Browser, (browser) => membersOf(browser, BROWSER_READS))
-  )
+  static readonly layer = narrowLayer(BrowserReads, Browser, BROWSER_READS)
 }
 
 /**
@@ -199,8 +196,5 @@ export class BrowserSessions extends Context.Tag("agentic-workspace/BrowserSessi
   BrowserSessions,
   Pick<BrowserShape, (typeof BROWSER_SESSIONS)[number]>
 >() {
-  static readonly layer = Layer.effect(
-    BrowserSessions,
-    Effect.map(Browser, (browser) => membersOf(browser, BROWSER_SESSIONS))
-  )
+  static readonly layer = narrowLayer(BrowserSessions, Browser, BROWSER_SESSIONS)
 }

@@ -5,7 +5,7 @@
  * It opens the workspace with the settings recorded in the run's state.json and never reads the
  * approval key.
  */
-import { membersOf } from "./members.ts"
+import { narrowLayer } from "./members.ts"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -56,10 +56,7 @@ export class WorkerReads extends Context.Tag("agentic-workspace/WorkerReads")<
   WorkerReads,
   Pick<RunWorkersShape, (typeof WORKER_READS)[number]>
 >() {
-  static readonly layer = Layer.effect(
-    WorkerReads,
-    Effect.map(RunWorkers, (workers) => membersOf(workers, WORKER_READS))
-  )
+  static readonly layer = narrowLayer(WorkerReads, RunWorkers, WORKER_READS)
 }
 
 /**
@@ -70,8 +67,5 @@ export class RunControl extends Context.Tag("agentic-workspace/RunControl")<
   RunControl,
   Pick<RunWorkersShape, (typeof RUN_CONTROL)[number]>
 >() {
-  static readonly layer = Layer.effect(
-    RunControl,
-    Effect.map(RunWorkers, (workers) => membersOf(workers, RUN_CONTROL))
-  )
+  static readonly layer = narrowLayer(RunControl, RunWorkers, RUN_CONTROL)
 }

@@ -6,10 +6,25 @@
  * @example
  *   export const WORKER_READS = ["alive"] as const
  *   type WorkerReadsShape = Pick<RunWorkersShape, (typeof WORKER_READS)[number]>
- *   Layer.effect(WorkerReads, Effect.map(RunWorkers, (workers) => membersOf(workers, WORKER_READS)))
+ *   narrowLayer(WorkerReads, RunWorkers, WORKER_READS)
  */
+import type * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+
 export const membersOf = <S, K extends keyof S>(service: S, keys: ReadonlyArray<K>): Pick<S, K> => {
   const picked: Partial<Pick<S, K>> = {}
   for (const key of keys) picked[key] = service[key]
   return picked as Pick<S, K>
 }
+
+/** The layer of a narrow service: `narrow` is `keys` of the service `source` provides. */
+export const narrowLayer = <NI, SI, S, K extends keyof S>(
+  narrow: Context.Tag<NI, Pick<S, K>>,
+  source: Context.Tag<SI, S>,
+  keys: ReadonlyArray<K>
+): Layer.Layer<NI, never, SI> =>
+  Layer.effect(
+    narrow,
+    Effect.map(source, (service) => membersOf(service, keys))
+  )
