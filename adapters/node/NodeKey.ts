@@ -4,6 +4,7 @@ import * as fsp from "node:fs/promises"
 import * as os from "node:os"
 import * as Effect from "effect/Effect"
 import { type KeyEnv, KeyError, type KeyFileOps, WorkspaceKey } from "../../core/gate/key.ts"
+import { makeDirs } from "./makeDirs.ts"
 
 const failure = (path: string, action: string) => (cause: unknown) =>
   new KeyError({
@@ -27,7 +28,8 @@ export const nodeKeyFileOps: KeyFileOps = {
     }),
   mkdirPrivate: (dir) =>
     Effect.tryPromise({
-      try: () => fsp.mkdir(dir, { recursive: true, mode: 0o700 }).then(() => undefined),
+      // Not { recursive: true }: on Node 20 it spins for ever under /proc (adapters/node/makeDirs.ts).
+      try: () => makeDirs(dir, 0o700),
       catch: failure(dir, "created")
     }),
   publish: (path, bytes) =>

@@ -156,3 +156,40 @@ describe("the Node key file", () => {
     }
   })
 })
+
+describe("a key folder the system refuses (Node 20's recursive mkdir spins for ever under /proc)", () => {
+  it.skipIf(process.platform !== "linux")(
+    "a key under /proc fails with the repair instead of never returning, in process and from the CLI",
+    async () => {
+      const error = await Effect.runPromise(
+        Effect.flip(loadOrCreateKey(nodeKeyFileOps, "/proc/none/agentic-workspace/keys/x.key"))
+      )
+      expect(error._tag).toBe("KeyError")
+      expect(error.message).toContain("set XDG_STATE_HOME")
+      const dir = await makeTempDir()
+      try {
+        const done = await new Promise<{ code: number | null; killed: boolean; stdout: string }>((resolve) =>
+          execFile(
+            process.execPath,
+            [BIN, "call", "workspace_inspect", '{"action":"capabilities"}', "--root", dir],
+            // A liveness bound, not a speed assertion: before the fix the process never ended.
+            { env: { ...process.env, XDG_STATE_HOME: "/proc/none" }, timeout: 60_000 },
+            (failure, stdout) =>
+              resolve({
+                code: failure === null ? 0 : typeof failure.code === "number" ? failure.code : null,
+                killed: failure?.killed === true,
+                stdout
+              })
+          )
+        )
+        expect(done.killed).toBe(false)
+        expect(done.code).not.toBe(0)
+        expect(JSON.parse(done.stdout).error.code).toBe("RUNTIME_UNAVAILABLE")
+        expect(done.stdout).toContain("set XDG_STATE_HOME to a private writable directory")
+      } finally {
+        await fs.rm(dir, { recursive: true, force: true })
+      }
+    },
+    90_000
+  )
+})
