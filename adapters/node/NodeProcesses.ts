@@ -70,7 +70,8 @@ export const groupAlive = (pgid: number): boolean => {
 
 const isExecutableFile = (candidate: string): boolean => {
   try {
-    if (!fs.statSync(candidate).isFile()) return false
+    // A missing candidate (most of PATH) is answered without building and throwing an error.
+    if (fs.statSync(candidate, { throwIfNoEntry: false })?.isFile() !== true) return false
     if (process.platform !== "win32") fs.accessSync(candidate, fs.constants.X_OK)
     return true
   } catch {

@@ -147,7 +147,9 @@ const OPENINGS_MAX = 32
 const watchedState = (watched: ReadonlyArray<string>) =>
   Effect.gen(function* () {
     const host = yield* HostReads
-    const infos = yield* Effect.forEach(watched, (abs) => Effect.either(host.stat(abs)), { concurrency: "unbounded" })
+    // One after the other: on Node a stat is a synchronous call, and a fiber per file cost more than the
+    // stats did (a log call at the top stats five: 0.40 ms side by side, 0.07 ms in turn).
+    const infos = yield* Effect.forEach(watched, (abs) => Effect.either(host.stat(abs)))
     const parts: Array<string> = []
     let newest = 0
     for (const info of infos) {

@@ -3,7 +3,9 @@
  * shell, per-stream output bound with `truncated`, the whole group killed at the timeout, a missing
  * executable NOT_FOUND naming it (never a defect).
  */
+import * as fs from "node:fs"
 import * as os from "node:os"
+import * as path from "node:path"
 import * as Effect from "effect/Effect"
 import { describe, expect, it } from "vitest"
 import { nodeProcesses } from "../../adapters/node/NodeProcesses.ts"
@@ -63,4 +65,36 @@ describe("Processes.exec on Node", () => {
       details: { executable: "aw-no-such-executable-xyz" }
     })
   })
+})
+
+describe("Processes.resolve on Node", () => {
+  it.skipIf(process.platform === "win32")(
+    "passes over a missing PATH folder, a folder of the name and a file that is not executable to the first executable file",
+    async () => {
+      const base = fs.mkdtempSync(path.join(os.tmpdir(), "aw-resolve-"))
+      const dirs = ["missing", "folder", "plain", "found", "later"].map((name) => path.join(base, name))
+      fs.mkdirSync(path.join(dirs[1]!, "aw-tool"), { recursive: true })
+      fs.mkdirSync(dirs[2]!)
+      fs.writeFileSync(path.join(dirs[2]!, "aw-tool"), "#!/bin/sh\n", { mode: 0o644 })
+      for (const dir of dirs.slice(3)) {
+        fs.mkdirSync(dir)
+        fs.writeFileSync(path.join(dir, "aw-tool"), "#!/bin/sh\n", { mode: 0o755 })
+      }
+      const saved = process.env["PATH"]
+      process.env["PATH"] = dirs.join(path.delimiter)
+      try {
+        const found = await Effect.runPromise(nodeProcesses.resolve("aw-tool", path.join(base, "bin")))
+        expect(found).toEqual({ _tag: "Found", executable: path.join(dirs[3]!, "aw-tool"), via: "PATH" })
+        const none = await Effect.runPromise(nodeProcesses.resolve("aw-none", path.join(base, "bin")))
+        expect(none).toEqual({
+          _tag: "NotFound",
+          searched: [...dirs, path.join(base, "bin")].map((dir) => path.join(dir, "aw-none"))
+        })
+      } finally {
+        if (saved === undefined) delete process.env["PATH"]
+        else process.env["PATH"] = saved
+        fs.rmSync(base, { recursive: true, force: true })
+      }
+    }
+  )
 })
