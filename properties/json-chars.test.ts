@@ -25,4 +25,19 @@ describe("jsonStringChars", () => {
       { seed, numRuns: runs(5000) }
     )
   })
+
+  // Texts with no code unit JSON writes as \uXXXX take the counting path (a read page's text nearly always).
+  const plain = fc.oneof(
+    fc.constantFrom('"', "\\", "\n", "\r", "\t", "\b", "\f", "\u007f", "\u00e9", "✓", " ", "a", "|"),
+    fc.integer({ min: 0x20, max: 0xd7ff }).map((code) => String.fromCharCode(code))
+  )
+
+  it("is the length of JSON.stringify of a text without six-character escapes", () => {
+    fc.assert(
+      fc.property(fc.string({ unit: plain, maxLength: 200 }), (text) => {
+        expect(jsonStringChars(text)).toBe(JSON.stringify(text).length)
+      }),
+      { seed, numRuns: runs(5000) }
+    )
+  })
 })

@@ -64,6 +64,8 @@ export type EolStyle = "crlf" | "lf" | "mixed" | "none"
 
 /** Detects the line-ending style of a text. */
 export const eolStyle = (text: string): EolStyle => {
+  // No "\r" at all: no CRLF, so one native scan for a "\n" decides (not one indexOf per line of the file).
+  if (!text.includes("\r")) return text.includes("\n") ? "lf" : "none"
   let crlf = 0
   let lf = 0
   for (let index = text.indexOf("\n"); index >= 0; index = text.indexOf("\n", index + 1)) {

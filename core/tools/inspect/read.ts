@@ -320,13 +320,17 @@ export const readFile = (input: {
     const pageText = numberedPage(view.pageLines, offset)
     const placeholder = placeholderArtifact("inspect.read", stem, "txt", description)
     const { shown, clipped, text } = fitReadPage(facts, want, pageText, placeholder)
-    const raw = view.pageLines
-      .slice(0, shown)
-      .map((line, index) => `${line}${view.pageEndings[index]}`)
-      .join("")
-    // A page of every line of a file without a BOM whose bytes decode losslessly is the file itself: its hash is the file's.
+    // A page of every line of a file without a BOM whose bytes decode losslessly is the file itself: its hash is the
+    // file's, and the page's raw text (its lines with their endings) is not made at all.
     const whole = read !== undefined && offset === 0 && shown === total && !view.bom && !view.invalidUtf8
-    const pageSha256 = whole ? sha256 : yield* sha256Text(raw)
+    const pageSha256 = whole
+      ? sha256
+      : yield* sha256Text(
+          view.pageLines
+            .slice(0, shown)
+            .map((line, index) => `${line}${view.pageEndings[index]}`)
+            .join("")
+        )
     if (shown >= want && !clipped) return readEnvelope(facts, { text, shown, clipped, pageSha256, artifact: undefined })
     const artifact = yield* writeArtifact("inspect.read", stem, "txt", pageText(want), description)
     return readEnvelope(facts, { text, shown, clipped, pageSha256, artifact })
