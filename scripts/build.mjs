@@ -13,6 +13,8 @@
  * - tsc (emitDeclarationOnly, the same compiler as `npm run typecheck`, no extra dependency) writes the
  *   `.d.ts` of the public API under dist/types/, and the relative `.ts` specifiers of the sources are
  *   rewritten to `.js` so any consumer's TypeScript resolves them.
+ * - `call` runs the command from a second build of it, one CommonJS file (dist/command-<hash>.cjs), through
+ *   vm.Script with a V8 code cache (adapters/node/commandCache.ts); the other verbs import the ESM chunks.
  * - dist/meta-cli.json and dist/meta-api.json are esbuild's metafiles: spec/adapters/package.test.ts reads
  *   them to prove what each entry loads before its first dynamic import.
  */
@@ -21,7 +23,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import * as esbuild from "esbuild"
-import { CLI_EXTERNAL, noAjv, REQUIRE_BANNER } from "./bundleParts.mjs"
+import { buildCallCommand, CLI_EXTERNAL, noAjv, REQUIRE_BANNER } from "./bundleParts.mjs"
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
 const DIST = path.join(REPO, "dist")
@@ -88,6 +90,10 @@ const common = {
 }
 const entries = (names) => Object.fromEntries(names.map((name) => [name, path.join(REPO, ENTRIES[name])]))
 
+// `call`'s command once more, as one CommonJS file the entry runs with a V8 code cache (adapters/node/commandCache.ts,
+// docs/PACKAGE.md "The CLI's start"); its name carries its text's hash, so a cache is never used for another build.
+const callCommand = await buildCallCommand(esbuild, { repo: REPO, dist: DIST })
+
 // The command: its npm dependencies bundled in. Loading effect's ~300 ESM files from node_modules costs
 // most of a second per start; one parsed bundle does not. CommonJS dependencies get `require`, `__filename` and `__dirname`.
 // The MCP server passes its own jsonSchemaValidator: noAjv (scripts/bundleParts.mjs) leaves Ajv out.
@@ -98,6 +104,7 @@ const cli = await esbuild.build({
   external: CLI_EXTERNAL,
   // Minified: parsing and compiling the bundle is most of a start; the source maps keep stack traces readable.
   minify: true,
+  define: { __AW_CALL_COMMAND__: JSON.stringify(callCommand.name) },
   banner: { js: REQUIRE_BANNER }
 })
 // The embedding API: npm packages external (the tarball's dependencies), so an embedder's effect and

@@ -34,3 +34,51 @@ export const noAjv = {
     }))
   }
 }
+
+/** The module name under which the `call` bundle takes the entry's sandbox probe (adapters/node/main.ts provides it). */
+export const PROBE_MODULE = "agentic-workspace:sandbox-probe"
+
+/**
+ * The `call` verb's command as one CommonJS file (adapters/node/commandCache.ts runs it through vm.Script with a
+ * V8 code cache; an ES module cannot take one): adapters/node/cli.ts and all it imports, dynamic imports
+ * included (as lazy `require`s: esbuild evaluates them when first imported, as the split build does), written
+ * to `<dist>/command-<sha256 of the text, 16 hex>.cjs`. `import.meta.url` becomes the bundle's own URL (a
+ * parameter of the wrapper). The sandbox probe is the entry's (its answer is one per process), not a copy.
+ * Returns the file's name, which the entry's build defines as `__AW_CALL_COMMAND__`.
+ */
+export const buildCallCommand = async (esbuild, { repo, dist, minify = true, metafile = false }) => {
+  const result = await esbuild.build({
+    absWorkingDir: repo,
+    entryPoints: [`${repo}/adapters/node/cli.ts`],
+    bundle: true,
+    write: false,
+    outfile: `${dist}/command.cjs`,
+    format: "cjs",
+    platform: "node",
+    target: "node20",
+    minify,
+    metafile,
+    legalComments: "none",
+    logLevel: "warning",
+    external: CLI_EXTERNAL,
+    // import() would need vm's experimental dynamic-import hook: each becomes a lazy require.
+    supported: { "dynamic-import": false },
+    define: { "import.meta.url": "__awImportMetaUrl" },
+    plugins: [
+      noAjv,
+      {
+        name: "entry-sandbox-probe",
+        setup(build) {
+          build.onResolve({ filter: /\/sandboxProbe\.ts$/ }, () => ({ path: PROBE_MODULE, external: true }))
+        }
+      }
+    ]
+  })
+  const [output] = result.outputFiles
+  const { createHash } = await import("node:crypto")
+  const { mkdirSync, writeFileSync } = await import("node:fs")
+  mkdirSync(dist, { recursive: true })
+  const name = `command-${createHash("sha256").update(output.contents).digest("hex").slice(0, 16)}.cjs`
+  writeFileSync(`${dist}/${name}`, output.contents)
+  return { name, metafile: result.metafile }
+}

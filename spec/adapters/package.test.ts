@@ -129,6 +129,8 @@ describe("the packed tarball", () => {
         "README.md"
       ])
     )
+    // Issue 29: the command once more as the one CommonJS file `call` runs with a code cache, named by its text's hash.
+    expect(files.filter((file) => /^dist\/command-[0-9a-f]{16}\.cjs$/.test(file))).toHaveLength(1)
     expect(files.filter((file) => /^(spec|properties|bench|examples|scripts)\//.test(file))).toEqual([])
     // Issue 31: no source maps (they were 14.6 MB of 19 MB unpacked; `npm run build -- --sourcemap` writes them).
     expect(files.filter((file) => file.endsWith(".map"))).toEqual([])
@@ -310,6 +312,59 @@ describe("installed into an empty project with npm install --omit=dev", () => {
     } finally {
       await fs.rename(aside, supervisor)
     }
+  })
+
+  it("issue 29: `call` keeps a V8 code cache of its CommonJS command in the state folder, never in the workspace; a corrupt one gives the same answer", async () => {
+    const root = path.join(work, "cache-workspace")
+    const state = path.join(work, "cache-state")
+    await fs.mkdir(path.join(root, "src"), { recursive: true })
+    await fs.writeFile(path.join(root, "src/a.ts"), "export const a = 1\n")
+    const listing = async (dir: string) => (await fs.readdir(dir, { recursive: true })).sort()
+    const before = await listing(root)
+    const call = (workspace: string, env: Record<string, string>) =>
+      run(
+        "npx",
+        [
+          "--no",
+          "--",
+          "agentic-workspace",
+          "call",
+          "workspace_inspect",
+          '{"action":"capabilities"}',
+          "--root",
+          workspace
+        ],
+        project,
+        { ...CLEAN_ENV, ...env }
+      )
+    const env = { XDG_STATE_HOME: state }
+    const first = await call(root, env)
+    expect(first.code, first.stderr).toBe(0)
+    expect(first.stderr).toBe("")
+    const dir = path.join(state, "agentic-workspace/code-cache")
+    const [name, ...others] = await fs.readdir(dir)
+    expect(others).toEqual([])
+    expect(name).toMatch(new RegExp(`^command-[0-9a-f]{16}-${VERSION.replaceAll(".", "\\.")}-node.*\\.v8$`))
+    const file = path.join(dir, name!)
+    expect((await fs.stat(dir)).mode & 0o777).toBe(0o700)
+    expect((await fs.stat(file)).mode & 0o777).toBe(0o600)
+    const written = await fs.stat(file)
+    // The next call runs from the cache: V8 accepted it, so it is not written again.
+    const second = await call(root, env)
+    expect(second.stdout).toBe(first.stdout)
+    expect(second.stderr).toBe("")
+    expect((await fs.stat(file)).ino).toBe(written.ino)
+    // A corrupt cache: the same answer, nothing printed, and the cache replaced.
+    await fs.writeFile(file, Buffer.alloc(written.size, 1))
+    const corrupt = await call(root, env)
+    expect(corrupt.stdout).toBe(first.stdout)
+    expect(corrupt.stderr).toBe("")
+    expect((await fs.readFile(file)).subarray(0, 64).equals(Buffer.alloc(64, 1))).toBe(false)
+    expect(await listing(root)).toEqual(before)
+    // A workspace that holds the state folder gets no cache (a model's edit could plant one there).
+    const holding = await call(root, { XDG_STATE_HOME: path.join(root, "state") })
+    expect(holding.stdout).toContain('"ok": true')
+    await expect(fs.access(path.join(root, "state/agentic-workspace/code-cache"))).rejects.toThrow()
   })
 
   it("the embedding API imports by package name (export map), opens a workspace and fetches through its bundled HTTP client", async () => {
@@ -642,12 +697,13 @@ const commandInputs = async (): Promise<Array<string>> => [
 ]
 
 describe("lazy loading: a verb loads only what it needs (dist/ as npm pack built it)", () => {
-  it("issue 29: the entry loads only the line parser, the version, the runtime-file check and the sandbox probe; the command follows by a dynamic import", async () => {
+  it("issue 29: the entry loads only the line parser, the version, the runtime-file check, the sandbox probe and the code-cache loader; the command follows by a dynamic import (or, for `call`, from its CommonJS file)", async () => {
     // The probe's processes run while the rest loads (adapters/node/main.ts), so nothing heavier may precede it.
     const inputs = await staticInputs("meta-cli.json", "dist/cli.js")
     expect(inputs.filter((input) => input.startsWith("external:") && !input.startsWith("external:node:"))).toEqual([])
     expect(inputs.filter((input) => !input.startsWith("external:")).sort()).toEqual([
       "adapters/cliLine.ts",
+      "adapters/node/commandCache.ts",
       "adapters/node/main.ts",
       "adapters/node/runtimeFiles.ts",
       "adapters/node/sandboxProbe.ts",
@@ -663,6 +719,9 @@ describe("lazy loading: a verb loads only what it needs (dist/ as npm pack built
   })
 
   it("issue 29: a `call` (capabilities) evaluates no other verb, no help text and no lock or atomic-write library", async () => {
+    // `call` runs the CommonJS build of the same command (scripts/bundleParts.mjs buildCallCommand): esbuild
+    // evaluates a module there when the split build would (a dynamic import is a lazy wrapper, run when first
+    // imported), so the split build's graph is what a call evaluates.
     const inputs = await commandInputs()
     expect(inputs).toContain("core/tools/inspect/capabilities.ts")
     // approvals/accept/deny, workspaces, the help texts, review, the MCP verb; proper-lockfile and

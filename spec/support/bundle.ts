@@ -12,6 +12,7 @@
  *     package.json                 {"type": "module"}
  *     bin/agentic-workspace.js     a copy of the repository's bin
  *     dist/cli.js                  the command, npm dependencies bundled in (minified, CLI_EXTERNAL left out)
+ *     dist/command-<hash>.cjs      the command once more, the CommonJS file `call` runs with a V8 code cache
  *     dist/test-entry.js           the test entry, same build (shared chunks)
  *     dist/browserSupervisor.js, dist/review-static/   the runtime files the command checks at its start
  *     node_modules                 a link to the repository's node_modules (the external packages, the language servers)
@@ -24,7 +25,7 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import * as esbuild from "esbuild"
-import { CLI_EXTERNAL, noAjv, REQUIRE_BANNER } from "../../scripts/bundleParts.mjs"
+import { buildCallCommand, CLI_EXTERNAL, noAjv, REQUIRE_BANNER } from "../../scripts/bundleParts.mjs"
 
 /** The options every build of the bundle shares (scripts/build.mjs `common`, without the metafile). */
 const common = (repo: string, dist: string): esbuild.BuildOptions => ({
@@ -49,6 +50,8 @@ export const buildBundle = async (repo: string, dir: string): Promise<void> => {
   fs.copyFileSync(path.join(repo, "bin/agentic-workspace.js"), path.join(dir, "bin/agentic-workspace.js"))
   if (!fs.existsSync(path.join(dir, "node_modules")))
     fs.symlinkSync(path.join(repo, "node_modules"), path.join(dir, "node_modules"), "dir")
+  // `call` runs its CommonJS build (adapters/node/commandCache.ts), as in the package.
+  const callCommand = await buildCallCommand(esbuild, { repo, dist })
   await Promise.all([
     esbuild.build({
       ...common(repo, dist),
@@ -59,7 +62,8 @@ export const buildBundle = async (repo: string, dir: string): Promise<void> => {
       splitting: true,
       plugins: [noAjv],
       external: CLI_EXTERNAL,
-      minify: true
+      minify: true,
+      define: { __AW_CALL_COMMAND__: JSON.stringify(callCommand.name) }
     }),
     esbuild.build({
       ...common(repo, dist),
