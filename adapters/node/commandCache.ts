@@ -27,6 +27,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { pathToFileURL } from "node:url"
 import * as vm from "node:vm"
+import { makeDirsSync } from "./makeDirs.ts"
 
 /** The command loaded from its CommonJS bundle, and how it went. */
 export interface LoadedCommand {
@@ -98,7 +99,8 @@ const private_ = (stat: fs.Stats) => stat.uid === process.getuid!() && (stat.mod
 /** The cache folder, made 0700 when missing; undefined unless it is a real folder this user alone may write. */
 const openDir = (dir: string, create: boolean): string | undefined => {
   try {
-    if (create) fs.mkdirSync(dir, { recursive: true, mode: 0o700 })
+    // Not { recursive: true }: on Node 20 it spins for ever under /proc (adapters/node/makeDirs.ts).
+    if (create) makeDirsSync(dir, 0o700)
     const stat = fs.lstatSync(dir)
     return stat.isDirectory() && private_(stat) ? dir : undefined
   } catch {

@@ -705,6 +705,7 @@ describe("lazy loading: a verb loads only what it needs (dist/ as npm pack built
       "adapters/cliLine.ts",
       "adapters/node/commandCache.ts",
       "adapters/node/main.ts",
+      "adapters/node/makeDirs.ts",
       "adapters/node/runtimeFiles.ts",
       "adapters/node/sandboxProbe.ts",
       "adapters/version.ts",
