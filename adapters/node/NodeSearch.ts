@@ -67,13 +67,18 @@ export const makeNodeSearch = (
 ) => {
   const tree: SyncTree = {
     readDir: (rel) => {
+      let listed: Array<fs.Dirent>
       try {
-        return fs
-          .readdirSync(join(root, rel), { withFileTypes: true })
-          .map((entry) => ({ name: entry.name, type: typeOf(entry) }))
+        listed = fs.readdirSync(join(root, rel), { withFileTypes: true })
       } catch {
         return undefined
       }
+      const entries: Array<DirEntry> = new Array(listed.length)
+      for (let index = 0; index < listed.length; index++) {
+        const entry = listed[index]!
+        entries[index] = { name: entry.name, type: typeOf(entry) }
+      }
+      return entries
     },
     readGitignore: (dir) => {
       try {

@@ -134,9 +134,8 @@ export class IgnoreStack {
     ])
   }
 
-  /** True when `rel` (workspace-relative) is ignored by the rules in force. */
-  ignores(rel: string, isDirectory: boolean): boolean {
-    const name = isDirectory ? "" : rel.slice(rel.lastIndexOf("/") + 1)
+  /** True when `rel` (workspace-relative) is ignored by the rules in force; `name` is its last segment when known. */
+  ignores(rel: string, isDirectory: boolean, name = isDirectory ? "" : rel.slice(rel.lastIndexOf("/") + 1)): boolean {
     for (let index = this.frames.length - 1; index >= 0; index--) {
       const frame = this.frames[index]!
       if (!isDirectory && (!frame.decidesFiles || (frame.mayDecide !== undefined && !frame.mayDecide(name)))) continue
