@@ -25,12 +25,26 @@ const decoder = new TextDecoder()
 /** Decodes a .gitignore's bytes (UTF-8; invalid bytes become U+FFFD, as git would not match them either). */
 export const gitignoreText = (bytes: Uint8Array): string => decoder.decode(bytes)
 
-/** Reads directory `dir`'s .gitignore through HostFs: its text, or undefined when there is none (or it cannot be read). */
-export const readGitignoreText = (host: HostReadsShape, root: string, dir: string): Effect.Effect<string | undefined> =>
-  host.readFile(join(root, gitignoreRel(dir))).pipe(
-    Effect.map((bytes): string | undefined => gitignoreText(bytes)),
+/**
+ * Reads directory `dir`'s .gitignore through HostFs: its text, or undefined when there is none (or it cannot
+ * be read). Most directories have none: a stat says so without the failed read's error (which costs more
+ * than the read).
+ */
+export const readGitignoreText = (
+  host: HostReadsShape,
+  root: string,
+  dir: string
+): Effect.Effect<string | undefined> => {
+  const abs = join(root, gitignoreRel(dir))
+  return host.stat(abs).pipe(
+    Effect.flatMap((info) =>
+      info === undefined
+        ? Effect.succeed(undefined)
+        : Effect.map(host.readFile(abs), (bytes): string | undefined => gitignoreText(bytes))
+    ),
     Effect.orElseSucceed(() => undefined)
   )
+}
 
 /** One .gitignore's rules, anchored at the directory holding it. */
 interface IgnoreFrame {
@@ -134,9 +148,8 @@ export class IgnoreStack {
     ])
   }
 
-  /** True when `rel` (workspace-relative) is ignored by the rules in force. */
-  ignores(rel: string, isDirectory: boolean): boolean {
-    const name = isDirectory ? "" : rel.slice(rel.lastIndexOf("/") + 1)
+  /** True when `rel` (workspace-relative) is ignored by the rules in force; `name` is its last segment when known. */
+  ignores(rel: string, isDirectory: boolean, name = isDirectory ? "" : rel.slice(rel.lastIndexOf("/") + 1)): boolean {
     for (let index = this.frames.length - 1; index >= 0; index--) {
       const frame = this.frames[index]!
       if (!isDirectory && (!frame.decidesFiles || (frame.mayDecide !== undefined && !frame.mayDecide(name)))) continue

@@ -34,13 +34,22 @@ export interface WalkFrame {
   readonly stack: IgnoreStack
 }
 
-type Item = { readonly entry: TreeEntry } | { readonly read: WalkFrame }
+/** What the walk's work stack holds: an entry to yield, or a directory to read (a frame has no `path`). */
+type Item = TreeEntry | WalkFrame
+
+/** Whether `names` is in path order (a host's scandir usually answers so: then nothing is sorted). */
+const inPathOrder = (listed: ReadonlyArray<DirEntry>): boolean => {
+  for (let index = 1; index < listed.length; index++) if (!(listed[index - 1]!.name < listed[index]!.name)) return false
+  return true
+}
 
 /**
  * The walk as a step machine: `step()` answers the next entry, or a directory to read (the driver reads
  * it, and its .gitignore when `wantsGitignore` says the listing shows one, then calls `accept`), or
  * undefined at the end. Ignore checks: once per directory; a file is tested only when some rule in force
- * can match a file (a .gitignore of `dir/` rules alone decides nothing about files).
+ * can match a file (a .gitignore of `dir/` rules alone decides nothing about files). The work stack holds
+ * the entries and frames themselves (no wrapper per entry), and a listing already in name order (as
+ * scandir gives it) is not sorted again: only its directories' contents are merged in where "dir/" sorts.
  */
 export class TreeWalk {
   private readonly work: Array<Item> = []
@@ -53,15 +62,15 @@ export class TreeWalk {
     starts: ReadonlyArray<WalkFrame>
   ) {
     this.excludes = new GlobSet(scope.excludes)
-    for (let index = starts.length - 1; index >= 0; index--) this.work.push({ read: starts[index]! })
+    for (let index = starts.length - 1; index >= 0; index--) this.work.push(starts[index]!)
   }
 
   step(): TreeEntry | WalkFrame | undefined {
     for (;;) {
       const item = this.work.pop()
       if (item === undefined) return undefined
-      if ("read" in item) return item.read
-      if (item.entry.type !== "directory" || this.scope.directories) return item.entry
+      if (!("path" in item)) return item
+      if (item.type !== "directory" || this.scope.directories) return item
     }
   }
 
@@ -83,20 +92,26 @@ export class TreeWalk {
     const checkFiles = !includeIgnored && stack.decidesFiles
     const checkDirs = !includeIgnored && !stack.isEmpty
     const descend = maxDepth === undefined || frame.depth + 1 < maxDepth
-    const kept: Array<{ key: string; item: Item }> = []
-    for (const child of listed) {
+    const children = inPathOrder(listed) ? listed : [...listed].sort((a, b) => byPath(a.name, b.name))
+    // In path order: each kept child, and a kept directory's contents (keyed "name/") once every later name
+    // that sorts before "name/" (a sibling "name.txt", "name-2") is out. Such names extend the pending
+    // directory's name, so the pending keys form a stack whose top sorts first.
+    const kept: Array<Item> = []
+    const pending: Array<{ readonly key: string; readonly frame: WalkFrame }> = []
+    const depth = frame.depth + 1
+    for (const child of children) {
       const rel = frame.dir === "" ? child.name : `${frame.dir}/${child.name}`
       const isDirectory = child.type === "directory"
       if (isDirectory && isPrunedDir(rel, base)) continue
       if (!this.excludes.isEmpty && this.excludes.matches(rel)) continue
-      if (isDirectory ? checkDirs && stack.ignores(rel, true) : checkFiles && stack.ignores(rel, false)) continue
-      // A directory's entry sorts at its name, its contents at "name/": the walk yields path order.
-      kept.push({ key: child.name, item: { entry: { path: rel, type: child.type } } })
-      if (isDirectory && descend)
-        kept.push({ key: `${child.name}/`, item: { read: { dir: rel, depth: frame.depth + 1, stack } } })
+      if (isDirectory ? checkDirs && stack.ignores(rel, true) : checkFiles && stack.ignores(rel, false, child.name))
+        continue
+      while (pending.length > 0 && pending[pending.length - 1]!.key < child.name) kept.push(pending.pop()!.frame)
+      kept.push({ path: rel, type: child.type })
+      if (isDirectory && descend) pending.push({ key: `${child.name}/`, frame: { dir: rel, depth, stack } })
     }
-    kept.sort((a, b) => byPath(b.key, a.key))
-    for (const { item } of kept) this.work.push(item)
+    while (pending.length > 0) kept.push(pending.pop()!.frame)
+    for (let index = kept.length - 1; index >= 0; index--) this.work.push(kept[index]!)
   }
 }
 

@@ -4,8 +4,11 @@
  * written to artifacts", real git repositories in temp dirs.
  */
 import * as fs from "node:fs/promises"
+import { readdirSync } from "node:fs"
 import * as path from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
+import { IgnoreStack } from "../../core/services/gitignore.ts"
+import { driveSync, type SyncTree, TreeWalk } from "../../core/services/walk.ts"
 import { openWorkspace, type TempWorkspace } from "../support/workspace.ts"
 import { allPages, git, ok, openGitWorkspace, refused, symlink, writeTree } from "./support.ts"
 
@@ -66,6 +69,36 @@ describe('list: "honour .gitignore ... and the configured excludes"', () => {
         .filter((entry) => entry.type === "file")
         .map((entry) => entry.path)
     )
+  })
+
+  it('a directory\'s contents sort where "name/" does: after siblings that extend its name with "-" or "."', async () => {
+    ws = await openGitWorkspace()
+    await writeTree(ws, {
+      "a/x.txt": "x\n",
+      "a-c": "x\n",
+      "a.b/y.txt": "x\n",
+      "a.b/z/q.txt": "x\n",
+      "a.b.c": "x\n",
+      a0: "x\n",
+      b: "x\n"
+    })
+    const { data } = await ok(ws, { action: "list", depth: 5 })
+    expect(paths(data)).toEqual(["a", "a-c", "a.b", "a.b.c", "a.b/y.txt", "a.b/z", "a.b/z/q.txt", "a/x.txt", "a0", "b"])
+    // A host whose directory reads answer in another order (scandir's is sorted) walks to the same order.
+    const reversed: SyncTree = {
+      readDir: (rel) =>
+        readdirSync(path.join(ws!.dir, rel), { withFileTypes: true })
+          .map((entry) => ({
+            name: entry.name,
+            type: entry.isDirectory() ? ("directory" as const) : ("file" as const)
+          }))
+          .reverse(),
+      readGitignore: () => undefined,
+      lstatType: () => undefined
+    }
+    const scope = { base: "", includeIgnored: false, excludes: [], directories: true }
+    const walked = [...driveSync(new TreeWalk(scope, [{ dir: "", depth: 0, stack: IgnoreStack.empty }]), reversed)]
+    expect(walked.map((entry) => entry.path)).toEqual(paths(data))
   })
 
   it("include_ignored: true lists what .gitignore hides; .git/ is never descended into", async () => {

@@ -21,10 +21,17 @@ export const walkScope = (
   Effect.gen(function* () {
     const settings = yield* CurrentSettings
     const configured = [...settings.excludePatterns, ...(input.exclude ?? [])]
-    const named = base !== "" && (new GlobSet(configured).covers(base) || (yield* isIgnored(base, true)))
+    // Whether .gitignore hides the base: asked once (each ask reads every .gitignore from the root down).
+    let ignored: boolean | undefined
+    const baseIgnored = Effect.suspend(() =>
+      ignored === undefined
+        ? Effect.map(isIgnored(base, true), (answer) => (ignored = answer))
+        : Effect.succeed(ignored)
+    )
+    const named = base !== "" && (new GlobSet(configured).covers(base) || (yield* baseIgnored))
     return {
       base,
-      includeIgnored: input.include_ignored === true || (named && (yield* isIgnored(base, true))),
+      includeIgnored: input.include_ignored === true || (named && (yield* baseIgnored)),
       excludes: named ? configured.filter((pattern) => !new GlobSet([pattern]).covers(base)) : configured,
       namedHidden: named
     }
