@@ -46,6 +46,12 @@ export interface LoadOptions {
   readonly file: string
   /** What the cache file's name is keyed by besides the bundle's name: the package version. */
   readonly version: string
+  /**
+   * The verb the command runs (`call` when absent): its own cache file, because what V8 compiled differs per
+   * verb, and `mcp` runs with the heap flags bin/agentic-workspace.js sets for long-lived verbs, which V8
+   * checks a cache against (a cache made under other flags would be rejected every time).
+   */
+  readonly verb?: "call" | "mcp"
   /** The folder the cache lives in (codeCacheDir()), or undefined for no cache. */
   readonly cacheDir: string | undefined
   /** Modules the bundle takes from the entry instead of its own copy (the sandbox probe, whose answer is per process). */
@@ -152,15 +158,20 @@ const writeCache = (dir: string, file: string, data: Buffer) => {
 }
 
 /** The name of the cache file of `bundle` (a file name with its text's hash) for this package version and Node. */
-export const cacheName = (bundle: string, version: string): string =>
-  `${path.basename(bundle, ".cjs")}-${version}-node${process.version}-${process.arch}.v8`.replace(/[^\w.-]/g, "_")
+export const cacheName = (bundle: string, version: string, verb: "call" | "mcp" = "call"): string =>
+  `${path.basename(bundle, ".cjs")}-${verb === "call" ? "" : `${verb}-`}${version}-node${process.version}-${process.arch}.v8`.replace(
+    /[^\w.-]/g,
+    "_"
+  )
 
 /** Loads the CommonJS bundle `options.file` with the code cache when there is a usable one (see the module's comment). */
 export const loadCommand = (options: LoadOptions): LoadedCommand => {
   const { file } = options
   const dir = options.cacheDir === undefined ? undefined : openDir(options.cacheDir, false)
   const cacheFile =
-    options.cacheDir === undefined ? undefined : path.join(options.cacheDir, cacheName(file, options.version))
+    options.cacheDir === undefined
+      ? undefined
+      : path.join(options.cacheDir, cacheName(file, options.version, options.verb))
   const cachedData = dir === undefined || cacheFile === undefined ? undefined : readCache(cacheFile)
   const source = fs.readFileSync(file, "utf8")
   // The CommonJS wrapper, plus the URL the bundle's `import.meta.url` became (scripts/build.mjs defines it).

@@ -39,15 +39,21 @@ if (line.verb === undefined && line.errors.length === 0 && line.flags["version"]
   // A failed start is no answer: the call probes again when it asks (sandboxSupport).
   if (line.verb === "call" && line.errors.length === 0 && line.flags["help"] === undefined)
     sandboxProbe.startSandboxProbe().catch(() => undefined)
-  if (line.verb === "call" && CALL_COMMAND !== undefined) {
+  // `call`, and `mcp` on a fixed --root (a server without one opens the client's first root later, which the
+  // cache folder's check against the workspace could not see at start).
+  const verb = line.verb === "call" ? "call" : line.verb === "mcp" && line.rootGiven ? "mcp" : undefined
+  if (verb !== undefined && CALL_COMMAND !== undefined) {
     const loaded = loadCommand({
       file: fileURLToPath(new URL(`./${CALL_COMMAND}`, import.meta.url)),
       version: VERSION,
+      verb,
       cacheDir: codeCacheDir(line.root),
       provided: { [PROBE_MODULE]: sandboxProbe }
     })
+    // A server that ends by process.exit still leaves its cache (save() runs once, synchronously).
+    if (verb === "mcp") process.once("exit", loaded.save)
     process.exitCode = await (loaded.exports["runNodeCli"] as typeof RunNodeCli)(line)
-    // After the answer: the first run stores what V8 compiled for the next.
+    // After the answer (a call's, or the server's whole session): the first run stores what V8 compiled.
     loaded.save()
   } else {
     const { runNodeCli } = await import("./cli.ts")

@@ -367,6 +367,62 @@ describe("installed into an empty project with npm install --omit=dev", () => {
     await expect(fs.access(path.join(root, "state/agentic-workspace/code-cache"))).rejects.toThrow()
   })
 
+  it("issue 29: `mcp --root` keeps its own code cache in the state folder; the next server starts from it with the same tools; `mcp` without --root keeps none", async () => {
+    const root = path.join(work, "mcp-cache-workspace")
+    const state = path.join(work, "mcp-cache-state")
+    await fs.mkdir(root, { recursive: true })
+    await fs.writeFile(path.join(root, "a.txt"), "a\n")
+    const dir = path.join(state, "agentic-workspace/code-cache")
+    const serve = async (args: ReadonlyArray<string>) => {
+      const client = new Client({ name: "pack-spec", version: "1.0.0" })
+      await client.connect(
+        new StdioClientTransport({
+          command: path.join(project, "node_modules/.bin/agentic-workspace"),
+          args: ["mcp", ...args],
+          cwd: root,
+          env: { ...(process.env as Record<string, string>), ...CLEAN_ENV, XDG_STATE_HOME: state },
+          stderr: "pipe"
+        })
+      )
+      try {
+        return (await client.listTools()).tools
+      } finally {
+        await client.close()
+      }
+    }
+    // The server saves when its session ends (stdin closed), after the client has its answer: wait for the file.
+    const cacheFiles = async (count: number) => {
+      for (let attempt = 0; attempt < 100; attempt++) {
+        const names = await fs.readdir(dir).catch(() => [] as Array<string>)
+        if (names.length >= count) return names.sort()
+        await new Promise((resolve) => setTimeout(resolve, 100))
+      }
+      return (await fs.readdir(dir).catch(() => [] as Array<string>)).sort()
+    }
+    const first = await serve(["--root", root])
+    const [name, ...others] = await cacheFiles(1)
+    expect(others).toEqual([])
+    expect(name).toMatch(new RegExp(`^command-[0-9a-f]{16}-mcp-${VERSION.replaceAll(".", "\\.")}-node.*\\.v8$`))
+    const file = path.join(dir, name!)
+    expect((await fs.stat(file)).mode & 0o777).toBe(0o600)
+    const written = await fs.stat(file)
+    const second = await serve(["--root", root])
+    expect(second).toEqual(first)
+    await new Promise((resolve) => setTimeout(resolve, 500))
+    // V8 took the cache, so it was not written again.
+    expect((await fs.stat(file)).ino).toBe(written.ino)
+    // Without --root the server opens the client's first root later: no cache is read or written for it.
+    await fs.rm(dir, { recursive: true })
+    expect((await serve([])).map((tool) => tool.name)).toEqual(first.map((tool) => tool.name))
+    await new Promise((resolve) => setTimeout(resolve, 500))
+    expect(await fs.readdir(dir).catch(() => [])).toEqual([])
+    expect(
+      (await fs.readdir(root, { recursive: true })).filter(
+        (entry) => entry.includes("code-cache") || entry.endsWith(".v8")
+      )
+    ).toEqual([])
+  })
+
   it("the embedding API imports by package name (export map), opens a workspace and fetches through its bundled HTTP client", async () => {
     const page = await startPage()
     try {
