@@ -260,6 +260,7 @@ export const nodeExec = (request: ExecRequest): Effect.Effect<ExecResult, ToolEr
 
 /** The Node processes. */
 export const nodeProcesses: ProcessesShape = {
+  inheritsGitRepository: () => process.env["GIT_DIR"] !== undefined || process.env["GIT_WORK_TREE"] !== undefined,
   resolve: (name, projectBinDir) =>
     Effect.sync(() =>
       resolveExecutable(

@@ -90,6 +90,12 @@ export interface ProcessesShape {
   /** The current boot id, when the host can tell (compared with a job's to detect a reboot). */
   readonly bootId: Effect.Effect<string | undefined>
   /**
+   * Whether the environment a child inherits names a git repository itself (GIT_DIR or GIT_WORK_TREE set),
+   * so that no file in the workspace decides which repository git finds. A host without it is asked as if
+   * it did (git is run to find out).
+   */
+  readonly inheritsGitRepository?: () => boolean
+  /**
    * Runs argv to completion without a shell, in `cwd`, bounded by `timeoutMs` (the whole process group is
    * killed then) and `maxOutputBytes` per stream. A missing executable is NOT_FOUND naming it.
    */

@@ -80,6 +80,8 @@ export type GhReadRequest = Run & { readonly args: GhReadArgs }
 export interface VcsReadsShape {
   readonly git: (request: GitReadRequest) => Effect.Effect<ExecResult, ToolError>
   readonly gh: (request: GhReadRequest) => Effect.Effect<ExecResult, ToolError>
+  /** The host's Processes.inheritsGitRepository: whether the environment git inherits names a repository. */
+  readonly inheritsGitRepository?: () => boolean
 }
 
 const has = (list: ReadonlyArray<string>, value: string | undefined) => value !== undefined && list.includes(value)
@@ -249,7 +251,10 @@ export class VcsReads extends Context.Tag("agentic-workspace/VcsReads")<VcsReads
           if (why !== undefined) return refused(`gh ${request.args[0]}`, why)
           const { args, ...rest } = request
           return run(rest, args)
-        }
+        },
+        ...(processes.inheritsGitRepository === undefined
+          ? {}
+          : { inheritsGitRepository: processes.inheritsGitRepository })
       } satisfies VcsReadsShape
     })
   )

@@ -366,7 +366,8 @@ describe("the narrow services exist and carry only what they name", () => {
       workerReads: ["alive"],
       runControl: ["stop"],
       jobControl: ["signalJob"],
-      vcsReads: ["gh", "git"]
+      // inheritsGitRepository: a fact of the environment git inherits (whether it names a repository), no run.
+      vcsReads: ["gh", "git", "inheritsGitRepository"]
     })
   })
 

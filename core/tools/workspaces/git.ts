@@ -8,8 +8,8 @@ import { stableStringify } from "../../gate/hash.ts"
 import { WorkspaceKey } from "../../gate/key.ts"
 import { toolError } from "../../protocol/errors.ts"
 import { CurrentSettings } from "../../services/CurrentSettings.ts"
-import { HostInfo } from "../../services/HostFs.ts"
-import type { GitReadArgs } from "../../services/VcsReads.ts"
+import { HostInfo, HostReads } from "../../services/HostFs.ts"
+import { type GitReadArgs, VcsReads } from "../../services/VcsReads.ts"
 import { authenticatedGh, githubRepoOf } from "./github.ts"
 import { onceWhileAdvertising } from "../advertising.ts"
 import { findRepository, type Git, LARGE_OUTPUT_BYTES, openGit } from "../../exec/git.ts"
@@ -71,8 +71,28 @@ export const actionNeeds = (action: WorkspaceActionName): ReadonlyArray<string> 
 export const actionUsable = (action: WorkspaceActionName, usable: ReadonlyArray<string>): boolean =>
   actionNeeds(action).every((c) => usable.includes(c))
 
+/**
+ * Whether the root is surely not the top of a git working copy, known without running git: git's discovery
+ * stops at the root (GIT_CEILING_DIRECTORIES is its parent, core/exec/gitConfig.ts gitEnv), so from the root
+ * it can find only a `.git` there or the root itself as a repository (a HEAD there), unless the environment
+ * names one (GIT_DIR, GIT_WORK_TREE). Anything at either name, a look that fails or a host that cannot tell
+ * the environment is "not sure": git runs. Two lstats instead of two git processes at every start and
+ * capabilities call in a folder that is not a repository.
+ */
+const surelyNoRepositoryAtRoot = Effect.gen(function* () {
+  if ((yield* VcsReads).inheritsGitRepository?.() !== false) return false
+  const host = yield* HostReads
+  const root = (yield* HostInfo).root
+  for (const name of [".git", "HEAD"]) {
+    const found = yield* Effect.either(host.lstat(`${root === "/" ? "" : root}/${name}`))
+    if (found._tag === "Left" || found.right !== undefined) return false
+  }
+  return true
+})
+
 /** The git of the workspace root, or undefined when the root is not the top of a git working copy. */
 export const rootGit = Effect.gen(function* () {
+  if (yield* surelyNoRepositoryAtRoot) return undefined
   const git = yield* openGit(undefined)
   const repo = yield* findRepository(git)
   return repo.top === "" ? git : undefined
