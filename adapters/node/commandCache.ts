@@ -27,6 +27,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { pathToFileURL } from "node:url"
 import * as vm from "node:vm"
+import { type StateEnv, stateDir } from "../../core/gate/stateDir.ts"
 import { makeDirsSync } from "./makeDirs.ts"
 
 /** The command loaded from its CommonJS bundle, and how it went. */
@@ -58,8 +59,6 @@ export interface LoadOptions {
   readonly provided?: Readonly<Record<string, unknown>>
 }
 
-const trimSlash = (dir: string) => (dir.length > 1 ? dir.replace(/\/+$/, "") : dir)
-
 /** A path equal to or under a folder. */
 const within = (dir: string, file: string) => {
   const relative = path.relative(dir, file)
@@ -81,16 +80,11 @@ const realPathOf = (file: string): string => {
  * (`${XDG_STATE_HOME:-$HOME/.local/state}/agentic-workspace`, hidden from sandboxed commands), or undefined
  * when caching is off: on Windows, without a home, or when the folder lies inside the workspace `root`.
  */
-export const codeCacheDir = (
-  root: string,
-  env: { readonly XDG_STATE_HOME?: string | undefined; readonly HOME?: string | undefined } = process.env
-): string | undefined => {
+export const codeCacheDir = (root: string, env: StateEnv = process.env): string | undefined => {
   if (process.platform === "win32" || typeof process.getuid !== "function") return undefined
-  const xdg = env.XDG_STATE_HOME
   const home = env.HOME || os.homedir()
-  if (!xdg?.startsWith("/") && !home.startsWith("/")) return undefined
-  const base = xdg?.startsWith("/") ? trimSlash(xdg) : `${trimSlash(home)}/.local/state`
-  const dir = `${base}/agentic-workspace/code-cache`
+  if (!env.XDG_STATE_HOME?.startsWith("/") && !home.startsWith("/")) return undefined
+  const dir = `${stateDir({ XDG_STATE_HOME: env.XDG_STATE_HOME, HOME: home })}/code-cache`
   // A workspace at (or above) the folder: the model's own edits could plant a cache there.
   if (within(realPathOf(root), realPathOf(dir)) || within(root, dir)) return undefined
   return dir

@@ -7,7 +7,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import type { SandboxPolicy, SandboxSupport } from "../../core/services/Sandbox.ts"
-import { keysDir } from "../../core/gate/key.ts"
+import { stateDir } from "../../core/gate/stateDir.ts"
 import { nodeKeyEnv } from "./NodeKey.ts"
 import { BASE_MOUNTS, findOnPath, startSandboxProbe } from "./sandboxProbe.ts"
 import { CAPTURE_DIFF_SOURCE } from "./scripts.generated.ts"
@@ -151,8 +151,8 @@ export const sandboxExecProfile = (policy: SandboxPolicy, tmp: string): string =
   return `${lines.join("\n")}\n`
 }
 
-/** The host's hidden folder follows the environment in force (the key's folder, core/gate/key.ts). */
-const hidden = () => [path.dirname(keysDir(nodeKeyEnv()))]
+/** The host's hidden folder follows the environment in force (the state folder of the keys and the code cache, core/gate/stateDir.ts). */
+const hidden = () => [stateDir(nodeKeyEnv())]
 
 /**
  * What this host can do: the probe's answer (adapters/node/sandboxProbe.ts; started here when nothing started

@@ -15,27 +15,19 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import { toHex } from "../text/hex.ts"
+import { type StateEnv, stateDir } from "./stateDir.ts"
 
 /** The environment variables the key's location depends on. */
-export interface KeyEnv {
-  readonly XDG_STATE_HOME?: string | undefined
-  readonly HOME?: string | undefined
-}
+export type KeyEnv = StateEnv
 
 /** The key length in bytes. */
 export const KEY_BYTES = 32
 
-const trimSlash = (dir: string) => (dir.length > 1 ? dir.replace(/\/+$/, "") : dir)
-
 /**
- * The folder that holds every workspace's key: `${XDG_STATE_HOME:-$HOME/.local/state}/agentic-workspace/keys`.
- * An empty or relative XDG_STATE_HOME is ignored, as the XDG base directory specification asks.
+ * The folder that holds every workspace's key: `${XDG_STATE_HOME:-$HOME/.local/state}/agentic-workspace/keys`
+ * (core/gate/stateDir.ts).
  */
-export const keysDir = (env: KeyEnv): string => {
-  const xdg = env.XDG_STATE_HOME
-  const base = xdg?.startsWith("/") ? trimSlash(xdg) : `${trimSlash(env.HOME ?? "")}/.local/state`
-  return `${base}/agentic-workspace/keys`
-}
+export const keysDir = (env: KeyEnv): string => `${stateDir(env)}/keys`
 
 /** The key file of one workspace, from the SHA-256 (hex) of its root's real path. */
 export const keyPath = (env: KeyEnv, rootRealPathSha256: string): string => `${keysDir(env)}/${rootRealPathSha256}.key`

@@ -765,6 +765,7 @@ describe("lazy loading: a verb loads only what it needs (dist/ as npm pack built
       "adapters/node/runtimeFiles.ts",
       "adapters/node/sandboxProbe.ts",
       "adapters/version.ts",
+      "core/gate/stateDir.ts",
       "core/settings/parseValue.ts"
     ])
   })
