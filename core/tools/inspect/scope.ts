@@ -21,17 +21,14 @@ export const walkScope = (
   Effect.gen(function* () {
     const settings = yield* CurrentSettings
     const configured = [...settings.excludePatterns, ...(input.exclude ?? [])]
-    // Whether .gitignore hides the base: asked once (each ask reads every .gitignore from the root down).
-    let ignored: boolean | undefined
-    const baseIgnored = Effect.suspend(() =>
-      ignored === undefined
-        ? Effect.map(isIgnored(base, true), (answer) => (ignored = answer))
-        : Effect.succeed(ignored)
-    )
-    const named = base !== "" && (new GlobSet(configured).covers(base) || (yield* baseIgnored))
+    const covered = base !== "" && new GlobSet(configured).covers(base)
+    // Whether .gitignore hides the base, asked once (each ask reads every .gitignore from the root down) and
+    // only where the answer counts: not for a base the excludes cover when include_ignored is set anyway.
+    const ignored = base !== "" && !(covered && input.include_ignored === true) && (yield* isIgnored(base, true))
+    const named = covered || ignored
     return {
       base,
-      includeIgnored: input.include_ignored === true || (named && (yield* baseIgnored)),
+      includeIgnored: input.include_ignored === true || ignored,
       excludes: named ? configured.filter((pattern) => !new GlobSet([pattern]).covers(base)) : configured,
       namedHidden: named
     }
