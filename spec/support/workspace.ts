@@ -77,14 +77,21 @@ export interface CliRun {
   readonly stderr: string
 }
 
-/** Runs the real `agentic-workspace` bin as a child process (the run's bundle, spec/support/bin.ts). */
-export const runCli = (args: ReadonlyArray<string>, options: { cwd?: string; input?: string } = {}): Promise<CliRun> =>
+/** Runs the real `agentic-workspace` bin as a child process (the run's bundle, spec/support/bin.ts); `env` is added to this process's. */
+export const runCli = (
+  args: ReadonlyArray<string>,
+  options: { cwd?: string; input?: string; env?: Readonly<Record<string, string>> } = {}
+): Promise<CliRun> =>
   new Promise((resolve) => {
     const start = binStart(args)
     const child = execFile(
       start.command,
       start.args,
-      { cwd: options.cwd ?? REPO, maxBuffer: 64 * 1024 * 1024 },
+      {
+        cwd: options.cwd ?? REPO,
+        maxBuffer: 64 * 1024 * 1024,
+        ...(options.env === undefined ? {} : { env: { ...process.env, ...options.env } })
+      },
       (error, stdout, stderr) => {
         const code =
           error === null

@@ -4,12 +4,11 @@
  * `.git` nor `HEAD` and the environment names no repository; any of those and git runs, as before. A `git`
  * first on PATH logs every run.
  */
-import { execFile } from "node:child_process"
+import { execFileSync } from "node:child_process"
 import * as fs from "node:fs/promises"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { binStart } from "../support/bin.ts"
-import { makeTempDir } from "../support/workspace.ts"
+import { makeTempDir, runCli } from "../support/workspace.ts"
 import { initRepo } from "../vcs/support.ts"
 
 const WORKSPACES_TOOLS = ["get_workspace_status", "read_workspace", "get_workspace_operation", "workspace_action"]
@@ -23,9 +22,7 @@ beforeAll(async () => {
   wrappers = path.join(dir, "bin")
   log = path.join(dir, "git.log")
   await fs.mkdir(wrappers)
-  const real = (await new Promise<string>((resolve, reject) =>
-    execFile("sh", ["-c", "command -v git"], (error, stdout) => (error ? reject(error) : resolve(stdout.trim())))
-  )) as string
+  const real = execFileSync("sh", ["-c", "command -v git"], { encoding: "utf8" }).trim()
   await fs.writeFile(
     path.join(wrappers, "git"),
     `#!/bin/sh\necho "$*" >> ${JSON.stringify(log)}\nexec ${JSON.stringify(real)} "$@"\n`,
@@ -38,19 +35,13 @@ afterAll(() => fs.rm(dir, { recursive: true, force: true }))
 /** The tools capabilities names and the git runs it made, at `root` with `env` added. */
 const capabilities = async (root: string, env: Record<string, string> = {}) => {
   await fs.rm(log, { force: true })
-  const start = binStart(["call", "workspace_inspect", '{"action":"capabilities"}', "--root", root])
-  const stdout = await new Promise<string>((resolve, reject) =>
-    execFile(
-      start.command,
-      start.args,
-      { env: { ...process.env, ...env, PATH: `${wrappers}:${process.env["PATH"]}` }, maxBuffer: 16 << 20 },
-      (error, out, stderr) => (error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(out))
-    )
-  )
-  const envelope = JSON.parse(stdout) as { ok: boolean; data: { tools: ReadonlyArray<string | { name: string }> } }
-  expect(envelope.ok).toBe(true)
+  const run = await runCli(["call", "workspace_inspect", '{"action":"capabilities"}', "--root", root], {
+    env: { ...env, PATH: `${wrappers}:${process.env["PATH"]}` }
+  })
+  expect(run.code, run.stderr).toBe(0)
+  expect((JSON.parse(run.stdout) as { ok: boolean }).ok).toBe(true)
   const runs = (await fs.readFile(log, "utf8").catch(() => "")).split("\n").filter((line) => line !== "")
-  return { text: stdout, runs }
+  return { text: run.stdout, runs }
 }
 
 const hasWorkspacesTools = (text: string) => WORKSPACES_TOOLS.every((name) => text.includes(`"${name}"`))
