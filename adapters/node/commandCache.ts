@@ -1,9 +1,9 @@
 /**
- * The `call` verb's command from a CommonJS bundle run through `vm.Script` with a V8 code cache (issue 29,
- * the CLI's start). Node 20 has no `module.enableCompileCache`, and an ES module cannot take cached data, so
+ * The command of `call` (and of `mcp --root`, with its own cache file) from a CommonJS bundle run through
+ * `vm.Script` with a V8 code cache (issue 29, the CLI's start). Node 20 has no `module.enableCompileCache`, and an ES module cannot take cached data, so
  * scripts/build.mjs writes the command (adapters/node/cli.ts and all it imports) a second time as one
  * CommonJS file, dist/command-<hash of its text>.cjs; the entry (adapters/node/main.ts) runs it from here for
- * `call`. The first run compiles it as any load does and, after its answer is out, stores what V8 compiled
+ * those verbs. The first run compiles it as any load does and, after its answer is out, stores what V8 compiled
  * (`script.createCachedData()`: the top level and every function the call ran); later runs hand that to V8,
  * which then neither parses nor compiles what the cache holds.
  *

@@ -2,9 +2,9 @@
  * The Node entry of the `agentic-workspace` bin. It loads little by itself: it checks the package, reads
  * the verb (answering `--version` itself) and, for `call`, starts the sandbox probe (adapters/node/sandboxProbe.ts) so its processes run
  * while the rest of the command loads (adapters/node/cli.ts, a dynamic import); the call awaits the answer
- * when it needs it (capabilities, a command). In the package, `call` loads the command from its CommonJS
- * bundle with a V8 code cache instead (adapters/node/commandCache.ts). spec/adapters/package.test.ts checks
- * what this entry loads.
+ * when it needs it (capabilities, a command). In the package, `call` and `mcp --root` load the command from
+ * its CommonJS bundle with a V8 code cache instead (adapters/node/commandCache.ts). spec/adapters/package.test.ts
+ * checks what this entry loads.
  */
 import { fileURLToPath } from "node:url"
 import { parseLine } from "../cliLine.ts"
@@ -14,7 +14,7 @@ import type { runNodeCli as RunNodeCli } from "./cli.ts"
 import { missingRuntimeFiles } from "./runtimeFiles.ts"
 import * as sandboxProbe from "./sandboxProbe.ts"
 
-/** The command's CommonJS bundle beside this entry (its file name), defined by scripts/build.mjs; absent in the sources. */
+/** The command's CommonJS bundle beside this entry (its file name; `call` and `mcp --root` run it), defined by scripts/build.mjs; absent in the sources. */
 declare const __AW_CALL_COMMAND__: string | undefined
 const CALL_COMMAND = typeof __AW_CALL_COMMAND__ === "string" ? __AW_CALL_COMMAND__ : undefined
 
