@@ -58,6 +58,10 @@ const CLEAN_ENV = {
   npm_config_update_notifier: "false"
 }
 
+/** The installed bin through npx in the temp project (`npx --no -- agentic-workspace ARGS`), `env` added to CLEAN_ENV. */
+const npxBin = (args: ReadonlyArray<string>, env: Record<string, string> = {}): Promise<Run> =>
+  run("npx", ["--no", "--", "agentic-workspace", ...args], project, { ...CLEAN_ENV, ...env })
+
 /** Packages that must never be runtime dependencies of the tarball (fast-check is one: agentic-workspace/verify runs it). */
 const DEV_ONLY = [
   "tsx",
@@ -179,7 +183,7 @@ describe("the packed tarball", () => {
 
 describe("installed into an empty project with npm install --omit=dev", () => {
   it("npx agentic-workspace --version prints the package version", async () => {
-    const result = await run("npx", ["--no", "--", "agentic-workspace", "--version"], project, CLEAN_ENV)
+    const result = await npxBin(["--version"])
     expect(result.stderr).toBe("")
     expect(result.stdout).toBe(`${VERSION}\n`)
     expect(result.code).toBe(0)
@@ -189,32 +193,19 @@ describe("installed into an empty project with npm install --omit=dev", () => {
 
   it("npx agentic-workspace tools lists the tools; a call writes through the installed bundle (no tsx installed)", async () => {
     await expect(fs.access(path.join(project, "node_modules/tsx"))).rejects.toThrow()
-    const tools = await run(
-      "npx",
-      ["--no", "--", "agentic-workspace", "tools", "--root", workspaceRoot],
-      project,
-      CLEAN_ENV
-    )
+    const tools = await npxBin(["tools", "--root", workspaceRoot])
     expect(tools.code, tools.stderr + tools.stdout).toBe(0)
     const listed = JSON.parse(tools.stdout) as Array<{ name: string; inputSchema: { type: string } }>
     expect(listed.map((tool) => tool.name)).toEqual(
       expect.arrayContaining(["workspace_inspect", "workspace_edit", "workspace_notes", "workspace_command"])
     )
-    const called = await run(
-      "npx",
-      [
-        "--no",
-        "--",
-        "agentic-workspace",
-        "call",
-        "workspace_notes",
-        '{"action":"write","name":"packed","content":"from the tarball"}',
-        "--root",
-        workspaceRoot
-      ],
-      project,
-      CLEAN_ENV
-    )
+    const called = await npxBin([
+      "call",
+      "workspace_notes",
+      '{"action":"write","name":"packed","content":"from the tarball"}',
+      "--root",
+      workspaceRoot
+    ])
     expect(called.code, called.stderr).toBe(0)
     expect(JSON.parse(called.stdout)).toMatchObject({ ok: true, operation: "notes.write" })
     expect(await fs.readFile(path.join(workspaceRoot, ".agentic/notes/packed.md"), "utf8")).toBe("from the tarball\n")
@@ -223,66 +214,42 @@ describe("installed into an empty project with npm install --omit=dev", () => {
   it("a search finds the worker beside the bundle (dist/searchWorker.js)", async () => {
     await fs.mkdir(path.join(workspaceRoot, "src"), { recursive: true })
     await fs.writeFile(path.join(workspaceRoot, "src/a.txt"), "one\nthe needle line\n")
-    const searched = await run(
-      "npx",
-      [
-        "--no",
-        "--",
-        "agentic-workspace",
-        "call",
-        "workspace_inspect",
-        '{"action":"search","query":"needle"}',
-        "--root",
-        workspaceRoot
-      ],
-      project,
-      CLEAN_ENV
-    )
+    const searched = await npxBin([
+      "call",
+      "workspace_inspect",
+      '{"action":"search","query":"needle"}',
+      "--root",
+      workspaceRoot
+    ])
     expect(searched.code, searched.stderr + searched.stdout).toBe(0)
     expect(JSON.stringify(JSON.parse(searched.stdout).data)).toContain("the needle line")
   })
 
   it("a foreground command finds the supervisor beside the bundle", async () => {
-    const called = await run(
-      "npx",
-      [
-        "--no",
-        "--",
-        "agentic-workspace",
-        "call",
-        "workspace_command",
-        JSON.stringify({ action: "run", executable: "node", args: ["-e", "console.log('hi from the job')"] }),
-        "--root",
-        workspaceRoot,
-        "--set",
-        "permissionMode=2"
-      ],
-      project,
-      CLEAN_ENV
-    )
+    const called = await npxBin([
+      "call",
+      "workspace_command",
+      JSON.stringify({ action: "run", executable: "node", args: ["-e", "console.log('hi from the job')"] }),
+      "--root",
+      workspaceRoot,
+      "--set",
+      "permissionMode=2"
+    ])
     expect(called.stdout).toContain("hi from the job")
     expect(JSON.parse(called.stdout)).toMatchObject({ ok: true })
   })
 
   it("a browser session opens and closes through the installed bundle: dist/browserSupervisor.js under plain node (no tsx)", async () => {
     const browse = (input: object) =>
-      run(
-        "npx",
-        [
-          "--no",
-          "--",
-          "agentic-workspace",
-          "call",
-          "workspace_browser",
-          JSON.stringify(input),
-          "--root",
-          workspaceRoot,
-          "--set",
-          "enableBrowser=true"
-        ],
-        project,
-        CLEAN_ENV
-      )
+      npxBin([
+        "call",
+        "workspace_browser",
+        JSON.stringify(input),
+        "--root",
+        workspaceRoot,
+        "--set",
+        "enableBrowser=true"
+      ])
     const opened = await browse({ action: "open" })
     expect(opened.code, opened.stderr + opened.stdout).toBe(0)
     const sessionId = JSON.parse(opened.stdout).data.sessionId as string
@@ -300,12 +267,7 @@ describe("installed into an empty project with npm install --omit=dev", () => {
     const aside = `${supervisor}.aside`
     await fs.rename(supervisor, aside)
     try {
-      const result = await run(
-        "npx",
-        ["--no", "--", "agentic-workspace", "tools", "--root", workspaceRoot],
-        project,
-        CLEAN_ENV
-      )
+      const result = await npxBin(["tools", "--root", workspaceRoot])
       expect(result.code).toBe(2)
       expect(result.stdout).toBe("")
       expect(result.stderr).toContain(`missing ${await fs.realpath(path.dirname(supervisor))}/browserSupervisor.js`)
@@ -322,21 +284,7 @@ describe("installed into an empty project with npm install --omit=dev", () => {
     const listing = async (dir: string) => (await fs.readdir(dir, { recursive: true })).sort()
     const before = await listing(root)
     const call = (workspace: string, env: Record<string, string>) =>
-      run(
-        "npx",
-        [
-          "--no",
-          "--",
-          "agentic-workspace",
-          "call",
-          "workspace_inspect",
-          '{"action":"capabilities"}',
-          "--root",
-          workspace
-        ],
-        project,
-        { ...CLEAN_ENV, ...env }
-      )
+      npxBin(["call", "workspace_inspect", '{"action":"capabilities"}', "--root", workspace], env)
     const env = { XDG_STATE_HOME: state }
     const first = await call(root, env)
     expect(first.code, first.stderr).toBe(0)
