@@ -59,10 +59,10 @@ export interface LoadOptions {
   readonly provided?: Readonly<Record<string, unknown>>
 }
 
-/** A path equal to or under a folder. */
+/** A path equal to or under a folder (a name inside it that starts with ".." is still inside). */
 const within = (dir: string, file: string) => {
   const relative = path.relative(dir, file)
-  return relative === "" || (!relative.startsWith("..") && !path.isAbsolute(relative))
+  return relative !== ".." && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative)
 }
 
 /** The real path of `file`, through its deepest existing folder when it does not exist yet. */

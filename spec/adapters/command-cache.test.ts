@@ -155,6 +155,8 @@ describe("the command's code cache", () => {
     expect(codeCacheDir("/home/u", { HOME: "/home/u" })).toBeUndefined()
     expect(codeCacheDir("/home/u/.local", { HOME: "/home/u" })).toBeUndefined()
     expect(codeCacheDir("/", { HOME: "/home/u" })).toBeUndefined()
+    // A folder inside the workspace whose name merely starts with two dots is inside it all the same.
+    expect(codeCacheDir("/srv/project", { XDG_STATE_HOME: "/srv/project/..state", HOME: "/home/u" })).toBeUndefined()
     expect(codeCacheDir("/home/u/project", { HOME: "/home/u" })).toBe(
       "/home/u/.local/state/agentic-workspace/code-cache"
     )
