@@ -54,6 +54,34 @@ const restore = () => {
   }
 }
 
+/**
+ * At the stop only: if the store found the path missing while it was set aside (between the racer's two
+ * renames) it made a fresh folder there and wrote into it, and every later flip failed on the aside that
+ * was still in the way. The fresh folder's entries are the newer ones (the spec's calls run one at a
+ * time), so they are moved over the aside's, and the aside goes back in place: the folder ends holding
+ * every write the store reported, as it would if no racer had moved it.
+ */
+const merge = (fresh, into) => {
+  for (const entry of fs.readdirSync(fresh, { withFileTypes: true })) {
+    const from = `${fresh}/${entry.name}`
+    const to = `${into}/${entry.name}`
+    const there = fs.lstatSync(to, { throwIfNoEntry: false })
+    if (entry.isDirectory() && there?.isDirectory()) merge(from, to)
+    else {
+      if (there?.isDirectory()) fs.rmSync(to, { recursive: true })
+      fs.renameSync(from, to)
+    }
+  }
+  fs.rmdirSync(fresh)
+}
+
+const finish = () => {
+  restore()
+  if (kind !== "dir" || fs.lstatSync(aside, { throwIfNoEntry: false }) === undefined) return
+  merge(target, aside)
+  fs.renameSync(aside, target)
+}
+
 while (!fs.existsSync(go) && !fs.existsSync(stop)) {}
 fs.writeFileSync(ready, "racing")
 let flips = 0
@@ -66,5 +94,5 @@ while (!fs.existsSync(stop)) {
     restore()
   }
 }
-restore()
+finish()
 process.stdout.write(String(flips))
