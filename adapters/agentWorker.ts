@@ -16,7 +16,7 @@ import { runLoop } from "../core/tools/agent/loop.ts"
 import { RunState } from "../core/tools/agent/schema.ts"
 import { updateRun } from "../core/tools/agent/store.ts"
 import { agentTool } from "../core/tools/agent/tool.ts"
-import { withOwnStore } from "../core/registry.ts"
+import { withOwnStore } from "../core/ownStore.ts"
 import type { OpenFailure } from "./open.ts"
 
 /** What a host gives the worker. */

@@ -19,7 +19,7 @@ import { ActionFields, type ActionInput } from "../core/tools/workspaces/schema.
 import { checkContext, requireGit } from "../core/tools/workspaces/git.ts"
 import { operationResult } from "../core/tools/workspaces/view.ts"
 import { actionTool, operationTool } from "../core/tools/workspaces/tool.ts"
-import { withOwnStore } from "../core/registry.ts"
+import { withOwnStore } from "../core/ownStore.ts"
 import type { CliHost, ParsedLine } from "./cli.ts"
 import type { Session } from "./open.ts"
 

@@ -16,7 +16,7 @@ import { type ToolError, toolError } from "./protocol/errors.ts"
 import { CAPABILITY_SERVICE, type HostInfoShape } from "./services/HostFs.ts"
 import { isRegistered, missingService } from "./services/RegisteredTools.ts"
 import type { Settings } from "./settings/settings.ts"
-import { confineStore, OwnStore, StateStore, type StateStoreShape } from "./store/StateStore.ts"
+import { withOwnStore } from "./ownStore.ts"
 import { ALL_TOOLS } from "./tools/index.ts"
 import {
   type AnyGatedAction,
@@ -346,46 +346,6 @@ const runTool = (tool: ToolDefinition, args: unknown): Effect.Effect<Envelope, n
         )
   return withOwnStore(tool, checked)
 }
-
-/**
- * The storage a tool keeps records in, relative to `.agentic/`: its `storage` entries' probe paths, its
- * `alsoWrites`, and its artifacts (`artifacts/<short>` and `artifacts/<short>.<action>`).
- */
-export const ownedStorage = (tool: Pick<ToolDefinition, "short" | "storage" | "alsoWrites">): ReadonlyArray<string> => [
-  ...(tool.storage ?? []).map((entry) => entry.probe),
-  ...(tool.alsoWrites ?? []),
-  `artifacts/${tool.short}`,
-  `artifacts/${tool.short}.*`
-]
-
-type OwnedTool = Pick<ToolDefinition, "name" | "short" | "storage" | "alsoWrites">
-
-/**
- * The confined stores made so far, per store and tool: a runtime has one StateStore and fixed tool definitions,
- * so each tool's OwnStore is made once per session, not on every call.
- */
-const confinedStores = new WeakMap<StateStoreShape, WeakMap<OwnedTool, StateStoreShape>>()
-
-const ownStoreOf = (store: StateStoreShape, tool: OwnedTool): StateStoreShape => {
-  let byTool = confinedStores.get(store)
-  if (byTool === undefined) {
-    byTool = new WeakMap()
-    confinedStores.set(store, byTool)
-  }
-  let confined = byTool.get(tool)
-  if (confined === undefined) {
-    confined = confineStore(store, tool.name, ownedStorage(tool))
-    byTool.set(tool, confined)
-  }
-  return confined
-}
-
-/** Runs a tool's effect with its kernel-owned write: OwnStore, the StateStore confined to the tool's storage. */
-export const withOwnStore = <A, E, R>(
-  tool: OwnedTool,
-  effect: Effect.Effect<A, E, R>
-): Effect.Effect<A, E, Exclude<R, OwnStore> | StateStore> =>
-  Effect.flatMap(StateStore, (store) => Effect.provideService(effect, OwnStore, ownStoreOf(store, tool)))
 
 const defectText = (cause: Cause.Cause<unknown>): string => {
   const defect = Cause.squash(cause)

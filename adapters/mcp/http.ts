@@ -7,6 +7,7 @@
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { randomHex } from "../../core/text/hex.ts"
+import { connectServer } from "./server.ts"
 
 /** The path the server answers on. */
 export const MCP_PATH = "/mcp"
@@ -133,7 +134,7 @@ export const makeHttpHandler = (options: HttpHandlerOptions): HttpHandler => {
     transport.onclose = () => {
       if (transport.sessionId !== undefined) sessions.delete(transport.sessionId)
     }
-    await server.connect(transport)
+    await connectServer(server, transport)
     return transport.handleRequest(request, { parsedBody: body })
   }
 

@@ -16,11 +16,13 @@ import {
   CallToolRequestSchema,
   type CallToolResult,
   ElicitResultSchema,
+  isJSONRPCRequest,
   ListRootsResultSchema,
   ListToolsRequestSchema,
   type LoggingLevel,
   SetLevelRequestSchema
 } from "@modelcontextprotocol/sdk/types.js"
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import type {
   JsonSchemaType,
   JsonSchemaValidator,
@@ -138,6 +140,30 @@ export const formSchemaValidator: jsonSchemaValidator = {
       }
       return { valid: true, data: input as T, errorMessage: undefined }
     }
+}
+
+/** The SDK's own dispatch of one request (Protocol's `_onrequest`, not part of its typed API). */
+type RequestDispatch = (request: Parameters<typeof isJSONRPCRequest>[0], extra?: unknown) => void
+
+/**
+ * Connects `server` to `transport` and hands each incoming request straight to the SDK's request dispatch.
+ * The SDK's Protocol tells a message's kind by trying it as a result response, then as an error response,
+ * then as a request: two zod parses that fail on every request, each building a ZodError (an Error with its
+ * stack and every issue's message), about 35 us of each tools/call (issue 29, bench/RESULTS.md). Both response
+ * schemas are strict objects without `method`, which every request has, so a message that is a request is
+ * never either response: asking "request?" first dispatches it where the SDK would. Everything else (responses
+ * to our own requests, notifications, what is none of these) goes through the SDK's handler unchanged, and a
+ * Protocol without that dispatch keeps its own handler for everything.
+ */
+export const connectServer = async (server: Server, transport: Transport): Promise<void> => {
+  await server.connect(transport)
+  const classify = transport.onmessage
+  const dispatch = (server as unknown as { readonly _onrequest?: RequestDispatch })._onrequest
+  if (classify === undefined || typeof dispatch !== "function") return
+  transport.onmessage = (message, extra) => {
+    if (isJSONRPCRequest(message)) dispatch.call(server, message, extra)
+    else classify(message, extra)
+  }
 }
 
 /** Builds one MCP server (one per session) over the workspace (fixed, or the client's first root). */

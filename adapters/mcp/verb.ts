@@ -16,7 +16,7 @@ import { defined } from "../../core/text/defined.ts"
 import { clearHostState, writeHostState } from "../hostState.ts"
 import { terminalCommand } from "./decide.ts"
 import { makeHttpHandler, MCP_PATH, newToken } from "./http.ts"
-import { createMcpServer, Inflight, type McpWorkspace, type WorkspaceSource } from "./server.ts"
+import { connectServer, createMcpServer, Inflight, type McpWorkspace, type WorkspaceSource } from "./server.ts"
 
 /** A running HTTP listener. */
 export interface Listener {
@@ -236,7 +236,7 @@ const serveStdio = async (
   const closed = new Promise<void>((resolve) => {
     server.onclose = () => resolve()
   })
-  await server.connect(stdio)
+  await connectServer(server, stdio)
   // When the input ends, the calls already read still get their answers (an opening that fails ends the verb).
   const never = new Promise<never>(() => undefined)
   await Promise.race([

@@ -30,6 +30,8 @@ const attempt = <A>(target: string, run: () => Promise<A>) =>
 const typeOf = (stats: fs.Stats | fs.Dirent): FileInfo["type"] =>
   stats.isSymbolicLink() ? "symlink" : stats.isFile() ? "file" : stats.isDirectory() ? "directory" : "other"
 
+const dirEntryOf = (entry: fs.Dirent): DirEntry => ({ name: entry.name, type: typeOf(entry) })
+
 const info = (stats: fs.Stats): FileInfo => ({
   type: typeOf(stats),
   size: stats.size,
@@ -171,12 +173,14 @@ export const nodeHostFs: HostFsShape = {
   appendFile: (abs, bytes) => attempt(abs, () => fsp.appendFile(abs, bytes)),
   stat: statWith(fs.statSync),
   lstat: statWith(fs.lstatSync),
+  // A small directory is listed synchronously (readSmallDir) and answered without a trip through a promise.
   readDir: (abs) =>
-    attempt(abs, async () =>
-      (readSmallDir(abs) ?? (await fsp.readdir(abs, { withFileTypes: true }))).map(
-        (entry): DirEntry => ({ name: entry.name, type: typeOf(entry) })
-      )
-    ),
+    Effect.suspend(() => {
+      const small = readSmallDir(abs)
+      return small === undefined
+        ? attempt(abs, async () => (await fsp.readdir(abs, { withFileTypes: true })).map(dirEntryOf))
+        : Effect.succeed(small.map(dirEntryOf))
+    }),
   mkdir: (abs, options) =>
     attempt(abs, () => fsp.mkdir(abs, { recursive: options?.recursive ?? false }).then(() => undefined)),
   remove: (abs, options) =>

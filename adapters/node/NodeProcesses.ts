@@ -26,7 +26,7 @@ import { toHostError } from "./NodeHostFs.ts"
 import { hasProc, processIdentity, readBootId, signalZero } from "./identity.ts"
 
 export { processIdentity } from "./identity.ts"
-import { sandboxSupport, wrapperFor } from "./sandbox.ts"
+import { sandboxSupport, sandboxSupportNow, wrapperFor } from "./sandbox.ts"
 import { SUPERVISOR_SOURCE } from "./scripts.generated.ts"
 import { defined } from "../../core/text/defined.ts"
 
@@ -311,5 +311,8 @@ export const nodeProcesses: ProcessesShape = {
   bootId: Effect.sync(readBootId),
   exec: (request) => nodeExec(request),
   // Awaits the background probe (adapters/node/sandboxProbe.ts) the command's entry may have started.
-  sandbox: Effect.promise(sandboxSupport)
+  sandbox: Effect.suspend(() => {
+    const now = sandboxSupportNow()
+    return now === undefined ? Effect.promise(sandboxSupport) : Effect.succeed(now)
+  })
 }

@@ -9,7 +9,7 @@ import * as path from "node:path"
 import type { SandboxPolicy, SandboxSupport } from "../../core/services/Sandbox.ts"
 import { stateDir } from "../../core/gate/stateDir.ts"
 import { nodeKeyEnv } from "./NodeKey.ts"
-import { BASE_MOUNTS, findOnPath, startSandboxProbe } from "./sandboxProbe.ts"
+import { BASE_MOUNTS, findOnPath, settledSandboxProbe, startSandboxProbe } from "./sandboxProbe.ts"
 import { CAPTURE_DIFF_SOURCE } from "./scripts.generated.ts"
 
 /** The private HOME inside the sandbox (on its private /tmp). */
@@ -162,6 +162,16 @@ export const sandboxSupport = async (): Promise<SandboxSupport> => ({
   ...(await startSandboxProbe().catch(() => startSandboxProbe())),
   hidden: hidden()
 })
+
+/**
+ * What sandboxSupport resolves to, answered at once when the probe has settled (the hidden folder read from the
+ * environment now, as there); undefined while it has not. capabilities asks on every call: this spares the fiber
+ * a trip through a promise.
+ */
+export const sandboxSupportNow = (): SandboxSupport | undefined => {
+  const probed = settledSandboxProbe()
+  return probed === undefined ? undefined : { ...probed, hidden: hidden() }
+}
 
 /** The path of bwrap (the probe must have found it). */
 export const bwrapPath = (): string => findOnPath("bwrap") ?? "bwrap"

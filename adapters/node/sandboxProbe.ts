@@ -160,15 +160,26 @@ const probe = async (): Promise<ProbedSupport> => {
 }
 
 let probing: Promise<ProbedSupport> | undefined
+/** The answer `probing` resolved to, once it has: the same for every later caller. */
+let settled: ProbedSupport | undefined
 
 /** Starts the probe in the background (once per process) and resolves to its answer, the same for every caller. */
 export const startSandboxProbe = (): Promise<ProbedSupport> => {
   if (probing === undefined) {
-    probing = probe()
-    // A probe that could not run is forgotten, so the next caller probes again.
-    probing.catch(() => {
-      probing = undefined
-    })
+    const started = probe()
+    probing = started
+    started.then(
+      (answer) => {
+        if (probing === started) settled = answer
+      },
+      // A probe that could not run is forgotten, so the next caller probes again.
+      () => {
+        probing = undefined
+      }
+    )
   }
   return probing
 }
+
+/** The probe's answer when it has settled (what startSandboxProbe resolves to from then on), else undefined. */
+export const settledSandboxProbe = (): ProbedSupport | undefined => settled
