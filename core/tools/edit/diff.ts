@@ -27,9 +27,17 @@ const newlinesIn = (text: string, from: number, to: number): number => {
   return count
 }
 
-/** The lines of a text as splitLinesKeep counts them: one per "\n", and one more for an unterminated end. */
-const lineCount = (text: string): number =>
-  newlinesIn(text, 0, text.length) + (text.length > 0 && text.charCodeAt(text.length - 1) !== 10 ? 1 : 0)
+/**
+ * The lines of a text as splitLinesKeep counts them (one per "\n", and one more for an unterminated end),
+ * from the counts changedWindow already has, for a text whose first `common` characters
+ * hold `prefix` "\n"s and whose last characters from `edge` on (at least one) hold `tailNewlines` "\n"s
+ * before the very last: only the characters between `common` and `edge` are scanned, not the whole text.
+ * (A non-empty text has one line more than the "\n"s before its last character.)
+ */
+const linesAround = (text: string, common: number, prefix: number, edge: number, tailNewlines: number): number =>
+  (edge <= common ? prefix - newlinesIn(text, edge, common) : prefix + newlinesIn(text, common, edge)) +
+  tailNewlines +
+  1
 
 /**
  * The part of two texts a diff with `context` lines of context can show: the lines both share at the start
@@ -71,11 +79,20 @@ export const changedWindow = (
   const startsLine = (text: string, at: number) => at === 0 || text.charCodeAt(at - 1) === 10
   const edge = before.length - tail
   const edgeShared = tail > 0 && startsLine(before, edge) && startsLine(after, after.length - tail)
-  const shared = (tail > 0 ? newlinesIn(before, edge, before.length - 1) : 0) + (edgeShared ? 1 : 0)
+  const tailNewlines = tail > 0 ? newlinesIn(before, edge, before.length - 1) : 0
+  const shared = tailNewlines + (edgeShared ? 1 : 0)
   // Where the common prefix and suffix do not overlap in either text, the lines they hold are distinct, so
   // no more can be shared at the end than the texts have after the shared start; else the count bounds it.
   const suffix =
-    common + tail <= shortestText ? shared : Math.min(shared, Math.min(lineCount(before), lineCount(after)) - prefix)
+    common + tail <= shortestText
+      ? shared
+      : Math.min(
+          shared,
+          Math.min(
+            linesAround(before, common, prefix, edge, tailNewlines),
+            linesAround(after, common, prefix, after.length - tail, tailNewlines)
+          ) - prefix
+        )
   const skipped = Math.max(0, prefix - context)
   // At the end, twice the context is kept: see windowedPatch for why and for the check that backs it.
   const dropped = Math.max(0, suffix - 2 * context)
