@@ -117,13 +117,16 @@ const withDirectory = async <A>(
 const withDirectoryFd = async <A>(
   root: string,
   dirRel: string,
-  use: (dir: number) => A | Promise<A>,
+  use: (dir: number, made: boolean) => A | Promise<A>,
   create = false
 ): Promise<A> => {
   let current = fs.openSync(root, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY)
+  // Whether this walk made the folder `use` gets (its last level): `use` learns it is empty but for what it writes.
+  let made = false
   try {
     const done: Array<string> = []
     for (const segment of segmentsOf(dirRel)) {
+      made = false
       if (segment === "..") throw new Escaped(`"${dirRel}" climbs out of its root`)
       done.push(segment)
       const openChildFd = () => {
@@ -150,15 +153,16 @@ const withDirectoryFd = async <A>(
         if (!create || (error as { code?: string }).code !== "ENOENT") throw error
         try {
           fs.mkdirSync(atFd(current, segment))
-        } catch (made) {
-          if ((made as { code?: string }).code !== "EEXIST") throw made
+          made = true
+        } catch (error) {
+          if ((error as { code?: string }).code !== "EEXIST") throw error
         }
         next = openChildFd()
       }
       fs.closeSync(current)
       current = next
     }
-    return await use(current)
+    return await use(current, made)
   } finally {
     try {
       fs.closeSync(current)
@@ -213,6 +217,13 @@ const replaceIn = async (
  * writeAtomic of several files into one folder, in the order given, through one walk to the folder (made
  * level by level where missing, as a recursive mkdir makes it) instead of a walk per file and one more for
  * the mkdir: a planned transaction's diff, review and record. Each name must be a plain name.
+ *
+ * When the walk itself made the folder, every file but the last is created in place (O_CREAT | O_EXCL |
+ * O_NOFOLLOW, written, fsynced when durable) instead of through a temp and a rename: the folder did not
+ * exist a moment ago, so there is nothing to replace and no reader that looks for those files before the
+ * last one (a transaction exists once its record, written last and atomically, does). A name someone
+ * created there in between fails EEXIST rather than being replaced. The last file is always replaced
+ * atomically.
  */
 const writeAllAtomic = (
   root: string,
@@ -226,11 +237,38 @@ const writeAllAtomic = (
   return withDirectoryFd(
     root,
     dir,
-    async (handle) => {
-      for (const file of files) await replaceIn(handle, file.name, file.bytes, undefined, durable)
+    async (handle, made) => {
+      for (let index = 0; index < files.length; index++) {
+        const file = files[index]!
+        if (made && index < files.length - 1) await createIn(handle, file.name, file.bytes, durable)
+        else await replaceIn(handle, file.name, file.bytes, undefined, durable)
+      }
     },
     true
   )
+}
+
+/** A new file `name` in the directory open as `handle`, created exclusively without following a link, written whole (fsynced, with the directory, when durable). */
+const createIn = async (handle: number, name: string, bytes: Uint8Array, durable: boolean) => {
+  const file = fs.openSync(
+    atFd(handle, name),
+    fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW,
+    0o666
+  )
+  try {
+    try {
+      let written = 0
+      while (written < bytes.byteLength) written += fs.writeSync(file, bytes, written, bytes.byteLength - written)
+      if (durable) await fsyncFd(file)
+    } finally {
+      fs.closeSync(file)
+    }
+  } catch (error) {
+    removeQuietly(atFd(handle, name))
+    throw error
+  }
+  // As replaceIn: durable, the name is made durable before the next file is written.
+  if (durable) await fsyncFd(handle).catch(() => undefined)
 }
 
 /** Reads `rel` through its directory's handle, the final name opened with O_NOFOLLOW (a symlink there is an escape). */

@@ -39,6 +39,18 @@ describe("writeFilesAtomic: several files into one folder through one walk", () 
     expect((await fs.readdir(folder)).sort()).toEqual(["changes.diff", "review.md", "transaction.json"])
     for (const name of ["changes.diff", "review.md", "transaction.json"])
       expect(await fs.readFile(path.join(folder, name), "utf8")).toBe(`${name} text\n`)
+    // Durable, into a folder the walk makes (the files before the last created in place) and into one that exists.
+    for (const rel of [".agentic/transactions/tx_durable", ".agentic/transactions/tx_1"]) {
+      const durable = await Effect.runPromise(
+        Effect.either(write!(root, rel, files("changes.diff", "transaction.json"), { durable: true }))
+      )
+      expect(Either.isRight(durable)).toBe(true)
+    }
+    expect((await fs.readdir(path.join(root, ".agentic", "transactions", "tx_durable"))).sort()).toEqual([
+      "changes.diff",
+      "transaction.json"
+    ])
+    expect((await fs.readdir(folder)).sort()).toEqual(["changes.diff", "review.md", "transaction.json"])
     // An existing file is replaced (and keeps its mode), in an existing folder.
     await fs.chmod(path.join(root, ".agentic", "a.txt"), 0o600)
     expect(Either.isRight(await Effect.runPromise(Effect.either(write!(root, ".agentic", files("a.txt")))))).toBe(true)
