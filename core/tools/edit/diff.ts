@@ -17,13 +17,37 @@ const octal = (mode: number | undefined) =>
 /** Lines of context around each change. */
 const CONTEXT = 3
 
-/** The characters changedWindow compares at once while looking for where two texts start and stop differing. */
+/** The smallest block changedWindow compares at once while looking for where two texts start and stop differing. */
 const BLOCK = 256
 
 /** How many "\n" `text` holds in [from, to). */
 const newlinesIn = (text: string, from: number, to: number): number => {
   let count = 0
   for (let index = text.indexOf("\n", from); index >= 0 && index < to; index = text.indexOf("\n", index + 1)) count++
+  return count
+}
+
+/**
+ * How many characters two texts share at their start (or, `fromEnd`, at their end), at most `limit`: compared
+ * in blocks (string equality is native) that double while they match and halve where they do not, down to
+ * BLOCK, then character by character. The exact count, in a few dozen comparisons for one change in a 218 KB
+ * file instead of one per BLOCK (each a pair of sliced strings to make and collect).
+ */
+const agreeing = (a: string, b: string, limit: number, fromEnd: boolean): number => {
+  let count = 0
+  const same = (size: number) =>
+    fromEnd
+      ? a.slice(a.length - count - size, a.length - count) === b.slice(b.length - count - size, b.length - count)
+      : a.slice(count, count + size) === b.slice(count, count + size)
+  for (let size = BLOCK; size >= BLOCK; ) {
+    if (count + size <= limit && same(size)) {
+      count += size
+      size *= 2
+    } else size = Math.floor(size / 2)
+  }
+  if (fromEnd)
+    while (count < limit && a.charCodeAt(a.length - 1 - count) === b.charCodeAt(b.length - 1 - count)) count++
+  else while (count < limit && a.charCodeAt(count) === b.charCodeAt(count)) count++
   return count
 }
 
@@ -56,25 +80,10 @@ export const changedWindow = (
 ): { readonly before: string; readonly after: string; readonly skipped: number; readonly dropped: number } => {
   if (before === after) return { before, after, skipped: 0, dropped: 0 }
   const shortestText = Math.min(before.length, after.length)
-  // Compared a block at a time (string equality is native), then character by character inside the block.
-  let common = 0
-  while (common + BLOCK <= shortestText && before.slice(common, common + BLOCK) === after.slice(common, common + BLOCK))
-    common += BLOCK
-  while (common < shortestText && before.charCodeAt(common) === after.charCodeAt(common)) common++
+  const common = agreeing(before, after, shortestText, false)
   // Every "\n" inside the common prefix closes a line both texts share, and no later line is shared whole.
   const prefix = newlinesIn(before, 0, common)
-  let tail = 0
-  while (
-    tail + BLOCK <= shortestText &&
-    before.slice(before.length - tail - BLOCK, before.length - tail) ===
-      after.slice(after.length - tail - BLOCK, after.length - tail)
-  )
-    tail += BLOCK
-  while (
-    tail < shortestText &&
-    before.charCodeAt(before.length - 1 - tail) === after.charCodeAt(after.length - 1 - tail)
-  )
-    tail++
+  const tail = agreeing(before, after, shortestText, true)
   // Lines starting inside the common suffix are shared; its first position is when it starts a line in both.
   const startsLine = (text: string, at: number) => at === 0 || text.charCodeAt(at - 1) === 10
   const edge = before.length - tail
