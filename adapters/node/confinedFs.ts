@@ -13,11 +13,22 @@
  * there and the Workspace falls back to checked absolute paths (the window between check and use that
  * remains is documented in docs/SECURITY.md).
  */
-import { randomBytes } from "node:crypto"
 import * as fs from "node:fs"
 import * as fsp from "node:fs/promises"
 import * as Effect from "effect/Effect"
 import { type ConfinedFsShape, ERRNO_REASONS, HostError, type HostErrorReason } from "../../core/services/HostFs.ts"
+import {
+  atFd,
+  DIRECTORY_FLAGS,
+  Escaped,
+  fsyncFd,
+  segmentsOf,
+  split,
+  withDirectoryFd,
+  writeAllAtomic,
+  writeAtomic,
+  writeTemp
+} from "./directoryFd.ts"
 
 /**
  * proper-lockfile (with graceful-fs, which patches node:fs as it loads, and signal-exit), loaded on the first
@@ -47,14 +58,8 @@ export const toHostError =
     )
   }
 
-const DIRECTORY_FLAGS = fs.constants.O_RDONLY | fs.constants.O_DIRECTORY | fs.constants.O_NOFOLLOW
-
 /** The path of `name` inside the directory open as `handle`. */
 const at = (handle: fsp.FileHandle, name: string) => `/proc/self/fd/${handle.fd}/${name}`
-
-class Escaped extends Error {
-  readonly code = "EAW_ESCAPE"
-}
 
 /** Opens `name` inside `parent` as a directory without following a link; a link (or a file) there fails. */
 const openChild = async (parent: fsp.FileHandle, name: string, rel: string): Promise<fsp.FileHandle> => {
@@ -70,8 +75,6 @@ const openChild = async (parent: fsp.FileHandle, name: string, rel: string): Pro
     throw error
   }
 }
-
-const segmentsOf = (rel: string) => rel.split("/").filter((segment) => segment !== "" && segment !== ".")
 
 /**
  * Runs `use` with a handle on the directory `dirRel` (relative to the real `root`), opened segment by
@@ -108,97 +111,7 @@ const withDirectory = async <A>(
   }
 }
 
-/**
- * As `withDirectory`, with the directory walk done by synchronous open/close calls on fds: the walk is
- * a few metadata syscalls of microseconds each, and doing them synchronously spares each a trip through
- * the libuv thread pool, which on a busy machine costs far more than the call (the commit's staging and
- * renames are mostly such walks). `use` gets the directory's fd and may be asynchronous (an fsync).
- */
-const withDirectoryFd = async <A>(
-  root: string,
-  dirRel: string,
-  use: (dir: number) => A | Promise<A>,
-  create = false
-): Promise<A> => {
-  let current = fs.openSync(root, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY)
-  try {
-    const done: Array<string> = []
-    for (const segment of segmentsOf(dirRel)) {
-      if (segment === "..") throw new Escaped(`"${dirRel}" climbs out of its root`)
-      done.push(segment)
-      const openChildFd = () => {
-        try {
-          return fs.openSync(atFd(current, segment), DIRECTORY_FLAGS)
-        } catch (error) {
-          const code = (error as { code?: string }).code
-          if (
-            (code === "ENOTDIR" || code === "ELOOP") &&
-            fs.lstatSync(atFd(current, segment), { throwIfNoEntry: false })?.isSymbolicLink() === true
-          ) {
-            throw new Escaped(
-              `"${done.join("/")}" became a symlink while it was being written; nothing was written through it`
-            )
-          }
-          throw error
-        }
-      }
-      let next: number
-      try {
-        next = openChildFd()
-      } catch (error) {
-        // With `create`, a missing level is made on the way (as withDirectory does).
-        if (!create || (error as { code?: string }).code !== "ENOENT") throw error
-        try {
-          fs.mkdirSync(atFd(current, segment))
-        } catch (made) {
-          if ((made as { code?: string }).code !== "EEXIST") throw made
-        }
-        next = openChildFd()
-      }
-      fs.closeSync(current)
-      current = next
-    }
-    return await use(current)
-  } finally {
-    try {
-      fs.closeSync(current)
-    } catch {}
-  }
-}
-
-const atFd = (fd: number, name: string) => `/proc/self/fd/${fd}/${name}`
-
-const fsyncFd = (fd: number) =>
-  new Promise<void>((resolve, reject) => fs.fsync(fd, (error) => (error === null ? resolve() : reject(error))))
-
-const split = (rel: string) => {
-  const segments = segmentsOf(rel)
-  const name = segments.pop()
-  if (name === undefined || name === "..") throw new Escaped(`"${rel}" names no file inside its root`)
-  return { dir: segments.join("/"), name }
-}
-
 const syncDir = (dir: fsp.FileHandle) => dir.sync().catch(() => undefined)
-
-/**
- * Atomic replace of `rel` through its directory's handle: temp created exclusively without following a link,
- * written, fsynced (when durable), renamed over the name, directory fsynced (when durable). The walk, the
- * write and the rename are synchronous calls on fds (see withDirectoryFd); only the fsyncs go to the thread pool.
- */
-const writeAtomic = (root: string, rel: string, bytes: Uint8Array, mode: number | undefined, durable = true) => {
-  const { dir, name } = split(rel)
-  return withDirectoryFd(root, dir, async (handle) => {
-    const temp = `.${name}.aw-${randomBytes(6).toString("hex")}.tmp`
-    await writeTemp(handle, name, temp, bytes, mode, durable)
-    try {
-      fs.renameSync(atFd(handle, temp), atFd(handle, name))
-    } catch (error) {
-      removeQuietly(atFd(handle, temp))
-      throw error
-    }
-    if (durable) await fsyncFd(handle).catch(() => undefined)
-  })
-}
 
 /** Reads `rel` through its directory's handle, the final name opened with O_NOFOLLOW (a symlink there is an escape). */
 const readWhole = (root: string, rel: string) => {
@@ -218,50 +131,6 @@ const readWhole = (root: string, rel: string) => {
       fs.closeSync(file)
     }
   })
-}
-
-const removeQuietly = (target: string) => {
-  try {
-    fs.unlinkSync(target)
-  } catch {}
-}
-
-/**
- * Writes `bytes` to the fresh name `temp` in the directory open as `handle`, beside `name`: created
- * exclusively (O_EXCL | O_CREAT | O_NOFOLLOW: the temp name is fresh and never a link), with the existing
- * file's mode (or `mode`; a symlink at `name` was swapped in and is replaced, not followed), and fsynced
- * when `durable`. Writing a page-cache file is as quick as the walk, so only the fsync goes to the thread
- * pool. A failure removes the temp.
- */
-const writeTemp = async (
-  handle: number,
-  name: string,
-  temp: string,
-  bytes: Uint8Array,
-  mode: number | undefined,
-  durable: boolean
-) => {
-  // An existing file keeps its mode (as write-file-atomic did).
-  const existing = fs.lstatSync(atFd(handle, name), { throwIfNoEntry: false })
-  const keepMode = mode ?? (existing?.isFile() === true ? existing.mode & 0o7777 : undefined)
-  const file = fs.openSync(
-    atFd(handle, temp),
-    fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW,
-    keepMode ?? 0o666
-  )
-  try {
-    try {
-      let written = 0
-      while (written < bytes.byteLength) written += fs.writeSync(file, bytes, written, bytes.byteLength - written)
-      if (keepMode !== undefined) fs.fchmodSync(file, keepMode)
-      if (durable) await fsyncFd(file)
-    } finally {
-      fs.closeSync(file)
-    }
-  } catch (error) {
-    removeQuietly(atFd(handle, temp))
-    throw error
-  }
 }
 
 /**
@@ -440,6 +309,8 @@ export const nodeConfinedFs: ConfinedFsShape | undefined = available()
       mechanism: "linux-proc-fd",
       writeFileAtomic: (root, rel, bytes, options) =>
         run(rel, () => writeAtomic(root, rel, bytes, options?.mode, options?.durable !== false)),
+      writeFilesAtomic: (root, dir, files, options) =>
+        run(dir === "" ? "." : dir, () => writeAllAtomic(root, dir, files, options?.durable !== false)),
       readFile: (root, rel) => run(rel, () => readWhole(root, rel)),
       appendFile: (root, rel, bytes) => run(rel, () => append(root, rel, bytes)),
       mkdir: (root, rel, options) => run(rel, () => mkdir(root, rel, options?.recursive ?? false)),

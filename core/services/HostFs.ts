@@ -93,6 +93,17 @@ export interface ConfinedFsShape {
     options?: WriteOptions
   ) => Effect.Effect<void, HostError>
   /**
+   * `writeFileAtomic` of each file (a plain name) into the folder `dir`, in the order given, the folder and
+   * its missing parents made first (as `mkdir` recursive): one walk to the folder for all of them. Optional:
+   * a host without it gets the mkdir and one writeFileAtomic per file.
+   */
+  readonly writeFilesAtomic?: (
+    root: string,
+    dir: string,
+    files: ReadonlyArray<{ readonly name: string; readonly bytes: Uint8Array }>,
+    options?: WriteOptions
+  ) => Effect.Effect<void, HostError>
+  /**
    * Reads `rel` whole, the final name opened without following a link ("Escape" when it is one): a store
    * read must not follow a folder or file swapped for a symlink after the caller's check (issue 10 §1).
    * Optional: a host without it reads by the checked path.

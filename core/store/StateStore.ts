@@ -269,6 +269,15 @@ const accessOf = (host: Host, root: string) => {
     handles === undefined
       ? host.writeFileAtomic(abs(rel), bytes, options)
       : handles.writeFileAtomic(root, inRoot(rel), bytes, options)
+  const writeFilesAtomic = handles?.writeFilesAtomic
+  const writeAll =
+    writeFilesAtomic === undefined
+      ? undefined
+      : (
+          dir: string,
+          files: ReadonlyArray<{ readonly name: string; readonly bytes: Uint8Array }>,
+          options?: { readonly durable: false }
+        ) => writeFilesAtomic(root, inRoot(dir), files, options)
   const appendTo = (rel: string, bytes: Uint8Array) =>
     handles === undefined ? host.appendFile(abs(rel), bytes) : handles.appendFile(root, inRoot(rel), bytes)
   const removeAt = (rel: string, options?: { readonly recursive?: boolean }) =>
@@ -284,6 +293,7 @@ const accessOf = (host: Host, root: string) => {
     hostError,
     makeParent,
     replaceFile,
+    writeAll,
     appendTo,
     removeAt,
     readFrom,
@@ -367,6 +377,17 @@ const writesOf = (access: Access, ensureIgnored: Effect.Effect<void, ToolError>)
     // Without directory handles each file is checked as writeBytes checks it.
     if (!access.hasHandles)
       return Effect.forEach(files, (file) => writeText(`${dir}/${file.name}`, file.text, options), { discard: true })
+    // The folder checked once (as writeBytes checks its first file), then made and written through one walk.
+    const all = access.writeAll
+    if (all !== undefined)
+      return writing(
+        `${dir}/${first.name}`,
+        all(
+          dir,
+          files.map((file) => ({ name: file.name, bytes: encoder.encode(file.text) })),
+          durable
+        ).pipe(Effect.mapError(hostError(`${dir}/${first.name}`)))
+      )
     return Effect.zipRight(
       writeText(`${dir}/${first.name}`, first.text, options),
       Effect.forEach(

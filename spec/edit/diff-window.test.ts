@@ -111,6 +111,35 @@ describe("the transaction diff of a file diffs only its changed middle (issue 19
     )
   })
 
+  it("counts the same where the shared start and end run for thousands of characters (blocks that double and halve)", () => {
+    // Long shared runs of a repeated piece, so the block comparison doubles past BLOCK and halves back at
+    // every length, and the start and end overlap when one text holds the piece once more.
+    const piece = fc.string({ unit: fc.constantFrom("a", "b", "\n", "\r"), minLength: 1, maxLength: 40 })
+    const text = fc.string({ unit: fc.constantFrom("a", "b", "\n"), maxLength: 12 })
+    fc.assert(
+      fc.property(
+        piece,
+        fc.nat({ max: 400 }),
+        fc.nat({ max: 400 }),
+        text,
+        text,
+        fc.nat({ max: 4 }),
+        (unit, head, tail, left, right, context) => {
+          const start = unit.repeat(head)
+          const end = unit.repeat(tail)
+          for (const [before, after] of [
+            [`${start}${left}${end}`, `${start}${right}${end}`],
+            [`${start}${end}`, `${start}${unit}${end}`],
+            [`${start}${left}`, `${start}${right}`],
+            [`${left}${end}`, `${right}${end}`]
+          ] as const)
+            expect(changedWindow(before, after, context)).toEqual(windowByLines(before, after, context))
+        }
+      ),
+      { numRuns: runs(400) }
+    )
+  })
+
   it("diffs a dozen lines, not the file, for one replace in the middle of 5,000 lines", () => {
     const lines = Array.from({ length: 5000 }, (_, index) => `line ${index}`)
     const before = textOf(lines, true)

@@ -17,7 +17,7 @@ const octal = (mode: number | undefined) =>
 /** Lines of context around each change. */
 const CONTEXT = 3
 
-/** The characters changedWindow compares at once while looking for where two texts start and stop differing. */
+/** The smallest block changedWindow compares at once while looking for where two texts start and stop differing. */
 const BLOCK = 256
 
 /** How many "\n" `text` holds in [from, to). */
@@ -27,9 +27,41 @@ const newlinesIn = (text: string, from: number, to: number): number => {
   return count
 }
 
-/** The lines of a text as splitLinesKeep counts them: one per "\n", and one more for an unterminated end. */
-const lineCount = (text: string): number =>
-  newlinesIn(text, 0, text.length) + (text.length > 0 && text.charCodeAt(text.length - 1) !== 10 ? 1 : 0)
+/**
+ * How many characters two texts share at their start (or, `fromEnd`, at their end), at most `limit`: compared
+ * in blocks (string equality is native) that double while they match and halve where they do not, down to
+ * BLOCK, then character by character. The exact count, in a few dozen comparisons for one change in a 218 KB
+ * file instead of one per BLOCK (each a pair of sliced strings to make and collect).
+ */
+const agreeing = (a: string, b: string, limit: number, fromEnd: boolean): number => {
+  let count = 0
+  const same = (size: number) =>
+    fromEnd
+      ? a.slice(a.length - count - size, a.length - count) === b.slice(b.length - count - size, b.length - count)
+      : a.slice(count, count + size) === b.slice(count, count + size)
+  for (let size = BLOCK; size >= BLOCK; ) {
+    if (count + size <= limit && same(size)) {
+      count += size
+      size *= 2
+    } else size = Math.floor(size / 2)
+  }
+  if (fromEnd)
+    while (count < limit && a.charCodeAt(a.length - 1 - count) === b.charCodeAt(b.length - 1 - count)) count++
+  else while (count < limit && a.charCodeAt(count) === b.charCodeAt(count)) count++
+  return count
+}
+
+/**
+ * The lines of a text as splitLinesKeep counts them (one per "\n", and one more for an unterminated end),
+ * from the counts changedWindow already has, for a text whose first `common` characters
+ * hold `prefix` "\n"s and whose last characters from `edge` on (at least one) hold `tailNewlines` "\n"s
+ * before the very last: only the characters between `common` and `edge` are scanned, not the whole text.
+ * (A non-empty text has one line more than the "\n"s before its last character.)
+ */
+const linesAround = (text: string, common: number, prefix: number, edge: number, tailNewlines: number): number =>
+  (edge <= common ? prefix - newlinesIn(text, edge, common) : prefix + newlinesIn(text, common, edge)) +
+  tailNewlines +
+  1
 
 /**
  * The part of two texts a diff with `context` lines of context can show: the lines both share at the start
@@ -48,34 +80,28 @@ export const changedWindow = (
 ): { readonly before: string; readonly after: string; readonly skipped: number; readonly dropped: number } => {
   if (before === after) return { before, after, skipped: 0, dropped: 0 }
   const shortestText = Math.min(before.length, after.length)
-  // Compared a block at a time (string equality is native), then character by character inside the block.
-  let common = 0
-  while (common + BLOCK <= shortestText && before.slice(common, common + BLOCK) === after.slice(common, common + BLOCK))
-    common += BLOCK
-  while (common < shortestText && before.charCodeAt(common) === after.charCodeAt(common)) common++
+  const common = agreeing(before, after, shortestText, false)
   // Every "\n" inside the common prefix closes a line both texts share, and no later line is shared whole.
   const prefix = newlinesIn(before, 0, common)
-  let tail = 0
-  while (
-    tail + BLOCK <= shortestText &&
-    before.slice(before.length - tail - BLOCK, before.length - tail) ===
-      after.slice(after.length - tail - BLOCK, after.length - tail)
-  )
-    tail += BLOCK
-  while (
-    tail < shortestText &&
-    before.charCodeAt(before.length - 1 - tail) === after.charCodeAt(after.length - 1 - tail)
-  )
-    tail++
+  const tail = agreeing(before, after, shortestText, true)
   // Lines starting inside the common suffix are shared; its first position is when it starts a line in both.
   const startsLine = (text: string, at: number) => at === 0 || text.charCodeAt(at - 1) === 10
   const edge = before.length - tail
   const edgeShared = tail > 0 && startsLine(before, edge) && startsLine(after, after.length - tail)
-  const shared = (tail > 0 ? newlinesIn(before, edge, before.length - 1) : 0) + (edgeShared ? 1 : 0)
+  const tailNewlines = tail > 0 ? newlinesIn(before, edge, before.length - 1) : 0
+  const shared = tailNewlines + (edgeShared ? 1 : 0)
   // Where the common prefix and suffix do not overlap in either text, the lines they hold are distinct, so
   // no more can be shared at the end than the texts have after the shared start; else the count bounds it.
   const suffix =
-    common + tail <= shortestText ? shared : Math.min(shared, Math.min(lineCount(before), lineCount(after)) - prefix)
+    common + tail <= shortestText
+      ? shared
+      : Math.min(
+          shared,
+          Math.min(
+            linesAround(before, common, prefix, edge, tailNewlines),
+            linesAround(after, common, prefix, after.length - tail, tailNewlines)
+          ) - prefix
+        )
   const skipped = Math.max(0, prefix - context)
   // At the end, twice the context is kept: see windowedPatch for why and for the check that backs it.
   const dropped = Math.max(0, suffix - 2 * context)

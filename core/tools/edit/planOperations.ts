@@ -7,7 +7,7 @@ import type { ToolError } from "../../protocol/errors.ts"
 import { ancestors } from "../../services/paths.ts"
 import { stripGutter } from "../../text/gutter.ts"
 import type { StoredOperation as Operation } from "./schema.ts"
-import { encodeText, eolStyle, occurrences, splitLinesKeep, toEolStyle } from "./text.ts"
+import { encodeText, eolStyle, occurrences, replaceText, splitLinesKeep, toEolStyle } from "./text.ts"
 import { fail, gutterCheck, type VirtualTree } from "./virtualTree.ts"
 
 type Op<T extends Operation["type"]> = Extract<Operation, { readonly type: T }>
@@ -74,7 +74,8 @@ export const planReplace = (tree: VirtualTree, op: Op<"replace">, index: number)
   const style = eolStyle(text.text)
   const search = toEolStyle(op.search, style)
   const replacement = toEolStyle(op.replacement, style)
-  const found = occurrences(text.text, search).length
+  const at = occurrences(text.text, search)
+  const found = at.length
   const expected = op.expected_matches ?? 1
   if (found === 0) {
     return fail(
@@ -98,7 +99,7 @@ export const planReplace = (tree: VirtualTree, op: Op<"replace">, index: number)
       { path: op.path, matches: found, expectedMatches: expected }
     )
   }
-  tree.putFile(index, op.path, encodeText(text.text.split(search).join(replacement), text.bom), text.mode)
+  tree.putFile(index, op.path, replaceText(text.bytes, text.text, text.bom, search, replacement, at), text.mode)
   return undefined
 }
 

@@ -5,6 +5,8 @@ import { hasBom, isBinary } from "../../text/bytes.ts"
 export const BOM = new Uint8Array([0xef, 0xbb, 0xbf])
 
 const fatal = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
+/** The same decoder without `fatal`: the host's fast path (the fatal one validates on a slower one, twice as slow here). */
+const lenient = new TextDecoder("utf-8", { ignoreBOM: true })
 const encoder = new TextEncoder()
 
 /** A file's bytes read as text, or the reason they cannot be edited as text. */
@@ -28,8 +30,14 @@ export const decodeText = (bytes: Uint8Array): Decoded => {
 const decodeFresh = (bytes: Uint8Array): Decoded => {
   if (isBinary(bytes)) return { _tag: "Binary", reason: "nul" }
   const bom = hasBom(bytes)
+  const body = bom ? bytes.subarray(3) : bytes
+  // Valid UTF-8 decodes to the same text either way, and invalid UTF-8 always leaves a U+FFFD in the
+  // lenient text: a text without one is the answer; one with it is decoded again, strictly, to tell a
+  // real U+FFFD from a replaced byte.
+  const text = lenient.decode(body)
+  if (!text.includes("\uFFFD")) return { _tag: "Text", text, bom }
   try {
-    return { _tag: "Text", text: fatal.decode(bom ? bytes.subarray(3) : bytes), bom }
+    return { _tag: "Text", text: fatal.decode(body), bom }
   } catch {
     return { _tag: "Binary", reason: "invalid-utf8" }
   }
@@ -56,6 +64,52 @@ export const encodeText = (text: string, bom: boolean): Uint8Array => {
   // take for the file's, and its start holds no NUL (binary by isBinary): then decodeText need not run.
   if (!SURROGATE.test(text) && (bom || text.charCodeAt(0) !== 0xfeff) && !isBinary(out))
     decodedOf.set(out, { _tag: "Text", text, bom })
+  return out
+}
+
+/**
+ * `encodeText(text.split(search).join(replacement), bom)` for a text decoded from `bytes`, with `at` the
+ * offsets `occurrences(text, search)` gave (non-empty): the same bytes, and the same remembered decoding.
+ * When the text is all ASCII (one byte per character: its length is the bytes' less the BOM), the new bytes
+ * are the old ones spliced around the encoded replacement, and the new text a concatenation, instead of
+ * splitting, joining and encoding the whole file again; any other text (or a replacement holding a
+ * surrogate) takes the general path.
+ */
+export const replaceText = (
+  bytes: Uint8Array,
+  text: string,
+  bom: boolean,
+  search: string,
+  replacement: string,
+  at: ReadonlyArray<number>
+): Uint8Array => {
+  const lead = bom ? 3 : 0
+  // A replacement with a surrogate takes the general path too: two copies side by side can pair one's high
+  // half with the other's low half, which encoding the pieces one by one would not see.
+  if (bytes.length - lead !== text.length || at.length === 0 || SURROGATE.test(replacement))
+    return encodeText(text.split(search).join(replacement), bom)
+  // ASCII: a character offset is a byte offset (past the BOM), and `search`, found in it, is ASCII too.
+  const inserted = encoder.encode(replacement)
+  const out = new Uint8Array(bytes.length + at.length * (inserted.length - search.length))
+  let after = ""
+  let from = 0
+  let written = 0
+  if (bom) {
+    out.set(BOM, 0)
+    written = 3
+  }
+  for (const start of at) {
+    out.set(bytes.subarray(lead + from, lead + start), written)
+    written += start - from
+    out.set(inserted, written)
+    written += inserted.length
+    after += text.slice(from, start) + replacement
+    from = start + search.length
+  }
+  out.set(bytes.subarray(lead + from), written)
+  after += text.slice(from)
+  // encodeText's condition for remembering the decoding (neither the ASCII text nor the replacement holds a surrogate).
+  if ((bom || after.charCodeAt(0) !== 0xfeff) && !isBinary(out)) decodedOf.set(out, { _tag: "Text", text: after, bom })
   return out
 }
 

@@ -15,6 +15,8 @@ import { decodeText } from "./text.ts"
 
 /** A text file as an edit reads it: its text without the BOM, whether it had one, and its mode. */
 export interface TextFile {
+  /** The bytes the text was decoded from. */
+  bytes: Uint8Array
   text: string
   bom: boolean
   mode?: number | undefined
@@ -147,7 +149,7 @@ export class VirtualTree {
         { path }
       )
     }
-    return { text: decoded.text, bom: decoded.bom, mode: current.mode }
+    return { bytes: current.bytes, text: decoded.text, bom: decoded.bom, mode: current.mode }
   }
 
   writableTarget(op: Operation, index: number, path: string): ToolError | undefined {
