@@ -7,7 +7,9 @@
  *
  *   npm run bench:peers                 every row, the large tree at scale 1 (57,000 tracked + 32,000 ignored)
  *   npm run bench:peers -- --quick      a ~3-minute subset (fewer rounds, the tree at scale 0.2, no browser/memory)
- *   npm run bench:peers -- --rows=list,search   only the rows whose name starts with one of these
+ *   npm run bench:peers -- --rows=list,search   only the groups of rows these name: a group runs when one of
+ *                                       these starts with its key or its key starts with one of these, in any
+ *                                       case ("mcp call: edit" and "MCP" both run the group "mcp call")
  *   AW_BENCH_DIR=/some/dir              where the generated trees are kept (default: <tmpdir>/aw-bench)
  *
  * Peers (devDependencies pinned exactly): @modelcontextprotocol/server-filesystem (files), @playwright/mcp
@@ -53,7 +55,13 @@ const uptime = () => {
       .join(", ")}`
   }
 }
-const wanted = (name: string) => ONLY === undefined || ONLY.some((prefix) => name.startsWith(prefix))
+/** Whether the group of rows `key` runs: `--rows` names it, a row in it (a longer prefix), or several groups (a shorter one). */
+const wanted = (key: string) =>
+  ONLY === undefined ||
+  ONLY.some((given) => {
+    const prefix = given.trim().toLowerCase()
+    return prefix !== "" && (prefix.startsWith(key) || key.startsWith(prefix))
+  })
 
 // ---------------------------------------------------------------------------------------------------------
 // Rows: alternating rounds of ours and the anchor; per-round ratios, their median, the target.
