@@ -28,6 +28,7 @@ const open = async (tools?: ReadonlyArray<(typeof ALL_TOOLS)[number]>, warmListi
 }
 
 const LAZY = [
+  "workspace_edit",
   "workspace_plan",
   "workspace_notes",
   "workspace_command",
@@ -47,7 +48,7 @@ describe("the shipped tools", () => {
     const runtime = await open(undefined, false)
     const capabilities = await runtime.call("workspace_inspect", { action: "capabilities" })
     expect(capabilities.ok).toBe(true)
-    expect(capabilities.summary).toContain("workspace_plan, workspace_notes, workspace_command")
+    expect(capabilities.summary).toContain("workspace_edit, workspace_plan, workspace_notes, workspace_command")
     expect(lazy.filter(toolLoaded)).toEqual([])
     const plan = await runtime.call("workspace_plan", { action: "current" })
     expect(plan).toMatchObject({ ok: true, operation: "plan.current" })
