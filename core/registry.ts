@@ -28,7 +28,8 @@ import {
   type ToolDefinition,
   type ToolHints,
   toolAnnotations,
-  toolInputSchema
+  toolInputSchema,
+  toolReady
 } from "./tools/Tool.ts"
 import { defined } from "./text/defined.ts"
 
@@ -408,8 +409,11 @@ export const makeRegistry = (
         )
       )
     }
-    // suspend: a handler that throws while building its effect is a defect too, never a throw past the registry.
-    return Effect.suspend(() => runTool(tool, args)).pipe(
+    // A lazy tool loads its handlers first; suspend: a handler (or a load) that throws is a defect, never a throw past the registry.
+    return Effect.zipRight(
+      toolReady(tool),
+      Effect.suspend(() => runTool(tool, args))
+    ).pipe(
       Effect.catchAllCause((cause) =>
         Effect.succeed(
           failure(`${tool.short}.call`, {

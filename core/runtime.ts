@@ -38,7 +38,7 @@ import type { Settings } from "./settings/settings.ts"
 import { StateReads, StateStore } from "./store/StateStore.ts"
 import { advertisingPass } from "./tools/advertising.ts"
 import { ALL_TOOLS } from "./tools/index.ts"
-import { type KernelContext, type ToolDefinition, toolInputSchema } from "./tools/Tool.ts"
+import { type KernelContext, loadTools, type ToolDefinition, toolInputSchema, toolReady } from "./tools/Tool.ts"
 import { defined } from "./text/defined.ts"
 
 /** The services a host provides to the core. */
@@ -170,7 +170,10 @@ export interface WorkspaceRuntime {
 
 /** How a start may be shortened for its caller. */
 export interface StartOptions {
-  /** false: the tools' input schemas are not computed ahead of a tools/list (a one-shot CLI `call` never lists). */
+  /**
+   * false: no listing follows (a one-shot CLI `call`): the lazy tools' actions are not loaded (the registry loads
+   * the one it calls) and no input schema is computed ahead of a tools/list.
+   */
   readonly warmListing?: boolean
 }
 
@@ -202,18 +205,28 @@ export const startHost = async (
           ? Effect.succeed([tool])
           : // A tool whose advertising check cannot run (a host that claims processes it does not provide) is not listed.
             Effect.catchAllCause(
-              Effect.map(withOwnStore(tool, tool.advertise), (t) => (t === undefined ? [] : [t])),
+              Effect.map(Effect.zipRight(toolReady(tool), withOwnStore(tool, tool.advertise)), (t) =>
+                t === undefined ? [] : [t]
+              ),
               () => Effect.succeed([])
             )
       )
     )
-    // While the pass waits for its processes (git, gh), the input schemas of the tools listed as they are
-    // are computed (toolInputSchema keeps them), so the first tools/list does not pay for them after.
-    const warm = Effect.sync(() => {
-      if (options.warmListing === false) return
-      for (const tool of tools)
-        if (tool.advertise === undefined && isRegistered(tool, settings, info)) toolInputSchema(tool)
-    })
+    // While the pass waits for its processes (git, gh), every lazy tool's actions load (core/tools/Tool.ts
+    // lazyTool) and the input schemas of the tools listed as they are are computed (toolInputSchema keeps
+    // them), so the first tools/list does not pay for them after. A start that no listing follows (the
+    // CLI's `call`) does neither: the registry loads the one tool it calls.
+    const warm =
+      options.warmListing === false
+        ? Effect.void
+        : Effect.flatMap(
+            Effect.promise(() => loadTools(tools)),
+            () =>
+              Effect.sync(() => {
+                for (const tool of tools)
+                  if (tool.advertise === undefined && isRegistered(tool, settings, info)) toolInputSchema(tool)
+              })
+          )
     const [advertised] = await run(Effect.all([pass, warm], { concurrency: 2 }))
     advertisedTools.current = advertised.flat()
     const registry = makeRegistry(settings, info, advertisedTools.current, tools)

@@ -16,8 +16,9 @@ const readStdin = async (): Promise<string> => {
 export const runNodeCli = (line: ParsedLine): Promise<number> =>
   runCliLine(line, {
     cwd: process.cwd(),
-    // A verb of this command runs one call or one listing and exits: nothing is computed ahead of a tools/list.
-    open: (root, settings) => openNodeSession(root, settings, undefined, { warmListing: false }),
+    // A verb of this command runs one call or one listing and exits: only `tools` lists, so only it loads every
+    // tool's actions (core/tools/Tool.ts lazyTool); a `call` loads the one tool it calls.
+    open: (root, settings) => openNodeSession(root, settings, undefined, { warmListing: line.verb === "tools" }),
     stdout: (text) => process.stdout.write(text),
     stderr: (text) => process.stderr.write(text),
     readStdin: () => readStdin(),

@@ -27,7 +27,7 @@ export interface NodeHostOptions {
   readonly approvalKey?: "file" | "memory"
   /** How sub-agent runs are started (default: worker processes; the LM Studio plugin runs them beside its client). */
   readonly workers?: RunWorkersShape
-  /** false: skip computing the input schemas ahead of a tools/list (core/runtime.ts StartOptions; the CLI's `call`). */
+  /** false: no listing follows: lazy tools stay unloaded and no input schema is computed ahead (core/runtime.ts StartOptions; the CLI's `call`). */
   readonly warmListing?: boolean
 }
 

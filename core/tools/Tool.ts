@@ -9,7 +9,7 @@
  * source, its `.agentic/` storage entries, its MCP probe call and the hints its annotations follow.
  */
 import type { HttpClient } from "@effect/platform/HttpClient"
-import type * as Effect from "effect/Effect"
+import * as Effect from "effect/Effect"
 import type * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import type { Prompt } from "../gate/prompt.ts"
@@ -348,6 +348,82 @@ export interface ToolDefinition<S extends ActionSchemas = ActionSchemas> {
 
 /** Identity with inference: `defineTool({...})`. */
 export const defineTool = <S extends ActionSchemas>(tool: ToolDefinition<S>): ToolDefinition<S> => tool
+
+/** The half of a tool that `lazyTool` loads on first use: its action Schemas and their handlers. */
+export interface ToolParts<S extends ActionSchemas = ActionSchemas> {
+  readonly actions: S
+  readonly handlers: ToolDefinition<S>["handlers"]
+}
+
+/** A lazy tool's loading: its loader, and its parts once loaded. */
+interface LazyState {
+  readonly load: () => Promise<unknown>
+  loaded: boolean
+}
+
+const lazyStates = new WeakMap<ToolDefinition, LazyState>()
+
+/**
+ * A tool whose action Schemas and handlers live in a module loaded on first use (`load`, a dynamic import):
+ * registering it, its start-up steps, storage, `changes` sources and capabilities need only the rest, so a
+ * process that never calls or lists it never evaluates that module (building its Schemas is most of a
+ * tool's load; a one-shot CLI `call` names one tool). Its `actions` and `handlers` throw until `loadTools`
+ * has loaded them: the registry loads a tool before its first call, and startHost every tool before a
+ * listing unless the start says no listing follows (`warmListing: false`).
+ */
+export const lazyTool = <S extends ActionSchemas>(
+  light: Omit<ToolDefinition<S>, "actions" | "handlers">,
+  load: () => Promise<ToolParts<S>>
+): ToolDefinition<S> => {
+  let parts: ToolParts<S> | undefined
+  let loading: Promise<unknown> | undefined
+  const loaded = (): ToolParts<S> => {
+    if (parts === undefined) throw new Error(`${light.name} is used before its actions were loaded (loadTools)`)
+    return parts
+  }
+  const tool: ToolDefinition<S> = {
+    ...light,
+    get actions() {
+      return loaded().actions
+    },
+    get handlers() {
+      return loaded().handlers
+    }
+  }
+  const state: LazyState = {
+    load: () =>
+      (loading ??= load().then(
+        (value) => {
+          parts = value
+          state.loaded = true
+        },
+        (error: unknown) => {
+          // A failed load is tried again by the next call rather than remembered.
+          loading = undefined
+          throw error
+        }
+      )),
+    loaded: false
+  }
+  lazyStates.set(tool as unknown as ToolDefinition, state)
+  return tool
+}
+
+/** An effect whose code is in a module loaded when it first runs: a lazy tool's start-up step or `changes` list. */
+export const deferred = <A, E, R>(load: () => Promise<Effect.Effect<A, E, R>>): Effect.Effect<A, E, R> =>
+  Effect.flatten(Effect.promise(load))
+
+/** Whether a tool's actions and handlers are there to read (every tool not made by `lazyTool`, and a loaded lazy one). */
+export const toolLoaded = (tool: ToolDefinition): boolean => lazyStates.get(tool)?.loaded ?? true
+
+/** Loads the actions and handlers of every lazy tool among `tools` that has not loaded them yet. */
+export const loadTools = async (tools: ReadonlyArray<ToolDefinition>): Promise<void> => {
+  await Promise.all(tools.flatMap((tool) => (toolLoaded(tool) ? [] : [lazyStates.get(tool)!.load()])))
+}
+
+/** A tool's actions and handlers, loaded unless they are there already (a failed load is a defect of the effect). */
+export const toolReady = (tool: ToolDefinition): Effect.Effect<void> =>
+  toolLoaded(tool) ? Effect.void : Effect.promise(() => loadTools([tool]))
 
 /** The gate kind an action declares, or undefined for an ungated one. */
 export const gateOf = (tool: ToolDefinition, action: string): GateKind | undefined => {

@@ -19,7 +19,7 @@ import { CurrentSettings } from "../services/CurrentSettings.ts"
 import { HostFs } from "../services/HostFs.ts"
 import { defaultSettings, type Settings } from "../settings/settings.ts"
 import { ALL_TOOLS } from "../tools/index.ts"
-import type { KernelContext } from "../tools/Tool.ts"
+import { type KernelContext, loadTools } from "../tools/Tool.ts"
 
 /** The envelope every public tool returns, as the reference states its type. */
 export const EnvelopeSchema = Schema.Struct({
@@ -216,6 +216,8 @@ export const fuzzTools = async (
   options: { readonly calls: number; readonly seed: number; readonly onProgress?: (line: string) => void }
 ): Promise<FuzzReport> => {
   const started = Date.now()
+  // The input pools read every tool's action Schemas: the lazy tools load them first (core/tools/Tool.ts lazyTool).
+  await loadTools(ALL_TOOLS)
   const pick = prng(options.seed)
   const root = runtime.info.root.replace(/\/+$/, "")
   const failures: Array<{ tool: string; args: string; problem: string }> = []

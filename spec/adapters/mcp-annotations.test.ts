@@ -9,7 +9,12 @@ import { describe, expect, it } from "vitest"
 import { mcpTool } from "../../adapters/mcp/wire.ts"
 import { makeRegistry, STATUS_TOOL, statusRegistry } from "../../core/registry.ts"
 import { defaultSettings, type Settings } from "../../core/settings/settings.ts"
+import { ALL_TOOLS } from "../../core/tools/index.ts"
+import { loadTools } from "../../core/tools/Tool.ts"
 import { REPO } from "../support/workspace.ts"
+
+// The lazy tools' actions and handlers (core/tools/Tool.ts lazyTool): these registries list without a runtime's start.
+await loadTools(ALL_TOOLS)
 
 const HINTS = ["readOnlyHint", "destructiveHint", "openWorldHint"] as const
 

@@ -740,6 +740,17 @@ describe("lazy loading: a verb loads only what it needs (dist/ as npm pack built
       expect(await cliChunkOf(source)).toBeDefined()
   })
 
+  it("issue 29: a `call` evaluates no lazy tool's actions, handlers or input Schemas: the registry loads the tool it calls", async () => {
+    // core/tools/Tool.ts lazyTool: these tools' tool.ts holds only what registering them and capabilities read.
+    const inputs = await commandInputs()
+    const lazy = ["edit", "plan", "notes", "command", "vcs", "tasks", "research", "browser", "agent"]
+    for (const tool of lazy) expect(inputs).toContain(`core/tools/${tool}/tool.ts`)
+    const parts = new RegExp(`core/tools/(${lazy.join("|")})/(actions|schema|interpret|launch|read|commit|record)\\.ts`)
+    expect(inputs.filter((input) => parts.test(input))).toEqual([])
+    // Each ships behind its dynamic import.
+    for (const tool of lazy) expect(await cliChunkOf(`core/tools/${tool}/actions.ts`)).toBeDefined()
+  })
+
   it("the MCP server at start holds neither undici nor parse5 (issue 19): they load on the first request or page that needs them", async () => {
     const metafile = JSON.parse(await fs.readFile(path.join(REPO, "dist", "meta-cli.json"), "utf8")) as {
       outputs: Record<string, { inputs: Record<string, unknown> }>

@@ -9,6 +9,11 @@ import { mcpTool } from "../../adapters/mcp/wire.ts"
 import { decodeInput, makeRegistry } from "../../core/registry.ts"
 import { defaultSettings } from "../../core/settings/settings.ts"
 import type { ToolDefinition } from "../../core/tools/Tool.ts"
+import { ALL_TOOLS } from "../../core/tools/index.ts"
+import { loadTools } from "../../core/tools/Tool.ts"
+
+// The lazy tools' actions and handlers (core/tools/Tool.ts lazyTool): these registries list without a runtime's start.
+await loadTools(ALL_TOOLS)
 
 const HOST = {
   root: "/workspace",

@@ -6,9 +6,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { preprocess } from "../../core/gate/preprocess.ts"
 import { makeRegistry } from "../../core/registry.ts"
 import { defaultSettings } from "../../core/settings/settings.ts"
-import { toolInputSchema } from "../../core/tools/Tool.ts"
+import { toolInputSchema, loadTools } from "../../core/tools/Tool.ts"
 import { openWorkspace, type TempWorkspace } from "../support/workspace.ts"
 import { closeAll, data, type PageServer, refFor, startPages } from "./support.ts"
+import { ALL_TOOLS } from "../../core/tools/index.ts"
+
+// The lazy tools' actions and handlers (core/tools/Tool.ts lazyTool): these registries list without a runtime's start.
+await loadTools(ALL_TOOLS)
 
 let pages: PageServer
 let auto: TempWorkspace

@@ -17,8 +17,11 @@ import { makeMemoryHostFs } from "../../core/services/MemoryHostFs.ts"
 import { Processes } from "../../core/services/Processes.ts"
 import { defaultSettings } from "../../core/settings/settings.ts"
 import { ALL_TOOLS } from "../../core/tools/index.ts"
-import { defineTool, gatedAction } from "../../core/tools/Tool.ts"
+import { defineTool, gatedAction, loadTools } from "../../core/tools/Tool.ts"
 import { openWorkspace, type TempWorkspace } from "../support/workspace.ts"
+
+// The lazy tools' actions and handlers (core/tools/Tool.ts lazyTool), read below without a runtime's start.
+await loadTools(ALL_TOOLS)
 
 const open: Array<TempWorkspace> = []
 afterEach(async () => {

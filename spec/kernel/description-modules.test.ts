@@ -4,7 +4,11 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { describe, expect, it } from "vitest"
 import { ALL_TOOLS } from "../../core/tools/index.ts"
+import { loadTools } from "../../core/tools/Tool.ts"
 import { REPO } from "../support/workspace.ts"
+
+// The lazy tools' actions and handlers (core/tools/Tool.ts lazyTool), read below without a runtime's start.
+await loadTools(ALL_TOOLS)
 
 const TOOLS = path.join(REPO, "core/tools")
 const folders = fs

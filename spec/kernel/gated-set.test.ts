@@ -8,7 +8,10 @@ import { describe, expect, it } from "vitest"
 import { ALL_TOOLS } from "../../core/tools/index.ts"
 import * as Schema from "effect/Schema"
 import { editActions, Operation } from "../../core/tools/edit/schema.ts"
-import { type GateKind, gateOf } from "../../core/tools/Tool.ts"
+import { type GateKind, gateOf, loadTools } from "../../core/tools/Tool.ts"
+
+// The lazy tools' actions and handlers (core/tools/Tool.ts lazyTool), read below without a runtime's start.
+await loadTools(ALL_TOOLS)
 
 /**
  * | Tool | Gated actions |

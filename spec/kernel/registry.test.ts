@@ -11,9 +11,13 @@ import { afterEach, describe, expect, it } from "vitest"
 import { openNodeSession } from "../../adapters/node/host.ts"
 import { makeRegistry, STATUS_TOOL } from "../../core/registry.ts"
 import { defaultSettings, SETTING_KEYS } from "../../core/settings/settings.ts"
-import { defineTool } from "../../core/tools/Tool.ts"
+import { defineTool, loadTools } from "../../core/tools/Tool.ts"
 import { callGated } from "../support/gatedTool.ts"
 import { makeTempDir, openWorkspace, snapshotTree, type TempWorkspace } from "../support/workspace.ts"
+import { ALL_TOOLS } from "../../core/tools/index.ts"
+
+// The lazy tools' actions and handlers (core/tools/Tool.ts lazyTool): these registries list without a runtime's start.
+await loadTools(ALL_TOOLS)
 
 const open: Array<TempWorkspace> = []
 const ws = async (settings: Record<string, unknown> = {}) => {

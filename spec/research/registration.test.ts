@@ -4,6 +4,11 @@ import { describe, expect, it } from "vitest"
 import { makeRegistry } from "../../core/registry.ts"
 import type { Capability } from "../../core/services/HostFs.ts"
 import { defaultSettings } from "../../core/settings/settings.ts"
+import { ALL_TOOLS } from "../../core/tools/index.ts"
+import { loadTools } from "../../core/tools/Tool.ts"
+
+// The lazy tools' actions and handlers (core/tools/Tool.ts lazyTool): these registries list without a runtime's start.
+await loadTools(ALL_TOOLS)
 
 const host = (capabilities: ReadonlyArray<Capability>) => ({
   root: "/virtual/root",

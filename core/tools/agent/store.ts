@@ -8,9 +8,11 @@ import * as Schema from "effect/Schema"
 import { toolError, type ToolError } from "../../protocol/errors.ts"
 import { OwnStore, StateReads } from "../../store/StateStore.ts"
 import { nowIso } from "../../text/time.ts"
+import { RUNS_DIR } from "./paths.ts"
 import { type RunState, RunState as RunStateSchema, TERMINAL } from "./schema.ts"
 
-export const RUNS_DIR = "runs"
+/** The runs folder under .agentic/ (paths.ts). */
+export { RUNS_DIR }
 export const stateFile = (runId: string) => `${RUNS_DIR}/${runId}/state.json`
 export const transcriptFile = (runId: string) => `${RUNS_DIR}/${runId}/transcript.jsonl`
 

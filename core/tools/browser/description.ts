@@ -1,5 +1,5 @@
 /** The description tools/list advertises for workspace_browser (with and without evaluate): reviewed like code; `npm run docs:mcp` shows it in docs/mcp.md. */
-import { TYPE_MAX_CHARS, WAIT_MAX_MS } from "./schema.ts"
+import { TYPE_MAX_CHARS, WAIT_MAX_MS } from "./limits.ts"
 
 export const description = (evaluate: boolean): string =>
   [

@@ -2,10 +2,10 @@
 import * as Schema from "effect/Schema"
 import { BoundedString } from "../Tool.ts"
 
-/** The longest a wait may be, in milliseconds. */
-export const WAIT_MAX_MS = 30_000
-/** The most characters one type control may type. */
-export const TYPE_MAX_CHARS = 10_000
+import { TYPE_MAX_CHARS, WAIT_MAX_MS } from "./limits.ts"
+
+/** The longest a wait may be, in milliseconds, and the most characters one type control may type (limits.ts). */
+export { TYPE_MAX_CHARS, WAIT_MAX_MS }
 /** read's default and largest page, in lines. */
 export const READ_DEFAULT_LIMIT = 400
 export const READ_MAX_LIMIT = 5000

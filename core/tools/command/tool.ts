@@ -6,63 +6,50 @@
  * Inputs in schema.ts, what may run in policy.ts, run/start in launch.ts, status/cancel in status.ts,
  * result shaping in view.ts.
  */
-import * as Schema from "effect/Schema"
-import { defineTool } from "../Tool.ts"
+import { lazyTool } from "../Tool.ts"
 import { JOBS_DIR, jobChanges, markOrphanedJobs } from "./jobs.ts"
-import { runAction } from "./launch.ts"
-import { JobId, RunFields, TailChars } from "./schema.ts"
-import { cancelAction, statusAction } from "./status.ts"
 import { DESCRIPTION } from "./description.ts"
 
-/** The workspace_command tool. */
-export const commandTool = defineTool({
-  name: "workspace_command",
-  short: "command",
-  description: DESCRIPTION,
-  actions: {
-    run: Schema.Struct(RunFields),
-    start: Schema.Struct(RunFields),
-    status: Schema.Struct({ job_id: JobId, tail_chars: Schema.optional(TailChars) }),
-    cancel: Schema.Struct({ job_id: JobId })
+/** The workspace_command tool; its actions and handlers (actions.ts) load on its first call or listing. */
+export const commandTool = lazyTool(
+  {
+    name: "workspace_command",
+    short: "command",
+    description: DESCRIPTION,
+    enabled: (settings) => settings.enableProcessExecution,
+    requires: ["process"],
+    hints: {
+      readOnlyHint: false,
+      destructiveHint: true,
+      openWorldHint: true,
+      why: "an allowed executable can delete files or reach the network (`npm install`, `git fetch`); unsure means yes"
+    },
+    startup: [{ name: "jobs: mark lost jobs orphaned", run: markOrphanedJobs }],
+    changes: [
+      {
+        key: "jobs",
+        rank: 30,
+        list: jobChanges,
+        facts: (jobs) =>
+          (jobs as ReadonlyArray<{ readonly id?: string; readonly status?: string }>)
+            .slice(0, 20)
+            .map((job) => `job ${job.id ?? "?"} ${job.status ?? ""}`.trim()),
+        // The one route back to a job_ id after compression: never omitted, at least 20 kept when trimmed.
+        keepAtLeast: 20
+      }
+    ],
+    storage: [
+      {
+        name: "jobs",
+        path: ".agentic/jobs/<job_id>/",
+        probe: JOBS_DIR,
+        description: "command jobs and their full output (workspace_command)",
+        rank: 60
+      }
+    ],
+    // A captured job's changes become a planned workspace_edit transaction (capture.ts).
+    alsoWrites: ["transactions"],
+    probe: { args: { action: "status", job_id: "job_00000000" }, ok: "any" }
   },
-  enabled: (settings) => settings.enableProcessExecution,
-  requires: ["process"],
-  hints: {
-    readOnlyHint: false,
-    destructiveHint: true,
-    openWorldHint: true,
-    why: "an allowed executable can delete files or reach the network (`npm install`, `git fetch`); unsure means yes"
-  },
-  startup: [{ name: "jobs: mark lost jobs orphaned", run: markOrphanedJobs }],
-  changes: [
-    {
-      key: "jobs",
-      rank: 30,
-      list: jobChanges,
-      facts: (jobs) =>
-        (jobs as ReadonlyArray<{ readonly id?: string; readonly status?: string }>)
-          .slice(0, 20)
-          .map((job) => `job ${job.id ?? "?"} ${job.status ?? ""}`.trim()),
-      // The one route back to a job_ id after compression: never omitted, at least 20 kept when trimmed.
-      keepAtLeast: 20
-    }
-  ],
-  storage: [
-    {
-      name: "jobs",
-      path: ".agentic/jobs/<job_id>/",
-      probe: JOBS_DIR,
-      description: "command jobs and their full output (workspace_command)",
-      rank: 60
-    }
-  ],
-  // A captured job's changes become a planned workspace_edit transaction (capture.ts).
-  alsoWrites: ["transactions"],
-  probe: { args: { action: "status", job_id: "job_00000000" }, ok: "any" },
-  handlers: {
-    run: runAction,
-    start: runAction,
-    status: { gate: "none", run: (input) => statusAction(input) },
-    cancel: { gate: "none", run: (input) => cancelAction(input) }
-  }
-})
+  () => import("./actions.ts").then((module) => module.parts)
+)

@@ -8,9 +8,10 @@ import { StateReads } from "../../store/StateStore.ts"
 import type { PlannedDirectory, TouchedPath } from "./planner.ts"
 import { StoredOperation, TouchedPathSchema } from "./schema.ts"
 import { defined } from "../../text/defined.ts"
+import { scanned, TRANSACTIONS_DIR } from "./paths.ts"
 
-/** The folder of every transaction, relative to .agentic/. */
-export const TRANSACTIONS_DIR = "transactions"
+/** The transactions folder under .agentic/ (paths.ts). */
+export { TRANSACTIONS_DIR }
 /** Lists in the changes shape are capped at this many paths. */
 export const LIST_CAP = 20
 
@@ -157,9 +158,6 @@ export const allTransactions = Effect.gen(function* () {
   )
   return records.filter((record): record is TransactionRecord => record !== undefined).sort(newestFirst)
 })
-
-/** Per store: the ids the last full scan (start-up recovery's) found committing and still are. */
-const scanned = new WeakMap<object, ReadonlySet<string>>()
 
 /**
  * The stored transactions whose status is "committing", newest first: what start-up recovery settles (and

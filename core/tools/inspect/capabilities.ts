@@ -9,12 +9,12 @@ import { type ApprovalRecord, approvedPlan, pendingPlan, pendingRecords } from "
 import type { Artifact, ToolResult } from "../../protocol/envelope.ts"
 import { CurrentSettings } from "../../services/CurrentSettings.ts"
 import { modeLabel, modeName, type Settings } from "../../settings/settings.ts"
-import type { ChangeSource, StorageEntry, ToolDefinition } from "../Tool.ts"
+import type { Unsettled as UnsettledTransaction } from "../edit/commit.ts"
+import { type ChangeSource, deferred, type StorageEntry, type ToolDefinition } from "../Tool.ts"
 import { StateReads } from "../../store/StateStore.ts"
 import { RegisteredTools } from "../../services/RegisteredTools.ts"
 import { envelopeChars, placeholderArtifact, writeArtifact } from "./budget.ts"
 import { largestFitting } from "./paging.ts"
-import { unsettledTransactions } from "../edit/commit.ts"
 import { plural } from "./common.ts"
 import { defined } from "../../text/defined.ts"
 
@@ -245,7 +245,7 @@ const probedStorage = (entries: ReadonlyArray<StorageEntry>, top: ReadonlySet<st
 
 type StateSummary = Effect.Effect.Success<typeof stateSummary>
 type SandboxReport = Effect.Effect.Success<typeof sandboxReport>
-type Unsettled = Effect.Effect.Success<typeof unsettledTransactions>
+type Unsettled = ReadonlyArray<UnsettledTransaction>
 
 /** What one capabilities answer is made of, whatever rendering of the storage map it carries. */
 interface CapabilitiesParts {
@@ -377,7 +377,10 @@ export const capabilities = Effect.gen(function* () {
   const state = yield* stateSummaryIn(top)
   const { registered, candidates } = yield* RegisteredTools
   // Transactions start-up recovery leaves alone (a planted journal, a live committer): always reported.
-  const unsettled = top === undefined || top.has("transactions") ? yield* unsettledTransactions : []
+  const unsettled =
+    top === undefined || top.has("transactions")
+      ? yield* deferred(() => import("../edit/commit.ts").then((module) => module.unsettledTransactions))
+      : []
   const storage = yield* probedStorage(storageMapOf(candidates), top)
   const sandbox = yield* sandboxReport
   return answerFor({ settings, state, sandbox, unsettled, tools: toolNames(registered) }, storage)

@@ -7,8 +7,8 @@ import { BoundedString } from "../Tool.ts"
 export const NOTE_MAX_BYTES = 200_000
 /** MEMORY.md's size limit in bytes. */
 export const MEMORY_MAX_BYTES = 64_000
-/** The memory file, relative to .agentic/. */
-export const MEMORY_FILE = "MEMORY.md"
+/** The memory file, relative to .agentic/ (paths.ts). */
+export { MEMORY_FILE } from "./paths.ts"
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/
 const RESERVED = /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³])$/i

@@ -6,9 +6,11 @@
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import { toolError, type ToolError } from "../../protocol/errors.ts"
+import { RESEARCH_DIR } from "./paths.ts"
 import { NOTE_KINDS, PROVIDERS } from "./schema.ts"
 
-export const RESEARCH_DIR = "research"
+/** The research projects folder under .agentic/ (paths.ts). */
+export { RESEARCH_DIR }
 export const MAX_SOURCES = 1000
 export const MAX_NOTES = 2000
 export const MAX_SEARCHES = 500

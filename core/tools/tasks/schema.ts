@@ -3,8 +3,10 @@ import * as Schema from "effect/Schema"
 import { BoundedString } from "../Tool.ts"
 import { ITEM_STATUSES, PRIORITIES } from "./board.ts"
 
-/** The boards folder under .agentic/. */
-export const TASKS_DIR = "tasks"
+import { TASKS_DIR } from "./paths.ts"
+
+/** The boards folder under .agentic/ (paths.ts). */
+export { TASKS_DIR }
 export const BOARD_ID = /^board_[A-Za-z0-9]+$/
 /** Items one board may hold, and one create/add call may add. */
 export const MAX_ITEMS = 500
