@@ -648,13 +648,21 @@ const main = async () => {
         { run: timed(() => must(session.call("workspace_research", { action: "fetch", url }))) },
         { run: timed(async () => parseHtml(await (await fetch(url)).text())) }
       )
-      // The live heap while the page is reduced (bench/support/htmlHeap.ts: a child with --expose-gc, gc() and
-      // heapUsed at each 64 KiB chunk and after), as a multiple of the page's size; the tree-based reduction
-      // it replaced (spec/support/htmlOracle.ts) measured the same way for comparison.
+      // The live heap while the page is reduced (bench/support/htmlHeap.ts: a child with --expose-gc and
+      // --no-concurrent-recompilation, gc() and heapUsed at each 64 KiB chunk and after), as a multiple of the
+      // page's size; the tree-based reduction it replaced (spec/support/htmlOracle.ts) measured the same way.
       const heap = (which: string) => {
         const child = spawnSync(
           process.execPath,
-          ["--expose-gc", "--import", "tsx", path.join(REPO, "bench/support/htmlHeap.ts"), which, String(MB)],
+          [
+            "--expose-gc",
+            "--no-concurrent-recompilation",
+            "--import",
+            "tsx",
+            path.join(REPO, "bench/support/htmlHeap.ts"),
+            which,
+            String(MB)
+          ],
           { cwd: REPO, encoding: "utf8" }
         )
         if (child.status !== 0) throw new Error(child.stderr)

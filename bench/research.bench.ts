@@ -4,8 +4,8 @@
 // machine noise hits all alike; medians are printed.
 // Then issue 29's row: a local 1 MB article page (bench:peers' page), workspace_research fetch against plain fetch()
 // + one parse5.parse in alternating rounds (the median of the per-round ratios, target <= 1.5x); the live heap
-// during the extraction of that page, streaming and tree-based (bench/support/htmlHeap.ts, a child with --expose-gc,
-// target <= 3x the page); and the peak memory of one call of each in a fresh process (maxRSS growth).
+// during the extraction of that page, streaming and tree-based (bench/support/htmlHeap.ts, a child with --expose-gc
+// and --no-concurrent-recompilation, target <= 3x the page); and the peak memory of one call of each in a fresh process (maxRSS growth).
 // Run: npm run bench:research
 import { execFile, spawnSync } from "node:child_process"
 import { promisify } from "node:util"
@@ -162,6 +162,7 @@ const articleRow = async () => {
             process.execPath,
             [
               "--expose-gc",
+              "--no-concurrent-recompilation",
               "--import",
               "tsx",
               path.join(import.meta.dirname, "support/htmlHeap.ts"),

@@ -1,7 +1,10 @@
 /**
  * The live heap of one HTML extraction of bench/pages.ts' article page, run in a child process with
- * --expose-gc (`node --expose-gc --import tsx bench/support/htmlHeap.ts <stream|tree> <bytes>`), printed as
- * JSON. The page's bytes are made and parse5 is loaded before the baseline, so neither counts; the figure is
+ * --expose-gc and --no-concurrent-recompilation (`node --expose-gc --no-concurrent-recompilation --import tsx
+ * bench/support/htmlHeap.ts <stream|tree> <bytes>`), printed as JSON. Without the second flag, optimized code
+ * that a background compile finished during the measured run counted in `heapUsed`: the stream's peak was 2.1-2.4
+ * MB in some runs and 3.7-4.0 MB in others of the same code; with it, compiles finish during the warm-up (2.2 MB
+ * in eight runs of eight). The page's bytes are made and parse5 is loaded before the baseline, so neither counts; the figure is
  * the largest `heapUsed` after a full `gc()` minus that baseline:
  * - stream: the extractor workspace_research fetch uses (core/tools/research/extract.ts `extractHtmlBytes`'s
  *   steps), sampled at each 64 KiB chunk boundary and after the end with the result held;
@@ -15,7 +18,8 @@ import type { Node } from "../../core/tools/research/html.ts"
 import { articlePage } from "../pages.ts"
 
 const gc = (globalThis as { gc?: () => void }).gc
-if (gc === undefined) throw new Error("run with node --expose-gc")
+if (gc === undefined || !process.execArgv.includes("--no-concurrent-recompilation"))
+  throw new Error("run with node --expose-gc --no-concurrent-recompilation")
 const [which, size] = process.argv.slice(2)
 const bytes = Buffer.from(articlePage(Number(size ?? 1_000_000)))
 const url = "http://127.0.0.1/page"
