@@ -26,19 +26,28 @@ type OwnedTool = Pick<ToolDefinition, "name" | "short" | "storage" | "alsoWrites
  */
 const confinedStores = new WeakMap<StateStoreShape, WeakMap<OwnedTool, StateStoreShape>>()
 
-const ownStoreOf = (store: StateStoreShape, tool: OwnedTool): StateStoreShape => {
-  let byTool = confinedStores.get(store)
-  if (byTool === undefined) {
-    byTool = new WeakMap()
-    confinedStores.set(store, byTool)
+/** What `table` keeps for the pair (first, second), made by `make` the first time the pair is asked for. */
+const keptFor = <K1 extends object, K2 extends object, V>(
+  table: WeakMap<K1, WeakMap<K2, V>>,
+  first: K1,
+  second: K2,
+  make: () => V
+): V => {
+  let bySecond = table.get(first)
+  if (bySecond === undefined) {
+    bySecond = new WeakMap()
+    table.set(first, bySecond)
   }
-  let confined = byTool.get(tool)
-  if (confined === undefined) {
-    confined = confineStore(store, tool.name, ownedStorage(tool))
-    byTool.set(tool, confined)
+  let value = bySecond.get(second)
+  if (value === undefined) {
+    value = make()
+    bySecond.set(second, value)
   }
-  return confined
+  return value
 }
+
+const ownStoreOf = (store: StateStoreShape, tool: OwnedTool): StateStoreShape =>
+  keptFor(confinedStores, store, tool, () => confineStore(store, tool.name, ownedStorage(tool)))
 
 /**
  * The contexts made so far, per context and tool: a context is immutable, so the one a tool's calls run in (the
@@ -54,17 +63,13 @@ export const withOwnStore = <A, E, R>(
   tool: OwnedTool,
   effect: Effect.Effect<A, E, R>
 ): Effect.Effect<A, E, Exclude<R, OwnStore> | StateStore> =>
-  Effect.mapInputContext(effect, (caller: Context.Context<Exclude<R, OwnStore> | StateStore>) => {
-    const key = caller as Context.Context<never>
-    let byTool = ownContexts.get(key)
-    if (byTool === undefined) {
-      byTool = new WeakMap()
-      ownContexts.set(key, byTool)
-    }
-    let own = byTool.get(tool)
-    if (own === undefined) {
-      own = Context.add(caller, OwnStore, ownStoreOf(Context.get(caller, StateStore), tool)) as Context.Context<never>
-      byTool.set(tool, own)
-    }
-    return own as Context.Context<R>
-  })
+  Effect.mapInputContext(
+    effect,
+    (caller: Context.Context<Exclude<R, OwnStore> | StateStore>) =>
+      keptFor(
+        ownContexts,
+        caller as Context.Context<never>,
+        tool,
+        () => Context.add(caller, OwnStore, ownStoreOf(Context.get(caller, StateStore), tool)) as Context.Context<never>
+      ) as Context.Context<R>
+  )
