@@ -131,6 +131,26 @@ const loadDeep = (input: ActionInput<Actions, "deep">) =>
  * search's result with the first `shown` results: as many as keep the envelope as sent within
  * maxToolResultChars (envelopeChars measures it), the rest counted in resultsOmitted.
  */
+/** archive and reopen: the project's status set (and its updatedAt), answered with `summary` of its title. */
+const setStatus = (
+  researchId: string,
+  status: "archived" | "active",
+  importance: "low" | "normal",
+  summary: (title: string) => string
+) =>
+  Effect.gen(function* () {
+    yield* loadProject(researchId)
+    const now = yield* nowIso
+    const project = yield* changeProject(researchId, (current) =>
+      Either.right([current, { ...current, status, updatedAt: now }] as const)
+    )
+    return {
+      summary: summary(project.title),
+      data: { researchId, status },
+      retention: { importance, facts: [`research project ${researchId} ${status}`] }
+    } satisfies ToolResult
+  })
+
 const searchResult = (outcome: SearchOutcome, plan: SearchPlan, settings: Settings, shown: number): ToolResult => {
   const omitted = outcome.results.length - shown
   const summary = [
@@ -318,32 +338,20 @@ export const parts: ToolParts<Actions> = {
       })
     ),
     archive: ungated((input: ActionInput<Actions, "archive">) =>
-      Effect.gen(function* () {
-        yield* loadProject(input.research_id)
-        const now = yield* nowIso
-        const project = yield* changeProject(input.research_id, (current) =>
-          Either.right([current, { ...current, status: "archived" as const, updatedAt: now }] as const)
-        )
-        return {
-          summary: `Archived research project ${input.research_id} "${project.title}"; reopen brings it back.`,
-          data: { researchId: input.research_id, status: "archived" },
-          retention: { importance: "low", facts: [`research project ${input.research_id} archived`] }
-        } satisfies ToolResult
-      })
+      setStatus(
+        input.research_id,
+        "archived",
+        "low",
+        (title) => `Archived research project ${input.research_id} "${title}"; reopen brings it back.`
+      )
     ),
     reopen: ungated((input: ActionInput<Actions, "reopen">) =>
-      Effect.gen(function* () {
-        yield* loadProject(input.research_id)
-        const now = yield* nowIso
-        const project = yield* changeProject(input.research_id, (current) =>
-          Either.right([current, { ...current, status: "active" as const, updatedAt: now }] as const)
-        )
-        return {
-          summary: `Reopened research project ${input.research_id} "${project.title}".`,
-          data: { researchId: input.research_id, status: "active" },
-          retention: { importance: "normal", facts: [`research project ${input.research_id} active`] }
-        } satisfies ToolResult
-      })
+      setStatus(
+        input.research_id,
+        "active",
+        "normal",
+        (title) => `Reopened research project ${input.research_id} "${title}".`
+      )
     )
   }
 }
