@@ -154,15 +154,34 @@ export const writeAllAtomic = (
 
 /** A new file `name` in the directory open as `handle`, created exclusively without following a link, written whole (fsynced, with the directory, when durable). */
 const createIn = async (handle: number, name: string, bytes: Uint8Array, durable: boolean) => {
+  await writeNew(handle, name, bytes, undefined, durable)
+  // As replaceIn: durable, the name is made durable before the next file is written.
+  if (durable) await fsyncFd(handle).catch(() => undefined)
+}
+
+/**
+ * The new file `name` in the directory open as `handle`: created exclusively (O_EXCL | O_CREAT | O_NOFOLLOW,
+ * so never a name that exists or a link), written whole, given `mode` when one is set, fsynced when `durable`.
+ * Writing a page-cache file is as quick as the walk, so only the fsync goes to the thread pool. A failure
+ * removes the file.
+ */
+const writeNew = async (
+  handle: number,
+  name: string,
+  bytes: Uint8Array,
+  mode: number | undefined,
+  durable: boolean
+) => {
   const file = fs.openSync(
     atFd(handle, name),
     fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW,
-    0o666
+    mode ?? 0o666
   )
   try {
     try {
       let written = 0
       while (written < bytes.byteLength) written += fs.writeSync(file, bytes, written, bytes.byteLength - written)
+      if (mode !== undefined) fs.fchmodSync(file, mode)
       if (durable) await fsyncFd(file)
     } finally {
       fs.closeSync(file)
@@ -171,8 +190,6 @@ const createIn = async (handle: number, name: string, bytes: Uint8Array, durable
     removeQuietly(atFd(handle, name))
     throw error
   }
-  // As replaceIn: durable, the name is made durable before the next file is written.
-  if (durable) await fsyncFd(handle).catch(() => undefined)
 }
 
 const removeQuietly = (target: string) => {
@@ -182,11 +199,10 @@ const removeQuietly = (target: string) => {
 }
 
 /**
- * Writes `bytes` to the fresh name `temp` in the directory open as `handle`, beside `name`: created
- * exclusively (O_EXCL | O_CREAT | O_NOFOLLOW: the temp name is fresh and never a link), with the existing
- * file's mode (or `mode`; a symlink at `name` was swapped in and is replaced, not followed), and fsynced
- * when `durable`. Writing a page-cache file is as quick as the walk, so only the fsync goes to the thread
- * pool. A failure removes the temp.
+ * Writes `bytes` to the fresh name `temp` in the directory open as `handle`, beside `name` (writeNew: created
+ * exclusively, the temp name is fresh and never a link), with the existing file's mode (or `mode`; a symlink
+ * at `name` was swapped in and is replaced, not followed), and fsynced when `durable`. A failure removes the
+ * temp.
  */
 export const writeTemp = async (
   handle: number,
@@ -198,23 +214,11 @@ export const writeTemp = async (
 ) => {
   // An existing file keeps its mode (as write-file-atomic did).
   const existing = fs.lstatSync(atFd(handle, name), { throwIfNoEntry: false })
-  const keepMode = mode ?? (existing?.isFile() === true ? existing.mode & 0o7777 : undefined)
-  const file = fs.openSync(
-    atFd(handle, temp),
-    fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW,
-    keepMode ?? 0o666
+  await writeNew(
+    handle,
+    temp,
+    bytes,
+    mode ?? (existing?.isFile() === true ? existing.mode & 0o7777 : undefined),
+    durable
   )
-  try {
-    try {
-      let written = 0
-      while (written < bytes.byteLength) written += fs.writeSync(file, bytes, written, bytes.byteLength - written)
-      if (keepMode !== undefined) fs.fchmodSync(file, keepMode)
-      if (durable) await fsyncFd(file)
-    } finally {
-      fs.closeSync(file)
-    }
-  } catch (error) {
-    removeQuietly(atFd(handle, temp))
-    throw error
-  }
 }
