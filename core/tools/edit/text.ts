@@ -59,12 +59,18 @@ export const encodeText = (text: string, bom: boolean): Uint8Array => {
     out.set(BOM, 0)
     out.set(body, 3)
   }
-  // Decoding these bytes gives `text` and `bom` back when the text holds no surrogate (the encoder writes
-  // U+FFFD for a lone one; any is left to decodeText), does not itself start with a BOM the decoder would
-  // take for the file's, and its start holds no NUL (binary by isBinary): then decodeText need not run.
-  if (!SURROGATE.test(text) && (bom || text.charCodeAt(0) !== 0xfeff) && !isBinary(out))
-    decodedOf.set(out, { _tag: "Text", text, bom })
+  // The encoder writes U+FFFD for a lone surrogate: a text holding any is left to decodeText.
+  if (!SURROGATE.test(text)) remember(out, text, bom)
   return out
+}
+
+/**
+ * Remembers `text` and `bom` as what decodeText gives for `out`, bytes encoded from them by a text holding no
+ * surrogate: decoding gives them back unless the text itself starts with a BOM the decoder would take for the
+ * file's, or the start holds a NUL (binary by isBinary); then decodeText need not run.
+ */
+const remember = (out: Uint8Array, text: string, bom: boolean) => {
+  if ((bom || text.charCodeAt(0) !== 0xfeff) && !isBinary(out)) decodedOf.set(out, { _tag: "Text", text, bom })
 }
 
 /**
@@ -108,8 +114,8 @@ export const replaceText = (
   }
   out.set(bytes.subarray(lead + from), written)
   after += text.slice(from)
-  // encodeText's condition for remembering the decoding (neither the ASCII text nor the replacement holds a surrogate).
-  if ((bom || after.charCodeAt(0) !== 0xfeff) && !isBinary(out)) decodedOf.set(out, { _tag: "Text", text: after, bom })
+  // Neither the ASCII text nor the replacement holds a surrogate.
+  remember(out, after, bom)
   return out
 }
 
