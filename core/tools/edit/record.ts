@@ -8,7 +8,7 @@ import { StateReads } from "../../store/StateStore.ts"
 import type { PlannedDirectory, TouchedPath } from "./planner.ts"
 import { StoredOperation, TouchedPathSchema } from "./schema.ts"
 import { defined } from "../../text/defined.ts"
-import { scanned, TRANSACTIONS_DIR } from "./paths.ts"
+import { isTransactionFolder, scanned, TRANSACTIONS_DIR } from "./paths.ts"
 
 /** The transactions folder under .agentic/ (paths.ts). */
 export { TRANSACTIONS_DIR }
@@ -151,10 +151,8 @@ const newestFirst = (a: TransactionRecord, b: TransactionRecord) =>
 export const allTransactions = Effect.gen(function* () {
   const store = yield* StateReads
   const entries = yield* store.list(TRANSACTIONS_DIR)
-  const records = yield* Effect.forEach(
-    entries.filter((entry) => entry.type === "directory" && entry.name.startsWith("tx_")),
-    (entry) =>
-      Effect.orElseSucceed(store.readJson(txPaths(entry.name).record, TransactionRecordSchema), () => undefined)
+  const records = yield* Effect.forEach(entries.filter(isTransactionFolder), (entry) =>
+    Effect.orElseSucceed(store.readJson(txPaths(entry.name).record, TransactionRecordSchema), () => undefined)
   )
   return records.filter((record): record is TransactionRecord => record !== undefined).sort(newestFirst)
 })
@@ -170,7 +168,7 @@ export const committingTransactions = Effect.gen(function* () {
   const entries = yield* store.list(TRANSACTIONS_DIR)
   const records: Array<TransactionRecord> = []
   for (const entry of entries) {
-    if (entry.type !== "directory" || !entry.name.startsWith("tx_")) continue
+    if (!isTransactionFolder(entry)) continue
     const rel = txPaths(entry.name).record
     const text = yield* Effect.orElseSucceed(store.readText(rel), () => undefined)
     if (text === undefined || (!text.includes('"committing"') && !text.includes("\\u"))) continue

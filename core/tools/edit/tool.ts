@@ -8,7 +8,7 @@ import * as Effect from "effect/Effect"
 import { StateReads } from "../../store/StateStore.ts"
 import { deferred, lazyTool } from "../Tool.ts"
 import { DESCRIPTION } from "./description.ts"
-import { scanned, TRANSACTIONS_DIR } from "./paths.ts"
+import { isTransactionFolder, scanned, TRANSACTIONS_DIR } from "./paths.ts"
 
 /**
  * Start-up recovery (commit.ts recoverTransactions), whose modules (the stored records' Schemas among them)
@@ -17,7 +17,7 @@ import { scanned, TRANSACTIONS_DIR } from "./paths.ts"
  */
 const recoverIfAny = Effect.flatMap(StateReads, (store) =>
   Effect.flatMap(store.list(TRANSACTIONS_DIR), (entries) =>
-    entries.some((entry) => entry.type === "directory" && entry.name.startsWith("tx_"))
+    entries.some(isTransactionFolder)
       ? deferred(() => import("./commit.ts").then((module) => module.recoverTransactions))
       : Effect.sync(() => {
           scanned.set(store, new Set())
