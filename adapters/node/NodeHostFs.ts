@@ -173,6 +173,17 @@ export const nodeHostFs: HostFsShape = {
   appendFile: (abs, bytes) => attempt(abs, () => fsp.appendFile(abs, bytes)),
   stat: statWith(fs.statSync),
   lstat: statWith(fs.lstatSync),
+  lstatMany: (paths) =>
+    Effect.sync(() =>
+      paths.map((abs) => {
+        try {
+          const stats = fs.lstatSync(abs, { throwIfNoEntry: false })
+          return stats === undefined ? undefined : info(stats)
+        } catch {
+          return undefined
+        }
+      })
+    ),
   // A small directory is listed synchronously (readSmallDir) and answered without a trip through a promise.
   readDir: (abs) =>
     Effect.suspend(() => {

@@ -206,6 +206,11 @@ export interface HostFsShape {
   readonly stat: (abs: string) => Effect.Effect<FileInfo | undefined, HostError>
   /** Does not follow a final symlink; undefined when nothing is there. */
   readonly lstat: (abs: string) => Effect.Effect<FileInfo | undefined, HostError>
+  /**
+   * lstat of many paths in one step, each undefined where nothing is there or its lstat failed (a listing's
+   * sizes). Optional: a host without it is asked lstat once per path.
+   */
+  readonly lstatMany?: ((abs: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<FileInfo | undefined>>) | undefined
   readonly readDir: (abs: string) => Effect.Effect<ReadonlyArray<DirEntry>, HostError>
   readonly mkdir: (abs: string, options?: { readonly recursive?: boolean }) => Effect.Effect<void, HostError>
   /** Removes a file, a symlink, or a directory (only empty unless recursive). */
@@ -235,6 +240,7 @@ export const HOST_READS = [
   "readRange",
   "stat",
   "lstat",
+  "lstatMany",
   "readDir",
   "realpath"
 ] as const

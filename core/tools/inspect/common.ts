@@ -5,7 +5,7 @@
 import * as Effect from "effect/Effect"
 import { sha256Text, stableStringify } from "../../gate/hash.ts"
 import { toolError, type ToolError } from "../../protocol/errors.ts"
-import { HostReads, HostInfo } from "../../services/HostFs.ts"
+import { type FileInfo, HostReads, HostInfo } from "../../services/HostFs.ts"
 import { join } from "../../services/paths.ts"
 import type { WalkEntry } from "../../services/Search.ts"
 import { Workspace } from "../../services/Workspace.ts"
@@ -59,11 +59,21 @@ export const withSizes = (entries: ReadonlyArray<WalkEntry>) =>
   Effect.gen(function* () {
     const host = yield* HostReads
     const info = yield* HostInfo
+    const sized = (entry: WalkEntry, stat: FileInfo | undefined) =>
+      stat === undefined ? entry : { ...entry, size: stat.size }
+    // A host that can lstat a page's files in one step is asked once (a small list is 30 lstats, and an
+    // effect per path cost about as much again as the system calls).
+    if (host.lstatMany !== undefined) {
+      const files = entries.filter((entry) => entry.type === "file")
+      const stats = yield* host.lstatMany(files.map((entry) => join(info.root, entry.path)))
+      let next = 0
+      return entries.map((entry) => (entry.type === "file" ? sized(entry, stats[next++]) : entry))
+    }
     return yield* Effect.forEach(entries, (entry) =>
       entry.type === "file"
         ? Effect.map(
             Effect.orElseSucceed(host.lstat(join(info.root, entry.path)), () => undefined),
-            (stat) => (stat === undefined ? entry : { ...entry, size: stat.size })
+            (stat) => sized(entry, stat)
           )
         : Effect.succeed(entry)
     )
