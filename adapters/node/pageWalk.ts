@@ -209,7 +209,7 @@ export const WALK_SOURCE = String.raw`(args) => {
   const valueOf = (el, role) => {
     const tag = el.localName
     if (tag === "input") {
-      if (el.type === "password") return "•".repeat(el.value.length)
+      if (el.type === "password") return "\u2022".repeat(el.value.length)
       if (el.type === "checkbox" || el.type === "radio" || el.type === "button" || el.type === "submit" || el.type === "reset" || el.type === "image" || el.type === "hidden" || el.type === "file") return undefined
       return el.value
     }

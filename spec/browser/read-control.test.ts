@@ -68,6 +68,14 @@ describe("workspace_browser open and read", () => {
     expect(await ws.read(artifact.path)).toBe(page["text"])
   })
 
+  it("a password field's value is read as one bullet per character, never as its text", async () => {
+    await go("/password")
+    const text = ok(await read())["text"] as string
+    expect(text).toMatch(/- textbox "Password" value="\u2022{8}" \[ref=e\d+\]/)
+    expect(text).toMatch(/- textbox "Name" value="Ada" \[ref=e\d+\]/)
+    expect(text).not.toContain("hunter22")
+  })
+
   it("'paged with offset/limit lines ... with a snapshot id (64 hex, bound to url plus the tree) required at nonzero offsets': paging a 2,000-element snapshot yields every line once", async () => {
     await go("/links")
     const first = ok(await read({ limit: 300 }))

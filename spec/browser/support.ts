@@ -35,6 +35,9 @@ export const PAGES: Record<string, (port: number) => string> = {
   "/errors": () =>
     `<!doctype html><title>Errors</title><script>console.error('boom from the page'); fetch('/missing')</script><p>errors</p>`,
   "/slow": () => `<!doctype html><title>Slow</title><p>slow page</p>`,
+  "/password": () => `<!doctype html><title>Password</title>
+    <label>Password <input type="password" name="pw" value="hunter22"></label>
+    <label>Name <input name="name" value="Ada"></label>`,
   "/slow-form": () => `<!doctype html><title>Slow form</title>
     <form action="/slow" method="get"><label>Query <input name="q" value=""></label></form>
     <p><a href="/slow?from=link">Slow link</a></p>`,
