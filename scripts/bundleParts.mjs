@@ -77,8 +77,9 @@ export const buildCallCommand = async (esbuild, { repo, dist, minify = true, met
   const [output] = result.outputFiles
   // V8 keeps a script's source as one string, one byte per character only when every character is Latin-1:
   // a single other character (esbuild escapes them in strings, not inside String.raw page code) doubles the
-  // 2 MB source and the copy its wrapper makes while every `call` and `mcp --root` loads it.
-  const wide = /[\u0100-\u{10ffff}]/u.exec(output.text)
+  // 2 MB source and the copy its wrapper makes while every `call` and `mcp --root` loads it. Checked on the
+  // minified build the package ships (an unminified one for profiling keeps its dependencies' comments).
+  const wide = minify ? /[\u0100-\u{10ffff}]/u.exec(output.text) : null
   if (wide !== null)
     throw new Error(
       `the command bundle holds ${JSON.stringify(wide[0])} (U+${wide[0].codePointAt(0).toString(16).toUpperCase()}) near ${JSON.stringify(output.text.slice(Math.max(0, wide.index - 60), wide.index + 20))}: write it as an escape (\\u....) in the source`
