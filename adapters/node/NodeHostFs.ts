@@ -43,20 +43,19 @@ const info = (stats: fs.Stats): FileInfo => ({
  * stat and lstat run synchronously: a metadata call takes microseconds, while a trip through the libuv
  * thread pool costs far more on a busy machine; a missing path is an answer here, not an exception.
  */
+const statInfo = (fn: typeof fs.statSync, abs: string): FileInfo | undefined => {
+  try {
+    const stats = fn(abs, { throwIfNoEntry: false })
+    return stats === undefined ? undefined : info(stats)
+  } catch (error) {
+    // A file where a folder was expected: nothing is there.
+    if ((error as { code?: string }).code === "ENOTDIR") return undefined
+    throw error
+  }
+}
+
 const statWith = (fn: typeof fs.statSync) => (abs: string) =>
-  Effect.try({
-    try: (): FileInfo | undefined => {
-      try {
-        const stats = fn(abs, { throwIfNoEntry: false })
-        return stats === undefined ? undefined : info(stats)
-      } catch (error) {
-        // A file where a folder was expected: nothing is there.
-        if ((error as { code?: string }).code === "ENOTDIR") return undefined
-        throw error
-      }
-    },
-    catch: toHostError(abs)
-  })
+  Effect.try({ try: () => statInfo(fn, abs), catch: toHostError(abs) })
 
 /** Fsyncs a directory so a rename in it survives a crash (best effort where the platform refuses). */
 const syncDir = async (dir: string) => {
@@ -177,8 +176,7 @@ export const nodeHostFs: HostFsShape = {
     Effect.sync(() =>
       paths.map((abs) => {
         try {
-          const stats = fs.lstatSync(abs, { throwIfNoEntry: false })
-          return stats === undefined ? undefined : info(stats)
+          return statInfo(fs.lstatSync, abs)
         } catch {
           return undefined
         }
