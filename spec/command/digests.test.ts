@@ -31,6 +31,7 @@ const NOT_READS = new Set([
   "appendFile",
   "stat",
   "lstat",
+  "lstatMany",
   "readDir",
   "mkdir",
   "remove",
